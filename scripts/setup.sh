@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks to build, test and serve privlift.
+# Idempotent: every step skips itself when its tool is already present.
+# Sources: Debian packages (apt), crates.io (cargo install), the npm registry (npm ci).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen pinned in Cargo.toml / Cargo.lock
+WASM_PACK_VERSION=0.15.1
+GECKODRIVER_VERSION=0.37.1
+
+export PATH="$HOME/.cargo/bin:$PATH"
+
+# --- Debian packages: browsers and their drivers (for browser tests and the e2e demo test) ---
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+if [ "${PRIVLIFT_NO_FIREFOX:-0}" != 1 ]; then
+  command -v firefox-esr >/dev/null 2>&1 || need_apt+=(firefox-esr)
+fi
+if [ ${#need_apt[@]} -gt 0 ]; then
+  log "apt-get install ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# --- Rust target for the browser build ---
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  log "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+# --- wasm tools from crates.io ---
+if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
+  log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2.5 min)"
+  # No --locked: its shipped lockfile names a crate version the registry does not serve.
+  cargo install -q wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+if [ "$(wasm-pack --version 2>/dev/null | awk '{print $2}')" != "$WASM_PACK_VERSION" ]; then
+  log "cargo install wasm-pack $WASM_PACK_VERSION (about 2 min)"
+  cargo install -q wasm-pack --version "$WASM_PACK_VERSION" --locked --force
+fi
+if [ "${PRIVLIFT_NO_FIREFOX:-0}" != 1 ] && \
+   [ "$(geckodriver --version 2>/dev/null | head -1 | awk '{print $2}')" != "$GECKODRIVER_VERSION" ]; then
+  log "cargo install geckodriver $GECKODRIVER_VERSION (about 2 min)"
+  cargo install -q geckodriver --version "$GECKODRIVER_VERSION" --locked --force
+fi
+
+# --- npm dev dependencies (playwright-core drives /usr/bin/chromium; no browser download) ---
+if [ -f package-lock.json ]; then
+  if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    log "npm ci"
+    npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi
+log "ready"

@@ -1,0 +1,107 @@
+//! The lift l(s,y) = P(s|y)/P(s) = P(s,y) / (P(s) P(y)) (Zarrabian et al. eq 1) and
+//! the joint P_SY it is computed from.
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::spec::Matrix;
+
+/// P_SY and its marginals, with the structural support of each output.
+///
+/// The support is decided from which *inputs* are non-zero, not from the computed
+/// product, so an underflowed product can never hide a zero-probability event: where
+/// the support says `P(y) > 0` but the computed value is 0, the audit reports infinite
+/// leakage (the conservative side).
+#[derive(Debug, Clone)]
+pub struct JointSY {
+    pub(crate) ns: usize,
+    pub(crate) ny: usize,
+    /// P(s,y), row-major `ns × ny`.
+    pub(crate) p_sy: Vec<f64>,
+    pub(crate) p_s: Vec<f64>,
+    pub(crate) p_y: Vec<f64>,
+    pub(crate) support_y: Vec<bool>,
+    /// Number of roundings bounding the relative error of each P(s,y) and P(y).
+    pub(crate) roundings: usize,
+}
+
+impl JointSY {
+    /// P(s,y) = Σ_x P(s,x) P(y|x) for a Markov chain S → X → Y.
+    ///
+    /// Iterates only over the non-zero entries of P_SX, so S = X (a diagonal joint)
+    /// costs O(|X|·|Y|), not O(|X|²·|Y|).
+    pub fn markov(p_sx: &Matrix, p_y_given_x: &Matrix) -> Self {
+        let (ns, nx, ny) = (p_sx.rows(), p_sx.cols(), p_y_given_x.cols());
+        debug_assert_eq!(nx, p_y_given_x.rows());
+        let mut p_sy = vec![0.0; ns * ny];
+        let mut support_y = vec![false; ny];
+        let mut p_s = vec![0.0; ns];
+        for s in 0..ns {
+            let out = &mut p_sy[s * ny..(s + 1) * ny];
+            for (x, &psx) in p_sx.row(s).iter().enumerate() {
+                if psx == 0.0 {
+                    continue;
+                }
+                p_s[s] += psx;
+                for ((o, sp), &w) in out.iter_mut().zip(support_y.iter_mut()).zip(p_y_given_x.row(x)) {
+                    *o += psx * w;
+                    *sp |= w > 0.0;
+                }
+            }
+        }
+        // Each P(s,y) is a sum of ≤ |X| products: ≤ |X| + 1 roundings, +1 for the
+        // f64 conversion of an integer-quantised channel entry.
+        let mut p_y = vec![0.0; ny];
+        for s in 0..ns {
+            for (py, v) in p_y.iter_mut().zip(&p_sy[s * ny..(s + 1) * ny]) {
+                *py += v;
+            }
+        }
+        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings: nx + 2 + ns }
+    }
+
+    /// Relative error bound of a computed lift: P(s,y), P(y) (one more sum over s),
+    /// P(s) (a sum over x), the product P(s)P(y) and the division.
+    pub(crate) fn lift_rel_error(&self) -> f64 {
+        crate::numeric::gamma(2 * self.roundings + 4)
+    }
+
+    /// Computed lift l(s,y); `None` when P(s) = 0 or P(y) = 0 (ignored outputs).
+    /// Returns `Some(0.0)` for a structurally possible output whose product underflowed,
+    /// which the audit then reports as infinite leakage.
+    pub fn lift(&self, s: usize, y: usize) -> Option<f64> {
+        if self.p_s[s] <= 0.0 || !self.support_y[y] {
+            return None;
+        }
+        let py = self.p_y[y];
+        if py <= 0.0 {
+            return Some(0.0);
+        }
+        Some(self.p_sy[s * self.ny + y] / (self.p_s[s] * py))
+    }
+
+    pub fn p_y(&self) -> &[f64] {
+        &self.p_y
+    }
+    pub fn p_s(&self) -> &[f64] {
+        &self.p_s
+    }
+    /// Whether output `y` has positive probability.
+    pub fn output_possible(&self, y: usize) -> bool {
+        self.support_y[y] && self.p_y[y] > 0.0
+    }
+    /// P(s|y).
+    pub fn posterior(&self, s: usize, y: usize) -> f64 {
+        if self.p_y[y] > 0.0 {
+            self.p_sy[s * self.ny + y] / self.p_y[y]
+        } else {
+            0.0
+        }
+    }
+    pub fn ns(&self) -> usize {
+        self.ns
+    }
+    pub fn ny(&self) -> usize {
+        self.ny
+    }
+}

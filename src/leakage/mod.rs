@@ -1,0 +1,220 @@
+//! The leakage audit: every measure privlift reports, computed from a channel and a joint.
+//!
+//! All logarithmic measures are in nats. Conventions (issue contract and papers):
+//! * outputs y with P(y) = 0 are ignored; secrets s with P(s) = 0 are ignored;
+//! * a zero probability that makes a ratio unbounded gives `f64::INFINITY`;
+//! * privacy quantities are rounded to the conservative side (see [`crate::numeric`]):
+//!   upper bounds (`lip`, `eps_l`, `eps_u`, `ldp`, `ldp_x`, `max_lift`, lift measures)
+//!   are never below the exact value, the lower bound `min_lift` never above it.
+//!   Mutual informations are utility/average figures and are reported as computed.
+
+mod lift;
+mod measures;
+
+pub use lift::JointSY;
+pub use measures::{alpha_lift, chi2_lift, l1_lift};
+
+use alloc::vec::Vec;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::numeric::{abs_ln_up, down_rel, gamma, ln_up, up_rel, xlogy_ratio};
+use crate::spec::Matrix;
+
+/// Default order of the α-lift measures (Zarrabian et al. eq 29).
+pub const DEFAULT_ALPHA_ORDER: f64 = 2.0;
+
+/// (εl, εu) of asymmetric LIP (Zarrabian et al. Def 3).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Alip {
+    /// max_y |ln Ψ(y)| = −ln min_y Ψ(y).
+    pub eps_l: f64,
+    /// max_y ln Λ(y).
+    pub eps_u: f64,
+}
+
+/// Everything the audit computes for one mechanism and one joint P_SX.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Leakage {
+    /// ε-LIP leakage w.r.t. S: sup_{s,y} |ln l(s,y)| (Jiang et al. eq 8, with S for X).
+    pub lip: f64,
+    /// (εl, εu)-ALIP w.r.t. S.
+    pub alip: Alip,
+    /// LDP w.r.t. S: max_y ln max_s P(y|s) / min_s P(y|s).
+    pub ldp: f64,
+    /// LDP w.r.t. X: max_y ln max_x P(y|x) / min_x P(y|x) — prior-free.
+    pub ldp_x: f64,
+    /// I(S;Y) in nats.
+    pub mi_sy: f64,
+    /// I(X;Y) in nats.
+    pub mi_xy: f64,
+    /// Maximal leakage ln Σ_y max_{x: P(x)>0} P(y|x) (Issa, Wagner, Kamath).
+    pub maximal_leakage: f64,
+    /// min_y Ψ(y) = min_{s,y} l(s,y) (a ratio, lower-rounded).
+    pub min_lift: f64,
+    /// max_y Λ(y) = max_{s,y} l(s,y) (a ratio, upper-rounded).
+    pub max_lift: f64,
+    /// max_y Λ_ℓ1(y) (eq 27).
+    pub l1_lift: f64,
+    /// max_y Λ_χ²(y) (eq 28).
+    pub chi2_lift: f64,
+    /// max_y Λ_α(y) (eq 29) at order [`Leakage::alpha_order`].
+    pub alpha_lift: f64,
+    /// max_y Ψ_ℓ1(y) (eq 30).
+    pub l1_lift_inverse: f64,
+    /// max_y Ψ_χ²(y) (eq 31).
+    pub chi2_lift_inverse: f64,
+    /// max_y Ψ_α(y) (eq 32).
+    pub alpha_lift_inverse: f64,
+    /// The α used for the α-lift measures.
+    pub alpha_order: f64,
+}
+
+/// Audits a Markov mechanism S → X → Y given the joint P_SX (rows s) and the channel
+/// P(Y|X) (rows x). For S = X pass the diagonal joint diag(P_X).
+///
+/// # Errors
+/// `dimension_mismatch` if the sizes disagree; `invalid_argument` for an α-order that
+/// is not finite or not > 0 and ≠ 1.
+pub fn audit(p_sx: &Matrix, p_y_given_x: &Matrix, alpha_order: f64) -> Result<Leakage> {
+    if p_sx.cols() != p_y_given_x.rows() {
+        return Err(Error::field("p_y_given_x").dims(p_sx.cols(), p_y_given_x.rows()));
+    }
+    check_alpha(alpha_order)?;
+    let joint = JointSY::markov(p_sx, p_y_given_x);
+    let prior = p_sx.col_sums();
+    let mut out = from_joint(&joint, alpha_order);
+    out.ldp_x = ldp_of_rows(p_y_given_x);
+    out.mi_xy = mutual_information_xy(&prior, p_y_given_x, joint.p_y());
+    out.maximal_leakage = maximal_leakage(&prior, p_y_given_x);
+    Ok(out)
+}
+
+fn check_alpha(a: f64) -> Result<()> {
+    if !a.is_finite() || a <= 0.0 || a == 1.0 {
+        return Err(Error::InvalidArgument {
+            name: "alpha_order".into(),
+            reason: alloc::format!("must be finite, > 0 and ≠ 1; got {a}"),
+        });
+    }
+    Ok(())
+}
+
+/// Every S-side measure from P_SY. `ldp_x`, `mi_xy` and `maximal_leakage` are left
+/// at 0 for the caller to fill from the channel.
+pub fn from_joint(j: &JointSY, alpha: f64) -> Leakage {
+    let rel = j.lift_rel_error();
+    let (ns, ny) = (j.ns, j.ny);
+    let mut min_l = f64::INFINITY;
+    let mut max_l = 0.0f64;
+    let mut ldp = 0.0f64;
+    let mut mi_sy = 0.0;
+    let (mut l1, mut chi2, mut al, mut l1i, mut chi2i, mut ali) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut lifts: Vec<(f64, f64)> = Vec::with_capacity(ns);
+    for y in 0..ny {
+        if !j.support_y[y] {
+            continue;
+        }
+        lifts.clear();
+        let (mut pmax, mut pmin) = (0.0f64, f64::INFINITY);
+        for s in 0..ns {
+            let Some(l) = j.lift(s, y) else { continue };
+            lifts.push((j.p_s[s], l));
+            min_l = min_l.min(l);
+            max_l = max_l.max(l);
+            // P(y|s) = P(s,y)/P(s) for the LDP w.r.t. S.
+            let pys = j.p_sy[s * ny + y] / j.p_s[s];
+            pmax = pmax.max(pys);
+            pmin = pmin.min(pys);
+            mi_sy += xlogy_ratio(j.p_sy[s * ny + y], j.p_s[s] * j.p_y[y]);
+        }
+        if lifts.is_empty() {
+            continue;
+        }
+        let ratio_rel = gamma(2 * j.roundings + 3);
+        ldp = ldp.max(if pmin == 0.0 { f64::INFINITY } else { ln_up(pmax / pmin, ratio_rel) });
+        l1 = l1.max(l1_lift(&lifts, rel, false));
+        chi2 = chi2.max(chi2_lift(&lifts, rel, false));
+        al = al.max(alpha_lift(&lifts, alpha, rel, false));
+        l1i = l1i.max(l1_lift(&lifts, rel, true));
+        chi2i = chi2i.max(chi2_lift(&lifts, rel, true));
+        ali = ali.max(alpha_lift(&lifts, alpha, rel, true));
+    }
+    if min_l == f64::INFINITY {
+        // No possible output at all cannot happen for a valid document; report no leakage.
+        min_l = 1.0;
+        max_l = 1.0;
+    }
+    let eps_u = ln_up(max_l, rel).max(0.0);
+    let eps_l = abs_ln_up(min_l.min(1.0), rel);
+    Leakage {
+        lip: eps_l.max(eps_u),
+        alip: Alip { eps_l, eps_u },
+        ldp,
+        ldp_x: 0.0,
+        mi_sy: mi_sy.max(0.0),
+        mi_xy: 0.0,
+        maximal_leakage: 0.0,
+        min_lift: down_rel(min_l, rel),
+        max_lift: up_rel(max_l, rel),
+        l1_lift: l1,
+        chi2_lift: chi2,
+        alpha_lift: al,
+        l1_lift_inverse: l1i,
+        chi2_lift_inverse: chi2i,
+        alpha_lift_inverse: ali,
+        alpha_order: alpha,
+    }
+}
+
+/// LDP w.r.t. X: max over outputs y that some input with positive prior can produce of
+/// ln max_x P(y|x) / min_x P(y|x), over *all* inputs x (LDP is prior-free: an input the
+/// curator says is impossible is still protected). Exact entries, one division, one log.
+pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
+    let mut worst = 0.0f64;
+    for y in 0..p_y_given_x.cols() {
+        let (mut hi, mut lo) = (0.0f64, f64::INFINITY);
+        for x in 0..p_y_given_x.rows() {
+            let v = p_y_given_x.get(x, y);
+            hi = hi.max(v);
+            lo = lo.min(v);
+        }
+        if hi == 0.0 {
+            continue; // y is never produced
+        }
+        worst = worst.max(if lo == 0.0 { f64::INFINITY } else { ln_up(hi / lo, gamma(3)) });
+    }
+    worst
+}
+
+/// I(X;Y) = Σ_x P(x) Σ_y P(y|x) ln(P(y|x)/P(y)), in nats.
+pub fn mutual_information_xy(prior: &[f64], p_y_given_x: &Matrix, p_y: &[f64]) -> f64 {
+    let mut mi = 0.0;
+    for (x, &px) in prior.iter().enumerate() {
+        if px == 0.0 {
+            continue;
+        }
+        for (y, &w) in p_y_given_x.row(x).iter().enumerate() {
+            mi += px * xlogy_ratio(w, p_y[y]);
+        }
+    }
+    mi.max(0.0)
+}
+
+/// Maximal leakage ln Σ_y max_{x: P(x)>0} P(y|x), rounded up.
+pub fn maximal_leakage(prior: &[f64], p_y_given_x: &Matrix) -> f64 {
+    let mut total = 0.0;
+    for y in 0..p_y_given_x.cols() {
+        let mut m = 0.0f64;
+        for (x, &px) in prior.iter().enumerate() {
+            if px > 0.0 {
+                m = m.max(p_y_given_x.get(x, y));
+            }
+        }
+        total += m;
+    }
+    ln_up(total, gamma(p_y_given_x.cols() + 1)).max(0.0)
+}
+
+#[cfg(test)]
+mod tests;

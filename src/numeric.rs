@@ -1,0 +1,153 @@
+//! Small numeric helpers shared by the audit and the samplers (no_std: `libm`).
+//!
+//! # Rounding towards overstated leakage
+//! The audit evaluates each leakage in IEEE-754 double precision with round-to-nearest.
+//! Every quantity it combines is a sum or product of non-negative terms, so by the
+//! standard error analysis (Higham, *Accuracy and Stability of Numerical Algorithms*,
+//! §3.1 and Lemma 3.1) a value obtained with `n` roundings has relative error at most
+//! `γ_n = n·u / (1 − n·u)` with `u = 2⁻⁵³`. [`up`] and [`down`] widen a computed value
+//! by that bound, so a reported upper bound is never below the exact value and a
+//! reported lower bound never above it — the same policy OpenDP follows in its privacy
+//! maps (round every privacy parameter towards the conservative side).
+
+/// Unit roundoff of f64 (round to nearest).
+pub const UNIT_ROUNDOFF: f64 = 1.1102230246251565e-16; // 2^-53
+
+/// `γ_n = n·u/(1 − n·u)`: relative error bound after `n` roundings of non-negative terms.
+pub fn gamma(n: usize) -> f64 {
+    let nu = n as f64 * UNIT_ROUNDOFF;
+    // Guard against absurd n; dimensions are capped far below this.
+    if nu >= 0.5 {
+        return f64::INFINITY;
+    }
+    nu / (1.0 - nu)
+}
+
+/// Smallest f64 strictly greater than `x` (for finite `x`).
+pub fn next_up(x: f64) -> f64 {
+    if x.is_nan() || x == f64::INFINITY {
+        return x;
+    }
+    if x == 0.0 {
+        return f64::from_bits(1);
+    }
+    let b = x.to_bits();
+    if x > 0.0 {
+        f64::from_bits(b + 1)
+    } else {
+        f64::from_bits(b - 1)
+    }
+}
+
+/// Largest f64 strictly smaller than `x` (for finite `x`).
+pub fn next_down(x: f64) -> f64 {
+    -next_up(-x)
+}
+
+/// Widens a non-negative computed value `x` that carries relative error ≤ `rel`
+/// upwards, so the result is ≥ the exact value.
+pub fn up_rel(x: f64, rel: f64) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    next_up(x + x.abs() * rel)
+}
+
+/// Widens a non-negative computed value `x` with relative error ≤ `rel` downwards.
+pub fn down_rel(x: f64, rel: f64) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    let v = next_down(x - x.abs() * rel);
+    if x >= 0.0 && v < 0.0 {
+        0.0
+    } else {
+        v
+    }
+}
+
+/// Upper bound on `|ln r|` where the exact ratio `r` is the computed `r̂` up to
+/// relative error `rel`: `|ln r| ≤ |ln r̂| + ln(1/(1−rel))`, plus one rounding of the log.
+pub fn abs_ln_up(r_hat: f64, rel: f64) -> f64 {
+    if r_hat == 0.0 || r_hat == f64::INFINITY {
+        return f64::INFINITY;
+    }
+    let l = libm::log(r_hat).abs();
+    let slack = -libm::log1p(-rel);
+    next_up(next_up(l * (1.0 + 4.0 * UNIT_ROUNDOFF)) + slack)
+}
+
+/// Upper bound on `ln r` (signed) for a ratio known to relative error `rel`.
+pub fn ln_up(r_hat: f64, rel: f64) -> f64 {
+    if r_hat == 0.0 {
+        return f64::NEG_INFINITY;
+    }
+    if r_hat == f64::INFINITY {
+        return f64::INFINITY;
+    }
+    let l = libm::log(r_hat);
+    let slack = -libm::log1p(-rel);
+    next_up(l + l.abs() * 4.0 * UNIT_ROUNDOFF + slack)
+}
+
+/// Sum with Neumaier compensation (used only for validation sums, not for bounds).
+pub fn sum(xs: &[f64]) -> f64 {
+    let mut s = 0.0f64;
+    let mut c = 0.0f64;
+    for &x in xs {
+        let t = s + x;
+        if s.abs() >= x.abs() {
+            c += (s - t) + x;
+        } else {
+            c += (x - t) + s;
+        }
+        s = t;
+    }
+    s + c
+}
+
+/// `x · ln(x / y)` with the conventions `0·ln(0/y) = 0`.
+pub fn xlogy_ratio(x: f64, y: f64) -> f64 {
+    if x == 0.0 {
+        0.0
+    } else {
+        x * libm::log(x / y)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_up_down_are_adjacent() {
+        assert!(next_up(1.0) > 1.0);
+        assert_eq!(next_down(next_up(1.0)), 1.0);
+        assert!(next_up(0.0) > 0.0);
+        assert!(next_down(0.0) < 0.0);
+        assert!(next_up(-1.0) > -1.0);
+    }
+
+    #[test]
+    fn widened_log_brackets_the_exact_value() {
+        // r = 3 computed with relative error 1e-12 either way.
+        for r_hat in [3.0 * (1.0 + 1e-12), 3.0 * (1.0 - 1e-12)] {
+            let ub = abs_ln_up(r_hat, 2e-12);
+            assert!(ub >= libm::log(3.0), "{ub}");
+            assert!(ub - libm::log(3.0) < 1e-11);
+        }
+        assert_eq!(abs_ln_up(0.0, 0.0), f64::INFINITY);
+    }
+
+    #[test]
+    fn gamma_grows_linearly_and_saturates() {
+        assert!(gamma(10) > 10.0 * UNIT_ROUNDOFF);
+        assert!(gamma(10) < 11.0 * UNIT_ROUNDOFF);
+        assert_eq!(gamma(usize::MAX / 2), f64::INFINITY);
+    }
+
+    #[test]
+    fn compensated_sum_is_exact_on_cancellation() {
+        assert_eq!(sum(&[1e16, 1.0, -1e16]), 1.0);
+    }
+}

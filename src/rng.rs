@@ -1,0 +1,173 @@
+//! Randomness. The core never chooses an RNG: mechanisms take `&mut (impl RngCore +
+//! CryptoRng)`. This module provides the two an application should use:
+//!
+//! * [`OsPoolRng`] (feature `std`, or the wasm build): bytes straight from the operating
+//!   system / browser CSPRNG (`getrandom`; `crypto.getRandomValues` in browsers and
+//!   Node), read in blocks into a pool so that a batch of a million draws costs a few
+//!   hundred system calls, not a million. Nothing is derived or expanded: every byte
+//!   used is a byte the OS produced.
+//! * [`DeterministicRngForTesting`]: ChaCha12 from a 64-bit seed — **for tests and
+//!   simulations only**; its name says so on purpose.
+
+use rand::{CryptoRng, RngCore};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha12Rng;
+
+/// A seeded ChaCha12 generator, for reproducible tests and simulations.
+///
+/// Never use it to perturb a real user's value: anyone who knows the seed knows the
+/// noise. It implements `CryptoRng` only so that tests can drive the same code paths
+/// as production.
+#[derive(Debug, Clone)]
+pub struct DeterministicRngForTesting(ChaCha12Rng);
+
+impl DeterministicRngForTesting {
+    /// A generator fully determined by `seed`.
+    pub fn seed_from_u64(seed: u64) -> Self {
+        Self(ChaCha12Rng::seed_from_u64(seed))
+    }
+}
+
+impl RngCore for DeterministicRngForTesting {
+    fn next_u32(&mut self) -> u32 {
+        self.0.next_u32()
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        self.0.fill_bytes(dst)
+    }
+}
+impl CryptoRng for DeterministicRngForTesting {}
+
+#[cfg(feature = "std")]
+pub use os::{os_rng, OsPoolRng};
+
+#[cfg(feature = "std")]
+mod os {
+    use super::*;
+    use crate::error::{Error, Result};
+
+    /// Pool size: 16 KiB, a quarter of the 64 KiB `crypto.getRandomValues` accepts per call.
+    const POOL: usize = 16 * 1024;
+
+    /// The OS/browser CSPRNG, read through a pool (see the module docs).
+    ///
+    /// Used bytes are overwritten with zeros before they are handed out again, so the
+    /// pool never returns a byte twice. If the OS source fails, [`OsPoolRng::try_fill`]
+    /// returns an error; the infallible `RngCore` methods panic in that case (rand's
+    /// contract) — the runtime calls [`OsPoolRng::try_fill`] first so that the panic
+    /// path is never reached from privlift's own API.
+    #[derive(Debug)]
+    pub struct OsPoolRng {
+        buf: alloc::boxed::Box<[u8; POOL]>,
+        pos: usize,
+    }
+
+    /// A fresh pool on the OS / browser CSPRNG.
+    pub fn os_rng() -> OsPoolRng {
+        OsPoolRng { buf: alloc::boxed::Box::new([0u8; POOL]), pos: POOL }
+    }
+
+    impl OsPoolRng {
+        fn refill(&mut self) -> Result<()> {
+            getrandom::fill(&mut self.buf[..]).map_err(|e| Error::Rng { message: alloc::format!("{e}") })?;
+            self.pos = 0;
+            Ok(())
+        }
+
+        /// Fallible fill: the API privlift's runtime uses.
+        pub fn try_fill(&mut self, dst: &mut [u8]) -> Result<()> {
+            let mut off = 0;
+            while off < dst.len() {
+                if self.pos == POOL {
+                    self.refill()?;
+                }
+                let n = (POOL - self.pos).min(dst.len() - off);
+                dst[off..off + n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+                self.buf[self.pos..self.pos + n].fill(0);
+                self.pos += n;
+                off += n;
+            }
+            Ok(())
+        }
+
+        /// Fallible: fills `out` with uniform 64-bit words.
+        pub fn try_fill_words(&mut self, out: &mut [u64]) -> Result<()> {
+            let mut b = [0u8; 8];
+            for w in out.iter_mut() {
+                if POOL - self.pos >= 8 {
+                    b.copy_from_slice(&self.buf[self.pos..self.pos + 8]);
+                    self.buf[self.pos..self.pos + 8].fill(0);
+                    self.pos += 8;
+                } else {
+                    self.try_fill(&mut b)?;
+                }
+                *w = u64::from_le_bytes(b);
+            }
+            Ok(())
+        }
+
+        /// Fallible: one uniform 64-bit word.
+        pub fn try_next_u64(&mut self) -> Result<u64> {
+            let mut w = [0u64; 1];
+            self.try_fill_words(&mut w)?;
+            Ok(w[0])
+        }
+
+        /// Makes sure at least `bytes` are available without another OS call failing later
+        /// in an infallible method; returns the OS error otherwise.
+        pub fn ensure(&mut self, bytes: usize) -> Result<()> {
+            if POOL - self.pos < bytes.min(POOL) {
+                self.refill()?;
+            }
+            Ok(())
+        }
+    }
+
+    impl RngCore for OsPoolRng {
+        fn next_u32(&mut self) -> u32 {
+            let mut b = [0u8; 4];
+            self.fill_bytes(&mut b);
+            u32::from_le_bytes(b)
+        }
+        fn next_u64(&mut self) -> u64 {
+            let mut b = [0u8; 8];
+            self.fill_bytes(&mut b);
+            u64::from_le_bytes(b)
+        }
+        fn fill_bytes(&mut self, dst: &mut [u8]) {
+            if let Err(e) = self.try_fill(dst) {
+                panic!("{e}");
+            }
+        }
+    }
+    impl CryptoRng for OsPoolRng {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deterministic_rng_is_reproducible() {
+        let mut a = DeterministicRngForTesting::seed_from_u64(1);
+        let mut b = DeterministicRngForTesting::seed_from_u64(1);
+        let mut c = DeterministicRngForTesting::seed_from_u64(2);
+        let (x, y, z) = (a.next_u64(), b.next_u64(), c.next_u64());
+        assert_eq!(x, y);
+        assert_ne!(x, z);
+    }
+
+    #[cfg(feature = "std")]
+    #[test]
+    fn os_pool_returns_fresh_bytes_across_refills() {
+        let mut r = os_rng();
+        let mut seen = std::collections::HashSet::new();
+        // 3 pools' worth of words: crossing refills must not repeat words.
+        for _ in 0..(3 * 16 * 1024 / 8) {
+            assert!(seen.insert(r.next_u64()), "a 64-bit word repeated");
+        }
+    }
+}

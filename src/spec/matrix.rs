@@ -1,0 +1,116 @@
+//! A dense row-major matrix of probabilities, validated once at construction.
+
+use alloc::vec::Vec;
+
+use crate::error::{Error, Result};
+
+/// Row sums must be 1 within this absolute tolerance.
+pub const SUM_TOLERANCE: f64 = 1e-9;
+
+/// A dense row-major `rows × cols` matrix of `f64`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matrix {
+    rows: usize,
+    cols: usize,
+    data: Vec<f64>,
+}
+
+impl Matrix {
+    /// Builds a matrix from rows, checking that every row has `cols` entries.
+    ///
+    /// # Errors
+    /// [`Error::DimensionMismatch`] naming `field[i]` for the first ragged row.
+    pub fn from_rows(field: &str, rows: &[Vec<f64>], cols: usize) -> Result<Self> {
+        let mut data = Vec::with_capacity(rows.len().saturating_mul(cols));
+        for (i, r) in rows.iter().enumerate() {
+            if r.len() != cols {
+                return Err(Error::field(alloc::format!("{field}[{i}]")).dims(cols, r.len()));
+            }
+            data.extend_from_slice(r);
+        }
+        Ok(Matrix { rows: rows.len(), cols, data })
+    }
+
+    /// Builds a matrix from a flat row-major buffer.
+    pub fn from_flat(rows: usize, cols: usize, data: Vec<f64>) -> Self {
+        assert_eq!(data.len(), rows * cols, "flat buffer has the wrong length");
+        Matrix { rows, cols, data }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+    /// Row `i` as a slice.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.cols..(i + 1) * self.cols]
+    }
+    /// Entry `(i, j)`.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        self.data[i * self.cols + j]
+    }
+    /// All entries, row-major.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.data
+    }
+    /// Rows as owned vectors (for serialisation).
+    pub fn to_rows(&self) -> Vec<Vec<f64>> {
+        (0..self.rows).map(|i| self.row(i).to_vec()).collect()
+    }
+    /// Column sums.
+    pub fn col_sums(&self) -> Vec<f64> {
+        let mut s = alloc::vec![0.0; self.cols];
+        for i in 0..self.rows {
+            for (acc, v) in s.iter_mut().zip(self.row(i)) {
+                *acc += v;
+            }
+        }
+        s
+    }
+
+    /// Checks that every row is a probability distribution: finite, non-negative,
+    /// summing to 1 within [`SUM_TOLERANCE`].
+    pub fn check_row_stochastic(&self, field: &str) -> Result<()> {
+        for i in 0..self.rows {
+            check_distribution(&alloc::format!("{field}[{i}]"), self.row(i))?;
+        }
+        Ok(())
+    }
+
+    /// Checks that all entries together form one probability distribution (a joint).
+    pub fn check_joint(&self, field: &str) -> Result<()> {
+        for i in 0..self.rows {
+            check_entries(&alloc::format!("{field}[{i}]"), self.row(i))?;
+        }
+        check_sum(field, &self.data)
+    }
+}
+
+/// Finite and non-negative entries, naming the first offending index.
+pub fn check_entries(field: &str, p: &[f64]) -> Result<()> {
+    for (j, &v) in p.iter().enumerate() {
+        if !v.is_finite() {
+            return Err(Error::field(alloc::format!("{field}[{j}]")).non_finite());
+        }
+        if v < 0.0 {
+            return Err(Error::field(alloc::format!("{field}[{j}]")).negative(v));
+        }
+    }
+    Ok(())
+}
+
+fn check_sum(field: &str, p: &[f64]) -> Result<()> {
+    let sum = crate::numeric::sum(p);
+    if (sum - 1.0).abs() > SUM_TOLERANCE {
+        return Err(Error::field(field).not_normalized(sum));
+    }
+    Ok(())
+}
+
+/// A probability vector: finite, non-negative, summing to 1 within [`SUM_TOLERANCE`].
+pub fn check_distribution(field: &str, p: &[f64]) -> Result<()> {
+    check_entries(field, p)?;
+    check_sum(field, p)
+}

@@ -1,0 +1,368 @@
+//! The mechanism document: what a curator publishes and a client downloads.
+//!
+//! [`Document::from_json`] parses **and validates**; a [`Document`] value is therefore
+//! always well formed (sizes agree, probabilities are distributions, labels are unique,
+//! the prior is the marginal of the joint). Whether its *claims* hold is a separate
+//! question answered by [`crate::verify`].
+
+mod matrix;
+pub mod wire;
+
+use alloc::collections::BTreeSet;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+pub use matrix::{check_distribution, Matrix, SUM_TOLERANCE};
+pub use wire::{AlipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
+
+use crate::error::{Error, Result};
+
+/// Largest alphabet (|X|, |Y| or |S|) a document may use.
+pub const MAX_SYMBOLS: usize = 4096;
+
+/// A finite alphabet of unique labels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Alphabet {
+    labels: Vec<String>,
+}
+
+impl Alphabet {
+    /// Validates `labels` (non-empty, at most [`MAX_SYMBOLS`], unique).
+    pub fn new(field: &str, labels: Vec<String>) -> Result<Self> {
+        if labels.is_empty() {
+            return Err(Error::EmptyAlphabet { field: field.into() });
+        }
+        if labels.len() > MAX_SYMBOLS {
+            return Err(Error::TooManySymbols {
+                field: field.into(),
+                found: labels.len(),
+                max: MAX_SYMBOLS,
+            });
+        }
+        let mut seen = BTreeSet::new();
+        for l in &labels {
+            if !seen.insert(l.as_str()) {
+                return Err(Error::DuplicateLabel { field: field.into(), label: l.clone() });
+            }
+        }
+        Ok(Alphabet { labels })
+    }
+
+    /// `"0"`, `"1"`, … `n-1`.
+    pub fn indices(field: &str, n: usize) -> Result<Self> {
+        Self::new(field, (0..n).map(|i| i.to_string()).collect())
+    }
+
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+    pub fn labels(&self) -> &[String] {
+        &self.labels
+    }
+    pub fn label(&self, i: usize) -> Option<&str> {
+        self.labels.get(i).map(String::as_str)
+    }
+    /// Index of `label`, if present.
+    pub fn position(&self, label: &str) -> Option<usize> {
+        self.labels.iter().position(|l| l == label)
+    }
+}
+
+/// The privacy a document claims, in nats.
+pub type Claims = ClaimsJson;
+
+/// How the released value is produced.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum MechanismKind {
+    /// A row-stochastic channel P(Y|X): rows x, columns y.
+    Matrix(Matrix),
+}
+
+/// A validated mechanism document (version 1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    id: String,
+    description: Option<String>,
+    input: Alphabet,
+    output: Alphabet,
+    secret: Alphabet,
+    /// True when the document declared a secret; false when S = X.
+    has_secret: bool,
+    prior: Vec<f64>,
+    /// Joint P_SX, rows s, columns x (diagonal of the prior when S = X).
+    p_sx: Matrix,
+    mechanism: MechanismKind,
+    claims: Claims,
+    utility: Option<serde_json::Value>,
+}
+
+fn labels(field: &str, v: Vec<LabelJson>) -> Result<Alphabet> {
+    Alphabet::new(field, v.into_iter().map(LabelJson::into_string).collect())
+}
+
+fn check_claim(name: &str, v: Option<f64>) -> Result<()> {
+    match v {
+        Some(e) if !e.is_finite() => Err(Error::field(alloc::format!("claims.{name}")).non_finite()),
+        Some(e) if e < 0.0 => Err(Error::InvalidArgument {
+            name: alloc::format!("claims.{name}"),
+            reason: alloc::format!("a privacy budget must be ≥ 0 nats, got {e}"),
+        }),
+        _ => Ok(()),
+    }
+}
+
+impl Document {
+    /// Parses and validates a JSON document.
+    ///
+    /// # Errors
+    /// `json` for syntax errors or missing/unknown fields; `unsupported_format`,
+    /// `unsupported_version`, `unsupported_mechanism`; and every validation error of
+    /// [`Document::from_wire`].
+    pub fn from_json(text: &str) -> Result<Self> {
+        let wire: DocumentJson =
+            serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
+        Self::from_wire(wire)
+    }
+
+    /// Validates an already-deserialised document.
+    ///
+    /// # Errors
+    /// `non_finite`, `negative_probability`, `not_normalized` (naming the row),
+    /// `dimension_mismatch`, `duplicate_label`, `too_many_symbols`, `empty_alphabet`,
+    /// `prior_mismatch` (prior ≠ column sums of `secret.p_sx` beyond 1e-9).
+    pub fn from_wire(w: DocumentJson) -> Result<Self> {
+        if w.format != FORMAT {
+            return Err(Error::UnsupportedFormat { found: w.format });
+        }
+        if w.version != VERSION {
+            return Err(Error::UnsupportedVersion { found: w.version });
+        }
+        let input = labels("labels", w.labels)?;
+        let nx = input.len();
+
+        // Mechanism first: its kind decides what the other fields must look like.
+        let kind = w
+            .mechanism
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .ok_or_else(|| Error::Json { message: "`mechanism.kind` is missing or not a string".into() })?
+            .to_string();
+        let mechanism = match kind.as_str() {
+            "matrix" => {
+                let m: wire::MatrixMechanismJson = serde_json::from_value(w.mechanism)
+                    .map_err(|e| Error::Json { message: alloc::format!("`mechanism`: {e}") })?;
+                if m.p_y_given_x.len() != nx {
+                    return Err(Error::field("mechanism.p_y_given_x").dims(nx, m.p_y_given_x.len()));
+                }
+                let ny = m.p_y_given_x.first().map_or(0, Vec::len);
+                if ny > MAX_SYMBOLS {
+                    return Err(Error::TooManySymbols {
+                        field: "mechanism.p_y_given_x[0]".into(),
+                        found: ny,
+                        max: MAX_SYMBOLS,
+                    });
+                }
+                let mat = Matrix::from_rows("mechanism.p_y_given_x", &m.p_y_given_x, ny)?;
+                mat.check_row_stochastic("mechanism.p_y_given_x")?;
+                MechanismKind::Matrix(mat)
+            }
+            _ => return Err(Error::UnsupportedMechanism { kind }),
+        };
+        let ny = match &mechanism {
+            MechanismKind::Matrix(m) => m.cols(),
+        };
+        let output = match w.output_labels {
+            Some(l) => labels("output_labels", l)?,
+            None => Alphabet::indices("output_labels", ny)?,
+        };
+        if output.len() != ny {
+            return Err(Error::field("output_labels").dims(ny, output.len()));
+        }
+
+        if w.prior.len() != nx {
+            return Err(Error::field("prior").dims(nx, w.prior.len()));
+        }
+        check_distribution("prior", &w.prior)?;
+
+        let (secret, p_sx, has_secret) = match w.secret {
+            None => {
+                let mut d = alloc::vec![0.0; nx * nx];
+                for (i, &p) in w.prior.iter().enumerate() {
+                    d[i * nx + i] = p;
+                }
+                (input.clone(), Matrix::from_flat(nx, nx, d), false)
+            }
+            Some(s) => {
+                let ns = s.p_sx.len();
+                if ns > MAX_SYMBOLS {
+                    return Err(Error::TooManySymbols {
+                        field: "secret.p_sx".into(),
+                        found: ns,
+                        max: MAX_SYMBOLS,
+                    });
+                }
+                let alpha = match s.labels {
+                    Some(l) => labels("secret.labels", l)?,
+                    None => Alphabet::indices("secret.labels", ns)?,
+                };
+                if alpha.len() != ns {
+                    return Err(Error::field("secret.labels").dims(ns, alpha.len()));
+                }
+                let joint = Matrix::from_rows("secret.p_sx", &s.p_sx, nx)?;
+                joint.check_joint("secret.p_sx")?;
+                let marg = joint.col_sums();
+                for (i, (&p, &m)) in w.prior.iter().zip(&marg).enumerate() {
+                    if (p - m).abs() > SUM_TOLERANCE {
+                        return Err(Error::PriorMismatch { index: i, prior: p, marginal: m });
+                    }
+                }
+                (alpha, joint, true)
+            }
+        };
+
+        check_claim("ldp", w.claims.ldp)?;
+        check_claim("ldp_x", w.claims.ldp_x)?;
+        check_claim("lip", w.claims.lip)?;
+        if let Some(a) = w.claims.alip {
+            check_claim("alip.eps_l", Some(a.eps_l))?;
+            check_claim("alip.eps_u", Some(a.eps_u))?;
+        }
+
+        Ok(Document {
+            id: w.id,
+            description: w.description,
+            input,
+            output,
+            secret,
+            has_secret,
+            prior: w.prior,
+            p_sx,
+            mechanism,
+            claims: w.claims,
+            utility: w.utility,
+        })
+    }
+
+    /// Builds a document for a matrix mechanism (the curator side: designers and the CLI).
+    ///
+    /// `p_sx` is `None` when the secret is X itself.
+    pub fn matrix(
+        id: &str,
+        input: Alphabet,
+        output: Alphabet,
+        prior: Vec<f64>,
+        secret: Option<(Alphabet, Matrix)>,
+        p_y_given_x: Matrix,
+        claims: Claims,
+    ) -> Result<Self> {
+        let secret = secret.map(|(a, m)| wire::SecretJson {
+            labels: Some(a.labels().iter().cloned().map(LabelJson::Text).collect()),
+            p_sx: m.to_rows(),
+        });
+        let w = DocumentJson {
+            format: FORMAT.into(),
+            version: VERSION,
+            id: id.into(),
+            description: None,
+            labels: input.labels().iter().cloned().map(LabelJson::Text).collect(),
+            output_labels: Some(output.labels().iter().cloned().map(LabelJson::Text).collect()),
+            prior,
+            secret,
+            mechanism: serde_json::json!({"kind": "matrix", "p_y_given_x": p_y_given_x.to_rows()}),
+            claims,
+            utility: None,
+        };
+        Self::from_wire(w)
+    }
+
+    /// The document back in its wire form (for printing).
+    pub fn to_wire(&self) -> DocumentJson {
+        let text = |a: &Alphabet| a.labels().iter().cloned().map(LabelJson::Text).collect();
+        DocumentJson {
+            format: FORMAT.into(),
+            version: VERSION,
+            id: self.id.clone(),
+            description: self.description.clone(),
+            labels: text(&self.input),
+            output_labels: Some(text(&self.output)),
+            prior: self.prior.clone(),
+            secret: self
+                .has_secret
+                .then(|| wire::SecretJson { labels: Some(text(&self.secret)), p_sx: self.p_sx.to_rows() }),
+            mechanism: match &self.mechanism {
+                MechanismKind::Matrix(m) => {
+                    serde_json::json!({"kind": "matrix", "p_y_given_x": m.to_rows()})
+                }
+            },
+            claims: self.claims.clone(),
+            utility: self.utility.clone(),
+        }
+    }
+
+    /// Serialises to pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.to_wire()).unwrap_or_default()
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+    pub fn input(&self) -> &Alphabet {
+        &self.input
+    }
+    pub fn output(&self) -> &Alphabet {
+        &self.output
+    }
+    pub fn secret(&self) -> &Alphabet {
+        &self.secret
+    }
+    /// Whether the document declared a secret S distinct from X.
+    pub fn has_secret(&self) -> bool {
+        self.has_secret
+    }
+    pub fn prior(&self) -> &[f64] {
+        &self.prior
+    }
+    /// Joint P_SX (rows s, columns x).
+    pub fn p_sx(&self) -> &Matrix {
+        &self.p_sx
+    }
+    pub fn mechanism(&self) -> &MechanismKind {
+        &self.mechanism
+    }
+    pub fn claims(&self) -> &Claims {
+        &self.claims
+    }
+    /// Replaces the claims (designers fill them in after auditing).
+    pub fn with_claims(mut self, claims: Claims) -> Result<Self> {
+        let mut w = self.to_wire();
+        w.claims = claims;
+        self = Self::from_wire(w)?;
+        Ok(self)
+    }
+    pub fn utility(&self) -> Option<&serde_json::Value> {
+        self.utility.as_ref()
+    }
+    /// Attaches informational utility figures.
+    pub fn with_utility(mut self, utility: serde_json::Value) -> Self {
+        self.utility = Some(utility);
+        self
+    }
+
+    /// Resolves a value given by label or by decimal index string to an input index.
+    pub fn input_index(&self, value: &str) -> Result<usize> {
+        resolve(&self.input, value).ok_or_else(|| Error::UnknownValue { value: alloc::format!("{value:?}") })
+    }
+}
+
+/// Label first, then a decimal index.
+pub(crate) fn resolve(a: &Alphabet, value: &str) -> Option<usize> {
+    a.position(value).or_else(|| value.parse::<usize>().ok().filter(|&i| i < a.len()))
+}

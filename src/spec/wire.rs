@@ -1,0 +1,122 @@
+//! The JSON shape of mechanism document v1 (serde types, no validation here).
+//!
+//! ```json
+//! {
+//!   "format": "privlift-mechanism",
+//!   "version": 1,
+//!   "id": "grade-krr-eps1",
+//!   "description": "optional free text",
+//!   "labels": ["A", "B", "C"],
+//!   "output_labels": ["A", "B", "C"],
+//!   "prior": [0.2, 0.5, 0.3],
+//!   "secret": { "labels": ["pass", "fail"], "p_sx": [[0.2, 0.5, 0.0], [0.0, 0.0, 0.3]] },
+//!   "mechanism": { "kind": "matrix", "p_y_given_x": [[...], [...], [...]] },
+//!   "claims": { "ldp_x": 1.0, "ldp": 0.8, "lip": 0.6, "alip": { "eps_l": 0.5, "eps_u": 0.6 } },
+//!   "utility": { "mi_xy": 0.31, "nmi": 0.3 }
+//! }
+//! ```
+//!
+//! Forward compatibility: `mechanism` is tagged by `kind`. Version 1 readers implement
+//! `"matrix"`; other kinds (`"per_secret"`, `"unary"`, `"gaussian"`, `"laplace"`,
+//! `"sampling"`) are added as new tags with their own fields, so a document of an older
+//! kind keeps parsing unchanged, and an older reader meeting a newer kind fails with the
+//! typed error `unsupported_mechanism` instead of misreading it. `secret` is optional
+//! (absent: S = X). `utility` is informational and never trusted.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+/// The value of `format` in every privlift mechanism document.
+pub const FORMAT: &str = "privlift-mechanism";
+/// The document version this build reads and writes.
+pub const VERSION: u64 = 1;
+
+/// A label: JSON strings are kept, numbers are kept in their JSON spelling.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum LabelJson {
+    Text(String),
+    Number(serde_json::Number),
+}
+
+impl LabelJson {
+    pub fn into_string(self) -> String {
+        match self {
+            LabelJson::Text(s) => s,
+            LabelJson::Number(n) => alloc::format!("{n}"),
+        }
+    }
+}
+
+/// Top-level document as it appears in JSON.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DocumentJson {
+    pub format: String,
+    pub version: u64,
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Input alphabet X.
+    pub labels: Vec<LabelJson>,
+    /// Output alphabet Y; when absent, indices `"0"`, `"1"`, ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_labels: Option<Vec<LabelJson>>,
+    /// The prior P_X the curator designed for.
+    pub prior: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<SecretJson>,
+    /// Kept as raw JSON until its `kind` is known (see module docs).
+    pub mechanism: serde_json::Value,
+    #[serde(default)]
+    pub claims: ClaimsJson,
+    /// Informational utility figures; never used for verification.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utility: Option<serde_json::Value>,
+}
+
+/// The secret S and the joint P_SX (rows s, columns x).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecretJson {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<LabelJson>>,
+    pub p_sx: Vec<Vec<f64>>,
+}
+
+/// `mechanism` with `kind: "matrix"`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixMechanismJson {
+    pub kind: String,
+    /// Row-stochastic P(Y|X): rows x, columns y.
+    pub p_y_given_x: Vec<Vec<f64>>,
+}
+
+/// What the curator promises, in nats. Unknown claim names are rejected, so a
+/// claim is never shown to a user without having been checked.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimsJson {
+    /// ε-LDP with respect to the secret S (equal to `ldp_x` when S = X).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ldp: Option<f64>,
+    /// ε-LDP with respect to X (prior-free).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ldp_x: Option<f64>,
+    /// ε-LIP (Jiang et al. eq 8) with respect to S.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lip: Option<f64>,
+    /// (εl, εu)-ALIP (Zarrabian et al. Def 3) with respect to S.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alip: Option<AlipJson>,
+}
+
+/// The two ALIP budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlipJson {
+    pub eps_l: f64,
+    pub eps_u: f64,
+}

@@ -1,0 +1,151 @@
+//! Verification: recompute the leakage of the mechanism that will actually run, check
+//! every claim of the document, and check the user's policy.
+//!
+//! # Tolerance
+//! A claim or limit `c` is met when the audited leakage `L` (already rounded to the
+//! conservative side, see [`crate::numeric`]) satisfies `L ≤ c·(1 + 1e-9) + 1e-12`. The
+//! relative part absorbs the printing of ε in JSON; the absolute part lets a claim of
+//! exactly 0 (an output independent of the input) survive the upward rounding of the
+//! audit. Both are far below any budget a person could tell apart.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::leakage::Leakage;
+use crate::spec::Claims;
+
+/// Relative tolerance of claim and policy checks.
+pub const REL_TOLERANCE: f64 = 1e-9;
+/// Absolute tolerance of claim and policy checks (nats).
+pub const ABS_TOLERANCE: f64 = 1e-12;
+
+/// Limits a client sets, in nats. Absent fields are not checked.
+///
+/// `max_ldp_x` is the **prior-free** cap: LDP w.r.t. X depends only on the channel, so a
+/// curator who lies about the prior or the secret cannot weaken it. The other limits
+/// are evaluated under the document's declared joint.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    #[serde(default, alias = "maxLdpX", skip_serializing_if = "Option::is_none")]
+    pub max_ldp_x: Option<f64>,
+    #[serde(default, alias = "maxLdp", skip_serializing_if = "Option::is_none")]
+    pub max_ldp: Option<f64>,
+    #[serde(default, alias = "maxLip", skip_serializing_if = "Option::is_none")]
+    pub max_lip: Option<f64>,
+    #[serde(default, alias = "maxEpsL", skip_serializing_if = "Option::is_none")]
+    pub max_eps_l: Option<f64>,
+    #[serde(default, alias = "maxEpsU", skip_serializing_if = "Option::is_none")]
+    pub max_eps_u: Option<f64>,
+}
+
+impl Policy {
+    /// Checks that every limit is finite... or +∞, and ≥ 0.
+    pub fn validate(&self) -> Result<()> {
+        for (name, v) in self.limits() {
+            if let Some(v) = v {
+                if v.is_nan() || v < 0.0 {
+                    return Err(Error::InvalidArgument {
+                        name: alloc::format!("policy.{name}"),
+                        reason: alloc::format!("a limit must be a number ≥ 0, got {v}"),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn limits(&self) -> [(&'static str, Option<f64>); 5] {
+        [
+            ("max_ldp_x", self.max_ldp_x),
+            ("max_ldp", self.max_ldp),
+            ("max_lip", self.max_lip),
+            ("max_eps_l", self.max_eps_l),
+            ("max_eps_u", self.max_eps_u),
+        ]
+    }
+}
+
+/// One checked claim or limit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    /// `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u` (claims) or the policy field name.
+    pub notion: String,
+    /// The claimed budget or the policy limit.
+    pub bound: f64,
+    /// The audited leakage.
+    pub actual: f64,
+    pub holds: bool,
+}
+
+/// The outcome of checking a document: every claim and every policy limit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verification {
+    pub leakage: Leakage,
+    pub claims: Vec<Check>,
+    pub policy: Vec<Check>,
+    pub claims_hold: bool,
+    pub policy_holds: bool,
+}
+
+/// `actual ≤ bound` with the module's tolerance.
+pub fn within(actual: f64, bound: f64) -> bool {
+    actual <= bound * (1.0 + REL_TOLERANCE) + ABS_TOLERANCE
+}
+
+fn check(notion: &str, bound: f64, actual: f64) -> Check {
+    Check { notion: notion.into(), bound, actual, holds: within(actual, bound) }
+}
+
+/// Checks `claims` and `policy` against an audited `leakage`.
+pub fn evaluate(leakage: Leakage, claims: &Claims, policy: &Policy) -> Verification {
+    let mut cl = Vec::new();
+    if let Some(e) = claims.ldp {
+        cl.push(check("ldp", e, leakage.ldp));
+    }
+    if let Some(e) = claims.ldp_x {
+        cl.push(check("ldp_x", e, leakage.ldp_x));
+    }
+    if let Some(e) = claims.lip {
+        cl.push(check("lip", e, leakage.lip));
+    }
+    if let Some(a) = claims.alip {
+        cl.push(check("alip.eps_l", a.eps_l, leakage.alip.eps_l));
+        cl.push(check("alip.eps_u", a.eps_u, leakage.alip.eps_u));
+    }
+    let actual = |name: &str| match name {
+        "max_ldp_x" => leakage.ldp_x,
+        "max_ldp" => leakage.ldp,
+        "max_lip" => leakage.lip,
+        "max_eps_l" => leakage.alip.eps_l,
+        _ => leakage.alip.eps_u,
+    };
+    let pol: Vec<Check> =
+        policy.limits().iter().filter_map(|&(n, v)| v.map(|b| check(n, b, actual(n)))).collect();
+    let claims_hold = cl.iter().all(|c| c.holds);
+    let policy_holds = pol.iter().all(|c| c.holds);
+    Verification { leakage, claims: cl, policy: pol, claims_hold, policy_holds }
+}
+
+impl Verification {
+    /// `Ok` when there is at least one claim, all claims hold and the policy holds;
+    /// otherwise the first failure as a typed error.
+    pub fn into_result(self) -> Result<Leakage> {
+        if self.claims.is_empty() {
+            return Err(Error::NoClaims);
+        }
+        if let Some(c) = self.claims.iter().find(|c| !c.holds) {
+            return Err(Error::ClaimViolated { notion: c.notion.clone(), claimed: c.bound, actual: c.actual });
+        }
+        if let Some(c) = self.policy.iter().find(|c| !c.holds) {
+            return Err(Error::PolicyViolated {
+                notion: c.notion.trim_start_matches("max_").into(),
+                limit: c.bound,
+                actual: c.actual,
+            });
+        }
+        Ok(self.leakage)
+    }
+}

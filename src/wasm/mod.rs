@@ -1,0 +1,177 @@
+//! JS bindings. They mirror the core one to one and contain no maths: parsing,
+//! verification, sampling and receipts all happen in the core; this module only
+//! converts values and errors at the boundary.
+//!
+//! Errors cross as real JS `Error` objects with `name = "PrivliftError"` and a stable
+//! `code` property (see [`crate::Error::code`]).
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::error::Error;
+use crate::mechanism::VerifiedMechanism;
+use crate::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
+use crate::spec::Document;
+use crate::verify::Policy;
+
+/// Converts a core error into a JS `Error` with `code`.
+fn js_error(e: Error) -> JsValue {
+    let err = js_sys::Error::new(&alloc::format!("{e}"));
+    err.set_name("PrivliftError");
+    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
+    err.into()
+}
+
+fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    // Maps as plain objects; infinities stay JS numbers (Infinity).
+    let ser = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
+    v.serialize(&ser).map_err(|e| js_error(Error::Json { message: alloc::format!("{e}") }))
+}
+
+fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
+    if policy.is_undefined() || policy.is_null() {
+        return Ok(Policy::default());
+    }
+    serde_wasm_bindgen::from_value(policy)
+        .map_err(|e| js_error(Error::InvalidArgument { name: "policy".into(), reason: alloc::format!("{e}") }))
+}
+
+/// A parsed and validated (but not yet verified) mechanism document.
+#[wasm_bindgen(js_name = Document)]
+#[derive(Debug)]
+pub struct WasmDocument {
+    doc: Document,
+}
+
+#[wasm_bindgen(js_class = Document)]
+impl WasmDocument {
+    /// Parses and validates a JSON document (throws `PrivliftError`).
+    pub fn parse(json: &str) -> Result<WasmDocument, JsValue> {
+        Document::from_json(json).map(|doc| WasmDocument { doc }).map_err(js_error)
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> String {
+        self.doc.id().into()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn labels(&self) -> Vec<String> {
+        self.doc.input().labels().to_vec()
+    }
+    #[wasm_bindgen(getter, js_name = outputLabels)]
+    pub fn output_labels(&self) -> Vec<String> {
+        self.doc.output().labels().to_vec()
+    }
+    #[wasm_bindgen(getter, js_name = secretLabels)]
+    pub fn secret_labels(&self) -> Vec<String> {
+        self.doc.secret().labels().to_vec()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn prior(&self) -> Vec<f64> {
+        self.doc.prior().to_vec()
+    }
+    /// The claims as a plain object.
+    #[wasm_bindgen(getter)]
+    pub fn claims(&self) -> Result<JsValue, JsValue> {
+        to_js(self.doc.claims())
+    }
+
+    /// The audit of the declared channel (all measures).
+    pub fn audit(&self, alpha_order: Option<f64>) -> Result<JsValue, JsValue> {
+        let leak = self.doc.audit(alpha_order.unwrap_or(crate::leakage::DEFAULT_ALPHA_ORDER)).map_err(js_error)?;
+        to_js(&leak)
+    }
+
+    /// Every claim and policy check, without throwing on a failed check.
+    pub fn check(&self, policy: JsValue) -> Result<JsValue, JsValue> {
+        let v = self.doc.check(&policy_from_js(policy)?).map_err(js_error)?;
+        to_js(&v)
+    }
+
+    /// Verifies claims and policy; returns a mechanism ready to perturb, or throws.
+    pub fn verify(&self, policy: JsValue) -> Result<WasmMechanism, JsValue> {
+        let mech = self.doc.verify(&policy_from_js(policy)?).map_err(js_error)?;
+        Ok(WasmMechanism { mech, rng: os_rng() })
+    }
+}
+
+/// A verified mechanism with its own pool on `crypto.getRandomValues`.
+#[wasm_bindgen(js_name = Mechanism)]
+#[derive(Debug)]
+pub struct WasmMechanism {
+    mech: VerifiedMechanism,
+    rng: OsPoolRng,
+}
+
+#[wasm_bindgen(js_class = Mechanism)]
+impl WasmMechanism {
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> String {
+        self.mech.document().id().into()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn labels(&self) -> Vec<String> {
+        self.mech.document().input().labels().to_vec()
+    }
+    #[wasm_bindgen(getter, js_name = outputLabels)]
+    pub fn output_labels(&self) -> Vec<String> {
+        self.mech.document().output().labels().to_vec()
+    }
+    #[wasm_bindgen(getter, js_name = secretLabels)]
+    pub fn secret_labels(&self) -> Vec<String> {
+        self.mech.document().secret().labels().to_vec()
+    }
+
+    /// Input index of a label or decimal index string (throws `unknown_value`).
+    #[wasm_bindgen(js_name = inputIndex)]
+    pub fn input_index(&self, value: &str) -> Result<u32, JsValue> {
+        self.mech.document().input_index(value).map(|i| i as u32).map_err(js_error)
+    }
+
+    /// Perturbs input index `x` with the browser CSPRNG; returns the output index.
+    pub fn perturb(&mut self, x: u32) -> Result<u32, JsValue> {
+        self.mech.perturb_os(x as usize, &mut self.rng).map(|y| y as u32).map_err(js_error)
+    }
+
+    /// Perturbs many input indices with the browser CSPRNG.
+    #[wasm_bindgen(js_name = perturbMany)]
+    pub fn perturb_many(&mut self, xs: &[u32]) -> Result<Vec<u32>, JsValue> {
+        self.mech.perturb_many_os(xs, &mut self.rng).map_err(js_error)
+    }
+
+    /// Deterministic perturbation from `seed` — for tests and simulations only.
+    #[wasm_bindgen(js_name = perturbManySeededForTesting)]
+    pub fn perturb_many_seeded_for_testing(&self, xs: &[u32], seed: u64) -> Result<Vec<u32>, JsValue> {
+        let mut rng = DeterministicRngForTesting::seed_from_u64(seed);
+        self.mech.perturb_many(xs, &mut rng).map_err(js_error)
+    }
+
+    /// The receipt for output index `y`.
+    pub fn receipt(&self, y: u32) -> Result<JsValue, JsValue> {
+        to_js(&self.mech.receipt(y as usize).map_err(js_error)?)
+    }
+
+    /// The receipt for an output given by label.
+    #[wasm_bindgen(js_name = receiptForLabel)]
+    pub fn receipt_for_label(&self, label: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.mech.receipt_label(label).map_err(js_error)?)
+    }
+
+    /// The audited leakage of the sampler that runs.
+    pub fn leakage(&self) -> Result<JsValue, JsValue> {
+        to_js(self.mech.leakage())
+    }
+
+    /// The full verification report (claims and policy checks).
+    pub fn verification(&self) -> Result<JsValue, JsValue> {
+        to_js(self.mech.verification())
+    }
+}
+
+/// Every error code the library can throw.
+#[wasm_bindgen(js_name = errorCodes)]
+pub fn error_codes() -> Vec<String> {
+    Error::CODES.iter().map(|c| String::from(*c)).collect()
+}
