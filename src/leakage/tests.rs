@@ -1,0 +1,226 @@
+//! Leakage measures against values computed by hand, and the binary example of
+//! Jiang et al. (Example 1).
+
+use super::*;
+use alloc::vec;
+use alloc::vec::Vec;
+
+fn diag(p: &[f64]) -> Matrix {
+    let n = p.len();
+    let mut d = vec![0.0; n * n];
+    for (i, &v) in p.iter().enumerate() {
+        d[i * n + i] = v;
+    }
+    Matrix::from_flat(n, n, d)
+}
+
+fn bsc(q: f64) -> Matrix {
+    Matrix::from_flat(2, 2, vec![1.0 - q, q, q, 1.0 - q])
+}
+
+/// Upper bounds may exceed the exact value by rounding slack only.
+fn assert_upper(actual: f64, exact: f64) {
+    assert!(actual >= exact, "upper bound {actual} is below the exact value {exact}");
+    assert!(actual - exact <= 1e-12 * exact.abs().max(1.0), "{actual} vs exact {exact}");
+}
+
+fn assert_lower(actual: f64, exact: f64) {
+    assert!(actual <= exact, "lower bound {actual} is above the exact value {exact}");
+    assert!(exact - actual <= 1e-12 * exact.abs().max(1.0), "{actual} vs exact {exact}");
+}
+
+/// Binary symmetric RR with q = 0.1 and P_X(1) = 0.2. By hand:
+/// P_Y(1) = 13/50, P_Y(0) = 37/50; lifts l(0,0) = 45/37, l(1,0) = 5/37,
+/// l(0,1) = 5/13, l(1,1) = 45/13 (secret index 0 is x = 0 with prior 0.8).
+#[test]
+fn binary_rr_every_measure_by_hand() {
+    let l = audit(&diag(&[0.8, 0.2]), &bsc(0.1), 2.0).unwrap();
+    let ln = libm::log;
+    assert_upper(l.alip.eps_u, ln(45.0 / 13.0));
+    assert_upper(l.alip.eps_l, ln(37.0 / 5.0));
+    assert_upper(l.lip, ln(37.0 / 5.0));
+    assert_upper(l.ldp, ln(9.0));
+    assert_upper(l.ldp_x, ln(9.0));
+    assert_upper(l.max_lift, 45.0 / 13.0);
+    assert_lower(l.min_lift, 5.0 / 37.0);
+    // ℓ1: y=1 gives 0.8·8/13 + 0.2·32/13 = 12.8/13 (y=0 gives 12.8/37).
+    assert_upper(l.l1_lift, 12.8 / 13.0);
+    // χ²: (0.8·64 + 0.2·1024)/169 = 256/169.
+    assert_upper(l.chi2_lift, 256.0 / 169.0);
+    // α = 2: sqrt(0.8·25 + 0.2·2025)/13 = sqrt(425)/13.
+    assert_upper(l.alpha_lift, libm::sqrt(425.0) / 13.0);
+    // Inverse measures: ℓ1 is 64/45 for both outputs.
+    assert_upper(l.l1_lift_inverse, 64.0 / 45.0);
+    // χ² inverse at y=0: 0.8·(8/45)² + 0.2·(32/5)².
+    assert_upper(l.chi2_lift_inverse, 0.8 * 64.0 / 2025.0 + 0.2 * 1024.0 / 25.0);
+    // α inverse at y=0: 37·sqrt(0.8/2025 + 0.2/25).
+    assert_upper(l.alpha_lift_inverse, 37.0 * libm::sqrt(0.8 / 2025.0 + 0.2 / 25.0));
+    // Maximal leakage ln(2·0.9) and I(X;Y) = H(Y) − H(q).
+    assert_upper(l.maximal_leakage, ln(1.8));
+    let h = |p: &[f64]| -p.iter().map(|&v| v * ln(v)).sum::<f64>();
+    let mi = h(&[0.26, 0.74]) - h(&[0.1, 0.9]);
+    assert!((l.mi_xy - mi).abs() < 1e-14 && (l.mi_sy - mi).abs() < 1e-14);
+}
+
+/// Jiang et al. Example 1 prints, for the binary mechanism P(Y≠X) = q,
+/// L_LDP = max ln{q/(1−q), (1−q)/q} and
+/// L_LIP = max{P_Y(1)/q, P_Y(1)/(1−q), P_Y(0)/q, P_Y(0)/(1−q)}.
+///
+/// The printed L_LIP omits the logarithm of eq 8 and lists only the ratios P_Y(y)/P(y|x),
+/// i.e. the *inverse* lifts; the lifts P(y|x)/P_Y(y) are missing. It is nevertheless
+/// right after taking the log: P_Y(1) = q + P(1 − 2q) lies in [min(q,1−q), max(q,1−q)],
+/// so P_Y(0)·P_Y(1) ≥ q(1−q) and the largest inverse lift always dominates the largest
+/// lift. We pin: eq 8 = ln(printed max) on a grid of priors and q, LDP as printed, and
+/// L_LIP = ∞ at q = 0.
+#[test]
+fn jiang_example_1_binary_mechanism() {
+    for &p in &[0.01, 0.2, 0.5, 0.7, 0.99] {
+        for &q in &[0.05, 0.1, 0.25, 0.4, 0.6, 0.9] {
+            let l = audit(&diag(&[1.0 - p, p]), &bsc(q), 2.0).unwrap();
+            let py1 = p * (1.0 - q) + (1.0 - p) * q;
+            let py0 = 1.0 - py1;
+            let printed = [py1 / q, py1 / (1.0 - q), py0 / q, py0 / (1.0 - q)]
+                .into_iter()
+                .fold(0.0f64, f64::max);
+            assert!((l.lip - libm::log(printed)).abs() < 1e-12, "P={p} q={q}: {} vs {}", l.lip, libm::log(printed));
+            let ldp = libm::log(q / (1.0 - q)).max(libm::log((1.0 - q) / q));
+            assert!((l.ldp - ldp).abs() < 1e-12 && l.ldp >= ldp);
+            // ε-LIP ≤ ε-LDP (LDP implies LIP with the same ε).
+            assert!(l.lip <= l.ldp + 1e-12);
+        }
+    }
+    let l = audit(&diag(&[0.5, 0.5]), &bsc(0.0), 2.0).unwrap();
+    assert_eq!(l.lip, f64::INFINITY);
+    assert_eq!(l.ldp, f64::INFINITY);
+}
+
+/// A secret S ≠ X: S = 0 ↔ X ∈ {0,1}, S = 1 ↔ X = 2, with an exactly representable
+/// joint and channel so every value is a small fraction.
+#[test]
+fn secret_distinct_from_x_by_hand() {
+    // P_SX rows s: s0 = (0.25, 0.25, 0), s1 = (0, 0, 0.5).
+    let p_sx = Matrix::from_flat(2, 3, vec![0.25, 0.25, 0.0, 0.0, 0.0, 0.5]);
+    // Channel: x0 → (0.5, 0.5), x1 → (0.5, 0.5), x2 → (0.25, 0.75).
+    let w = Matrix::from_flat(3, 2, vec![0.5, 0.5, 0.5, 0.5, 0.25, 0.75]);
+    let l = audit(&p_sx, &w, 2.0).unwrap();
+    // P(y|s0) = (0.5, 0.5), P(y|s1) = (0.25, 0.75), P_Y = (0.375, 0.625).
+    // Lifts: y0: 4/3, 2/3; y1: 4/5, 6/5.
+    assert_upper(l.max_lift, 4.0 / 3.0);
+    assert_lower(l.min_lift, 2.0 / 3.0);
+    assert_upper(l.alip.eps_u, libm::log(4.0 / 3.0));
+    assert_upper(l.alip.eps_l, libm::log(3.0 / 2.0));
+    assert_upper(l.lip, libm::log(1.5));
+    assert_upper(l.ldp, libm::log(2.0)); // y0: 0.5 / 0.25
+    assert_upper(l.ldp_x, libm::log(2.0));
+    // ℓ1 at y0: 0.5·(1/3) + 0.5·(1/3) = 1/3; at y1: 0.5·0.2+0.5·0.2 = 0.2.
+    assert_upper(l.l1_lift, 1.0 / 3.0);
+    // Linkage inequality (Jiang et al. Lemma 1.5): LIP w.r.t. S ≤ LIP w.r.t. X.
+    let px = p_sx.col_sums();
+    let lx = audit(&diag(&px), &w, 2.0).unwrap();
+    assert!(l.lip <= lx.lip);
+}
+
+#[test]
+fn zero_probabilities_give_infinite_leakage_and_impossible_outputs_are_ignored() {
+    // Output 2 is never produced: it must not create infinite leakage.
+    let w = Matrix::from_flat(2, 3, vec![0.75, 0.25, 0.0, 0.25, 0.75, 0.0]);
+    let l = audit(&diag(&[0.5, 0.5]), &w, 2.0).unwrap();
+    assert!(l.lip.is_finite() && l.ldp_x.is_finite());
+    // A zero inside a produced column: LDP, LIP, εl and lift-inverse measures are infinite.
+    let w = Matrix::from_flat(2, 2, vec![1.0, 0.0, 0.5, 0.5]);
+    let l = audit(&diag(&[0.5, 0.5]), &w, 2.0).unwrap();
+    assert_eq!(l.ldp, f64::INFINITY);
+    assert_eq!(l.ldp_x, f64::INFINITY);
+    assert_eq!(l.lip, f64::INFINITY);
+    assert_eq!(l.alip.eps_l, f64::INFINITY);
+    assert_eq!(l.min_lift, 0.0);
+    assert_eq!(l.l1_lift_inverse, f64::INFINITY);
+    assert_eq!(l.alpha_lift_inverse, f64::INFINITY);
+    assert!(l.alip.eps_u.is_finite() && l.l1_lift.is_finite());
+    // A secret with prior 0 is ignored, but LDP w.r.t. X still protects that input.
+    let w = Matrix::from_flat(2, 2, vec![1.0, 0.0, 0.5, 0.5]);
+    let l = audit(&diag(&[0.0, 1.0]), &w, 2.0).unwrap();
+    assert!(l.lip < 1e-12);
+    assert_eq!(l.ldp_x, f64::INFINITY);
+}
+
+#[test]
+fn independent_output_leaks_nothing() {
+    let w = Matrix::from_flat(3, 2, vec![0.3, 0.7, 0.3, 0.7, 0.3, 0.7]);
+    let l = audit(&diag(&[0.2, 0.3, 0.5]), &w, 3.0).unwrap();
+    for v in [l.lip, l.ldp, l.ldp_x, l.mi_xy, l.l1_lift, l.chi2_lift, l.maximal_leakage] {
+        assert!(v < 1e-12, "{l:?}");
+    }
+    assert!((l.alpha_lift - 1.0).abs() < 1e-12);
+}
+
+#[test]
+fn bad_alpha_order_is_rejected() {
+    for a in [1.0, 0.0, -2.0, f64::NAN, f64::INFINITY] {
+        let e = audit(&diag(&[0.5, 0.5]), &bsc(0.25), a).unwrap_err();
+        assert_eq!(e.code(), "invalid_argument");
+    }
+    let e = audit(&diag(&[0.5, 0.5]), &Matrix::from_flat(3, 2, vec![0.5; 6]), 2.0).unwrap_err();
+    assert_eq!(e.code(), "dimension_mismatch");
+}
+
+/// Naive reference implementation (no rounding control) to compare on random instances.
+fn naive_lip_ldp(p_sx: &Matrix, w: &Matrix) -> (f64, f64, f64, f64) {
+    let (ns, nx, ny) = (p_sx.rows(), p_sx.cols(), w.cols());
+    let ps: Vec<f64> = (0..ns).map(|s| p_sx.row(s).iter().sum()).collect();
+    let mut pys = vec![0.0; ns * ny];
+    for s in 0..ns {
+        for x in 0..nx {
+            for y in 0..ny {
+                pys[s * ny + y] += p_sx.get(s, x) * w.get(x, y) / ps[s];
+            }
+        }
+    }
+    let (mut lip, mut ldp, mut eu, mut el) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for y in 0..ny {
+        let py: f64 = (0..ns).map(|s| ps[s] * pys[s * ny + y]).sum();
+        let (mut hi, mut lo) = (0.0f64, f64::INFINITY);
+        for s in 0..ns {
+            let l = pys[s * ny + y] / py;
+            lip = lip.max(libm::log(l).abs());
+            eu = eu.max(libm::log(l));
+            el = el.max(-libm::log(l));
+            hi = hi.max(pys[s * ny + y]);
+            lo = lo.min(pys[s * ny + y]);
+        }
+        ldp = ldp.max(libm::log(hi / lo));
+    }
+    (lip, ldp, eu, el)
+}
+
+#[test]
+fn random_instances_agree_with_naive_reference_and_round_up() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(2024);
+    for _ in 0..300 {
+        let ns = rng.random_range(1..5);
+        let nx = rng.random_range(1..7);
+        let ny = rng.random_range(1..7);
+        let mut j: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>() + 1e-3).collect();
+        let t: f64 = j.iter().sum();
+        j.iter_mut().for_each(|v| *v /= t);
+        let mut w: Vec<f64> = (0..nx * ny).map(|_| rng.random::<f64>() + 1e-3).collect();
+        for r in w.chunks_mut(ny) {
+            let t: f64 = r.iter().sum();
+            r.iter_mut().for_each(|v| *v /= t);
+        }
+        let p_sx = Matrix::from_flat(ns, nx, j);
+        let w = Matrix::from_flat(nx, ny, w);
+        let l = audit(&p_sx, &w, 2.0).unwrap();
+        let (lip, ldp, eu, el) = naive_lip_ldp(&p_sx, &w);
+        for (ours, naive) in [(l.lip, lip), (l.ldp, ldp), (l.alip.eps_u, eu), (l.alip.eps_l, el)] {
+            assert!(ours >= naive, "audited {ours} below naive {naive}");
+            assert!(ours - naive < 1e-12, "audited {ours} too far above naive {naive}");
+        }
+        assert!((l.lip - l.alip.eps_l.max(l.alip.eps_u)).abs() == 0.0);
+        // ε-LDP w.r.t. S ≤ w.r.t. X (a mixture of rows cannot widen the ratio) and LIP ≤ LDP.
+        assert!(l.ldp <= l.ldp_x + 1e-12);
+        assert!(l.lip <= l.ldp + 1e-12);
+        assert!(l.mi_sy <= l.mi_xy + 1e-12, "data processing");
+    }
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Builds the browser/Node package's wasm half into pkg/ (idempotent).
+#
+#   pkg/privlift.js          wasm-bindgen glue (--target web: an ES module, no bundler needed)
+#   pkg/privlift_bg.wasm     the module
+#   pkg/privlift.d.ts        generated types of the raw bindings (js/privlift.d.ts is the public one)
+#
+# Then, when npm binaryen is installed (devDependency: `npm ci`), runs ITS wasm-opt -Oz and
+# keeps the result only if it is smaller and still instantiates. Never /usr/bin/wasm-opt:
+# Debian's binaryen 108 produces modules that fail at instantiation.
+#
+# Env: PRIVLIFT_WASM_OPT=0 skips wasm-opt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+log() { printf '[build-wasm] %s\n' "$*" >&2; }
+size_of() { wc -c <"$1" | tr -d ' '; }
+gz_size_of() { gzip -9 -c "$1" | wc -c | tr -d ' '; }
+
+# wasm-opt = false in Cargo.toml metadata, so wasm-pack downloads and runs nothing extra.
+wasm-pack build --mode no-install --release --target web --out-dir pkg --out-name privlift
+
+# wasm-pack writes these for a stand-alone pkg/ package; the npm package is the repo root.
+# pkg/package.json would make pkg/ its own package scope, pkg/.gitignore ("*") hides it.
+rm -f pkg/.gitignore pkg/package.json pkg/README.md pkg/LICENSE*
+
+wasm=pkg/privlift_bg.wasm
+raw=$(size_of "$wasm")
+gz=$(gz_size_of "$wasm")
+log "wasm-bindgen output: $wasm raw $raw B, gzip -9 $gz B"
+
+opt=node_modules/.bin/wasm-opt
+if [ "${PRIVLIFT_WASM_OPT:-1}" = 0 ]; then
+  log "wasm-opt: skipped (PRIVLIFT_WASM_OPT=0)"
+elif [ ! -x "$opt" ]; then
+  log "wasm-opt: skipped ($opt not installed; run npm ci)"
+else
+  # The features rustc 1.95 enables by default on wasm32-unknown-unknown (LLVM's generic CPU):
+  # wasm-opt must accept them or it refuses the module / lowers nothing it should.
+  feats=(--enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int
+         --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue)
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  "$opt" -Oz "${feats[@]}" "$wasm" -o "$tmp/opt.wasm"
+  oraw=$(size_of "$tmp/opt.wasm")
+  ogz=$(gz_size_of "$tmp/opt.wasm")
+  log "wasm-opt -Oz ($("$opt" --version)): raw $oraw B, gzip -9 $ogz B"
+  if [ "$oraw" -lt "$raw" ]; then
+    cp "$wasm" "$tmp/orig.wasm"
+    cp "$tmp/opt.wasm" "$wasm"
+    # Instantiate the optimised module through the glue and run one full verify→perturb→receipt.
+    if node scripts/smoke-wasm.mjs >"$tmp/smoke.log" 2>&1; then
+      log "wasm-opt: kept the optimised module (smoke test passed)"
+    else
+      cat "$tmp/smoke.log" >&2
+      cp "$tmp/orig.wasm" "$wasm"
+      log "wasm-opt: optimised module FAILED the smoke test; kept the unoptimised one"
+    fi
+  else
+    log "wasm-opt: no gain; kept the unoptimised module"
+  fi
+fi
+
+printf 'pkg/privlift_bg.wasm: %s bytes raw, %s bytes gzip -9\n' "$(size_of "$wasm")" "$(gz_size_of "$wasm")"

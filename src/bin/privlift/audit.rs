@@ -1,0 +1,294 @@
+//! `privlift audit`: the leakage of a mechanism document, or of a bare channel with a
+//! prior or a joint, printed as one JSON object.
+
+use privlift::leakage::{Alip, DEFAULT_ALPHA_ORDER};
+use privlift::spec::{check_distribution, Alphabet, LabelJson, Matrix, MAX_SYMBOLS};
+use privlift::verify::{evaluate, Check};
+use privlift::{Document, Error, Leakage, Policy};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::args;
+use crate::CliError;
+
+/// An `f64` that serialises a non-finite value as a string (`"inf"`, `"-inf"`, `"nan"`)
+/// instead of JSON `null`, so an unbounded leakage is never mistaken for a missing one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Num(pub f64);
+
+impl Serialize for Num {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = self.0;
+        if v.is_finite() {
+            s.serialize_f64(v)
+        } else if v.is_nan() {
+            s.serialize_str("nan")
+        } else if v > 0.0 {
+            s.serialize_str("inf")
+        } else {
+            s.serialize_str("-inf")
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct AlipOut {
+    eps_l: Num,
+    eps_u: Num,
+}
+
+#[derive(Debug, Serialize)]
+struct CheckOut {
+    notion: String,
+    bound: Num,
+    actual: Num,
+    holds: bool,
+}
+
+/// What `privlift audit` prints. Field names and order are the CLI's contract.
+#[derive(Debug, Serialize)]
+struct Report {
+    lip: Num,
+    alip: AlipOut,
+    ldp: Num,
+    ldp_x: Num,
+    mi_sy: Num,
+    mi_xy: Num,
+    maximal_leakage: Num,
+    min_lift: Num,
+    max_lift: Num,
+    l1_lift: Num,
+    chi2_lift: Num,
+    alpha_lift: Num,
+    l1_lift_inverse: Num,
+    chi2_lift_inverse: Num,
+    alpha_lift_inverse: Num,
+    alpha_order: Num,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claims_hold: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claims: Option<Vec<CheckOut>>,
+}
+
+impl Report {
+    /// Exhaustive destructuring: a new `Leakage` field fails to compile here instead of
+    /// silently missing from the output.
+    fn new(leakage: &Leakage, claims: Option<&[Check]>) -> Self {
+        let Leakage {
+            lip,
+            alip: Alip { eps_l, eps_u },
+            ldp,
+            ldp_x,
+            mi_sy,
+            mi_xy,
+            maximal_leakage,
+            min_lift,
+            max_lift,
+            l1_lift,
+            chi2_lift,
+            alpha_lift,
+            l1_lift_inverse,
+            chi2_lift_inverse,
+            alpha_lift_inverse,
+            alpha_order,
+        } = *leakage;
+        let checks = claims.map(|cs| {
+            cs.iter()
+                .map(|c| {
+                    let Check { notion, bound, actual, holds } = c;
+                    CheckOut { notion: notion.clone(), bound: Num(*bound), actual: Num(*actual), holds: *holds }
+                })
+                .collect::<Vec<_>>()
+        });
+        Report {
+            lip: Num(lip),
+            alip: AlipOut { eps_l: Num(eps_l), eps_u: Num(eps_u) },
+            ldp: Num(ldp),
+            ldp_x: Num(ldp_x),
+            mi_sy: Num(mi_sy),
+            mi_xy: Num(mi_xy),
+            maximal_leakage: Num(maximal_leakage),
+            min_lift: Num(min_lift),
+            max_lift: Num(max_lift),
+            l1_lift: Num(l1_lift),
+            chi2_lift: Num(chi2_lift),
+            alpha_lift: Num(alpha_lift),
+            l1_lift_inverse: Num(l1_lift_inverse),
+            chi2_lift_inverse: Num(chi2_lift_inverse),
+            alpha_lift_inverse: Num(alpha_lift_inverse),
+            alpha_order: Num(alpha_order),
+            claims_hold: checks.as_ref().map(|cs| cs.iter().all(|c| c.holds)),
+            claims: checks,
+        }
+    }
+}
+
+/// `M.json`: the channel P(Y|X), rows x, columns y.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MatrixFile {
+    p_y_given_x: Vec<Vec<f64>>,
+}
+
+/// `P.json`: the prior of X (the secret is X itself).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriorFile {
+    #[serde(default)]
+    labels: Option<Vec<LabelJson>>,
+    p: Vec<f64>,
+}
+
+/// `J.json`: the joint of S and X, rows s, columns x.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JointFile {
+    #[serde(default)]
+    secret_labels: Option<Vec<LabelJson>>,
+    #[serde(default)]
+    labels: Option<Vec<LabelJson>>,
+    p_sx: Vec<Vec<f64>>,
+}
+
+pub fn run(argv: &[String]) -> Result<(), CliError> {
+    let a = args::parse("audit", argv, &["alpha-order", "matrix", "joint", "prior"], &[])?;
+    if a.help {
+        return crate::print_stdout(crate::HELP);
+    }
+    let alpha = match a.value("alpha-order") {
+        None => DEFAULT_ALPHA_ORDER,
+        Some(s) => s.trim().parse::<f64>().map_err(|_| {
+            CliError::usage(format!("`--alpha-order` must be a number, got {s:?}"))
+        })?,
+    };
+    let report = match (a.positionals.as_slice(), a.value("matrix")) {
+        ([spec], None) => {
+            if a.value("joint").is_some() || a.value("prior").is_some() {
+                return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
+            }
+            audit_document(spec, alpha)?
+        }
+        ([], Some(m)) => match (a.value("prior"), a.value("joint")) {
+            (Some(p), None) => audit_matrix(m, Source::Prior(p), alpha)?,
+            (None, Some(j)) => audit_matrix(m, Source::Joint(j), alpha)?,
+            (Some(_), Some(_)) => return Err(CliError::usage("give either `--prior` or `--joint`, not both")),
+            (None, None) => return Err(CliError::usage("`--matrix` needs `--prior P.json` or `--joint J.json`")),
+        },
+        ([], None) => return Err(CliError::usage("`privlift audit` needs SPEC.json or `--matrix M.json`")),
+        ([_], Some(_)) => return Err(CliError::usage("give either SPEC.json or `--matrix`, not both")),
+        ([_, extra, ..], _) => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
+    };
+    let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json { message: e.to_string() })?;
+    text.push('\n');
+    crate::print_stdout(&text)
+}
+
+/// Reads a file as UTF-8 text. A missing or unreadable file is `io`; bytes that are not
+/// UTF-8 are `json` (the file is not a JSON text).
+fn read(path: &str) -> Result<String, CliError> {
+    let bytes = std::fs::read(path).map_err(|e| CliError::io(format!("cannot read {path}"), e))?;
+    String::from_utf8(bytes).map_err(|e| CliError::in_file(path, Error::Json { message: format!("not UTF-8: {e}") }))
+}
+
+fn parse_file<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, CliError> {
+    serde_json::from_str(&read(path)?).map_err(|e| CliError::in_file(path, Error::Json { message: e.to_string() }))
+}
+
+fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
+    let doc = Document::from_json(&read(path)?).map_err(|e| CliError::in_file(path, e))?;
+    let leakage = doc.audit(alpha)?;
+    let v = evaluate(leakage, doc.claims(), &Policy::default());
+    let claims = (!v.claims.is_empty()).then_some(v.claims.as_slice());
+    Ok(Report::new(&v.leakage, claims))
+}
+
+enum Source<'a> {
+    Prior(&'a str),
+    Joint(&'a str),
+}
+
+fn audit_matrix(m_path: &str, src: Source<'_>, alpha: f64) -> Result<Report, CliError> {
+    let channel = load_matrix(&parse_file(m_path)?).map_err(|e| CliError::in_file(m_path, e))?;
+    let nx = channel.rows();
+    let joint = match src {
+        Source::Prior(p) => load_prior(&parse_file(p)?, nx).map_err(|e| CliError::in_file(p, e))?,
+        Source::Joint(j) => load_joint(&parse_file(j)?, nx).map_err(|e| CliError::in_file(j, e))?,
+    };
+    Ok(Report::new(&privlift::audit(&joint, &channel, alpha)?, None))
+}
+
+/// Alphabet size checks in the order and with the codes a document gets.
+fn check_size(field: &str, n: usize) -> Result<(), Error> {
+    if n == 0 {
+        return Err(Error::EmptyAlphabet { field: field.into() });
+    }
+    if n > MAX_SYMBOLS {
+        return Err(Error::TooManySymbols { field: field.into(), found: n, max: MAX_SYMBOLS });
+    }
+    Ok(())
+}
+
+/// Optional labels: unique, at most [`MAX_SYMBOLS`], exactly `n` of them.
+fn check_labels(field: &str, labels: &Option<Vec<LabelJson>>, n: usize) -> Result<(), Error> {
+    if let Some(l) = labels {
+        let a = Alphabet::new(field, l.iter().cloned().map(LabelJson::into_string).collect())?;
+        if a.len() != n {
+            return Err(Error::DimensionMismatch { field: field.into(), expected: n, found: a.len() });
+        }
+    }
+    Ok(())
+}
+
+fn load_matrix(f: &MatrixFile) -> Result<Matrix, Error> {
+    check_size("p_y_given_x", f.p_y_given_x.len())?;
+    let ny = f.p_y_given_x[0].len();
+    check_size("p_y_given_x[0]", ny)?;
+    let m = Matrix::from_rows("p_y_given_x", &f.p_y_given_x, ny)?;
+    m.check_row_stochastic("p_y_given_x")?;
+    Ok(m)
+}
+
+/// The diagonal joint diag(p): S = X.
+fn load_prior(f: &PriorFile, nx: usize) -> Result<Matrix, Error> {
+    check_size("p", f.p.len())?;
+    check_labels("labels", &f.labels, f.p.len())?;
+    check_distribution("p", &f.p)?;
+    if f.p.len() != nx {
+        return Err(Error::DimensionMismatch { field: "p".into(), expected: nx, found: f.p.len() });
+    }
+    let mut d = vec![0.0; nx * nx];
+    for (i, &p) in f.p.iter().enumerate() {
+        d[i * nx + i] = p;
+    }
+    Ok(Matrix::from_flat(nx, nx, d))
+}
+
+fn load_joint(f: &JointFile, nx: usize) -> Result<Matrix, Error> {
+    check_size("p_sx", f.p_sx.len())?;
+    let m = Matrix::from_rows("p_sx", &f.p_sx, nx)?;
+    m.check_joint("p_sx")?;
+    check_labels("secret_labels", &f.secret_labels, m.rows())?;
+    check_labels("labels", &f.labels, nx)?;
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_numbers_are_strings() {
+        let v = serde_json::to_value([Num(1.5), Num(f64::INFINITY), Num(f64::NEG_INFINITY), Num(f64::NAN)]).unwrap();
+        assert_eq!(v, serde_json::json!([1.5, "inf", "-inf", "nan"]));
+    }
+
+    #[test]
+    fn report_keeps_contract_order_and_infinity() {
+        let m = Matrix::from_rows("m", &[vec![1.0, 0.0], vec![0.5, 0.5]], 2).unwrap();
+        let joint = Matrix::from_flat(2, 2, vec![0.5, 0.0, 0.0, 0.5]);
+        let l = privlift::audit(&joint, &m, 2.0).unwrap();
+        let text = serde_json::to_string(&Report::new(&l, None)).unwrap();
+        assert!(text.starts_with("{\"lip\":"), "{text}");
+        assert!(text.contains("\"ldp_x\":\"inf\""), "{text}");
+        assert!(!text.contains("claims"), "{text}");
+    }
+}

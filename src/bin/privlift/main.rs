@@ -1,0 +1,149 @@
+//! `privlift`: the curator's command-line tool.
+//!
+//! * `privlift audit` prints the leakage audit of a mechanism as one JSON object;
+//! * `privlift serve` serves a directory over HTTP/1.1 on loopback (browser demo, tests).
+//!
+//! Every error is printed to stderr as `privlift: error[CODE]: MESSAGE`, where CODE is
+//! [`privlift::Error::code`]. Exit codes: 0 success, 1 invalid input or I/O failure,
+//! 2 usage error (unknown command or option, missing or malformed argument).
+#![forbid(unsafe_code)]
+
+mod args;
+mod audit;
+mod serve;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+pub const HELP: &str = "\
+privlift — curator tool for privlift mechanism documents
+
+Usage:
+  privlift audit SPEC.json [--alpha-order A]
+  privlift audit --matrix M.json (--prior P.json | --joint J.json) [--alpha-order A]
+  privlift serve [--dir DIR] [--port PORT] [--host HOST] [--public]
+  privlift help | --help | -h
+  privlift --version | -V
+
+Commands:
+  audit   Print the leakage audit of a mechanism as one JSON object (nats;
+          unbounded values are printed as the string \"inf\"). For a document,
+          also `claims_hold` and the list of checked `claims` (if it claims any);
+          a false claim is reported, not refused: the exit code stays 0.
+  serve   Serve DIR (default `www`) over HTTP/1.1 on HOST:PORT (default
+          127.0.0.1:8080; `--port 0` picks a free port). A non-loopback HOST
+          needs `--public`. Prints one line
+          `privlift: serving DIR at http://HOST:PORT/` when ready.
+
+Files:
+  SPEC.json  a mechanism document (format \"privlift-mechanism\", version 1)
+  M.json     {\"p_y_given_x\": [[...], ...]}            rows x, columns y
+  P.json     {\"labels\": [...], \"p\": [...]}            prior of X; S = X
+  J.json     {\"secret_labels\": [...], \"labels\": [...], \"p_sx\": [[...], ...]}
+             joint of S (rows) and X (columns); labels are optional
+
+Exit codes: 0 success, 1 invalid input or I/O failure, 2 usage error.
+Errors are printed to stderr as `privlift: error[CODE]: MESSAGE`.
+";
+
+/// A failure of one invocation.
+#[derive(Debug)]
+pub enum CliError {
+    /// The command line is wrong (exit code 2, code `invalid_argument`).
+    Usage(String),
+    /// The library or the file system refused (exit code 1). `context` names the file.
+    Lib { context: Option<String>, error: privlift::Error },
+}
+
+impl CliError {
+    pub fn usage(msg: impl Into<String>) -> Self {
+        CliError::Usage(msg.into())
+    }
+
+    /// A library error about the content of `path`.
+    pub fn in_file(path: &str, error: privlift::Error) -> Self {
+        CliError::Lib { context: Some(path.to_string()), error }
+    }
+
+    /// An I/O failure (code `io`); `what` names the path or address.
+    pub fn io(what: impl std::fmt::Display, e: std::io::Error) -> Self {
+        CliError::Lib { context: None, error: privlift::Error::Io { message: format!("{what}: {e}") } }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            CliError::Usage(_) => "invalid_argument",
+            CliError::Lib { error, .. } => error.code(),
+        }
+    }
+
+    fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) => 2,
+            CliError::Lib { .. } => 1,
+        }
+    }
+
+    fn report(&self) {
+        let code = self.code();
+        let msg = match self {
+            CliError::Usage(m) => format!("{m}\nRun `privlift --help` for usage."),
+            CliError::Lib { context: Some(c), error } => format!("{c}: {error}"),
+            CliError::Lib { context: None, error } => error.to_string(),
+        };
+        // Nothing sensible is left to do if stderr itself is gone.
+        let _ = writeln!(std::io::stderr().lock(), "privlift: error[{code}]: {msg}");
+    }
+}
+
+impl From<privlift::Error> for CliError {
+    fn from(error: privlift::Error) -> Self {
+        CliError::Lib { context: None, error }
+    }
+}
+
+/// Writes `text` to stdout and flushes (no panic on a closed pipe, unlike `println!`).
+pub fn print_stdout(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::io("cannot write to stdout", e))
+}
+
+fn run(argv: &[String]) -> Result<(), CliError> {
+    let Some(first) = argv.first() else {
+        return Err(CliError::usage("no command given"));
+    };
+    let rest = &argv[1..];
+    match first.as_str() {
+        "audit" => audit::run(rest),
+        "serve" => serve::run(rest),
+        "help" | "--help" | "-h" => print_stdout(HELP),
+        "--version" | "-V" | "version" => {
+            print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION")))
+        }
+        other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
+        other => Err(CliError::usage(format!("unknown command `{other}` (expected `audit`, `serve` or `help`)"))),
+    }
+}
+
+fn main() -> ExitCode {
+    let mut argv = Vec::new();
+    for a in std::env::args_os().skip(1) {
+        match a.into_string() {
+            Ok(s) => argv.push(s),
+            Err(a) => {
+                let e = CliError::usage(format!("argument {a:?} is not valid UTF-8"));
+                e.report();
+                return ExitCode::from(e.exit_code());
+            }
+        }
+    }
+    match run(&argv) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            e.report();
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

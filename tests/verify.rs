@@ -1,0 +1,150 @@
+//! Verification: claims, policy, the prior-free LDP cap, receipts, and the guarantee
+//! that the sampler which runs is the one that was audited.
+
+mod common;
+
+use privlift::rng::DeterministicRngForTesting;
+use privlift::verify::within;
+use privlift::{Document, Policy};
+use serde_json::json;
+
+fn doc(v: serde_json::Value) -> Document {
+    Document::from_json(&v.to_string()).unwrap()
+}
+
+#[test]
+fn honest_krr_verifies_and_its_leakage_is_eps() {
+    for k in [2usize, 5, 21, 256] {
+        for eps in [0.1, 1.0, 3.0] {
+            let d = doc(common::krr_doc(k, eps));
+            let m = d.verify(&Policy::default()).unwrap();
+            let l = m.leakage();
+            assert!(within(l.ldp_x, eps) && l.ldp_x >= eps * (1.0 - 1e-12), "k={k} {}", l.ldp_x);
+            assert!(l.lip <= l.ldp_x);
+        }
+    }
+}
+
+#[test]
+fn lying_document_is_refused_with_claim_violated() {
+    let mut v = common::krr_doc(4, 1.0);
+    v["claims"] = json!({"ldp_x": 0.9});
+    let e = doc(v.clone()).verify(&Policy::default()).unwrap_err();
+    assert_eq!(e.code(), "claim_violated");
+    assert!(e.to_string().contains("ldp_x"));
+    // The non-throwing check reports the same.
+    let report = doc(v).check(&Policy::default()).unwrap();
+    assert!(!report.claims_hold);
+    // Lying about ALIP only on one side is caught too.
+    let mut v = common::krr_doc(4, 1.0);
+    v["claims"] = json!({"alip": {"eps_l": 5.0, "eps_u": 0.1}});
+    assert_eq!(doc(v).verify(&Policy::default()).unwrap_err().code(), "claim_violated");
+}
+
+#[test]
+fn a_document_without_claims_is_not_usable() {
+    let mut v = common::krr_doc(3, 1.0);
+    v["claims"] = json!({});
+    assert_eq!(doc(v).verify(&Policy::default()).unwrap_err().code(), "no_claims");
+}
+
+#[test]
+fn policy_limits_are_enforced() {
+    let d = doc(common::krr_doc(3, 2.0));
+    let strict = Policy { max_ldp_x: Some(1.0), ..Policy::default() };
+    let e = d.verify(&strict).unwrap_err();
+    assert_eq!(e.code(), "policy_violated");
+    assert!(e.to_string().contains("ldp_x"), "{e}");
+    let lenient = Policy { max_ldp_x: Some(2.0), max_lip: Some(2.0), ..Policy::default() };
+    assert!(d.verify(&lenient).is_ok());
+    let bad = Policy { max_lip: Some(-1.0), ..Policy::default() };
+    assert_eq!(d.verify(&bad).unwrap_err().code(), "invalid_argument");
+    let bad = Policy { max_lip: Some(f64::NAN), ..Policy::default() };
+    assert_eq!(d.verify(&bad).unwrap_err().code(), "invalid_argument");
+}
+
+/// A curator can make the LIP claim true by lying about the prior (here: claiming the
+/// rare value is common). LIP under the declared prior then looks fine, but the
+/// prior-free LDP cap still refuses the mechanism.
+#[test]
+fn prior_free_ldp_cap_defeats_a_lie_about_the_prior() {
+    // Channel that exposes x = 2 almost surely (it maps to output 2 w.p. 0.9; the others
+    // rarely do), a real LDP of ln(0.9/0.01) ≈ 4.5.
+    let w = vec![vec![0.98, 0.01, 0.01], vec![0.01, 0.98, 0.01], vec![0.05, 0.05, 0.9]];
+    let mk = |prior: Vec<f64>, lip: f64| {
+        json!({"format": "privlift-mechanism", "version": 1, "id": "sneaky",
+               "labels": ["a","b","c"], "prior": prior,
+               "mechanism": {"kind": "matrix", "p_y_given_x": w},
+               "claims": {"lip": lip}})
+    };
+    // Under the (false) prior the LIP audit is what it is; make the claim exactly that.
+    let lying_prior = vec![0.05, 0.05, 0.9];
+    let audited = doc(mk(lying_prior.clone(), 100.0)).audit(2.0).unwrap().lip;
+    let d = doc(mk(lying_prior, audited));
+    assert!(d.verify(&Policy { max_lip: Some(audited), ..Policy::default() }).is_ok());
+    let cap = Policy { max_lip: Some(audited), max_ldp_x: Some(2.0), ..Policy::default() };
+    let e = d.verify(&cap).unwrap_err();
+    assert_eq!(e.code(), "policy_violated");
+    assert!(e.to_string().contains("ldp_x"));
+}
+
+#[test]
+fn receipt_lifts_are_posterior_over_prior_and_within_bounds() {
+    let v = json!({"format": "privlift-mechanism", "version": 1, "id": "grades-by-pass",
+        "labels": ["A","B","C","D"], "prior": [0.1, 0.4, 0.3, 0.2],
+        "secret": {"labels": ["pass","fail"], "p_sx": [[0.1, 0.4, 0.2, 0.0], [0.0, 0.0, 0.1, 0.2]]},
+        "mechanism": {"kind": "matrix", "p_y_given_x": common::krr_matrix(4, 1.2)},
+        "claims": {"ldp_x": 1.2, "alip": {"eps_l": 1.0, "eps_u": 0.8}}});
+    let d = doc(v);
+    let m = d.verify(&Policy::default()).unwrap();
+    let w = m.effective_channel();
+    for y in 0..4 {
+        let r = m.receipt(y).unwrap();
+        assert_eq!(r.output_index, y);
+        assert_eq!(r.entries.len(), 2);
+        assert!((r.max_lift_bound - 0.8f64.exp()).abs() < 1e-15);
+        assert!((r.min_lift_bound - (-1.0f64).exp()).abs() < 1e-15);
+        let py: f64 = (0..4).map(|x| d.prior()[x] * w.get(x, y)).sum();
+        for e in &r.entries {
+            let pxs = d.p_sx().row(e.secret_index);
+            let psy: f64 = (0..4).map(|x| pxs[x] * w.get(x, y)).sum();
+            assert!((e.posterior - psy / py).abs() < 1e-14);
+            assert!((e.lift - e.posterior / e.prior).abs() < 1e-12);
+            assert!(e.lift <= r.max_lift_bound && e.lift >= r.min_lift_bound, "{r:?}");
+        }
+        let total: f64 = r.entries.iter().map(|e| e.posterior).sum();
+        assert!((total - 1.0).abs() < 1e-12);
+    }
+    let mut rng = DeterministicRngForTesting::seed_from_u64(3);
+    let y = m.perturb_label("C", &mut rng).unwrap();
+    let by_label = m.receipt_label(&y.to_string()).unwrap();
+    assert_eq!(by_label, m.receipt(y).unwrap());
+}
+
+#[test]
+fn the_audited_sampler_is_within_the_stated_deviation_of_the_document() {
+    let d = doc(common::krr_doc(256, 1.0));
+    let m = d.verify(&Policy::default()).unwrap();
+    let privlift::spec::MechanismKind::Matrix(declared) = d.mechanism() else { unreachable!() };
+    let eff = m.effective_channel();
+    let k = 256.0;
+    for (p, q) in declared.as_slice().iter().zip(eff.as_slice()) {
+        // |W/2^64 − p| ≤ 2^-52 p + 2^-64 + (k+1)·2^-52 (largest entry) + row-sum error.
+        assert!((p - q).abs() <= (k + 2.0) * f64::EPSILON + 1e-15, "{p} vs {q}");
+    }
+    // The verified leakage (of the sampler) and the declared audit agree to 1e-12.
+    let a = d.audit(2.0).unwrap();
+    assert!((a.ldp_x - m.leakage().ldp_x).abs() < 1e-12);
+    assert!((a.lip - m.leakage().lip).abs() < 1e-12);
+}
+
+#[test]
+fn seeded_perturbation_is_reproducible_and_seed_dependent() {
+    let m = doc(common::krr_doc(21, 1.0)).verify(&Policy::default()).unwrap();
+    let xs: Vec<u32> = (0..1000).map(|i| i % 21).collect();
+    let a = m.perturb_many(&xs, &mut DeterministicRngForTesting::seed_from_u64(5)).unwrap();
+    let b = m.perturb_many(&xs, &mut DeterministicRngForTesting::seed_from_u64(5)).unwrap();
+    let c = m.perturb_many(&xs, &mut DeterministicRngForTesting::seed_from_u64(6)).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
