@@ -30,12 +30,62 @@ fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
     v.serialize(&ser).map_err(|e| js_error(Error::Json { message: alloc::format!("{e}") }))
 }
 
+/// JS key names of the policy limits: (snake_case, camelCase). Both spellings are read.
+const POLICY_KEYS: [(&str, &str); 5] = [
+    ("max_ldp_x", "maxLdpX"),
+    ("max_ldp", "maxLdp"),
+    ("max_lip", "maxLip"),
+    ("max_eps_l", "maxEpsL"),
+    ("max_eps_u", "maxEpsU"),
+];
+
+fn bad_policy(name: String, reason: String) -> JsValue {
+    js_error(Error::InvalidArgument { name, reason })
+}
+
+fn policy_limit(obj: &js_sys::Object, key: &str) -> Result<Option<f64>, JsValue> {
+    let v = js_sys::Reflect::get(obj, &JsValue::from_str(key))?;
+    if v.is_undefined() || v.is_null() {
+        return Ok(None);
+    }
+    v.as_f64().map(Some).ok_or_else(|| {
+        bad_policy(alloc::format!("policy.{key}"), "a limit must be a number of nats (or absent)".into())
+    })
+}
+
+/// Reads a policy object key by key. Not via serde-wasm-bindgen: it reads only the
+/// primary field names and silently ignores every other key, so a misspelt limit
+/// (`{maxLDP: 0.5}`) would be dropped and the mechanism accepted without it. Here an
+/// unknown key, a key given in both spellings, or a non-number limit is an
+/// `invalid_argument`; the range checks stay in [`Policy::validate`].
 fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
     if policy.is_undefined() || policy.is_null() {
         return Ok(Policy::default());
     }
-    serde_wasm_bindgen::from_value(policy)
-        .map_err(|e| js_error(Error::InvalidArgument { name: "policy".into(), reason: alloc::format!("{e}") }))
+    if !policy.is_object() || js_sys::Array::is_array(&policy) {
+        return Err(bad_policy("policy".into(), "must be an object such as {maxLdpX: 1.1} (limits in nats)".into()));
+    }
+    let obj: &js_sys::Object = policy.unchecked_ref();
+    for key in js_sys::Object::keys(obj).iter() {
+        let key = key.as_string().unwrap_or_default();
+        if !POLICY_KEYS.iter().any(|(s, c)| *s == key || *c == key) {
+            return Err(bad_policy(
+                alloc::format!("policy.{key}"),
+                "unknown limit; expected maxLdpX, maxLdp, maxLip, maxEpsL, maxEpsU (or their snake_case names)".into(),
+            ));
+        }
+    }
+    let mut limits = [None; 5];
+    for (slot, (snake, camel)) in limits.iter_mut().zip(POLICY_KEYS) {
+        *slot = match (policy_limit(obj, snake)?, policy_limit(obj, camel)?) {
+            (Some(_), Some(_)) => {
+                return Err(bad_policy(alloc::format!("policy.{camel}"), alloc::format!("given twice (also as {snake})")))
+            }
+            (v, None) | (None, v) => v,
+        };
+    }
+    let [max_ldp_x, max_ldp, max_lip, max_eps_l, max_eps_u] = limits;
+    Ok(Policy { max_ldp_x, max_ldp, max_lip, max_eps_l, max_eps_u })
 }
 
 /// A parsed and validated (but not yet verified) mechanism document.
@@ -55,6 +105,10 @@ impl WasmDocument {
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> String {
         self.doc.id().into()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn description(&self) -> Option<String> {
+        self.doc.description().map(String::from)
     }
     #[wasm_bindgen(getter)]
     pub fn labels(&self) -> Vec<String> {

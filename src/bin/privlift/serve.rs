@@ -22,6 +22,9 @@ const MAX_HEAD: usize = 16 * 1024;
 const MAX_CONNECTIONS: usize = 128;
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long, and how much, unread input is drained after a response.
+const LINGER: Duration = Duration::from_secs(2);
+const MAX_LINGER_BYTES: u64 = 256 * 1024;
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse("serve", argv, &["dir", "port", "host"], &["public"])?;
@@ -101,7 +104,12 @@ fn handle(mut stream: TcpStream, root: &Path) {
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let _ = respond(&mut stream, root);
     let _ = stream.flush();
-    let _ = stream.shutdown(std::net::Shutdown::Both);
+    // Lingering close: send FIN, then drain what the client still sends (a body, an
+    // oversized head) for a moment, so closing does not reset the connection before
+    // the client has read the response.
+    let _ = stream.shutdown(std::net::Shutdown::Write);
+    let _ = stream.set_read_timeout(Some(LINGER));
+    let _ = io::copy(&mut (&stream).take(MAX_LINGER_BYTES), &mut io::sink());
 }
 
 fn respond(stream: &mut TcpStream, root: &Path) -> io::Result<()> {

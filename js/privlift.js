@@ -1,0 +1,377 @@
+// privlift: client-side local information privacy (ES module, browsers and Node ≥ 20).
+//
+// A thin wrapper over the wasm-bindgen glue in ../pkg/privlift.js. All parsing,
+// verification, sampling and receipts happen in the Rust core compiled to wasm; this file
+// loads the module, checks argument types, maps labels to indices, and turns every error
+// into a PrivliftError with a stable `code`.
+//
+// Randomness: Mechanism.perturb* draw from crypto.getRandomValues inside the wasm module.
+// Nothing here uses Math.random.
+
+import initWasm, * as raw from '../pkg/privlift.js';
+
+/** Codes the Rust core throws (src/error.rs Error::CODES). tests/js checks this list. */
+const CORE_CODES = [
+  'json', 'unsupported_format', 'unsupported_version', 'unsupported_mechanism',
+  'non_finite', 'negative_probability', 'not_normalized', 'dimension_mismatch',
+  'duplicate_label', 'too_many_symbols', 'empty_alphabet', 'prior_mismatch',
+  'unknown_value', 'unknown_output', 'claim_violated', 'policy_violated', 'no_claims',
+  'invalid_argument', 'rng', 'io',
+];
+/** Codes only this JS layer throws. */
+const JS_CODES = [
+  'http', // fetchMechanism: the server answered with a non-2xx status
+  'network', // fetchMechanism: fetch() itself failed (DNS, CORS, offline, aborted)
+  'init', // the wasm module could not be loaded or instantiated
+];
+
+/** Every `code` a PrivliftError can carry. */
+export const errorCodes = Object.freeze([...CORE_CODES, ...JS_CODES]);
+
+/** The one error class privlift throws. Branch on `code`, never on `message`. */
+export class PrivliftError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {{cause?: unknown, status?: number}} [options]
+   */
+  constructor(code, message, options = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'PrivliftError';
+    this.code = code;
+    if (options.status !== undefined) this.status = options.status;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Loading the module
+
+let ready = null;
+let loaded = false;
+
+const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
+
+async function defaultModuleSource() {
+  const url = new URL('../pkg/privlift_bg.wasm', import.meta.url);
+  if (url.protocol === 'file:' && isNode) {
+    // fetch() does not read file: URLs in Node. The specifier is hidden from bundlers,
+    // which would otherwise try to pull a Node built-in into a browser bundle.
+    const fsName = 'node:fs/promises';
+    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsName);
+    return readFile(url);
+  }
+  return url;
+}
+
+/**
+ * Loads and instantiates the wasm module once. Idempotent: later calls return the same
+ * promise (and ignore `input`). Every other function calls it for you; call it yourself
+ * to load early or to pass the module from elsewhere.
+ *
+ * @param {RequestInfo | URL | Response | BufferSource | WebAssembly.Module} [input]
+ *   where the .wasm comes from; by default pkg/privlift_bg.wasm next to this package.
+ */
+export function init(input) {
+  if (ready === null) {
+    ready = (async () => {
+      const source = input === undefined ? await defaultModuleSource() : input;
+      await initWasm({ module_or_path: source });
+      loaded = true;
+    })().catch((e) => {
+      ready = null; // allow a retry, e.g. after going back online
+      throw new PrivliftError('init', `could not load the privlift wasm module: ${e && e.message ? e.message : e}`, { cause: e });
+    });
+  }
+  return ready;
+}
+
+// ---------------------------------------------------------------------------------------
+// Errors and argument checks
+
+/** Turns an error thrown by the wasm module into a PrivliftError; others pass through. */
+function convert(e) {
+  if (e instanceof PrivliftError) return e;
+  if (e !== null && typeof e === 'object' && e.name === 'PrivliftError' && typeof e.code === 'string') {
+    return new PrivliftError(e.code, e.message, { cause: e });
+  }
+  return e;
+}
+
+function guard(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    throw convert(e);
+  }
+}
+
+function describe(v) {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'number' || typeof v === 'boolean' || v == null) return String(v);
+  if (Array.isArray(v)) return 'an array';
+  return Object.prototype.toString.call(v);
+}
+
+function invalid(name, reason) {
+  return new PrivliftError('invalid_argument', `invalid \`${name}\`: ${reason}`);
+}
+
+/** A non-negative integer index, or throws `invalid_argument` naming the argument. */
+function checkIndex(v, name) {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
+    throw invalid(name, `expected a label string or a non-negative integer index, got ${describe(v)}`);
+  }
+  return v;
+}
+
+function checkPolicy(policy, name = 'policy') {
+  if (policy === undefined || policy === null) return undefined;
+  if (typeof policy !== 'object' || Array.isArray(policy)) {
+    throw invalid(name, `expected an object such as {maxLdpX: 1.1} (nats), got ${describe(policy)}`);
+  }
+  // Key names, duplicates and ranges are checked by the core; the types here.
+  for (const [k, v] of Object.entries(policy)) {
+    if (v !== undefined && v !== null && typeof v !== 'number') {
+      throw invalid(`${name}.${k}`, `a limit must be a number of nats, got ${describe(v)}`);
+    }
+  }
+  return policy;
+}
+
+function toSeed(seed) {
+  if (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0) return BigInt(seed);
+  if (typeof seed === 'bigint' && seed >= 0n && seed < 2n ** 64n) return seed;
+  throw invalid('seed', `expected an integer in [0, 2^64) (a BigInt or a safe integer), got ${describe(seed)}`);
+}
+
+const decoder = typeof TextDecoder === 'undefined' ? null : new TextDecoder('utf-8', { fatal: true });
+
+function documentText(input) {
+  if (typeof input === 'string') return input;
+  if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
+    const bytes = input instanceof ArrayBuffer ? new Uint8Array(input)
+      : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    try {
+      return decoder.decode(bytes);
+    } catch (e) {
+      throw new PrivliftError('json', 'the document is not valid UTF-8', { cause: e });
+    }
+  }
+  if (input !== null && typeof input === 'object') {
+    let text;
+    try {
+      text = JSON.stringify(input);
+    } catch (e) {
+      throw invalid('document', `cannot be serialised to JSON: ${e.message}`);
+    }
+    return text;
+  }
+  throw invalid('document', `expected a JSON string, bytes or a plain object, got ${describe(input)}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Public API
+
+/**
+ * Parses and validates a mechanism document (JSON text, UTF-8 bytes or an object).
+ * Loads the wasm module first if needed.
+ * @returns {Promise<Document>}
+ */
+export async function parseMechanism(document) {
+  const text = documentText(document);
+  await init();
+  return new Document(guard(() => raw.Document.parse(text)));
+}
+
+/**
+ * Downloads a mechanism document, parses it and verifies it against `policy`.
+ * Throws PrivliftError: `network` (fetch failed), `http` (non-2xx status; `status` set),
+ * any parse code, `no_claims`, `claim_violated`, `policy_violated`.
+ * @returns {Promise<Mechanism>}
+ */
+export async function fetchMechanism(url, policy, fetchOptions) {
+  checkPolicy(policy);
+  if (typeof url !== 'string' && !(url instanceof URL) && !(typeof Request !== 'undefined' && url instanceof Request)) {
+    throw invalid('url', `expected a string, URL or Request, got ${describe(url)}`);
+  }
+  const loading = init();
+  let res;
+  try {
+    res = await fetch(url, fetchOptions);
+  } catch (e) {
+    throw new PrivliftError('network', `could not fetch ${String(url)}: ${e && e.message ? e.message : e}`, { cause: e });
+  }
+  if (!res.ok) {
+    throw new PrivliftError('http', `fetching ${res.url || String(url)} gave HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`, { status: res.status });
+  }
+  let bytes;
+  try {
+    bytes = new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    throw new PrivliftError('network', `could not read the body of ${String(url)}: ${e && e.message ? e.message : e}`, { cause: e });
+  }
+  await loading;
+  const doc = await parseMechanism(bytes);
+  try {
+    return doc.verify(policy);
+  } finally {
+    doc.free();
+  }
+}
+
+/** A parsed, validated, NOT yet verified document. Get one from parseMechanism. */
+export class Document {
+  #d;
+
+  /** @internal */
+  constructor(handle) {
+    if (!(handle instanceof raw.Document)) throw invalid('handle', 'use parseMechanism() to make a Document');
+    this.#d = handle;
+  }
+
+  get id() { return this.#d.id; }
+  get description() { return this.#d.description; }
+  get labels() { return this.#d.labels; }
+  get outputLabels() { return this.#d.outputLabels; }
+  get secretLabels() { return this.#d.secretLabels; }
+  get prior() { return this.#d.prior; }
+  get claims() { return guard(() => this.#d.claims); }
+
+  /** The audit of the channel as declared (every leakage measure). */
+  audit(alphaOrder) {
+    if (alphaOrder !== undefined && typeof alphaOrder !== 'number') {
+      throw invalid('alphaOrder', `expected a number, got ${describe(alphaOrder)}`);
+    }
+    return guard(() => this.#d.audit(alphaOrder));
+  }
+
+  /** Every claim and policy check, without throwing on a failed check. */
+  check(policy) {
+    checkPolicy(policy);
+    return guard(() => this.#d.check(policy));
+  }
+
+  /** Verifies claims and policy on the exact sampler; returns a Mechanism or throws. */
+  verify(policy) {
+    checkPolicy(policy);
+    return new Mechanism(guard(() => this.#d.verify(policy)));
+  }
+
+  /** Releases the wasm memory now (otherwise the garbage collector does it). */
+  free() {
+    this.#d.free();
+  }
+}
+
+/** A verified mechanism, perturbing with crypto.getRandomValues. Get one from Document.verify. */
+export class Mechanism {
+  #m;
+  #labels;
+  #outputLabels;
+  #secretLabels;
+  #index;
+
+  /** @internal */
+  constructor(handle) {
+    if (!(handle instanceof raw.Mechanism)) throw invalid('handle', 'use Document.verify() to make a Mechanism');
+    this.#m = handle;
+    this.#labels = Object.freeze(handle.labels);
+    this.#outputLabels = Object.freeze(handle.outputLabels);
+    this.#secretLabels = Object.freeze(handle.secretLabels);
+    this.#index = new Map(this.#labels.map((l, i) => [l, i]));
+  }
+
+  get id() { return this.#m.id; }
+  /** Input alphabet X. */
+  get labels() { return this.#labels; }
+  /** Output alphabet Y. */
+  get outputLabels() { return this.#outputLabels; }
+  /** Secret alphabet S (equal to `labels` when the document declares no secret). */
+  get secretLabels() { return this.#secretLabels; }
+
+  /** Input index of a label or index; throws `unknown_value` / `invalid_argument`. */
+  inputIndex(x, name = 'x') {
+    if (typeof x === 'string') {
+      const i = this.#index.get(x);
+      // Not a label: the core also accepts a decimal index string ("2").
+      return i !== undefined ? i : guard(() => this.#m.inputIndex(x));
+    }
+    checkIndex(x, name);
+    if (x >= this.#labels.length) {
+      throw new PrivliftError('unknown_value', `\`${name}\` = ${x}: index ${x} is not in the mechanism's input alphabet (it has ${this.#labels.length} values)`);
+    }
+    return x;
+  }
+
+  /** Perturbs one value (label or input index); returns the output index. */
+  perturb(x) {
+    const i = this.inputIndex(x, 'x');
+    return guard(() => this.#m.perturb(i));
+  }
+
+  /** Perturbs one value; returns the output label. */
+  perturbLabel(x) {
+    return this.#outputLabels[this.perturb(x)];
+  }
+
+  #indices(xs, name) {
+    if (xs instanceof Uint32Array) return xs; // range checked by the core (unknown_value)
+    if (typeof xs === 'string' || xs === null || typeof xs !== 'object' || typeof xs[Symbol.iterator] !== 'function') {
+      throw invalid(name, `expected an array or Uint32Array of labels or indices, got ${describe(xs)}`);
+    }
+    const arr = Array.isArray(xs) || ArrayBuffer.isView(xs) ? xs : Array.from(xs);
+    const out = new Uint32Array(arr.length);
+    for (let k = 0; k < arr.length; k++) {
+      const v = arr[k];
+      if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < this.#labels.length) {
+        out[k] = v;
+      } else {
+        out[k] = this.inputIndex(v, `${name}[${k}]`);
+      }
+    }
+    return out;
+  }
+
+  /** Perturbs many values (labels or indices); returns a Uint32Array of output indices. */
+  perturbMany(xs) {
+    const idx = this.#indices(xs, 'xs');
+    return guard(() => this.#m.perturbMany(idx));
+  }
+
+  /**
+   * DETERMINISTIC perturbation from `seed` (ChaCha12): for tests and simulations only.
+   * Anyone who knows the seed knows the noise; never use it on a real user's value.
+   */
+  perturbManySeededForTesting(xs, seed) {
+    const idx = this.#indices(xs, 'xs');
+    const s = toSeed(seed);
+    return guard(() => this.#m.perturbManySeededForTesting(idx, s));
+  }
+
+  /** The privacy receipt for a released output (index or output label). */
+  receipt(y) {
+    if (typeof y === 'string') return guard(() => this.#m.receiptForLabel(y));
+    checkIndex(y, 'y');
+    if (y >= this.#outputLabels.length) {
+      throw new PrivliftError('unknown_output', `\`y\` = ${y}: index ${y} is not in the mechanism's output alphabet (it has ${this.#outputLabels.length} values)`);
+    }
+    return guard(() => this.#m.receipt(y));
+  }
+
+  /** The audited leakage of the sampler that runs. */
+  leakage() { return guard(() => this.#m.leakage()); }
+
+  /** The full verification report (claims and policy checks). */
+  verification() { return guard(() => this.#m.verification()); }
+
+  /** Releases the wasm memory now (otherwise the garbage collector does it). */
+  free() {
+    this.#m.free();
+  }
+}
+
+/** Whether the wasm module is loaded (init() has completed). */
+export function isInitialized() {
+  return loaded;
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build the wasm package and the curator CLI,
+# and serve the demo page on loopback. Prints the URL. Ctrl-C stops it.
+#   PORT=8080 (default) — port to serve on
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+# The demo needs no Firefox (that is only for the browser test matrix).
+PRIVLIFT_NO_FIREFOX=1 bash scripts/setup.sh
+bash scripts/build-wasm.sh
+cargo build --release --features cli --bin privlift
+bash scripts/stage-site.sh >/dev/null
+exec target/release/privlift serve --dir target/site --port "${PORT:-8080}"

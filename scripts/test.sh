@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Runs every test: installs what is missing, then lint, the no_std build, native tests
+# (unit, integration, CLI, doc), wasm tests in Node, headless Chromium and Firefox, the
+# npm package's Node tests, the .wasm size budget, and the end-to-end demo test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+step() { printf '\n=== %s ===\n' "$*"; }
+
+step "setup"
+bash scripts/setup.sh
+
+step "format and lint"
+cargo fmt --all -- --check
+cargo clippy --all-targets --features cli -- -D warnings
+
+step "no_std core for wasm32"
+cargo build --lib --no-default-features --target wasm32-unknown-unknown
+
+step "native tests"
+cargo test --features cli
+
+step "wasm: Node, Chromium, Firefox; npm package"
+bash scripts/test-wasm.sh
+
+step "size budget"
+raw=$(stat -c %s pkg/privlift_bg.wasm)
+gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
+echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 153600)"
+[ "$gz" -le 153600 ] || { echo "size budget exceeded" >&2; exit 1; }
+
+step "end-to-end demo in headless Chromium"
+cargo build --release --features cli --bin privlift
+bash scripts/stage-site.sh >/dev/null
+node --test tests/e2e/

@@ -1,0 +1,117 @@
+// End-to-end: the demo page served by the curator CLI, driven in headless Chromium.
+// Screenshots of each state go to test-output/e2e/.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const root = new URL('../../', import.meta.url).pathname;
+const shots = join(root, 'test-output', 'e2e');
+mkdirSync(shots, { recursive: true });
+let server, context, page, base;
+
+before(async () => {
+  server = spawn(join(root, 'target/release/privlift'), ['serve', '--dir', join(root, 'target/site'), '--port', '0'],
+    { stdio: ['ignore', 'pipe', 'inherit'] });
+  base = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/(http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (m) resolve(m[1]);
+    });
+    server.on('exit', (c) => reject(new Error('server exited ' + c)));
+    setTimeout(() => reject(new Error('server did not start: ' + out)), 10000);
+  });
+  context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'privlift-e2e-')), {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 900, height: 1100 },
+  });
+  page = await context.newPage();
+  page.on('pageerror', (e) => { throw e; });
+});
+
+after(async () => {
+  await context?.close();
+  server?.kill();
+});
+
+async function choose(file) {
+  await page.evaluate(() => { window.__privlift.ready = false; });
+  await page.selectOption('#mechanism', file);
+  await page.waitForFunction(() => window.__privlift.ready, null, { timeout: 15000 });
+}
+
+/** Receipt computed independently from the document: P(s|y)/P(s). */
+function expectedLifts(doc, y) {
+  const nx = doc.labels.length;
+  const W = doc.mechanism.p_y_given_x;
+  const pSX = doc.secret ? doc.secret.p_sx : doc.prior.map((p, i) => doc.prior.map((_, j) => (i === j ? p : 0)));
+  const pY = doc.prior.reduce((a, p, x) => a + p * W[x][y], 0);
+  return pSX.map((row) => {
+    const ps = row.reduce((a, b) => a + b, 0);
+    const psy = row.reduce((a, p, x) => a + p * W[x][y], 0);
+    return psy / pY / ps;
+  }).slice(0, nx);
+}
+
+test('page loads, verifies the honest mechanism, perturbs and shows a correct receipt', async () => {
+  await page.goto(base);
+  await page.waitForFunction(() => window.__privlift && window.__privlift.ready, null, { timeout: 20000 });
+  for (const file of ['age-krr.json', 'age-retired.json']) {
+    await choose(file);
+    assert.match(await page.textContent('#status'), /Verified/);
+    await page.selectOption('#value', '4');
+    await page.click('#perturb');
+    await page.waitForSelector('#receipt:not([hidden])');
+    const { receipt, lastOutput } = await page.evaluate(() => window.__privlift);
+    const doc = JSON.parse(readFileSync(join(root, 'www/mechanisms', file), 'utf8'));
+    const lifts = expectedLifts(doc, lastOutput);
+    assert.equal(receipt.entries.length, lifts.length);
+    receipt.entries.forEach((e, i) => {
+      assert.ok(Math.abs(e.lift - lifts[i]) < 1e-9, `${file} lift ${i}: ${e.lift} vs ${lifts[i]}`);
+      assert.ok(e.lift <= receipt.max_lift_bound && e.lift >= receipt.min_lift_bound);
+    });
+    const rows = await page.$$eval('#receipt tbody tr', (trs) => trs.length);
+    assert.equal(rows, lifts.length);
+    const bars = await page.$$eval('#chart rect', (rs) => rs.map((r) => Number(r.dataset.lift)));
+    assert.deepEqual(bars, receipt.entries.map((e) => e.lift));
+    await page.screenshot({ path: join(shots, `receipt-${file.replace('.json', '')}.png`), fullPage: true });
+  }
+});
+
+test('the lying document is refused and cannot be used', async () => {
+  await choose('lying.json');
+  const st = await page.evaluate(() => window.__privlift);
+  assert.equal(st.error.code, 'claim_violated');
+  assert.equal(st.mechanism, null);
+  assert.match(await page.textContent('#status'), /Refused/);
+  assert.equal(await page.isDisabled('#perturb'), true);
+  await page.screenshot({ path: join(shots, 'refused-lying.png'), fullPage: true });
+});
+
+test('a strict policy refuses an honest mechanism', async () => {
+  await choose('age-krr.json');
+  const setCap = async (v) => {
+    await page.evaluate((v) => {
+      window.__privlift.ready = false;
+      const cap = document.getElementById('cap');
+      cap.value = v;
+      cap.dispatchEvent(new Event('change'));
+    }, v);
+    await page.waitForFunction(() => window.__privlift.ready, null, { timeout: 15000 });
+  };
+  await setCap('0.5'); // k-RR at ε = 1 exceeds a 0.5-nat cap
+  const st = await page.evaluate(() => window.__privlift);
+  assert.equal(st.error.code, 'policy_violated');
+  assert.equal(await page.isDisabled('#perturb'), true);
+  await page.screenshot({ path: join(shots, 'refused-policy.png'), fullPage: true });
+  await setCap('2');
+  assert.equal(await page.evaluate(() => window.__privlift.error), null);
+});
