@@ -6,7 +6,7 @@
 // into a PrivliftError with a stable `code`.
 //
 // Randomness: Mechanism.perturb* draw from crypto.getRandomValues inside the wasm module.
-// Nothing here uses Math.random.
+// Nothing in this file draws randomness itself.
 
 import initWasm, * as raw from '../pkg/privlift.js';
 
@@ -235,7 +235,7 @@ export class Document {
   get labels() { return this.#d.labels; }
   get outputLabels() { return this.#d.outputLabels; }
   get secretLabels() { return this.#d.secretLabels; }
-  get prior() { return this.#d.prior; }
+  get prior() { return Array.from(this.#d.prior); }
   get claims() { return guard(() => this.#d.claims); }
 
   /** The audit of the channel as declared (every leakage measure). */
@@ -369,6 +369,11 @@ export class Mechanism {
   free() {
     this.#m.free();
   }
+}
+
+if (typeof Symbol.dispose === 'symbol') {
+  Document.prototype[Symbol.dispose] = Document.prototype.free;
+  Mechanism.prototype[Symbol.dispose] = Mechanism.prototype.free;
 }
 
 /** Whether the wasm module is loaded (init() has completed). */

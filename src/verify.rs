@@ -99,8 +99,9 @@ fn check(notion: &str, bound: f64, actual: f64) -> Check {
     Check { notion: notion.into(), bound, actual, holds: within(actual, bound) }
 }
 
-/// Checks `claims` and `policy` against an audited `leakage`.
-pub fn evaluate(leakage: Leakage, claims: &Claims, policy: &Policy) -> Verification {
+/// Checks `claims` and `policy` against an audited `leakage`. `bp_lip` is the audited
+/// worst LIP over the priors of a `bp_lip` claim, when the document makes one.
+pub fn evaluate(leakage: Leakage, claims: &Claims, policy: &Policy, bp_lip: Option<f64>) -> Verification {
     let mut cl = Vec::new();
     if let Some(e) = claims.ldp {
         cl.push(check("ldp", e, leakage.ldp));
@@ -114,6 +115,9 @@ pub fn evaluate(leakage: Leakage, claims: &Claims, policy: &Policy) -> Verificat
     if let Some(a) = claims.alip {
         cl.push(check("alip.eps_l", a.eps_l, leakage.alip.eps_l));
         cl.push(check("alip.eps_u", a.eps_u, leakage.alip.eps_u));
+    }
+    if let Some(c) = &claims.bp_lip {
+        cl.push(check("bp_lip", c.eps, bp_lip.unwrap_or(f64::INFINITY)));
     }
     let actual = |name: &str| match name {
         "max_ldp_x" => leakage.ldp_x,

@@ -44,7 +44,7 @@ fn grade_doc() -> Document {
 #[test]
 fn every_row_passes_chi_square_and_a_one_percent_error_would_not() {
     let m = grade_doc().verify(&Policy::default()).unwrap();
-    let eff = m.effective_channel();
+    let eff = m.effective_channel().unwrap();
     // Bonferroni over the 21 rows at family-wise level 1e-3.
     let q = ChiSquared::new((K - 1) as f64).unwrap().inverse_cdf(1.0 - 1e-3 / K as f64);
     let mut rng = DeterministicRngForTesting::seed_from_u64(0x5eed);
@@ -71,7 +71,7 @@ fn every_row_passes_chi_square_and_a_one_percent_error_would_not() {
 #[test]
 fn single_and_batch_paths_draw_the_same_distribution() {
     let m = grade_doc().verify(&Policy::default()).unwrap();
-    let eff = m.effective_channel();
+    let eff = m.effective_channel().unwrap();
     let q = ChiSquared::new((K - 1) as f64).unwrap().inverse_cdf(1.0 - 1e-4);
     let mut rng = DeterministicRngForTesting::seed_from_u64(99);
     let n = 200_000;
@@ -88,7 +88,7 @@ fn os_randomness_path_matches_the_row() {
     // a 1e-6 false-alarm rate so this test is not flaky.
     let doc = Document::from_json(&common::krr_doc(K, 2.0).to_string()).unwrap();
     let m = doc.verify(&Policy::default()).unwrap();
-    let eff = m.effective_channel();
+    let eff = m.effective_channel().unwrap();
     let mut rng = privlift::rng::os_rng();
     let n = 500_000;
     let ys = m.perturb_many_os(&vec![3u32; n], &mut rng).unwrap();

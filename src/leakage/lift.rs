@@ -60,6 +60,35 @@ impl JointSY {
         JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings: nx + 2 + ns }
     }
 
+    /// P(s,y) = Σ_x P(s,x) P(y|s,x) for a non-Markov mechanism (one channel per secret).
+    pub fn per_secret(p_sx: &Matrix, p_y_given_sx: &[Matrix]) -> Self {
+        let (ns, nx) = (p_sx.rows(), p_sx.cols());
+        let ny = p_y_given_sx.first().map_or(0, Matrix::cols);
+        let mut p_sy = vec![0.0; ns * ny];
+        let mut support_y = vec![false; ny];
+        let mut p_s = vec![0.0; ns];
+        for s in 0..ns {
+            let out = &mut p_sy[s * ny..(s + 1) * ny];
+            for (x, &psx) in p_sx.row(s).iter().enumerate() {
+                if psx == 0.0 {
+                    continue;
+                }
+                p_s[s] += psx;
+                for ((o, sp), &w) in out.iter_mut().zip(support_y.iter_mut()).zip(p_y_given_sx[s].row(x)) {
+                    *o += psx * w;
+                    *sp |= w > 0.0;
+                }
+            }
+        }
+        let mut p_y = vec![0.0; ny];
+        for s in 0..ns {
+            for (py, v) in p_y.iter_mut().zip(&p_sy[s * ny..(s + 1) * ny]) {
+                *py += v;
+            }
+        }
+        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings: nx + 2 + ns }
+    }
+
     /// Relative error bound of a computed lift: P(s,y), P(y) (one more sum over s),
     /// P(s) (a sum over x), the product P(s)P(y) and the division.
     pub(crate) fn lift_rel_error(&self) -> f64 {

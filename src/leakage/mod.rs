@@ -10,9 +10,11 @@
 
 mod lift;
 mod measures;
+mod unary;
 
 pub use lift::JointSY;
 pub use measures::{alpha_lift, chi2_lift, l1_lift};
+pub use unary::{audit_unary, unary_lift, UNARY_ENUMERATION_LIMIT};
 
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -90,7 +92,48 @@ pub fn audit(p_sx: &Matrix, p_y_given_x: &Matrix, alpha_order: f64) -> Result<Le
     Ok(out)
 }
 
-fn check_alpha(a: f64) -> Result<()> {
+/// Audits a non-Markov mechanism P(Y|S,X) (Ding, Liu, Farokhi eq 9–10): the S-side
+/// measures from P(s,y) = Σ_x P(s,x) P(y|s,x). The X-side measures (`ldp_x`, `mi_xy`,
+/// `maximal_leakage`) use the induced channel P(y|x) = Σ_s P(s|x) P(y|s,x) (their eq 9),
+/// which is what relates the released Y to X; for an x with P(x) = 0 that channel is
+/// undefined and the average of the per-secret rows is used.
+pub fn audit_per_secret(p_sx: &Matrix, p_y_given_sx: &[Matrix], alpha_order: f64) -> Result<Leakage> {
+    if p_y_given_sx.len() != p_sx.rows() {
+        return Err(Error::field("p_y_given_sx").dims(p_sx.rows(), p_y_given_sx.len()));
+    }
+    if let Some(m) = p_y_given_sx.iter().find(|m| m.rows() != p_sx.cols()) {
+        return Err(Error::field("p_y_given_sx").dims(p_sx.cols(), m.rows()));
+    }
+    check_alpha(alpha_order)?;
+    let joint = JointSY::per_secret(p_sx, p_y_given_sx);
+    let induced = induced_channel(p_sx, p_y_given_sx);
+    let prior = p_sx.col_sums();
+    let mut out = from_joint(&joint, alpha_order);
+    out.ldp_x = ldp_of_rows(&induced);
+    out.mi_xy = mutual_information_xy(&prior, &induced, joint.p_y());
+    out.maximal_leakage = maximal_leakage(&prior, &induced);
+    Ok(out)
+}
+
+/// P(y|x) = Σ_s P(s|x) P(y|s,x) (Ding, Liu, Farokhi eq 9).
+pub fn induced_channel(p_sx: &Matrix, p_y_given_sx: &[Matrix]) -> Matrix {
+    let (ns, nx) = (p_sx.rows(), p_sx.cols());
+    let ny = p_y_given_sx.first().map_or(0, Matrix::cols);
+    let px = p_sx.col_sums();
+    let mut w = alloc::vec![0.0; nx * ny];
+    for x in 0..nx {
+        let row = &mut w[x * ny..(x + 1) * ny];
+        for (s, m) in p_y_given_sx.iter().enumerate() {
+            let weight = if px[x] > 0.0 { p_sx.get(s, x) / px[x] } else { 1.0 / ns as f64 };
+            for (o, v) in row.iter_mut().zip(m.row(x)) {
+                *o += weight * v;
+            }
+        }
+    }
+    Matrix::from_flat(nx, ny, w)
+}
+
+pub(crate) fn check_alpha(a: f64) -> Result<()> {
     if !a.is_finite() || a <= 0.0 || a == 1.0 {
         return Err(Error::InvalidArgument {
             name: "alpha_order".into(),

@@ -1,7 +1,9 @@
 //! What runs on the device: a mechanism that passed verification, and its receipts.
 //!
 //! A [`VerifiedMechanism`] can only be obtained from [`Document::verify`], so a
-//! mechanism whose claims or policy failed is never used to perturb.
+//! mechanism whose claims or policy failed is never used to perturb. Verification audits
+//! the sampler that will run (its exact integer probabilities), not the floating-point
+//! numbers of the document.
 
 mod receipt;
 
@@ -12,15 +14,106 @@ use rand::{CryptoRng, RngCore};
 
 use crate::error::{Error, Result};
 use crate::leakage::{self, JointSY, Leakage, DEFAULT_ALPHA_ORDER};
-use crate::sample::ChannelSampler;
+use crate::sample::{ChannelSampler, UnarySampler};
 use crate::spec::{Document, Matrix, MechanismKind};
 use crate::verify::{evaluate, Policy, Verification};
 
+/// The exact sampler of a document, and the channel it realises.
+#[derive(Debug, Clone)]
+enum Runtime {
+    /// Rows x: a matrix mechanism, or a per-secret one that is Markov.
+    Channel(ChannelSampler),
+    /// Rows s·|X| + x: a per-secret (non-Markov) mechanism, run by the curator.
+    PerSecret { sampler: ChannelSampler, nx: usize },
+    /// Unary encoding.
+    Unary(UnarySampler),
+}
+
+fn diag(p: &[f64]) -> Matrix {
+    let n = p.len();
+    let mut d = alloc::vec![0.0; n * n];
+    for (i, &v) in p.iter().enumerate() {
+        d[i * n + i] = v;
+    }
+    Matrix::from_flat(n, n, d)
+}
+
+impl Runtime {
+    fn build(doc: &Document) -> Result<Self> {
+        Ok(match doc.mechanism() {
+            MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
+                Runtime::Channel(ChannelSampler::new(m.rows(), m.cols(), m.as_slice())?)
+            }
+            MechanismKind::PerSecret { p_y_given_sx, markov: None } => {
+                let (nx, ny) = (p_y_given_sx[0].rows(), p_y_given_sx[0].cols());
+                let stacked: Vec<f64> = p_y_given_sx.iter().flat_map(|m| m.as_slice().iter().copied()).collect();
+                Runtime::PerSecret { sampler: ChannelSampler::new(stacked.len() / ny, ny, &stacked)?, nx }
+            }
+            MechanismKind::Unary { q01, q10 } => Runtime::Unary(UnarySampler::new(doc.input().len(), *q01, *q10)?),
+        })
+    }
+
+    fn effective(sampler: &ChannelSampler) -> Matrix {
+        Matrix::from_flat(sampler.inputs(), sampler.outputs(), sampler.effective_channel())
+    }
+
+    fn per_secret_blocks(sampler: &ChannelSampler, nx: usize) -> Vec<Matrix> {
+        let eff = Self::effective(sampler);
+        let ny = eff.cols();
+        (0..eff.rows() / nx)
+            .map(|s| Matrix::from_flat(nx, ny, eff.as_slice()[s * nx * ny..(s + 1) * nx * ny].to_vec()))
+            .collect()
+    }
+
+    /// Leakage of the exact sampler under the joint P_SX.
+    fn audit(&self, p_sx: &Matrix, alpha: f64) -> Result<Leakage> {
+        match self {
+            Runtime::Channel(s) => leakage::audit(p_sx, &Self::effective(s), alpha),
+            Runtime::PerSecret { sampler, nx } => {
+                leakage::audit_per_secret(p_sx, &Self::per_secret_blocks(sampler, *nx), alpha)
+            }
+            Runtime::Unary(u) => {
+                let (q01, q10) = u.effective();
+                leakage::audit_unary(p_sx, q01, q10, alpha)
+            }
+        }
+    }
+
+    /// Worst LIP w.r.t. X over a set of priors (the `bp_lip` claim).
+    fn bp_lip(&self, priors: &[Vec<f64>]) -> Result<f64> {
+        if let Runtime::PerSecret { .. } = self {
+            return Err(Error::InvalidArgument {
+                name: "claims.bp_lip".into(),
+                reason: "BP-LIP is defined for a channel P(Y|X); this mechanism depends on the secret".into(),
+            });
+        }
+        let mut worst = 0.0f64;
+        for p in priors {
+            worst = worst.max(self.audit(&diag(p), DEFAULT_ALPHA_ORDER)?.lip);
+        }
+        Ok(worst)
+    }
+
+    fn joint(&self, p_sx: &Matrix) -> Option<JointSY> {
+        match self {
+            Runtime::Channel(s) => Some(JointSY::markov(p_sx, &Self::effective(s))),
+            Runtime::PerSecret { sampler, nx } => {
+                Some(JointSY::per_secret(p_sx, &Self::per_secret_blocks(sampler, *nx)))
+            }
+            Runtime::Unary(_) => None,
+        }
+    }
+}
+
 impl Document {
-    /// Audits the channel *as declared* in the document (what `privlift audit` prints).
+    /// Audits the mechanism *as declared* in the document (what `privlift audit` prints).
     pub fn audit(&self, alpha_order: f64) -> Result<Leakage> {
         match self.mechanism() {
             MechanismKind::Matrix(m) => leakage::audit(self.p_sx(), m, alpha_order),
+            MechanismKind::PerSecret { p_y_given_sx, .. } => {
+                leakage::audit_per_secret(self.p_sx(), p_y_given_sx, alpha_order)
+            }
+            MechanismKind::Unary { q01, q10 } => leakage::audit_unary(self.p_sx(), *q01, *q10, alpha_order),
         }
     }
 
@@ -31,13 +124,15 @@ impl Document {
         Ok(self.prepare(policy)?.0)
     }
 
-    fn prepare(&self, policy: &Policy) -> Result<(Verification, ChannelSampler, Matrix)> {
+    fn prepare(&self, policy: &Policy) -> Result<(Verification, Runtime)> {
         policy.validate()?;
-        let MechanismKind::Matrix(m) = self.mechanism();
-        let sampler = ChannelSampler::new(m.rows(), m.cols(), m.as_slice())?;
-        let effective = Matrix::from_flat(m.rows(), m.cols(), sampler.effective_channel());
-        let leak = leakage::audit(self.p_sx(), &effective, DEFAULT_ALPHA_ORDER)?;
-        Ok((evaluate(leak, self.claims(), policy), sampler, effective))
+        let runtime = Runtime::build(self)?;
+        let leak = runtime.audit(self.p_sx(), DEFAULT_ALPHA_ORDER)?;
+        let bp = match &self.claims().bp_lip {
+            Some(c) => Some(runtime.bp_lip(&c.priors)?),
+            None => None,
+        };
+        Ok((evaluate(leak, self.claims(), policy, bp), runtime))
     }
 
     /// Verifies the document against its own claims and the user's `policy`, and returns
@@ -48,10 +143,10 @@ impl Document {
     /// `policy_violated` (it is honest but leaks more than the user accepts),
     /// `invalid_argument` (a malformed policy).
     pub fn verify(&self, policy: &Policy) -> Result<VerifiedMechanism> {
-        let (verification, sampler, effective) = self.prepare(policy)?;
+        let (verification, runtime) = self.prepare(policy)?;
         let leakage = verification.clone().into_result()?;
-        let joint = JointSY::markov(self.p_sx(), &effective);
-        Ok(VerifiedMechanism { doc: self.clone(), sampler, leakage, verification, joint })
+        let joint = runtime.joint(self.p_sx());
+        Ok(VerifiedMechanism { doc: self.clone(), runtime, leakage, verification, joint })
     }
 }
 
@@ -59,10 +154,14 @@ impl Document {
 #[derive(Debug, Clone)]
 pub struct VerifiedMechanism {
     doc: Document,
-    sampler: ChannelSampler,
+    runtime: Runtime,
     leakage: Leakage,
     verification: Verification,
-    joint: JointSY,
+    joint: Option<JointSY>,
+}
+
+fn wrong_kind(what: &str) -> Error {
+    Error::InvalidArgument { name: "mechanism".into(), reason: what.into() }
 }
 
 impl VerifiedMechanism {
@@ -76,16 +175,33 @@ impl VerifiedMechanism {
     pub fn verification(&self) -> &Verification {
         &self.verification
     }
-    /// The exact channel the sampler draws from (rows x).
-    pub fn effective_channel(&self) -> Matrix {
-        Matrix::from_flat(self.sampler.inputs(), self.sampler.outputs(), self.sampler.effective_channel())
+
+    /// The exact channel P(Y|X) the sampler draws from (rows x); for a per-secret
+    /// mechanism, the rows are (s, x) in the order s·|X| + x.
+    ///
+    /// # Errors
+    /// `invalid_argument` for unary encoding (its channel has 2^|X| columns).
+    pub fn effective_channel(&self) -> Result<Matrix> {
+        match &self.runtime {
+            Runtime::Channel(s) | Runtime::PerSecret { sampler: s, .. } => Ok(Runtime::effective(s)),
+            Runtime::Unary(_) => Err(wrong_kind("unary encoding has no explicit channel matrix")),
+        }
+    }
+
+    fn channel(&self) -> Result<&ChannelSampler> {
+        match &self.runtime {
+            Runtime::Channel(s) => Ok(s),
+            Runtime::PerSecret { .. } => Err(wrong_kind(
+                "this mechanism depends on the secret: the curator applies it with perturb_with_secret(s, x)",
+            )),
+            Runtime::Unary(_) => Err(wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
+        }
     }
 
     fn check_input(&self, x: usize) -> Result<()> {
-        if x >= self.sampler.inputs() {
-            return Err(Error::UnknownValue {
-                value: alloc::format!("index {x} (the alphabet has {} values)", self.sampler.inputs()),
-            });
+        let n = self.doc.input().len();
+        if x >= n {
+            return Err(Error::UnknownValue { value: alloc::format!("index {x} (the alphabet has {n} values)") });
         }
         Ok(())
     }
@@ -96,8 +212,9 @@ impl VerifiedMechanism {
     /// The output is drawn exactly from the audited row P(·|x) (integer alias table).
     /// Use a CSPRNG seeded by the OS: [`crate::rng::os_rng`].
     pub fn perturb<R: RngCore + CryptoRng + ?Sized>(&self, x: usize, rng: &mut R) -> Result<usize> {
+        let s = self.channel()?;
         self.check_input(x)?;
-        Ok(self.sampler.sample(x, rng))
+        Ok(s.sample(x, rng))
     }
 
     /// Perturbs an input given by label (or by decimal index).
@@ -108,51 +225,71 @@ impl VerifiedMechanism {
 
     /// Perturbs many inputs; every input is checked before any randomness is used.
     pub fn perturb_many<R: RngCore + CryptoRng + ?Sized>(&self, xs: &[u32], rng: &mut R) -> Result<Vec<u32>> {
+        let s = self.channel()?;
         self.check_all(xs)?;
         let mut out = Vec::new();
-        self.sampler.sample_many(xs, rng, &mut out);
+        s.sample_many(xs, rng, &mut out);
         Ok(out)
     }
 
     fn check_all(&self, xs: &[u32]) -> Result<()> {
-        match xs.iter().find(|&&x| x as usize >= self.sampler.inputs()) {
+        match xs.iter().find(|&&x| x as usize >= self.doc.input().len()) {
             Some(&x) => self.check_input(x as usize),
             None => Ok(()),
         }
-    }
-
-    /// Maps pre-drawn uniform 64-bit words to outputs (`words.len() ≥ xs.len()`); for
-    /// callers that draw from a fallible source such as [`crate::rng::OsPoolRng::try_fill`].
-    pub fn perturb_with_words(&self, xs: &[u32], words: &[u64], out: &mut Vec<u32>) -> Result<()> {
-        self.check_all(xs)?;
-        if words.len() < xs.len() {
-            return Err(Error::InvalidArgument { name: "words".into(), reason: "fewer words than inputs".into() });
-        }
-        out.clear();
-        out.extend(xs.iter().zip(words).map(|(&x, &r)| self.sampler.sample_word(x as usize, r) as u32));
-        Ok(())
     }
 
     /// [`VerifiedMechanism::perturb`] on the OS/browser CSPRNG pool, with no panic path:
     /// a failing random source is returned as the `rng` error.
     #[cfg(feature = "std")]
     pub fn perturb_os(&self, x: usize, rng: &mut crate::rng::OsPoolRng) -> Result<usize> {
+        let s = self.channel()?;
         self.check_input(x)?;
-        Ok(self.sampler.sample_word(x, rng.try_next_u64()?))
+        Ok(s.sample_word(x, rng.try_next_u64()?))
     }
 
     /// [`VerifiedMechanism::perturb_many`] on the OS/browser CSPRNG pool (no panic path).
     #[cfg(feature = "std")]
     pub fn perturb_many_os(&self, xs: &[u32], rng: &mut crate::rng::OsPoolRng) -> Result<Vec<u32>> {
+        let s = self.channel()?;
         self.check_all(xs)?;
         let mut out = Vec::with_capacity(xs.len());
         let mut words = [0u64; 1024];
         for chunk in xs.chunks(1024) {
             let w = &mut words[..chunk.len()];
             rng.try_fill_words(w)?;
-            out.extend(chunk.iter().zip(w.iter()).map(|(&x, &r)| self.sampler.sample_word(x as usize, r) as u32));
+            out.extend(chunk.iter().zip(w.iter()).map(|(&x, &r)| s.sample_word(x as usize, r) as u32));
         }
         Ok(out)
+    }
+
+    /// The curator's side of a per-secret mechanism: perturbs `x` knowing the secret `s`.
+    pub fn perturb_with_secret<R: RngCore + CryptoRng + ?Sized>(
+        &self,
+        s: usize,
+        x: usize,
+        rng: &mut R,
+    ) -> Result<usize> {
+        self.check_input(x)?;
+        let ns = self.doc.secret().len();
+        if s >= ns {
+            return Err(Error::UnknownValue { value: alloc::format!("secret index {s} (|S| = {ns})") });
+        }
+        match &self.runtime {
+            Runtime::PerSecret { sampler, nx } => Ok(sampler.sample(s * nx + x, rng)),
+            Runtime::Channel(c) => Ok(c.sample(x, rng)),
+            Runtime::Unary(_) => Err(wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
+        }
+    }
+
+    /// Unary encoding: the perturbed bit vector for input `x` (|X| words of randomness).
+    pub fn perturb_bits<R: RngCore + CryptoRng + ?Sized>(&self, x: usize, rng: &mut R) -> Result<Vec<bool>> {
+        let Runtime::Unary(u) = &self.runtime else {
+            return Err(wrong_kind("perturb_bits is for unary encoding; use perturb"));
+        };
+        self.check_input(x)?;
+        let words: Vec<u64> = (0..u.len()).map(|_| rng.next_u64()).collect();
+        Ok(u.sample_words(x, &words))
     }
 
     /// The privacy receipt for a released output index `y`.
@@ -167,7 +304,18 @@ impl VerifiedMechanism {
         self.receipt(y)
     }
 
-    pub(crate) fn joint(&self) -> &JointSY {
-        &self.joint
+    /// The receipt for a released unary-encoding bit vector.
+    pub fn receipt_bits(&self, bits: &[bool]) -> Result<Receipt> {
+        let Runtime::Unary(u) = &self.runtime else {
+            return Err(wrong_kind("receipt_bits is for unary encoding; use receipt"));
+        };
+        if bits.len() != u.len() {
+            return Err(Error::field("bits").dims(u.len(), bits.len()));
+        }
+        Receipt::for_bits(self, u.effective(), bits)
+    }
+
+    pub(crate) fn joint(&self) -> Option<&JointSY> {
+        self.joint.as_ref()
     }
 }

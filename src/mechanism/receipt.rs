@@ -25,7 +25,10 @@ pub struct ReceiptEntry {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Receipt {
     pub mechanism_id: String,
-    pub output_index: usize,
+    /// Index of the released output (absent for a unary-encoding bit vector).
+    pub output_index: Option<usize>,
+    /// Label of the released output (for unary encoding, the bits as `0`/`1` characters,
+    /// bit j first for input label j).
     pub output: String,
     pub entries: Vec<ReceiptEntry>,
     /// e^{−εl}: no lift can fall below this (from the tightest verified claim).
@@ -48,7 +51,12 @@ impl Receipt {
                 value: alloc::format!("index {y} (the output alphabet has {} values)", doc.output().len()),
             });
         };
-        let j = m.joint();
+        let Some(j) = m.joint() else {
+            return Err(Error::InvalidArgument {
+                name: "mechanism".into(),
+                reason: "unary encoding releases a bit vector: use receipt_bits".into(),
+            });
+        };
         if !j.output_possible(y) {
             return Err(Error::UnknownOutput {
                 value: alloc::format!("{out_label:?} (this mechanism never releases it)"),
@@ -58,17 +66,34 @@ impl Receipt {
             .map(|s| {
                 let prior = j.p_s()[s];
                 let posterior = j.posterior(s, y);
-                ReceiptEntry {
-                    secret_index: s,
-                    secret: doc.secret().label(s).unwrap_or_default().into(),
-                    prior,
-                    posterior,
-                    lift: if prior > 0.0 { posterior / prior } else { 0.0 },
+                entry(m, s, prior, posterior, if prior > 0.0 { posterior / prior } else { 0.0 })
+            })
+            .collect();
+        Ok(Self::with_bounds(m, Some(y), out_label.into(), entries))
+    }
+
+    pub(crate) fn for_bits(m: &VerifiedMechanism, (q01, q10): (f64, f64), bits: &[bool]) -> Result<Self> {
+        let doc = m.document();
+        let p_sx = doc.p_sx();
+        let entries = (0..p_sx.rows())
+            .map(|s| {
+                let prior: f64 = p_sx.row(s).iter().sum();
+                if prior > 0.0 {
+                    let lift = crate::leakage::unary_lift(p_sx, q01, q10, s, bits);
+                    entry(m, s, prior, lift * prior, lift)
+                } else {
+                    entry(m, s, 0.0, 0.0, 0.0)
                 }
             })
             .collect();
+        let label: String = bits.iter().map(|&b| if b { '1' } else { '0' }).collect();
+        Ok(Self::with_bounds(m, None, label, entries))
+    }
+
+    fn with_bounds(m: &VerifiedMechanism, y: Option<usize>, output: String, entries: Vec<ReceiptEntry>) -> Self {
         // Every verified claim bounds the lift: ε-LDP (w.r.t. X or S) and ε-LIP give
         // εl, εu ≤ ε (Jiang et al. Sec. II-C: ε-LDP implies ε-LIP); ALIP gives each side.
+        let doc = m.document();
         let c = doc.claims();
         let mut eps_l = f64::INFINITY;
         let mut eps_u = f64::INFINITY;
@@ -81,10 +106,10 @@ impl Receipt {
             eps_u = eps_u.min(a.eps_u);
         }
         let leak = m.leakage();
-        Ok(Receipt {
+        Receipt {
             mechanism_id: doc.id().into(),
             output_index: y,
-            output: out_label.into(),
+            output,
             entries,
             min_lift_bound: libm::exp(-eps_l),
             max_lift_bound: libm::exp(eps_u),
@@ -92,6 +117,16 @@ impl Receipt {
             eps_u,
             audited_eps_l: leak.alip.eps_l,
             audited_eps_u: leak.alip.eps_u,
-        })
+        }
+    }
+}
+
+fn entry(m: &VerifiedMechanism, s: usize, prior: f64, posterior: f64, lift: f64) -> ReceiptEntry {
+    ReceiptEntry {
+        secret_index: s,
+        secret: m.document().secret().label(s).unwrap_or_default().into(),
+        prior,
+        posterior,
+        lift,
     }
 }

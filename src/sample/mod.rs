@@ -1,5 +1,7 @@
-//! Exact samplers. See [`alias`] for the categorical sampler the runtime uses.
+//! Exact samplers: [`alias`] for categorical channels, [`unary`] for unary encoding.
 
 pub mod alias;
+pub mod unary;
 
 pub use alias::{AliasTable, ChannelSampler};
+pub use unary::UnarySampler;

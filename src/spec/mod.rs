@@ -13,12 +13,16 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 pub use matrix::{check_distribution, Matrix, SUM_TOLERANCE};
-pub use wire::{AlipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
+pub use wire::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
 
 use crate::error::{Error, Result};
 
 /// Largest alphabet (|X|, |Y| or |S|) a document may use.
 pub const MAX_SYMBOLS: usize = 4096;
+/// Largest number of priors in a `bp_lip` claim.
+pub const MAX_PRIORS: usize = 1024;
+/// Largest |S|·|X|·|Y| of a per-secret mechanism (entries of P(Y|S,X)).
+pub const MAX_PER_SECRET_ENTRIES: usize = 1 << 24;
 
 /// A finite alphabet of unique labels.
 #[derive(Debug, Clone, PartialEq)]
@@ -80,6 +84,39 @@ pub type Claims = ClaimsJson;
 pub enum MechanismKind {
     /// A row-stochastic channel P(Y|X): rows x, columns y.
     Matrix(Matrix),
+    /// A non-Markov mechanism P(Y|S,X) (one `|X| × |Y|` matrix per secret s), applied by a
+    /// curator who sees S; `markov` is P(Y|X) when every `p_y_given_sx[s]` equals it.
+    PerSecret { p_y_given_sx: Vec<Matrix>, markov: Option<Matrix> },
+    /// Unary encoding with bit-flip probabilities `q01` (0→1) and `q10` (1→0).
+    Unary { q01: f64, q10: f64 },
+}
+
+impl MechanismKind {
+    /// The JSON `kind` tag.
+    pub fn tag(&self) -> &'static str {
+        match self {
+            MechanismKind::Matrix(_) => "matrix",
+            MechanismKind::PerSecret { .. } => "per_secret",
+            MechanismKind::Unary { .. } => "unary",
+        }
+    }
+
+    fn to_json(&self) -> serde_json::Value {
+        match self {
+            MechanismKind::Matrix(m) => serde_json::json!({"kind": "matrix", "p_y_given_x": m.to_rows()}),
+            MechanismKind::PerSecret { p_y_given_sx, markov } => {
+                let mut v = serde_json::json!({
+                    "kind": "per_secret",
+                    "p_y_given_sx": p_y_given_sx.iter().map(Matrix::to_rows).collect::<Vec<_>>(),
+                });
+                if let Some(m) = markov {
+                    v["p_y_given_x"] = serde_json::json!(m.to_rows());
+                }
+                v
+            }
+            MechanismKind::Unary { q01, q10 } => serde_json::json!({"kind": "unary", "q01": q01, "q10": q10}),
+        }
+    }
 }
 
 /// A validated mechanism document (version 1).
@@ -151,32 +188,16 @@ impl Document {
             .and_then(|k| k.as_str())
             .ok_or_else(|| Error::Json { message: "`mechanism.kind` is missing or not a string".into() })?
             .to_string();
-        let mechanism = match kind.as_str() {
-            "matrix" => {
-                let m: wire::MatrixMechanismJson = serde_json::from_value(w.mechanism)
-                    .map_err(|e| Error::Json { message: alloc::format!("`mechanism`: {e}") })?;
-                if m.p_y_given_x.len() != nx {
-                    return Err(Error::field("mechanism.p_y_given_x").dims(nx, m.p_y_given_x.len()));
-                }
-                let ny = m.p_y_given_x.first().map_or(0, Vec::len);
-                if ny > MAX_SYMBOLS {
-                    return Err(Error::TooManySymbols {
-                        field: "mechanism.p_y_given_x[0]".into(),
-                        found: ny,
-                        max: MAX_SYMBOLS,
-                    });
-                }
-                let mat = Matrix::from_rows("mechanism.p_y_given_x", &m.p_y_given_x, ny)?;
-                mat.check_row_stochastic("mechanism.p_y_given_x")?;
-                MechanismKind::Matrix(mat)
-            }
-            _ => return Err(Error::UnsupportedMechanism { kind }),
-        };
+        let ns_declared = w.secret.as_ref().map(|s| s.p_sx.len());
+        let mechanism = parse_mechanism(&kind, w.mechanism, nx, ns_declared)?;
         let ny = match &mechanism {
             MechanismKind::Matrix(m) => m.cols(),
+            MechanismKind::PerSecret { p_y_given_sx, .. } => p_y_given_sx[0].cols(),
+            MechanismKind::Unary { .. } => nx,
         };
         let output = match w.output_labels {
             Some(l) => labels("output_labels", l)?,
+            None if matches!(mechanism, MechanismKind::Unary { .. }) => input.clone(),
             None => Alphabet::indices("output_labels", ny)?,
         };
         if output.len() != ny {
@@ -224,6 +245,22 @@ impl Document {
             }
         };
 
+        if let Some(bp) = &w.claims.bp_lip {
+            check_claim("bp_lip.eps", Some(bp.eps))?;
+            if bp.priors.is_empty() || bp.priors.len() > MAX_PRIORS {
+                return Err(Error::InvalidArgument {
+                    name: "claims.bp_lip.priors".into(),
+                    reason: alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", bp.priors.len()),
+                });
+            }
+            for (i, p) in bp.priors.iter().enumerate() {
+                let f = alloc::format!("claims.bp_lip.priors[{i}]");
+                if p.len() != nx {
+                    return Err(Error::field(f).dims(nx, p.len()));
+                }
+                check_distribution(&f, p)?;
+            }
+        }
         check_claim("ldp", w.claims.ldp)?;
         check_claim("ldp_x", w.claims.ldp_x)?;
         check_claim("lip", w.claims.lip)?;
@@ -272,7 +309,34 @@ impl Document {
             output_labels: Some(output.labels().iter().cloned().map(LabelJson::Text).collect()),
             prior,
             secret,
-            mechanism: serde_json::json!({"kind": "matrix", "p_y_given_x": p_y_given_x.to_rows()}),
+            mechanism: MechanismKind::Matrix(p_y_given_x).to_json(),
+            claims,
+            utility: None,
+        };
+        Self::from_wire(w)
+    }
+
+    /// Builds a document for any mechanism kind (the curator side).
+    pub fn new(
+        id: &str,
+        input: Alphabet,
+        output: Option<Alphabet>,
+        prior: Vec<f64>,
+        secret: Option<(Alphabet, Matrix)>,
+        mechanism: MechanismKind,
+        claims: Claims,
+    ) -> Result<Self> {
+        let text = |a: &Alphabet| a.labels().iter().cloned().map(LabelJson::Text).collect::<Vec<_>>();
+        let w = DocumentJson {
+            format: FORMAT.into(),
+            version: VERSION,
+            id: id.into(),
+            description: None,
+            labels: text(&input),
+            output_labels: output.as_ref().map(text),
+            prior,
+            secret: secret.map(|(a, m)| wire::SecretJson { labels: Some(text(&a)), p_sx: m.to_rows() }),
+            mechanism: mechanism.to_json(),
             claims,
             utility: None,
         };
@@ -293,11 +357,7 @@ impl Document {
             secret: self
                 .has_secret
                 .then(|| wire::SecretJson { labels: Some(text(&self.secret)), p_sx: self.p_sx.to_rows() }),
-            mechanism: match &self.mechanism {
-                MechanismKind::Matrix(m) => {
-                    serde_json::json!({"kind": "matrix", "p_y_given_x": m.to_rows()})
-                }
-            },
+            mechanism: self.mechanism.to_json(),
             claims: self.claims.clone(),
             utility: self.utility.clone(),
         }
@@ -360,6 +420,97 @@ impl Document {
     pub fn input_index(&self, value: &str) -> Result<usize> {
         resolve(&self.input, value).ok_or_else(|| Error::UnknownValue { value: alloc::format!("{value:?}") })
     }
+}
+
+fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
+    let bad = |e: serde_json::Error| Error::Json { message: alloc::format!("`mechanism`: {e}") };
+    let too_many = |field: &str, found: usize| Error::TooManySymbols { field: field.into(), found, max: MAX_SYMBOLS };
+    match kind {
+        "matrix" => {
+            let m: wire::MatrixMechanismJson = serde_json::from_value(v).map_err(bad)?;
+            Ok(MechanismKind::Matrix(channel("mechanism.p_y_given_x", &m.p_y_given_x, nx)?))
+        }
+        "per_secret" => {
+            let m: wire::PerSecretMechanismJson = serde_json::from_value(v).map_err(bad)?;
+            let Some(ns) = ns else {
+                return Err(Error::InvalidArgument {
+                    name: "mechanism.p_y_given_sx".into(),
+                    reason: "a per-secret mechanism needs the document's `secret`".into(),
+                });
+            };
+            if m.p_y_given_sx.len() != ns {
+                return Err(Error::field("mechanism.p_y_given_sx").dims(ns, m.p_y_given_sx.len()));
+            }
+            let ny = m.p_y_given_sx.first().and_then(|r| r.first()).map_or(0, Vec::len);
+            if ns.saturating_mul(nx).saturating_mul(ny) > MAX_PER_SECRET_ENTRIES {
+                return Err(too_many("mechanism.p_y_given_sx", ns * nx * ny));
+            }
+            let mut mats = Vec::with_capacity(ns);
+            for (s, rows) in m.p_y_given_sx.iter().enumerate() {
+                let f = alloc::format!("mechanism.p_y_given_sx[{s}]");
+                let mm = channel(&f, rows, nx)?;
+                if mm.cols() != ny {
+                    return Err(Error::field(alloc::format!("{f}[0]")).dims(ny, mm.cols()));
+                }
+                mats.push(mm);
+            }
+            let markov = match m.p_y_given_x {
+                None => None,
+                Some(rows) => {
+                    let mm = channel("mechanism.p_y_given_x", &rows, nx)?;
+                    if mm.cols() != ny {
+                        return Err(Error::field("mechanism.p_y_given_x[0]").dims(ny, mm.cols()));
+                    }
+                    for (s, ms) in mats.iter().enumerate() {
+                        let worst = ms.as_slice().iter().zip(mm.as_slice()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                        if worst > SUM_TOLERANCE {
+                            return Err(Error::InvalidArgument {
+                                name: alloc::format!("mechanism.p_y_given_sx[{s}]"),
+                                reason: alloc::format!(
+                                    "differs from `p_y_given_x` by {worst}; a Markov mechanism must not depend on s"
+                                ),
+                            });
+                        }
+                    }
+                    Some(mm)
+                }
+            };
+            Ok(MechanismKind::PerSecret { p_y_given_sx: mats, markov })
+        }
+        "unary" => {
+            let m: wire::UnaryMechanismJson = serde_json::from_value(v).map_err(bad)?;
+            for (name, p) in [("mechanism.q01", m.q01), ("mechanism.q10", m.q10)] {
+                if !p.is_finite() {
+                    return Err(Error::field(name).non_finite());
+                }
+                if p < 0.0 {
+                    return Err(Error::field(name).negative(p));
+                }
+                if p > 1.0 {
+                    return Err(Error::InvalidArgument { name: name.into(), reason: alloc::format!("{p} is not a probability") });
+                }
+            }
+            Ok(MechanismKind::Unary { q01: m.q01, q10: m.q10 })
+        }
+        _ => Err(Error::UnsupportedMechanism { kind: kind.into() }),
+    }
+}
+
+/// A validated row-stochastic channel with `nx` rows.
+fn channel(field: &str, rows: &[Vec<f64>], nx: usize) -> Result<Matrix> {
+    if rows.len() != nx {
+        return Err(Error::field(field).dims(nx, rows.len()));
+    }
+    let ny = rows.first().map_or(0, Vec::len);
+    if ny > MAX_SYMBOLS {
+        return Err(Error::TooManySymbols { field: alloc::format!("{field}[0]"), found: ny, max: MAX_SYMBOLS });
+    }
+    if ny == 0 {
+        return Err(Error::EmptyAlphabet { field: alloc::format!("{field}[0]") });
+    }
+    let m = Matrix::from_rows(field, rows, ny)?;
+    m.check_row_stochastic(field)?;
+    Ok(m)
 }
 
 /// Label first, then a decimal index.

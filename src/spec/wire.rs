@@ -16,8 +16,8 @@
 //! }
 //! ```
 //!
-//! Forward compatibility: `mechanism` is tagged by `kind`. Version 1 readers implement
-//! `"matrix"`; other kinds (`"per_secret"`, `"unary"`, `"gaussian"`, `"laplace"`,
+//! Forward compatibility: `mechanism` is tagged by `kind`. This reader implements
+//! `"matrix"`, `"per_secret"` and `"unary"`; further kinds (`"gaussian"`, `"laplace"`,
 //! `"sampling"`) are added as new tags with their own fields, so a document of an older
 //! kind keeps parsing unchanged, and an older reader meeting a newer kind fails with the
 //! typed error `unsupported_mechanism` instead of misreading it. `secret` is optional
@@ -94,6 +94,42 @@ pub struct MatrixMechanismJson {
     pub p_y_given_x: Vec<Vec<f64>>,
 }
 
+/// `mechanism` with `kind: "per_secret"`: a non-Markov mechanism P(Y|S,X) that the
+/// curator (who sees S) applies. When the mechanism happens to be Markov, the document
+/// also carries `p_y_given_x`, every `p_y_given_sx[s]` must equal it, and a client can
+/// run it from x alone.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerSecretMechanismJson {
+    pub kind: String,
+    /// Indexed `[s][x][y]`.
+    pub p_y_given_sx: Vec<Vec<Vec<f64>>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_y_given_x: Option<Vec<Vec<f64>>>,
+}
+
+/// `mechanism` with `kind: "unary"`: unary encoding (Wang et al. 2017, Jiang et al.
+/// V-A (e)). x is encoded as the one-hot vector e_x of length |X| and each bit is
+/// flipped independently: a 0 becomes 1 w.p. `q01`, a 1 becomes 0 w.p. `q10`. The
+/// report is a bit vector of length |X| (output labels are the input labels, naming
+/// the bits).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnaryMechanismJson {
+    pub kind: String,
+    pub q01: f64,
+    pub q10: f64,
+}
+
+/// Bounded-prior LIP (Jiang et al. Def 6): ε-LIP under every prior of a finite set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BpLipJson {
+    pub eps: f64,
+    /// Priors over X, each a distribution of length |X|.
+    pub priors: Vec<Vec<f64>>,
+}
+
 /// What the curator promises, in nats. Unknown claim names are rejected, so a
 /// claim is never shown to a user without having been checked.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -111,6 +147,10 @@ pub struct ClaimsJson {
     /// (εl, εu)-ALIP (Zarrabian et al. Def 3) with respect to S.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alip: Option<AlipJson>,
+    /// ε-LIP w.r.t. X under every prior of a set (BP-LIP), for mechanisms designed for
+    /// an uncertain prior.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bp_lip: Option<BpLipJson>,
 }
 
 /// The two ALIP budgets.

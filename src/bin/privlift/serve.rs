@@ -314,7 +314,7 @@ mod tests {
 
     #[test]
     fn head_end() {
-        assert_eq!(find_head_end(b"GET / HTTP/1.1\r\nA: b\r\n\r\nbody"), Some(22));
+        assert_eq!(find_head_end(b"GET / HTTP/1.1\r\nA: b\r\n\r\nbody"), Some(20));
         assert_eq!(find_head_end(b"GET / HTTP/1.0\n\n"), Some(14));
         assert_eq!(find_head_end(b"GET / HTTP/1.1\r\n"), None);
     }

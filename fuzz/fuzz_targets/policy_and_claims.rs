@@ -1,0 +1,224 @@
+//! Structured documents: small matrices, priors, joints, claims and policies built from
+//! the fuzz bytes with arbitrary f64s (NaN, ±inf, negatives, subnormals, raw bit
+//! patterns) next to nearly valid values (rows normalised, then nudged by 1e-16..2e-9),
+//! and claims / policy limits placed just around the audited leakage. Goes through
+//! `privlift::spec::DocumentJson` and `Document::from_wire`; same properties as
+//! `document` (see common.rs), with a fuzzed `Policy`.
+#![no_main]
+
+use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use privlift::spec::{AlipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
+use privlift::{Document, Leakage, Policy};
+
+mod common;
+
+const SPECIAL: [f64; 22] = [
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    0.0,
+    -0.0,
+    f64::MIN_POSITIVE,       // smallest normal
+    5e-324,                  // smallest subnormal
+    2.2250738585072e-309,    // a subnormal
+    -5e-324,
+    -1e-300,
+    1e-300,
+    1.0,
+    0.5,
+    f64::MAX,
+    f64::EPSILON,
+    1e-9,
+    1.0 + 1e-9,
+    1.0 - 1e-9,
+    2.0,
+    -1.0,
+    1e300,
+    0.1,
+];
+
+/// Any f64: a special value, raw bits, or a small ratio.
+fn any_f64(u: &mut Unstructured) -> Result<f64> {
+    Ok(match u.int_in_range(0u8..=3)? {
+        0 => SPECIAL[u.choose_index(SPECIAL.len())?],
+        1 => f64::from_bits(u.arbitrary()?),
+        2 => u.arbitrary::<u8>()? as f64 / 255.0,
+        _ => u.arbitrary::<u16>()? as f64 / 1000.0,
+    })
+}
+
+/// A non-negative weight: usually a small integer, sometimes zero, tiny or subnormal.
+fn weight(u: &mut Unstructured) -> Result<f64> {
+    Ok(match u.int_in_range(0u8..=9)? {
+        0 => 0.0,
+        1 => 5e-324,
+        2 => 1e-300,
+        3 => 1e-12,
+        4 => f64::from_bits(u.arbitrary::<u64>()? & 0x7fef_ffff_ffff_ffff),
+        _ => u.arbitrary::<u8>()? as f64,
+    })
+}
+
+/// A corruption of an otherwise valid vector (maybe none).
+fn corrupt(u: &mut Unstructured, v: &mut [f64]) -> Result<()> {
+    if v.is_empty() {
+        return Ok(());
+    }
+    match u.int_in_range(0u8..=7)? {
+        0 => {
+            let i = u.choose_index(v.len())?;
+            v[i] = any_f64(u)?;
+        }
+        1 => {
+            let i = u.choose_index(v.len())?;
+            let d = [1e-16, 1e-12, 1e-10, 9.9e-10, 1e-9, 1.01e-9, 2e-9][u.choose_index(7)?];
+            v[i] += if u.arbitrary()? { d } else { -d };
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// A probability vector of length n: normalised weights, a k-RR-like row, or raw f64s.
+fn row(u: &mut Unstructured, n: usize, diag: usize) -> Result<Vec<f64>> {
+    let mut v = match u.int_in_range(0u8..=5)? {
+        0 => (0..n).map(|_| any_f64(u)).collect::<Result<Vec<_>>>()?,
+        1 | 2 => {
+            // k-RR row with an arbitrary ε (incl. huge, negative, NaN) in nats.
+            let eps = if u.arbitrary()? { any_f64(u)? } else { u.arbitrary::<u8>()? as f64 / 32.0 };
+            let e = eps.exp();
+            let d = e / (e + n as f64 - 1.0);
+            let o = 1.0 / (e + n as f64 - 1.0);
+            (0..n).map(|y| if y == diag % n.max(1) { d } else { o }).collect()
+        }
+        _ => {
+            let w = (0..n).map(|_| weight(u)).collect::<Result<Vec<_>>>()?;
+            let s: f64 = w.iter().sum();
+            w.into_iter().map(|x| x / s).collect()
+        }
+    };
+    corrupt(u, &mut v)?;
+    Ok(v)
+}
+
+fn labels(u: &mut Unstructured, n: usize, prefix: &str) -> Result<Vec<LabelJson>> {
+    let mut l: Vec<LabelJson> = (0..n).map(|i| LabelJson::Text(format!("{prefix}{i}"))).collect();
+    if n > 0 {
+        match u.int_in_range(0u8..=15)? {
+            0 => {
+                let i = u.choose_index(n)?;
+                l[i] = LabelJson::Text(format!("{prefix}0")); // maybe a duplicate
+            }
+            1 => {
+                let i = u.choose_index(n)?;
+                l[i] = LabelJson::Number(serde_json::Number::from(u.arbitrary::<u8>()?));
+            }
+            2 => {
+                l.pop();
+            }
+            _ => {}
+        }
+    }
+    Ok(l)
+}
+
+/// A budget: arbitrary, or the audited value times a factor very close to 1.
+fn budget(u: &mut Unstructured, audited: Option<f64>) -> Result<Option<f64>> {
+    Ok(match u.int_in_range(0u8..=4)? {
+        0 => None,
+        1 => Some(any_f64(u)?),
+        _ => audited.map(|a| {
+            let f = [1.0, 1.0 + 1e-9, 1.0 - 1e-9, 1.0 + 1e-12, 1.0 - 1e-12, 1.0 + 2e-9, 0.5, 2.0, 1.0 + 1e-6];
+            let k = u.choose_index(f.len()).unwrap_or(0);
+            let add = [0.0, 1e-12, -1e-12, 5e-13][u.choose_index(4).unwrap_or(0)];
+            a * f[k] + add
+        }),
+    })
+}
+
+fn claims(u: &mut Unstructured, l: Option<&Leakage>) -> Result<ClaimsJson> {
+    let alip = if u.arbitrary()? {
+        Some(AlipJson {
+            eps_l: budget(u, l.map(|l| l.alip.eps_l))?.unwrap_or(0.0),
+            eps_u: budget(u, l.map(|l| l.alip.eps_u))?.unwrap_or(0.0),
+        })
+    } else {
+        None
+    };
+    Ok(ClaimsJson {
+        ldp: budget(u, l.map(|l| l.ldp))?,
+        ldp_x: budget(u, l.map(|l| l.ldp_x))?,
+        lip: budget(u, l.map(|l| l.lip))?,
+        alip,
+        ..ClaimsJson::default()
+    })
+}
+
+fn policy(u: &mut Unstructured, l: Option<&Leakage>) -> Result<Policy> {
+    if u.arbitrary::<u8>()? < 128 {
+        return Ok(Policy::default());
+    }
+    Ok(Policy {
+        max_ldp_x: budget(u, l.map(|l| l.ldp_x))?,
+        max_ldp: budget(u, l.map(|l| l.ldp))?,
+        max_lip: budget(u, l.map(|l| l.lip))?,
+        max_eps_l: budget(u, l.map(|l| l.alip.eps_l))?,
+        max_eps_u: budget(u, l.map(|l| l.alip.eps_u))?,
+    })
+}
+
+fn run(u: &mut Unstructured) -> Result<()> {
+    let nx = u.int_in_range(1usize..=6)?;
+    let ny = u.int_in_range(1usize..=6)?;
+    let prior = row(u, nx, 0)?;
+    let channel: Vec<Vec<f64>> = (0..nx).map(|x| row(u, ny, x)).collect::<Result<_>>()?;
+    let secret = if u.arbitrary::<u8>()? < 96 {
+        // Joint P_SX = column-stochastic split of the prior (or raw), maybe corrupted.
+        let ns = u.int_in_range(1usize..=4)?;
+        let mut p_sx = vec![vec![0.0; nx]; ns];
+        for x in 0..nx {
+            let split = row(u, ns, x)?;
+            for s in 0..ns {
+                p_sx[s][x] = prior[x] * split[s];
+            }
+        }
+        for r in p_sx.iter_mut() {
+            corrupt(u, r)?;
+        }
+        let sl = if u.arbitrary()? { Some(labels(u, ns, "s")?) } else { None };
+        Some(privlift::spec::wire::SecretJson { labels: sl, p_sx })
+    } else {
+        None
+    };
+    let output_labels = if u.arbitrary::<u8>()? < 64 { Some(labels(u, ny, "y")?) } else { None };
+    let mut wire = DocumentJson {
+        format: FORMAT.into(),
+        version: VERSION,
+        id: "fuzz".into(),
+        description: None,
+        labels: labels(u, nx, "x")?,
+        output_labels,
+        prior,
+        secret,
+        mechanism: serde_json::json!({"kind": "matrix", "p_y_given_x": channel}),
+        claims: ClaimsJson::default(),
+        utility: None,
+    };
+    // Phase 1: validate without claims and audit, so claims can sit right at the leakage.
+    let leak = Document::from_wire(wire.clone()).ok().and_then(|d| d.audit(2.0).ok());
+    wire.claims = claims(u, leak.as_ref())?;
+    let pol = policy(u, leak.as_ref())?;
+    let alpha = any_f64(u)?;
+    let hint: Vec<u32> = (0..4).map(|_| u.arbitrary()).collect::<Result<_>>()?;
+    let words: Vec<u64> = (0..4).map(|_| u.arbitrary()).collect::<Result<_>>()?;
+
+    let Ok(doc) = Document::from_wire(wire) else { return Ok(()) };
+    common::exercise(&doc, &pol, &hint, &words, alpha);
+    Ok(())
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let _ = run(&mut u);
+});

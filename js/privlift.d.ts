@@ -1,0 +1,241 @@
+// Types of the privlift ES module (js/privlift.js). Hand-written; keep in step with
+// src/error.rs (Error::CODES), src/verify.rs, src/leakage/mod.rs, src/mechanism/receipt.rs
+// and src/spec/wire.rs. Every privacy quantity is in nats.
+
+/** Codes thrown by the Rust core (src/error.rs `Error::CODES`). */
+export type CoreErrorCode =
+  | 'json'
+  | 'unsupported_format'
+  | 'unsupported_version'
+  | 'unsupported_mechanism'
+  | 'non_finite'
+  | 'negative_probability'
+  | 'not_normalized'
+  | 'dimension_mismatch'
+  | 'duplicate_label'
+  | 'too_many_symbols'
+  | 'empty_alphabet'
+  | 'prior_mismatch'
+  | 'unknown_value'
+  | 'unknown_output'
+  | 'claim_violated'
+  | 'policy_violated'
+  | 'no_claims'
+  | 'invalid_argument'
+  | 'rng'
+  | 'io';
+
+/** Codes thrown only by the JS layer. */
+export type JsErrorCode =
+  /** fetchMechanism: the server answered with a non-2xx status (see `status`). */
+  | 'http'
+  /** fetchMechanism: fetch() failed (offline, DNS, CORS, aborted) or the body could not be read. */
+  | 'network'
+  /** The wasm module could not be loaded or instantiated. */
+  | 'init';
+
+export type ErrorCode = CoreErrorCode | JsErrorCode;
+
+/** Every code a PrivliftError can carry. */
+export const errorCodes: readonly ErrorCode[];
+
+/** The one error class privlift throws. Branch on `code`, never on `message`. */
+export class PrivliftError extends Error {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; status?: number });
+  readonly name: 'PrivliftError';
+  readonly code: ErrorCode;
+  /** The HTTP status, for `code === 'http'`. */
+  readonly status?: number;
+}
+
+/**
+ * Limits the user accepts, in nats. Absent limits are not checked. camelCase and
+ * snake_case are both accepted (not both for the same limit); any other key is an
+ * `invalid_argument`. `maxLdpX` is the prior-free cap a lying prior cannot weaken.
+ */
+export interface Policy {
+  maxLdpX?: number;
+  maxLdp?: number;
+  maxLip?: number;
+  maxEpsL?: number;
+  maxEpsU?: number;
+  max_ldp_x?: number;
+  max_ldp?: number;
+  max_lip?: number;
+  max_eps_l?: number;
+  max_eps_u?: number;
+}
+
+/** (εl, εu) of asymmetric LIP. */
+export interface Alip {
+  eps_l: number;
+  eps_u: number;
+}
+
+/** What a document claims (nats). */
+export interface Claims {
+  /** ε-LDP w.r.t. the secret S (equals ldp_x when S = X). */
+  ldp?: number;
+  /** ε-LDP w.r.t. X (prior-free). */
+  ldp_x?: number;
+  /** ε-LIP w.r.t. S. */
+  lip?: number;
+  /** (εl, εu)-ALIP w.r.t. S. */
+  alip?: Alip;
+}
+
+/** Every leakage measure of the audit (nats unless said otherwise; may be Infinity). */
+export interface Leakage {
+  lip: number;
+  alip: Alip;
+  ldp: number;
+  ldp_x: number;
+  mi_sy: number;
+  mi_xy: number;
+  maximal_leakage: number;
+  /** A ratio: min over (s, y) of the lift. */
+  min_lift: number;
+  /** A ratio: max over (s, y) of the lift. */
+  max_lift: number;
+  l1_lift: number;
+  chi2_lift: number;
+  alpha_lift: number;
+  l1_lift_inverse: number;
+  chi2_lift_inverse: number;
+  alpha_lift_inverse: number;
+  alpha_order: number;
+}
+
+/** One checked claim or policy limit. */
+export interface Check {
+  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u` (claims) or a policy field (`max_ldp_x`, ...). */
+  notion: string;
+  /** The claimed budget or the policy limit. */
+  bound: number;
+  /** The audited leakage. */
+  actual: number;
+  holds: boolean;
+}
+
+/** The outcome of checking a document. */
+export interface Verification {
+  leakage: Leakage;
+  claims: Check[];
+  policy: Check[];
+  claims_hold: boolean;
+  policy_holds: boolean;
+}
+
+/** One secret value's row of a receipt. */
+export interface ReceiptEntry {
+  secret_index: number;
+  secret: string;
+  /** P(s). */
+  prior: number;
+  /** P(s | y) for the released y. */
+  posterior: number;
+  /** posterior / prior (0 when the prior is 0). */
+  lift: number;
+}
+
+/** What the released output tells anyone about each secret value. */
+export interface Receipt {
+  mechanism_id: string;
+  output_index: number;
+  output: string;
+  entries: ReceiptEntry[];
+  /** e^{−εl}: no lift falls below this. */
+  min_lift_bound: number;
+  /** e^{εu}: no lift exceeds this. */
+  max_lift_bound: number;
+  /** The claimed εl, εu the bounds come from. */
+  eps_l: number;
+  eps_u: number;
+  /** The audited εl, εu of the sampler that ran (≤ the claimed ones). */
+  audited_eps_l: number;
+  audited_eps_u: number;
+}
+
+/** An input value: a label, or an integer index into `labels`. */
+export type Value = string | number;
+
+/** A mechanism document as JSON text, UTF-8 bytes, or an object. */
+export type DocumentInput = string | ArrayBuffer | ArrayBufferView | object;
+
+/** What `init` accepts: where the .wasm module comes from. */
+export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+
+/**
+ * Loads the wasm module once (idempotent; later calls ignore `input`). Optional: every
+ * function that needs the module loads it.
+ */
+export function init(input?: InitInput): Promise<void>;
+
+/** Whether init() has completed. */
+export function isInitialized(): boolean;
+
+/** Parses and validates a mechanism document. Throws PrivliftError (parse codes, `invalid_argument`). */
+export function parseMechanism(document: DocumentInput): Promise<Document>;
+
+/**
+ * Downloads, parses and verifies a mechanism document. Throws PrivliftError with `network`,
+ * `http`, a parse code, `no_claims`, `claim_violated` or `policy_violated`.
+ */
+export function fetchMechanism(
+  url: string | URL | Request,
+  policy: Policy | undefined,
+  fetchOptions?: RequestInit,
+): Promise<Mechanism>;
+
+/** A parsed and validated document whose claims are NOT yet verified. */
+export class Document {
+  private constructor();
+  readonly id: string;
+  readonly description: string | undefined;
+  readonly labels: string[];
+  readonly outputLabels: string[];
+  readonly secretLabels: string[];
+  readonly prior: number[];
+  readonly claims: Claims;
+  /** The audit of the channel as declared. `alphaOrder` defaults to 2. */
+  audit(alphaOrder?: number): Leakage;
+  /** Every claim and policy check, without throwing on a failed check. */
+  check(policy?: Policy): Verification;
+  /** Verifies claims and policy; throws `no_claims`, `claim_violated`, `policy_violated`, `invalid_argument`. */
+  verify(policy?: Policy): Mechanism;
+  /** Releases the wasm memory now (otherwise the garbage collector does). */
+  free(): void;
+}
+
+/** A verified mechanism; perturbs with crypto.getRandomValues. */
+export class Mechanism {
+  private constructor();
+  readonly id: string;
+  /** Input alphabet X. */
+  readonly labels: readonly string[];
+  /** Output alphabet Y. */
+  readonly outputLabels: readonly string[];
+  /** Secret alphabet S (= labels when the document declares no secret). */
+  readonly secretLabels: readonly string[];
+  /** Input index of a label (or decimal index string) or a checked index. */
+  inputIndex(x: Value): number;
+  /** Perturbs one value; returns the output index. */
+  perturb(x: Value): number;
+  /** Perturbs one value; returns the output label. */
+  perturbLabel(x: Value): string;
+  /** Perturbs many values; returns the output indices. */
+  perturbMany(xs: Uint32Array | readonly Value[] | Iterable<Value>): Uint32Array;
+  /**
+   * DETERMINISTIC perturbation from `seed`: for tests and simulations only. Anyone who
+   * knows the seed knows the noise.
+   */
+  perturbManySeededForTesting(xs: Uint32Array | readonly Value[] | Iterable<Value>, seed: bigint | number): Uint32Array;
+  /** The receipt for a released output, by output index or output label. */
+  receipt(y: number | string): Receipt;
+  /** The audited leakage of the sampler that runs. */
+  leakage(): Leakage;
+  /** The full verification report. */
+  verification(): Verification;
+  /** Releases the wasm memory now (otherwise the garbage collector does). */
+  free(): void;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The wasm test suite, in every JS runtime the package supports:
+#   1. tests/web.rs in Node            (wasm-pack test --node)
+#   2. tests/web.rs in headless Chrome (chromium + Debian's chromedriver)
+#   3. tests/web.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
+#   4. the npm package (js/) in Node   (scripts/build-wasm.sh, then node --test tests/js/)
+# Fails if a run fails OR ran no test: without WASM_BINDGEN_USE_BROWSER=1 a browser run
+# prints "only configured to run in node.js … skipping" and exits 0.
+#
+# Env: PRIVLIFT_NO_FIREFOX=1 skips step 3 (e.g. where firefox-esr is not installed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+log() { printf '[test-wasm] %s\n' "$*" >&2; }
+out_dir=$(mktemp -d)
+trap 'rm -rf "$out_dir"' EXIT
+
+# Only tests/web.rs: the other integration tests are native (they may spawn the CLI).
+CARGO_ARGS=(-- --test web)
+
+# run NAME EXPECT_BANNER CMD...: runs CMD, echoes its output, checks it ran > 0 tests.
+run() {
+  local name=$1 banner=$2
+  shift 2
+  log "$name: $*"
+  local rc=0
+  "$@" >"$out_dir/$name.log" 2>&1 || rc=$?
+  cat "$out_dir/$name.log"
+  if [ $rc -ne 0 ]; then
+    log "$name: FAILED (exit $rc)"
+    exit $rc
+  fi
+  if [ -n "$banner" ] && ! grep -q "$banner" "$out_dir/$name.log"; then
+    log "$name: FAILED: no \"$banner\" line; the tests were skipped"
+    exit 1
+  fi
+  local n
+  n=$(grep -oE 'test result: ok\. [0-9]+ passed' "$out_dir/$name.log" | awk '{s += $4} END {print s + 0}')
+  if [ "$n" -eq 0 ]; then
+    log "$name: FAILED: ran no test"
+    exit 1
+  fi
+  log "$name: $n passed"
+  printf '%s %s\n' "$name" "$n" >>"$out_dir/summary"
+}
+
+run node "" \
+  wasm-pack test --mode no-install --node "${CARGO_ARGS[@]}"
+
+run chrome "Running headless tests in Chrome" \
+  env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --chrome \
+  --chromedriver /usr/bin/chromedriver "${CARGO_ARGS[@]}"
+
+if [ "${PRIVLIFT_NO_FIREFOX:-0}" = 1 ]; then
+  log "firefox: skipped (PRIVLIFT_NO_FIREFOX=1)"
+else
+  run firefox "Running headless tests in Firefox" \
+    env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --firefox \
+    --geckodriver "$HOME/.cargo/bin/geckodriver" "${CARGO_ARGS[@]}"
+fi
+
+bash scripts/build-wasm.sh
+
+log "npm package: node --test tests/js/"
+rc=0
+node --test tests/js/ >"$out_dir/js.log" 2>&1 || rc=$?
+cat "$out_dir/js.log"
+pass=$(awk '/^# pass /{print $3}' "$out_dir/js.log")
+if [ $rc -ne 0 ] || [ "${pass:-0}" -eq 0 ]; then
+  log "node --test: FAILED (exit $rc, ${pass:-0} passed)"
+  exit 1
+fi
+printf 'node:test %s\n' "$pass" >>"$out_dir/summary"
+
+log "summary (tests passed per runtime):"
+sed 's/^/[test-wasm]   /' "$out_dir/summary" >&2

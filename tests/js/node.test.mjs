@@ -1,0 +1,345 @@
+// The npm package in Node: `node --test tests/js/` from the repo root (after
+// scripts/build-wasm.sh). Imports the package by its name (self-reference via "exports").
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+
+import {
+  init, isInitialized, parseMechanism, fetchMechanism, PrivliftError, errorCodes,
+  Document, Mechanism,
+} from 'privlift';
+
+const LN2 = Math.log(2);
+
+/** k-ary randomized response: P(y = x) = e^ε / (e^ε + k − 1), the rest uniform. */
+function krrMatrix(k, eps) {
+  const d = Math.exp(eps) + k - 1;
+  return Array.from({ length: k }, (_, x) =>
+    Array.from({ length: k }, (_, y) => (x === y ? Math.exp(eps) / d : 1 / d)));
+}
+
+function krrDoc({ claims = { ldp_x: LN2 }, id = 'krr3-ln2' } = {}) {
+  return {
+    format: 'privlift-mechanism',
+    version: 1,
+    id,
+    labels: ['a', 'b', 'c'],
+    output_labels: ['A', 'B', 'C'],
+    prior: [1 / 3, 1 / 3, 1 / 3],
+    mechanism: { kind: 'matrix', p_y_given_x: krrMatrix(3, LN2) },
+    claims,
+  };
+}
+
+/** Asserts that fn throws (or rejects with) a PrivliftError with `code`; returns it. */
+async function rejectsWith(fn, code, messageIncludes) {
+  let err;
+  try {
+    await fn();
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err !== undefined, `expected a PrivliftError with code ${code}, nothing was thrown`);
+  assert.ok(err instanceof PrivliftError, `expected instanceof PrivliftError, got ${err && err.name}: ${err && err.message}`);
+  assert.ok(err instanceof Error);
+  assert.equal(err.name, 'PrivliftError');
+  assert.equal(err.code, code, `code of "${err.message}"`);
+  assert.ok(errorCodes.includes(err.code));
+  if (messageIncludes) assert.ok(err.message.includes(messageIncludes), `"${err.message}" should mention ${messageIncludes}`);
+  return err;
+}
+
+describe('loading', () => {
+  test('init is idempotent and optional', async () => {
+    const p = init();
+    assert.equal(init(), p, 'a second call returns the same promise');
+    await p;
+    assert.equal(isInitialized(), true);
+  });
+
+  test('no Math.random in the wrapper or the glue', async () => {
+    for (const f of ['../../js/privlift.js', '../../pkg/privlift.js']) {
+      const src = await readFile(new URL(f, import.meta.url), 'utf8');
+      assert.ok(!/Math\s*\.\s*random/.test(src), `${f} uses Math.random`);
+    }
+  });
+});
+
+describe('k-RR, k = 3, ε = ln 2', () => {
+  let doc;
+  let mech;
+  before(async () => {
+    doc = await parseMechanism(JSON.stringify(krrDoc()));
+    mech = doc.verify({ maxLdpX: 1 });
+  });
+
+  test('document getters', () => {
+    assert.ok(doc instanceof Document);
+    assert.equal(doc.id, 'krr3-ln2');
+    assert.deepEqual(doc.labels, ['a', 'b', 'c']);
+    assert.deepEqual(doc.outputLabels, ['A', 'B', 'C']);
+    assert.deepEqual(doc.secretLabels, ['a', 'b', 'c']);
+    assert.equal(doc.prior.length, 3);
+    assert.ok(Math.abs(doc.claims.ldp_x - LN2) < 1e-15);
+  });
+
+  test('an object document parses like its JSON text', async () => {
+    const d2 = await parseMechanism(krrDoc());
+    assert.equal(d2.id, doc.id);
+    const d3 = await parseMechanism(new TextEncoder().encode(JSON.stringify(krrDoc())));
+    assert.equal(d3.id, doc.id);
+  });
+
+  test('verify gives a Mechanism with its alphabets', () => {
+    assert.ok(mech instanceof Mechanism);
+    assert.equal(mech.id, 'krr3-ln2');
+    assert.deepEqual([...mech.labels], ['a', 'b', 'c']);
+    assert.deepEqual([...mech.outputLabels], ['A', 'B', 'C']);
+    assert.deepEqual([...mech.secretLabels], ['a', 'b', 'c']);
+  });
+
+  test('leakage and verification', () => {
+    const leak = mech.leakage();
+    assert.ok(leak.ldp_x >= LN2 && leak.ldp_x < LN2 * (1 + 1e-9), `ldp_x ${leak.ldp_x}`);
+    // Uniform prior: posterior = channel column, lifts 1.5 and 0.75.
+    assert.ok(Math.abs(leak.alip.eps_u - Math.log(1.5)) < 1e-9);
+    assert.ok(Math.abs(leak.alip.eps_l - Math.log(4 / 3)) < 1e-9);
+    const v = mech.verification();
+    assert.equal(v.claims_hold, true);
+    assert.equal(v.policy_holds, true);
+    assert.deepEqual(v.claims.map((c) => c.notion), ['ldp_x']);
+    assert.deepEqual(v.policy.map((c) => [c.notion, c.bound]), [['max_ldp_x', 1]]);
+  });
+
+  test('perturb by index and by label', () => {
+    for (const x of [0, 1, 2, 'a', 'b', 'c', '2']) {
+      const y = mech.perturb(x);
+      assert.ok(Number.isInteger(y) && y >= 0 && y < 3, `perturb(${x}) = ${y}`);
+      assert.ok(['A', 'B', 'C'].includes(mech.perturbLabel(x)));
+    }
+    assert.equal(mech.inputIndex('c'), 2);
+    assert.equal(mech.inputIndex(1), 1);
+  });
+
+  test('perturbMany on 10^5 values matches the row within 5 sd', () => {
+    const n = 100_000;
+    const row = krrMatrix(3, LN2);
+    for (const [x, xs] of [
+      [0, new Uint32Array(n)], // all index 0
+      [2, Array(n).fill('c')], // all label "c"
+    ]) {
+      const ys = mech.perturbMany(xs);
+      assert.ok(ys instanceof Uint32Array);
+      assert.equal(ys.length, n);
+      const counts = [0, 0, 0];
+      for (const y of ys) counts[y] += 1;
+      for (let y = 0; y < 3; y++) {
+        const p = row[x][y];
+        const sd = Math.sqrt(n * p * (1 - p));
+        assert.ok(Math.abs(counts[y] - n * p) <= 5 * sd,
+          `x=${x}: count[${y}] = ${counts[y]}, expected ${n * p} ± ${5 * sd}`);
+      }
+    }
+  });
+
+  test('perturbMany accepts mixed labels and indices, and an empty input', () => {
+    const ys = mech.perturbMany(['a', 1, 'c', '0']);
+    assert.equal(ys.length, 4);
+    assert.equal(mech.perturbMany([]).length, 0);
+  });
+
+  test('receipt fields: lift = posterior / prior, within the bounds', () => {
+    for (const y of [0, 1, 2, 'B']) {
+      const r = mech.receipt(y);
+      const yi = typeof y === 'number' ? y : 1;
+      assert.equal(r.mechanism_id, 'krr3-ln2');
+      assert.equal(r.output_index, yi);
+      assert.equal(r.output, ['A', 'B', 'C'][yi]);
+      assert.equal(r.entries.length, 3);
+      assert.ok(Math.abs(r.min_lift_bound - 0.5) < 1e-12, `min_lift_bound ${r.min_lift_bound}`);
+      assert.ok(Math.abs(r.max_lift_bound - 2) < 1e-12, `max_lift_bound ${r.max_lift_bound}`);
+      assert.ok(Math.abs(r.eps_u - LN2) < 1e-15 && Math.abs(r.eps_l - LN2) < 1e-15);
+      assert.ok(r.audited_eps_u <= r.eps_u && r.audited_eps_l <= r.eps_l);
+      let sum = 0;
+      for (const [s, e] of r.entries.entries()) {
+        assert.equal(e.secret_index, s);
+        assert.equal(e.secret, ['a', 'b', 'c'][s]);
+        assert.ok(Math.abs(e.lift - e.posterior / e.prior) < 1e-12);
+        assert.ok(e.lift >= r.min_lift_bound && e.lift <= r.max_lift_bound, `lift ${e.lift}`);
+        assert.ok(Math.abs(e.posterior - (s === yi ? 0.5 : 0.25)) < 1e-12);
+        sum += e.posterior;
+      }
+      assert.ok(Math.abs(sum - 1) < 1e-12);
+    }
+  });
+
+  test('seeded path is deterministic', () => {
+    const xs = Array.from({ length: 1000 }, (_, i) => i % 3);
+    const a = mech.perturbManySeededForTesting(xs, 42n);
+    const b = mech.perturbManySeededForTesting(Uint32Array.from(xs), 42);
+    const c = mech.perturbManySeededForTesting(xs, 43n);
+    assert.deepEqual(a, b, 'same seed (BigInt or number) → same outputs');
+    assert.notDeepEqual(a, c, 'different seed → different outputs');
+    assert.deepEqual(mech.perturbManySeededForTesting(xs, 2n ** 64n - 1n).length, 1000);
+  });
+});
+
+describe('errors', () => {
+  let doc;
+  let mech;
+  before(async () => {
+    doc = await parseMechanism(krrDoc());
+    mech = doc.verify();
+  });
+
+  test('a lying document is rejected: claim_violated', async () => {
+    const liar = await parseMechanism(krrDoc({ claims: { ldp_x: 0.5 } }));
+    const err = await rejectsWith(() => liar.verify(), 'claim_violated', 'ldp_x');
+    assert.equal(err.cause.name, 'PrivliftError', 'the wasm error is kept as the cause');
+    assert.equal(liar.check().claims_hold, false);
+  });
+
+  test('no claim at all: no_claims', async () => {
+    const bare = await parseMechanism(krrDoc({ claims: {} }));
+    await rejectsWith(() => bare.verify(), 'no_claims');
+  });
+
+  test('policy violated, camelCase and snake_case keys', async () => {
+    await rejectsWith(() => doc.verify({ maxLdpX: 0.5 }), 'policy_violated');
+    await rejectsWith(() => doc.verify({ max_ldp_x: 0.5 }), 'policy_violated');
+    await rejectsWith(() => doc.verify({ maxEpsU: 0.1 }), 'policy_violated');
+    await rejectsWith(() => doc.verify({ max_eps_l: 0.1 }), 'policy_violated');
+    const v = doc.check({ maxLdpX: 0.5, max_lip: 10 });
+    assert.equal(v.policy_holds, false);
+    assert.deepEqual(v.policy.map((c) => [c.notion, c.holds]), [['max_ldp_x', false], ['max_lip', true]]);
+  });
+
+  test('malformed policies: invalid_argument', async () => {
+    await rejectsWith(() => doc.verify({ maxLDPX: 0.5 }), 'invalid_argument', 'maxLDPX'); // misspelt: never ignored
+    await rejectsWith(() => doc.verify({ maxLdpX: 1, max_ldp_x: 1 }), 'invalid_argument');
+    await rejectsWith(() => doc.verify({ maxLdpX: '1' }), 'invalid_argument', 'maxLdpX');
+    await rejectsWith(() => doc.verify({ maxLdpX: -1 }), 'invalid_argument');
+    await rejectsWith(() => doc.verify({ maxLdpX: NaN }), 'invalid_argument');
+    await rejectsWith(() => doc.verify(5), 'invalid_argument', 'policy');
+  });
+
+  test('malformed JSON: json', async () => {
+    await rejectsWith(() => parseMechanism('{"format": "privlift-mechanism",'), 'json');
+    await rejectsWith(() => parseMechanism({ ...krrDoc(), surprise: 1 }), 'json');
+  });
+
+  test('validation codes cross from the core', async () => {
+    await rejectsWith(() => parseMechanism({ ...krrDoc(), format: 'other' }), 'unsupported_format');
+    await rejectsWith(() => parseMechanism({ ...krrDoc(), prior: [0.5, 0.5, 0.5] }), 'not_normalized');
+    await rejectsWith(() => parseMechanism({ ...krrDoc(), labels: ['a', 'a', 'c'] }), 'duplicate_label');
+  });
+
+  test('a document of the wrong type: invalid_argument', async () => {
+    await rejectsWith(() => parseMechanism(42), 'invalid_argument', 'document');
+    await rejectsWith(() => parseMechanism(undefined), 'invalid_argument', 'document');
+  });
+
+  test('out-of-alphabet values: unknown_value', async () => {
+    await rejectsWith(() => mech.perturb('zzz'), 'unknown_value', 'zzz');
+    await rejectsWith(() => mech.perturb(3), 'unknown_value');
+    await rejectsWith(() => mech.perturb(2 ** 32), 'unknown_value'); // not wrapped to 0
+    await rejectsWith(() => mech.perturbMany(['a', 'zzz']), 'unknown_value');
+    await rejectsWith(() => mech.perturbMany(new Uint32Array([0, 7])), 'unknown_value');
+    await rejectsWith(() => mech.perturbManySeededForTesting([9], 1n), 'unknown_value');
+  });
+
+  test('bad argument types: invalid_argument naming the argument', async () => {
+    for (const bad of [1.5, NaN, -1, Infinity, null, undefined, true, {}, 1n]) {
+      await rejectsWith(() => mech.perturb(bad), 'invalid_argument', '`x`');
+    }
+    await rejectsWith(() => mech.perturbMany([0, 1.5]), 'invalid_argument', 'xs[1]');
+    await rejectsWith(() => mech.perturbMany('abc'), 'invalid_argument', 'xs');
+    await rejectsWith(() => mech.perturbMany(7), 'invalid_argument', 'xs');
+    await rejectsWith(() => mech.perturbManySeededForTesting([0], -1n), 'invalid_argument', 'seed');
+    await rejectsWith(() => mech.perturbManySeededForTesting([0], 2n ** 64n), 'invalid_argument', 'seed');
+    await rejectsWith(() => mech.perturbManySeededForTesting([0], 0.5), 'invalid_argument', 'seed');
+    await rejectsWith(() => mech.receipt(-1), 'invalid_argument', '`y`');
+  });
+
+  test('unknown outputs: unknown_output', async () => {
+    await rejectsWith(() => mech.receipt(3), 'unknown_output');
+    await rejectsWith(() => mech.receipt('Z'), 'unknown_output');
+  });
+
+  test('errorCodes lists the core codes, the JS codes and the TypeScript union', async () => {
+    const raw = await import('../../pkg/privlift.js');
+    const core = raw.errorCodes();
+    assert.ok(core.length >= 20);
+    assert.deepEqual(errorCodes.slice(0, core.length), core, 'core codes first, in order');
+    assert.deepEqual(errorCodes.slice(core.length), ['http', 'network', 'init']);
+    assert.ok(Object.isFrozen(errorCodes));
+    const dts = await readFile(new URL('../../js/privlift.d.ts', import.meta.url), 'utf8');
+    const union = (name) => {
+      const m = dts.match(new RegExp(`export type ${name} =([^;]*);`));
+      assert.ok(m, `type ${name} in privlift.d.ts`);
+      return [...m[1].matchAll(/'([a-z_]+)'/g)].map((x) => x[1]);
+    };
+    assert.deepEqual([...union('CoreErrorCode'), ...union('JsErrorCode')], [...errorCodes]);
+  });
+
+  test('PrivliftError can be made on the JS side', () => {
+    const e = new PrivliftError('http', 'gone', { status: 410 });
+    assert.ok(e instanceof Error);
+    assert.equal(e.name, 'PrivliftError');
+    assert.equal(e.code, 'http');
+    assert.equal(e.status, 410);
+  });
+});
+
+describe('fetchMechanism (server on 127.0.0.1)', () => {
+  let server;
+  let base;
+  before(async () => {
+    server = createServer((req, res) => {
+      const body = {
+        '/krr.json': JSON.stringify(krrDoc()),
+        '/liar.json': JSON.stringify(krrDoc({ claims: { ldp_x: 0.1 } })),
+        '/broken.json': '{"format":',
+      }[req.url];
+      if (body === undefined) {
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+      }
+    });
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${server.address().port}`;
+  });
+  after(() => new Promise((resolve) => server.close(resolve)));
+
+  test('downloads, parses, verifies', async () => {
+    const m = await fetchMechanism(`${base}/krr.json`, { maxLdpX: 1 });
+    assert.ok(m instanceof Mechanism);
+    assert.equal(m.id, 'krr3-ln2');
+    const m2 = await fetchMechanism(new URL('/krr.json', base), undefined, { headers: { accept: 'application/json' } });
+    assert.ok(m2.perturb('a') < 3);
+  });
+
+  test('HTTP errors: http with the status', async () => {
+    const e = await rejectsWith(() => fetchMechanism(`${base}/missing.json`, {}), 'http', '404');
+    assert.equal(e.status, 404);
+  });
+
+  test('a lying, over-budget or broken document is refused', async () => {
+    await rejectsWith(() => fetchMechanism(`${base}/liar.json`, {}), 'claim_violated');
+    await rejectsWith(() => fetchMechanism(`${base}/krr.json`, { maxLdpX: 0.1 }), 'policy_violated');
+    await rejectsWith(() => fetchMechanism(`${base}/broken.json`, {}), 'json');
+  });
+
+  test('bad arguments and a refused connection', async () => {
+    await rejectsWith(() => fetchMechanism(42, {}), 'invalid_argument', 'url');
+    await rejectsWith(() => fetchMechanism(`${base}/krr.json`, 'strict'), 'invalid_argument', 'policy');
+    // A port that was just free: the connection is refused (loopback only).
+    const tmp = createServer();
+    await new Promise((resolve) => tmp.listen(0, '127.0.0.1', resolve));
+    const port = tmp.address().port;
+    await new Promise((resolve) => tmp.close(resolve));
+    await rejectsWith(() => fetchMechanism(`http://127.0.0.1:${port}/krr.json`, {}), 'network');
+  });
+});

@@ -1,0 +1,179 @@
+//! The wasm bindings, driven from Rust inside a JS engine: Node (`wasm-pack test --node`)
+//! and headless browsers (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome`
+//! / `--firefox`). No `wasm_bindgen_test_configure!(run_in_browser)`: the environment
+//! variable picks the browser, so the same file runs in all three (scripts/test-wasm.sh).
+//!
+//! `perturb` and `perturbMany` here use the real `crypto.getRandomValues` path.
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, Object, Reflect};
+use privlift::wasm::{error_codes, WasmDocument, WasmMechanism};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test;
+
+/// k-RR with k = 3 and ε = ln 2: P(y = x) = 1/2, the other outputs 1/4.
+fn krr_json(claim_ldp_x: f64) -> String {
+    format!(
+        r#"{{"format": "privlift-mechanism", "version": 1, "id": "krr3",
+            "labels": ["a", "b", "c"], "output_labels": ["A", "B", "C"],
+            "prior": [0.2, 0.3, 0.5],
+            "mechanism": {{"kind": "matrix",
+              "p_y_given_x": [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]}},
+            "claims": {{"ldp_x": {claim_ldp_x}}}}}"#
+    )
+}
+
+fn get(v: &JsValue, key: &str) -> JsValue {
+    Reflect::get(v, &JsValue::from_str(key)).expect("Reflect::get")
+}
+
+fn num(v: &JsValue, key: &str) -> f64 {
+    get(v, key).as_f64().unwrap_or_else(|| panic!("{key} is not a number"))
+}
+
+fn policy(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (k, v) in pairs {
+        Reflect::set(&o, &JsValue::from_str(k), v).unwrap();
+    }
+    o.into()
+}
+
+fn verified() -> WasmMechanism {
+    let doc = WasmDocument::parse(&krr_json(core::f64::consts::LN_2)).expect("parse");
+    doc.verify(policy(&[("maxLdpX", JsValue::from_f64(1.0))])).expect("verify")
+}
+
+/// The JS error's `code`, after checking it is a real `Error` named PrivliftError.
+fn code_of(err: JsValue) -> String {
+    let e = err.dyn_ref::<js_sys::Error>().expect("a JS Error object");
+    assert_eq!(String::from(e.name()), "PrivliftError");
+    assert!(!String::from(e.message()).is_empty());
+    get(&err, "code").as_string().expect("a string `code` property")
+}
+
+#[wasm_bindgen_test]
+fn parse_verify_perturb_receipt() {
+    let doc = WasmDocument::parse(&krr_json(core::f64::consts::LN_2)).expect("parse");
+    assert_eq!(doc.id(), "krr3");
+    assert_eq!(doc.labels(), ["a", "b", "c"]);
+    assert_eq!(doc.output_labels(), ["A", "B", "C"]);
+    let mut mech = doc.verify(JsValue::UNDEFINED).expect("verify");
+    assert_eq!(mech.input_index("c").unwrap(), 2);
+    for x in 0..3 {
+        let y = mech.perturb(x).expect("perturb");
+        assert!(y < 3);
+        let r = mech.receipt(y).expect("receipt");
+        assert_eq!(get(&r, "output_index").as_f64(), Some(y as f64));
+        assert_eq!(get(&r, "mechanism_id").as_string().as_deref(), Some("krr3"));
+        let (lo, hi) = (num(&r, "min_lift_bound"), num(&r, "max_lift_bound"));
+        assert!((lo - 0.5).abs() < 1e-12 && (hi - 2.0).abs() < 1e-12, "bounds {lo} {hi}");
+        let entries: Array = get(&r, "entries").dyn_into().expect("entries is an array");
+        assert_eq!(entries.length(), 3);
+        let mut total = 0.0;
+        for e in entries.iter() {
+            let (prior, post, lift) = (num(&e, "prior"), num(&e, "posterior"), num(&e, "lift"));
+            assert!((lift - post / prior).abs() < 1e-12);
+            assert!(lift >= lo && lift <= hi, "lift {lift} outside [{lo}, {hi}]");
+            total += post;
+        }
+        assert!((total - 1.0).abs() < 1e-12);
+    }
+    let by_label = mech.receipt_for_label("B").expect("receipt by label");
+    assert_eq!(get(&by_label, "output").as_string().as_deref(), Some("B"));
+}
+
+#[wasm_bindgen_test]
+fn perturb_many_uses_the_browser_csprng_and_follows_the_row() {
+    let mut mech = verified();
+    let n = 20_000usize;
+    let ys = mech.perturb_many(&vec![1u32; n]).expect("perturbMany");
+    assert_eq!(ys.len(), n);
+    let mut counts = [0usize; 3];
+    for y in ys {
+        counts[y as usize] += 1;
+    }
+    // Row of x = 1: (1/4, 1/2, 1/4); 6 binomial standard deviations.
+    for (y, p) in [0.25, 0.5, 0.25].into_iter().enumerate() {
+        let sd = (n as f64 * p * (1.0 - p)).sqrt();
+        let diff = (counts[y] as f64 - n as f64 * p).abs();
+        assert!(diff <= 6.0 * sd, "count[{y}] = {} (expected {})", counts[y], n as f64 * p);
+    }
+    // Two CSPRNG batches are not the same sequence.
+    let a = mech.perturb_many(&vec![0u32; 256]).unwrap();
+    let b = mech.perturb_many(&vec![0u32; 256]).unwrap();
+    assert_ne!(a, b);
+}
+
+#[wasm_bindgen_test]
+fn seeded_path_is_deterministic() {
+    let mech = verified();
+    let xs: Vec<u32> = (0..500).map(|i| i % 3).collect();
+    let a = mech.perturb_many_seeded_for_testing(&xs, 7).unwrap();
+    let b = mech.perturb_many_seeded_for_testing(&xs, 7).unwrap();
+    let c = mech.perturb_many_seeded_for_testing(&xs, 8).unwrap();
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[wasm_bindgen_test]
+fn errors_cross_as_js_errors_with_a_code() {
+    assert_eq!(code_of(WasmDocument::parse("{not json").unwrap_err()), "json");
+    let liar = WasmDocument::parse(&krr_json(0.5)).unwrap();
+    assert_eq!(code_of(liar.verify(JsValue::NULL).unwrap_err()), "claim_violated");
+    let check = liar.check(JsValue::UNDEFINED).unwrap();
+    assert_eq!(get(&check, "claims_hold").as_bool(), Some(false));
+
+    let mut mech = verified();
+    assert_eq!(code_of(mech.perturb(3).unwrap_err()), "unknown_value");
+    assert_eq!(code_of(mech.perturb_many(&[0, 1, 9]).unwrap_err()), "unknown_value");
+    assert_eq!(code_of(mech.input_index("zzz").unwrap_err()), "unknown_value");
+    assert_eq!(code_of(mech.receipt(3).unwrap_err()), "unknown_output");
+    assert_eq!(code_of(mech.receipt_for_label("Z").unwrap_err()), "unknown_output");
+}
+
+#[wasm_bindgen_test]
+fn policy_keys_camel_and_snake_case_and_typos() {
+    let doc = WasmDocument::parse(&krr_json(core::f64::consts::LN_2)).unwrap();
+    let tight = JsValue::from_f64(0.5);
+    for key in ["maxLdpX", "max_ldp_x", "maxLdp", "max_ldp"] {
+        let err = doc.verify(policy(&[(key, tight.clone())])).unwrap_err();
+        assert_eq!(code_of(err), "policy_violated", "key {key}");
+    }
+    // Loose limits in both spellings pass, and the report names the limit.
+    let v = doc
+        .check(policy(&[("maxLip", JsValue::from_f64(5.0)), ("max_eps_u", JsValue::from_f64(5.0))]))
+        .unwrap();
+    assert_eq!(get(&v, "policy_holds").as_bool(), Some(true));
+    let checks: Array = get(&v, "policy").dyn_into().unwrap();
+    let notions: Vec<String> = checks.iter().map(|c| get(&c, "notion").as_string().unwrap()).collect();
+    assert_eq!(notions, ["max_lip", "max_eps_u"]);
+    // A misspelt limit is never silently dropped.
+    for bad in [
+        policy(&[("maxLDPX", tight.clone())]),
+        policy(&[("maxLdpX", tight.clone()), ("max_ldp_x", tight.clone())]),
+        policy(&[("maxLdpX", JsValue::from_str("0.5"))]),
+        policy(&[("maxLdpX", JsValue::from_f64(f64::NAN))]),
+        policy(&[("maxLdpX", JsValue::from_f64(-1.0))]),
+        JsValue::from_f64(3.0),
+    ] {
+        assert_eq!(code_of(doc.verify(bad).unwrap_err()), "invalid_argument");
+    }
+}
+
+#[wasm_bindgen_test]
+fn leakage_verification_and_error_codes() {
+    let mech = verified();
+    let leak = mech.leakage().unwrap();
+    let ldp_x = num(&leak, "ldp_x");
+    let ln2 = core::f64::consts::LN_2;
+    assert!(ldp_x >= ln2 && ldp_x <= ln2 * (1.0 + 1e-9), "ldp_x {ldp_x}");
+    let alip = get(&leak, "alip");
+    assert!(num(&alip, "eps_u") > 0.0 && num(&alip, "eps_l") > 0.0);
+    let v = mech.verification().unwrap();
+    assert_eq!(get(&v, "claims_hold").as_bool(), Some(true));
+    let codes = error_codes();
+    for c in privlift::Error::CODES {
+        assert!(codes.iter().any(|x| x == c), "{c} missing from errorCodes()");
+    }
+}
