@@ -23,7 +23,10 @@ export type CoreErrorCode =
   | 'no_claims'
   | 'invalid_argument'
   | 'rng'
-  | 'io';
+  | 'io'
+  /** Curator side (mechanism design), never thrown by the client API. */
+  | 'infeasible'
+  | 'design_failed';
 
 /** Codes thrown only by the JS layer. */
 export type JsErrorCode =

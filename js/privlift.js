@@ -16,7 +16,7 @@ const CORE_CODES = [
   'non_finite', 'negative_probability', 'not_normalized', 'dimension_mismatch',
   'duplicate_label', 'too_many_symbols', 'empty_alphabet', 'prior_mismatch',
   'unknown_value', 'unknown_output', 'claim_violated', 'policy_violated', 'no_claims',
-  'invalid_argument', 'rng', 'io',
+  'invalid_argument', 'rng', 'io', 'infeasible', 'design_failed',
 ];
 /** Codes only this JS layer throws. */
 const JS_CODES = [

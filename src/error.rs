@@ -50,6 +50,11 @@ pub enum Error {
     Rng { message: String },
     /// Reading or writing a file failed (CLI only).
     Io { message: String },
+    /// No mechanism meets the request (an infeasible LP, a budget no design can meet).
+    Infeasible { reason: String },
+    /// A design was computed but failed its own post-check or audit (numerical trouble);
+    /// nothing is published.
+    DesignFailed { reason: String },
 }
 
 impl Error {
@@ -76,6 +81,8 @@ impl Error {
             Error::InvalidArgument { .. } => "invalid_argument",
             Error::Rng { .. } => "rng",
             Error::Io { .. } => "io",
+            Error::Infeasible { .. } => "infeasible",
+            Error::DesignFailed { .. } => "design_failed",
         }
     }
 
@@ -101,6 +108,8 @@ impl Error {
         "invalid_argument",
         "rng",
         "io",
+        "infeasible",
+        "design_failed",
     ];
 
     pub(crate) fn field(f: impl Into<String>) -> FieldCtx {
@@ -178,6 +187,10 @@ impl fmt::Display for Error {
             Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
             Error::Rng { message } => write!(f, "random source failed: {message}"),
             Error::Io { message } => write!(f, "I/O error: {message}"),
+            Error::Infeasible { reason } => write!(f, "no mechanism meets the request: {reason}"),
+            Error::DesignFailed { reason } => {
+                write!(f, "the designed mechanism failed its own check, so nothing is published: {reason}")
+            }
         }
     }
 }

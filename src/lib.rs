@@ -33,6 +33,8 @@
 
 extern crate alloc;
 
+#[cfg(feature = "design")]
+pub mod design;
 pub mod error;
 pub mod leakage;
 pub mod mechanism;

@@ -16,12 +16,17 @@
 
 use privlift::rng::DeterministicRngForTesting;
 use privlift::{Document, Policy, VerifiedMechanism};
+use rand::{CryptoRng, RngCore};
 
 pub const REL: f64 = 1e-9;
 
 /// Runs every property on `doc`. `xs_hint` and `words` add fuzzer-chosen inputs and
 /// random words on top of the fixed ones.
 pub fn exercise(doc: &Document, policy: &Policy, xs_hint: &[u32], words: &[u64], alpha: f64) {
+    // PRIVLIFT_FUZZ_PRINT=1: show the input (to report a reproducer as a plain document).
+    if std::env::var_os("PRIVLIFT_FUZZ_PRINT").is_some() {
+        eprintln!("document: {}\npolicy: {policy:?}\nalpha: {alpha}", serde_json::to_string(&doc.to_wire()).unwrap());
+    }
     // Audit of the declared channel at the default order and at a fuzzer-chosen order.
     let _ = doc.audit(2.0);
     let _ = doc.audit(alpha);
@@ -44,11 +49,44 @@ pub fn exercise(doc: &Document, policy: &Policy, xs_hint: &[u32], words: &[u64],
     }
 }
 
+/// An RNG that replays fuzzer-chosen words (then a fixed odd-step counter), so that edge
+/// words such as 0 and u64::MAX reach the samplers through the public API.
+pub struct WordRng {
+    words: Vec<u64>,
+    i: usize,
+}
+
+impl WordRng {
+    pub fn new(words: Vec<u64>) -> Self {
+        WordRng { words, i: 0 }
+    }
+}
+
+impl RngCore for WordRng {
+    fn next_u32(&mut self) -> u32 {
+        self.next_u64() as u32
+    }
+    fn next_u64(&mut self) -> u64 {
+        let w = match self.words.get(self.i) {
+            Some(&w) => w,
+            None => (self.i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        };
+        self.i += 1;
+        w
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        for c in dst.chunks_mut(8) {
+            let w = self.next_u64().to_le_bytes();
+            c.copy_from_slice(&w[..c.len()]);
+        }
+    }
+}
+impl CryptoRng for WordRng {}
+
 fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], words: &[u64]) {
     let nx = doc.input().len();
     let ny = doc.output().len();
-    let eff = m.effective_channel();
-    assert_eq!((eff.rows(), eff.cols()), (nx, ny));
+    let ns = doc.secret().len();
 
     // Claims hold on the audited leakage (with the verifier's own tolerance).
     let l = m.leakage();
@@ -68,31 +106,77 @@ fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], wor
     let mut xs: Vec<usize> = vec![0, nx / 2, nx - 1];
     xs.extend(xs_hint.iter().take(8).map(|&x| x as usize % nx));
     let mut rng = DeterministicRngForTesting::seed_from_u64(xs_hint.first().copied().unwrap_or(7) as u64);
+    let mut edge: Vec<u64> = vec![0, u64::MAX, 1 << 63, (1 << 63) - 1, 0x5555_5555_5555_5555, 1];
+    edge.extend(words.iter().take(16));
+
+    if doc.mechanism().tag() == "unary" {
+        // Unary encoding: bit vectors and their receipts.
+        assert!(m.perturb(0, &mut rng).is_err(), "perturb accepted on unary encoding");
+        let mut wr = WordRng::new(edge);
+        for &x in &xs {
+            for bits in [m.perturb_bits(x, &mut rng), m.perturb_bits(x, &mut wr)] {
+                let bits = bits.expect("perturb_bits of a valid input");
+                assert_eq!(bits.len(), nx);
+                let r = m.receipt_bits(&bits);
+                assert!(r.is_ok(), "no receipt for sampled bits {bits:?}: {:?}", r.err());
+                check_receipt(doc, &r.unwrap());
+            }
+        }
+        assert!(m.perturb_bits(nx, &mut rng).is_err(), "out-of-range input accepted");
+        return;
+    }
+
+    let eff = m.effective_channel().expect("effective channel of a categorical mechanism");
+    let per_secret = m.perturb(0, &mut rng).is_err();
+    if per_secret {
+        assert_eq!((eff.rows(), eff.cols()), (ns * nx, ny));
+    } else {
+        assert_eq!((eff.rows(), eff.cols()), (nx, ny));
+    }
+    // (s, x) pairs: every secret for per-secret mechanisms, s = 0 otherwise.
+    let pairs: Vec<(usize, usize)> = xs
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| (if per_secret { (i + xs_hint.get(1).copied().unwrap_or(0) as usize) % ns } else { 0 }, x))
+        .collect();
+    let row = |s: usize, x: usize| if per_secret { s * nx + x } else { x };
+
     let mut outputs = Vec::new();
-    for &x in &xs {
-        for _ in 0..4 {
-            let y = m.perturb(x, &mut rng).expect("perturb of a valid input");
-            assert!(y < ny, "perturb({x}) = {y} ≥ |Y| = {ny}");
-            assert!(eff.get(x, y) > 0.0, "perturb({x}) = {y}, an output of probability 0");
+    let mut wr = WordRng::new(edge.clone());
+    for &(s, x) in &pairs {
+        for i in 0..6 {
+            let y = if i % 2 == 0 {
+                m.perturb_with_secret(s, x, &mut rng)
+            } else {
+                m.perturb_with_secret(s, x, &mut wr)
+            }
+            .expect("perturb_with_secret of a valid (s, x)");
+            assert!(y < ny, "perturb({s}, {x}) = {y} ≥ |Y| = {ny}");
+            assert!(eff.get(row(s, x), y) > 0.0, "perturb({s}, {x}) = {y}, an output of probability 0");
             outputs.push(y);
+            if !per_secret {
+                let y2 = m.perturb(x, &mut wr).expect("perturb of a valid input");
+                assert!(y2 < ny && eff.get(x, y2) > 0.0, "perturb({x}) = {y2}");
+                outputs.push(y2);
+            }
         }
     }
-    assert!(m.perturb(nx, &mut rng).is_err(), "out-of-range input accepted");
-
-    // Fixed and fuzzer-chosen words through the exact sampler.
-    let mut ws: Vec<u64> = vec![0, u64::MAX, 1 << 63, (1 << 63) - 1, 0x5555_5555_5555_5555];
-    ws.extend(words.iter().take(16));
-    let xw: Vec<u32> = (0..ws.len()).map(|i| xs[i % xs.len()] as u32).collect();
-    let mut out = Vec::new();
-    m.perturb_with_words(&xw, &ws, &mut out).expect("perturb_with_words");
-    for (&x, &y) in xw.iter().zip(&out) {
-        assert!((y as usize) < ny && eff.get(x as usize, y as usize) > 0.0, "word sample x={x} y={y}");
-        outputs.push(y as usize);
-    }
-    let many = m.perturb_many(&xw, &mut rng).expect("perturb_many");
-    assert_eq!(many.len(), xw.len());
-    for (&x, &y) in xw.iter().zip(&many) {
-        assert!((y as usize) < ny && eff.get(x as usize, y as usize) > 0.0, "batch sample x={x} y={y}");
+    assert!(m.perturb_with_secret(0, nx, &mut rng).is_err(), "out-of-range input accepted");
+    assert!(m.perturb_with_secret(ns, 0, &mut rng).is_err(), "out-of-range secret accepted");
+    if !per_secret {
+        assert!(m.perturb(nx, &mut rng).is_err(), "out-of-range input accepted");
+        let xw: Vec<u32> = (0..edge.len()).map(|i| xs[i % xs.len()] as u32).collect();
+        for r in [m.perturb_many(&xw, &mut rng), m.perturb_many(&xw, &mut WordRng::new(edge.clone()))] {
+            let many = r.expect("perturb_many");
+            assert_eq!(many.len(), xw.len());
+            for (&x, &y) in xw.iter().zip(&many) {
+                assert!((y as usize) < ny && eff.get(x as usize, y as usize) > 0.0, "batch sample x={x} y={y}");
+                outputs.push(y as usize);
+            }
+        }
+        let mut bad = xw.clone();
+        bad.push(nx as u32);
+        assert!(m.perturb_many(&bad, &mut rng).is_err(), "perturb_many accepted an out-of-range input");
     }
 
     // Receipts: every sampled output must have one; every output either has one or is
@@ -105,26 +189,65 @@ fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], wor
     }
     for y in 0..ny.min(256) {
         match m.receipt(y) {
-            Ok(r) => check_receipt(&r),
+            Ok(r) => check_receipt(doc, &r),
             Err(e) => assert_eq!(e.code(), "unknown_output", "receipt({y}): {e}"),
         }
     }
     assert!(m.receipt(ny).is_err());
 }
 
-fn check_receipt(r: &privlift::Receipt) {
+/// `PRIVLIFT_FUZZ_ALLOW_KNOWN=1` tolerates the two receipt-bound violations already
+/// reported (see BENCHMARKS.md, "Fuzzing"), so that a campaign can look for other bugs
+/// while they are open:
+/// * tolerance: `verify` accepts a claim ε with audited leakage up to ε·(1+1e-9)+1e-12,
+///   but the receipt bound is e^ε; for ε > 1 the lift can exceed e^ε·(1+1e-9);
+/// * non-Markov per-secret mechanisms: `ldp_x` (a claim about X) is used to bound the
+///   lift of S, which only holds for Markov mechanisms.
+fn allow_known() -> bool {
+    static ALLOW: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ALLOW.get_or_init(|| std::env::var_os("PRIVLIFT_FUZZ_ALLOW_KNOWN").is_some_and(|v| v != "0"))
+}
+
+fn check_receipt(doc: &Document, r: &privlift::Receipt) {
     let hi = r.max_lift_bound * (1.0 + REL);
     let lo = r.min_lift_bound * (1.0 - REL);
     for e in &r.entries {
         if e.prior > 0.0 {
+            let ok = e.lift <= hi && e.lift >= lo;
+            if !ok && allow_known() && known_violation(doc, r, e.lift) {
+                continue;
+            }
             assert!(
-                e.lift <= hi && e.lift >= lo,
-                "receipt y={} secret {}: lift {:e} outside [{:e}, {:e}] (eps_l {}, eps_u {}, audited {} / {})",
-                r.output_index, e.secret_index, e.lift, r.min_lift_bound, r.max_lift_bound,
+                ok,
+                "receipt y={:?} ({}) secret {}: lift {:e} outside [{:e}, {:e}] (eps_l {}, eps_u {}, audited {} / {})",
+                r.output_index, r.output, e.secret_index, e.lift, r.min_lift_bound, r.max_lift_bound,
                 r.eps_l, r.eps_u, r.audited_eps_l, r.audited_eps_u
             );
         } else {
             assert_eq!(e.lift, 0.0, "secret with prior 0 has lift {}", e.lift);
         }
     }
+}
+
+fn known_violation(doc: &Document, r: &privlift::Receipt, lift: f64) -> bool {
+    let widen = |e: f64| e * (1.0 + privlift::verify::REL_TOLERANCE) + privlift::verify::ABS_TOLERANCE;
+    let c = doc.claims();
+    let non_markov = doc.mechanism().tag() == "per_secret" && doc.to_wire().mechanism.get("p_y_given_x").is_none();
+    // Bounds from the claims that do bound the lift of S, each widened by the verifier's tolerance.
+    let mut claims: Vec<(f64, f64)> = Vec::new();
+    for e in [c.ldp, c.lip].into_iter().flatten() {
+        claims.push((e, e));
+    }
+    if let Some(e) = c.ldp_x {
+        if !non_markov {
+            claims.push((e, e));
+        }
+    }
+    if let Some(a) = c.alip {
+        claims.push((a.eps_l, a.eps_u));
+    }
+    let eps_l = claims.iter().map(|c| widen(c.0)).fold(f64::INFINITY, f64::min);
+    let eps_u = claims.iter().map(|c| widen(c.1)).fold(f64::INFINITY, f64::min);
+    let _ = r;
+    lift <= (eps_u.exp()) * (1.0 + REL) && lift >= (-eps_l).exp() * (1.0 - REL)
 }

@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use privlift::spec::{AlipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
+use privlift::spec::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
 use privlift::{Document, Leakage, Policy};
 
 mod common;
@@ -137,7 +137,17 @@ fn budget(u: &mut Unstructured, audited: Option<f64>) -> Result<Option<f64>> {
     })
 }
 
-fn claims(u: &mut Unstructured, l: Option<&Leakage>) -> Result<ClaimsJson> {
+fn bp_lip(u: &mut Unstructured, nx: usize, l: Option<&Leakage>) -> Result<Option<BpLipJson>> {
+    if u.arbitrary::<u8>()? >= 48 {
+        return Ok(None);
+    }
+    let n = u.int_in_range(0usize..=3)?;
+    let priors = (0..n).map(|i| row(u, nx, i)).collect::<Result<Vec<_>>>()?;
+    let eps = budget(u, l.map(|l| l.lip))?.unwrap_or(0.0);
+    Ok(Some(BpLipJson { eps, priors }))
+}
+
+fn claims(u: &mut Unstructured, nx: usize, l: Option<&Leakage>) -> Result<ClaimsJson> {
     let alip = if u.arbitrary()? {
         Some(AlipJson {
             eps_l: budget(u, l.map(|l| l.alip.eps_l))?.unwrap_or(0.0),
@@ -151,7 +161,7 @@ fn claims(u: &mut Unstructured, l: Option<&Leakage>) -> Result<ClaimsJson> {
         ldp_x: budget(u, l.map(|l| l.ldp_x))?,
         lip: budget(u, l.map(|l| l.lip))?,
         alip,
-        ..ClaimsJson::default()
+        bp_lip: bp_lip(u, nx, l)?,
     })
 }
 
@@ -168,11 +178,14 @@ fn policy(u: &mut Unstructured, l: Option<&Leakage>) -> Result<Policy> {
     })
 }
 
+fn channel(u: &mut Unstructured, nx: usize, ny: usize) -> Result<Vec<Vec<f64>>> {
+    (0..nx).map(|x| row(u, ny, x)).collect()
+}
+
 fn run(u: &mut Unstructured) -> Result<()> {
     let nx = u.int_in_range(1usize..=6)?;
-    let ny = u.int_in_range(1usize..=6)?;
+    let mut ny = u.int_in_range(1usize..=6)?;
     let prior = row(u, nx, 0)?;
-    let channel: Vec<Vec<f64>> = (0..nx).map(|x| row(u, ny, x)).collect::<Result<_>>()?;
     let secret = if u.arbitrary::<u8>()? < 96 {
         // Joint P_SX = column-stochastic split of the prior (or raw), maybe corrupted.
         let ns = u.int_in_range(1usize..=4)?;
@@ -191,6 +204,32 @@ fn run(u: &mut Unstructured) -> Result<()> {
     } else {
         None
     };
+    let ns = secret.as_ref().map_or(nx, |s| s.p_sx.len());
+    let mechanism = match u.int_in_range(0u8..=7)? {
+        // Per-secret P(Y|S,X) (non-Markov), or Markov with a declared P(Y|X).
+        0 | 1 => {
+            let mats: Vec<Vec<Vec<f64>>> = (0..ns).map(|_| channel(u, nx, ny)).collect::<Result<_>>()?;
+            let mut v = serde_json::json!({"kind": "per_secret", "p_y_given_sx": mats});
+            if u.arbitrary::<u8>()? < 64 {
+                let mut m = channel(u, nx, ny)?;
+                if u.arbitrary()? {
+                    m = mats[0].clone();
+                }
+                v["p_y_given_sx"] = serde_json::json!(vec![m.clone(); ns]);
+                v["p_y_given_x"] = serde_json::json!(m);
+            }
+            v
+        }
+        // Unary encoding: two flip probabilities.
+        2 => {
+            ny = nx;
+            let q = |u: &mut Unstructured| -> Result<f64> {
+                Ok(if u.arbitrary()? { any_f64(u)? } else { u.arbitrary::<u8>()? as f64 / 255.0 })
+            };
+            serde_json::json!({"kind": "unary", "q01": q(u)?, "q10": q(u)?})
+        }
+        _ => serde_json::json!({"kind": "matrix", "p_y_given_x": channel(u, nx, ny)?}),
+    };
     let output_labels = if u.arbitrary::<u8>()? < 64 { Some(labels(u, ny, "y")?) } else { None };
     let mut wire = DocumentJson {
         format: FORMAT.into(),
@@ -201,13 +240,13 @@ fn run(u: &mut Unstructured) -> Result<()> {
         output_labels,
         prior,
         secret,
-        mechanism: serde_json::json!({"kind": "matrix", "p_y_given_x": channel}),
+        mechanism,
         claims: ClaimsJson::default(),
         utility: None,
     };
     // Phase 1: validate without claims and audit, so claims can sit right at the leakage.
     let leak = Document::from_wire(wire.clone()).ok().and_then(|d| d.audit(2.0).ok());
-    wire.claims = claims(u, leak.as_ref())?;
+    wire.claims = claims(u, nx, leak.as_ref())?;
     let pol = policy(u, leak.as_ref())?;
     let alpha = any_f64(u)?;
     let hint: Vec<u32> = (0..4).map(|_| u.arbitrary()).collect::<Result<_>>()?;

@@ -12,7 +12,7 @@ use alloc::collections::BTreeSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-pub use matrix::{check_distribution, Matrix, SUM_TOLERANCE};
+pub use matrix::{check_distribution, check_entries as matrix_check_entries, Matrix, SUM_TOLERANCE};
 pub use wire::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
 
 use crate::error::{Error, Result};

@@ -17,7 +17,10 @@ pub struct Args {
 impl Args {
     /// The value of option `name` (spelled without the leading `--`), if given.
     pub fn value(&self, name: &str) -> Option<&str> {
-        self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// Whether switch `name` was given.
@@ -47,7 +50,9 @@ pub fn parse(
         }
         let Some(body) = arg.strip_prefix("--") else {
             if arg.starts_with('-') && arg != "-" {
-                return Err(CliError::usage(format!("unknown option `{arg}` for `privlift {cmd}`")));
+                return Err(CliError::usage(format!(
+                    "unknown option `{arg}` for `privlift {cmd}`"
+                )));
             }
             out.positionals.push(arg.clone());
             continue;
@@ -74,7 +79,9 @@ pub fn parse(
             }
             out.switches.push(name);
         } else {
-            return Err(CliError::usage(format!("unknown option `--{name}` for `privlift {cmd}`")));
+            return Err(CliError::usage(format!(
+                "unknown option `--{name}` for `privlift {cmd}`"
+            )));
         }
     }
     Ok(out)
@@ -97,8 +104,13 @@ mod tests {
 
     #[test]
     fn values_switches_and_positionals() {
-        let a = parse("t", &argv(&["x.json", "--port=0", "--dir", "d", "--public"]), &["port", "dir"], &["public"])
-            .unwrap();
+        let a = parse(
+            "t",
+            &argv(&["x.json", "--port=0", "--dir", "d", "--public"]),
+            &["port", "dir"],
+            &["public"],
+        )
+        .unwrap();
         assert_eq!(a.positionals, ["x.json"]);
         assert_eq!(a.value("port"), Some("0"));
         assert_eq!(a.value("dir"), Some("d"));
@@ -108,7 +120,13 @@ mod tests {
 
     #[test]
     fn negative_values_and_double_dash() {
-        let a = parse("t", &argv(&["--a", "-1", "--", "--not-an-option"]), &["a"], &[]).unwrap();
+        let a = parse(
+            "t",
+            &argv(&["--a", "-1", "--", "--not-an-option"]),
+            &["a"],
+            &[],
+        )
+        .unwrap();
         assert_eq!(a.value("a"), Some("-1"));
         assert_eq!(a.positionals, ["--not-an-option"]);
     }
@@ -118,7 +136,9 @@ mod tests {
         assert!(usage_msg(parse("t", &argv(&["--nope"]), &["a"], &[])).contains("`--nope`"));
         assert!(usage_msg(parse("t", &argv(&["-x"]), &["a"], &[])).contains("`-x`"));
         assert!(usage_msg(parse("t", &argv(&["--a"]), &["a"], &[])).contains("needs a value"));
-        assert!(usage_msg(parse("t", &argv(&["--a=1", "--a", "2"]), &["a"], &[])).contains("twice"));
+        assert!(
+            usage_msg(parse("t", &argv(&["--a=1", "--a", "2"]), &["a"], &[])).contains("twice")
+        );
         assert!(usage_msg(parse("t", &argv(&["--s=1"]), &[], &["s"])).contains("takes no value"));
     }
 

@@ -94,14 +94,27 @@ impl Report {
         let checks = claims.map(|cs| {
             cs.iter()
                 .map(|c| {
-                    let Check { notion, bound, actual, holds } = c;
-                    CheckOut { notion: notion.clone(), bound: Num(*bound), actual: Num(*actual), holds: *holds }
+                    let Check {
+                        notion,
+                        bound,
+                        actual,
+                        holds,
+                    } = c;
+                    CheckOut {
+                        notion: notion.clone(),
+                        bound: Num(*bound),
+                        actual: Num(*actual),
+                        holds: *holds,
+                    }
                 })
                 .collect::<Vec<_>>()
         });
         Report {
             lip: Num(lip),
-            alip: AlipOut { eps_l: Num(eps_l), eps_u: Num(eps_u) },
+            alip: AlipOut {
+                eps_l: Num(eps_l),
+                eps_u: Num(eps_u),
+            },
             ldp: Num(ldp),
             ldp_x: Num(ldp_x),
             mi_sy: Num(mi_sy),
@@ -150,34 +163,62 @@ struct JointFile {
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = args::parse("audit", argv, &["alpha-order", "matrix", "joint", "prior"], &[])?;
+    let a = args::parse(
+        "audit",
+        argv,
+        &["alpha-order", "matrix", "joint", "prior"],
+        &[],
+    )?;
     if a.help {
         return crate::print_stdout(crate::HELP);
     }
     let alpha = match a.value("alpha-order") {
         None => DEFAULT_ALPHA_ORDER,
-        Some(s) => s.trim().parse::<f64>().map_err(|_| {
-            CliError::usage(format!("`--alpha-order` must be a number, got {s:?}"))
-        })?,
+        Some(s) => s
+            .trim()
+            .parse::<f64>()
+            .map_err(|_| CliError::usage(format!("`--alpha-order` must be a number, got {s:?}")))?,
     };
     let report = match (a.positionals.as_slice(), a.value("matrix")) {
         ([spec], None) => {
             if a.value("joint").is_some() || a.value("prior").is_some() {
-                return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
+                return Err(CliError::usage(
+                    "`--joint` and `--prior` go with `--matrix`, not with a document",
+                ));
             }
             audit_document(spec, alpha)?
         }
         ([], Some(m)) => match (a.value("prior"), a.value("joint")) {
             (Some(p), None) => audit_matrix(m, Source::Prior(p), alpha)?,
             (None, Some(j)) => audit_matrix(m, Source::Joint(j), alpha)?,
-            (Some(_), Some(_)) => return Err(CliError::usage("give either `--prior` or `--joint`, not both")),
-            (None, None) => return Err(CliError::usage("`--matrix` needs `--prior P.json` or `--joint J.json`")),
+            (Some(_), Some(_)) => {
+                return Err(CliError::usage(
+                    "give either `--prior` or `--joint`, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(CliError::usage(
+                    "`--matrix` needs `--prior P.json` or `--joint J.json`",
+                ))
+            }
         },
-        ([], None) => return Err(CliError::usage("`privlift audit` needs SPEC.json or `--matrix M.json`")),
-        ([_], Some(_)) => return Err(CliError::usage("give either SPEC.json or `--matrix`, not both")),
-        ([_, extra, ..], _) => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
+        ([], None) => {
+            return Err(CliError::usage(
+                "`privlift audit` needs SPEC.json or `--matrix M.json`",
+            ))
+        }
+        ([_], Some(_)) => {
+            return Err(CliError::usage(
+                "give either SPEC.json or `--matrix`, not both",
+            ))
+        }
+        ([_, extra, ..], _) => {
+            return Err(CliError::usage(format!("unexpected argument `{extra}`")))
+        }
     };
-    let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json { message: e.to_string() })?;
+    let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json {
+        message: e.to_string(),
+    })?;
     text.push('\n');
     crate::print_stdout(&text)
 }
@@ -186,11 +227,25 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 /// UTF-8 are `json` (the file is not a JSON text).
 fn read(path: &str) -> Result<String, CliError> {
     let bytes = std::fs::read(path).map_err(|e| CliError::io(format!("cannot read {path}"), e))?;
-    String::from_utf8(bytes).map_err(|e| CliError::in_file(path, Error::Json { message: format!("not UTF-8: {e}") }))
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::in_file(
+            path,
+            Error::Json {
+                message: format!("not UTF-8: {e}"),
+            },
+        )
+    })
 }
 
 fn parse_file<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, CliError> {
-    serde_json::from_str(&read(path)?).map_err(|e| CliError::in_file(path, Error::Json { message: e.to_string() }))
+    serde_json::from_str(&read(path)?).map_err(|e| {
+        CliError::in_file(
+            path,
+            Error::Json {
+                message: e.to_string(),
+            },
+        )
+    })
 }
 
 fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
@@ -207,15 +262,20 @@ fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
 /// claim, or for a mechanism without a channel P(Y|X) (a non-Markov per-secret one,
 /// or a kind this tool does not know): `evaluate` then reports the claim as not holding.
 fn declared_bp_lip(doc: &Document) -> Result<Option<f64>, CliError> {
-    let Some(claim) = &doc.claims().bp_lip else { return Ok(None) };
+    let Some(claim) = &doc.claims().bp_lip else {
+        return Ok(None);
+    };
     let mut worst = 0.0f64;
     for p in &claim.priors {
         let joint = diag(p);
         let lip = match doc.mechanism() {
-            MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
-                privlift::audit(&joint, m, DEFAULT_ALPHA_ORDER)?.lip
+            MechanismKind::Matrix(m)
+            | MechanismKind::PerSecret {
+                markov: Some(m), ..
+            } => privlift::audit(&joint, m, DEFAULT_ALPHA_ORDER)?.lip,
+            MechanismKind::Unary { q01, q10 } => {
+                audit_unary(&joint, *q01, *q10, DEFAULT_ALPHA_ORDER)?.lip
             }
-            MechanismKind::Unary { q01, q10 } => audit_unary(&joint, *q01, *q10, DEFAULT_ALPHA_ORDER)?.lip,
             _ => return Ok(None),
         };
         worst = worst.max(lip);
@@ -245,16 +305,25 @@ fn audit_matrix(m_path: &str, src: Source<'_>, alpha: f64) -> Result<Report, Cli
         Source::Prior(p) => load_prior(&parse_file(p)?, nx).map_err(|e| CliError::in_file(p, e))?,
         Source::Joint(j) => load_joint(&parse_file(j)?, nx).map_err(|e| CliError::in_file(j, e))?,
     };
-    Ok(Report::new(&privlift::audit(&joint, &channel, alpha)?, None))
+    Ok(Report::new(
+        &privlift::audit(&joint, &channel, alpha)?,
+        None,
+    ))
 }
 
 /// Alphabet size checks in the order and with the codes a document gets.
 fn check_size(field: &str, n: usize) -> Result<(), Error> {
     if n == 0 {
-        return Err(Error::EmptyAlphabet { field: field.into() });
+        return Err(Error::EmptyAlphabet {
+            field: field.into(),
+        });
     }
     if n > MAX_SYMBOLS {
-        return Err(Error::TooManySymbols { field: field.into(), found: n, max: MAX_SYMBOLS });
+        return Err(Error::TooManySymbols {
+            field: field.into(),
+            found: n,
+            max: MAX_SYMBOLS,
+        });
     }
     Ok(())
 }
@@ -262,9 +331,16 @@ fn check_size(field: &str, n: usize) -> Result<(), Error> {
 /// Optional labels: unique, at most [`MAX_SYMBOLS`], exactly `n` of them.
 fn check_labels(field: &str, labels: &Option<Vec<LabelJson>>, n: usize) -> Result<(), Error> {
     if let Some(l) = labels {
-        let a = Alphabet::new(field, l.iter().cloned().map(LabelJson::into_string).collect())?;
+        let a = Alphabet::new(
+            field,
+            l.iter().cloned().map(LabelJson::into_string).collect(),
+        )?;
         if a.len() != n {
-            return Err(Error::DimensionMismatch { field: field.into(), expected: n, found: a.len() });
+            return Err(Error::DimensionMismatch {
+                field: field.into(),
+                expected: n,
+                found: a.len(),
+            });
         }
     }
     Ok(())
@@ -285,7 +361,11 @@ fn load_prior(f: &PriorFile, nx: usize) -> Result<Matrix, Error> {
     check_labels("labels", &f.labels, f.p.len())?;
     check_distribution("p", &f.p)?;
     if f.p.len() != nx {
-        return Err(Error::DimensionMismatch { field: "p".into(), expected: nx, found: f.p.len() });
+        return Err(Error::DimensionMismatch {
+            field: "p".into(),
+            expected: nx,
+            found: f.p.len(),
+        });
     }
     Ok(diag(&f.p))
 }
@@ -305,7 +385,13 @@ mod tests {
 
     #[test]
     fn non_finite_numbers_are_strings() {
-        let v = serde_json::to_value([Num(1.5), Num(f64::INFINITY), Num(f64::NEG_INFINITY), Num(f64::NAN)]).unwrap();
+        let v = serde_json::to_value([
+            Num(1.5),
+            Num(f64::INFINITY),
+            Num(f64::NEG_INFINITY),
+            Num(f64::NAN),
+        ])
+        .unwrap();
         assert_eq!(v, serde_json::json!([1.5, "inf", "-inf", "nan"]));
     }
 

@@ -27,7 +27,8 @@ Usage:
 
 Commands:
   audit   Print the leakage audit of a mechanism as one JSON object (nats;
-          unbounded values are printed as the string \"inf\"). For a document,
+          an unbounded value is printed as the string \"inf\", one the audit
+          does not compute (large unary encodings) as \"nan\"). For a document,
           also `claims_hold` and the list of checked `claims` (if it claims any);
           a false claim is reported, not refused: the exit code stays 0.
   serve   Serve DIR (default `www`) over HTTP/1.1 on HOST:PORT (default
@@ -52,7 +53,10 @@ pub enum CliError {
     /// The command line is wrong (exit code 2, code `invalid_argument`).
     Usage(String),
     /// The library or the file system refused (exit code 1). `context` names the file.
-    Lib { context: Option<String>, error: privlift::Error },
+    Lib {
+        context: Option<String>,
+        error: privlift::Error,
+    },
 }
 
 impl CliError {
@@ -62,12 +66,20 @@ impl CliError {
 
     /// A library error about the content of `path`.
     pub fn in_file(path: &str, error: privlift::Error) -> Self {
-        CliError::Lib { context: Some(path.to_string()), error }
+        CliError::Lib {
+            context: Some(path.to_string()),
+            error,
+        }
     }
 
     /// An I/O failure (code `io`); `what` names the path or address.
     pub fn io(what: impl std::fmt::Display, e: std::io::Error) -> Self {
-        CliError::Lib { context: None, error: privlift::Error::Io { message: format!("{what}: {e}") } }
+        CliError::Lib {
+            context: None,
+            error: privlift::Error::Io {
+                message: format!("{what}: {e}"),
+            },
+        }
     }
 
     fn code(&self) -> &'static str {
@@ -88,8 +100,14 @@ impl CliError {
         let code = self.code();
         let msg = match self {
             CliError::Usage(m) => format!("{m}\nRun `privlift --help` for usage."),
-            CliError::Lib { context: Some(c), error } => format!("{c}: {error}"),
-            CliError::Lib { context: None, error } => error.to_string(),
+            CliError::Lib {
+                context: Some(c),
+                error,
+            } => format!("{c}: {error}"),
+            CliError::Lib {
+                context: None,
+                error,
+            } => error.to_string(),
         };
         // Nothing sensible is left to do if stderr itself is gone.
         let _ = writeln!(std::io::stderr().lock(), "privlift: error[{code}]: {msg}");
@@ -98,7 +116,10 @@ impl CliError {
 
 impl From<privlift::Error> for CliError {
     fn from(error: privlift::Error) -> Self {
-        CliError::Lib { context: None, error }
+        CliError::Lib {
+            context: None,
+            error,
+        }
     }
 }
 
@@ -122,8 +143,12 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "--version" | "-V" | "version" => {
             print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION")))
         }
-        other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
-        other => Err(CliError::usage(format!("unknown command `{other}` (expected `audit`, `serve` or `help`)"))),
+        other if other.starts_with('-') => {
+            Err(CliError::usage(format!("unknown option `{other}`")))
+        }
+        other => Err(CliError::usage(format!(
+            "unknown command `{other}` (expected `audit`, `serve` or `help`)"
+        ))),
     }
 }
 

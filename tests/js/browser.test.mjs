@@ -1,0 +1,118 @@
+// The npm package in a real browser: headless Chromium (Debian's /usr/bin/chromium, driven
+// by playwright-core, which downloads no browser) loads js/privlift.js as a plain
+// <script type="module"> from a server on 127.0.0.1, with an import map for the bare name
+// `privlift`. Checks the default .wasm URL (relative to the module), crypto.getRandomValues
+// sampling, and PrivliftError in the page. Skipped when Chromium or playwright-core is absent.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+
+const ROOT = new URL('../../', import.meta.url);
+const CHROMIUM = process.env.PRIVLIFT_CHROMIUM || '/usr/bin/chromium';
+const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
+
+const PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>privlift</title>
+<script type="importmap">{"imports": {"privlift": "/js/privlift.js"}}</script></head>
+<body><pre id="out">loading…</pre>
+<script type="module">
+  import { parseMechanism, PrivliftError } from 'privlift';
+  const e = Math.log(2), d = Math.exp(e) + 2;
+  const P = [0, 1, 2].map((x) => [0, 1, 2].map((y) => (x === y ? Math.exp(e) / d : 1 / d)));
+  const doc = (claims) => ({ format: 'privlift-mechanism', version: 1, id: 'krr3',
+    labels: ['a', 'b', 'c'], prior: [1 / 3, 1 / 3, 1 / 3],
+    mechanism: { kind: 'matrix', p_y_given_x: P }, claims });
+  const mech = (await parseMechanism(doc({ ldp_x: e }))).verify({ maxLdpX: 1 });
+  const n = 30000;
+  const ys = mech.perturbMany(new Uint32Array(n));
+  const counts = [0, 0, 0];
+  for (const y of ys) counts[y]++;
+  const receipt = mech.receipt(mech.perturb('b'));
+  let liar = null;
+  try {
+    (await parseMechanism(doc({ ldp_x: 0.1 }))).verify({});
+  } catch (err) {
+    liar = { isPrivliftError: err instanceof PrivliftError, code: err.code, name: err.name };
+  }
+  let badArg = null;
+  try { mech.perturb(NaN); } catch (err) { badArg = { code: err.code, message: err.message }; }
+  window.__privlift = { ok: true, n, counts, receipt, liar, badArg };
+  document.getElementById('out').textContent = JSON.stringify(window.__privlift, null, 2);
+</script></body></html>`;
+
+let chromium = null;
+try {
+  if (existsSync(CHROMIUM)) ({ chromium } = await import('playwright-core'));
+} catch {
+  chromium = null;
+}
+const skip = chromium === null ? `needs ${CHROMIUM} and playwright-core (npm ci)` : false;
+
+let server;
+let base;
+const requests = [];
+
+before(async () => {
+  if (skip) return;
+  server = createServer(async (req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    requests.push(path);
+    if (path === '/' || path === '/index.html') {
+      res.writeHead(200, { 'content-type': TYPES['.html'] }).end(PAGE);
+      return;
+    }
+    // Only the package's own files.
+    if (!/^\/(js|pkg)\/[\w.-]+$/.test(path)) {
+      res.writeHead(404).end();
+      return;
+    }
+    try {
+      const body = await readFile(new URL('.' + path, ROOT));
+      res.writeHead(200, { 'content-type': TYPES[path.slice(path.lastIndexOf('.'))] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${server.address().port}`;
+});
+
+after(() => (server ? new Promise((resolve) => server.close(resolve)) : undefined));
+
+test('the package runs in headless Chromium as <script type=module>', { skip, timeout: 60_000 }, async () => {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(`${base}/`);
+    await page.waitForFunction(() => window.__privlift && window.__privlift.ok, null, { timeout: 30_000 });
+    const r = await page.evaluate(() => window.__privlift);
+    assert.deepEqual(errors, []);
+
+    assert.ok(requests.includes('/pkg/privlift_bg.wasm'), 'the .wasm was fetched from its default URL');
+    const row = [0.5, 0.25, 0.25];
+    for (let y = 0; y < 3; y++) {
+      const sd = Math.sqrt(r.n * row[y] * (1 - row[y]));
+      assert.ok(Math.abs(r.counts[y] - r.n * row[y]) <= 5 * sd, `counts ${r.counts}`);
+    }
+    assert.equal(r.receipt.entries.length, 3);
+    for (const e of r.receipt.entries) {
+      assert.ok(e.lift >= r.receipt.min_lift_bound && e.lift <= r.receipt.max_lift_bound);
+    }
+    assert.deepEqual(r.liar, { isPrivliftError: true, code: 'claim_violated', name: 'PrivliftError' });
+    assert.equal(r.badArg.code, 'invalid_argument');
+    assert.match(r.badArg.message, /`x`/);
+  } finally {
+    await browser.close();
+  }
+});

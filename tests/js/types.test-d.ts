@@ -1,0 +1,54 @@
+// Type test of js/privlift.d.ts (npm run typecheck). Compiled, never run: the
+// `@ts-expect-error` lines fail the check if the types stop rejecting them.
+import {
+  init, parseMechanism, fetchMechanism, PrivliftError, errorCodes,
+  type Document, type Mechanism, type Policy, type Receipt, type ReceiptEntry,
+  type Leakage, type Verification, type Check, type Claims, type ErrorCode,
+} from 'privlift';
+
+export async function usage(): Promise<void> {
+  await init();
+  await init(new URL('https://example.invalid/privlift_bg.wasm'));
+  const doc: Document = await parseMechanism('{"format": "privlift-mechanism"}');
+  const claims: Claims = doc.claims;
+  const ldpX: number | undefined = claims.ldp_x;
+  const policy: Policy = { maxLdpX: 1.1, max_lip: 2 };
+  const mech: Mechanism = doc.verify(policy);
+  const checked: Verification = doc.check();
+  const first: Check | undefined = checked.claims[0];
+  const y: number = mech.perturb('yes');
+  const label: string = mech.perturbLabel(0);
+  const ys: Uint32Array = mech.perturbMany(['a', 1, 'c']);
+  const seeded: Uint32Array = mech.perturbManySeededForTesting(new Uint32Array([0, 1]), 7n);
+  const r: Receipt = mech.receipt(y);
+  const e: ReceiptEntry = r.entries[0];
+  const lift: number = e.lift;
+  const leak: Leakage = mech.leakage();
+  const eu: number = leak.alip.eps_u;
+  const labels: readonly string[] = mech.labels;
+  const m2: Mechanism = await fetchMechanism('https://example.invalid/m.json', { maxLdpX: 1 }, { cache: 'no-store' });
+  const codes: readonly ErrorCode[] = errorCodes;
+  try {
+    mech.perturb(-1);
+  } catch (err) {
+    if (err instanceof PrivliftError) {
+      const code: ErrorCode = err.code;
+      if (code === 'policy_violated' || code === 'http') console.log(err.message, err.status);
+    }
+  }
+  void [ldpX, first, label, ys, seeded, lift, eu, labels, m2, codes, r];
+
+  // @ts-expect-error: not a policy key
+  doc.verify({ maxLDPX: 1 });
+  // @ts-expect-error: limits are numbers
+  doc.verify({ maxLdpX: '1' });
+  // @ts-expect-error: not an error code
+  const bad: ErrorCode = 'policy_violation';
+  // @ts-expect-error: Mechanism has no public constructor
+  new (mech.constructor as typeof Mechanism)();
+  // @ts-expect-error: perturbMany returns indices, not labels
+  const wrong: string[] = mech.perturbMany([0]);
+  // @ts-expect-error: receipts have snake_case fields
+  r.maxLiftBound;
+  void [bad, wrong];
+}
