@@ -141,9 +141,7 @@ fn policy_keys_camel_and_snake_case_and_typos() {
         assert_eq!(code_of(err), "policy_violated", "key {key}");
     }
     // Loose limits in both spellings pass, and the report names the limit.
-    let v = doc
-        .check(policy(&[("maxLip", JsValue::from_f64(5.0)), ("max_eps_u", JsValue::from_f64(5.0))]))
-        .unwrap();
+    let v = doc.check(policy(&[("maxLip", JsValue::from_f64(5.0)), ("max_eps_u", JsValue::from_f64(5.0))])).unwrap();
     assert_eq!(get(&v, "policy_holds").as_bool(), Some(true));
     let checks: Array = get(&v, "policy").dyn_into().unwrap();
     let notions: Vec<String> = checks.iter().map(|c| get(&c, "notion").as_string().unwrap()).collect();

@@ -79,7 +79,10 @@ fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
     for (slot, (snake, camel)) in limits.iter_mut().zip(POLICY_KEYS) {
         *slot = match (policy_limit(obj, snake)?, policy_limit(obj, camel)?) {
             (Some(_), Some(_)) => {
-                return Err(bad_policy(alloc::format!("policy.{camel}"), alloc::format!("given twice (also as {snake})")))
+                return Err(bad_policy(
+                    alloc::format!("policy.{camel}"),
+                    alloc::format!("given twice (also as {snake})"),
+                ))
             }
             (v, None) | (None, v) => v,
         };

@@ -1,9 +1,9 @@
 //! `privlift audit`: the leakage of a mechanism document, or of a bare channel with a
 //! prior or a joint, printed as one JSON object.
 
-use privlift::leakage::{audit_unary, Alip, DEFAULT_ALPHA_ORDER};
-use privlift::spec::{check_distribution, Alphabet, LabelJson, Matrix, MechanismKind, MAX_SYMBOLS};
-use privlift::verify::{evaluate, Check};
+use privlift::leakage::{Alip, DEFAULT_ALPHA_ORDER};
+use privlift::spec::{check_distribution, Alphabet, LabelJson, Matrix, MAX_SYMBOLS};
+use privlift::verify::Check;
 use privlift::{Document, Error, Leakage, Policy};
 use serde::{Deserialize, Serialize, Serializer};
 
@@ -250,37 +250,9 @@ fn parse_file<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, CliError>
 
 fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
     let doc = Document::from_json(&read(path)?).map_err(|e| CliError::in_file(path, e))?;
-    let leakage = doc.audit(alpha)?;
-    let bp_lip = declared_bp_lip(&doc)?;
-    let v = evaluate(leakage, doc.claims(), &Policy::default(), bp_lip);
+    let v = doc.check_declared(&Policy::default(), alpha)?;
     let claims = (!v.claims.is_empty()).then_some(v.claims.as_slice());
     Ok(Report::new(&v.leakage, claims))
-}
-
-/// The worst LIP w.r.t. X of the *declared* mechanism over the priors of a `bp_lip`
-/// claim (α-order irrelevant: LIP does not depend on it). `None` when there is no such
-/// claim, or for a mechanism without a channel P(Y|X) (a non-Markov per-secret one,
-/// or a kind this tool does not know): `evaluate` then reports the claim as not holding.
-fn declared_bp_lip(doc: &Document) -> Result<Option<f64>, CliError> {
-    let Some(claim) = &doc.claims().bp_lip else {
-        return Ok(None);
-    };
-    let mut worst = 0.0f64;
-    for p in &claim.priors {
-        let joint = diag(p);
-        let lip = match doc.mechanism() {
-            MechanismKind::Matrix(m)
-            | MechanismKind::PerSecret {
-                markov: Some(m), ..
-            } => privlift::audit(&joint, m, DEFAULT_ALPHA_ORDER)?.lip,
-            MechanismKind::Unary { q01, q10 } => {
-                audit_unary(&joint, *q01, *q10, DEFAULT_ALPHA_ORDER)?.lip
-            }
-            _ => return Ok(None),
-        };
-        worst = worst.max(lip);
-    }
-    Ok(Some(worst))
 }
 
 /// The joint diag(p) of S = X.
