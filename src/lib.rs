@@ -49,6 +49,11 @@ pub mod verify;
 pub mod wasm;
 
 pub use error::{Error, Result};
+
+/// The README's Rust example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 pub use leakage::{audit, Leakage};
 pub use mechanism::{Receipt, ReceiptEntry, VerifiedMechanism};
 pub use spec::Document;
