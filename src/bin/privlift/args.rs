@@ -17,10 +17,7 @@ pub struct Args {
 impl Args {
     /// The value of option `name` (spelled without the leading `--`), if given.
     pub fn value(&self, name: &str) -> Option<&str> {
-        self.values
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, v)| v.as_str())
+        self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
     }
 
     /// Whether switch `name` was given.
@@ -31,12 +28,7 @@ impl Args {
 
 /// Parses `argv` for command `cmd`. `valued` lists options that take a value and
 /// `switches` options that take none, both without the leading `--`.
-pub fn parse(
-    cmd: &str,
-    argv: &[String],
-    valued: &[&'static str],
-    switches: &[&'static str],
-) -> Result<Args, CliError> {
+pub fn parse(cmd: &str, argv: &[String], valued: &[&'static str], switches: &[&'static str]) -> Result<Args, CliError> {
     let mut out = Args::default();
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
@@ -50,9 +42,7 @@ pub fn parse(
         }
         let Some(body) = arg.strip_prefix("--") else {
             if arg.starts_with('-') && arg != "-" {
-                return Err(CliError::usage(format!(
-                    "unknown option `{arg}` for `privlift {cmd}`"
-                )));
+                return Err(CliError::usage(format!("unknown option `{arg}` for `privlift {cmd}`")));
             }
             out.positionals.push(arg.clone());
             continue;
@@ -67,10 +57,9 @@ pub fn parse(
             }
             let value = match inline {
                 Some(v) => v.to_string(),
-                None => it
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| CliError::usage(format!("option `--{name}` needs a value")))?,
+                None => {
+                    it.next().cloned().ok_or_else(|| CliError::usage(format!("option `--{name}` needs a value")))?
+                }
             };
             out.values.push((name, value));
         } else if let Some(&name) = switches.iter().find(|&&s| s == name) {
@@ -79,9 +68,7 @@ pub fn parse(
             }
             out.switches.push(name);
         } else {
-            return Err(CliError::usage(format!(
-                "unknown option `--{name}` for `privlift {cmd}`"
-            )));
+            return Err(CliError::usage(format!("unknown option `--{name}` for `privlift {cmd}`")));
         }
     }
     Ok(out)
@@ -104,13 +91,8 @@ mod tests {
 
     #[test]
     fn values_switches_and_positionals() {
-        let a = parse(
-            "t",
-            &argv(&["x.json", "--port=0", "--dir", "d", "--public"]),
-            &["port", "dir"],
-            &["public"],
-        )
-        .unwrap();
+        let a = parse("t", &argv(&["x.json", "--port=0", "--dir", "d", "--public"]), &["port", "dir"], &["public"])
+            .unwrap();
         assert_eq!(a.positionals, ["x.json"]);
         assert_eq!(a.value("port"), Some("0"));
         assert_eq!(a.value("dir"), Some("d"));
@@ -120,13 +102,7 @@ mod tests {
 
     #[test]
     fn negative_values_and_double_dash() {
-        let a = parse(
-            "t",
-            &argv(&["--a", "-1", "--", "--not-an-option"]),
-            &["a"],
-            &[],
-        )
-        .unwrap();
+        let a = parse("t", &argv(&["--a", "-1", "--", "--not-an-option"]), &["a"], &[]).unwrap();
         assert_eq!(a.value("a"), Some("-1"));
         assert_eq!(a.positionals, ["--not-an-option"]);
     }
@@ -136,9 +112,7 @@ mod tests {
         assert!(usage_msg(parse("t", &argv(&["--nope"]), &["a"], &[])).contains("`--nope`"));
         assert!(usage_msg(parse("t", &argv(&["-x"]), &["a"], &[])).contains("`-x`"));
         assert!(usage_msg(parse("t", &argv(&["--a"]), &["a"], &[])).contains("needs a value"));
-        assert!(
-            usage_msg(parse("t", &argv(&["--a=1", "--a", "2"]), &["a"], &[])).contains("twice")
-        );
+        assert!(usage_msg(parse("t", &argv(&["--a=1", "--a", "2"]), &["a"], &[])).contains("twice"));
         assert!(usage_msg(parse("t", &argv(&["--s=1"]), &[], &["s"])).contains("takes no value"));
     }
 

@@ -2,12 +2,12 @@
 //! prior or a joint, printed as one JSON object.
 
 use privlift::leakage::{Alip, DEFAULT_ALPHA_ORDER};
-use privlift::spec::{check_distribution, Alphabet, LabelJson, Matrix, MAX_SYMBOLS};
 use privlift::verify::Check;
 use privlift::{Document, Error, Leakage, Policy};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 
 use crate::args;
+use crate::files;
 use crate::CliError;
 
 /// An `f64` that serialises a non-finite value as a string (`"inf"`, `"-inf"`, `"nan"`)
@@ -94,27 +94,14 @@ impl Report {
         let checks = claims.map(|cs| {
             cs.iter()
                 .map(|c| {
-                    let Check {
-                        notion,
-                        bound,
-                        actual,
-                        holds,
-                    } = c;
-                    CheckOut {
-                        notion: notion.clone(),
-                        bound: Num(*bound),
-                        actual: Num(*actual),
-                        holds: *holds,
-                    }
+                    let Check { notion, bound, actual, holds } = c;
+                    CheckOut { notion: notion.clone(), bound: Num(*bound), actual: Num(*actual), holds: *holds }
                 })
                 .collect::<Vec<_>>()
         });
         Report {
             lip: Num(lip),
-            alip: AlipOut {
-                eps_l: Num(eps_l),
-                eps_u: Num(eps_u),
-            },
+            alip: AlipOut { eps_l: Num(eps_l), eps_u: Num(eps_u) },
             ldp: Num(ldp),
             ldp_x: Num(ldp_x),
             mi_sy: Num(mi_sy),
@@ -135,40 +122,8 @@ impl Report {
     }
 }
 
-/// `M.json`: the channel P(Y|X), rows x, columns y.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MatrixFile {
-    p_y_given_x: Vec<Vec<f64>>,
-}
-
-/// `P.json`: the prior of X (the secret is X itself).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PriorFile {
-    #[serde(default)]
-    labels: Option<Vec<LabelJson>>,
-    p: Vec<f64>,
-}
-
-/// `J.json`: the joint of S and X, rows s, columns x.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JointFile {
-    #[serde(default)]
-    secret_labels: Option<Vec<LabelJson>>,
-    #[serde(default)]
-    labels: Option<Vec<LabelJson>>,
-    p_sx: Vec<Vec<f64>>,
-}
-
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = args::parse(
-        "audit",
-        argv,
-        &["alpha-order", "matrix", "joint", "prior"],
-        &[],
-    )?;
+    let a = args::parse("audit", argv, &["alpha-order", "matrix", "joint", "prior"], &[])?;
     if a.help {
         return crate::print_stdout(crate::HELP);
     }
@@ -182,87 +137,30 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let report = match (a.positionals.as_slice(), a.value("matrix")) {
         ([spec], None) => {
             if a.value("joint").is_some() || a.value("prior").is_some() {
-                return Err(CliError::usage(
-                    "`--joint` and `--prior` go with `--matrix`, not with a document",
-                ));
+                return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
             }
             audit_document(spec, alpha)?
         }
         ([], Some(m)) => match (a.value("prior"), a.value("joint")) {
             (Some(p), None) => audit_matrix(m, Source::Prior(p), alpha)?,
             (None, Some(j)) => audit_matrix(m, Source::Joint(j), alpha)?,
-            (Some(_), Some(_)) => {
-                return Err(CliError::usage(
-                    "give either `--prior` or `--joint`, not both",
-                ))
-            }
-            (None, None) => {
-                return Err(CliError::usage(
-                    "`--matrix` needs `--prior P.json` or `--joint J.json`",
-                ))
-            }
+            (Some(_), Some(_)) => return Err(CliError::usage("give either `--prior` or `--joint`, not both")),
+            (None, None) => return Err(CliError::usage("`--matrix` needs `--prior P.json` or `--joint J.json`")),
         },
-        ([], None) => {
-            return Err(CliError::usage(
-                "`privlift audit` needs SPEC.json or `--matrix M.json`",
-            ))
-        }
-        ([_], Some(_)) => {
-            return Err(CliError::usage(
-                "give either SPEC.json or `--matrix`, not both",
-            ))
-        }
-        ([_, extra, ..], _) => {
-            return Err(CliError::usage(format!("unexpected argument `{extra}`")))
-        }
+        ([], None) => return Err(CliError::usage("`privlift audit` needs SPEC.json or `--matrix M.json`")),
+        ([_], Some(_)) => return Err(CliError::usage("give either SPEC.json or `--matrix`, not both")),
+        ([_, extra, ..], _) => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
     };
-    let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json {
-        message: e.to_string(),
-    })?;
+    let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json { message: e.to_string() })?;
     text.push('\n');
     crate::print_stdout(&text)
 }
 
-/// Reads a file as UTF-8 text. A missing or unreadable file is `io`; bytes that are not
-/// UTF-8 are `json` (the file is not a JSON text).
-fn read(path: &str) -> Result<String, CliError> {
-    let bytes = std::fs::read(path).map_err(|e| CliError::io(format!("cannot read {path}"), e))?;
-    String::from_utf8(bytes).map_err(|e| {
-        CliError::in_file(
-            path,
-            Error::Json {
-                message: format!("not UTF-8: {e}"),
-            },
-        )
-    })
-}
-
-fn parse_file<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, CliError> {
-    serde_json::from_str(&read(path)?).map_err(|e| {
-        CliError::in_file(
-            path,
-            Error::Json {
-                message: e.to_string(),
-            },
-        )
-    })
-}
-
 fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
-    let doc = Document::from_json(&read(path)?).map_err(|e| CliError::in_file(path, e))?;
+    let doc = Document::from_json(&files::read(path)?).map_err(|e| CliError::in_file(path, e))?;
     let v = doc.check_declared(&Policy::default(), alpha)?;
     let claims = (!v.claims.is_empty()).then_some(v.claims.as_slice());
     Ok(Report::new(&v.leakage, claims))
-}
-
-/// The joint diag(p) of S = X.
-fn diag(p: &[f64]) -> Matrix {
-    let n = p.len();
-    let mut d = vec![0.0; n * n];
-    for (i, &v) in p.iter().enumerate() {
-        d[i * n + i] = v;
-    }
-    Matrix::from_flat(n, n, d)
 }
 
 enum Source<'a> {
@@ -271,99 +169,29 @@ enum Source<'a> {
 }
 
 fn audit_matrix(m_path: &str, src: Source<'_>, alpha: f64) -> Result<Report, CliError> {
-    let channel = load_matrix(&parse_file(m_path)?).map_err(|e| CliError::in_file(m_path, e))?;
+    let channel = files::load(m_path, files::load_matrix)?;
     let nx = channel.rows();
     let joint = match src {
-        Source::Prior(p) => load_prior(&parse_file(p)?, nx).map_err(|e| CliError::in_file(p, e))?,
-        Source::Joint(j) => load_joint(&parse_file(j)?, nx).map_err(|e| CliError::in_file(j, e))?,
+        Source::Prior(p) => files::load(p, |f| {
+            let (_, prior) = files::load_prior(f)?;
+            if prior.len() != nx {
+                return Err(Error::DimensionMismatch { field: "p".into(), expected: nx, found: prior.len() });
+            }
+            Ok(files::diag(&prior))
+        })?,
+        Source::Joint(j) => files::load(j, |f| Ok(files::load_joint(f, Some(nx))?.2))?,
     };
-    Ok(Report::new(
-        &privlift::audit(&joint, &channel, alpha)?,
-        None,
-    ))
-}
-
-/// Alphabet size checks in the order and with the codes a document gets.
-fn check_size(field: &str, n: usize) -> Result<(), Error> {
-    if n == 0 {
-        return Err(Error::EmptyAlphabet {
-            field: field.into(),
-        });
-    }
-    if n > MAX_SYMBOLS {
-        return Err(Error::TooManySymbols {
-            field: field.into(),
-            found: n,
-            max: MAX_SYMBOLS,
-        });
-    }
-    Ok(())
-}
-
-/// Optional labels: unique, at most [`MAX_SYMBOLS`], exactly `n` of them.
-fn check_labels(field: &str, labels: &Option<Vec<LabelJson>>, n: usize) -> Result<(), Error> {
-    if let Some(l) = labels {
-        let a = Alphabet::new(
-            field,
-            l.iter().cloned().map(LabelJson::into_string).collect(),
-        )?;
-        if a.len() != n {
-            return Err(Error::DimensionMismatch {
-                field: field.into(),
-                expected: n,
-                found: a.len(),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn load_matrix(f: &MatrixFile) -> Result<Matrix, Error> {
-    check_size("p_y_given_x", f.p_y_given_x.len())?;
-    let ny = f.p_y_given_x[0].len();
-    check_size("p_y_given_x[0]", ny)?;
-    let m = Matrix::from_rows("p_y_given_x", &f.p_y_given_x, ny)?;
-    m.check_row_stochastic("p_y_given_x")?;
-    Ok(m)
-}
-
-/// The diagonal joint diag(p): S = X.
-fn load_prior(f: &PriorFile, nx: usize) -> Result<Matrix, Error> {
-    check_size("p", f.p.len())?;
-    check_labels("labels", &f.labels, f.p.len())?;
-    check_distribution("p", &f.p)?;
-    if f.p.len() != nx {
-        return Err(Error::DimensionMismatch {
-            field: "p".into(),
-            expected: nx,
-            found: f.p.len(),
-        });
-    }
-    Ok(diag(&f.p))
-}
-
-fn load_joint(f: &JointFile, nx: usize) -> Result<Matrix, Error> {
-    check_size("p_sx", f.p_sx.len())?;
-    let m = Matrix::from_rows("p_sx", &f.p_sx, nx)?;
-    m.check_joint("p_sx")?;
-    check_labels("secret_labels", &f.secret_labels, m.rows())?;
-    check_labels("labels", &f.labels, nx)?;
-    Ok(m)
+    Ok(Report::new(&privlift::audit(&joint, &channel, alpha)?, None))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use privlift::spec::Matrix;
 
     #[test]
     fn non_finite_numbers_are_strings() {
-        let v = serde_json::to_value([
-            Num(1.5),
-            Num(f64::INFINITY),
-            Num(f64::NEG_INFINITY),
-            Num(f64::NAN),
-        ])
-        .unwrap();
+        let v = serde_json::to_value([Num(1.5), Num(f64::INFINITY), Num(f64::NEG_INFINITY), Num(f64::NAN)]).unwrap();
         assert_eq!(v, serde_json::json!([1.5, "inf", "-inf", "nan"]));
     }
 

@@ -55,8 +55,7 @@ pub struct DistortionFile {
 /// UTF-8 are `json` (the file is not a JSON text).
 pub fn read(path: &str) -> Result<String, CliError> {
     let bytes = std::fs::read(path).map_err(|e| CliError::io(format!("cannot read {path}"), e))?;
-    String::from_utf8(bytes)
-        .map_err(|e| CliError::in_file(path, Error::Json { message: format!("not UTF-8: {e}") }))
+    String::from_utf8(bytes).map_err(|e| CliError::in_file(path, Error::Json { message: format!("not UTF-8: {e}") }))
 }
 
 /// Reads and deserialises a JSON file (`json` on syntax, missing or unknown fields).

@@ -1,6 +1,8 @@
 //! `privlift`: the curator's command-line tool.
 //!
 //! * `privlift audit` prints the leakage audit of a mechanism as one JSON object;
+//! * `privlift design` designs a mechanism and prints its (audited) document;
+//! * `privlift estimate` estimates the input histogram from the counts of the reports;
 //! * `privlift serve` serves a directory over HTTP/1.1 on loopback (browser demo, tests).
 //!
 //! Every error is printed to stderr as `privlift: error[CODE]: MESSAGE`, where CODE is
@@ -10,6 +12,9 @@
 
 mod args;
 mod audit;
+mod design;
+mod estimate;
+mod files;
 mod serve;
 
 use std::io::Write;
@@ -21,20 +26,45 @@ privlift — curator tool for privlift mechanism documents
 Usage:
   privlift audit SPEC.json [--alpha-order A]
   privlift audit --matrix M.json (--prior P.json | --joint J.json) [--alpha-order A]
+  privlift design METHOD [--prior P.json | --joint J.json | --priors PS.json]
+                  [--epsilon E] [--alpha A] [--a A --b B] [--distortion D.json] [--id ID]
+  privlift estimate --spec SPEC.json --counts C.json [--project]
   privlift serve [--dir DIR] [--port PORT] [--host HOST] [--public]
   privlift help | --help | -h
   privlift --version | -V
 
 Commands:
-  audit   Print the leakage audit of a mechanism as one JSON object (nats;
-          an unbounded value is printed as the string \"inf\", one the audit
-          does not compute (large unary encodings) as \"nan\"). For a document,
-          also `claims_hold` and the list of checked `claims` (if it claims any);
-          a false claim is reported, not refused: the exit code stays 0.
-  serve   Serve DIR (default `www`) over HTTP/1.1 on HOST:PORT (default
-          127.0.0.1:8080; `--port 0` picks a free port). A non-loopback HOST
-          needs `--public`. Prints one line
-          `privlift: serving DIR at http://HOST:PORT/` when ready.
+  audit     Print the leakage audit of a mechanism as one JSON object (nats;
+            an unbounded value is printed as the string \"inf\", one the audit
+            does not compute (large unary encodings) as \"nan\"). For a document,
+            also `claims_hold` and the list of checked `claims` (if it claims any);
+            a false claim is reported, not refused: the exit code stays 0.
+  design    Design a mechanism and print its document (pretty JSON) with its
+            claims and `utility` (mi_xy, nmi, tv, hamming, expected_distortion;
+            null where undefined). Every design is audited by the library before
+            it is printed; one that misses its claims is an error, never a document.
+  estimate  Print the unbiased estimate of the input histogram P_X from the counts
+            of the reports: {\"estimate\", \"std_error\", \"n\", \"labels\"}, plus
+            \"projected\" (onto the probability simplex) with --project. Counts
+            are mergeable: add the count vectors of shards before estimating.
+  serve     Serve DIR (default `www`) over HTTP/1.1 on HOST:PORT (default
+            127.0.0.1:8080; `--port 0` picks a free port). A non-loopback HOST
+            needs `--public`. Prints one line
+            `privlift: serving DIR at http://HOST:PORT/` when ready.
+
+Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE):
+  krr              (--prior | --joint) --epsilon E   k-ary RR, claims ldp_x = E
+  oue              (--prior | --joint) --epsilon E   optimal unary encoding, ldp_x = E
+  rr-lip           (--prior | --joint) --epsilon E   prior-aware RR, claims lip = E
+  rr-lip-interval  --a A --b B --epsilon E [--prior]  binary RR for P_X(1) in [A, B]
+                   (labels from P.json, default [\"0\", \"1\"]), claims bp_lip and lip
+  rr-bp-lip        --priors PS.json --epsilon E [--distortion D.json]
+                   RR that is E-LIP under every prior of the set (an LP)
+  linear-markov    --joint J.json --alpha A   linear reduction, Markov channel
+  linear-tv        --joint J.json --alpha A   linear reduction, optimal for TV
+  linear-distance  --joint J.json --alpha A [--distortion D.json]
+                   linear reduction, optimal for expected distortion
+  E > 0 (nats); A in (0, 1]; 0 <= A <= B <= 1 for --a/--b.
 
 Files:
   SPEC.json  a mechanism document (format \"privlift-mechanism\", version 1)
@@ -42,6 +72,12 @@ Files:
   P.json     {\"labels\": [...], \"p\": [...]}            prior of X; S = X
   J.json     {\"secret_labels\": [...], \"labels\": [...], \"p_sx\": [[...], ...]}
              joint of S (rows) and X (columns); labels are optional
+  PS.json    {\"labels\": [...], \"priors\": [[...], ...]}  a set of priors of X
+  D.json     {\"d\": [[...], ...]}                      distortion d[x][y], >= 0
+  C.json     {\"counts\": [...]}  counts per output y, in output-label order, or
+             {\"counts\": {\"LABEL\": count, ...}}  keyed by output label (missing = 0);
+             unary encoding: {\"counts\": [ones per bit], \"n\": REPORTS}
+  Labels are optional everywhere (default \"0\", \"1\", ...).
 
 Exit codes: 0 success, 1 invalid input or I/O failure, 2 usage error.
 Errors are printed to stderr as `privlift: error[CODE]: MESSAGE`.
@@ -53,10 +89,7 @@ pub enum CliError {
     /// The command line is wrong (exit code 2, code `invalid_argument`).
     Usage(String),
     /// The library or the file system refused (exit code 1). `context` names the file.
-    Lib {
-        context: Option<String>,
-        error: privlift::Error,
-    },
+    Lib { context: Option<String>, error: privlift::Error },
 }
 
 impl CliError {
@@ -66,20 +99,12 @@ impl CliError {
 
     /// A library error about the content of `path`.
     pub fn in_file(path: &str, error: privlift::Error) -> Self {
-        CliError::Lib {
-            context: Some(path.to_string()),
-            error,
-        }
+        CliError::Lib { context: Some(path.to_string()), error }
     }
 
     /// An I/O failure (code `io`); `what` names the path or address.
     pub fn io(what: impl std::fmt::Display, e: std::io::Error) -> Self {
-        CliError::Lib {
-            context: None,
-            error: privlift::Error::Io {
-                message: format!("{what}: {e}"),
-            },
-        }
+        CliError::Lib { context: None, error: privlift::Error::Io { message: format!("{what}: {e}") } }
     }
 
     fn code(&self) -> &'static str {
@@ -100,14 +125,8 @@ impl CliError {
         let code = self.code();
         let msg = match self {
             CliError::Usage(m) => format!("{m}\nRun `privlift --help` for usage."),
-            CliError::Lib {
-                context: Some(c),
-                error,
-            } => format!("{c}: {error}"),
-            CliError::Lib {
-                context: None,
-                error,
-            } => error.to_string(),
+            CliError::Lib { context: Some(c), error } => format!("{c}: {error}"),
+            CliError::Lib { context: None, error } => error.to_string(),
         };
         // Nothing sensible is left to do if stderr itself is gone.
         let _ = writeln!(std::io::stderr().lock(), "privlift: error[{code}]: {msg}");
@@ -116,19 +135,14 @@ impl CliError {
 
 impl From<privlift::Error> for CliError {
     fn from(error: privlift::Error) -> Self {
-        CliError::Lib {
-            context: None,
-            error,
-        }
+        CliError::Lib { context: None, error }
     }
 }
 
 /// Writes `text` to stdout and flushes (no panic on a closed pipe, unlike `println!`).
 pub fn print_stdout(text: &str) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| CliError::io("cannot write to stdout", e))
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| CliError::io("cannot write to stdout", e))
 }
 
 fn run(argv: &[String]) -> Result<(), CliError> {
@@ -138,16 +152,14 @@ fn run(argv: &[String]) -> Result<(), CliError> {
     let rest = &argv[1..];
     match first.as_str() {
         "audit" => audit::run(rest),
+        "design" => design::run(rest),
+        "estimate" => estimate::run(rest),
         "serve" => serve::run(rest),
         "help" | "--help" | "-h" => print_stdout(HELP),
-        "--version" | "-V" | "version" => {
-            print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION")))
-        }
-        other if other.starts_with('-') => {
-            Err(CliError::usage(format!("unknown option `{other}`")))
-        }
+        "--version" | "-V" | "version" => print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION"))),
+        other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
         other => Err(CliError::usage(format!(
-            "unknown command `{other}` (expected `audit`, `serve` or `help`)"
+            "unknown command `{other}` (expected `audit`, `design`, `estimate`, `serve` or `help`)"
         ))),
     }
 }

@@ -32,47 +32,38 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         return crate::print_stdout(crate::HELP);
     }
     if let Some(extra) = a.positionals.first() {
-        return Err(CliError::usage(format!(
-            "unexpected argument `{extra}` (use `--dir DIR`)"
-        )));
+        return Err(CliError::usage(format!("unexpected argument `{extra}` (use `--dir DIR`)")));
     }
     let dir = a.value("dir").unwrap_or("www");
     let host = a.value("host").unwrap_or("127.0.0.1");
     let port: u16 = match a.value("port") {
         None => 8080,
-        Some(p) => p.parse().map_err(|_| {
-            CliError::usage(format!(
-                "`--port` must be a number from 0 to 65535, got {p:?}"
-            ))
-        })?,
+        Some(p) => {
+            p.parse().map_err(|_| CliError::usage(format!("`--port` must be a number from 0 to 65535, got {p:?}")))?
+        }
     };
     let addrs: Vec<SocketAddr> = (host, port)
         .to_socket_addrs()
         .map_err(|e| CliError::usage(format!("cannot resolve `--host` {host:?}: {e}")))?
         .collect();
     if addrs.is_empty() {
-        return Err(CliError::usage(format!(
-            "`--host` {host:?} resolves to no address"
-        )));
+        return Err(CliError::usage(format!("`--host` {host:?} resolves to no address")));
     }
     if !a.switch("public") && addrs.iter().any(|s| !s.ip().is_loopback()) {
         return Err(CliError::usage(format!(
             "refusing to serve on the non-loopback host {host:?}; add `--public` to expose DIR to the network"
         )));
     }
-    let meta =
-        std::fs::metadata(dir).map_err(|e| CliError::io(format!("cannot serve {dir}"), e))?;
+    let meta = std::fs::metadata(dir).map_err(|e| CliError::io(format!("cannot serve {dir}"), e))?;
     if !meta.is_dir() {
         return Err(CliError::io(
             format!("cannot serve {dir}"),
             io::Error::new(io::ErrorKind::InvalidInput, "not a directory"),
         ));
     }
-    let listener = TcpListener::bind(&addrs[..])
-        .map_err(|e| CliError::io(format!("cannot listen on {host}:{port}"), e))?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| CliError::io("cannot read the bound address", e))?;
+    let listener =
+        TcpListener::bind(&addrs[..]).map_err(|e| CliError::io(format!("cannot listen on {host}:{port}"), e))?;
+    let local = listener.local_addr().map_err(|e| CliError::io("cannot read the bound address", e))?;
     crate::print_stdout(&format!("privlift: serving {dir} at http://{local}/\n"))?;
 
     let root = Arc::new(PathBuf::from(dir));
@@ -85,12 +76,10 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             continue; // dropping closes it
         }
         let (root, guard) = (Arc::clone(&root), Arc::clone(&active));
-        let spawned = std::thread::Builder::new()
-            .name("privlift-conn".into())
-            .spawn(move || {
-                handle(stream, &root);
-                guard.fetch_sub(1, Ordering::SeqCst);
-            });
+        let spawned = std::thread::Builder::new().name("privlift-conn".into()).spawn(move || {
+            handle(stream, &root);
+            guard.fetch_sub(1, Ordering::SeqCst);
+        });
         if spawned.is_err() {
             active.fetch_sub(1, Ordering::SeqCst);
         }
@@ -149,14 +138,7 @@ fn respond(stream: &mut TcpStream, root: &Path) -> io::Result<()> {
             // Leading slashes collapsed: `//host/` would redirect to another site.
             let location = format!("/{}/", target_path(target).trim_start_matches('/'));
             let extra = format!("Location: {location}\r\n");
-            return send(
-                stream,
-                Status(301, "Moved Permanently"),
-                "text/plain; charset=utf-8",
-                &extra,
-                b"",
-                head_only,
-            );
+            return send(stream, Status(301, "Moved Permanently"), "text/plain; charset=utf-8", &extra, b"", head_only);
         }
         path.push("index.html");
     }
@@ -168,13 +150,7 @@ fn respond(stream: &mut TcpStream, root: &Path) -> io::Result<()> {
     if !meta.is_file() {
         return send_error(stream, NOT_FOUND, head_only);
     }
-    write_head(
-        stream,
-        Status(200, "OK"),
-        content_type(&path),
-        meta.len(),
-        "",
-    )?;
+    write_head(stream, Status(200, "OK"), content_type(&path), meta.len(), "")?;
     if !head_only {
         io::copy(&mut file.take(meta.len()), stream)?;
     }
@@ -267,11 +243,7 @@ fn percent_decode(s: &str) -> Option<String> {
 
 /// Content-Type by file extension.
 pub fn content_type(path: &Path) -> &'static str {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     match ext.as_str() {
         "html" | "htm" => "text/html; charset=utf-8",
         "js" | "mjs" => "text/javascript",
@@ -286,13 +258,7 @@ pub fn content_type(path: &Path) -> &'static str {
     }
 }
 
-fn write_head(
-    w: &mut impl Write,
-    status: Status,
-    ctype: &str,
-    len: u64,
-    extra: &str,
-) -> io::Result<()> {
+fn write_head(w: &mut impl Write, status: Status, ctype: &str, len: u64, extra: &str) -> io::Result<()> {
     let Status(code, reason) = status;
     let head = format!(
         "HTTP/1.1 {code} {reason}\r\nContent-Type: {ctype}\r\nContent-Length: {len}\r\n\
@@ -301,14 +267,7 @@ fn write_head(
     w.write_all(head.as_bytes())
 }
 
-fn send(
-    w: &mut impl Write,
-    status: Status,
-    ctype: &str,
-    extra: &str,
-    body: &[u8],
-    head_only: bool,
-) -> io::Result<()> {
+fn send(w: &mut impl Write, status: Status, ctype: &str, extra: &str, body: &[u8], head_only: bool) -> io::Result<()> {
     write_head(w, status, ctype, body.len() as u64, extra)?;
     if !head_only {
         w.write_all(body)?;
@@ -318,19 +277,8 @@ fn send(
 
 fn send_error(w: &mut impl Write, status: Status, head_only: bool) -> io::Result<()> {
     let body = format!("{} {}\n", status.0, status.1);
-    let extra = if status == METHOD_NOT_ALLOWED {
-        "Allow: GET, HEAD\r\n"
-    } else {
-        ""
-    };
-    send(
-        w,
-        status,
-        "text/plain; charset=utf-8",
-        extra,
-        body.as_bytes(),
-        head_only,
-    )
+    let extra = if status == METHOD_NOT_ALLOWED { "Allow: GET, HEAD\r\n" } else { "" };
+    send(w, status, "text/plain; charset=utf-8", extra, body.as_bytes(), head_only)
 }
 
 #[cfg(test)]
@@ -358,10 +306,7 @@ mod tests {
 
     #[test]
     fn request_lines() {
-        assert_eq!(
-            parse_request_line("GET / HTTP/1.1\r\nHost: x"),
-            Some(("GET", "/"))
-        );
+        assert_eq!(parse_request_line("GET / HTTP/1.1\r\nHost: x"), Some(("GET", "/")));
         assert_eq!(parse_request_line("GET /"), None);
         assert_eq!(parse_request_line("GET  / HTTP/1.1"), None);
         assert_eq!(parse_request_line("GET / HTTP/1.1 x"), None);
@@ -369,10 +314,7 @@ mod tests {
 
     #[test]
     fn head_end() {
-        assert_eq!(
-            find_head_end(b"GET / HTTP/1.1\r\nA: b\r\n\r\nbody"),
-            Some(20)
-        );
+        assert_eq!(find_head_end(b"GET / HTTP/1.1\r\nA: b\r\n\r\nbody"), Some(20));
         assert_eq!(find_head_end(b"GET / HTTP/1.0\n\n"), Some(14));
         assert_eq!(find_head_end(b"GET / HTTP/1.1\r\n"), None);
     }

@@ -1,0 +1,283 @@
+//! `privlift design METHOD ...`: designs a mechanism with `privlift::design` and prints
+//! the published document (pretty JSON). The library audits every design before
+//! returning it; a design that cannot meet its claims is an error, never a document.
+
+use privlift::design::{default_id, linear, oue, rr, Source};
+use privlift::spec::{check_distribution, matrix_check_entries, Alphabet, Matrix, MAX_PRIORS};
+use privlift::{Document, Error};
+
+use crate::args;
+use crate::files;
+use crate::CliError;
+
+/// Every option `design` knows (each takes a value).
+const OPTIONS: [&str; 9] = ["prior", "joint", "priors", "epsilon", "alpha", "a", "b", "distortion", "id"];
+
+/// The methods, in help order.
+pub const METHODS: [&str; 8] =
+    ["krr", "oue", "rr-lip", "rr-lip-interval", "rr-bp-lip", "linear-markov", "linear-tv", "linear-distance"];
+
+/// What a method accepts besides `--id`.
+struct Shape {
+    /// Exactly one of `--prior` / `--joint` is required.
+    source: bool,
+    required: &'static [&'static str],
+    optional: &'static [&'static str],
+}
+
+fn shape(method: &str) -> Option<Shape> {
+    let s = |source, required, optional| Some(Shape { source, required, optional });
+    match method {
+        "krr" | "oue" | "rr-lip" => s(true, &["epsilon"], &[]),
+        "rr-lip-interval" => s(false, &["a", "b", "epsilon"], &["prior"]),
+        "rr-bp-lip" => s(false, &["priors", "epsilon"], &["distortion"]),
+        "linear-markov" | "linear-tv" => s(false, &["joint", "alpha"], &[]),
+        "linear-distance" => s(false, &["joint", "alpha"], &["distortion"]),
+        _ => None,
+    }
+}
+
+/// The placeholder a flag's value is shown with in messages.
+fn metavar(flag: &str) -> &'static str {
+    match flag {
+        "prior" => "P.json",
+        "joint" => "J.json",
+        "priors" => "PS.json",
+        "distortion" => "D.json",
+        "epsilon" => "E",
+        "alpha" => "A",
+        "a" => "A",
+        "b" => "B",
+        _ => "VALUE",
+    }
+}
+
+/// Checks the flags given against what `method` needs: missing, conflicting or extra
+/// flags are usage errors naming the flag and the method.
+fn check_flags(method: &str, shape: &Shape, a: &args::Args) -> Result<(), CliError> {
+    let cmd = format!("privlift design {method}");
+    if shape.source {
+        match (a.value("prior"), a.value("joint")) {
+            (Some(_), Some(_)) => {
+                return Err(CliError::usage(format!("`{cmd}`: give either `--prior` or `--joint`, not both")))
+            }
+            (None, None) => return Err(CliError::usage(format!("`{cmd}` needs `--prior P.json` or `--joint J.json`"))),
+            _ => {}
+        }
+    }
+    for &flag in shape.required {
+        if a.value(flag).is_none() {
+            let mut msg = format!("`{cmd}` needs `--{flag} {}`", metavar(flag));
+            if flag == "joint" && a.value("prior").is_some() {
+                msg.push_str(
+                    "; `--prior` does not apply (linear reduction protects a secret S correlated with X: \
+                     give the joint of S and X)",
+                );
+            }
+            return Err(CliError::usage(msg));
+        }
+    }
+    for flag in OPTIONS {
+        let allowed = flag == "id"
+            || shape.required.contains(&flag)
+            || shape.optional.contains(&flag)
+            || (shape.source && (flag == "prior" || flag == "joint"));
+        if !allowed && a.value(flag).is_some() {
+            return Err(CliError::usage(format!("`--{flag}` does not apply to `{cmd}`")));
+        }
+    }
+    Ok(())
+}
+
+/// The value of a numeric flag (a usage error if it is not a number; its range is
+/// checked by the designer).
+fn number(a: &args::Args, flag: &str) -> Result<Option<f64>, CliError> {
+    a.value(flag)
+        .map(|s| {
+            s.trim().parse::<f64>().map_err(|_| CliError::usage(format!("`--{flag}` must be a number, got {s:?}")))
+        })
+        .transpose()
+}
+
+/// Like [`number`], for a flag [`check_flags`] made sure is present.
+fn required_number(a: &args::Args, flag: &str) -> Result<f64, CliError> {
+    number(a, flag)?.ok_or_else(|| CliError::usage(format!("`--{flag}` is missing")))
+}
+
+fn required<'a>(a: &'a args::Args, flag: &str) -> Result<&'a str, CliError> {
+    a.value(flag).ok_or_else(|| CliError::usage(format!("`--{flag}` is missing")))
+}
+
+/// `--prior P.json` or `--joint J.json` as a design source.
+fn source(a: &args::Args) -> Result<Source, CliError> {
+    if let Some(p) = a.value("prior") {
+        files::load(p, |f| {
+            let (labels, p) = files::load_prior(f)?;
+            Source::prior(labels, p)
+        })
+    } else {
+        let j = required(a, "joint")?;
+        files::load(j, |f| {
+            let (secret, labels, p_sx) = files::load_joint(f, None)?;
+            Source::joint(secret, labels, p_sx)
+        })
+    }
+}
+
+/// `--priors PS.json`: the labels and the priors, each checked against the labels.
+fn priors(path: &str) -> Result<(Alphabet, Vec<Vec<f64>>), CliError> {
+    files::load(path, |f| {
+        let (labels, priors) = files::load_priors(f)?;
+        if priors.len() > MAX_PRIORS {
+            // The document could not carry the claim: refuse before solving the LP.
+            return Err(Error::InvalidArgument {
+                name: "priors".into(),
+                reason: format!("needs 1..={MAX_PRIORS} priors, got {}", priors.len()),
+            });
+        }
+        for (i, p) in priors.iter().enumerate() {
+            let field = format!("priors[{i}]");
+            if p.len() != labels.len() {
+                return Err(Error::DimensionMismatch { field, expected: labels.len(), found: p.len() });
+            }
+            check_distribution(&field, p)?;
+        }
+        Ok((labels, priors))
+    })
+}
+
+/// `--distortion D.json` for an alphabet of `k` symbols: `k × k`, finite, non-negative.
+fn distortion(path: Option<&str>, k: usize) -> Result<Option<Matrix>, CliError> {
+    let Some(path) = path else { return Ok(None) };
+    files::load(path, |f| {
+        let d = files::load_distortion(f)?;
+        if d.rows() != k {
+            return Err(Error::DimensionMismatch { field: "d".into(), expected: k, found: d.rows() });
+        }
+        if d.cols() != k {
+            return Err(Error::DimensionMismatch { field: "d[0]".into(), expected: k, found: d.cols() });
+        }
+        for x in 0..k {
+            matrix_check_entries(&format!("d[{x}]"), d.row(x))?;
+        }
+        Ok(Some(d))
+    })
+}
+
+pub fn run(argv: &[String]) -> Result<(), CliError> {
+    let a = args::parse("design", argv, &OPTIONS, &[])?;
+    if a.help {
+        return crate::print_stdout(crate::HELP);
+    }
+    let method = match a.positionals.as_slice() {
+        [] => return Err(CliError::usage(format!("`privlift design` needs METHOD (one of {})", METHODS.join(", ")))),
+        [m] => m.as_str(),
+        [_, extra, ..] => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
+    };
+    let Some(shape) = shape(method) else {
+        return Err(CliError::usage(format!(
+            "unknown design method `{method}` (expected one of {})",
+            METHODS.join(", ")
+        )));
+    };
+    check_flags(method, &shape, &a)?;
+    let doc = design(method, &a)?;
+    let mut text = doc.to_json();
+    text.push('\n');
+    crate::print_stdout(&text)
+}
+
+fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
+    let eps = number(a, "epsilon")?;
+    let alpha = number(a, "alpha")?;
+    let id = match a.value("id") {
+        Some(id) => id.to_string(),
+        None => default_id(method, eps),
+    };
+    let doc = match method {
+        "krr" | "oue" | "rr-lip" => {
+            let eps = required_number(a, "epsilon")?;
+            let src = source(a)?;
+            match method {
+                "krr" => rr::krr(&src, eps, &id)?,
+                "oue" => oue::oue(&src, eps, &id)?,
+                _ => rr::rr_lip(&src, eps, &id)?,
+            }
+        }
+        "rr-lip-interval" => {
+            let (lo, hi, eps) = (required_number(a, "a")?, required_number(a, "b")?, required_number(a, "epsilon")?);
+            let labels = match a.value("prior") {
+                Some(p) => files::load(p, |f| {
+                    let (labels, _) = files::load_prior(f)?;
+                    if labels.len() != 2 {
+                        return Err(Error::DimensionMismatch {
+                            field: "labels".into(),
+                            expected: 2,
+                            found: labels.len(),
+                        });
+                    }
+                    Ok(labels)
+                })?,
+                None => Alphabet::indices("labels", 2)?,
+            };
+            rr::rr_lip_interval(labels, lo, hi, eps, &id)?
+        }
+        "rr-bp-lip" => {
+            let eps = required_number(a, "epsilon")?;
+            let (labels, priors) = priors(required(a, "priors")?)?;
+            let d = distortion(a.value("distortion"), labels.len())?;
+            rr::rr_bp_lip(labels, &priors, eps, d.as_ref(), &id)?
+        }
+        _ => {
+            let alpha = alpha.ok_or_else(|| CliError::usage("`--alpha` is missing"))?;
+            let src = source(a)?;
+            match method {
+                "linear-markov" => linear::markov(&src, alpha, &id)?,
+                "linear-tv" => linear::tv(&src, alpha, &id)?,
+                _ => {
+                    let d = distortion(a.value("distortion"), src.labels().len())?;
+                    linear::distance(&src, alpha, d.as_ref(), &id)?
+                }
+            }
+        }
+    };
+    Ok(doc)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_has_a_shape() {
+        for m in METHODS {
+            assert!(shape(m).is_some(), "{m}");
+        }
+        assert!(shape("nope").is_none());
+    }
+
+    fn usage(method: &str, argv: &[&str]) -> String {
+        let argv: Vec<String> = argv.iter().map(|s| s.to_string()).collect();
+        let a = args::parse("design", &argv, &OPTIONS, &[]).unwrap();
+        match check_flags(method, &shape(method).unwrap(), &a) {
+            Err(CliError::Usage(m)) => m,
+            other => panic!("expected a usage error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn flag_errors_name_the_flag_and_the_method() {
+        let m = usage("krr", &["--prior", "p"]);
+        assert!(m.contains("--epsilon") && m.contains("krr"), "{m}");
+        let m = usage("krr", &["--epsilon", "1"]);
+        assert!(m.contains("--prior") && m.contains("--joint"), "{m}");
+        let m = usage("oue", &["--prior", "p", "--joint", "j", "--epsilon", "1"]);
+        assert!(m.contains("not both"), "{m}");
+        let m = usage("linear-tv", &["--prior", "p", "--alpha", "0.5"]);
+        assert!(m.contains("--joint") && m.contains("linear-tv") && m.contains("--prior"), "{m}");
+        let m = usage("krr", &["--prior", "p", "--epsilon", "1", "--alpha", "0.5"]);
+        assert!(m.contains("--alpha") && m.contains("krr"), "{m}");
+        let m = usage("rr-lip-interval", &["--a", "0.1", "--b", "0.2", "--epsilon", "1", "--joint", "j"]);
+        assert!(m.contains("--joint") && m.contains("rr-lip-interval"), "{m}");
+    }
+}
