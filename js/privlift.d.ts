@@ -85,7 +85,12 @@ export interface Claims {
   lip?: number;
   /** (εl, εu)-ALIP w.r.t. S. */
   alip?: Alip;
+  /** ε-LIP w.r.t. X under every prior of `priors` (each a distribution over X). */
+  bp_lip?: { eps: number; priors: number[][] };
 }
+
+/** The `kind` tag of a mechanism document. */
+export type MechanismKind = 'matrix' | 'per_secret' | 'unary';
 
 /** Every leakage measure of the audit (nats unless said otherwise; may be Infinity). */
 export interface Leakage {
@@ -111,7 +116,7 @@ export interface Leakage {
 
 /** One checked claim or policy limit. */
 export interface Check {
-  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u` (claims) or a policy field (`max_ldp_x`, ...). */
+  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u`, `bp_lip` (claims) or a policy field (`max_ldp_x`, ...). */
   notion: string;
   /** The claimed budget or the policy limit. */
   bound: number;
@@ -144,7 +149,9 @@ export interface ReceiptEntry {
 /** What the released output tells anyone about each secret value. */
 export interface Receipt {
   mechanism_id: string;
-  output_index: number;
+  /** Index of the released output; undefined for a unary-encoding bit vector. */
+  output_index: number | undefined;
+  /** Label of the released output (unary: the bits as '0'/'1' characters, bit j for input label j). */
   output: string;
   entries: ReceiptEntry[];
   /** e^{−εl}: no lift falls below this. */
@@ -194,6 +201,7 @@ export function fetchMechanism(
 export class Document {
   private constructor();
   readonly id: string;
+  readonly kind: MechanismKind;
   readonly description: string | undefined;
   readonly labels: string[];
   readonly outputLabels: string[];
@@ -214,6 +222,8 @@ export class Document {
 export class Mechanism {
   private constructor();
   readonly id: string;
+  /** `unary` mechanisms release bit vectors: use perturbBits / receiptBits. */
+  readonly kind: MechanismKind;
   /** Input alphabet X. */
   readonly labels: readonly string[];
   /** Output alphabet Y. */
@@ -235,6 +245,12 @@ export class Mechanism {
   perturbManySeededForTesting(xs: Uint32Array | readonly Value[] | Iterable<Value>, seed: bigint | number): Uint32Array;
   /** The receipt for a released output, by output index or output label. */
   receipt(y: number | string): Receipt;
+  /** Unary encoding: the perturbed bit vector, one 0/1 byte per input label. */
+  perturbBits(x: Value): Uint8Array;
+  /** DETERMINISTIC perturbBits from `seed`: for tests and simulations only. */
+  perturbBitsSeededForTesting(x: Value, seed: bigint | number): Uint8Array;
+  /** Unary encoding: the receipt for a released bit vector. */
+  receiptBits(bits: Uint8Array | readonly (0 | 1 | boolean)[]): Receipt;
   /** The audited leakage of the sampler that runs. */
   leakage(): Leakage;
   /** The full verification report. */

@@ -79,7 +79,9 @@ export function init(input) {
       loaded = true;
     })().catch((e) => {
       ready = null; // allow a retry, e.g. after going back online
-      throw new PrivliftError('init', `could not load the privlift wasm module: ${e && e.message ? e.message : e}`, { cause: e });
+      throw new PrivliftError('init', `could not load the privlift wasm module: ${e && e.message ? e.message : e}`
+        + (input === undefined ? ' (is pkg/privlift_bg.wasm served next to js/? With the Vite dev server,'
+          + " set optimizeDeps.exclude: ['privlift'], or pass the .wasm URL to init())" : ''), { cause: e });
     });
   }
   return ready;
@@ -195,21 +197,23 @@ export async function fetchMechanism(url, policy, fetchOptions) {
   if (typeof url !== 'string' && !(url instanceof URL) && !(typeof Request !== 'undefined' && url instanceof Request)) {
     throw invalid('url', `expected a string, URL or Request, got ${describe(url)}`);
   }
+  const where = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
   const loading = init();
+  loading.catch(() => {}); // handled below, after the download; no unhandled rejection meanwhile
   let res;
   try {
     res = await fetch(url, fetchOptions);
   } catch (e) {
-    throw new PrivliftError('network', `could not fetch ${String(url)}: ${e && e.message ? e.message : e}`, { cause: e });
+    throw new PrivliftError('network', `could not fetch ${where}: ${e && e.message ? e.message : e}`, { cause: e });
   }
   if (!res.ok) {
-    throw new PrivliftError('http', `fetching ${res.url || String(url)} gave HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`, { status: res.status });
+    throw new PrivliftError('http', `fetching ${res.url || where} gave HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`, { status: res.status });
   }
   let bytes;
   try {
     bytes = new Uint8Array(await res.arrayBuffer());
   } catch (e) {
-    throw new PrivliftError('network', `could not read the body of ${String(url)}: ${e && e.message ? e.message : e}`, { cause: e });
+    throw new PrivliftError('network', `could not read the body of ${where}: ${e && e.message ? e.message : e}`, { cause: e });
   }
   await loading;
   const doc = await parseMechanism(bytes);
@@ -231,6 +235,8 @@ export class Document {
   }
 
   get id() { return this.#d.id; }
+  /** The mechanism kind: 'matrix', 'per_secret' or 'unary'. */
+  get kind() { return this.#d.kind; }
   get description() { return this.#d.description; }
   get labels() { return this.#d.labels; }
   get outputLabels() { return this.#d.outputLabels; }
@@ -283,6 +289,8 @@ export class Mechanism {
   }
 
   get id() { return this.#m.id; }
+  /** The mechanism kind: 'matrix', 'per_secret' or 'unary' (unary: use perturbBits / receiptBits). */
+  get kind() { return this.#m.kind; }
   /** Input alphabet X. */
   get labels() { return this.#labels; }
   /** Output alphabet Y. */
@@ -304,8 +312,21 @@ export class Mechanism {
     return x;
   }
 
+  #notUnary(method) {
+    if (this.#m.kind === 'unary') {
+      throw invalid('mechanism', `unary encoding releases a bit vector: use ${method}`);
+    }
+  }
+
+  #unary(method) {
+    if (this.#m.kind !== 'unary') {
+      throw invalid('mechanism', `${method} is for unary encoding; this mechanism is '${this.#m.kind}'`);
+    }
+  }
+
   /** Perturbs one value (label or input index); returns the output index. */
   perturb(x) {
+    this.#notUnary('perturbBits');
     const i = this.inputIndex(x, 'x');
     return guard(() => this.#m.perturb(i));
   }
@@ -335,6 +356,7 @@ export class Mechanism {
 
   /** Perturbs many values (labels or indices); returns a Uint32Array of output indices. */
   perturbMany(xs) {
+    this.#notUnary('perturbBits');
     const idx = this.#indices(xs, 'xs');
     return guard(() => this.#m.perturbMany(idx));
   }
@@ -344,13 +366,49 @@ export class Mechanism {
    * Anyone who knows the seed knows the noise; never use it on a real user's value.
    */
   perturbManySeededForTesting(xs, seed) {
+    this.#notUnary('perturbBitsSeededForTesting');
     const idx = this.#indices(xs, 'xs');
     const s = toSeed(seed);
     return guard(() => this.#m.perturbManySeededForTesting(idx, s));
   }
 
+  /** Unary encoding: the perturbed bit vector (Uint8Array of 0/1, one per input label). */
+  perturbBits(x) {
+    this.#unary('perturbBits');
+    const i = this.inputIndex(x, 'x');
+    return guard(() => this.#m.perturbBits(i));
+  }
+
+  /** DETERMINISTIC perturbBits from `seed`: for tests and simulations only. */
+  perturbBitsSeededForTesting(x, seed) {
+    this.#unary('perturbBitsSeededForTesting');
+    const i = this.inputIndex(x, 'x');
+    const s = toSeed(seed);
+    return guard(() => this.#m.perturbBitsSeededForTesting(i, s));
+  }
+
+  /** Unary encoding: the receipt for a released bit vector (0/1 or booleans). */
+  receiptBits(bits) {
+    this.#unary('receiptBits');
+    let b;
+    if (bits instanceof Uint8Array) {
+      b = bits; // values > 1 are refused by the core (invalid_argument)
+    } else if (bits !== null && typeof bits === 'object' && typeof bits[Symbol.iterator] === 'function') {
+      const arr = Array.from(bits);
+      b = new Uint8Array(arr.length);
+      arr.forEach((v, k) => {
+        if (v === 0 || v === 1 || v === false || v === true) b[k] = Number(v);
+        else throw invalid(`bits[${k}]`, `a bit is 0, 1, false or true, got ${describe(v)}`);
+      });
+    } else {
+      throw invalid('bits', `expected a Uint8Array or an array of 0/1, got ${describe(bits)}`);
+    }
+    return guard(() => this.#m.receiptBits(b));
+  }
+
   /** The privacy receipt for a released output (index or output label). */
   receipt(y) {
+    this.#notUnary('receiptBits');
     if (typeof y === 'string') return guard(() => this.#m.receiptForLabel(y));
     checkIndex(y, 'y');
     if (y >= this.#outputLabels.length) {

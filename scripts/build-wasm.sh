@@ -16,7 +16,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 log() { printf '[build-wasm] %s\n' "$*" >&2; }
 size_of() { wc -c <"$1" | tr -d ' '; }
-gz_size_of() { gzip -9 -c "$1" | wc -c | tr -d ' '; }
+gz_size_of() { gzip -9 -n -c <"$1" | wc -c | tr -d ' '; }
 
 # wasm-opt = false in Cargo.toml metadata, so wasm-pack downloads and runs nothing extra.
 wasm-pack build --mode no-install --release --target web --out-dir pkg --out-name privlift

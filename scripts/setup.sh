@@ -51,7 +51,9 @@ fi
 
 # --- npm dev dependencies (playwright-core drives /usr/bin/chromium; no browser download) ---
 if [ -f package-lock.json ]; then
-  if [ ! -d node_modules/playwright-core ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  # playwright-core (browser tests), binaryen (wasm-opt in build-wasm.sh), typescript (type test).
+  if [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/binaryen ] || [ ! -d node_modules/typescript ] \
+     || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     log "npm ci"
     npm ci --no-audit --no-fund --loglevel=error
   fi

@@ -3,7 +3,8 @@
 #   1. tests/web.rs in Node            (wasm-pack test --node)
 #   2. tests/web.rs in headless Chrome (chromium + Debian's chromedriver)
 #   3. tests/web.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
-#   4. the npm package (js/) in Node   (scripts/build-wasm.sh, then node --test tests/js/)
+#   4. the npm package (js/): scripts/build-wasm.sh, the TypeScript type test, then
+#      node --test tests/js/ (Node, and headless Chromium through playwright-core)
 # Fails if a run fails OR ran no test: without WASM_BINDGEN_USE_BROWSER=1 a browser run
 # prints "only configured to run in node.js … skipping" and exits 0.
 #
@@ -61,6 +62,13 @@ else
 fi
 
 bash scripts/build-wasm.sh
+
+if [ -x node_modules/.bin/tsc ]; then
+  log "types: tsc -p tests/js/tsconfig.json (js/privlift.d.ts)"
+  node_modules/.bin/tsc -p tests/js/tsconfig.json
+else
+  log "types: skipped (typescript not installed; run npm ci)"
+fi
 
 log "npm package: node --test tests/js/"
 rc=0

@@ -2,6 +2,7 @@
 //! numbers are reproduced (or their discrepancies pinned); LP optimality spot checks;
 //! estimator unbiasedness by simulation.
 #![cfg(feature = "design")]
+#![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
 use privlift::design::estimate::{estimate_document, estimate_krr, estimate_matrix, project_simplex};
 use privlift::design::utility::{channel_utility, is_metric, absolute_distance};

@@ -175,3 +175,42 @@ fn leakage_verification_and_error_codes() {
         assert!(codes.iter().any(|x| x == c), "{c} missing from errorCodes()");
     }
 }
+
+#[wasm_bindgen_test]
+fn unary_encoding_bits_and_receipt() {
+    let doc = WasmDocument::parse(
+        r#"{"format": "privlift-mechanism", "version": 1, "id": "oue3",
+            "labels": ["a", "b", "c"], "prior": [0.25, 0.25, 0.5],
+            "mechanism": {"kind": "unary", "q01": 0.25, "q10": 0.25},
+            "claims": {"ldp_x": 2.2}}"#,
+    )
+    .expect("parse");
+    assert_eq!(doc.kind(), "unary");
+    let mut mech = doc.verify(JsValue::UNDEFINED).expect("verify");
+    assert_eq!(mech.kind(), "unary");
+    let n = 4000;
+    let mut ones = [0usize; 3];
+    for _ in 0..n {
+        let bits = mech.perturb_bits(1).expect("perturbBits");
+        assert_eq!(bits.len(), 3);
+        for (j, b) in bits.into_iter().enumerate() {
+            assert!(b <= 1);
+            ones[j] += b as usize;
+        }
+    }
+    for (j, p) in [0.25, 0.75, 0.25].into_iter().enumerate() {
+        let sd = (n as f64 * p * (1.0 - p)).sqrt();
+        assert!((ones[j] as f64 - n as f64 * p).abs() <= 6.0 * sd, "bit {j}: {} ones", ones[j]);
+    }
+    let r = mech.receipt_bits(&[0, 1, 1]).expect("receiptBits");
+    assert_eq!(get(&r, "output").as_string().as_deref(), Some("011"));
+    assert!(get(&r, "output_index").is_undefined());
+    assert_eq!(
+        mech.perturb_bits_seeded_for_testing(2, 9).unwrap(),
+        mech.perturb_bits_seeded_for_testing(2, 9).unwrap()
+    );
+    assert_eq!(code_of(mech.receipt_bits(&[0, 2, 1]).unwrap_err()), "invalid_argument");
+    assert_eq!(code_of(mech.receipt_bits(&[0, 1]).unwrap_err()), "dimension_mismatch");
+    assert_eq!(code_of(mech.perturb(0).unwrap_err()), "invalid_argument");
+    assert_eq!(code_of(mech.receipt(0).unwrap_err()), "invalid_argument");
+}

@@ -134,9 +134,9 @@ fn northwest(sp: &Split) -> Vec<f64> {
 /// Checks eq (10b): Σ_x' P(x|s,x')P(x'|s) = (1 − α)P(x|s) + αP_X(x) for every x.
 fn check_10b(block: &Matrix, sp: &Split, p_x: &[f64], alpha: f64) -> Result<()> {
     let k = p_x.len();
-    for x in 0..k {
+    for (x, &px) in p_x.iter().enumerate() {
         let got: f64 = (0..k).map(|xp| block.get(xp, x) * sp.cond[xp]).sum();
-        let want = (1.0 - alpha) * sp.cond[x] + alpha * p_x[x];
+        let want = (1.0 - alpha) * sp.cond[x] + alpha * px;
         if (got - want).abs() > 1e-9 {
             return Err(Error::DesignFailed { reason: alloc::format!("(10b) fails at x = {x}: {got} ≠ {want}") });
         }

@@ -65,6 +65,12 @@ pub fn eq19_matrix(prior: &[f64], eps: f64) -> Matrix {
 /// e^{−ε} P_Y(y) ≤ q_xy ≤ e^{ε} P_Y(y) for every x with P(x) > 0 — the exact set of
 /// ε-LIP channels with |Y| = |X| (eq 8 with the lift written as q_xy / P_Y(y)).
 ///
+/// The objective is the papers' P(Y ≠ X). On a skewed prior at a small ε its optimum can
+/// be degenerate: for P = (0.9, 0.1) at ε = 1 the best ε-LIP channel releases the
+/// majority value always (P(Y ≠ X) = 0.1, I(X;Y) = 0). That is the true optimum of the
+/// stated objective; the document's `utility.nmi` shows it, and a curator who wants
+/// information should use a larger ε or another design (e.g. k-RR).
+///
 /// # Privacy
 /// Claims `lip = ε` w.r.t. the source's secret (for a joint: by the linkage inequality,
 /// Jiang et al. Lemma 1.5, LIP w.r.t. S ≤ LIP w.r.t. X).
@@ -74,7 +80,7 @@ pub fn rr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
     let w = if eq19_is_lip(&prior, eps) {
         eq19_matrix(&prior, eps)
     } else {
-        bp_lip_channel(&[prior.clone()], eps, Some(&hamming_distance(prior.len())), false)?
+        bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&hamming_distance(prior.len())), false)?
     };
     let utility = channel_utility(&prior, &w, None);
     let claims = Claims { lip: Some(eps), ..Claims::default() };

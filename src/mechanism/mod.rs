@@ -153,10 +153,7 @@ impl Document {
     pub fn check_declared(&self, policy: &Policy, alpha_order: f64) -> Result<Verification> {
         policy.validate()?;
         let leak = self.audit(alpha_order)?;
-        let bp = match &self.claims().bp_lip {
-            Some(c) => Some(self.audit_bp_lip(&c.priors).unwrap_or(f64::INFINITY)),
-            None => None,
-        };
+        let bp = self.claims().bp_lip.as_ref().map(|c| self.audit_bp_lip(&c.priors).unwrap_or(f64::INFINITY));
         Ok(evaluate(leak, self.claims(), policy, bp))
     }
 

@@ -39,7 +39,7 @@ use crate::error::{Error, Result};
 fn quantise(p: &[f64]) -> Result<Vec<u128>> {
     const TWO64: u128 = 1 << 64;
     let sum: f64 = crate::numeric::sum(p);
-    if !(sum > 0.0) || !sum.is_finite() || p.iter().any(|v| !v.is_finite() || *v < 0.0) {
+    if sum.is_nan() || sum <= 0.0 || !sum.is_finite() || p.iter().any(|v| !v.is_finite() || *v < 0.0) {
         return Err(Error::InvalidArgument {
             name: "row".into(),
             reason: "a sampler row needs finite non-negative entries with a positive sum".into(),

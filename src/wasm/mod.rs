@@ -125,6 +125,11 @@ impl WasmDocument {
     pub fn secret_labels(&self) -> Vec<String> {
         self.doc.secret().labels().to_vec()
     }
+    /// The mechanism's `kind` tag: `matrix`, `per_secret` or `unary`.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> String {
+        self.doc.mechanism().tag().into()
+    }
     #[wasm_bindgen(getter)]
     pub fn prior(&self) -> Vec<f64> {
         self.doc.prior().to_vec()
@@ -180,6 +185,11 @@ impl WasmMechanism {
     pub fn secret_labels(&self) -> Vec<String> {
         self.mech.document().secret().labels().to_vec()
     }
+    /// The mechanism's `kind` tag: `matrix`, `per_secret` or `unary`.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> String {
+        self.mech.document().mechanism().tag().into()
+    }
 
     /// Input index of a label or decimal index string (throws `unknown_value`).
     #[wasm_bindgen(js_name = inputIndex)]
@@ -214,6 +224,40 @@ impl WasmMechanism {
     #[wasm_bindgen(js_name = receiptForLabel)]
     pub fn receipt_for_label(&self, label: &str) -> Result<JsValue, JsValue> {
         to_js(&self.mech.receipt_label(label).map_err(js_error)?)
+    }
+
+    /// Unary encoding: the perturbed bit vector (one 0/1 byte per input label) for input
+    /// index `x`, with the browser CSPRNG.
+    #[wasm_bindgen(js_name = perturbBits)]
+    pub fn perturb_bits(&mut self, x: u32) -> Result<Vec<u8>, JsValue> {
+        // perturb_bits draws |X| words through the infallible RngCore API: fetch them from
+        // the browser first so that a failing source is an `rng` error, not a panic
+        // (complete for |X| ≤ 2048, the pool size in words).
+        let n = self.mech.document().input().len();
+        self.rng.ensure(8 * n).map_err(js_error)?;
+        let bits = self.mech.perturb_bits(x as usize, &mut self.rng).map_err(js_error)?;
+        Ok(bits.into_iter().map(u8::from).collect())
+    }
+
+    /// Deterministic [`WasmMechanism::perturb_bits`] from `seed` — for tests and simulations only.
+    #[wasm_bindgen(js_name = perturbBitsSeededForTesting)]
+    pub fn perturb_bits_seeded_for_testing(&self, x: u32, seed: u64) -> Result<Vec<u8>, JsValue> {
+        let mut rng = DeterministicRngForTesting::seed_from_u64(seed);
+        let bits = self.mech.perturb_bits(x as usize, &mut rng).map_err(js_error)?;
+        Ok(bits.into_iter().map(u8::from).collect())
+    }
+
+    /// Unary encoding: the receipt for a released bit vector (bytes 0 or 1).
+    #[wasm_bindgen(js_name = receiptBits)]
+    pub fn receipt_bits(&self, bits: &[u8]) -> Result<JsValue, JsValue> {
+        if let Some(i) = bits.iter().position(|&b| b > 1) {
+            return Err(js_error(Error::InvalidArgument {
+                name: alloc::format!("bits[{i}]"),
+                reason: alloc::format!("a bit is 0 or 1, got {}", bits[i]),
+            }));
+        }
+        let bits: Vec<bool> = bits.iter().map(|&b| b == 1).collect();
+        to_js(&self.mech.receipt_bits(&bits).map_err(js_error)?)
     }
 
     /// The audited leakage of the sampler that runs.

@@ -185,6 +185,71 @@ describe('k-RR, k = 3, ε = ln 2', () => {
   });
 });
 
+describe('unary encoding (q01 = q10 = 1/4)', () => {
+  const unaryDoc = {
+    format: 'privlift-mechanism', version: 1, id: 'oue3',
+    labels: ['a', 'b', 'c'], prior: [1 / 3, 1 / 3, 1 / 3],
+    mechanism: { kind: 'unary', q01: 0.25, q10: 0.25 },
+    claims: { ldp_x: 2.2 }, // ln 9 = 2.197: two bits differ, each by a factor 3
+  };
+  let mech;
+  before(async () => {
+    const doc = await parseMechanism(unaryDoc);
+    assert.equal(doc.kind, 'unary');
+    mech = doc.verify({ maxLdpX: 2.5 });
+  });
+
+  test('perturbBits follows the flip probabilities (5 sd)', () => {
+    assert.equal(mech.kind, 'unary');
+    const n = 10_000;
+    const ones = [0, 0, 0];
+    for (let i = 0; i < n; i++) {
+      const bits = mech.perturbBits('b');
+      assert.ok(bits instanceof Uint8Array && bits.length === 3);
+      bits.forEach((b, j) => { assert.ok(b === 0 || b === 1); ones[j] += b; });
+    }
+    for (const [j, p] of [0.25, 0.75, 0.25].entries()) {
+      const sd = Math.sqrt(n * p * (1 - p));
+      assert.ok(Math.abs(ones[j] - n * p) <= 5 * sd, `bit ${j}: ${ones[j]} ones, expected ${n * p}`);
+    }
+  });
+
+  test('receiptBits: lifts within the bounds, no output index', () => {
+    const bits = mech.perturbBits(0);
+    for (const b of [bits, Array.from(bits), Array.from(bits, (v) => v === 1)]) {
+      const r = mech.receiptBits(b);
+      assert.equal(r.output, Array.from(bits).join(''));
+      assert.equal(r.output_index, undefined);
+      assert.equal(r.entries.length, 3);
+      for (const e of r.entries) {
+        assert.ok(Math.abs(e.lift - e.posterior / e.prior) < 1e-12);
+        assert.ok(e.lift >= r.min_lift_bound && e.lift <= r.max_lift_bound);
+      }
+    }
+  });
+
+  test('seeded bits are deterministic', () => {
+    const a = mech.perturbBitsSeededForTesting('c', 5n);
+    assert.deepEqual(a, mech.perturbBitsSeededForTesting(2, 5));
+    const many = new Set(Array.from({ length: 64 }, (_, k) => mech.perturbBitsSeededForTesting('c', BigInt(k)).join('')));
+    assert.ok(many.size > 1, 'different seeds give different vectors');
+  });
+
+  test('wrong API for the kind, and bad bit vectors', async () => {
+    await rejectsWith(() => mech.perturb('a'), 'invalid_argument', 'perturbBits');
+    await rejectsWith(() => mech.perturbMany([0]), 'invalid_argument', 'perturbBits');
+    await rejectsWith(() => mech.receipt(0), 'invalid_argument', 'receiptBits');
+    await rejectsWith(() => mech.receiptBits([0, 1]), 'dimension_mismatch');
+    await rejectsWith(() => mech.receiptBits([0, 2, 1]), 'invalid_argument', 'bits[1]');
+    await rejectsWith(() => mech.receiptBits(new Uint8Array([0, 2, 1])), 'invalid_argument', 'bits[1]');
+    await rejectsWith(() => mech.receiptBits('010'), 'invalid_argument', 'bits');
+    await rejectsWith(() => mech.perturbBits(3), 'unknown_value');
+    const krr = (await parseMechanism(krrDoc())).verify();
+    await rejectsWith(() => krr.perturbBits(0), 'invalid_argument', 'unary');
+    await rejectsWith(() => krr.receiptBits([0, 1, 0]), 'invalid_argument', 'unary');
+  });
+});
+
 describe('errors', () => {
   let doc;
   let mech;
