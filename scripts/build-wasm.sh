@@ -63,3 +63,11 @@ else
 fi
 
 printf 'pkg/privlift_bg.wasm: %s bytes raw, %s bytes gzip -9\n' "$(size_of "$wasm")" "$(gz_size_of "$wasm")"
+
+# The curator-side module (designers, LP solver, estimation) for `privlift/design`. Kept
+# out of the client module so a page that only verifies and perturbs never loads it.
+wasm-pack build --mode no-install --release --target web --out-dir pkg-design --out-name privlift_design -- --features design
+rm -f pkg-design/.gitignore pkg-design/package.json pkg-design/README.md pkg-design/LICENSE*
+node scripts/smoke-design.mjs
+printf 'pkg-design/privlift_design_bg.wasm: %s bytes raw, %s bytes gzip -9\n' \
+  "$(size_of pkg-design/privlift_design_bg.wasm)" "$(gz_size_of pkg-design/privlift_design_bg.wasm)"

@@ -4,10 +4,11 @@
 # Needs pkg/ (scripts/build-wasm.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -f pkg/privlift_bg.wasm ] || { echo "stage-site: pkg/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
+[ -f pkg/privlift_bg.wasm ] && [ -f pkg-design/privlift_design_bg.wasm ] || { echo "stage-site: pkg/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
 rm -rf target/site
-mkdir -p target/site/privlift/pkg
+mkdir -p target/site/privlift/pkg target/site/privlift/pkg-design
 cp -r www/. target/site/
 cp -r js target/site/privlift/
 cp pkg/privlift.js pkg/privlift_bg.wasm target/site/privlift/pkg/
+cp pkg-design/privlift_design.js pkg-design/privlift_design_bg.wasm target/site/privlift/pkg-design/
 echo target/site

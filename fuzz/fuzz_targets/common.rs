@@ -246,6 +246,12 @@ fn known_violation(doc: &Document, r: &privlift::Receipt, lift: f64) -> bool {
     if let Some(a) = c.alip {
         claims.push((a.eps_l, a.eps_u));
     }
+    if let Some(bp) = &c.bp_lip {
+        let own = doc.prior();
+        if !doc.has_secret() && bp.priors.iter().any(|p| p.iter().zip(own).all(|(a, b)| (a - b).abs() <= 1e-12)) {
+            claims.push((bp.eps, bp.eps));
+        }
+    }
     let eps_l = claims.iter().map(|c| widen(c.0)).fold(f64::INFINITY, f64::min);
     let eps_u = claims.iter().map(|c| widen(c.1)).fold(f64::INFINITY, f64::min);
     let _ = r;

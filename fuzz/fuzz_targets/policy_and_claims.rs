@@ -137,17 +137,25 @@ fn budget(u: &mut Unstructured, audited: Option<f64>) -> Result<Option<f64>> {
     })
 }
 
-fn bp_lip(u: &mut Unstructured, nx: usize, l: Option<&Leakage>) -> Result<Option<BpLipJson>> {
+fn bp_lip(u: &mut Unstructured, prior: &[f64], l: Option<&Leakage>) -> Result<Option<BpLipJson>> {
     if u.arbitrary::<u8>()? >= 48 {
         return Ok(None);
     }
     let n = u.int_in_range(0usize..=3)?;
-    let priors = (0..n).map(|i| row(u, nx, i)).collect::<Result<Vec<_>>>()?;
+    let mut priors = (0..n).map(|i| row(u, prior.len(), i)).collect::<Result<Vec<_>>>()?;
+    if u.arbitrary()? {
+        // The document's own prior (then the claim also bounds the receipt), maybe nudged.
+        let mut p = prior.to_vec();
+        if u.arbitrary()? && !p.is_empty() {
+            p[0] += [1e-13, -1e-13, 1e-12, 2e-12][u.choose_index(4)?];
+        }
+        priors.push(p);
+    }
     let eps = budget(u, l.map(|l| l.lip))?.unwrap_or(0.0);
     Ok(Some(BpLipJson { eps, priors }))
 }
 
-fn claims(u: &mut Unstructured, nx: usize, l: Option<&Leakage>) -> Result<ClaimsJson> {
+fn claims(u: &mut Unstructured, prior: &[f64], l: Option<&Leakage>) -> Result<ClaimsJson> {
     let alip = if u.arbitrary()? {
         Some(AlipJson {
             eps_l: budget(u, l.map(|l| l.alip.eps_l))?.unwrap_or(0.0),
@@ -161,7 +169,7 @@ fn claims(u: &mut Unstructured, nx: usize, l: Option<&Leakage>) -> Result<Claims
         ldp_x: budget(u, l.map(|l| l.ldp_x))?,
         lip: budget(u, l.map(|l| l.lip))?,
         alip,
-        bp_lip: bp_lip(u, nx, l)?,
+        bp_lip: bp_lip(u, prior, l)?,
     })
 }
 
@@ -246,7 +254,8 @@ fn run(u: &mut Unstructured) -> Result<()> {
     };
     // Phase 1: validate without claims and audit, so claims can sit right at the leakage.
     let leak = Document::from_wire(wire.clone()).ok().and_then(|d| d.audit(2.0).ok());
-    wire.claims = claims(u, nx, leak.as_ref())?;
+    let prior_copy = wire.prior.clone();
+    wire.claims = claims(u, &prior_copy, leak.as_ref())?;
     let pol = policy(u, leak.as_ref())?;
     let alpha = any_f64(u)?;
     let hint: Vec<u32> = (0..4).map(|_| u.arbitrary()).collect::<Result<_>>()?;

@@ -26,6 +26,7 @@ pub mod estimate;
 pub mod linear;
 mod lp;
 pub mod oue;
+pub mod request;
 pub mod rr;
 pub mod utility;
 

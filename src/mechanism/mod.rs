@@ -232,7 +232,7 @@ impl VerifiedMechanism {
         match &self.runtime {
             Runtime::Channel(s) => Ok(s),
             Runtime::PerSecret { .. } => Err(wrong_kind(
-                "this mechanism depends on the secret: the curator applies it with perturb_with_secret(s, x)",
+                "this mechanism depends on the secret S: only the curator, who knows s, can apply it",
             )),
             Runtime::Unary(_) => Err(wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
         }
@@ -329,6 +329,18 @@ impl VerifiedMechanism {
         };
         self.check_input(x)?;
         let words: Vec<u64> = (0..u.len()).map(|_| rng.next_u64()).collect();
+        Ok(u.sample_words(x, &words))
+    }
+
+    /// [`VerifiedMechanism::perturb_bits`] on the OS/browser CSPRNG pool (no panic path).
+    #[cfg(feature = "std")]
+    pub fn perturb_bits_os(&self, x: usize, rng: &mut crate::rng::OsPoolRng) -> Result<Vec<bool>> {
+        let Runtime::Unary(u) = &self.runtime else {
+            return Err(wrong_kind("perturb_bits is for unary encoding; use perturb"));
+        };
+        self.check_input(x)?;
+        let mut words = alloc::vec![0u64; u.len()];
+        rng.try_fill_words(&mut words)?;
         Ok(u.sample_words(x, &words))
     }
 

@@ -105,6 +105,15 @@ impl Receipt {
             eps_l = eps_l.min(a.eps_l);
             eps_u = eps_u.min(a.eps_u);
         }
+        // A BP-LIP claim bounds the lift under each of its priors; it applies to the
+        // receipt when the document's own prior is one of them.
+        if let Some(bp) = &c.bp_lip {
+            let own = doc.prior();
+            if bp.priors.iter().any(|p| p.iter().zip(own).all(|(a, b)| (a - b).abs() <= 1e-12)) && !doc.has_secret() {
+                eps_l = eps_l.min(bp.eps);
+                eps_u = eps_u.min(bp.eps);
+            }
+        }
         let leak = m.leakage();
         Receipt {
             mechanism_id: doc.id().into(),

@@ -16,15 +16,19 @@ use crate::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
 use crate::spec::Document;
 use crate::verify::Policy;
 
+/// Curator-side bindings (design, estimation), in the `design` build only.
+#[cfg(feature = "design")]
+pub mod design;
+
 /// Converts a core error into a JS `Error` with `code`.
-fn js_error(e: Error) -> JsValue {
+pub(crate) fn js_error(e: Error) -> JsValue {
     let err = js_sys::Error::new(&alloc::format!("{e}"));
     err.set_name("PrivliftError");
     let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
     err.into()
 }
 
-fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+pub(crate) fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
     // Maps as plain objects; infinities stay JS numbers (Infinity).
     let ser = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
     v.serialize(&ser).map_err(|e| js_error(Error::Json { message: alloc::format!("{e}") }))
@@ -95,7 +99,7 @@ fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
 #[wasm_bindgen(js_name = Document)]
 #[derive(Debug)]
 pub struct WasmDocument {
-    doc: Document,
+    pub(crate) doc: Document,
 }
 
 #[wasm_bindgen(js_class = Document)]
@@ -130,6 +134,12 @@ impl WasmDocument {
     pub fn kind(&self) -> String {
         self.doc.mechanism().tag().into()
     }
+    /// The document as pretty JSON (to publish it).
+    #[wasm_bindgen(js_name = toJson)]
+    pub fn to_json(&self) -> String {
+        self.doc.to_json()
+    }
+
     #[wasm_bindgen(getter)]
     pub fn prior(&self) -> Vec<f64> {
         self.doc.prior().to_vec()
@@ -230,12 +240,8 @@ impl WasmMechanism {
     /// index `x`, with the browser CSPRNG.
     #[wasm_bindgen(js_name = perturbBits)]
     pub fn perturb_bits(&mut self, x: u32) -> Result<Vec<u8>, JsValue> {
-        // perturb_bits draws |X| words through the infallible RngCore API: fetch them from
-        // the browser first so that a failing source is an `rng` error, not a panic
-        // (complete for |X| ≤ 2048, the pool size in words).
-        let n = self.mech.document().input().len();
-        self.rng.ensure(8 * n).map_err(js_error)?;
-        let bits = self.mech.perturb_bits(x as usize, &mut self.rng).map_err(js_error)?;
+        // The fallible path: a failing browser source is an `rng` error, never a panic.
+        let bits = self.mech.perturb_bits_os(x as usize, &mut self.rng).map_err(js_error)?;
         Ok(bits.into_iter().map(u8::from).collect())
     }
 

@@ -3,7 +3,7 @@
 //! returning it; a design that cannot meet its claims is an error, never a document.
 
 use privlift::design::{default_id, linear, oue, rr, Source};
-use privlift::spec::{check_distribution, matrix_check_entries, Alphabet, Matrix, MAX_PRIORS};
+use privlift::spec::{Alphabet, Matrix};
 use privlift::{Document, Error};
 
 use crate::args;
@@ -14,8 +14,7 @@ use crate::CliError;
 const OPTIONS: [&str; 9] = ["prior", "joint", "priors", "epsilon", "alpha", "a", "b", "distortion", "id"];
 
 /// The methods, in help order.
-pub const METHODS: [&str; 8] =
-    ["krr", "oue", "rr-lip", "rr-lip-interval", "rr-bp-lip", "linear-markov", "linear-tv", "linear-distance"];
+pub use privlift::design::request::METHODS;
 
 /// What a method accepts besides `--id`.
 struct Shape {
@@ -126,42 +125,12 @@ fn source(a: &args::Args) -> Result<Source, CliError> {
 
 /// `--priors PS.json`: the labels and the priors, each checked against the labels.
 fn priors(path: &str) -> Result<(Alphabet, Vec<Vec<f64>>), CliError> {
-    files::load(path, |f| {
-        let (labels, priors) = files::load_priors(f)?;
-        if priors.len() > MAX_PRIORS {
-            // The document could not carry the claim: refuse before solving the LP.
-            return Err(Error::InvalidArgument {
-                name: "priors".into(),
-                reason: format!("needs 1..={MAX_PRIORS} priors, got {}", priors.len()),
-            });
-        }
-        for (i, p) in priors.iter().enumerate() {
-            let field = format!("priors[{i}]");
-            if p.len() != labels.len() {
-                return Err(Error::DimensionMismatch { field, expected: labels.len(), found: p.len() });
-            }
-            check_distribution(&field, p)?;
-        }
-        Ok((labels, priors))
-    })
+    files::load(path, files::checked_priors)
 }
 
 /// `--distortion D.json` for an alphabet of `k` symbols: `k × k`, finite, non-negative.
 fn distortion(path: Option<&str>, k: usize) -> Result<Option<Matrix>, CliError> {
-    let Some(path) = path else { return Ok(None) };
-    files::load(path, |f| {
-        let d = files::load_distortion(f)?;
-        if d.rows() != k {
-            return Err(Error::DimensionMismatch { field: "d".into(), expected: k, found: d.rows() });
-        }
-        if d.cols() != k {
-            return Err(Error::DimensionMismatch { field: "d[0]".into(), expected: k, found: d.cols() });
-        }
-        for x in 0..k {
-            matrix_check_entries(&format!("d[{x}]"), d.row(x))?;
-        }
-        Ok(Some(d))
-    })
+    path.map(|p| files::load(p, |f| files::checked_distortion(f, k))).transpose()
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {

@@ -1,0 +1,37 @@
+// Types of privlift/design (curator side). See js/design.js.
+import type { PrivliftError } from './privlift.js';
+
+export type DesignMethod =
+  | 'krr' | 'oue' | 'rr-lip' | 'rr-lip-interval' | 'rr-bp-lip'
+  | 'linear-markov' | 'linear-tv' | 'linear-distance';
+
+export interface DesignRequest {
+  prior?: { labels?: (string | number)[]; p: number[] };
+  joint?: { secret_labels?: (string | number)[]; labels?: (string | number)[]; p_sx: number[][] };
+  priors?: { labels?: (string | number)[]; priors: number[][] };
+  distortion?: { d: number[][] };
+  epsilon?: number;
+  alpha?: number;
+  a?: number;
+  b?: number;
+  id?: string;
+}
+
+export interface Estimate {
+  estimate: number[];
+  std_error: number[];
+  n: number;
+  projected?: number[];
+}
+
+/** Loads the design wasm module (optional; the functions below load it). */
+export function initDesign(input?: RequestInfo | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
+/** Designs a mechanism; resolves to the audited document as JSON text. Rejects with PrivliftError. */
+export function design(method: DesignMethod, request: DesignRequest): Promise<string>;
+export function designMethods(): Promise<DesignMethod[]>;
+export function estimate(
+  documentJson: string | object,
+  counts: ArrayLike<number>,
+  options?: { n?: number; project?: boolean },
+): Promise<Estimate>;
+export type { PrivliftError };

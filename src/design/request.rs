@@ -1,0 +1,268 @@
+//! Design requests as data: the input shapes the CLI reads from files (P.json, J.json,
+//! PS.json, D.json, M.json) and the JS binding receives as objects, their validation (the
+//! same rules and codes as documents), and [`design`], which runs a named method.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Deserialize;
+
+use super::{default_id, linear, oue, rr, Source};
+use crate::error::Error;
+use crate::spec::{check_distribution, matrix_check_entries, Alphabet, Document, LabelJson, Matrix, MAX_PRIORS, MAX_SYMBOLS};
+
+/// `M.json`: the channel P(Y|X), rows x, columns y.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixFile {
+    pub p_y_given_x: Vec<Vec<f64>>,
+}
+
+/// `P.json`: the prior of X (the secret is X itself).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorFile {
+    #[serde(default)]
+    pub labels: Option<Vec<LabelJson>>,
+    pub p: Vec<f64>,
+}
+
+/// `J.json`: the joint of S and X, rows s, columns x.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointFile {
+    #[serde(default)]
+    pub secret_labels: Option<Vec<LabelJson>>,
+    #[serde(default)]
+    pub labels: Option<Vec<LabelJson>>,
+    pub p_sx: Vec<Vec<f64>>,
+}
+
+/// `PS.json`: a finite set of priors of X (for BP-LIP).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorsFile {
+    #[serde(default)]
+    pub labels: Option<Vec<LabelJson>>,
+    pub priors: Vec<Vec<f64>>,
+}
+
+/// `D.json`: a distortion d[x][y].
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DistortionFile {
+    pub d: Vec<Vec<f64>>,
+}
+
+/// Alphabet size checks in the order and with the codes a document gets.
+pub fn check_size(field: &str, n: usize) -> Result<(), Error> {
+    if n == 0 {
+        return Err(Error::EmptyAlphabet { field: field.into() });
+    }
+    if n > MAX_SYMBOLS {
+        return Err(Error::TooManySymbols { field: field.into(), found: n, max: MAX_SYMBOLS });
+    }
+    Ok(())
+}
+
+/// Optional labels (unique, at most [`MAX_SYMBOLS`], exactly `n` of them), or the
+/// indices `"0"`, …, `n-1` when absent.
+pub fn labels_or_indices(field: &str, labels: Option<Vec<LabelJson>>, n: usize) -> Result<Alphabet, Error> {
+    match labels {
+        None => Alphabet::indices(field, n),
+        Some(l) => {
+            let a = Alphabet::new(field, l.into_iter().map(LabelJson::into_string).collect())?;
+            if a.len() != n {
+                return Err(Error::DimensionMismatch { field: field.into(), expected: n, found: a.len() });
+            }
+            Ok(a)
+        }
+    }
+}
+
+/// A validated channel.
+pub fn load_matrix(f: MatrixFile) -> Result<Matrix, Error> {
+    check_size("p_y_given_x", f.p_y_given_x.len())?;
+    let ny = f.p_y_given_x[0].len();
+    check_size("p_y_given_x[0]", ny)?;
+    let m = Matrix::from_rows("p_y_given_x", &f.p_y_given_x, ny)?;
+    m.check_row_stochastic("p_y_given_x")?;
+    Ok(m)
+}
+
+/// A validated prior: its labels (indices when absent) and p.
+pub fn load_prior(f: PriorFile) -> Result<(Alphabet, Vec<f64>), Error> {
+    check_size("p", f.p.len())?;
+    let labels = labels_or_indices("labels", f.labels, f.p.len())?;
+    check_distribution("p", &f.p)?;
+    Ok((labels, f.p))
+}
+
+/// A validated joint: secret labels, input labels (indices when absent) and P_SX.
+/// `nx` is the number of inputs the caller expects (the channel's rows), if any;
+/// otherwise the first row decides.
+pub fn load_joint(f: JointFile, nx: Option<usize>) -> Result<(Alphabet, Alphabet, Matrix), Error> {
+    check_size("p_sx", f.p_sx.len())?;
+    let nx = match nx {
+        Some(n) => n,
+        None => {
+            let n = f.p_sx[0].len();
+            check_size("p_sx[0]", n)?;
+            n
+        }
+    };
+    let m = Matrix::from_rows("p_sx", &f.p_sx, nx)?;
+    m.check_joint("p_sx")?;
+    let secret = labels_or_indices("secret_labels", f.secret_labels, m.rows())?;
+    let labels = labels_or_indices("labels", f.labels, nx)?;
+    Ok((secret, labels, m))
+}
+
+/// A set of priors: labels (indices when absent) and the priors as given (each one is
+/// checked by the designer, which names it `priors[i]`).
+pub fn load_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>), Error> {
+    let Some(first) = f.priors.first() else {
+        return Err(Error::InvalidArgument { name: "priors".into(), reason: "need at least one prior".into() });
+    };
+    let k = first.len();
+    check_size("priors[0]", k)?;
+    let labels = labels_or_indices("labels", f.labels, k)?;
+    Ok((labels, f.priors))
+}
+
+/// A distortion matrix (square; its size and entries are checked by the designer).
+pub fn load_distortion(f: DistortionFile) -> Result<Matrix, Error> {
+    check_size("d", f.d.len())?;
+    let ny = f.d[0].len();
+    check_size("d[0]", ny)?;
+    Matrix::from_rows("d", &f.d, ny)
+}
+
+/// Every design method, by the name the CLI and the JS binding use.
+pub const METHODS: [&str; 8] =
+    ["krr", "oue", "rr-lip", "rr-lip-interval", "rr-bp-lip", "linear-markov", "linear-tv", "linear-distance"];
+
+/// A design request: the inputs a method needs (the others absent).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DesignRequest {
+    #[serde(default)]
+    pub prior: Option<PriorFile>,
+    #[serde(default)]
+    pub joint: Option<JointFile>,
+    #[serde(default)]
+    pub priors: Option<PriorsFile>,
+    #[serde(default)]
+    pub distortion: Option<DistortionFile>,
+    #[serde(default)]
+    pub epsilon: Option<f64>,
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    #[serde(default)]
+    pub a: Option<f64>,
+    #[serde(default)]
+    pub b: Option<f64>,
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+fn missing(method: &str, what: &str) -> Error {
+    Error::InvalidArgument { name: what.into(), reason: alloc::format!("design method `{method}` needs `{what}`") }
+}
+
+/// A validated distortion for `k` symbols: `k × k`, finite, non-negative.
+pub fn checked_distortion(f: DistortionFile, k: usize) -> Result<Matrix, Error> {
+    let d = load_distortion(f)?;
+    if d.rows() != k {
+        return Err(Error::DimensionMismatch { field: "d".into(), expected: k, found: d.rows() });
+    }
+    if d.cols() != k {
+        return Err(Error::DimensionMismatch { field: "d[0]".into(), expected: k, found: d.cols() });
+    }
+    for x in 0..k {
+        matrix_check_entries(&alloc::format!("d[{x}]"), d.row(x))?;
+    }
+    Ok(d)
+}
+
+/// A validated set of priors (each of length |labels|, at most [`MAX_PRIORS`]).
+pub fn checked_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>), Error> {
+    let (labels, priors) = load_priors(f)?;
+    if priors.len() > MAX_PRIORS {
+        return Err(Error::InvalidArgument {
+            name: "priors".into(),
+            reason: alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", priors.len()),
+        });
+    }
+    for (i, p) in priors.iter().enumerate() {
+        let field = alloc::format!("priors[{i}]");
+        if p.len() != labels.len() {
+            return Err(Error::DimensionMismatch { field, expected: labels.len(), found: p.len() });
+        }
+        check_distribution(&field, p)?;
+    }
+    Ok((labels, priors))
+}
+
+fn source(method: &str, req: &mut DesignRequest) -> Result<Source, Error> {
+    match (req.prior.take(), req.joint.take()) {
+        (Some(_), Some(_)) => Err(Error::InvalidArgument {
+            name: "prior, joint".into(),
+            reason: alloc::format!("design method `{method}` takes either `prior` or `joint`, not both"),
+        }),
+        (Some(p), None) => {
+            let (labels, p) = load_prior(p)?;
+            Source::prior(labels, p)
+        }
+        (None, Some(j)) => {
+            let (secret, labels, p_sx) = load_joint(j, None)?;
+            Source::joint(secret, labels, p_sx)
+        }
+        (None, None) => Err(missing(method, "prior` or `joint")),
+    }
+}
+
+/// Runs design `method` on `req` and returns the published (audited) document.
+///
+/// # Errors
+/// `invalid_argument` for an unknown method or a missing input; the validation and
+/// design errors of the method.
+pub fn design(method: &str, mut req: DesignRequest) -> Result<Document, Error> {
+    let eps = req.epsilon;
+    let id = req.id.take().unwrap_or_else(|| default_id(method, eps));
+    let need_eps = || eps.ok_or_else(|| missing(method, "epsilon"));
+    let need_alpha = || req.alpha.ok_or_else(|| missing(method, "alpha"));
+    match method {
+        "krr" => rr::krr(&source(method, &mut req)?, need_eps()?, &id),
+        "oue" => oue::oue(&source(method, &mut req)?, need_eps()?, &id),
+        "rr-lip" => rr::rr_lip(&source(method, &mut req)?, need_eps()?, &id),
+        "rr-lip-interval" => {
+            let (a, b) = (req.a.ok_or_else(|| missing(method, "a"))?, req.b.ok_or_else(|| missing(method, "b"))?);
+            let labels = match req.prior.take() {
+                Some(p) => load_prior(p)?.0,
+                None => Alphabet::indices("labels", 2)?,
+            };
+            rr::rr_lip_interval(labels, a, b, need_eps()?, &id)
+        }
+        "rr-bp-lip" => {
+            let (labels, priors) = checked_priors(req.priors.take().ok_or_else(|| missing(method, "priors"))?)?;
+            let d = req.distortion.take().map(|d| checked_distortion(d, labels.len())).transpose()?;
+            rr::rr_bp_lip(labels, &priors, need_eps()?, d.as_ref(), &id)
+        }
+        "linear-markov" | "linear-tv" | "linear-distance" => {
+            let alpha = need_alpha()?;
+            let src = source(method, &mut req)?;
+            match method {
+                "linear-markov" => linear::markov(&src, alpha, &id),
+                "linear-tv" => linear::tv(&src, alpha, &id),
+                _ => {
+                    let d = req.distortion.take().map(|d| checked_distortion(d, src.labels().len())).transpose()?;
+                    linear::distance(&src, alpha, d.as_ref(), &id)
+                }
+            }
+        }
+        _ => Err(Error::InvalidArgument {
+            name: "method".into(),
+            reason: alloc::format!("unknown design method `{method}` (expected one of {})", METHODS.join(", ")),
+        }),
+    }
+}

@@ -1,0 +1,36 @@
+//! Curator-side bindings (feature `design`): the same designers and estimators as the
+//! CLI, for pages that redesign a mechanism in the browser. Mirrors
+//! [`crate::design::request`] and [`crate::design::estimate`]; no maths here.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use wasm_bindgen::prelude::*;
+
+use super::{js_error, to_js, WasmDocument};
+use crate::design::estimate::estimate_document;
+use crate::design::request::{design as run, DesignRequest, METHODS};
+use crate::error::Error;
+
+/// Designs a mechanism. `request` is the JSON text of a design request
+/// (`{"prior": {"labels", "p"}} | {"joint": {...}}`, `epsilon`, `alpha`, `a`, `b`,
+/// `priors`, `distortion`, `id`); unknown keys are rejected. Returns the published
+/// document, already audited.
+#[wasm_bindgen(js_name = design)]
+pub fn design(method: &str, request: &str) -> Result<WasmDocument, JsValue> {
+    let req: DesignRequest =
+        serde_json::from_str(request).map_err(|e| js_error(Error::Json { message: e.to_string() }))?;
+    run(method, req).map(|doc| WasmDocument { doc }).map_err(js_error)
+}
+
+/// The design methods this build knows.
+#[wasm_bindgen(js_name = designMethods)]
+pub fn design_methods() -> Vec<String> {
+    METHODS.iter().map(|m| String::from(*m)).collect()
+}
+
+/// Unbiased frequency estimate from report counts (see `privlift estimate`).
+#[wasm_bindgen(js_name = estimate)]
+pub fn estimate(doc: &WasmDocument, counts: &[f64], n: Option<f64>, project: bool) -> Result<JsValue, JsValue> {
+    let e = estimate_document(&doc.doc, counts, n).map_err(js_error)?;
+    to_js(&if project { e.with_projection() } else { e })
+}
