@@ -26,11 +26,17 @@ fn closed_forms(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(3));
     for k in [2usize, 21, 256] {
         let src = prior(k, k as u64);
-        g.bench_with_input(BenchmarkId::new("krr", k), &src, |b, s| b.iter(|| rr::krr(black_box(s), 1.0, "b").unwrap()));
-        g.bench_with_input(BenchmarkId::new("oue", k), &src, |b, s| b.iter(|| oue::oue(black_box(s), 1.0, "b").unwrap()));
+        g.bench_with_input(BenchmarkId::new("krr", k), &src, |b, s| {
+            b.iter(|| rr::krr(black_box(s), 1.0, "b").unwrap())
+        });
+        g.bench_with_input(BenchmarkId::new("oue", k), &src, |b, s| {
+            b.iter(|| oue::oue(black_box(s), 1.0, "b").unwrap())
+        });
         // ε large enough that eq 19 is ε-LIP for this prior (its closed form path).
         let eps = (1.0 / src.p_x().iter().cloned().fold(1.0, f64::min)).ln() + 0.1;
-        g.bench_with_input(BenchmarkId::new("rr_lip_eq19", k), &src, |b, s| b.iter(|| rr::rr_lip(black_box(s), eps, "b").unwrap()));
+        g.bench_with_input(BenchmarkId::new("rr_lip_eq19", k), &src, |b, s| {
+            b.iter(|| rr::rr_lip(black_box(s), eps, "b").unwrap())
+        });
     }
     g.finish();
 }
@@ -41,7 +47,9 @@ fn lps(c: &mut Criterion) {
     for k in [4usize, 8, 16, 32, 64] {
         let src = prior(k, 100 + k as u64);
         // ε small enough that eq 19 fails, so the LP runs.
-        g.bench_with_input(BenchmarkId::new("rr_lip_lp", k), &src, |b, s| b.iter(|| rr::rr_lip(black_box(s), 0.3, "b").unwrap()));
+        g.bench_with_input(BenchmarkId::new("rr_lip_lp", k), &src, |b, s| {
+            b.iter(|| rr::rr_lip(black_box(s), 0.3, "b").unwrap())
+        });
         let mut rng = ChaCha8Rng::seed_from_u64(7 + k as u64);
         let priors: Vec<Vec<f64>> = (0..3).map(|_| dist(&mut rng, k)).collect();
         let labels = Alphabet::indices("x", k).unwrap();
@@ -52,12 +60,19 @@ fn lps(c: &mut Criterion) {
     for (ns, nx) in [(2usize, 4usize), (4, 16), (8, 32), (16, 64)] {
         let mut rng = ChaCha8Rng::seed_from_u64((ns * 1000 + nx) as u64);
         let d = dist(&mut rng, ns * nx);
-        let src = Source::joint(Alphabet::indices("s", ns).unwrap(), Alphabet::indices("x", nx).unwrap(), Matrix::from_flat(ns, nx, d)).unwrap();
+        let src = Source::joint(
+            Alphabet::indices("s", ns).unwrap(),
+            Alphabet::indices("x", nx).unwrap(),
+            Matrix::from_flat(ns, nx, d),
+        )
+        .unwrap();
         let id = format!("S={ns},X={nx}");
         g.bench_with_input(BenchmarkId::new("linear_distance_lp12", &id), &src, |b, s| {
             b.iter(|| linear::distance(black_box(s), 0.5, None, "b").unwrap())
         });
-        g.bench_with_input(BenchmarkId::new("linear_tv", &id), &src, |b, s| b.iter(|| linear::tv(black_box(s), 0.5, "b").unwrap()));
+        g.bench_with_input(BenchmarkId::new("linear_tv", &id), &src, |b, s| {
+            b.iter(|| linear::tv(black_box(s), 0.5, "b").unwrap())
+        });
     }
     g.finish();
 }

@@ -6,7 +6,12 @@ fn main() {
     let cond = [[0.2, 0.1, 0.5, 0.2], [0.5, 0.3, 0.1, 0.1]];
     let ps = [0.3, 0.7];
     let p_sx = Matrix::from_flat(2, 4, (0..8).map(|i| ps[i / 4] * cond[i / 4][i % 4]).collect());
-    let src = Source::joint(Alphabet::indices("s", 2).unwrap(), Alphabet::new("x", ["a","b","c","d"].map(String::from).to_vec()).unwrap(), p_sx.clone()).unwrap();
+    let src = Source::joint(
+        Alphabet::indices("s", 2).unwrap(),
+        Alphabet::new("x", ["a", "b", "c", "d"].map(String::from).to_vec()).unwrap(),
+        p_sx.clone(),
+    )
+    .unwrap();
     println!("P_X = {:?}", src.p_x());
     let blocks = linear::tv_blocks(&p_sx, 0.5).unwrap();
     println!("s=1 block: {:?}", blocks[0].to_rows());

@@ -1,14 +1,44 @@
 #!/usr/bin/env bash
 # Stages the demo site into target/site: www/ plus the built npm package under privlift/
-# (the page imports ./privlift/js/privlift.js exactly as a web app imports the package).
-# Needs pkg/ (scripts/build-wasm.sh).
+# (the page imports ./privlift/js/privlift.js exactly as a web app imports the package),
+# and the local curator's mechanism documents, designed here by the `privlift` CLI from
+# the synthetic priors in data/priors/ (see data/README.md).
+# Needs pkg/, pkg-design/ (scripts/build-wasm.sh) and target/release/privlift.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -f pkg/privlift_bg.wasm ] && [ -f pkg-design/privlift_design_bg.wasm ] || { echo "stage-site: pkg/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
+cli=target/release/privlift
+[ -f pkg/privlift_bg.wasm ] && [ -f pkg-design/privlift_design_bg.wasm ] ||
+  { echo "stage-site: pkg/ or pkg-design/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
+[ -x "$cli" ] || { echo "stage-site: $cli is missing; cargo build --release --features cli" >&2; exit 1; }
 rm -rf target/site
 mkdir -p target/site/privlift/pkg target/site/privlift/pkg-design
 cp -r www/. target/site/
 cp -r js target/site/privlift/
 cp pkg/privlift.js pkg/privlift_bg.wasm target/site/privlift/pkg/
 cp pkg-design/privlift_design.js pkg-design/privlift_design_bg.wasm target/site/privlift/pkg-design/
+
+m=target/site/mechanisms
+"$cli" design krr --prior data/priors/grade.json --epsilon 1 --id grade-krr >"$m/grade-krr.json"
+"$cli" design rr-lip --prior data/priors/grade.json --epsilon 1 --id grade-rr-lip >"$m/grade-rr-lip.json"
+"$cli" design krr --joint data/priors/age-retired.json --epsilon 1.5 --id age-retired-krr >"$m/age-retired-krr.json"
+"$cli" design linear-markov --joint data/priors/age-retired.json --alpha 0.5 --id age-retired-linear >"$m/age-retired-linear.json"
+# Each entry: the document, and how the page may redesign it in the browser (slider).
+node - "$m" <<'JS'
+const fs = require('node:fs');
+const dir = process.argv[2];
+const prior = (f) => JSON.parse(fs.readFileSync(`data/priors/${f}`, 'utf8'));
+const index = { mechanisms: [
+  { file: 'grade-krr.json', title: 'Final grade (0–20), k-ary randomised response, ε-LDP',
+    method: 'krr', param: 'epsilon', value: 1, min: 0.1, max: 5, request: { prior: prior('grade.json') } },
+  { file: 'grade-rr-lip.json', title: 'Final grade (0–20), prior-aware randomised response, ε-LIP',
+    method: 'rr-lip', param: 'epsilon', value: 1, min: 0.1, max: 5, request: { prior: prior('grade.json') } },
+  { file: 'age-retired-krr.json', title: 'Age bracket; secret = retired? k-RR, ε-LDP',
+    method: 'krr', param: 'epsilon', value: 1.5, min: 0.1, max: 5, request: { joint: prior('age-retired.json') } },
+  { file: 'age-retired-linear.json', title: 'Age bracket; secret = retired? linear reduction (Markov), α',
+    method: 'linear-markov', param: 'alpha', value: 0.5, min: 0.05, max: 1, request: { joint: prior('age-retired.json') } },
+  { file: 'age-krr.json', title: 'Age bracket, k-RR ε = 1 (a static document)' },
+  { file: 'lying.json', title: 'A lying curator (claims ε = 1, uses ε = 3)' },
+] };
+fs.writeFileSync(`${dir}/index.json`, JSON.stringify(index, null, 1));
+JS
 echo target/site

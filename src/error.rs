@@ -165,24 +165,21 @@ impl fmt::Display for Error {
                 write!(f, "`{field}` has {found} symbols; at most {max} are allowed")
             }
             Error::EmptyAlphabet { field } => write!(f, "`{field}` is empty"),
-            Error::PriorMismatch { index, prior, marginal } => write!(
-                f,
-                "`prior`[{index}] = {prior} but the column sum of `secret.p_sx` is {marginal}"
-            ),
+            Error::PriorMismatch { index, prior, marginal } => {
+                write!(f, "`prior`[{index}] = {prior} but the column sum of `secret.p_sx` is {marginal}")
+            }
             Error::UnknownValue { value } => {
                 write!(f, "{value} is not in the mechanism's input alphabet")
             }
             Error::UnknownOutput { value } => {
                 write!(f, "{value} is not in the mechanism's output alphabet")
             }
-            Error::ClaimViolated { notion, claimed, actual } => write!(
-                f,
-                "the document claims {notion} ≤ {claimed} nats, but its mechanism leaks {actual} nats"
-            ),
-            Error::PolicyViolated { notion, limit, actual } => write!(
-                f,
-                "{notion} leakage {actual} nats exceeds the policy limit of {limit} nats"
-            ),
+            Error::ClaimViolated { notion, claimed, actual } => {
+                write!(f, "the document claims {notion} ≤ {claimed} nats, but its mechanism leaks {actual} nats")
+            }
+            Error::PolicyViolated { notion, limit, actual } => {
+                write!(f, "{notion} leakage {actual} nats exceeds the policy limit of {limit} nats")
+            }
             Error::NoClaims => write!(f, "the document makes no privacy claim (`claims` is empty)"),
             Error::InvalidArgument { name, reason } => write!(f, "invalid `{name}`: {reason}"),
             Error::Rng { message } => write!(f, "random source failed: {message}"),

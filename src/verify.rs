@@ -126,8 +126,7 @@ pub fn evaluate(leakage: Leakage, claims: &Claims, policy: &Policy, bp_lip: Opti
         "max_eps_l" => leakage.alip.eps_l,
         _ => leakage.alip.eps_u,
     };
-    let pol: Vec<Check> =
-        policy.limits().iter().filter_map(|&(n, v)| v.map(|b| check(n, b, actual(n)))).collect();
+    let pol: Vec<Check> = policy.limits().iter().filter_map(|&(n, v)| v.map(|b| check(n, b, actual(n)))).collect();
     let claims_hold = cl.iter().all(|c| c.holds);
     let policy_holds = pol.iter().all(|c| c.holds);
     Verification { leakage, claims: cl, policy: pol, claims_hold, policy_holds }

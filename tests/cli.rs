@@ -50,17 +50,9 @@ impl Out {
     }
     /// Asserts a failure with `code` on stderr and exit code `exit`.
     fn fails(&self, code: &str, exit: i32) {
-        assert_eq!(
-            self.code, exit,
-            "stdout: {} stderr: {}",
-            self.stdout, self.stderr
-        );
+        assert_eq!(self.code, exit, "stdout: {} stderr: {}", self.stdout, self.stderr);
         let prefix = format!("privlift: error[{code}]: ");
-        assert!(
-            self.stderr.starts_with(&prefix),
-            "expected {prefix:?}, got {:?}",
-            self.stderr
-        );
+        assert!(self.stderr.starts_with(&prefix), "expected {prefix:?}, got {:?}", self.stderr);
         assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
     }
 }
@@ -130,10 +122,7 @@ fn assert_same_numbers(cli: &Value, lib: &Value, path: &str) {
         (Value::String(s), Value::Null) => assert_eq!(s, "inf", "{path}"),
         (a, b) => {
             let (x, y) = (a.as_f64().unwrap(), b.as_f64().unwrap());
-            assert!(
-                (x - y).abs() <= 1e-15 * y.abs().max(1e-300),
-                "{path}: {x} vs {y}"
-            );
+            assert!((x - y).abs() <= 1e-15 * y.abs().max(1e-300), "{path}: {x} vs {y}");
         }
     }
 }
@@ -151,10 +140,7 @@ fn krr3() -> Vec<Vec<f64>> {
 #[test]
 fn audit_document_with_true_claims() {
     let t = TempDir::new();
-    let f = t.write(
-        "doc.json",
-        &doc(r#"{"ldp_x": 0.6931471805599453, "ldp": 0.6931471805599453}"#),
-    );
+    let f = t.write("doc.json", &doc(r#"{"ldp_x": 0.6931471805599453, "ldp": 0.6931471805599453}"#));
     let v = run(&["audit", &f]).json();
     let mut want = FIELDS.to_vec();
     want.extend(["claims_hold", "claims"]);
@@ -169,11 +155,7 @@ fn audit_document_with_true_claims() {
     assert!((v["ldp_x"].as_f64().unwrap() - LN2).abs() < 1e-12);
     assert_eq!(v["alpha_order"], 2.0);
     // The same numbers as the library for the declared joint diag(prior).
-    let diag = vec![
-        vec![0.2, 0.0, 0.0],
-        vec![0.0, 0.5, 0.0],
-        vec![0.0, 0.0, 0.3],
-    ];
+    let diag = vec![vec![0.2, 0.0, 0.0], vec![0.0, 0.5, 0.0], vec![0.0, 0.0, 0.3]];
     assert_same_numbers(&v, &lib_audit(&diag, &krr3(), 2.0), "");
 }
 
@@ -204,17 +186,10 @@ fn audit_document_without_claims_has_no_claim_fields() {
 fn audit_matrix_with_prior_matches_library() {
     let t = TempDir::new();
     let m = t.write("m.json", &format!(r#"{{"p_y_given_x": {KRR3}}}"#));
-    let p = t.write(
-        "p.json",
-        r#"{"labels": ["a", "b", 3], "p": [0.2, 0.5, 0.3]}"#,
-    );
+    let p = t.write("p.json", r#"{"labels": ["a", "b", 3], "p": [0.2, 0.5, 0.3]}"#);
     let v = run(&["audit", "--matrix", &m, "--prior", &p]).json();
     assert_eq!(keys(&v), sorted(&FIELDS));
-    let diag = vec![
-        vec![0.2, 0.0, 0.0],
-        vec![0.0, 0.5, 0.0],
-        vec![0.0, 0.0, 0.3],
-    ];
+    let diag = vec![vec![0.2, 0.0, 0.0], vec![0.0, 0.5, 0.0], vec![0.0, 0.0, 0.3]];
     let lib = lib_audit(&diag, &krr3(), 2.0);
     // The output names exactly the library's fields.
     assert_eq!(keys(&v), keys(&lib));
@@ -232,9 +207,7 @@ fn audit_matrix_with_joint_matches_library() {
     let joint = r#"[[0.2, 0.5, 0.0], [0.0, 0.0, 0.3]]"#;
     let j = t.write(
         "j.json",
-        &format!(
-            r#"{{"secret_labels": ["pass", "fail"], "labels": ["A", "B", "C"], "p_sx": {joint}}}"#
-        ),
+        &format!(r#"{{"secret_labels": ["pass", "fail"], "labels": ["A", "B", "C"], "p_sx": {joint}}}"#),
     );
     let v = run(&["audit", "--matrix", &m, "--joint", &j, "--alpha-order", "3"]).json();
     assert_eq!(keys(&v), sorted(&FIELDS));
@@ -260,11 +233,7 @@ fn audit_prints_infinity_as_a_string() {
     assert!(v["max_lift"].is_f64());
     assert!(!out.stdout.contains("null"), "{}", out.stdout);
     let diag = vec![vec![0.5, 0.0], vec![0.0, 0.5]];
-    assert_same_numbers(
-        &v,
-        &lib_audit(&diag, &[vec![1.0, 0.0], vec![0.5, 0.5]], 2.0),
-        "",
-    );
+    assert_same_numbers(&v, &lib_audit(&diag, &[vec![1.0, 0.0], vec![0.5, 0.5]], 2.0), "");
 }
 
 #[test]
@@ -278,10 +247,7 @@ fn audit_bp_lip_claim_on_the_declared_channel() {
     let v = run(&["audit", &ok]).json();
     assert_eq!(v["claims_hold"], true, "{v}");
     assert_eq!(v["claims"][0]["notion"], "bp_lip");
-    let lie = t.write(
-        "bp-lie.json",
-        &doc(r#"{"bp_lip": {"eps": 0.1, "priors": [[0.2, 0.5, 0.3]]}}"#),
-    );
+    let lie = t.write("bp-lie.json", &doc(r#"{"bp_lip": {"eps": 0.1, "priors": [[0.2, 0.5, 0.3]]}}"#));
     let out = run(&["audit", &lie]);
     assert_eq!(out.json()["claims_hold"], false);
 }
@@ -316,11 +282,7 @@ fn audit_unary_document() {
 fn alpha_order_option() {
     let t = TempDir::new();
     let f = t.write("doc.json", &doc("{}"));
-    let diag = vec![
-        vec![0.2, 0.0, 0.0],
-        vec![0.0, 0.5, 0.0],
-        vec![0.0, 0.0, 0.3],
-    ];
+    let diag = vec![vec![0.2, 0.0, 0.0], vec![0.0, 0.5, 0.0], vec![0.0, 0.0, 0.3]];
     for (arg, a) in [("0.5", 0.5), ("3", 3.0), ("10", 10.0)] {
         let v = run(&["audit", &f, "--alpha-order", arg]).json();
         assert_eq!(v["alpha_order"], a);
@@ -338,122 +300,36 @@ fn alpha_order_option() {
 #[test]
 fn bad_matrix_prior_and_joint_files() {
     let t = TempDir::new();
-    let good_m = t.write(
-        "good_m.json",
-        r#"{"p_y_given_x": [[0.75, 0.25], [0.25, 0.75]]}"#,
-    );
+    let good_m = t.write("good_m.json", r#"{"p_y_given_x": [[0.75, 0.25], [0.25, 0.75]]}"#);
     let good_p = t.write("good_p.json", r#"{"p": [0.5, 0.5]}"#);
     let wide = format!(r#"{{"p_y_given_x": [[{}]]}}"#, vec!["0"; 4097].join(","));
     let many = format!(
         r#"{{"labels": [{}], "p": [0.5, 0.5]}}"#,
-        (0..4097)
-            .map(|i| format!("\"{i}\""))
-            .collect::<Vec<_>>()
-            .join(",")
+        (0..4097).map(|i| format!("\"{i}\"")).collect::<Vec<_>>().join(",")
     );
     // (matrix file content or None for the good one, prior/joint flag, its content, code)
     let cases: &[(Option<&str>, &str, &str, &str)] = &[
         (Some("{"), "--prior", "", "json"),
-        (
-            Some(r#"{"p_y_given_x": [[1.0]], "extra": 1}"#),
-            "--prior",
-            "",
-            "json",
-        ),
-        (
-            Some(r#"{"p_y_given_x": [[1e999, 0]]}"#),
-            "--prior",
-            "",
-            "json",
-        ),
-        (
-            Some(r#"{"p_y_given_x": [[1.5, -0.5], [0.5, 0.5]]}"#),
-            "--prior",
-            "",
-            "negative_probability",
-        ),
-        (
-            Some(r#"{"p_y_given_x": [[0.5, 0.4], [0.5, 0.5]]}"#),
-            "--prior",
-            "",
-            "not_normalized",
-        ),
-        (
-            Some(r#"{"p_y_given_x": [[1.0, 0.0], [1.0]]}"#),
-            "--prior",
-            "",
-            "dimension_mismatch",
-        ),
-        (
-            Some(r#"{"p_y_given_x": []}"#),
-            "--prior",
-            "",
-            "empty_alphabet",
-        ),
+        (Some(r#"{"p_y_given_x": [[1.0]], "extra": 1}"#), "--prior", "", "json"),
+        (Some(r#"{"p_y_given_x": [[1e999, 0]]}"#), "--prior", "", "json"),
+        (Some(r#"{"p_y_given_x": [[1.5, -0.5], [0.5, 0.5]]}"#), "--prior", "", "negative_probability"),
+        (Some(r#"{"p_y_given_x": [[0.5, 0.4], [0.5, 0.5]]}"#), "--prior", "", "not_normalized"),
+        (Some(r#"{"p_y_given_x": [[1.0, 0.0], [1.0]]}"#), "--prior", "", "dimension_mismatch"),
+        (Some(r#"{"p_y_given_x": []}"#), "--prior", "", "empty_alphabet"),
         (Some(&wide), "--prior", "", "too_many_symbols"),
         (None, "--prior", r#"{"p": [0.5, 0.6]}"#, "not_normalized"),
-        (
-            None,
-            "--prior",
-            r#"{"p": [0.5, -0.5, 1.0]}"#,
-            "negative_probability",
-        ),
-        (
-            None,
-            "--prior",
-            r#"{"p": [0.2, 0.3, 0.5]}"#,
-            "dimension_mismatch",
-        ),
-        (
-            None,
-            "--prior",
-            r#"{"labels": ["a"], "p": [0.5, 0.5]}"#,
-            "dimension_mismatch",
-        ),
-        (
-            None,
-            "--prior",
-            r#"{"labels": ["a", "a"], "p": [0.5, 0.5]}"#,
-            "duplicate_label",
-        ),
+        (None, "--prior", r#"{"p": [0.5, -0.5, 1.0]}"#, "negative_probability"),
+        (None, "--prior", r#"{"p": [0.2, 0.3, 0.5]}"#, "dimension_mismatch"),
+        (None, "--prior", r#"{"labels": ["a"], "p": [0.5, 0.5]}"#, "dimension_mismatch"),
+        (None, "--prior", r#"{"labels": ["a", "a"], "p": [0.5, 0.5]}"#, "duplicate_label"),
         (None, "--prior", &many, "too_many_symbols"),
         (None, "--prior", r#"{"prior": [0.5, 0.5]}"#, "json"),
-        (
-            None,
-            "--joint",
-            r#"{"p_sx": [[0.5, 0.4]]}"#,
-            "not_normalized",
-        ),
-        (
-            None,
-            "--joint",
-            r#"{"p_sx": [[0.5, 0.25, 0.25]]}"#,
-            "dimension_mismatch",
-        ),
-        (
-            None,
-            "--joint",
-            r#"{"p_sx": [[0.5], [0.5]]}"#,
-            "dimension_mismatch",
-        ),
-        (
-            None,
-            "--joint",
-            r#"{"p_sx": [[1.5, -0.5]]}"#,
-            "negative_probability",
-        ),
-        (
-            None,
-            "--joint",
-            r#"{"secret_labels": ["s", "s"], "p_sx": [[0.5, 0], [0, 0.5]]}"#,
-            "duplicate_label",
-        ),
-        (
-            None,
-            "--joint",
-            r#"{"labels": ["x"], "p_sx": [[0.5, 0.5]]}"#,
-            "dimension_mismatch",
-        ),
+        (None, "--joint", r#"{"p_sx": [[0.5, 0.4]]}"#, "not_normalized"),
+        (None, "--joint", r#"{"p_sx": [[0.5, 0.25, 0.25]]}"#, "dimension_mismatch"),
+        (None, "--joint", r#"{"p_sx": [[0.5], [0.5]]}"#, "dimension_mismatch"),
+        (None, "--joint", r#"{"p_sx": [[1.5, -0.5]]}"#, "negative_probability"),
+        (None, "--joint", r#"{"secret_labels": ["s", "s"], "p_sx": [[0.5, 0], [0, 0.5]]}"#, "duplicate_label"),
+        (None, "--joint", r#"{"labels": ["x"], "p_sx": [[0.5, 0.5]]}"#, "dimension_mismatch"),
         (None, "--joint", r#"{"p_sx": []}"#, "empty_alphabet"),
     ];
     for (i, &(m, flag, other, code)) in cases.iter().enumerate() {
@@ -461,20 +337,12 @@ fn bad_matrix_prior_and_joint_files() {
             Some(text) => t.write(&format!("m{i}.json"), text),
             None => good_m.clone(),
         };
-        let o = if other.is_empty() {
-            good_p.clone()
-        } else {
-            t.write(&format!("o{i}.json"), other)
-        };
+        let o = if other.is_empty() { good_p.clone() } else { t.write(&format!("o{i}.json"), other) };
         let out = run(&["audit", "--matrix", &m, flag, &o]);
         out.fails(code, 1);
         // The message names the file at fault.
         let culprit = if other.is_empty() { &m } else { &o };
-        assert!(
-            out.stderr.contains(culprit.as_str()),
-            "case {i}: {}",
-            out.stderr
-        );
+        assert!(out.stderr.contains(culprit.as_str()), "case {i}: {}", out.stderr);
     }
 }
 
@@ -547,14 +415,8 @@ fn usage_errors() {
         (&["audit", &d, "--matrix", &m], "not both"),
         (&["audit", &d, "--prior", &p], "--matrix"),
         (&["audit", "--matrix", &m], "--prior"),
-        (
-            &["audit", "--matrix", &m, "--prior", &p, "--joint", &p],
-            "not both",
-        ),
-        (
-            &["audit", "--matrix", &m, "--matrix", &m, "--prior", &p],
-            "twice",
-        ),
+        (&["audit", "--matrix", &m, "--prior", &p, "--joint", &p], "not both"),
+        (&["audit", "--matrix", &m, "--matrix", &m, "--prior", &p], "twice"),
         (&["serve", "--nope"], "`--nope`"),
         (&["serve", "--port", "70000"], "--port"),
         (&["serve", "--host", "0.0.0.0", "--port", "0"], "--public"),
@@ -568,13 +430,7 @@ fn usage_errors() {
 
 #[test]
 fn help_and_version() {
-    for args in [
-        &["--help"][..],
-        &["help"],
-        &["-h"],
-        &["audit", "--help"],
-        &["serve", "-h"],
-    ] {
+    for args in [&["--help"][..], &["help"], &["-h"], &["audit", "--help"], &["serve", "-h"]] {
         let out = run(args);
         assert_eq!(out.code, 0, "{args:?}");
         assert!(out.stdout.contains("privlift audit SPEC.json"), "{args:?}");
@@ -582,10 +438,7 @@ fn help_and_version() {
     }
     let out = run(&["--version"]);
     assert_eq!(out.code, 0);
-    assert_eq!(
-        out.stdout.trim(),
-        format!("privlift {}", env!("CARGO_PKG_VERSION"))
-    );
+    assert_eq!(out.stdout.trim(), format!("privlift {}", env!("CARGO_PKG_VERSION")));
 }
 
 /// Kills the server when the test ends, even on a failed assertion.
@@ -606,52 +459,31 @@ struct Response {
 
 impl Response {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
 }
 
 fn request(addr: &str, raw: &str) -> Response {
     let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
-        .unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
     s.write_all(raw.as_bytes()).unwrap();
     let mut buf = Vec::new();
     s.read_to_end(&mut buf).unwrap(); // the server closes after one response
-    let end = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a complete head");
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete head");
     let head = std::str::from_utf8(&buf[..end]).unwrap();
     let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
     let headers = lines
         .map(|l| {
             let (k, v) = l.split_once(':').unwrap();
             (k.trim().to_string(), v.trim().to_string())
         })
         .collect();
-    Response {
-        status,
-        headers,
-        body: buf[end + 4..].to_vec(),
-    }
+    Response { status, headers, body: buf[end + 4..].to_vec() }
 }
 
 fn get(addr: &str, path: &str) -> Response {
-    request(
-        addr,
-        &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n"),
-    )
+    request(addr, &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n"))
 }
 
 fn start_server(dir: &Path) -> (Server, String) {
@@ -666,10 +498,7 @@ fn start_server(dir: &Path) -> (Server, String) {
     let mut line = String::new();
     BufReader::new(stdout).read_line(&mut line).unwrap();
     let prefix = format!("privlift: serving {} at http://", dir.display());
-    assert!(
-        line.starts_with(&prefix) && line.ends_with("/\n"),
-        "{line:?}"
-    );
+    assert!(line.starts_with(&prefix) && line.ends_with("/\n"), "{line:?}");
     let addr = line[prefix.len()..line.len() - 2].to_string();
     (server, addr)
 }
@@ -687,10 +516,7 @@ fn serve_static_files() {
     std::fs::write(t.0.join("secret.txt"), "outside").unwrap();
 
     let (_server, addr) = start_server(&www);
-    assert!(
-        addr.starts_with("127.0.0.1:") && !addr.ends_with(":0"),
-        "{addr}"
-    );
+    assert!(addr.starts_with("127.0.0.1:") && !addr.ends_with(":0"), "{addr}");
 
     let r = get(&addr, "/");
     assert_eq!(r.status, 200);
@@ -704,19 +530,10 @@ fn serve_static_files() {
     assert_eq!(r.body, wasm);
     assert_eq!(r.header("content-type"), Some("application/wasm"));
     assert_eq!(r.header("content-length"), Some("8"));
-    assert_eq!(
-        get(&addr, "/pkg/privlift.js").header("content-type"),
-        Some("text/javascript")
-    );
-    assert_eq!(
-        get(&addr, "/pkg/privlift.d.ts").header("content-type"),
-        Some("text/plain")
-    );
+    assert_eq!(get(&addr, "/pkg/privlift.js").header("content-type"), Some("text/javascript"));
+    assert_eq!(get(&addr, "/pkg/privlift.d.ts").header("content-type"), Some("text/plain"));
 
-    let r = request(
-        &addr,
-        "HEAD /pkg/privlift_bg.wasm HTTP/1.1\r\nHost: x\r\n\r\n",
-    );
+    let r = request(&addr, "HEAD /pkg/privlift_bg.wasm HTTP/1.1\r\nHost: x\r\n\r\n");
     assert_eq!((r.status, r.header("content-length")), (200, Some("8")));
     assert!(r.body.is_empty());
 
@@ -725,18 +542,10 @@ fn serve_static_files() {
     assert_eq!((r.status, r.header("location")), (301, Some("/pkg/")));
     assert_eq!(get(&addr, "/pkg/").status, 404); // no index.html there
 
-    for bad in [
-        "/../secret.txt",
-        "/pkg/../../secret.txt",
-        "/%2e%2e/secret.txt",
-        "/pkg/..%2f..%2fsecret.txt",
-    ] {
+    for bad in ["/../secret.txt", "/pkg/../../secret.txt", "/%2e%2e/secret.txt", "/pkg/..%2f..%2fsecret.txt"] {
         let r = get(&addr, bad);
         assert_eq!(r.status, 403, "{bad}");
-        assert!(
-            !String::from_utf8_lossy(&r.body).contains("outside"),
-            "{bad}"
-        );
+        assert!(!String::from_utf8_lossy(&r.body).contains("outside"), "{bad}");
     }
     assert_eq!(get(&addr, "/%zz").status, 400);
     assert_eq!(get(&addr, "relative").status, 400);

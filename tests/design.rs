@@ -5,7 +5,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
 use privlift::design::estimate::{estimate_document, estimate_krr, estimate_matrix, project_simplex};
-use privlift::design::utility::{channel_utility, is_metric, absolute_distance};
+use privlift::design::utility::{absolute_distance, channel_utility, is_metric};
 use privlift::design::{linear, oue, rr, Source};
 use privlift::rng::DeterministicRngForTesting;
 use privlift::spec::{Alphabet, Document, Matrix, MechanismKind};
@@ -108,7 +108,9 @@ fn linear_reduction_example_1() {
             assert!((py - 1.0).abs() < 1e-12);
         }
         let induced = match doc.mechanism() {
-            MechanismKind::PerSecret { p_y_given_sx, .. } => privlift::leakage::induced_channel(doc.p_sx(), p_y_given_sx),
+            MechanismKind::PerSecret { p_y_given_sx, .. } => {
+                privlift::leakage::induced_channel(doc.p_sx(), p_y_given_sx)
+            }
             _ => unreachable!(),
         };
         for y in 0..4 {
@@ -123,7 +125,11 @@ fn linear_reduction_example_1() {
     assert!(!is_metric(&sq));
     let d_doc = linear::distance(&src, 0.5, Some(&sq), "ex1-sq").unwrap();
     audit_published(&d_doc);
-    let via_12 = channel_utility(&px, &privlift::leakage::induced_channel(&src.p_sx(), &linear::tv_blocks(&src.p_sx(), 0.5).unwrap()), Some(&sq));
+    let via_12 = channel_utility(
+        &px,
+        &privlift::leakage::induced_channel(&src.p_sx(), &linear::tv_blocks(&src.p_sx(), 0.5).unwrap()),
+        Some(&sq),
+    );
     assert!(u(&d_doc, "expected_distortion") <= via_12.expected_distortion.unwrap() + 1e-9);
 }
 
@@ -203,7 +209,11 @@ fn rr_lip_beats_krr_at_equal_lip_leakage() {
         let (mut lo, mut hi) = (eps, 60.0);
         for _ in 0..80 {
             let mid = 0.5 * (lo + hi);
-            if lip_of(&rr::krr_matrix(k, mid), &p) <= eps { lo = mid } else { hi = mid }
+            if lip_of(&rr::krr_matrix(k, mid), &p) <= eps {
+                lo = mid
+            } else {
+                hi = mid
+            }
         }
         let krr = channel_utility(&p, &rr::krr_matrix(k, lo), None).hamming.unwrap();
         assert!(hamming(&doc) <= krr + 1e-7, "rr-lip {} > k-RR {krr}", hamming(&doc));
@@ -293,7 +303,12 @@ fn simulate_counts(m: &VerifiedMechanism, p: &[f64], n: usize, seed: u64) -> Vec
         .map(|_| {
             let u: f64 = gen.random();
             let mut acc = 0.0;
-            p.iter().position(|&q| { acc += q; u < acc }).unwrap_or(p.len() - 1) as u32
+            p.iter()
+                .position(|&q| {
+                    acc += q;
+                    u < acc
+                })
+                .unwrap_or(p.len() - 1) as u32
         })
         .collect();
     let ys = m.perturb_many(&xs, &mut rng).unwrap();
@@ -352,7 +367,13 @@ fn estimators_are_unbiased_within_four_standard_errors() {
     for _ in 0..n {
         let u: f64 = gen.random();
         let mut acc = 0.0;
-        let x = p.iter().position(|&q| { acc += q; u < acc }).unwrap_or(5);
+        let x = p
+            .iter()
+            .position(|&q| {
+                acc += q;
+                u < acc
+            })
+            .unwrap_or(5);
         for (j, b) in m.perturb_bits(x, &mut rng).unwrap().into_iter().enumerate() {
             ones[j] += b as u8 as f64;
         }
@@ -377,5 +398,8 @@ fn design_inputs_are_validated() {
     assert_eq!(linear::markov(&j, 1.5, "x").unwrap_err().code(), "invalid_argument");
     assert_eq!(Source::prior(labels(3), vec![0.2, 0.3, 0.6]).unwrap_err().code(), "not_normalized");
     let bad = Matrix::from_flat(2, 2, vec![0.0, 1.0, 1.0, 0.0]);
-    assert_eq!(rr::rr_bp_lip(labels(3), &[vec![0.2, 0.3, 0.5]], 1.0, Some(&bad), "x").unwrap_err().code(), "dimension_mismatch");
+    assert_eq!(
+        rr::rr_bp_lip(labels(3), &[vec![0.2, 0.3, 0.5]], 1.0, Some(&bad), "x").unwrap_err().code(),
+        "dimension_mismatch"
+    );
 }

@@ -1,10 +1,16 @@
 // The demo uses the npm package exactly as a web app would: fetchMechanism verifies the
-// curator's document against the visitor's policy before anything can be perturbed.
-import { fetchMechanism, PrivliftError } from './privlift/js/privlift.js';
+// curator's document against the visitor's policy before anything can be perturbed, and
+// privlift/design redesigns the mechanism in the browser when the slider moves.
+import { fetchMechanism, parseMechanism, PrivliftError } from './privlift/js/privlift.js';
+import { design } from './privlift/js/design.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { mechanism: null, lastOutput: null, receipt: null, error: null, ready: false };
+const state = {
+  mechanism: null, entry: null, lastInput: null, lastOutput: null, receipt: null,
+  error: null, ready: false, utility: null, designs: 0,
+};
 window.__privlift = state; // read by the end-to-end tests
+let index = [];
 
 function policy() {
   const cap = Number($('cap').value);
@@ -17,39 +23,101 @@ function setStatus(kind, text) {
   s.textContent = text;
 }
 
-async function loadMechanism() {
-  const file = $('mechanism').value;
-  state.mechanism = null; state.receipt = null; state.error = null; state.lastOutput = null;
-  $('value').disabled = true; $('perturb').disabled = true; $('sent').textContent = '';
+function refused(e) {
+  state.mechanism = null;
+  state.error = { code: e.code, message: e.message };
+  const why = e instanceof PrivliftError ? `${e.message} [${e.code}]` : String(e);
+  setStatus('refused', `✗ Refused: ${why}. Nothing will be perturbed with this mechanism.`);
+  $('value').disabled = true;
+  $('perturb').disabled = true;
   drawReceipt(null);
+}
+
+/** Makes `m` the active mechanism (it passed verification). */
+function activate(m, doc) {
+  state.mechanism = m;
+  state.error = null;
+  const leak = m.leakage();
+  setStatus('ok', `✓ Verified in your browser: ${m.id} leaks at most ε = ${leak.ldp_x.toFixed(3)} nats of LDP ` +
+    `and ε = ${leak.lip.toFixed(3)} nats of LIP about the secret. It may be used.`);
+  const u = doc.utility || {};
+  state.utility = u;
+  const parts = [];
+  if (typeof u.nmi === 'number') parts.push(`the collected answers keep ${(100 * u.nmi).toFixed(1)}% of the information (NMI)`);
+  if (typeof u.hamming === 'number') parts.push(`the sent value differs from the true one ${(100 * u.hamming).toFixed(1)}% of the time`);
+  $('utility').textContent = parts.length ? `Utility: ${parts.join('; ')}.` : '';
+  const sel = $('value');
+  const keep = sel.value;
+  sel.replaceChildren(...m.labels.map((l, i) => new Option(l, String(i))));
+  if (keep && Number(keep) < m.labels.length) sel.value = keep;
+  sel.disabled = false;
+  $('perturb').disabled = false;
+}
+
+async function loadMechanism() {
+  state.ready = false;
+  const entry = index.find((e) => e.file === $('mechanism').value);
+  state.entry = entry;
+  state.lastOutput = null; state.lastInput = null; state.receipt = null;
+  $('sent').textContent = '';
+  drawReceipt(null);
+  const tune = $('tune-row');
+  tune.hidden = !entry.method;
+  if (entry.method) {
+    $('tune-label').textContent = entry.param === 'alpha' ? 'Privacy level α (linear reduction)' : 'Privacy budget ε';
+    Object.assign($('tune'), { min: entry.min, max: entry.max, step: entry.param === 'alpha' ? 0.05 : 0.05, value: entry.value });
+    $('tune-value').textContent = String(entry.value);
+  }
   try {
-    const doc = await (await fetch('mechanisms/' + file)).json();
+    const doc = await (await fetch('mechanisms/' + entry.file)).json();
     $('description').textContent = doc.description || '';
-    const m = await fetchMechanism('mechanisms/' + file, policy());
-    state.mechanism = m;
-    const leak = m.leakage();
-    setStatus('ok', `✓ Verified in your browser: ${m.id} leaks at most ε = ${leak.ldp_x.toFixed(3)} nats (LDP) ` +
-      `and ε = ${leak.lip.toFixed(3)} nats (LIP). It may be used.`);
-    const sel = $('value');
-    sel.replaceChildren(...m.labels.map((l, i) => new Option(l, String(i))));
-    sel.disabled = false; $('perturb').disabled = false;
+    activate(await fetchMechanism('mechanisms/' + entry.file, policy()), doc);
   } catch (e) {
-    state.error = { code: e.code, message: e.message };
-    const why = e instanceof PrivliftError ? `${e.message} [${e.code}]` : String(e);
-    setStatus('refused', `✗ Refused: ${why}. Nothing will be perturbed with this mechanism.`);
+    refused(e);
   }
   state.ready = true;
+}
+
+let pending = null;
+/** Redesigns the selected mechanism at the slider's value, in the browser. */
+async function redesign() {
+  const entry = state.entry;
+  if (!entry || !entry.method) return;
+  const value = Number($('tune').value);
+  $('tune-value').textContent = value.toFixed(2);
+  const run = (async () => {
+    state.ready = false;
+    try {
+      const json = await design(entry.method, { ...entry.request, [entry.param]: value, id: `${entry.file.replace('.json', '')}-${value}` });
+      if (pending !== run) return;
+      const doc = JSON.parse(json);
+      activate((await parseMechanism(json)).verify(policy()), doc);
+      state.designs += 1;
+      if (state.lastOutput !== null) showReceipt(state.lastInput, state.lastOutput);
+    } catch (e) {
+      if (pending === run) refused(e);
+    } finally {
+      if (pending === run) state.ready = true;
+    }
+  })();
+  pending = run;
+  await run;
 }
 
 function perturb() {
   const m = state.mechanism;
   if (!m) return;
   const x = Number($('value').value);
-  const y = m.perturb(x);
+  showReceipt(x, m.perturb(x));
+}
+
+function showReceipt(x, y) {
+  const m = state.mechanism;
+  if (!m) return;
+  state.lastInput = x;
   state.lastOutput = y;
   state.receipt = m.receipt(y);
-  $('sent').innerHTML = '';
-  $('sent').append('Would be sent: ', Object.assign(document.createElement('strong'), { textContent: m.outputLabels[y] }),
+  $('sent').replaceChildren('Would be sent: ', Object.assign(document.createElement('strong'), { textContent: m.outputLabels[y] }),
     ` (your true answer was ${m.labels[x]}; only the randomised value leaves the device)`);
   drawReceipt(state.receipt);
 }
@@ -62,9 +130,15 @@ function drawReceipt(r) {
   body.replaceChildren();
   if (!r) { table.hidden = true; $('bounds').textContent = ''; return; }
   table.hidden = false;
-  const W = 640, H = 260, L = 50, B = 30, T = 10;
-  const top = Math.max(r.max_lift_bound, ...r.entries.map((e) => e.lift)) * 1.1;
-  const yOf = (v) => T + (H - B - T) * (1 - v / top);
+  // Log scale: a lift of 2 and a lift of 1/2 are equally far from 1, as the bounds are.
+  const W = 640, H = 260, L = 80, B = 30, T = 10;
+  const logs = [r.max_lift_bound, r.min_lift_bound, ...r.entries.map((e) => e.lift)]
+    .filter((v) => v > 0 && Number.isFinite(v)).map((v) => Math.abs(Math.log(v)));
+  const span = Math.max(0.1, ...logs) * 1.15;
+  const yOf = (v) => {
+    const l = v > 0 ? Math.max(-span, Math.min(span, Math.log(v))) : -span;
+    return T + (H - B - T) * (0.5 - l / (2 * span));
+  };
   const ns = 'http://www.w3.org/2000/svg';
   const el = (tag, attrs, text) => {
     const n = document.createElementNS(ns, tag);
@@ -76,14 +150,17 @@ function drawReceipt(r) {
   const bw = (W - L - 10) / r.entries.length;
   r.entries.forEach((e, i) => {
     const x = L + i * bw + bw * 0.15;
-    el('rect', { x, y: yOf(e.lift), width: bw * 0.7, height: Math.max(0, yOf(0) - yOf(e.lift)),
+    const [y0, y1] = [yOf(1), yOf(e.lift)].sort((a, b) => a - b);
+    el('rect', { x, y: y0, width: bw * 0.7, height: Math.max(1, y1 - y0),
       fill: e.lift >= 1 ? '#b45309' : '#1d4ed8', 'data-lift': e.lift });
     el('text', { x: x + bw * 0.35, y: H - 12, 'text-anchor': 'middle' }, e.secret);
-    el('text', { x: x + bw * 0.35, y: yOf(e.lift) - 4, 'text-anchor': 'middle' }, e.lift.toFixed(2));
+    if (r.entries.length <= 8) {
+      el('text', { x: x + bw * 0.35, y: e.lift >= 1 ? yOf(e.lift) - 4 : yOf(e.lift) + 14, 'text-anchor': 'middle' }, e.lift.toFixed(2));
+    }
   });
   for (const [v, label, dash] of [[r.max_lift_bound, 'e^εu', '6 4'], [1, '1', ''], [r.min_lift_bound, 'e^−εl', '6 4']]) {
-    el('line', { x1: L, x2: W - 5, y1: yOf(v), y2: yOf(v), stroke: '#111', 'stroke-dasharray': dash, class: 'bound' });
-    el('text', { x: 4, y: yOf(v) + 4 }, `${label} ${v.toFixed(2)}`);
+    el('line', { x1: L, x2: W - 5, y1: yOf(v), y2: yOf(v), stroke: '#111', 'stroke-dasharray': dash, class: 'bound', 'data-value': v });
+    el('text', { x: 4, y: yOf(v) + 4 }, `${label} = ${v.toFixed(2)}`);
   }
   for (const e of r.entries) {
     const tr = document.createElement('tr');
@@ -101,11 +178,18 @@ function drawReceipt(r) {
 }
 
 async function main() {
-  const index = await (await fetch('mechanisms/index.json')).json();
-  $('mechanism').replaceChildren(...index.mechanisms.map((m) => new Option(m.title, m.file)));
+  index = (await (await fetch('mechanisms/index.json')).json()).mechanisms;
+  $('mechanism').replaceChildren(...index.map((m) => new Option(m.title, m.file)));
   $('mechanism').addEventListener('change', loadMechanism);
   $('cap').addEventListener('change', loadMechanism);
   $('perturb').addEventListener('click', perturb);
+  let timer = null;
+  $('tune').addEventListener('input', () => {
+    $('tune-value').textContent = Number($('tune').value).toFixed(2);
+    clearTimeout(timer);
+    timer = setTimeout(redesign, 120);
+  });
+  $('tune').addEventListener('change', () => { clearTimeout(timer); redesign(); });
   await loadMechanism();
 }
 main();

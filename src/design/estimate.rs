@@ -44,7 +44,10 @@ fn check_counts(counts: &[f64], len: usize) -> Result<f64> {
             return Err(Error::field(alloc::format!("counts[{i}]")).non_finite());
         }
         if c < 0.0 {
-            return Err(Error::InvalidArgument { name: alloc::format!("counts[{i}]"), reason: alloc::format!("a count must be ≥ 0, got {c}") });
+            return Err(Error::InvalidArgument {
+                name: alloc::format!("counts[{i}]"),
+                reason: alloc::format!("a count must be ≥ 0, got {c}"),
+            });
         }
     }
     let n: f64 = counts.iter().sum();
@@ -72,10 +75,15 @@ fn inverse_transpose(w: &Matrix) -> Result<Vec<f64>> {
         m[i * 2 * k + k + i] = 1.0;
     }
     for col in 0..k {
-        let piv = (col..k).max_by(|&a, &b| m[a * 2 * k + col].abs().total_cmp(&m[b * 2 * k + col].abs())).unwrap_or(col);
+        let piv =
+            (col..k).max_by(|&a, &b| m[a * 2 * k + col].abs().total_cmp(&m[b * 2 * k + col].abs())).unwrap_or(col);
         let pv = m[piv * 2 * k + col];
         if pv.abs() < 1e-12 {
-            return Err(Error::InvalidArgument { name: "mechanism".into(), reason: "the channel is not invertible (rank-deficient): P_X cannot be identified from its reports".into() });
+            return Err(Error::InvalidArgument {
+                name: "mechanism".into(),
+                reason: "the channel is not invertible (rank-deficient): P_X cannot be identified from its reports"
+                    .into(),
+            });
         }
         if piv != col {
             for j in 0..2 * k {
@@ -137,11 +145,17 @@ pub fn estimate_unary(q01: f64, q10: f64, ones: &[f64], n: f64) -> Result<Estima
     }
     check_counts(ones, ones.len())?;
     if let Some((i, c)) = ones.iter().enumerate().find(|(_, &c)| c > n) {
-        return Err(Error::InvalidArgument { name: alloc::format!("counts[{i}]"), reason: alloc::format!("{c} ones out of {n} reports") });
+        return Err(Error::InvalidArgument {
+            name: alloc::format!("counts[{i}]"),
+            reason: alloc::format!("{c} ones out of {n} reports"),
+        });
     }
     let (p, q) = (1.0 - q10, q01);
     if (p - q).abs() < 1e-15 {
-        return Err(Error::InvalidArgument { name: "mechanism".into(), reason: "bits carry no information (q01 = 1 − q10)".into() });
+        return Err(Error::InvalidArgument {
+            name: "mechanism".into(),
+            reason: "bits carry no information (q01 = 1 − q10)".into(),
+        });
     }
     let f: Vec<f64> = ones.iter().map(|c| c / n).collect();
     Ok(Estimate {

@@ -26,7 +26,10 @@ use crate::spec::{Claims, Document, Matrix, MechanismKind};
 
 fn check_alpha(alpha: f64) -> Result<()> {
     if !(alpha.is_finite() && alpha > 0.0 && alpha <= 1.0) {
-        return Err(Error::InvalidArgument { name: "alpha".into(), reason: alloc::format!("must be in (0, 1], got {alpha}") });
+        return Err(Error::InvalidArgument {
+            name: "alpha".into(),
+            reason: alloc::format!("must be in (0, 1], got {alpha}"),
+        });
     }
     Ok(())
 }
@@ -47,7 +50,9 @@ pub fn markov_matrix(p_x: &[f64], alpha: f64) -> Matrix {
     Matrix::from_flat(
         k,
         k,
-        (0..k * k).map(|i| if i / k == i % k { 1.0 - alpha * (1.0 - p_x[i % k]) } else { alpha * p_x[i % k] }).collect(),
+        (0..k * k)
+            .map(|i| if i / k == i % k { 1.0 - alpha * (1.0 - p_x[i % k]) } else { alpha * p_x[i % k] })
+            .collect(),
     )
 }
 
@@ -207,8 +212,7 @@ fn transport_lp(sp: &Split, d: &Matrix) -> Result<Matrix> {
         return Ok(block_from_plan(k, sp, &[]));
     }
     let mut lp = Lp::minimise();
-    let f: Vec<usize> =
-        (0..nm * np).map(|i| lp.var(d.get(sp.minus[i / np].0, sp.plus[i % np].0))).collect();
+    let f: Vec<usize> = (0..nm * np).map(|i| lp.var(d.get(sp.minus[i / np].0, sp.plus[i % np].0))).collect();
     for (i, &(_, supply)) in sp.minus.iter().enumerate() {
         let t: Vec<(usize, f64)> = (0..np).map(|j| (f[i * np + j], 1.0)).collect();
         lp.constraint(&t, Cmp::Eq, supply);
@@ -227,7 +231,11 @@ fn full_lp(sp: &Split, p_x: &[f64], alpha: f64, d: &Matrix) -> Result<Matrix> {
     let k = p_x.len();
     let rows: Vec<usize> = (0..k).filter(|&x| sp.cond[x] > 0.0).collect();
     let mut lp = Lp::minimise();
-    let q: Vec<usize> = rows.iter().flat_map(|&xp| (0..k).map(move |x| (xp, x))).map(|(xp, x)| lp.var(sp.cond[xp] * d.get(xp, x))).collect();
+    let q: Vec<usize> = rows
+        .iter()
+        .flat_map(|&xp| (0..k).map(move |x| (xp, x)))
+        .map(|(xp, x)| lp.var(sp.cond[xp] * d.get(xp, x)))
+        .collect();
     for (r, _) in rows.iter().enumerate() {
         let t: Vec<(usize, f64)> = (0..k).map(|x| (q[r * k + x], 1.0)).collect();
         lp.constraint(&t, Cmp::Eq, 1.0);

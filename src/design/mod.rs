@@ -124,8 +124,15 @@ pub(crate) fn publish(
     audited: Audited,
     utility: Utility,
 ) -> Result<Document> {
-    let draft =
-        Document::new(id, source.labels().clone(), output, source.p_x(), source.secret(), mechanism, Claims::default())?;
+    let draft = Document::new(
+        id,
+        source.labels().clone(),
+        output,
+        source.p_x(),
+        source.secret(),
+        mechanism,
+        Claims::default(),
+    )?;
     if audited.lip || audited.ldp || audited.ldp_x {
         let l = draft.check(&Policy::default())?.leakage;
         if audited.lip {
@@ -154,7 +161,10 @@ pub(crate) fn publish(
 /// Checks a budget ε: finite and > 0.
 pub(crate) fn check_eps(name: &str, eps: f64) -> Result<()> {
     if !eps.is_finite() || eps <= 0.0 {
-        return Err(Error::InvalidArgument { name: name.into(), reason: alloc::format!("must be finite and > 0, got {eps}") });
+        return Err(Error::InvalidArgument {
+            name: name.into(),
+            reason: alloc::format!("must be finite and > 0, got {eps}"),
+        });
     }
     Ok(())
 }

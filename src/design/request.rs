@@ -8,7 +8,9 @@ use serde::Deserialize;
 
 use super::{default_id, linear, oue, rr, Source};
 use crate::error::Error;
-use crate::spec::{check_distribution, matrix_check_entries, Alphabet, Document, LabelJson, Matrix, MAX_PRIORS, MAX_SYMBOLS};
+use crate::spec::{
+    check_distribution, matrix_check_entries, Alphabet, Document, LabelJson, Matrix, MAX_PRIORS, MAX_SYMBOLS,
+};
 
 /// `M.json`: the channel P(Y|X), rows x, columns y.
 #[derive(Debug, Deserialize)]

@@ -134,7 +134,10 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> 
         return Err(Error::field("labels").dims(2, labels.len()));
     }
     if !(a.is_finite() && b.is_finite() && 0.0 <= a && a <= b && b <= 1.0) {
-        return Err(Error::InvalidArgument { name: "a, b".into(), reason: alloc::format!("need 0 ≤ a ≤ b ≤ 1, got [{a}, {b}]") });
+        return Err(Error::InvalidArgument {
+            name: "a, b".into(),
+            reason: alloc::format!("need 0 ≤ a ≤ b ≤ 1, got [{a}, {b}]"),
+        });
     }
     let priors = vec![vec![1.0 - a, a], vec![1.0 - b, b]];
     let closed = interval_matrix(a, b, eps);
@@ -160,7 +163,13 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> 
 /// # Privacy
 /// Claims `bp_lip` with ε over `priors` and `lip = ε` under the declared prior P̄ (by the
 /// modular property, Jiang et al. Lemma 2, a mixture of ε-LIP priors is ε-LIP).
-pub fn rr_bp_lip(labels: Alphabet, priors: &[Vec<f64>], eps: f64, distortion: Option<&Matrix>, id: &str) -> Result<Document> {
+pub fn rr_bp_lip(
+    labels: Alphabet,
+    priors: &[Vec<f64>],
+    eps: f64,
+    distortion: Option<&Matrix>,
+    id: &str,
+) -> Result<Document> {
     check_eps("epsilon", eps)?;
     let k = labels.len();
     if priors.is_empty() {
@@ -180,7 +189,8 @@ pub fn rr_bp_lip(labels: Alphabet, priors: &[Vec<f64>], eps: f64, distortion: Op
     let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
     let source = Source::prior(labels, mean)?;
     let utility = channel_utility(&source.p_x(), &w, distortion);
-    let claims = Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors: priors.to_vec() }), ..Claims::default() };
+    let claims =
+        Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors: priors.to_vec() }), ..Claims::default() };
     publish(id, &source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, Audited::default(), utility)
 }
 
@@ -189,7 +199,12 @@ pub fn rr_bp_lip(labels: Alphabet, priors: &[Vec<f64>], eps: f64, distortion: Op
 ///
 /// The LP is solved at ε·(1 − 1e-7) so that the solver's feasibility tolerance cannot
 /// push a lift past ε; the result is then re-checked by the caller's audit.
-pub(crate) fn bp_lip_channel(priors: &[Vec<f64>], eps: f64, distortion: Option<&Matrix>, all_rows: bool) -> Result<Matrix> {
+pub(crate) fn bp_lip_channel(
+    priors: &[Vec<f64>],
+    eps: f64,
+    distortion: Option<&Matrix>,
+    all_rows: bool,
+) -> Result<Matrix> {
     let k = priors[0].len();
     let d = distortion.cloned().unwrap_or_else(|| absolute_distance(k));
     let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
@@ -323,7 +338,12 @@ mod tests {
             let prior = [p, 1.0 - p];
             assert_eq!(eq19_is_lip(&prior, eps), ok);
             let w = eq19_matrix(&prior, eps);
-            let l = crate::leakage::audit(&super::super::Source::prior(Alphabet::indices("l", 2).unwrap(), prior.to_vec()).unwrap().p_sx(), &w, 2.0).unwrap();
+            let l = crate::leakage::audit(
+                &super::super::Source::prior(Alphabet::indices("l", 2).unwrap(), prior.to_vec()).unwrap().p_sx(),
+                &w,
+                2.0,
+            )
+            .unwrap();
             assert_eq!(l.lip <= eps * (1.0 + 1e-9), ok, "p = {p}: lip {}", l.lip);
         }
     }

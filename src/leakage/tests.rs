@@ -79,9 +79,7 @@ fn jiang_example_1_binary_mechanism() {
             let l = audit(&diag(&[1.0 - p, p]), &bsc(q), 2.0).unwrap();
             let py1 = p * (1.0 - q) + (1.0 - p) * q;
             let py0 = 1.0 - py1;
-            let printed = [py1 / q, py1 / (1.0 - q), py0 / q, py0 / (1.0 - q)]
-                .into_iter()
-                .fold(0.0f64, f64::max);
+            let printed = [py1 / q, py1 / (1.0 - q), py0 / q, py0 / (1.0 - q)].into_iter().fold(0.0f64, f64::max);
             assert!((l.lip - libm::log(printed)).abs() < 1e-12, "P={p} q={q}: {} vs {}", l.lip, libm::log(printed));
             let ldp = libm::log(q / (1.0 - q)).max(libm::log((1.0 - q) / q));
             assert!((l.ldp - ldp).abs() < 1e-12 && l.ldp >= ldp);

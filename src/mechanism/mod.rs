@@ -231,9 +231,9 @@ impl VerifiedMechanism {
     fn channel(&self) -> Result<&ChannelSampler> {
         match &self.runtime {
             Runtime::Channel(s) => Ok(s),
-            Runtime::PerSecret { .. } => Err(wrong_kind(
-                "this mechanism depends on the secret S: only the curator, who knows s, can apply it",
-            )),
+            Runtime::PerSecret { .. } => {
+                Err(wrong_kind("this mechanism depends on the secret S: only the curator, who knows s, can apply it"))
+            }
             Runtime::Unary(_) => Err(wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
         }
     }

@@ -37,11 +37,7 @@ impl Alphabet {
             return Err(Error::EmptyAlphabet { field: field.into() });
         }
         if labels.len() > MAX_SYMBOLS {
-            return Err(Error::TooManySymbols {
-                field: field.into(),
-                found: labels.len(),
-                max: MAX_SYMBOLS,
-            });
+            return Err(Error::TooManySymbols { field: field.into(), found: labels.len(), max: MAX_SYMBOLS });
         }
         let mut seen = BTreeSet::new();
         for l in &labels {
@@ -160,8 +156,7 @@ impl Document {
     /// `unsupported_version`, `unsupported_mechanism`; and every validation error of
     /// [`Document::from_wire`].
     pub fn from_json(text: &str) -> Result<Self> {
-        let wire: DocumentJson =
-            serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
+        let wire: DocumentJson = serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
         Self::from_wire(wire)
     }
 
@@ -220,11 +215,7 @@ impl Document {
             Some(s) => {
                 let ns = s.p_sx.len();
                 if ns > MAX_SYMBOLS {
-                    return Err(Error::TooManySymbols {
-                        field: "secret.p_sx".into(),
-                        found: ns,
-                        max: MAX_SYMBOLS,
-                    });
+                    return Err(Error::TooManySymbols { field: "secret.p_sx".into(), found: ns, max: MAX_SYMBOLS });
                 }
                 let alpha = match s.labels {
                     Some(l) => labels("secret.labels", l)?,
@@ -462,7 +453,8 @@ fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize
                         return Err(Error::field("mechanism.p_y_given_x[0]").dims(ny, mm.cols()));
                     }
                     for (s, ms) in mats.iter().enumerate() {
-                        let worst = ms.as_slice().iter().zip(mm.as_slice()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                        let worst =
+                            ms.as_slice().iter().zip(mm.as_slice()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
                         if worst > SUM_TOLERANCE {
                             return Err(Error::InvalidArgument {
                                 name: alloc::format!("mechanism.p_y_given_sx[{s}]"),
@@ -487,7 +479,10 @@ fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize
                     return Err(Error::field(name).negative(p));
                 }
                 if p > 1.0 {
-                    return Err(Error::InvalidArgument { name: name.into(), reason: alloc::format!("{p} is not a probability") });
+                    return Err(Error::InvalidArgument {
+                        name: name.into(),
+                        reason: alloc::format!("{p} is not a probability"),
+                    });
                 }
             }
             Ok(MechanismKind::Unary { q01: m.q01, q10: m.q10 })

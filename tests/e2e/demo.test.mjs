@@ -51,7 +51,7 @@ async function choose(file) {
 /** Receipt computed independently from the document: P(s|y)/P(s). */
 function expectedLifts(doc, y) {
   const nx = doc.labels.length;
-  const W = doc.mechanism.p_y_given_x;
+  const W = doc.mechanism.p_y_given_x; // matrix, or the Markov channel of a per-secret document
   const pSX = doc.secret ? doc.secret.p_sx : doc.prior.map((p, i) => doc.prior.map((_, j) => (i === j ? p : 0)));
   const pY = doc.prior.reduce((a, p, x) => a + p * W[x][y], 0);
   return pSX.map((row) => {
@@ -64,14 +64,14 @@ function expectedLifts(doc, y) {
 test('page loads, verifies the honest mechanism, perturbs and shows a correct receipt', async () => {
   await page.goto(base);
   await page.waitForFunction(() => window.__privlift && window.__privlift.ready, null, { timeout: 20000 });
-  for (const file of ['age-krr.json', 'age-retired.json']) {
+  for (const file of ['grade-krr.json', 'grade-rr-lip.json', 'age-retired-krr.json', 'age-retired-linear.json']) {
     await choose(file);
     assert.match(await page.textContent('#status'), /Verified/);
     await page.selectOption('#value', '4');
     await page.click('#perturb');
     await page.waitForSelector('#receipt:not([hidden])');
     const { receipt, lastOutput } = await page.evaluate(() => window.__privlift);
-    const doc = JSON.parse(readFileSync(join(root, 'www/mechanisms', file), 'utf8'));
+    const doc = JSON.parse(readFileSync(join(root, 'target/site/mechanisms', file), 'utf8'));
     const lifts = expectedLifts(doc, lastOutput);
     assert.equal(receipt.entries.length, lifts.length);
     receipt.entries.forEach((e, i) => {
@@ -86,6 +86,39 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
   }
 });
 
+test('the slider redesigns the mechanism in the browser and the chart follows', async () => {
+  await choose('grade-krr.json');
+  await page.selectOption('#value', '12');
+  await page.click('#perturb');
+  await page.waitForSelector('#receipt:not([hidden])');
+  const before = await page.evaluate(() => ({ r: window.__privlift.receipt, u: document.getElementById('utility').textContent }));
+  const bars = () => page.$$eval('#chart rect', (rs) => rs.map((r) => Number(r.dataset.lift)));
+  const barsBefore = await bars();
+  for (const [value, shot] of [['3', 'slider-eps3'], ['0.3', 'slider-eps0.3']]) {
+    const designs = await page.evaluate(() => window.__privlift.designs);
+    await page.evaluate((v) => {
+      const t = document.getElementById('tune');
+      t.value = v;
+      t.dispatchEvent(new Event('change'));
+    }, value);
+    await page.waitForFunction((d) => window.__privlift.designs > d && window.__privlift.ready, designs, { timeout: 20000 });
+    const after = await page.evaluate(() => ({ r: window.__privlift.receipt, u: document.getElementById('utility').textContent, m: window.__privlift.mechanism.leakage() }));
+    const eps = Number(value);
+    // The redesigned k-RR is verified at the new ε, and the receipt's bound follows it.
+    assert.ok(Math.abs(after.m.ldp_x - eps) < 1e-9, `ldp_x ${after.m.ldp_x} vs ${eps}`);
+    assert.ok(after.r.max_lift_bound <= Math.exp(eps) * (1 + 1e-12), 'the receipt bound follows the new ε');
+    assert.ok(Math.abs(after.r.max_lift_bound - before.r.max_lift_bound) > 1e-6);
+    assert.ok(after.r.entries.every((e) => e.lift <= after.r.max_lift_bound && e.lift >= after.r.min_lift_bound));
+    assert.notEqual(after.u, before.u, 'the utility figure changes');
+    assert.notDeepEqual(await bars(), barsBefore, 'the chart changes');
+    assert.equal(after.r.output_index, before.r.output_index, 'same released value, new mechanism');
+    await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
+  }
+  // More privacy, less utility: NMI at ε = 0.3 is below NMI at ε = 3.
+  const nmi = await page.evaluate(() => window.__privlift.utility.nmi);
+  assert.ok(nmi < 0.1, `NMI at ε = 0.3 is ${nmi}`);
+});
+
 test('the lying document is refused and cannot be used', async () => {
   await choose('lying.json');
   const st = await page.evaluate(() => window.__privlift);
@@ -97,7 +130,7 @@ test('the lying document is refused and cannot be used', async () => {
 });
 
 test('a strict policy refuses an honest mechanism', async () => {
-  await choose('age-krr.json');
+  await choose('grade-krr.json');
   const setCap = async (v) => {
     await page.evaluate((v) => {
       window.__privlift.ready = false;
@@ -112,6 +145,21 @@ test('a strict policy refuses an honest mechanism', async () => {
   assert.equal(st.error.code, 'policy_violated');
   assert.equal(await page.isDisabled('#perturb'), true);
   await page.screenshot({ path: join(shots, 'refused-policy.png'), fullPage: true });
-  await setCap('2');
+  await setCap('5');
   assert.equal(await page.evaluate(() => window.__privlift.error), null);
+});
+
+test("the README's JavaScript example runs as written", async () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = readme.match(/```js\n([\s\S]*?)```/)[1];
+  const code = block.replace("from 'privlift'", "from '/privlift/js/privlift.js'") +
+    '\nwindow.__readme = { y, receipt };\n';
+  const logs = [];
+  page.on('console', (m) => logs.push(m.text()));
+  await page.goto(base);
+  await page.addScriptTag({ type: 'module', content: code });
+  await page.waitForFunction(() => window.__readme, null, { timeout: 15000 });
+  const { receipt } = await page.evaluate(() => window.__readme);
+  assert.equal(receipt.mechanism_id, 'age-krr-eps1');
+  assert.ok(logs.some((l) => l.startsWith('every lift stays in [')), logs.join('\n'));
 });
