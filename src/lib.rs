@@ -33,6 +33,7 @@
 
 extern crate alloc;
 
+pub mod accounting;
 #[cfg(feature = "design")]
 pub mod design;
 pub mod error;

@@ -10,8 +10,8 @@
 //!   and otherwise step two ulps towards the requested side, which covers a 1-ulp error
 //!   even across a binade boundary. `sqrt` is correctly rounded, so one step suffices.
 //!
-//! Near the subnormal range a residual may itself be inexact; there the helpers step
-//! unconditionally. Non-finite values pass through (an upper bound of `∞` stays `∞`).
+//! Near the subnormal range a product's or quotient's residual may itself be inexact;
+//! there the helpers step unconditionally (sums are always exact-or-one-step). Non-finite values pass through (an upper bound of `∞` stays `∞`).
 
 use crate::numeric::{next_down, next_up};
 
@@ -26,27 +26,35 @@ fn step_down(x: f64) -> f64 {
     next_down(x)
 }
 
-/// `s` is the nearest value of an exact sum whose rounding error is `err` (exact − s).
-fn settle_up(s: f64, err: f64) -> f64 {
+/// `s` is the nearest value of an exact result whose rounding error is `err`
+/// (exact − s); `trusted` says whether `err` is exact (always for sums, not for
+/// products and quotients near underflow).
+fn settle_up(s: f64, err: f64, trusted: bool) -> f64 {
     if !s.is_finite() {
         return s;
     }
-    if s.abs() < TINY || err > 0.0 {
+    if !trusted || err > 0.0 {
         step_up(s)
     } else {
         s
     }
 }
 
-fn settle_down(s: f64, err: f64) -> f64 {
+fn settle_down(s: f64, err: f64, trusted: bool) -> f64 {
     if !s.is_finite() {
         return s;
     }
-    if s.abs() < TINY || err < 0.0 {
+    if !trusted || err < 0.0 {
         step_down(s)
     } else {
         s
     }
+}
+
+/// Whether the `fma` residual of an operation whose result and operands are at least
+/// `v` in magnitude is exact: the residual is about 2⁻⁵³·v, which must stay normal.
+fn residual_exact(v: f64) -> bool {
+    v.abs() >= TINY
 }
 
 /// Knuth's TwoSum: `a + b = s + e` exactly (for finite, non-overflowing values).
@@ -65,7 +73,7 @@ pub(crate) fn add_up(a: f64, b: f64) -> f64 {
         return a;
     }
     let (s, e) = two_sum(a, b);
-    settle_up(s, e)
+    settle_up(s, e, true)
 }
 
 pub(crate) fn add_down(a: f64, b: f64) -> f64 {
@@ -76,7 +84,7 @@ pub(crate) fn add_down(a: f64, b: f64) -> f64 {
         return a;
     }
     let (s, e) = two_sum(a, b);
-    settle_down(s, e)
+    settle_down(s, e, true)
 }
 
 pub(crate) fn sub_up(a: f64, b: f64) -> f64 {
@@ -92,7 +100,7 @@ pub(crate) fn mul_up(a: f64, b: f64) -> f64 {
         return 0.0;
     }
     let p = a * b;
-    settle_up(p, libm::fma(a, b, -p))
+    settle_up(p, libm::fma(a, b, -p), residual_exact(p))
 }
 
 pub(crate) fn mul_down(a: f64, b: f64) -> f64 {
@@ -100,7 +108,7 @@ pub(crate) fn mul_down(a: f64, b: f64) -> f64 {
         return 0.0;
     }
     let p = a * b;
-    settle_down(p, libm::fma(a, b, -p))
+    settle_down(p, libm::fma(a, b, -p), residual_exact(p))
 }
 
 /// `a / b` for `b > 0`.
@@ -113,19 +121,7 @@ pub(crate) fn div_up(a: f64, b: f64) -> f64 {
         return q;
     }
     // a − q·b = residual r; exact quotient = q + r/b, and b > 0.
-    settle_up(q, libm::fma(-q, b, a))
-}
-
-/// `a / b` for `b > 0`.
-pub(crate) fn div_down(a: f64, b: f64) -> f64 {
-    if a == 0.0 {
-        return 0.0;
-    }
-    let q = a / b;
-    if !q.is_finite() || !b.is_finite() {
-        return q;
-    }
-    settle_down(q, libm::fma(-q, b, a))
+    settle_up(q, libm::fma(-q, b, a), residual_exact(q) && residual_exact(a))
 }
 
 fn two_up(x: f64) -> f64 {
@@ -160,24 +156,6 @@ pub(crate) fn expm1_up(x: f64) -> f64 {
     }
 }
 
-pub(crate) fn expm1_down(x: f64) -> f64 {
-    if x == 0.0 {
-        0.0
-    } else {
-        two_down(libm::expm1(x)).max(-1.0)
-    }
-}
-
-pub(crate) fn ln_up(x: f64) -> f64 {
-    if x == 1.0 {
-        0.0
-    } else if x == 0.0 {
-        f64::NEG_INFINITY
-    } else {
-        two_up(libm::log(x))
-    }
-}
-
 pub(crate) fn ln_down(x: f64) -> f64 {
     if x == 1.0 {
         0.0
@@ -196,20 +174,12 @@ pub(crate) fn log1p_up(x: f64) -> f64 {
     }
 }
 
-pub(crate) fn log1p_down(x: f64) -> f64 {
-    if x == 0.0 {
-        0.0
-    } else {
-        two_down(libm::log1p(x))
-    }
-}
-
 pub(crate) fn sqrt_up(x: f64) -> f64 {
     let s = libm::sqrt(x);
     if !s.is_finite() || s == 0.0 {
         return s;
     }
-    settle_up(s, libm::fma(-s, s, x))
+    settle_up(s, libm::fma(-s, s, x), residual_exact(x))
 }
 
 #[cfg(test)]
@@ -233,12 +203,14 @@ mod tests {
         // 0.1 + 0.2 is not representable: the two directions differ by one ulp.
         let (u, d) = (add_up(0.1, 0.2), add_down(0.1, 0.2));
         assert_eq!(next_up(d), u);
-        assert!(div_up(1.0, 3.0) > div_down(1.0, 3.0));
+        let q = div_up(1.0, 3.0);
+        assert!(libm::fma(-q, 3.0, 1.0) <= 0.0); // 1 − 3q ≤ 0: q ≥ 1/3
         assert!(mul_up(0.1, 0.3) > mul_down(0.1, 0.3));
         assert!(exp_up(1.0) > core::f64::consts::E && exp_down(1.0) < core::f64::consts::E);
-        assert!(ln_up(2.0) > core::f64::consts::LN_2 && ln_down(2.0) < core::f64::consts::LN_2);
-        assert!(sqrt_up(2.0) > core::f64::consts::SQRT_2);
-        assert!(expm1_up(1e-20) >= 1e-20 && expm1_down(1e-20) <= 1e-20);
+        assert!(ln_down(2.0) < core::f64::consts::LN_2);
+        let r = sqrt_up(2.0);
+        assert!(libm::fma(r, r, -2.0) >= 0.0);
+        assert!(expm1_up(1e-20) >= 1e-20 && log1p_up(1e-20) >= 1e-20 - 1e-36);
     }
 
     #[test]

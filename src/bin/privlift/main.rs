@@ -1,6 +1,7 @@
 //! `privlift`: the curator's command-line tool.
 //!
 //! * `privlift audit` prints the leakage audit of a mechanism as one JSON object;
+//! * `privlift bound` prints an accounting bound (LIP ↔ LDP, composition, transfer);
 //! * `privlift design` designs a mechanism and prints its (audited) document;
 //! * `privlift estimate` estimates the input histogram from the counts of the reports;
 //! * `privlift serve` serves a directory over HTTP/1.1 on loopback (browser demo, tests).
@@ -12,6 +13,7 @@
 
 mod args;
 mod audit;
+mod bound;
 mod design;
 mod estimate;
 mod files;
@@ -29,6 +31,12 @@ Usage:
   privlift design METHOD [--prior P.json | --joint J.json | --priors PS.json]
                   [--epsilon E] [--alpha A] [--a A --b B] [--distortion D.json] [--id ID]
   privlift estimate --spec SPEC.json --counts C.json [--project]
+  privlift bound lip-to-ldp --epsilon E --pmin P
+  privlift bound ldp-to-lip --epsilon E --pmin P
+  privlift bound lip-to-ldp-exact --prior P.json --epsilon E
+  privlift bound compose --prior P.json --matrix M1.json [--matrix M2.json ...]
+  privlift bound transfer --p1 P1.json --p2 P2.json --matrix M.json --epsilon E
+                          [--samples N --beta B]
   privlift serve [--dir DIR] [--port PORT] [--host HOST] [--public]
   privlift help | --help | -h
   privlift --version | -V
@@ -47,6 +55,21 @@ Commands:
             of the reports: {\"estimate\", \"std_error\", \"n\", \"labels\"}, plus
             \"projected\" (onto the probability simplex) with --project. Counts
             are mergeable: add the count vectors of shards before estimating.
+  bound     Print a privacy-accounting bound (Jiang et al., Context-Aware LIP)
+            as one JSON object (nats; unbounded = \"inf\"):
+            lip-to-ldp        {\"bound\"}: LDP implied by E-LIP when min P = P (Prop 1)
+            ldp-to-lip        {\"bound\"}: LIP implied by E-LDP, ln(P + e^E (1 - P))
+            lip-to-ldp-exact  {\"ldp\"}: worst LDP of any E-LIP mechanism under
+                              the prior (the optimum of eq 9; = Prop 1 if |X| >= 3)
+            compose           {\"eps_k\", \"bound\", \"exact\"}: the LIP of each
+                              release, Thm 4's bound on the joint release, and
+                              its exact LIP (refused beyond 100000 joint outputs)
+            transfer          {\"eta\", \"lip_p1\", \"lip_p2\", \"eq12_bound\",
+                              \"cor7_eta\"}: a mechanism E-LIP under P1 used under
+                              P2 (Lemma 3, eq 12); cor7_eta (null without
+                              --samples/--beta): Cor 7's gap when P1 is the
+                              empirical prior of N samples, w.p. 1 - B
+            E >= 0 (nats); P in (0, 1] ([0, 1] for ldp-to-lip); B in (0, 1).
   serve     Serve DIR (default `www`) over HTTP/1.1 on HOST:PORT (default
             127.0.0.1:8080; `--port 0` picks a free port). A non-loopback HOST
             needs `--public`. Prints one line
@@ -152,6 +175,7 @@ fn run(argv: &[String]) -> Result<(), CliError> {
     let rest = &argv[1..];
     match first.as_str() {
         "audit" => audit::run(rest),
+        "bound" => bound::run(rest),
         "design" => design::run(rest),
         "estimate" => estimate::run(rest),
         "serve" => serve::run(rest),
@@ -159,7 +183,7 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "--version" | "-V" | "version" => print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION"))),
         other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
         other => Err(CliError::usage(format!(
-            "unknown command `{other}` (expected `audit`, `design`, `estimate`, `serve` or `help`)"
+            "unknown command `{other}` (expected `audit`, `bound`, `design`, `estimate`, `serve` or `help`)"
         ))),
     }
 }
