@@ -35,7 +35,11 @@ export type JsErrorCode =
   /** fetchMechanism: fetch() failed (offline, DNS, CORS, aborted) or the body could not be read. */
   | 'network'
   /** The wasm module could not be loaded or instantiated. */
-  | 'init';
+  | 'init'
+  /** Ledger: the release would take the attribute's total leakage bound above the budget. */
+  | 'budget_exceeded'
+  /** Ledger: the requested storage (IndexedDB) failed. */
+  | 'storage';
 
 export type ErrorCode = CoreErrorCode | JsErrorCode;
 
@@ -230,6 +234,8 @@ export class Mechanism {
   readonly outputLabels: readonly string[];
   /** Secret alphabet S (= labels when the document declares no secret). */
   readonly secretLabels: readonly string[];
+  /** The prior P_X the document declares. */
+  readonly prior: number[];
   /** Input index of a label (or decimal index string) or a checked index. */
   inputIndex(x: Value): number;
   /** Perturbs one value; returns the output index. */

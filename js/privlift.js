@@ -23,6 +23,8 @@ const JS_CODES = [
   'http', // fetchMechanism: the server answered with a non-2xx status
   'network', // fetchMechanism: fetch() itself failed (DNS, CORS, offline, aborted)
   'init', // the wasm module could not be loaded or instantiated
+  'budget_exceeded', // ledger: the release would take the total leakage above the budget
+  'storage', // ledger: the requested storage (IndexedDB) failed
 ];
 
 /** Every `code` a PrivliftError can carry. */
@@ -297,6 +299,8 @@ export class Mechanism {
   get outputLabels() { return this.#outputLabels; }
   /** Secret alphabet S (equal to `labels` when the document declares no secret). */
   get secretLabels() { return this.#secretLabels; }
+  /** The prior P_X the document declares. */
+  get prior() { return Array.from(this.#m.prior); }
 
   /** Input index of a label or index; throws `unknown_value` / `invalid_argument`. */
   inputIndex(x, name = 'x') {

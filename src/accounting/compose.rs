@@ -77,6 +77,18 @@ pub fn compose_lip(eps: &[f64], pmin: f64) -> Result<f64> {
     Ok(ldp_to_lip_unchecked(sum_prop1(eps, pmin)?, pmin))
 }
 
+/// Basic composition of LDP: n independent releases, the k-th ε_k-LDP, are jointly
+/// (Σ_k ε_k)-LDP (the likelihood ratio of the joint output is the product of the
+/// per-release ratios). Exact for the worst case (identical k-RR releases attain it).
+/// The sum is rounded up.
+///
+/// # Errors
+/// `invalid_argument` for an empty `eps` or an ε_k that is NaN or negative.
+pub fn compose_ldp(eps: &[f64]) -> Result<f64> {
+    check_eps_list("eps_k", eps)?;
+    Ok(eps.iter().fold(0.0, |acc, &e| add_up(acc, e)))
+}
+
 /// **Cor 4**: n independent releases, the k-th ε_k-BP-LIP for the family `priors`, are
 /// jointly `ln(min P^bp_min + exp(Σ_k ω_k)(1 − min P^bp_min))`-BP-LIP with
 /// `ω_k = min{2ε_k, ln((e^{ε_k} − 1 + max P^bp_min)/max P^bp_min)}`.

@@ -33,8 +33,8 @@ mod transfer;
 
 pub use approximate::{approx_ldp_to_lip, approx_lip_to_ldp, ldp_delta, lip_delta};
 pub use compose::{
-    compose_bp_lip, compose_exact, compose_lip, joint_channel, product_channel, sequential_exact, sequential_lip,
-    JointLeakage, COMPOSE_EXACT_MAX_ENTRIES, COMPOSE_EXACT_MAX_OUTPUTS,
+    compose_bp_lip, compose_exact, compose_ldp, compose_lip, joint_channel, product_channel, sequential_exact,
+    sequential_lip, JointLeakage, COMPOSE_EXACT_MAX_ENTRIES, COMPOSE_EXACT_MAX_OUTPUTS,
 };
 pub use relations::{bp_lip_to_ldp, ldp_to_bp_lip, ldp_to_lip, lip_to_ldp, lip_to_ldp_exact, lip_to_ldp_witness};
 pub use transfer::{

@@ -16,6 +16,9 @@ use crate::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
 use crate::spec::Document;
 use crate::verify::Policy;
 
+/// Composition and LIP↔LDP bounds for the client-side ledger.
+pub mod accounting;
+
 /// Curator-side bindings (design, estimation), in the `design` build only.
 #[cfg(feature = "design")]
 pub mod design;
@@ -199,6 +202,12 @@ impl WasmMechanism {
     #[wasm_bindgen(getter)]
     pub fn kind(&self) -> String {
         self.mech.document().mechanism().tag().into()
+    }
+
+    /// The prior P_X the document declares (the ledger uses its smallest mass).
+    #[wasm_bindgen(getter)]
+    pub fn prior(&self) -> Vec<f64> {
+        self.mech.document().prior().to_vec()
     }
 
     /// Input index of a label or decimal index string (throws `unknown_value`).

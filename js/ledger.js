@@ -1,0 +1,237 @@
+// privlift/ledger: a client-side privacy ledger. Per origin and per attribute it keeps
+// the releases made so far (mechanism id, its audited ε's, time) on the device —
+// IndexedDB, else localStorage, else memory — and never sends them anywhere. Before a
+// release it computes the cumulative bound after it, refuses a release that would exceed
+// the budget (PrivliftError code `budget_exceeded`), and can memoise randomised response
+// (the same input through the same mechanism gives the same output, as RAPPOR does), so
+// re-reporting an unchanged value leaks nothing more.
+//
+// Bounds (computed in the Rust core, src/accounting/compose.rs):
+//   LDP: basic composition, Σ ε_k (ε_k = the audited LDP w.r.t. X of release k);
+//   LIP: Jiang et al. Thm 4, ln(Pmin + e^{Σ_k min(2ε_k, ln((e^{ε_k} − 1 + Pmin)/Pmin))}(1 − Pmin)),
+//        with ε_k the audited LIP of release k and Pmin the smallest prior mass any of the
+//        attribute's mechanisms declares (the bound grows as Pmin shrinks, so this is safe).
+
+import * as raw from '../pkg/privlift.js';
+import { init, PrivliftError } from './privlift.js';
+
+const DB = 'privlift-ledger';
+const LS_PREFIX = 'privlift-ledger:';
+
+function invalid(name, reason) {
+  return new PrivliftError('invalid_argument', `invalid \`${name}\`: ${reason}`);
+}
+
+// ---------------------------------------------------------------------------------------
+// Storage back ends: { all(origin), add(rec), getMemo(key), putMemo(key, y), clear(origin) }
+
+function memoryStore() {
+  const releases = [];
+  const memo = new Map();
+  return {
+    kind: 'memory',
+    async all(origin) { return releases.filter((r) => r.origin === origin); },
+    async add(rec) { releases.push(rec); },
+    async getMemo(key) { return memo.get(key); },
+    async putMemo(key, y) { memo.set(key, y); },
+    async clear(origin) {
+      for (let i = releases.length - 1; i >= 0; i--) if (releases[i].origin === origin) releases.splice(i, 1);
+      for (const k of [...memo.keys()]) if (k.startsWith(origin + '\u0000')) memo.delete(k);
+    },
+  };
+}
+
+function localStorageStore(ls) {
+  const load = (origin) => JSON.parse(ls.getItem(LS_PREFIX + origin) || '{"releases":[],"memo":{}}');
+  const save = (origin, v) => ls.setItem(LS_PREFIX + origin, JSON.stringify(v));
+  return {
+    kind: 'localstorage',
+    async all(origin) { return load(origin).releases; },
+    async add(rec) { const v = load(rec.origin); v.releases.push(rec); save(rec.origin, v); },
+    async getMemo(key) { return load(key.split('\u0000')[0]).memo[key]; },
+    async putMemo(key, y) { const o = key.split('\u0000')[0]; const v = load(o); v.memo[key] = y; save(o, v); },
+    async clear(origin) { ls.removeItem(LS_PREFIX + origin); },
+  };
+}
+
+function request(req) {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+async function indexedDbStore(idb) {
+  const open = idb.open(DB, 1);
+  open.onupgradeneeded = () => {
+    const db = open.result;
+    db.createObjectStore('releases', { autoIncrement: true }).createIndex('origin', 'origin');
+    db.createObjectStore('memo');
+  };
+  const db = await request(open);
+  const tx = (store, mode) => db.transaction(store, mode).objectStore(store);
+  return {
+    kind: 'indexeddb',
+    async all(origin) { return request(tx('releases', 'readonly').index('origin').getAll(origin)); },
+    async add(rec) { await request(tx('releases', 'readwrite').add(rec)); },
+    async getMemo(key) { return request(tx('memo', 'readonly').get(key)); },
+    async putMemo(key, y) { await request(tx('memo', 'readwrite').put(y, key)); },
+    async clear(origin) {
+      const keys = await request(tx('releases', 'readonly').index('origin').getAllKeys(origin));
+      const rs = tx('releases', 'readwrite');
+      await Promise.all(keys.map((k) => request(rs.delete(k))));
+      const ms = tx('memo', 'readwrite');
+      const range = globalThis.IDBKeyRange.bound(origin + '\u0000', origin + '\u0001', false, true);
+      await request(ms.delete(range));
+    },
+  };
+}
+
+async function pickStore(kind) {
+  const idb = globalThis.indexedDB;
+  let ls = null;
+  try { ls = globalThis.localStorage ?? null; } catch { ls = null; } // access can throw (privacy modes)
+  if (kind === 'memory') return memoryStore();
+  if (kind === 'indexeddb' || (kind === 'auto' && idb)) {
+    if (!idb) throw invalid('storage', 'IndexedDB is not available here');
+    try {
+      return await indexedDbStore(idb);
+    } catch (e) {
+      if (kind === 'indexeddb') throw new PrivliftError('storage', `IndexedDB failed: ${e && e.message}`, { cause: e });
+    }
+  }
+  if (kind === 'localstorage' || kind === 'auto') {
+    if (ls) return localStorageStore(ls);
+    if (kind === 'localstorage') throw invalid('storage', 'localStorage is not available here');
+  }
+  return memoryStore();
+}
+
+async function sha256Hex(text) {
+  const bytes = new TextEncoder().encode(text);
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+function checkBudget(budget) {
+  if (budget === undefined || budget === null) return {};
+  if (typeof budget !== 'object') throw invalid('budget', 'expected {ldp?, lip?} in nats');
+  for (const [k, v] of Object.entries(budget)) {
+    if (k !== 'ldp' && k !== 'lip') throw invalid('budget', `unknown key ${JSON.stringify(k)} (expected ldp, lip)`);
+    if (typeof v !== 'number' || !(v >= 0)) throw invalid(`budget.${k}`, 'expected a number ≥ 0 (nats)');
+  }
+  return budget;
+}
+
+/** A client-side ledger of releases for one origin. Create with openLedger(). */
+export class Ledger {
+  #store;
+  #origin;
+  #budget;
+
+  /** @internal */
+  constructor(store, origin, budget) {
+    this.#store = store;
+    this.#origin = origin;
+    this.#budget = budget;
+  }
+
+  get origin() { return this.#origin; }
+  /** Where releases are kept: 'indexeddb', 'localstorage' or 'memory'. */
+  get storage() { return this.#store.kind; }
+  get budget() { return { ...this.#budget }; }
+
+  /** The releases recorded for `attribute` (all attributes when omitted), oldest first. */
+  async releases(attribute) {
+    const all = await this.#store.all(this.#origin);
+    return attribute === undefined ? all : all.filter((r) => r.attribute === attribute);
+  }
+
+  /**
+   * The cumulative bound on what the releases of `attribute` leak together, after also
+   * releasing through `mechanism` when one is given: `{releases, ldp, lip}` in nats.
+   */
+  async bound(attribute, mechanism) {
+    if (typeof attribute !== 'string') throw invalid('attribute', 'expected a string');
+    await init();
+    const recs = await this.releases(attribute);
+    if (mechanism !== undefined) recs.push(describe(mechanism, attribute, this.#origin));
+    if (recs.length === 0) return { releases: 0, ldp: 0, lip: 0 };
+    const pmin = Math.min(...recs.map((r) => r.pmin));
+    try {
+      const ldp = raw.composeLdp(Float64Array.from(recs.map((r) => r.ldp_x)));
+      const lip = raw.composeLip(Float64Array.from(recs.map((r) => Math.min(r.lip, r.ldp_x))), pmin);
+      return { releases: recs.length, ldp, lip };
+    } catch (e) {
+      throw new PrivliftError(e.code ?? 'invalid_argument', e.message, { cause: e });
+    }
+  }
+
+  /**
+   * Perturbs `value` with `mechanism` for `attribute`, if the budget allows, and records
+   * the release. With `{memoize: true}`, a value already released through the same
+   * mechanism gets the same output again and nothing new is recorded.
+   * Resolves to `{output, label, receipt, bound, memoized}`.
+   */
+  async release(attribute, mechanism, value, { memoize = false } = {}) {
+    if (typeof attribute !== 'string' || attribute === '') throw invalid('attribute', 'expected a non-empty string');
+    const x = mechanism.inputIndex(value, 'value');
+    const leak = mechanism.leakage();
+    const key = memoize
+      ? `${this.#origin}\u0000${await sha256Hex([attribute, mechanism.id, leak.ldp_x, leak.lip, x].join('\u0000'))}`
+      : null;
+    if (key !== null) {
+      const y = await this.#store.getMemo(key);
+      if (y !== undefined) {
+        return { output: y, label: mechanism.outputLabels[y], receipt: mechanism.receipt(y), bound: await this.bound(attribute), memoized: true };
+      }
+    }
+    const after = await this.bound(attribute, mechanism);
+    for (const notion of ['ldp', 'lip']) {
+      const cap = this.#budget[notion];
+      if (cap !== undefined && after[notion] > cap * (1 + 1e-9)) {
+        throw new PrivliftError('budget_exceeded',
+          `releasing \`${attribute}\` through ${mechanism.id} would bring its total ${notion.toUpperCase()} bound to ` +
+          `${after[notion].toFixed(4)} nats, above the budget of ${cap} nats (${after.releases - 1} earlier releases)`);
+      }
+    }
+    const y = mechanism.perturb(x);
+    await this.#store.add(describe(mechanism, attribute, this.#origin));
+    if (key !== null) await this.#store.putMemo(key, y);
+    return { output: y, label: mechanism.outputLabels[y], receipt: mechanism.receipt(y), bound: after, memoized: false };
+  }
+
+  /** Everything the ledger holds for this origin, for the user to see or save. */
+  async export() {
+    return { origin: this.#origin, budget: this.budget, releases: await this.releases() };
+  }
+
+  /** Forgets every release and memoised output of this origin. */
+  async clear() {
+    await this.#store.clear(this.#origin);
+  }
+}
+
+function describe(mechanism, attribute, origin) {
+  const leak = mechanism.leakage();
+  const prior = mechanism.prior.filter((p) => p > 0);
+  return {
+    origin, attribute, mechanismId: mechanism.id, time: new Date().toISOString(),
+    ldp_x: leak.ldp_x, lip: leak.lip, eps_l: leak.alip.eps_l, eps_u: leak.alip.eps_u,
+    pmin: Math.min(...prior),
+  };
+}
+
+/**
+ * Opens the ledger of `origin` (default: this page's origin). `budget` caps the bound on
+ * the total leakage per attribute, `{ldp?, lip?}` in nats. `storage`: 'auto' (IndexedDB,
+ * else localStorage, else memory), 'indexeddb', 'localstorage' or 'memory'.
+ */
+export async function openLedger({ origin, budget, storage = 'auto' } = {}) {
+  const o = origin ?? globalThis.location?.origin ?? 'local';
+  if (typeof o !== 'string') throw invalid('origin', 'expected a string');
+  if (!['auto', 'indexeddb', 'localstorage', 'memory'].includes(storage)) {
+    throw invalid('storage', `expected auto, indexeddb, localstorage or memory, got ${JSON.stringify(storage)}`);
+  }
+  return new Ledger(await pickStore(storage), o, checkBudget(budget));
+}

@@ -1,0 +1,32 @@
+//! Accounting bindings: mirror [`crate::accounting`] for the client-side ledger
+//! (js/ledger.js). No maths here.
+
+use alloc::vec::Vec;
+use wasm_bindgen::prelude::*;
+
+use super::js_error;
+use crate::accounting;
+
+/// Basic LDP composition: Σ ε_k, rounded up.
+#[wasm_bindgen(js_name = composeLdp)]
+pub fn compose_ldp(eps: Vec<f64>) -> Result<f64, JsValue> {
+    accounting::compose_ldp(&eps).map_err(js_error)
+}
+
+/// Jiang et al. Thm 4: the LIP bound of n independent releases of the same X.
+#[wasm_bindgen(js_name = composeLip)]
+pub fn compose_lip(eps: Vec<f64>, pmin: f64) -> Result<f64, JsValue> {
+    accounting::compose_lip(&eps, pmin).map_err(js_error)
+}
+
+/// Prop 1: the LDP an ε-LIP mechanism can have when the smallest prior mass is `pmin`.
+#[wasm_bindgen(js_name = lipToLdp)]
+pub fn lip_to_ldp(eps: f64, pmin: f64) -> Result<f64, JsValue> {
+    accounting::lip_to_ldp(eps, pmin).map_err(js_error)
+}
+
+/// Thm 1 (converse): the LIP an ε-LDP mechanism has when the smallest prior mass is `pmin`.
+#[wasm_bindgen(js_name = ldpToLip)]
+pub fn ldp_to_lip(eps: f64, pmin: f64) -> Result<f64, JsValue> {
+    accounting::ldp_to_lip(eps, pmin).map_err(js_error)
+}

@@ -1,0 +1,65 @@
+// privlift/ledger in Node (memory storage): cumulative bounds, budget refusal with a
+// coded error, memoised randomised response, export and clear.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseMechanism, PrivliftError } from 'privlift';
+import { openLedger } from 'privlift/ledger';
+
+function krr(k, eps, id) {
+  const e = Math.exp(eps);
+  return {
+    format: 'privlift-mechanism', version: 1, id,
+    labels: Array.from({ length: k }, (_, i) => `v${i}`), prior: Array(k).fill(1 / k),
+    mechanism: { kind: 'matrix', p_y_given_x: Array.from({ length: k }, (_, x) => Array.from({ length: k }, (_, y) => (x === y ? e : 1) / (e + k - 1))) },
+    claims: { ldp_x: eps },
+  };
+}
+
+test('bounds accumulate per attribute and the budget refuses with budget_exceeded', async () => {
+  const m = (await parseMechanism(krr(4, 1, 'k1'))).verify({});
+  const ledger = await openLedger({ origin: 'https://a.example', budget: { ldp: 2.5 }, storage: 'memory' });
+  assert.equal(ledger.storage, 'memory');
+  assert.deepEqual(await ledger.bound('age'), { releases: 0, ldp: 0, lip: 0 });
+  const r1 = await ledger.release('age', m, 'v2');
+  assert.equal(r1.bound.releases, 1);
+  assert.ok(Math.abs(r1.bound.ldp - 1) < 1e-12);
+  assert.ok(r1.bound.lip >= m.leakage().lip - 1e-12, 'one release: the Thm 4 bound covers its own LIP');
+  const r2 = await ledger.release('age', m, 'v2');
+  assert.ok(Math.abs(r2.bound.ldp - 2) < 1e-12);
+  assert.ok(r2.bound.lip > r1.bound.lip);
+  // A third release would make the LDP total 3 > 2.5.
+  await assert.rejects(ledger.release('age', m, 'v1'), (e) => e instanceof PrivliftError && e.code === 'budget_exceeded' && /2\.5/.test(e.message));
+  assert.equal((await ledger.releases('age')).length, 2, 'a refused release is not recorded');
+  // Another attribute has its own budget; another origin its own ledger.
+  await ledger.release('grade', m, 'v0');
+  const other = await openLedger({ origin: 'https://b.example', storage: 'memory' });
+  assert.equal((await other.releases()).length, 0);
+  const exported = await ledger.export();
+  assert.equal(exported.releases.length, 3);
+  assert.ok(exported.releases.every((r) => r.origin === 'https://a.example' && r.mechanismId === 'k1' && typeof r.time === 'string'));
+  await ledger.clear();
+  assert.equal((await ledger.releases()).length, 0);
+});
+
+test('memoised randomised response: same input, same output, no new leakage', async () => {
+  const m = (await parseMechanism(krr(8, 0.5, 'k8'))).verify({});
+  const ledger = await openLedger({ origin: 'https://c.example', budget: { ldp: 0.6 }, storage: 'memory' });
+  const first = await ledger.release('q', m, 'v3', { memoize: true });
+  for (let i = 0; i < 20; i++) {
+    const again = await ledger.release('q', m, 'v3', { memoize: true });
+    assert.equal(again.output, first.output);
+    assert.equal(again.memoized, true);
+  }
+  assert.equal((await ledger.releases('q')).length, 1);
+  // A different value is a new release, and the 0.6-nat budget refuses it.
+  await assert.rejects(ledger.release('q', m, 'v4', { memoize: true }), (e) => e.code === 'budget_exceeded');
+});
+
+test('bad arguments are coded errors', async () => {
+  await assert.rejects(openLedger({ storage: 'floppy' }), (e) => e.code === 'invalid_argument');
+  await assert.rejects(openLedger({ budget: { dp: 1 }, storage: 'memory' }), (e) => e.code === 'invalid_argument');
+  const ledger = await openLedger({ storage: 'memory' });
+  const m = (await parseMechanism(krr(2, 1, 'k2'))).verify({});
+  await assert.rejects(ledger.release('', m, 'v0'), (e) => e.code === 'invalid_argument');
+  await assert.rejects(ledger.release('a', m, 'v9'), (e) => e.code === 'unknown_value');
+});
