@@ -28,16 +28,16 @@ const fs = require('node:fs');
 const dir = process.argv[2];
 const prior = (f) => JSON.parse(fs.readFileSync(`data/priors/${f}`, 'utf8'));
 const index = { mechanisms: [
-  { file: 'grade-krr.json', title: 'Final grade (0–20), k-ary randomised response, ε-LDP',
+  { file: 'grade-krr.json', attribute: 'grade', title: 'Final grade (0–20), k-ary randomised response, ε-LDP',
     method: 'krr', param: 'epsilon', value: 1, min: 0.1, max: 5, request: { prior: prior('grade.json') } },
-  { file: 'grade-rr-lip.json', title: 'Final grade (0–20), prior-aware randomised response, ε-LIP',
+  { file: 'grade-rr-lip.json', attribute: 'grade', title: 'Final grade (0–20), prior-aware randomised response, ε-LIP',
     method: 'rr-lip', param: 'epsilon', value: 1, min: 0.1, max: 5, request: { prior: prior('grade.json') } },
-  { file: 'age-retired-krr.json', title: 'Age bracket; secret = retired? k-RR, ε-LDP',
+  { file: 'age-retired-krr.json', attribute: 'age', title: 'Age bracket; secret = retired? k-RR, ε-LDP',
     method: 'krr', param: 'epsilon', value: 1.5, min: 0.1, max: 5, request: { joint: prior('age-retired.json') } },
-  { file: 'age-retired-linear.json', title: 'Age bracket; secret = retired? linear reduction (Markov), α',
+  { file: 'age-retired-linear.json', attribute: 'age', title: 'Age bracket; secret = retired? linear reduction (Markov), α',
     method: 'linear-markov', param: 'alpha', value: 0.5, min: 0.05, max: 1, request: { joint: prior('age-retired.json') } },
-  { file: 'age-krr.json', title: 'Age bracket, k-RR ε = 1 (a static document)' },
-  { file: 'lying.json', title: 'A lying curator (claims ε = 1, uses ε = 3)' },
+  { file: 'age-krr.json', attribute: 'age', title: 'Age bracket, k-RR ε = 1 (a static document)' },
+  { file: 'lying.json', attribute: 'age', title: 'A lying curator (claims ε = 1, uses ε = 3)' },
 ] };
 fs.writeFileSync(`${dir}/index.json`, JSON.stringify(index, null, 1));
 JS

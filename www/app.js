@@ -3,11 +3,12 @@
 // privlift/design redesigns the mechanism in the browser when the slider moves.
 import { fetchMechanism, parseMechanism, PrivliftError } from './privlift/js/privlift.js';
 import { design } from './privlift/js/design.js';
+import { openLedger } from './privlift/js/ledger.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
   mechanism: null, entry: null, lastInput: null, lastOutput: null, receipt: null,
-  error: null, ready: false, utility: null, designs: 0,
+  error: null, ready: false, utility: null, designs: 0, ledger: null, lastRelease: null,
 };
 window.__privlift = state; // read by the end-to-end tests
 let index = [];
@@ -75,6 +76,7 @@ async function loadMechanism() {
   } catch (e) {
     refused(e);
   }
+  if (state.ledger) await showLedger();
   state.ready = true;
 }
 
@@ -104,11 +106,45 @@ async function redesign() {
   await run;
 }
 
-function perturb() {
+async function openMyLedger() {
+  const budget = Number($('budget').value);
+  state.ledger = await openLedger({ budget: Number.isFinite(budget) && budget >= 0 ? { ldp: budget } : {} });
+  await showLedger();
+}
+
+async function showLedger() {
+  const rows = await state.ledger.releases();
+  $('ledger').querySelector('tbody').replaceChildren(...rows.map((r) => {
+    const tr = document.createElement('tr');
+    for (const v of [new Date(r.time).toLocaleTimeString(), r.attribute, r.mechanismId, r.ldp_x.toFixed(3), r.lip.toFixed(3)]) {
+      tr.append(Object.assign(document.createElement('td'), { textContent: v }));
+    }
+    return tr;
+  }));
+  const attr = state.entry?.attribute;
+  if (attr) {
+    const b = await state.ledger.bound(attr);
+    state.ledgerBound = b;
+    $('ledger-bound').textContent = `Together, your ${b.releases} release(s) of “${attr}” leak at most ε = ${b.ldp.toFixed(3)} nats of LDP ` +
+      `and ε = ${b.lip.toFixed(3)} nats of LIP (composition, Jiang et al. Thm 4). Budget: ${state.ledger.budget.ldp ?? '∞'} nats.`;
+  }
+}
+
+async function perturb() {
   const m = state.mechanism;
   if (!m) return;
   const x = Number($('value').value);
-  showReceipt(x, m.perturb(x));
+  try {
+    const r = await state.ledger.release(state.entry.attribute ?? state.entry.file, m, x, { memoize: $('memoize').checked });
+    state.lastRelease = { output: r.output, memoized: r.memoized };
+    state.error = null;
+    showReceipt(x, r.output);
+    if (r.memoized) $('sent').append(' — the same as last time for this answer (memoised), so nothing more is revealed.');
+  } catch (e) {
+    state.error = { code: e.code, message: e.message };
+    $('sent').textContent = `Not sent: ${e.message} [${e.code}]`;
+  }
+  await showLedger();
 }
 
 function showReceipt(x, y) {
@@ -183,6 +219,9 @@ async function main() {
   $('mechanism').addEventListener('change', loadMechanism);
   $('cap').addEventListener('change', loadMechanism);
   $('perturb').addEventListener('click', perturb);
+  $('budget').addEventListener('change', openMyLedger);
+  $('clear-ledger').addEventListener('click', async () => { await state.ledger.clear(); await showLedger(); });
+  await openMyLedger();
   let timer = null;
   $('tune').addEventListener('input', () => {
     $('tune-value').textContent = Number($('tune').value).toFixed(2);

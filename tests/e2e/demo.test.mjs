@@ -163,3 +163,44 @@ test("the README's JavaScript example runs as written", async () => {
   assert.equal(receipt.mechanism_id, 'age-krr-eps1');
   assert.ok(logs.some((l) => l.startsWith('every lift stays in [')), logs.join('\n'));
 });
+
+test('the ledger: memoised outputs survive a reload, the total bound grows, the budget refuses', async () => {
+  await page.goto(base);
+  await page.waitForFunction(() => window.__privlift && window.__privlift.ready, null, { timeout: 20000 });
+  await page.click('#clear-ledger');
+  await choose('age-retired-krr.json');
+  await page.check('#memoize');
+  await page.selectOption('#value', '3');
+  const release = async () => {
+    await page.evaluate(() => { window.__privlift.lastRelease = null; });
+    await page.click('#perturb');
+    await page.waitForFunction(() => window.__privlift.lastRelease || window.__privlift.error, null, { timeout: 10000 });
+    return page.evaluate(() => ({ r: window.__privlift.lastRelease, e: window.__privlift.error }));
+  };
+  const first = await release();
+  assert.equal(first.r.memoized, false);
+  const outputs = new Set();
+  for (let reload = 0; reload < 3; reload++) {
+    await page.reload();
+    await page.waitForFunction(() => window.__privlift && window.__privlift.ready, null, { timeout: 20000 });
+    await choose('age-retired-krr.json');
+    await page.check('#memoize');
+    await page.selectOption('#value', '3');
+    const again = await release();
+    assert.equal(again.r.memoized, true);
+    outputs.add(again.r.output);
+  }
+  assert.deepEqual([...outputs], [first.r.output], 'identical output across reloads');
+  const rows = await page.$$eval('#ledger tbody tr', (trs) => trs.length);
+  assert.equal(rows, 1, 'memoised repeats add no release');
+  // Without memoisation every release counts; a 2-nat budget stops the second 1.5-nat one.
+  await page.uncheck('#memoize');
+  await page.fill('#budget', '2');
+  await page.dispatchEvent('#budget', 'change');
+  await page.waitForFunction(() => window.__privlift.ledger.budget.ldp === 2);
+  const refused = await release();
+  assert.equal(refused.e.code, 'budget_exceeded');
+  assert.match(await page.textContent('#sent'), /budget_exceeded/);
+  assert.match(await page.textContent('#ledger-bound'), /1 release/);
+  await page.screenshot({ path: join(shots, 'ledger-budget.png'), fullPage: true });
+});
