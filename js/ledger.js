@@ -10,7 +10,8 @@
 //   LDP: basic composition, Σ ε_k (ε_k = the audited LDP w.r.t. X of release k);
 //   LIP: Jiang et al. Thm 4, ln(Pmin + e^{Σ_k min(2ε_k, ln((e^{ε_k} − 1 + Pmin)/Pmin))}(1 − Pmin)),
 //        with ε_k the audited LIP of release k and Pmin the smallest prior mass any of the
-//        attribute's mechanisms declares (the bound grows as Pmin shrinks, so this is safe).
+//        attribute's mechanisms declares (the bound grows as Pmin shrinks, so this is safe);
+//        capped by the LDP total (ε-LDP implies ε-LIP) and, for one release, by its own LIP.
 
 import * as raw from '../pkg/privlift.js';
 import { init, PrivliftError } from './privlift.js';
@@ -160,7 +161,10 @@ export class Ledger {
     const pmin = Math.min(...recs.map((r) => r.pmin));
     try {
       const ldp = raw.composeLdp(Float64Array.from(recs.map((r) => r.ldp_x)));
-      const lip = raw.composeLip(Float64Array.from(recs.map((r) => Math.min(r.lip, r.ldp_x))), pmin);
+      const thm4 = raw.composeLip(Float64Array.from(recs.map((r) => Math.min(r.lip, r.ldp_x))), pmin);
+      // Each of these bounds the joint LIP, so their minimum does: Thm 4; the LDP total
+      // (ε-LDP implies ε-LIP); and for a single release, its own audited LIP.
+      const lip = Math.min(thm4, ldp, recs.length === 1 ? recs[0].lip : Infinity);
       return { releases: recs.length, ldp, lip };
     } catch (e) {
       throw new PrivliftError(e.code ?? 'invalid_argument', e.message, { cause: e });

@@ -10,6 +10,12 @@
 //! | binary RR for P_X(1) ∈ [a,b] | [`rr::rr_lip_interval`] | `bp_lip` over {a, b} |
 //! | BP-LIP RR (LP) | [`rr::rr_bp_lip`] | `bp_lip` over the set |
 //! | linear reduction (Markov / TV / distance) | [`linear`] | audited `ldp`, `lip` w.r.t. S |
+//! | ORR, optimal ε-LIP w.r.t. S (vertex LP) | [`orr::orr_lip`] | `lip = ε` |
+//! | AORR, optimal (εl, εu)-ALIP w.r.t. S | [`orr::aorr`] | `alip = {εl, εu}` |
+//! | watchdog, complete merging (LIP/ALIP/LDP) | [`watchdog::watchdog`] | the notion's budget |
+//! | watchdog, subset merging (Algorithm 1) | [`watchdog::subset_merging`] | the notion's budget |
+//! | subset random response (Algorithm 2) | [`srr::srr`] | `lip` or `alip` |
+//! | vertex enumeration of the lift polytope | [`vertex::LiftPolytope`] | — |
 //!
 //! # LP solver
 //! LPs are solved with `microlp` 0.7: pure Rust, builds for wasm32, a revised simplex
@@ -23,12 +29,17 @@
 //! either check is an error (`design_failed`), never a document.
 
 pub mod estimate;
+pub mod lift;
 pub mod linear;
 mod lp;
+pub mod orr;
 pub mod oue;
 pub mod request;
 pub mod rr;
+pub mod srr;
 pub mod utility;
+pub mod vertex;
+pub mod watchdog;
 
 use alloc::string::String;
 use alloc::vec::Vec;
