@@ -17,6 +17,7 @@ mod bound;
 mod design;
 mod estimate;
 mod files;
+mod receipt;
 mod serve;
 
 use std::io::Write;
@@ -37,6 +38,7 @@ Usage:
   privlift bound compose --prior P.json --matrix M1.json [--matrix M2.json ...]
   privlift bound transfer --p1 P1.json --p2 P2.json --matrix M.json --epsilon E
                           [--samples N --beta B]
+  privlift receipt SPEC.json (--output Y | --bits 0101...)
   privlift serve [--dir DIR] [--port PORT] [--host HOST] [--public]
   privlift help | --help | -h
   privlift --version | -V
@@ -70,6 +72,10 @@ Commands:
                               --samples/--beta): Cor 7's gap when P1 is the
                               empirical prior of N samples, w.p. 1 - B
             E >= 0 (nats); P in (0, 1] ([0, 1] for ldp-to-lip); B in (0, 1).
+  receipt   Verify SPEC.json as a client would (claims, exact sampler) and print
+            the receipt of the released output Y (label or index; --bits for a
+            unary encoding): every secret's prior, posterior and lift, and the
+            claimed bounds e^-eps_l, e^eps_u.
   serve     Serve DIR (default `www`) over HTTP/1.1 on HOST:PORT (default
             127.0.0.1:8080; `--port 0` picks a free port). A non-loopback HOST
             needs `--public`. Prints one line
@@ -178,6 +184,7 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "bound" => bound::run(rest),
         "design" => design::run(rest),
         "estimate" => estimate::run(rest),
+        "receipt" => receipt::run(rest),
         "serve" => serve::run(rest),
         "help" | "--help" | "-h" => print_stdout(HELP),
         "--version" | "-V" | "version" => print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION"))),
