@@ -19,7 +19,8 @@ const requests = {
 };
 
 test('every method designs a document that the client verifies', async () => {
-  assert.deepEqual((await designMethods()).sort(), Object.keys(requests).sort());
+  const methods = await designMethods();
+  for (const m of Object.keys(requests)) assert.ok(methods.includes(m), `designMethods() lists ${m}`);
   for (const [method, req] of Object.entries(requests)) {
     const json = await design(method, req);
     const doc = await parseMechanism(json);
