@@ -175,23 +175,52 @@ fn dinkelbach(c: f64, u: &[f64], v: &[f64], maximise: bool) -> f64 {
     lambda
 }
 
-/// The lift l(s, y) of a released bit vector `bits` (receipts), for p, q ∈ (0,1).
-pub fn unary_lift(p_sx: &Matrix, q01: f64, q10: f64, s: usize, bits: &[bool]) -> f64 {
+/// The lift l(s, y) of a released bit vector `bits` (receipts); `None` when the bit
+/// vector cannot be released at all (P(y) = 0).
+///
+/// For p, q ∈ (0, 1) this is the ratio of affine functions of the module docs. When a
+/// flip probability is 0 or 1 some bit patterns are impossible and the likelihood ratios
+/// a(b) are infinite, so the likelihoods P(y|x) = Π_j P(y_j | j = x) are computed
+/// directly (O(|X|²), only in that degenerate case).
+pub fn unary_lift(p_sx: &Matrix, q01: f64, q10: f64, s: usize, bits: &[bool]) -> Option<f64> {
     let (p, q) = (1.0 - q10, q01);
-    if p == q {
-        return 1.0;
-    }
-    let c = (p / q) / ((1.0 - p) / (1.0 - q)) - 1.0;
     let prior = p_sx.col_sums();
     let ps: f64 = p_sx.row(s).iter().sum();
-    let (mut nu, mut de) = (1.0, 1.0);
-    for (x, &b) in bits.iter().enumerate() {
-        if b {
-            nu += c * p_sx.get(s, x) / ps;
-            de += c * prior[x];
-        }
+    if p == q {
+        // The report does not depend on x; it is possible iff every bit is.
+        let possible = bits.iter().all(|&b| if b { q > 0.0 } else { q < 1.0 });
+        return possible.then_some(1.0);
     }
-    nu / de
+    if p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0 {
+        let c = (p / q) / ((1.0 - p) / (1.0 - q)) - 1.0;
+        let (mut nu, mut de) = (1.0, 1.0);
+        for (x, &b) in bits.iter().enumerate() {
+            if b {
+                nu += c * p_sx.get(s, x) / ps;
+                de += c * prior[x];
+            }
+        }
+        return Some(nu / de);
+    }
+    let likelihood = |x: usize| -> f64 {
+        bits.iter()
+            .enumerate()
+            .map(|(j, &b)| {
+                let one = if j == x { p } else { q };
+                if b { one } else { 1.0 - one }
+            })
+            .product()
+    };
+    let (mut nu, mut de) = (0.0, 0.0);
+    for (x, &px) in prior.iter().enumerate() {
+        if px == 0.0 {
+            continue;
+        }
+        let l = likelihood(x);
+        nu += p_sx.get(s, x) / ps * l;
+        de += px * l;
+    }
+    (de > 0.0).then(|| nu / de)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::VerifiedMechanism;
 use crate::error::{Error, Result};
+use crate::spec::MechanismKind;
 
 /// One secret value's row of a receipt.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -31,7 +32,8 @@ pub struct Receipt {
     /// bit j first for input label j).
     pub output: String,
     pub entries: Vec<ReceiptEntry>,
-    /// e^{−εl}: no lift can fall below this (from the tightest verified claim).
+    /// e^{−εl}: no lift can fall below this (from the tightest verified claim, widened by
+    /// the verification tolerance: ε·(1 + 1e-9) + 1e-12).
     pub min_lift_bound: f64,
     /// e^{εu}: no lift can exceed this.
     pub max_lift_bound: f64,
@@ -75,29 +77,34 @@ impl Receipt {
     pub(crate) fn for_bits(m: &VerifiedMechanism, (q01, q10): (f64, f64), bits: &[bool]) -> Result<Self> {
         let doc = m.document();
         let p_sx = doc.p_sx();
-        let entries = (0..p_sx.rows())
-            .map(|s| {
-                let prior: f64 = p_sx.row(s).iter().sum();
-                if prior > 0.0 {
-                    let lift = crate::leakage::unary_lift(p_sx, q01, q10, s, bits);
-                    entry(m, s, prior, lift * prior, lift)
-                } else {
-                    entry(m, s, 0.0, 0.0, 0.0)
-                }
-            })
-            .collect();
+        let mut entries = Vec::with_capacity(p_sx.rows());
+        for s in 0..p_sx.rows() {
+            let prior: f64 = p_sx.row(s).iter().sum();
+            if prior > 0.0 {
+                let Some(lift) = crate::leakage::unary_lift(p_sx, q01, q10, s, bits) else {
+                    return Err(Error::UnknownOutput { value: "this bit vector (this mechanism never releases it)".into() });
+                };
+                entries.push(entry(m, s, prior, lift * prior, lift));
+            } else {
+                entries.push(entry(m, s, 0.0, 0.0, 0.0));
+            }
+        }
         let label: String = bits.iter().map(|&b| if b { '1' } else { '0' }).collect();
         Ok(Self::with_bounds(m, None, label, entries))
     }
 
     fn with_bounds(m: &VerifiedMechanism, y: Option<usize>, output: String, entries: Vec<ReceiptEntry>) -> Self {
-        // Every verified claim bounds the lift: ε-LDP (w.r.t. X or S) and ε-LIP give
-        // εl, εu ≤ ε (Jiang et al. Sec. II-C: ε-LDP implies ε-LIP); ALIP gives each side.
+        // Every verified claim bounds the lift: ε-LDP (w.r.t. S, or w.r.t. X for a Markov
+        // mechanism, by the linkage inequality) and ε-LIP give εl, εu ≤ ε (Jiang et al.
+        // Sec. II-C: ε-LDP implies ε-LIP); ALIP gives each side. LDP w.r.t. X says nothing
+        // about S for a non-Markov (per-secret) mechanism, so it is not used there.
         let doc = m.document();
         let c = doc.claims();
+        let non_markov = matches!(doc.mechanism(), MechanismKind::PerSecret { markov: None, .. });
+        let ldp_x = if non_markov { None } else { c.ldp_x };
         let mut eps_l = f64::INFINITY;
         let mut eps_u = f64::INFINITY;
-        for e in [c.ldp, c.ldp_x, c.lip].into_iter().flatten() {
+        for e in [c.ldp, ldp_x, c.lip].into_iter().flatten() {
             eps_l = eps_l.min(e);
             eps_u = eps_u.min(e);
         }
@@ -115,13 +122,16 @@ impl Receipt {
             }
         }
         let leak = m.leakage();
+        // Verification accepted each claim up to its tolerance (crate::verify), so the
+        // guaranteed bounds are the claims widened by that same tolerance, rounded out.
+        let widen = |e: f64| crate::numeric::next_up(e * (1.0 + crate::verify::REL_TOLERANCE) + crate::verify::ABS_TOLERANCE);
         Receipt {
             mechanism_id: doc.id().into(),
             output_index: y,
             output,
             entries,
-            min_lift_bound: libm::exp(-eps_l),
-            max_lift_bound: libm::exp(eps_u),
+            min_lift_bound: crate::numeric::next_down(libm::exp(-widen(eps_l))),
+            max_lift_bound: crate::numeric::next_up(libm::exp(widen(eps_u))),
             eps_l,
             eps_u,
             audited_eps_l: leak.alip.eps_l,
