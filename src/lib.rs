@@ -34,6 +34,7 @@
 extern crate alloc;
 
 pub mod accounting;
+pub mod continuous;
 #[cfg(feature = "design")]
 pub mod design;
 pub mod error;

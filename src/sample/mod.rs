@@ -1,6 +1,7 @@
 //! Exact samplers: [`alias`] for categorical channels, [`unary`] for unary encoding.
 
 pub mod alias;
+pub mod discrete;
 pub mod unary;
 
 pub use alias::{AliasTable, ChannelSampler};

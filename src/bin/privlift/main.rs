@@ -3,6 +3,7 @@
 //! * `privlift audit` prints the leakage audit of a mechanism as one JSON object;
 //! * `privlift bound` prints an accounting bound (LIP ↔ LDP, composition, transfer);
 //! * `privlift design` designs a mechanism and prints its (audited) document;
+//! * `privlift gaussian`, `laplace`, `sampling` calibrate the continuous-data mechanisms;
 //! * `privlift estimate` estimates the input histogram from the counts of the reports;
 //! * `privlift serve` serves a directory over HTTP/1.1 on loopback (browser demo, tests).
 //!
@@ -14,6 +15,7 @@
 mod args;
 mod audit;
 mod bound;
+mod continuous;
 mod design;
 mod estimate;
 mod files;
@@ -30,7 +32,8 @@ Usage:
   privlift audit SPEC.json [--alpha-order A]
   privlift audit --matrix M.json (--prior P.json | --joint J.json) [--alpha-order A]
   privlift design METHOD [--prior P.json | --joint J.json | --priors PS.json]
-                  [--epsilon E] [--alpha A] [--a A --b B] [--distortion D.json] [--id ID]
+                  [--epsilon E] [--alpha A] [--a A --b B] [--distortion D.json]
+                  [--eps-l EL --eps-u EU] [--notion NOTION] [--alpha-order K] [--id ID]
   privlift estimate --spec SPEC.json --counts C.json [--project]
   privlift bound lip-to-ldp --epsilon E --pmin P
   privlift bound ldp-to-lip --epsilon E --pmin P
@@ -39,6 +42,12 @@ Usage:
   privlift bound transfer --p1 P1.json --p2 P2.json --matrix M.json --epsilon E
                           [--samples N --beta B]
   privlift receipt SPEC.json (--output Y | --bits 0101...)
+  privlift gaussian delta --epsilon E --sigma-n S --x X --mean M --sd SX
+  privlift gaussian sigma --epsilon E --delta D --x X --mean M --sd SX
+  privlift gaussian analytic --epsilon E --sigma S --sensitivity D
+  privlift gaussian e-divergence --gamma G --mean1 M1 --sd1 S1 --mean2 M2 --sd2 S2
+  privlift laplace lip --prior P.json --epsilon E
+  privlift sampling --epsilon E --delta D
   privlift serve [--dir DIR] [--port PORT] [--host HOST] [--public]
   privlift help | --help | -h
   privlift --version | -V
@@ -76,6 +85,22 @@ Commands:
             the receipt of the released output Y (label or index; --bits for a
             unary encoding): every secret's prior, posterior and lift, and the
             claimed bounds e^-eps_l, e^eps_u.
+  gaussian  Continuous data, Gaussian noise Y = x + N(0, S^2) under the prior
+            X ~ N(M, SX^2) (Jiang et al. Sec. IV-C; (E, D)-LIP as in their
+            definition (3)), one JSON object each:
+            delta         {\"delta\", \"e_y_given_x_vs_y\", \"e_y_vs_y_given_x\"}:
+                          the delta a user with value X gets (Thm 5 at X) and
+                          the two E-divergences E_{e^E}(f_Y|x || f_Y), E_{e^E}(f_Y || f_Y|x)
+            sigma         {\"sigma_n\"}: the smallest S giving delta <= D at X (Cor 10)
+            analytic      {\"delta\", \"vanilla_bound\"}: E-LDP baselines for
+                          sensitivity D: Balle-Wang's exact delta (eq 24) and
+                          1.25 exp(-E^2 S^2 / 2 D^2)
+            e-divergence  {\"e\"}: E_G(N(M1, S1^2) || N(M2, S2^2)) (Lemma 4)
+  laplace   lip: Laplace noise under a discrete prior whose labels are the numeric
+            values: {\"b_ldp\", \"b_lip\", \"lip\"}: the scales for E-LDP and
+            E-LIP (eq 25, without its switch) and the exact LIP of b_lip
+  sampling  {\"lambda\"}: the largest release probability of the sampling
+            mechanism that is (E, D)-LIP (Prop 2, shown tight)
   serve     Serve DIR (default `www`) over HTTP/1.1 on HOST:PORT (default
             127.0.0.1:8080; `--port 0` picks a free port). A non-loopback HOST
             needs `--public`. Prints one line
@@ -93,7 +118,19 @@ Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE
   linear-tv        --joint J.json --alpha A   linear reduction, optimal for TV
   linear-distance  --joint J.json --alpha A [--distortion D.json]
                    linear reduction, optimal for expected distortion
-  E > 0 (nats); A in (0, 1]; 0 <= A <= B <= 1 for --a/--b.
+  orr-lip          (--prior | --joint) --epsilon E   optimal E-LIP w.r.t. S (ORR), lip = E
+  orr-alip         (--prior | --joint) --eps-l EL --eps-u EU
+                   optimal (EL, EU)-ALIP w.r.t. S (AORR), claims alip
+  orr-ldp          (--prior | --joint) --epsilon E   optimal E-LDP w.r.t. S, ldp = E
+  watchdog         (--prior | --joint) BUDGET   watchdog, complete merging
+  subset-merging   (--prior | --joint) BUDGET   watchdog, subset merging (Alg. 1)
+  srr              (--prior | --joint) BUDGET   subset random response (Alg. 2; lip, alip)
+  BUDGET: [--notion lip|alip|ldp] with --epsilon E (lip, ldp) or --eps-l EL --eps-u EU
+  (alip; the default notion when they are given, else lip). These print `groups`
+  and `low_risk` (input indices) in `utility`; the vertex methods (orr-*, srr)
+  report progress on stderr and refuse, suggesting srr, a size that would take
+  too long. Ctrl-C cancels.
+  E, EL, EU > 0 (nats); A in (0, 1]; 0 <= A <= B <= 1 for --a/--b.
 
 Files:
   SPEC.json  a mechanism document (format \"privlift-mechanism\", version 1)
@@ -185,12 +222,16 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "design" => design::run(rest),
         "estimate" => estimate::run(rest),
         "receipt" => receipt::run(rest),
+        "gaussian" => continuous::gaussian(rest),
+        "laplace" => continuous::laplace(rest),
+        "sampling" => continuous::sampling(rest),
         "serve" => serve::run(rest),
         "help" | "--help" | "-h" => print_stdout(HELP),
         "--version" | "-V" | "version" => print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION"))),
         other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
         other => Err(CliError::usage(format!(
-            "unknown command `{other}` (expected `audit`, `bound`, `design`, `estimate`, `serve` or `help`)"
+            "unknown command `{other}` (expected `audit`, `bound`, `design`, `estimate`, `gaussian`, `laplace`, \
+             `receipt`, `sampling`, `serve` or `help`)"
         ))),
     }
 }
