@@ -2,7 +2,7 @@
 // Screenshots of each state go to test-output/e2e/.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,14 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
     receipt.entries.forEach((e, i) => {
       assert.ok(Math.abs(e.lift - lifts[i]) < 1e-9, `${file} lift ${i}: ${e.lift} vs ${lifts[i]}`);
       assert.ok(e.lift <= receipt.max_lift_bound && e.lift >= receipt.min_lift_bound);
+    });
+    // The same receipt computed natively by the Rust core (`privlift receipt`).
+    const native = JSON.parse(execFileSync(join(root, 'target/release/privlift'),
+      ['receipt', join(root, 'target/site/mechanisms', file), '--output', String(lastOutput)], { encoding: 'utf8' }));
+    assert.equal(native.output, receipt.output);
+    assert.equal(native.max_lift_bound, receipt.max_lift_bound);
+    receipt.entries.forEach((e, i) => {
+      for (const f of ['prior', 'posterior', 'lift']) assert.equal(e[f], native.entries[i][f], `${file} ${f} of ${e.secret}`);
     });
     const rows = await page.$$eval('#receipt tbody tr', (trs) => trs.length);
     assert.equal(rows, lifts.length);
