@@ -487,3 +487,130 @@ fn estimate_of_a_non_markov_design_uses_the_induced_channel() {
     assert_close(&floats(&out["estimate"]), &want.estimate);
     assert_eq!(out["labels"], json!(["A", "B", "C"]));
 }
+
+/// A joint with |S| = 2, |X| = 4 where x0 and x3 are high-risk at ε = 0.5 (their own
+/// lifts break it) and x1, x2 are not.
+const LIFT_JOINT: &str = r#"{"secret_labels": ["pass", "fail"], "labels": ["A", "B", "C", "D"],
+    "p_sx": [[0.2, 0.15, 0.1, 0.05], [0.05, 0.1, 0.1, 0.25]]}"#;
+
+/// The partition printed by the watchdog family: `low_risk` and the `groups` cover every
+/// input exactly once, and each group is one output.
+fn assert_partition(name: &str, doc: &Value, nx: u64) {
+    let u = &doc["utility"];
+    let low: Vec<u64> = u["low_risk"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name}: no low_risk"))
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let groups = u["groups"].as_array().unwrap_or_else(|| panic!("{name}: no groups"));
+    let mut all: Vec<u64> =
+        groups.iter().flat_map(|g| g.as_array().unwrap().iter().map(|v| v.as_u64().unwrap())).collect();
+    all.extend(&low);
+    all.sort_unstable();
+    assert_eq!(all, (0..nx).collect::<Vec<_>>(), "{name}: {u}");
+}
+
+#[test]
+fn lift_methods_design_documents_whose_claims_hold() {
+    let dir = TempDir::new();
+    let j = dir.write("lj.json", LIFT_JOINT);
+    let i = dir.inputs();
+    let cases: &[(&str, &[&str], Value)] = &[
+        ("orr-lip", &["--epsilon", "0.5"], json!({"lip": 0.5})),
+        ("orr-alip", &["--eps-l", "0.7", "--eps-u", "0.4"], json!({"alip": {"eps_l": 0.7, "eps_u": 0.4}})),
+        ("orr-ldp", &["--epsilon", "1"], json!({"ldp": 1.0})),
+        ("watchdog", &["--epsilon", "0.5"], json!({"lip": 0.5})),
+        ("watchdog", &["--notion", "ldp", "--epsilon", "1"], json!({"ldp": 1.0})),
+        ("watchdog", &["--eps-l", "0.7", "--eps-u", "0.4"], json!({"alip": {"eps_l": 0.7, "eps_u": 0.4}})),
+        ("subset-merging", &["--notion", "lip", "--epsilon", "0.5"], json!({"lip": 0.5})),
+        ("subset-merging", &["--notion", "ldp", "--epsilon", "1"], json!({"ldp": 1.0})),
+        (
+            "subset-merging",
+            &["--notion", "alip", "--eps-l", "0.7", "--eps-u", "0.4"],
+            json!({"alip": {"eps_l": 0.7, "eps_u": 0.4}}),
+        ),
+        ("srr", &["--epsilon", "0.5"], json!({"lip": 0.5})),
+        ("srr", &["--eps-l", "0.7", "--eps-u", "0.4"], json!({"alip": {"eps_l": 0.7, "eps_u": 0.4}})),
+    ];
+    let mut mi = std::collections::BTreeMap::new();
+    for (k, (method, flags, claims)) in cases.iter().enumerate() {
+        let mut args = vec![*method, "--joint", &j];
+        args.extend_from_slice(flags);
+        let name = format!("{method} {flags:?}");
+        let (doc, _) = design_and_audit(&dir, &format!("lift{k}.json"), &args);
+        let (m, n) = (num(&doc["utility"]["mi_xy"]), num(&doc["utility"]["nmi"]));
+        assert!(m > 0.0 && n > 0.0 && n <= 1.0, "{name}: mi_xy {m}, nmi {n}");
+        assert_eq!(&doc["claims"], claims, "{name}");
+        assert_eq!(doc["secret"]["labels"], json!(["pass", "fail"]), "{name}");
+        if !method.starts_with("orr-") {
+            assert_partition(&name, &doc, 4);
+        }
+        mi.insert(format!("{method}{}", flags.join(" ")), num(&doc["utility"]["mi_xy"]));
+    }
+    // Default ids, and the ordering ORR ≥ SRR ≥ subset merging ≥ watchdog at ε = 0.5.
+    let doc = run(&["design", "orr-alip", "--joint", &j, "--eps-l", "0.7", "--eps-u", "0.4"]).json();
+    assert_eq!(doc["id"], json!("orr-alip-eps0.7-0.4"));
+    let doc = run(&["design", "subset-merging", "--joint", &j, "--notion", "ldp", "--epsilon", "1"]).json();
+    assert_eq!(doc["id"], json!("subset-merging-ldp-eps1"));
+    let m = |k: &str| mi[k];
+    assert!(m("orr-lip--epsilon 0.5") >= m("srr--epsilon 0.5") - 1e-12);
+    assert!(m("srr--epsilon 0.5") >= m("subset-merging--notion lip --epsilon 0.5") - 1e-12);
+    assert!(m("subset-merging--notion lip --epsilon 0.5") >= m("watchdog--epsilon 0.5") - 1e-12);
+    assert!(m("orr-ldp--epsilon 1") >= m("subset-merging--notion ldp --epsilon 1") - 1e-12);
+    // A prior (S = X) works too.
+    design_and_audit(&dir, "orr-prior.json", &["orr-lip", "--prior", &i.prior, "--epsilon", "1"]);
+    // On a larger alphabet the vertex methods say what they do on stderr (small ones
+    // are quiet).
+    assert!(run(&["design", "orr-lip", "--joint", &j, "--epsilon", "0.5"]).stderr.is_empty());
+    let p12 = dir.write("p12.json", &json!({ "p": vec![1.0 / 12.0; 12] }).to_string());
+    let out = run(&["design", "orr-lip", "--prior", &p12, "--epsilon", "2"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("vertex enumeration") && out.stderr.contains("vertices"), "{}", out.stderr);
+}
+
+#[test]
+fn lift_method_errors() {
+    let dir = TempDir::new();
+    let j = dir.write("lj.json", LIFT_JOINT);
+    // Usage errors (exit 2): a missing required budget of the fixed-notion methods.
+    for (argv, needles) in [
+        (vec!["design", "orr-lip", "--joint", &j], vec!["--epsilon", "orr-lip"]),
+        (vec!["design", "orr-alip", "--joint", &j, "--eps-l", "1"], vec!["--eps-u", "orr-alip"]),
+        (vec!["design", "orr-lip", "--joint", &j, "--epsilon", "1", "--notion", "ldp"], vec!["--notion"]),
+        (vec!["design", "srr", "--epsilon", "1"], vec!["--prior", "--joint"]),
+    ] {
+        let out = run(&argv);
+        let err = out.fails("invalid_argument", 2);
+        for n in needles {
+            assert!(err.contains(n), "{argv:?}: {err}");
+        }
+    }
+    // Library errors (exit 1): budgets that do not fit the notion, unknown notions.
+    for (argv, needles) in [
+        (vec!["design", "watchdog", "--joint", &j, "--notion", "alip", "--epsilon", "1"], vec!["eps_l"]),
+        (vec!["design", "watchdog", "--joint", &j, "--notion", "ldp", "--eps-l", "1", "--eps-u", "1"], vec!["epsilon"]),
+        (vec!["design", "watchdog", "--joint", &j, "--notion", "nope", "--epsilon", "1"], vec!["nope", "ldp"]),
+        (vec!["design", "subset-merging", "--joint", &j], vec!["epsilon"]),
+        (vec!["design", "srr", "--joint", &j, "--notion", "ldp", "--epsilon", "1"], vec!["ldp"]),
+        (vec!["design", "orr-lip", "--joint", &j, "--epsilon", "-1"], vec!["epsilon"]),
+    ] {
+        let out = run(&argv);
+        let err = out.fails("invalid_argument", 1);
+        for n in needles {
+            assert!(err.contains(n), "{argv:?}: {err}");
+        }
+    }
+    // No private watchdog: `infeasible`.
+    let bad = dir.write("nw.json", r#"{"p_sx": [[0.05, 0.05, 0.45], [0.0, 0.0, 0.45]]}"#);
+    run(&["design", "watchdog", "--joint", &bad, "--epsilon", "0.5"]).fails("infeasible", 1);
+    // A size that would take too long is refused at once, pointing to SRR.
+    let n = 40;
+    let p = dir.write("big.json", &json!({ "p": vec![1.0 / n as f64; n] }).to_string());
+    let t = std::time::Instant::now();
+    let out = run(&["design", "orr-lip", "--prior", &p, "--epsilon", "0.1"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let err = out.stderr.lines().find(|l| l.contains("error[")).unwrap_or_default().to_string();
+    assert!(err.starts_with("privlift: error[invalid_argument]") && err.contains("srr"), "{err}");
+    assert!(t.elapsed().as_secs() < 20, "refusal took {:?}", t.elapsed());
+}

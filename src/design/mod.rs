@@ -12,6 +12,7 @@
 //! | linear reduction (Markov / TV / distance) | [`linear`] | audited `ldp`, `lip` w.r.t. S |
 //! | ORR, optimal ε-LIP w.r.t. S (vertex LP) | [`orr::orr_lip`] | `lip = ε` |
 //! | AORR, optimal (εl, εu)-ALIP w.r.t. S | [`orr::aorr`] | `alip = {εl, εu}` |
+//! | optimal ε-LDP w.r.t. S (Thm 1, over columns) | [`optimal_ldp::optimal_ldp`] | `ldp = ε` |
 //! | watchdog, complete merging (LIP/ALIP/LDP) | [`watchdog::watchdog`] | the notion's budget |
 //! | watchdog, subset merging (Algorithm 1) | [`watchdog::subset_merging`] | the notion's budget |
 //! | subset random response (Algorithm 2) | [`srr::srr`] | `lip` or `alip` |
@@ -32,6 +33,7 @@ pub mod estimate;
 pub mod lift;
 pub mod linear;
 mod lp;
+pub mod optimal_ldp;
 pub mod orr;
 pub mod oue;
 pub mod request;

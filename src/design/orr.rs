@@ -55,6 +55,18 @@ pub fn optimal_response(view: &JointView, subset: &[usize], ln_lo: f64, ln_hi: f
     if vs.is_empty() {
         return Err(Error::Infeasible { reason: "the lift polytope is empty".into() });
     }
+    response_over_vertices(view, subset, vs)
+}
+
+/// LP (22) over a given set of candidate columns `vs` (over `subset`, each a point of
+/// the notion's polytope, containing all its vertices): min Σ q_v H(v) s.t.
+/// Σ q_v v = P_X on the subset, with the masses re-solved as in [`optimal_response`].
+/// Shared by ORR/AORR and the optimal ε-LDP design ([`super::optimal_ldp`]).
+///
+/// # Errors
+/// `infeasible` if P_X on the subset is not in the cone of `vs`; `design_failed` on
+/// solver trouble.
+pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec<Vec<f64>>) -> Result<Response> {
     let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
     let mut lp = Lp::minimise();
     let vars: Vec<usize> = vs.iter().map(|v| lp.var(entropy(v))).collect();

@@ -6,7 +6,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Deserialize;
 
-use super::{default_id, linear, oue, rr, Source};
+use super::lift::Notion;
+use super::{default_id, linear, optimal_ldp, orr, oue, rr, srr, watchdog, Source};
 use crate::error::Error;
 use crate::spec::{
     check_distribution, matrix_check_entries, Alphabet, Document, LabelJson, Matrix, MAX_PRIORS, MAX_SYMBOLS,
@@ -140,8 +141,146 @@ pub fn load_distortion(f: DistortionFile) -> Result<Matrix, Error> {
 }
 
 /// Every design method, by the name the CLI and the JS binding use.
-pub const METHODS: [&str; 8] =
-    ["krr", "oue", "rr-lip", "rr-lip-interval", "rr-bp-lip", "linear-markov", "linear-tv", "linear-distance"];
+pub const METHODS: [&str; 14] = [
+    "krr",
+    "oue",
+    "rr-lip",
+    "rr-lip-interval",
+    "rr-bp-lip",
+    "linear-markov",
+    "linear-tv",
+    "linear-distance",
+    "orr-lip",
+    "orr-alip",
+    "orr-ldp",
+    "watchdog",
+    "subset-merging",
+    "srr",
+];
+
+/// The methods that protect a secret S by a lift notion ([`lift_design`]): they take a
+/// prior or a joint and the budgets of [`Budget`].
+pub const LIFT_METHODS: [&str; 6] = ["orr-lip", "orr-alip", "orr-ldp", "watchdog", "subset-merging", "srr"];
+
+/// The budget of a lift-notion design: `epsilon` (LIP, LDP) or `eps_l`, `eps_u` (ALIP),
+/// the notion by name (`lip`, `alip`, `ldp`) and the α of the α-lift notions.
+#[derive(Debug, Clone, Default)]
+pub struct Budget {
+    pub epsilon: Option<f64>,
+    pub eps_l: Option<f64>,
+    pub eps_u: Option<f64>,
+    pub notion: Option<String>,
+    pub alpha_order: Option<f64>,
+}
+
+/// The notions [`Budget::notion`] accepts.
+pub const NOTIONS: [&str; 3] = ["lip", "alip", "ldp"];
+
+impl Budget {
+    /// The notion `method` designs for. `orr-lip` is LIP and `orr-alip` ALIP whatever
+    /// `notion` says (a conflicting `notion` is refused); the watchdog family reads
+    /// `notion`, by default `alip` when `eps_l`/`eps_u` are given and `lip` otherwise.
+    ///
+    /// # Errors
+    /// `invalid_argument` for an unknown notion, a missing budget, or a budget the
+    /// notion does not take (`epsilon` with `eps_l`, `eps_u` for ALIP, …).
+    pub fn notion(&self, method: &str) -> Result<Notion, Error> {
+        let fixed = match method {
+            "orr-lip" => Some("lip"),
+            "orr-alip" => Some("alip"),
+            "orr-ldp" => Some("ldp"),
+            _ => None,
+        };
+        let name = match (fixed, self.notion.as_deref()) {
+            (Some(f), Some(n)) if f != n => {
+                return Err(Error::InvalidArgument {
+                    name: "notion".into(),
+                    reason: alloc::format!("design method `{method}` is for `{f}`, not `{n}`"),
+                })
+            }
+            (Some(f), _) => f,
+            (None, Some(n)) => n,
+            (None, None) if self.eps_l.is_some() || self.eps_u.is_some() => "alip",
+            (None, None) => "lip",
+        };
+        let asym = self.eps_l.is_some() || self.eps_u.is_some();
+        let two = |m: &str| -> Result<(f64, f64), Error> {
+            if self.epsilon.is_some() {
+                return Err(Error::InvalidArgument {
+                    name: "epsilon".into(),
+                    reason: alloc::format!("`{m}` takes `eps_l` and `eps_u`, not `epsilon`"),
+                });
+            }
+            Ok((self.eps_l.ok_or_else(|| missing(m, "eps_l"))?, self.eps_u.ok_or_else(|| missing(m, "eps_u"))?))
+        };
+        let one = |m: &str| -> Result<f64, Error> {
+            if asym {
+                return Err(Error::InvalidArgument {
+                    name: "eps_l, eps_u".into(),
+                    reason: alloc::format!("`{m}` takes `epsilon`, not `eps_l`/`eps_u`"),
+                });
+            }
+            self.epsilon.ok_or_else(|| missing(m, "epsilon"))
+        };
+        if self.alpha_order.is_some() {
+            return Err(Error::InvalidArgument {
+                name: "alpha_order".into(),
+                reason: alloc::format!("only the `alpha` notion takes `alpha_order`, not `{name}`"),
+            });
+        }
+        let label = alloc::format!("{method} --notion {name}");
+        match name {
+            "lip" => Ok(Notion::Lip { eps: one(&label)? }),
+            "ldp" => Ok(Notion::Ldp { eps: one(&label)? }),
+            "alip" => {
+                let (eps_l, eps_u) = two(&label)?;
+                Ok(Notion::Alip { eps_l, eps_u })
+            }
+            other => Err(Error::InvalidArgument {
+                name: "notion".into(),
+                reason: alloc::format!("unknown notion `{other}` (expected one of {})", NOTIONS.join(", ")),
+            }),
+        }
+    }
+}
+
+/// Runs a lift-notion design ([`LIFT_METHODS`]) on `source`.
+///
+/// # Errors
+/// `invalid_argument` for an unknown method, a bad budget or notion, or a size the
+/// vertex enumeration refuses (the message suggests `srr`); the design's own errors
+/// (`infeasible` when no private watchdog exists).
+pub fn lift_design(method: &str, source: &Source, budget: &Budget, id: &str) -> Result<Document, Error> {
+    let notion = budget.notion(method)?;
+    match method {
+        "orr-lip" | "orr-alip" => orr::optimal(source, notion, id),
+        "orr-ldp" => match notion {
+            Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, eps, id),
+            _ => Err(Error::InvalidArgument { name: "notion".into(), reason: "`orr-ldp` is for `ldp`".into() }),
+        },
+        "watchdog" => watchdog::watchdog(source, notion, id),
+        "subset-merging" => watchdog::subset_merging(source, notion, id),
+        "srr" => srr::srr(source, notion, id),
+        _ => Err(Error::InvalidArgument {
+            name: "method".into(),
+            reason: alloc::format!("`{method}` is not a lift-notion design ({})", LIFT_METHODS.join(", ")),
+        }),
+    }
+}
+
+/// The document id of a lift-notion design when none is given: `METHOD-NOTION-epsE`
+/// or `METHOD-NOTION-epsA-B`.
+pub fn lift_default_id(method: &str, budget: &Budget) -> String {
+    let name = match method {
+        "orr-lip" | "orr-alip" | "orr-ldp" => method.into(),
+        _ => alloc::format!("{method}-{}", budget.notion(method).map(|n| n.name()).unwrap_or("lift")),
+    };
+    match (budget.epsilon, budget.eps_l, budget.eps_u) {
+        (Some(e), _, _) => alloc::format!("{name}-eps{e}"),
+        (None, Some(a), Some(b)) => alloc::format!("{name}-eps{a}-{b}"),
+        _ => name,
+    }
+}
 
 /// A design request: the inputs a method needs (the others absent).
 #[derive(Debug, Default, Deserialize)]
@@ -163,6 +302,14 @@ pub struct DesignRequest {
     pub a: Option<f64>,
     #[serde(default)]
     pub b: Option<f64>,
+    #[serde(default)]
+    pub eps_l: Option<f64>,
+    #[serde(default)]
+    pub eps_u: Option<f64>,
+    #[serde(default)]
+    pub notion: Option<String>,
+    #[serde(default)]
+    pub alpha_order: Option<f64>,
     #[serde(default)]
     pub id: Option<String>,
 }
@@ -230,6 +377,18 @@ fn source(method: &str, req: &mut DesignRequest) -> Result<Source, Error> {
 /// design errors of the method.
 pub fn design(method: &str, mut req: DesignRequest) -> Result<Document, Error> {
     let eps = req.epsilon;
+    if LIFT_METHODS.contains(&method) {
+        let budget = Budget {
+            epsilon: eps,
+            eps_l: req.eps_l,
+            eps_u: req.eps_u,
+            notion: req.notion.take(),
+            alpha_order: req.alpha_order,
+        };
+        let id = req.id.take().unwrap_or_else(|| lift_default_id(method, &budget));
+        let src = source(method, &mut req)?;
+        return lift_design(method, &src, &budget, &id);
+    }
     let id = req.id.take().unwrap_or_else(|| default_id(method, eps));
     let need_eps = || eps.ok_or_else(|| missing(method, "epsilon"));
     let need_alpha = || req.alpha.ok_or_else(|| missing(method, "alpha"));

@@ -207,7 +207,11 @@ pub fn unary_lift(p_sx: &Matrix, q01: f64, q10: f64, s: usize, bits: &[bool]) ->
             .enumerate()
             .map(|(j, &b)| {
                 let one = if j == x { p } else { q };
-                if b { one } else { 1.0 - one }
+                if b {
+                    one
+                } else {
+                    1.0 - one
+                }
             })
             .product()
     };

@@ -82,7 +82,9 @@ impl Receipt {
             let prior: f64 = p_sx.row(s).iter().sum();
             if prior > 0.0 {
                 let Some(lift) = crate::leakage::unary_lift(p_sx, q01, q10, s, bits) else {
-                    return Err(Error::UnknownOutput { value: "this bit vector (this mechanism never releases it)".into() });
+                    return Err(Error::UnknownOutput {
+                        value: "this bit vector (this mechanism never releases it)".into(),
+                    });
                 };
                 entries.push(entry(m, s, prior, lift * prior, lift));
             } else {
@@ -124,7 +126,8 @@ impl Receipt {
         let leak = m.leakage();
         // Verification accepted each claim up to its tolerance (crate::verify), so the
         // guaranteed bounds are the claims widened by that same tolerance, rounded out.
-        let widen = |e: f64| crate::numeric::next_up(e * (1.0 + crate::verify::REL_TOLERANCE) + crate::verify::ABS_TOLERANCE);
+        let widen =
+            |e: f64| crate::numeric::next_up(e * (1.0 + crate::verify::REL_TOLERANCE) + crate::verify::ABS_TOLERANCE);
         Receipt {
             mechanism_id: doc.id().into(),
             output_index: y,

@@ -2,6 +2,7 @@
 //! the published document (pretty JSON). The library audits every design before
 //! returning it; a design that cannot meet its claims is an error, never a document.
 
+use privlift::design::request::{lift_default_id, lift_design, Budget, LIFT_METHODS};
 use privlift::design::{default_id, linear, oue, rr, Source};
 use privlift::spec::{Alphabet, Matrix};
 use privlift::{Document, Error};
@@ -11,7 +12,25 @@ use crate::files;
 use crate::CliError;
 
 /// Every option `design` knows (each takes a value).
-const OPTIONS: [&str; 9] = ["prior", "joint", "priors", "epsilon", "alpha", "a", "b", "distortion", "id"];
+const OPTIONS: [&str; 13] = [
+    "prior",
+    "joint",
+    "priors",
+    "epsilon",
+    "alpha",
+    "a",
+    "b",
+    "distortion",
+    "eps-l",
+    "eps-u",
+    "notion",
+    "alpha-order",
+    "id",
+];
+
+/// The budget flags of the watchdog family (which of them apply depends on `--notion`,
+/// checked by the library).
+const NOTION_FLAGS: &[&str] = &["epsilon", "eps-l", "eps-u", "notion", "alpha-order"];
 
 /// The methods, in help order.
 pub use privlift::design::request::METHODS;
@@ -32,6 +51,9 @@ fn shape(method: &str) -> Option<Shape> {
         "rr-bp-lip" => s(false, &["priors", "epsilon"], &["distortion"]),
         "linear-markov" | "linear-tv" => s(false, &["joint", "alpha"], &[]),
         "linear-distance" => s(false, &["joint", "alpha"], &["distortion"]),
+        "orr-lip" | "orr-ldp" => s(true, &["epsilon"], &[]),
+        "orr-alip" => s(true, &["eps-l", "eps-u"], &[]),
+        "watchdog" | "subset-merging" | "srr" => s(true, &[], NOTION_FLAGS),
         _ => None,
     }
 }
@@ -47,6 +69,10 @@ fn metavar(flag: &str) -> &'static str {
         "alpha" => "A",
         "a" => "A",
         "b" => "B",
+        "eps-l" => "EL",
+        "eps-u" => "EU",
+        "notion" => "NOTION",
+        "alpha-order" => "K",
         _ => "VALUE",
     }
 }
@@ -156,7 +182,55 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     crate::print_stdout(&text)
 }
 
+/// Designs with a lift notion ([`LIFT_METHODS`]). The vertex-enumeration methods (ORR,
+/// AORR, SRR) can take seconds on large alphabets: they say so on stderr before they
+/// start and report the time and vertex count when done. Ctrl-C (SIGINT) ends the
+/// process at any time (no handler is installed).
+fn lift(method: &str, a: &args::Args) -> Result<Document, CliError> {
+    let budget = Budget {
+        epsilon: number(a, "epsilon")?,
+        eps_l: number(a, "eps-l")?,
+        eps_u: number(a, "eps-u")?,
+        notion: a.value("notion").map(str::to_string),
+        alpha_order: number(a, "alpha-order")?,
+    };
+    let id = match a.value("id") {
+        Some(id) => id.to_string(),
+        None => lift_default_id(method, &budget),
+    };
+    let src = source(a)?;
+    budget.notion(method)?;
+    // Small alphabets design in milliseconds; say nothing for them.
+    let enumerates = (method.starts_with("orr-") || method == "srr") && src.labels().len() > LONG_DESIGN_INPUTS;
+    let start = std::time::Instant::now();
+    if enumerates {
+        progress(&format!(
+            "designing `{method}` for |S| = {}, |X| = {} by vertex enumeration (Ctrl-C to cancel)",
+            src.p_sx().rows(),
+            src.labels().len()
+        ));
+    }
+    let doc = lift_design(method, &src, &budget, &id)?;
+    if enumerates {
+        let vertices = doc.utility().and_then(|u| u.get("vertices")).map(|v| v.to_string()).unwrap_or_default();
+        progress(&format!("done in {:.2?} ({vertices} vertices)", start.elapsed()));
+    }
+    Ok(doc)
+}
+
+/// From this many inputs on, the vertex methods report progress on stderr.
+const LONG_DESIGN_INPUTS: usize = 10;
+
+/// One progress line on stderr (ignored if stderr is gone).
+fn progress(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "privlift: {line}");
+}
+
 fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
+    if LIFT_METHODS.contains(&method) {
+        return lift(method, a);
+    }
     let eps = number(a, "epsilon")?;
     let alpha = number(a, "alpha")?;
     let id = match a.value("id") {
