@@ -2,24 +2,27 @@
 //! in the same run (see BENCHMARKS.md and scripts/bench.sh).
 //!
 //! Groups (criterion ids `group/function`):
-//! * `single/k=K`   one report per iteration
-//!   - `perturb_seeded`        `VerifiedMechanism::perturb` on `DeterministicRngForTesting`
-//!   - `perturb_os`            `VerifiedMechanism::perturb_os` on `rng::os_rng()` (pooled OS CSPRNG)
-//!   - `naive_scan_chacha`     baseline (i): cumulative-sum threshold scan over the f64 row,
-//!                             uniform from the same ChaCha12
-//!   - `os_reseed_per_call`    baseline (ii): `getrandom` 32 bytes → ChaCha12 seed → one draw,
-//!                             on every call
-//! * `batch/k=K`    10^5 reports per iteration
-//!   - `perturb_many_seeded`   `perturb_many` on `DeterministicRngForTesting`
-//!   - `perturb_many_os`       `perturb_many_os` on `rng::os_rng()`
-//!   - `sampler_words_only`    `sample::ChannelSampler::sample_word` over pre-drawn words:
-//!                             the alias sampler alone, no RNG, no input checks
-//!   - `getrandom_bulk_words`  `getrandom::fill` straight into the word buffer, then the same
-//!                             sampler (OS randomness without the pool's copy + zeroing)
-//!   - `naive_scan_chacha`     baseline (i) over the same inputs
-//!   - `os_getrandom_per_draw` baseline (ii) in batch form: one `getrandom` call per report
-//! * `verify/k=K,S=16`   `Document::verify` (alias tables + exact-channel audit) of a k-RR
-//!   channel under a random joint P_SX with 16 secrets, claim `ldp_x`.
+//!
+//! `single/k=K`, one report per iteration:
+//! * `perturb_seeded`: `VerifiedMechanism::perturb` on `DeterministicRngForTesting`
+//! * `perturb_os`: `VerifiedMechanism::perturb_os` on `rng::os_rng()` (pooled OS CSPRNG)
+//! * `naive_scan_chacha`: baseline (i), a cumulative-sum threshold scan over the f64 row with
+//!   a uniform from the same ChaCha12
+//! * `os_reseed_per_call`: baseline (ii), `getrandom` 32 bytes → ChaCha12 seed → one draw, on
+//!   every call
+//!
+//! `batch/k=K`, 10^5 reports per iteration:
+//! * `perturb_many_seeded`: `perturb_many` on `DeterministicRngForTesting`
+//! * `perturb_many_os`: `perturb_many_os` on `rng::os_rng()`
+//! * `sampler_words_only`: `sample::ChannelSampler::sample_word` over pre-drawn words (the
+//!   alias sampler alone: no RNG, no input checks)
+//! * `getrandom_bulk_words`: `getrandom::fill` straight into the word buffer, then the same
+//!   sampler (OS randomness without the pool's copy and zeroing)
+//! * `naive_scan_chacha`: baseline (i) over the same inputs
+//! * `os_getrandom_per_draw`: baseline (ii) in batch form, one `getrandom` call per report
+//!
+//! `verify/krr_S16/K`: `Document::verify` (alias tables + exact-channel audit) of a k-RR
+//! channel under a random joint P_SX with 16 secrets, claim `ldp_x`.
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -3,7 +3,8 @@ import type { PrivliftError } from './privlift.js';
 
 export type DesignMethod =
   | 'krr' | 'oue' | 'rr-lip' | 'rr-lip-interval' | 'rr-bp-lip'
-  | 'linear-markov' | 'linear-tv' | 'linear-distance';
+  | 'linear-markov' | 'linear-tv' | 'linear-distance'
+  | 'orr-lip' | 'orr-alip' | 'orr-ldp' | 'watchdog' | 'subset-merging' | 'srr';
 
 export interface DesignRequest {
   prior?: { labels?: (string | number)[]; p: number[] };
@@ -11,6 +12,12 @@ export interface DesignRequest {
   priors?: { labels?: (string | number)[]; priors: number[][] };
   distortion?: { d: number[][] };
   epsilon?: number;
+  /** ALIP budgets (orr-alip, watchdog, subset-merging, srr with notion 'alip'). */
+  eps_l?: number;
+  eps_u?: number;
+  /** Privacy notion of the watchdog family: 'lip' | 'alip' | 'ldp'. */
+  notion?: 'lip' | 'alip' | 'ldp';
+  alpha_order?: number;
   alpha?: number;
   a?: number;
   b?: number;

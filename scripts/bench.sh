@@ -55,9 +55,10 @@ for g in sorted(groups, key=lambda s: (s.split('/')[0], int(''.join(c for c in s
     ref = next((fs[n]['per_s'] for n in ('perturb_seeded', 'perturb_many_seeded') if n in fs), None)
     for f, v in sorted(fs.items(), key=lambda kv: -kv[1]['per_s']):
         r = f'  x{v["per_s"] / ref:7.2f}' if ref else ''
-        unit = 'verifications/s' if g == 'verify' else 'reports/s'
-        extra = f'  ({v["median_ns_per_iter"] / 1e6:.2f} ms)' if g == 'verify' else ''
-        print(f'   {f:24s} {v["per_s"] / 1e6:10.3f} M {unit}{r}{extra}')
+        if g == 'verify':
+            print(f'   {f:24s} {v["median_ns_per_iter"] / 1e6:10.2f} ms per verify ({v["per_s"]:.1f}/s)')
+        else:
+            print(f'   {f:24s} {v["per_s"] / 1e6:10.3f} M reports/s{r}')
 PY
 fi
 
@@ -95,7 +96,7 @@ print(f'   crypto.getRandomValues        {g["gb_per_s"]:.3f} GB/s  (= {g["gb_per
 for k, v in r['krr'].items():
     m = v['perturbMany']['median']
     print(f'-- k = {k}')
-    for name in ('perturbMany', 'perturbManySeeded', 'naiveJsKrr', 'perturb', 'rawPerturb', 'emptyBatch_calls'):
+    for name in ('perturbMany', 'perturbManySeeded', 'naiveJsKrr', 'perturb', 'rawPerturb', 'rawPerturbJsChecks', 'emptyBatch_calls'):
         x = v[name]['median']
         print(f'   {name:22s} {x / 1e6:10.3f} M/s   x{x / m:6.2f} of perturbMany')
 PY

@@ -145,12 +145,9 @@ fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], wor
     let mut wr = WordRng::new(edge.clone());
     for &(s, x) in &pairs {
         for i in 0..6 {
-            let y = if i % 2 == 0 {
-                m.perturb_with_secret(s, x, &mut rng)
-            } else {
-                m.perturb_with_secret(s, x, &mut wr)
-            }
-            .expect("perturb_with_secret of a valid (s, x)");
+            let y =
+                if i % 2 == 0 { m.perturb_with_secret(s, x, &mut rng) } else { m.perturb_with_secret(s, x, &mut wr) }
+                    .expect("perturb_with_secret of a valid (s, x)");
             assert!(y < ny, "perturb({s}, {x}) = {y} ≥ |Y| = {ny}");
             assert!(eff.get(row(s, x), y) > 0.0, "perturb({s}, {x}) = {y}, an output of probability 0");
             outputs.push(y);
@@ -220,8 +217,16 @@ fn check_receipt(doc: &Document, r: &privlift::Receipt) {
             assert!(
                 ok,
                 "receipt y={:?} ({}) secret {}: lift {:e} outside [{:e}, {:e}] (eps_l {}, eps_u {}, audited {} / {})",
-                r.output_index, r.output, e.secret_index, e.lift, r.min_lift_bound, r.max_lift_bound,
-                r.eps_l, r.eps_u, r.audited_eps_l, r.audited_eps_u
+                r.output_index,
+                r.output,
+                e.secret_index,
+                e.lift,
+                r.min_lift_bound,
+                r.max_lift_bound,
+                r.eps_l,
+                r.eps_u,
+                r.audited_eps_l,
+                r.audited_eps_u
             );
         } else {
             assert_eq!(e.lift, 0.0, "secret with prior 0 has lift {}", e.lift);

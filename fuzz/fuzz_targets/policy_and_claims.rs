@@ -19,9 +19,9 @@ const SPECIAL: [f64; 22] = [
     f64::NEG_INFINITY,
     0.0,
     -0.0,
-    f64::MIN_POSITIVE,       // smallest normal
-    5e-324,                  // smallest subnormal
-    2.2250738585072e-309,    // a subnormal
+    f64::MIN_POSITIVE,    // smallest normal
+    5e-324,               // smallest subnormal
+    2.2250738585072e-309, // a subnormal
     -5e-324,
     -1e-300,
     1e-300,
