@@ -279,11 +279,14 @@ export class Mechanism {
   #outputLabels;
   #secretLabels;
   #index;
+  #kind;
 
   /** @internal */
   constructor(handle) {
     if (!(handle instanceof raw.Mechanism)) throw invalid('handle', 'use Document.verify() to make a Mechanism');
     this.#m = handle;
+    // Read once: the getter builds a string in wasm on every call (it cost 10× on perturb).
+    this.#kind = handle.kind;
     this.#labels = Object.freeze(handle.labels);
     this.#outputLabels = Object.freeze(handle.outputLabels);
     this.#secretLabels = Object.freeze(handle.secretLabels);
@@ -292,7 +295,7 @@ export class Mechanism {
 
   get id() { return this.#m.id; }
   /** The mechanism kind: 'matrix', 'per_secret' or 'unary' (unary: use perturbBits / receiptBits). */
-  get kind() { return this.#m.kind; }
+  get kind() { return this.#kind; }
   /** Input alphabet X. */
   get labels() { return this.#labels; }
   /** Output alphabet Y. */
@@ -317,14 +320,14 @@ export class Mechanism {
   }
 
   #notUnary(method) {
-    if (this.#m.kind === 'unary') {
+    if (this.#kind === 'unary') {
       throw invalid('mechanism', `unary encoding releases a bit vector: use ${method}`);
     }
   }
 
   #unary(method) {
-    if (this.#m.kind !== 'unary') {
-      throw invalid('mechanism', `${method} is for unary encoding; this mechanism is '${this.#m.kind}'`);
+    if (this.#kind !== 'unary') {
+      throw invalid('mechanism', `${method} is for unary encoding; this mechanism is '${this.#kind}'`);
     }
   }
 

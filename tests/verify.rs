@@ -193,3 +193,19 @@ fn receipt_bounds_hold_at_the_tolerance_edge_and_for_per_secret_and_degenerate_u
         assert!(r.entries.iter().all(|x| x.lift.is_finite() && x.lift <= r.max_lift_bound));
     }
 }
+
+/// Fuzzer finding F7: an input the prior calls impossible is refused, not perturbed (its
+/// output could identify it exactly and has no receipt).
+#[test]
+fn inputs_with_prior_zero_are_refused() {
+    let v = json!({"format": "privlift-mechanism", "version": 1, "id": "z", "labels": ["a", "b", "c"],
+        "prior": [1.0, 0.0, 0.0], "mechanism": {"kind": "matrix", "p_y_given_x": [[1.0, 0.0], [1.0, 0.0], [0.5, 0.5]]},
+        "claims": {"lip": 0.0}});
+    let m = doc(v).verify(&Policy::default()).unwrap();
+    let mut rng = DeterministicRngForTesting::seed_from_u64(1);
+    assert!(m.perturb(0, &mut rng).is_ok());
+    let e = m.perturb(2, &mut rng).unwrap_err();
+    assert_eq!(e.code(), "unknown_value");
+    assert!(e.to_string().contains("probability 0"), "{e}");
+    assert_eq!(m.perturb_many(&[0, 0, 2], &mut rng).unwrap_err().code(), "unknown_value");
+}

@@ -238,10 +238,22 @@ impl VerifiedMechanism {
         }
     }
 
+    /// An input must be in the alphabet **and** have positive prior probability: the
+    /// curator's audit gives an input its prior calls impossible no LIP protection at all
+    /// (its outputs may be released by nobody else, so they can identify it exactly, and
+    /// no receipt exists for them). Such a value is refused rather than perturbed.
     fn check_input(&self, x: usize) -> Result<()> {
         let n = self.doc.input().len();
         if x >= n {
             return Err(Error::UnknownValue { value: alloc::format!("index {x} (the alphabet has {n} values)") });
+        }
+        if self.doc.prior()[x] == 0.0 {
+            let label = self.doc.input().label(x).unwrap_or_default();
+            return Err(Error::UnknownValue {
+                value: alloc::format!(
+                    "{label:?}: the mechanism's prior gives it probability 0, so its LIP guarantee does not cover it"
+                ),
+            });
         }
         Ok(())
     }
@@ -273,7 +285,8 @@ impl VerifiedMechanism {
     }
 
     fn check_all(&self, xs: &[u32]) -> Result<()> {
-        match xs.iter().find(|&&x| x as usize >= self.doc.input().len()) {
+        let prior = self.doc.prior();
+        match xs.iter().find(|&&x| prior.get(x as usize).is_none_or(|&p| p == 0.0)) {
             Some(&x) => self.check_input(x as usize),
             None => Ok(()),
         }
