@@ -201,3 +201,15 @@ fn out_of_alphabet_values_and_outputs() {
     assert!(m.perturb_label("v2", &mut rng).is_ok());
     assert!(m.perturb_label("2", &mut rng).is_ok());
 }
+
+/// Fuzzer finding F5: a valid document survives `to_json` → `from_json` exactly, even
+/// with sums at the edge of the 1e-9 tolerance (serde_json's `float_roundtrip`).
+#[test]
+fn documents_round_trip_exactly() {
+    let mut d = base();
+    d["prior"] = json!([0.5, 0.5, 1.0000000009999999 - 1.0]);
+    let doc = Document::from_json(&d.to_string()).unwrap();
+    let again = Document::from_json(&doc.to_json()).unwrap();
+    assert_eq!(doc, again);
+    assert_eq!(doc.prior(), again.prior());
+}
