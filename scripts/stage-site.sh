@@ -22,6 +22,8 @@ m=target/site/mechanisms
 "$cli" design rr-lip --prior data/priors/grade.json --epsilon 1 --id grade-rr-lip >"$m/grade-rr-lip.json"
 "$cli" design krr --joint data/priors/age-retired.json --epsilon 1.5 --id age-retired-krr >"$m/age-retired-krr.json"
 "$cli" design linear-markov --joint data/priors/age-retired.json --alpha 0.5 --id age-retired-linear >"$m/age-retired-linear.json"
+"$cli" design orr-lip --joint data/priors/age-retired.json --epsilon 1 --id age-retired-orr >"$m/age-retired-orr.json"
+"$cli" design orr-alip --joint data/priors/age-retired.json --eps-l 1 --eps-u 0.5 --id age-retired-aorr >"$m/age-retired-aorr.json"
 # Each entry: the document, and how the page may redesign it in the browser (slider).
 node - "$m" <<'JS'
 const fs = require('node:fs');
@@ -36,6 +38,10 @@ const index = { mechanisms: [
     method: 'krr', param: 'epsilon', value: 1.5, min: 0.1, max: 5, request: { joint: prior('age-retired.json') } },
   { file: 'age-retired-linear.json', attribute: 'age', title: 'Age bracket; secret = retired? linear reduction (Markov), α',
     method: 'linear-markov', param: 'alpha', value: 0.5, min: 0.05, max: 1, request: { joint: prior('age-retired.json') } },
+  { file: 'age-retired-orr.json', attribute: 'age', title: 'Age bracket; secret = retired? optimal random response (ORR), ε-LIP',
+    method: 'orr-lip', param: 'epsilon', value: 1, min: 0.1, max: 3, request: { joint: prior('age-retired.json') } },
+  { file: 'age-retired-aorr.json', attribute: 'age', title: 'Age bracket; secret = retired? asymmetric ORR (AORR), εl = 1, εu = 0.5',
+    method: 'orr-alip', param: 'eps_u', value: 0.5, min: 0.05, max: 2, request: { joint: prior('age-retired.json'), eps_l: 1 } },
   { file: 'age-krr.json', attribute: 'age', title: 'Age bracket, k-RR ε = 1 (a static document)' },
   { file: 'lying.json', attribute: 'age', title: 'A lying curator (claims ε = 1, uses ε = 3)' },
 ] };

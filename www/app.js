@@ -14,8 +14,9 @@ window.__privlift = state; // read by the end-to-end tests
 let index = [];
 
 function policy() {
-  const cap = Number($('cap').value);
-  return Number.isFinite(cap) && cap >= 0 ? { maxLdpX: cap } : {};
+  const text = $('cap').value.trim();
+  const cap = Number(text);
+  return text !== '' && Number.isFinite(cap) && cap >= 0 ? { maxLdpX: cap } : {};
 }
 
 function setStatus(kind, text) {
@@ -65,7 +66,7 @@ async function loadMechanism() {
   const tune = $('tune-row');
   tune.hidden = !entry.method;
   if (entry.method) {
-    $('tune-label').textContent = entry.param === 'alpha' ? 'Privacy level α (linear reduction)' : 'Privacy budget ε';
+    $('tune-label').textContent = { alpha: 'Privacy level α (linear reduction)', eps_u: 'Max-lift budget εu (εl fixed)' }[entry.param] ?? 'Privacy budget ε';
     Object.assign($('tune'), { min: entry.min, max: entry.max, step: entry.param === 'alpha' ? 0.05 : 0.05, value: entry.value });
     $('tune-value').textContent = String(entry.value);
   }
@@ -107,8 +108,9 @@ async function redesign() {
 }
 
 async function openMyLedger() {
-  const budget = Number($('budget').value);
-  state.ledger = await openLedger({ budget: Number.isFinite(budget) && budget >= 0 ? { ldp: budget } : {} });
+  const text = $('budget').value.trim();
+  const budget = Number(text);
+  state.ledger = await openLedger({ budget: text !== '' && Number.isFinite(budget) && budget >= 0 ? { ldp: budget } : {} });
   await showLedger();
 }
 

@@ -64,8 +64,29 @@ function expectedLifts(doc, y) {
 test('page loads, verifies the honest mechanism, perturbs and shows a correct receipt', async () => {
   await page.goto(base);
   await page.waitForFunction(() => window.__privlift && window.__privlift.ready, null, { timeout: 20000 });
-  for (const file of ['grade-krr.json', 'grade-rr-lip.json', 'age-retired-krr.json', 'age-retired-linear.json']) {
-    await choose(file);
+  for (const file of ['grade-krr.json', 'grade-rr-lip.json', 'age-retired-krr.json', 'age-retired-linear.json', 'age-retired-orr.json', 'age-retired-aorr.json']) {
+    const optimalLip = file.includes('orr');
+    if (optimalLip) {
+      // ORR/AORR are optimal for LIP and have outputs some inputs never produce: unbounded
+      // LDP, which the prior-free LDP cap refuses. Without a cap they verify.
+      await page.fill('#cap', '5');
+      await choose(file);
+      const st = await page.evaluate(() => window.__privlift.error);
+      assert.equal(st.code, 'policy_violated');
+      await page.evaluate(() => {
+        window.__privlift.ready = false;
+        // No LDP cap and no LDP budget: their LDP is unbounded, their LIP is not.
+        document.getElementById('budget').value = '';
+        document.getElementById('budget').dispatchEvent(new Event('change'));
+        const cap = document.getElementById('cap');
+        cap.value = '';
+        cap.dispatchEvent(new Event('change'));
+      });
+      await page.waitForFunction(() => window.__privlift.ready && window.__privlift.ledger.budget.ldp === undefined,
+        null, { timeout: 15000 });
+    } else {
+      await choose(file);
+    }
     assert.match(await page.textContent('#status'), /Verified/);
     await page.selectOption('#value', '4');
     await page.click('#perturb');
@@ -91,6 +112,11 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
     const bars = await page.$$eval('#chart rect', (rs) => rs.map((r) => Number(r.dataset.lift)));
     assert.deepEqual(bars, receipt.entries.map((e) => e.lift));
     await page.screenshot({ path: join(shots, `receipt-${file.replace('.json', '')}.png`), fullPage: true });
+    if (optimalLip) {
+      await page.fill('#cap', '5');
+      await page.fill('#budget', '10');
+      await page.dispatchEvent('#budget', 'change');
+    }
   }
 });
 
