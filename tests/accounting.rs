@@ -42,21 +42,12 @@ fn random_channel_any_width(rng: &mut ChaCha8Rng, nx: usize, widths: std::ops::R
     channel(rng, nx, ny)
 }
 
-fn diag(p: &[f64]) -> Matrix {
-    let n = p.len();
-    let mut d = vec![0.0; n * n];
-    for i in 0..n {
-        d[i * n + i] = p[i];
-    }
-    Matrix::from_flat(n, n, d)
-}
-
 fn lip(prior: &[f64], ch: &Matrix) -> f64 {
-    privlift::audit(&diag(prior), ch, DEFAULT_ALPHA_ORDER).unwrap().lip
+    privlift::audit(&Matrix::diag(prior), ch, DEFAULT_ALPHA_ORDER).unwrap().lip
 }
 
 fn ldp_x(ch: &Matrix) -> f64 {
-    privlift::audit(&diag(&vec![1.0 / ch.rows() as f64; ch.rows()]), ch, DEFAULT_ALPHA_ORDER).unwrap().ldp_x
+    privlift::audit(&Matrix::diag(&vec![1.0 / ch.rows() as f64; ch.rows()]), ch, DEFAULT_ALPHA_ORDER).unwrap().ldp_x
 }
 
 fn min(p: &[f64]) -> f64 {

@@ -267,16 +267,6 @@ pub fn product_channel(channels: &[Matrix]) -> Result<Matrix> {
     Ok(Matrix::from_flat(nx, ny, data))
 }
 
-/// diag(p) as the joint of S = X.
-fn diag(p: &[f64]) -> Matrix {
-    let n = p.len();
-    let mut d = vec![0.0; n * n];
-    for (i, &v) in p.iter().enumerate() {
-        d[i * n + i] = v;
-    }
-    Matrix::from_flat(n, n, d)
-}
-
 /// Audits `channel` (built from products of `factors` entries each) under `prior` and
 /// widens the logarithmic measures by the products' rounding: each entry carries a
 /// relative error ≤ γ = γ_{factors−1}, which moves any ratio of two entries, or of an
@@ -286,7 +276,7 @@ fn audit_joint(prior: &[f64], channel: &Matrix, factors: usize) -> Result<JointL
     if prior.len() > MAX_SYMBOLS {
         return Err(invalid("prior", alloc::format!("more than {MAX_SYMBOLS} joint inputs")));
     }
-    let l = audit(&diag(prior), channel, DEFAULT_ALPHA_ORDER)?;
+    let l = audit(&Matrix::diag(prior), channel, DEFAULT_ALPHA_ORDER)?;
     let slack = if factors <= 1 {
         0.0
     } else {

@@ -5,15 +5,6 @@ use super::*;
 use alloc::vec;
 use alloc::vec::Vec;
 
-fn diag(p: &[f64]) -> Matrix {
-    let n = p.len();
-    let mut d = vec![0.0; n * n];
-    for (i, &v) in p.iter().enumerate() {
-        d[i * n + i] = v;
-    }
-    Matrix::from_flat(n, n, d)
-}
-
 fn bsc(q: f64) -> Matrix {
     Matrix::from_flat(2, 2, vec![1.0 - q, q, q, 1.0 - q])
 }
@@ -34,7 +25,7 @@ fn assert_lower(actual: f64, exact: f64) {
 /// l(0,1) = 5/13, l(1,1) = 45/13 (secret index 0 is x = 0 with prior 0.8).
 #[test]
 fn binary_rr_every_measure_by_hand() {
-    let l = audit(&diag(&[0.8, 0.2]), &bsc(0.1), 2.0).unwrap();
+    let l = audit(&Matrix::diag(&[0.8, 0.2]), &bsc(0.1), 2.0).unwrap();
     let ln = libm::log;
     assert_upper(l.alip.eps_u, ln(45.0 / 13.0));
     assert_upper(l.alip.eps_l, ln(37.0 / 5.0));
@@ -76,7 +67,7 @@ fn binary_rr_every_measure_by_hand() {
 fn jiang_example_1_binary_mechanism() {
     for &p in &[0.01, 0.2, 0.5, 0.7, 0.99] {
         for &q in &[0.05, 0.1, 0.25, 0.4, 0.6, 0.9] {
-            let l = audit(&diag(&[1.0 - p, p]), &bsc(q), 2.0).unwrap();
+            let l = audit(&Matrix::diag(&[1.0 - p, p]), &bsc(q), 2.0).unwrap();
             let py1 = p * (1.0 - q) + (1.0 - p) * q;
             let py0 = 1.0 - py1;
             let printed = [py1 / q, py1 / (1.0 - q), py0 / q, py0 / (1.0 - q)].into_iter().fold(0.0f64, f64::max);
@@ -87,7 +78,7 @@ fn jiang_example_1_binary_mechanism() {
             assert!(l.lip <= l.ldp + 1e-12);
         }
     }
-    let l = audit(&diag(&[0.5, 0.5]), &bsc(0.0), 2.0).unwrap();
+    let l = audit(&Matrix::diag(&[0.5, 0.5]), &bsc(0.0), 2.0).unwrap();
     assert_eq!(l.lip, f64::INFINITY);
     assert_eq!(l.ldp, f64::INFINITY);
 }
@@ -114,7 +105,7 @@ fn secret_distinct_from_x_by_hand() {
     assert_upper(l.l1_lift, 1.0 / 3.0);
     // Linkage inequality (Jiang et al. Lemma 1.5): LIP w.r.t. S ≤ LIP w.r.t. X.
     let px = p_sx.col_sums();
-    let lx = audit(&diag(&px), &w, 2.0).unwrap();
+    let lx = audit(&Matrix::diag(&px), &w, 2.0).unwrap();
     assert!(l.lip <= lx.lip);
 }
 
@@ -122,11 +113,11 @@ fn secret_distinct_from_x_by_hand() {
 fn zero_probabilities_give_infinite_leakage_and_impossible_outputs_are_ignored() {
     // Output 2 is never produced: it must not create infinite leakage.
     let w = Matrix::from_flat(2, 3, vec![0.75, 0.25, 0.0, 0.25, 0.75, 0.0]);
-    let l = audit(&diag(&[0.5, 0.5]), &w, 2.0).unwrap();
+    let l = audit(&Matrix::diag(&[0.5, 0.5]), &w, 2.0).unwrap();
     assert!(l.lip.is_finite() && l.ldp_x.is_finite());
     // A zero inside a produced column: LDP, LIP, εl and lift-inverse measures are infinite.
     let w = Matrix::from_flat(2, 2, vec![1.0, 0.0, 0.5, 0.5]);
-    let l = audit(&diag(&[0.5, 0.5]), &w, 2.0).unwrap();
+    let l = audit(&Matrix::diag(&[0.5, 0.5]), &w, 2.0).unwrap();
     assert_eq!(l.ldp, f64::INFINITY);
     assert_eq!(l.ldp_x, f64::INFINITY);
     assert_eq!(l.lip, f64::INFINITY);
@@ -137,7 +128,7 @@ fn zero_probabilities_give_infinite_leakage_and_impossible_outputs_are_ignored()
     assert!(l.alip.eps_u.is_finite() && l.l1_lift.is_finite());
     // A secret with prior 0 is ignored, but LDP w.r.t. X still protects that input.
     let w = Matrix::from_flat(2, 2, vec![1.0, 0.0, 0.5, 0.5]);
-    let l = audit(&diag(&[0.0, 1.0]), &w, 2.0).unwrap();
+    let l = audit(&Matrix::diag(&[0.0, 1.0]), &w, 2.0).unwrap();
     assert!(l.lip < 1e-12);
     assert_eq!(l.ldp_x, f64::INFINITY);
 }
@@ -145,7 +136,7 @@ fn zero_probabilities_give_infinite_leakage_and_impossible_outputs_are_ignored()
 #[test]
 fn independent_output_leaks_nothing() {
     let w = Matrix::from_flat(3, 2, vec![0.3, 0.7, 0.3, 0.7, 0.3, 0.7]);
-    let l = audit(&diag(&[0.2, 0.3, 0.5]), &w, 3.0).unwrap();
+    let l = audit(&Matrix::diag(&[0.2, 0.3, 0.5]), &w, 3.0).unwrap();
     for v in [l.lip, l.ldp, l.ldp_x, l.mi_xy, l.l1_lift, l.chi2_lift, l.maximal_leakage] {
         assert!(v < 1e-12, "{l:?}");
     }
@@ -155,10 +146,10 @@ fn independent_output_leaks_nothing() {
 #[test]
 fn bad_alpha_order_is_rejected() {
     for a in [1.0, 0.0, -2.0, f64::NAN, f64::INFINITY] {
-        let e = audit(&diag(&[0.5, 0.5]), &bsc(0.25), a).unwrap_err();
+        let e = audit(&Matrix::diag(&[0.5, 0.5]), &bsc(0.25), a).unwrap_err();
         assert_eq!(e.code(), "invalid_argument");
     }
-    let e = audit(&diag(&[0.5, 0.5]), &Matrix::from_flat(3, 2, vec![0.5; 6]), 2.0).unwrap_err();
+    let e = audit(&Matrix::diag(&[0.5, 0.5]), &Matrix::from_flat(3, 2, vec![0.5; 6]), 2.0).unwrap_err();
     assert_eq!(e.code(), "dimension_mismatch");
 }
 

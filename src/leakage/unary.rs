@@ -231,15 +231,6 @@ pub fn unary_lift(p_sx: &Matrix, q01: f64, q10: f64, s: usize, bits: &[bool]) ->
 mod tests {
     use super::*;
 
-    fn diag(p: &[f64]) -> Matrix {
-        let n = p.len();
-        let mut d = vec![0.0; n * n];
-        for (i, &v) in p.iter().enumerate() {
-            d[i * n + i] = v;
-        }
-        Matrix::from_flat(n, n, d)
-    }
-
     /// The closed forms (Dinkelbach) agree with full enumeration where both exist.
     #[test]
     fn closed_form_matches_enumeration() {
@@ -286,7 +277,7 @@ mod tests {
     fn oue_ldp_is_epsilon() {
         let eps: f64 = 1.3;
         let q01 = 1.0 / (libm::exp(eps) + 1.0);
-        let l = closed_form_for_test(&diag(&[0.25, 0.25, 0.5]), q01, 0.5);
+        let l = closed_form_for_test(&Matrix::diag(&[0.25, 0.25, 0.5]), q01, 0.5);
         assert!((l.ldp_x - eps).abs() < 1e-12 && l.ldp_x >= eps);
         assert!(l.lip <= l.ldp_x);
     }

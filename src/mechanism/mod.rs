@@ -29,15 +29,6 @@ enum Runtime {
     Unary(UnarySampler),
 }
 
-fn diag(p: &[f64]) -> Matrix {
-    let n = p.len();
-    let mut d = alloc::vec![0.0; n * n];
-    for (i, &v) in p.iter().enumerate() {
-        d[i * n + i] = v;
-    }
-    Matrix::from_flat(n, n, d)
-}
-
 impl Runtime {
     fn build(doc: &Document) -> Result<Self> {
         Ok(match doc.mechanism() {
@@ -89,7 +80,7 @@ impl Runtime {
         }
         let mut worst = 0.0f64;
         for p in priors {
-            worst = worst.max(self.audit(&diag(p), DEFAULT_ALPHA_ORDER)?.lip);
+            worst = worst.max(self.audit(&Matrix::diag(p), DEFAULT_ALPHA_ORDER)?.lip);
         }
         Ok(worst)
     }
@@ -129,7 +120,7 @@ impl Document {
             if p.len() != self.input().len() {
                 return Err(Error::field("priors").dims(self.input().len(), p.len()));
             }
-            let d = diag(p);
+            let d = Matrix::diag(p);
             let l = match self.mechanism() {
                 MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
                     leakage::audit(&d, m, DEFAULT_ALPHA_ORDER)?

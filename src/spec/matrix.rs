@@ -37,6 +37,16 @@ impl Matrix {
         Matrix { rows, cols, data }
     }
 
+    /// The diagonal matrix diag(p): the joint P_SX of S = X under the prior `p`.
+    pub fn diag(p: &[f64]) -> Self {
+        let n = p.len();
+        let mut d = alloc::vec![0.0; n * n];
+        for (i, &v) in p.iter().enumerate() {
+            d[i * n + i] = v;
+        }
+        Matrix { rows: n, cols: n, data: d }
+    }
+
     pub fn rows(&self) -> usize {
         self.rows
     }

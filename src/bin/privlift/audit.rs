@@ -177,7 +177,7 @@ fn audit_matrix(m_path: &str, src: Source<'_>, alpha: f64) -> Result<Report, Cli
             if prior.len() != nx {
                 return Err(Error::DimensionMismatch { field: "p".into(), expected: nx, found: prior.len() });
             }
-            Ok(files::diag(&prior))
+            Ok(privlift::spec::Matrix::diag(&prior))
         })?,
         Source::Joint(j) => files::load(j, |f| Ok(files::load_joint(f, Some(nx))?.2))?,
     };

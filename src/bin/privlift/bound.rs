@@ -84,7 +84,7 @@ fn channel(path: &str, nx: usize) -> Result<Matrix, CliError> {
 }
 
 fn lip(prior: &[f64], m: &Matrix) -> Result<f64, CliError> {
-    Ok(privlift::audit(&files::diag(prior), m, DEFAULT_ALPHA_ORDER)?.lip)
+    Ok(privlift::audit(&Matrix::diag(prior), m, DEFAULT_ALPHA_ORDER)?.lip)
 }
 
 #[derive(Serialize)]

@@ -3,7 +3,6 @@
 //! `design`.
 
 pub use privlift::design::request::*;
-use privlift::spec::Matrix;
 use privlift::Error;
 
 use crate::CliError;
@@ -18,16 +17,6 @@ pub fn read(path: &str) -> Result<String, CliError> {
 /// Reads and deserialises a JSON file (`json` on syntax, missing or unknown fields).
 pub fn parse_file<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, CliError> {
     serde_json::from_str(&read(path)?).map_err(|e| CliError::in_file(path, Error::Json { message: e.to_string() }))
-}
-
-/// The joint diag(p) of S = X.
-pub fn diag(p: &[f64]) -> Matrix {
-    let n = p.len();
-    let mut d = vec![0.0; n * n];
-    for (i, &v) in p.iter().enumerate() {
-        d[i * n + i] = v;
-    }
-    Matrix::from_flat(n, n, d)
 }
 
 /// Parses and validates `path` with `load`, naming the file in any error.
