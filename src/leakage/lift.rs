@@ -31,50 +31,30 @@ impl JointSY {
     /// Iterates only over the non-zero entries of P_SX, so S = X (a diagonal joint)
     /// costs O(|X|·|Y|), not O(|X|²·|Y|).
     pub fn markov(p_sx: &Matrix, p_y_given_x: &Matrix) -> Self {
-        let (ns, nx, ny) = (p_sx.rows(), p_sx.cols(), p_y_given_x.cols());
-        debug_assert_eq!(nx, p_y_given_x.rows());
-        let mut p_sy = vec![0.0; ns * ny];
-        let mut support_y = vec![false; ny];
-        let mut p_s = vec![0.0; ns];
-        for s in 0..ns {
-            let out = &mut p_sy[s * ny..(s + 1) * ny];
-            for (x, &psx) in p_sx.row(s).iter().enumerate() {
-                if psx == 0.0 {
-                    continue;
-                }
-                p_s[s] += psx;
-                for ((o, sp), &w) in out.iter_mut().zip(support_y.iter_mut()).zip(p_y_given_x.row(x)) {
-                    *o += psx * w;
-                    *sp |= w > 0.0;
-                }
-            }
-        }
-        // Each P(s,y) is a sum of ≤ |X| products: ≤ |X| + 1 roundings, +1 for the
-        // f64 conversion of an integer-quantised channel entry.
-        let mut p_y = vec![0.0; ny];
-        for s in 0..ns {
-            for (py, v) in p_y.iter_mut().zip(&p_sy[s * ny..(s + 1) * ny]) {
-                *py += v;
-            }
-        }
-        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings: nx + 2 + ns }
+        debug_assert_eq!(p_sx.cols(), p_y_given_x.rows());
+        Self::accumulate(p_sx, p_y_given_x.cols(), |_| p_y_given_x)
     }
 
     /// P(s,y) = Σ_x P(s,x) P(y|s,x) for a non-Markov mechanism (one channel per secret).
     pub fn per_secret(p_sx: &Matrix, p_y_given_sx: &[Matrix]) -> Self {
-        let (ns, nx) = (p_sx.rows(), p_sx.cols());
         let ny = p_y_given_sx.first().map_or(0, Matrix::cols);
+        Self::accumulate(p_sx, ny, |s| &p_y_given_sx[s])
+    }
+
+    /// P(s,y) = Σ_x P(s,x) P(y|x) with `channel(s)` the channel used for secret s.
+    fn accumulate<'a>(p_sx: &Matrix, ny: usize, channel: impl Fn(usize) -> &'a Matrix) -> Self {
+        let (ns, nx) = (p_sx.rows(), p_sx.cols());
         let mut p_sy = vec![0.0; ns * ny];
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; ns];
         for s in 0..ns {
-            let out = &mut p_sy[s * ny..(s + 1) * ny];
+            let (out, w_s) = (&mut p_sy[s * ny..(s + 1) * ny], channel(s));
             for (x, &psx) in p_sx.row(s).iter().enumerate() {
                 if psx == 0.0 {
                     continue;
                 }
                 p_s[s] += psx;
-                for ((o, sp), &w) in out.iter_mut().zip(support_y.iter_mut()).zip(p_y_given_sx[s].row(x)) {
+                for ((o, sp), &w) in out.iter_mut().zip(support_y.iter_mut()).zip(w_s.row(x)) {
                     *o += psx * w;
                     *sp |= w > 0.0;
                 }
@@ -86,6 +66,8 @@ impl JointSY {
                 *py += v;
             }
         }
+        // Each P(s,y) is a sum of ≤ |X| products: ≤ |X| + 1 roundings, +1 for the
+        // f64 conversion of an integer-quantised channel entry; P(y) adds ≤ |S|.
         JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings: nx + 2 + ns }
     }
 
