@@ -5,6 +5,7 @@
 //! | file | paper | what |
 //! |---|---|---|
 //! | `gaussian.rs` | Def 8, Lemma 4, Prop 3, Thm 5, Cor 9, Cor 10, Remark 2, Lemma 2 | [`Gaussian`] and [`GaussianMixture`] priors, [`e_divergence`], the δ of the Gaussian mechanism at `x` ([`delta_at`]) and on a bounded domain ([`delta_on_domain`]), calibration ([`calibrate_at`], [`calibrate_on_domain`]) |
+//! | `gmm.rs` | Remark 2 | [`fit_gmm`]: a GMM prior fitted to samples by EM, K chosen by BIC |
 //! | `laplace.rs` | Thm 6, eq 25 | [`laplace_scales`], the exact LIP of the Laplace mechanism under a discrete prior ([`laplace_lip`]) |
 //! | `sampling.rs` | eq 20, Prop 2 | [`sampling_lambda`], the exact δ of the sampling mechanism ([`sampling_delta`], [`sampling_delta_discrete`]) |
 //! | `baselines.rs` | eq 24, [39], [13] | [`vanilla_gaussian_delta`], [`analytic_gaussian_delta`], [`analytic_gaussian_sigma`], [`laplace_ldp_scale`] |
@@ -37,6 +38,7 @@
 
 mod baselines;
 mod gaussian;
+mod gmm;
 mod laplace;
 mod sampling;
 
@@ -45,6 +47,7 @@ pub use gaussian::{
     calibrate_at, calibrate_on_domain, delta_at, delta_at_mixture, delta_on_domain, e_divergence, Calibration,
     Gaussian, GaussianMixture, LipDelta, E_DIVERGENCE_SLACK,
 };
+pub use gmm::{fit_gmm, GmmFit, MAX_COMPONENTS as GMM_MAX_COMPONENTS};
 pub use laplace::{laplace_lip, laplace_scales, LaplaceLip, LaplaceScales};
 pub use sampling::{sampling_delta, sampling_delta_discrete, sampling_lambda};
 

@@ -9,6 +9,7 @@ use wasm_bindgen::prelude::*;
 use super::{js_error, to_js, WasmDocument};
 use crate::design::estimate::estimate_document;
 use crate::design::request::{design as run, DesignRequest, METHODS};
+use crate::continuous::fit_gmm;
 use crate::error::Error;
 
 /// Designs a mechanism. `request` is the JSON text of a design request
@@ -33,4 +34,22 @@ pub fn design_methods() -> Vec<String> {
 pub fn estimate(doc: &WasmDocument, counts: &[f64], n: Option<f64>, project: bool) -> Result<JsValue, JsValue> {
     let e = estimate_document(&doc.doc, counts, n).map_err(js_error)?;
     to_js(&if project { e.with_projection() } else { e })
+}
+
+/// A Gaussian-mixture prior fitted to `samples` by EM, with 1 to `max_components`
+/// components chosen by BIC (see `privlift::continuous::fit_gmm`). Returns
+/// `{weights, means, sds, components, logLikelihood, bic, iterations}`.
+#[wasm_bindgen(js_name = fitGmm)]
+pub fn fit_gmm_js(samples: &[f64], max_components: usize) -> Result<JsValue, JsValue> {
+    let fit = fit_gmm(samples, max_components).map_err(js_error)?;
+    let (weights, comps): (Vec<f64>, Vec<_>) = fit.mixture.components().unzip();
+    to_js(&serde_json::json!({
+        "weights": weights,
+        "means": comps.iter().map(|g| g.mean()).collect::<Vec<_>>(),
+        "sds": comps.iter().map(|g| g.sd()).collect::<Vec<_>>(),
+        "components": fit.components,
+        "logLikelihood": fit.log_likelihood,
+        "bic": fit.bic,
+        "iterations": fit.iterations,
+    }))
 }
