@@ -15,8 +15,9 @@ export interface DesignRequest {
   /** ALIP budgets (orr-alip, watchdog, subset-merging, srr with notion 'alip'). */
   eps_l?: number;
   eps_u?: number;
-  /** Privacy notion of the watchdog family: 'lip' | 'alip' | 'ldp'. */
-  notion?: 'lip' | 'alip' | 'ldp';
+  /** Privacy notion of the watchdog family; 'l1', 'chi2', 'alpha' (Sec. VI-B) take `epsilon` or `eps_l`/`eps_u`, not with 'srr'. */
+  notion?: 'lip' | 'alip' | 'ldp' | 'l1' | 'chi2' | 'alpha';
+  /** The order α > 1 of notion 'alpha' (required there, refused elsewhere). */
   alpha_order?: number;
   alpha?: number;
   a?: number;

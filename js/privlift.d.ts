@@ -91,6 +91,12 @@ export interface Claims {
   alip?: Alip;
   /** ε-LIP w.r.t. X under every prior of `priors` (each a distribution over X). */
   bp_lip?: { eps: number; priors: number[][] };
+  /** ℓ1-privacy w.r.t. S (Zarrabian et al. Sec. VI-B): max_y ℓ1-lift ≤ e^εu − 1, ℓ1-lift-inverse ≤ e^εl − 1. */
+  l1?: Alip;
+  /** χ²-privacy w.r.t. S: max_y χ²-lift ≤ (e^εu − 1)², χ²-lift-inverse ≤ (e^εl − 1)². */
+  chi2?: Alip;
+  /** α-lift privacy w.r.t. S at order α > 1: max_y α-lift ≤ e^εu, α-lift-inverse ≤ e^εl. */
+  alpha?: { order: number; eps_l: number; eps_u: number };
 }
 
 /** The `kind` tag of a mechanism document. */
@@ -120,7 +126,7 @@ export interface Leakage {
 
 /** One checked claim or policy limit. */
 export interface Check {
-  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u`, `bp_lip` (claims) or a policy field (`max_ldp_x`, ...). */
+  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u`, `bp_lip`, `l1.eps_l`, `l1.eps_u`, `chi2.eps_*`, `alpha.eps_*` (claims) or a policy field (`max_ldp_x`, ...). */
   notion: string;
   /** The claimed budget or the policy limit. */
   bound: number;

@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::leakage::Leakage;
+use crate::leakage::{alpha_eps, chi2_eps, l1_eps, Leakage};
 use crate::spec::Claims;
 
 /// Relative tolerance of claim and policy checks.
@@ -71,7 +71,9 @@ impl Policy {
 /// One checked claim or limit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
-    /// `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u` (claims) or the policy field name.
+    /// `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u`, `bp_lip`, `l1.eps_l`, `l1.eps_u`,
+    /// `chi2.eps_l`, `chi2.eps_u`, `alpha.eps_l`, `alpha.eps_u` (claims) or the policy
+    /// field name.
     pub notion: String,
     /// The claimed budget or the policy limit.
     pub bound: f64,
@@ -100,8 +102,21 @@ fn check(notion: &str, bound: f64, actual: f64) -> Check {
 }
 
 /// Checks `claims` and `policy` against an audited `leakage`. `bp_lip` is the audited
-/// worst LIP over the priors of a `bp_lip` claim, when the document makes one.
-pub fn evaluate(leakage: Leakage, claims: &Claims, policy: &Policy, bp_lip: Option<f64>) -> Verification {
+/// worst LIP over the priors of a `bp_lip` claim, when the document makes one; `alpha`
+/// the audited (max_y Λ_α, max_y Ψ_α) at the order of an `alpha` claim (absent: the
+/// leakage's own α-measures if its `alpha_order` is the claim's, else the claim fails).
+///
+/// The lift-measure claims (`l1`, `chi2`, `alpha`, Zarrabian et al. Sec. VI-B) are
+/// checked in nats, like `alip`: `actual` is the ε at which the audited measure meets the
+/// claim's bound ([`crate::leakage::l1_eps`], `chi2_eps`, `alpha_eps`, rounded up), so
+/// one tolerance rule serves every claim.
+pub fn evaluate(
+    leakage: Leakage,
+    claims: &Claims,
+    policy: &Policy,
+    bp_lip: Option<f64>,
+    alpha: Option<(f64, f64)>,
+) -> Verification {
     let mut cl = Vec::new();
     if let Some(e) = claims.ldp {
         cl.push(check("ldp", e, leakage.ldp));
@@ -118,6 +133,23 @@ pub fn evaluate(leakage: Leakage, claims: &Claims, policy: &Policy, bp_lip: Opti
     }
     if let Some(c) = &claims.bp_lip {
         cl.push(check("bp_lip", c.eps, bp_lip.unwrap_or(f64::INFINITY)));
+    }
+    if let Some(a) = claims.l1 {
+        cl.push(check("l1.eps_l", a.eps_l, l1_eps(leakage.l1_lift_inverse)));
+        cl.push(check("l1.eps_u", a.eps_u, l1_eps(leakage.l1_lift)));
+    }
+    if let Some(a) = claims.chi2 {
+        cl.push(check("chi2.eps_l", a.eps_l, chi2_eps(leakage.chi2_lift_inverse)));
+        cl.push(check("chi2.eps_u", a.eps_u, chi2_eps(leakage.chi2_lift)));
+    }
+    if let Some(a) = claims.alpha {
+        let (lift, inverse) = match alpha {
+            Some(m) => m,
+            None if leakage.alpha_order == a.order => (leakage.alpha_lift, leakage.alpha_lift_inverse),
+            None => (f64::INFINITY, f64::INFINITY),
+        };
+        cl.push(check("alpha.eps_l", a.eps_l, alpha_eps(inverse)));
+        cl.push(check("alpha.eps_u", a.eps_u, alpha_eps(lift)));
     }
     let actual = |name: &str| match name {
         "max_ldp_x" => leakage.ldp_x,

@@ -162,8 +162,9 @@ pub const METHODS: [&str; 14] = [
 /// prior or a joint and the budgets of [`Budget`].
 pub const LIFT_METHODS: [&str; 6] = ["orr-lip", "orr-alip", "orr-ldp", "watchdog", "subset-merging", "srr"];
 
-/// The budget of a lift-notion design: `epsilon` (LIP, LDP) or `eps_l`, `eps_u` (ALIP),
-/// the notion by name (`lip`, `alip`, `ldp`) and the α of the α-lift notions.
+/// The budget of a lift-notion design: `epsilon` (LIP, LDP) or `eps_l`, `eps_u` (ALIP;
+/// either for `l1`, `chi2`, `alpha`, where `epsilon` means εl = εu = ε), the notion by
+/// name ([`NOTIONS`]) and the order α (> 1) of the `alpha` notion.
 #[derive(Debug, Clone, Default)]
 pub struct Budget {
     pub epsilon: Option<f64>,
@@ -173,8 +174,9 @@ pub struct Budget {
     pub alpha_order: Option<f64>,
 }
 
-/// The notions [`Budget::notion`] accepts.
-pub const NOTIONS: [&str; 3] = ["lip", "alip", "ldp"];
+/// The notions [`Budget::notion`] accepts: LIP, ALIP, LDP w.r.t. S and the lift-based +
+/// lift-inverse notions of Zarrabian et al. Sec. VI-B (ℓ1, χ², α-lift; [`Notion`]).
+pub const NOTIONS: [&str; 6] = ["lip", "alip", "ldp", "l1", "chi2", "alpha"];
 
 impl Budget {
     /// The notion `method` designs for. `orr-lip` is LIP and `orr-alip` ALIP whatever
@@ -183,7 +185,9 @@ impl Budget {
     ///
     /// # Errors
     /// `invalid_argument` for an unknown notion, a missing budget, or a budget the
-    /// notion does not take (`epsilon` with `eps_l`, `eps_u` for ALIP, …).
+    /// notion does not take (`epsilon` with `eps_l`, `eps_u` for ALIP, …); for
+    /// `alpha_order` with a notion other than `alpha`, or `alpha` without one. (The
+    /// order's value is checked with the budgets, by [`Notion::check`].)
     pub fn notion(&self, method: &str) -> Result<Notion, Error> {
         let fixed = match method {
             "orr-lip" => Some("lip"),
@@ -222,19 +226,43 @@ impl Budget {
             }
             self.epsilon.ok_or_else(|| missing(m, "epsilon"))
         };
-        if self.alpha_order.is_some() {
+        if self.alpha_order.is_some() && name != "alpha" {
             return Err(Error::InvalidArgument {
                 name: "alpha_order".into(),
                 reason: alloc::format!("only the `alpha` notion takes `alpha_order`, not `{name}`"),
             });
         }
         let label = alloc::format!("{method} --notion {name}");
+        // ℓ1, χ², α-lift: (εl, εu), or `epsilon` for εl = εu.
+        let either = |m: &str| -> Result<(f64, f64), Error> {
+            match self.epsilon {
+                Some(e) if asym => Err(Error::InvalidArgument {
+                    name: "epsilon".into(),
+                    reason: alloc::format!("`{m}` takes `epsilon` ({e}) or `eps_l` and `eps_u`, not both"),
+                }),
+                Some(e) => Ok((e, e)),
+                None => two(m),
+            }
+        };
         match name {
             "lip" => Ok(Notion::Lip { eps: one(&label)? }),
             "ldp" => Ok(Notion::Ldp { eps: one(&label)? }),
             "alip" => {
                 let (eps_l, eps_u) = two(&label)?;
                 Ok(Notion::Alip { eps_l, eps_u })
+            }
+            "l1" => {
+                let (eps_l, eps_u) = either(&label)?;
+                Ok(Notion::L1 { eps_l, eps_u })
+            }
+            "chi2" => {
+                let (eps_l, eps_u) = either(&label)?;
+                Ok(Notion::Chi2 { eps_l, eps_u })
+            }
+            "alpha" => {
+                let order = self.alpha_order.ok_or_else(|| missing(&label, "alpha_order"))?;
+                let (eps_l, eps_u) = either(&label)?;
+                Ok(Notion::AlphaLift { order, eps_l, eps_u })
             }
             other => Err(Error::InvalidArgument {
                 name: "notion".into(),
@@ -269,11 +297,12 @@ pub fn lift_design(method: &str, source: &Source, budget: &Budget, id: &str) -> 
 }
 
 /// The document id of a lift-notion design when none is given: `METHOD-NOTION-epsE`
-/// or `METHOD-NOTION-epsA-B`.
+/// or `METHOD-NOTION-epsA-B` (NOTION `alphaK` for the α-lift notion of order K).
 pub fn lift_default_id(method: &str, budget: &Budget) -> String {
-    let name = match method {
-        "orr-lip" | "orr-alip" | "orr-ldp" => method.into(),
-        _ => alloc::format!("{method}-{}", budget.notion(method).map(|n| n.name()).unwrap_or("lift")),
+    let name = match (method, budget.notion(method)) {
+        ("orr-lip" | "orr-alip" | "orr-ldp", _) => method.into(),
+        (_, Ok(Notion::AlphaLift { order, .. })) => alloc::format!("{method}-alpha{order}"),
+        (_, n) => alloc::format!("{method}-{}", n.map(|n| n.name()).unwrap_or("lift")),
     };
     match (budget.epsilon, budget.eps_l, budget.eps_u) {
         (Some(e), _, _) => alloc::format!("{name}-eps{e}"),

@@ -44,9 +44,30 @@ use crate::spec::{Document, MechanismKind};
 /// if no private watchdog exists.
 pub fn srr(source: &Source, notion: Notion, id: &str) -> Result<Document> {
     notion.check()?;
+    not_a_polytope(&notion)?;
     let view = JointView::new(&source.p_sx());
     let partition = subset_merging_partition(&view, &notion)?;
     srr_with_partition(source, notion, &partition, id)
+}
+
+/// SRR needs eq 21's lift polytope: LIP or ALIP. LDP is not a lift interval, and the
+/// lift-measure notions (ℓ1, χ², α-lift) are not convex in the channel (Zarrabian et al.
+/// Sec. VI-B: "ORR is not applicable to these measures").
+fn no_polytope(notion: &Notion) -> Error {
+    Error::InvalidArgument {
+        name: "notion".into(),
+        reason: alloc::format!(
+            "subset random response is implemented for lip and alip, not {} (use subset-merging)",
+            notion.name()
+        ),
+    }
+}
+
+fn not_a_polytope(notion: &Notion) -> Result<()> {
+    match notion.lift_bounds() {
+        Some(_) => Ok(()),
+        None => Err(no_polytope(notion)),
+    }
 }
 
 /// SRR on a given partition (X_L, groups of X_H), with Algorithm 2's fall-backs.
@@ -56,12 +77,8 @@ pub fn srr(source: &Source, notion: Notion, id: &str) -> Result<Document> {
 /// P(x) = 0 aside) exactly once.
 pub fn srr_with_partition(source: &Source, notion: Notion, partition: &Partition, id: &str) -> Result<Document> {
     notion.check()?;
-    let Some((ln_lo, ln_hi)) = notion.lift_bounds() else {
-        return Err(Error::InvalidArgument {
-            name: "notion".into(),
-            reason: "subset random response is implemented for lip and alip, not ldp".into(),
-        });
-    };
+    not_a_polytope(&notion)?;
+    let Some((ln_lo, ln_hi)) = notion.lift_bounds() else { return Err(no_polytope(&notion)) };
     let view = JointView::new(&source.p_sx());
     check_partition(&view, partition)?;
     // Inputs with P(x) = 0 cannot enter an LP (they carry no mass); they are left to

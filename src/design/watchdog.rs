@@ -1,19 +1,23 @@
 //! The watchdog mechanism (Zarrabian, Ding, Sadeghi Sec. III-A1, eqs 6–11) with
 //! X-invariant randomisation (complete merging), and subset merging (their Algorithm 1),
-//! for LIP, ALIP and LDP w.r.t. a secret S.
+//! for LIP, ALIP and LDP w.r.t. a secret S, and for the lift-based / lift-inverse
+//! notions ℓ1, χ² and α-lift of their Sec. VI-B (eqs 27–33).
 //!
 //! The watchdog splits X into low-risk symbols X_L, whose own lifts Λ(x), Ψ(x) already
-//! meet the budget (eq 6; eq 7 for LDP) and are released as themselves, and high-risk
-//! symbols X_H. Complete merging releases all of X_H as one output y*, whose lifts are
-//! those of the merged set (eqs 9–10); X-invariant randomisation minimises the leakage
-//! over X_H (their ref. [24] for LIP, Thm 1 for LDP), so if the merged X_H breaks the
-//! budget **no watchdog is private** and the design fails with `infeasible`. Subset
-//! merging releases each group of a partition of X_H as one output, which keeps more of
-//! X (eq 13: a refinement never loses utility).
+//! meet the budget (eq 6; eq 7 for LDP; eq 33 and its ℓ1, χ² analogues for the lift
+//! measures) and are released as themselves, and high-risk symbols X_H. Complete merging
+//! releases all of X_H as one output y*, whose lifts are those of the merged set (eqs
+//! 9–10: the merged posterior P(s | X_H) over P(s)). X-invariant randomisation minimises
+//! the leakage over X_H (their ref. [24] for LIP, Thm 1 for LDP), so if the merged X_H
+//! breaks the budget **no watchdog is private** and the design fails with `infeasible`.
+//! (For the lift measures the paper applies the same mechanism, Sec. VI-B; we make no
+//! optimality claim for them and only check the merged X_H, failing with `infeasible`
+//! when it is not private.) Subset merging releases each group of a partition of X_H as
+//! one output, which keeps more of X (eq 13: a refinement never loses utility).
 
 use alloc::vec::Vec;
 
-use super::lift::{JointView, Notion};
+use super::lift::{JointView, MergedLifts, Notion};
 use super::orr::with_extra;
 use super::utility::channel_utility;
 use super::{clean_rows, publish, Audited, Source};
@@ -28,17 +32,18 @@ pub struct Partition {
     pub groups: Vec<Vec<usize>>,
 }
 
-/// X_L and X_H (eq 6 for LIP/ALIP, eq 7 for LDP), in index order. Inputs with
-/// P(x) = 0 are put in X_L: they never occur, so their output is never released.
+/// X_L and X_H (eq 6 for LIP/ALIP, eq 7 for LDP, eq 33 for the lift measures), in
+/// index order. Inputs with P(x) = 0 are put in X_L: they never occur, so their output is
+/// never released.
 pub fn split(view: &JointView, notion: &Notion) -> (Vec<usize>, Vec<usize>) {
-    (0..view.nx()).partition(|&x| match view.merged_lifts(&[x]) {
+    (0..view.nx()).partition(|&x| match view.merged(&[x]) {
         None => true,
-        Some((l, p)) => notion.private(l, p),
+        Some(m) => notion.admits(&m),
     })
 }
 
 fn private(view: &JointView, notion: &Notion, set: &[usize]) -> bool {
-    view.merged_lifts(set).is_some_and(|(l, p)| notion.private(l, p))
+    view.merged(set).is_some_and(|m| notion.admits(&m))
 }
 
 fn no_watchdog(notion: &Notion) -> Error {
@@ -65,15 +70,30 @@ pub fn complete_merging_partition(view: &JointView, notion: &Notion) -> Result<P
     Ok(Partition { low_risk, groups: alloc::vec![high] })
 }
 
-/// Algorithm 1 (subset merging) with the notion's risk ω ([`Notion::risk`]).
+/// Algorithm 1 (subset merging) with the notion's risk ω ([`Notion::risk_of`]).
 ///
 /// # Errors
 /// `infeasible` if no partition of X_H is private (then neither is complete merging).
 pub fn subset_merging_partition(view: &JointView, notion: &Notion) -> Result<Partition> {
-    subset_merging_partition_with(view, notion, |l, p| notion.risk(l, p))
+    subset_merging_partition_by(view, notion, |m| notion.risk_of(m))
 }
 
-/// Algorithm 1 with a given risk ω(Λ, Ψ) of a merged set.
+/// Algorithm 1 with a given risk ω(Λ, Ψ) of a merged set (see
+/// [`subset_merging_partition_by`]).
+///
+/// # Errors
+/// As [`subset_merging_partition_by`].
+pub fn subset_merging_partition_with(
+    view: &JointView,
+    notion: &Notion,
+    risk: impl Fn(f64, f64) -> f64,
+) -> Result<Partition> {
+    subset_merging_partition_by(view, notion, |m| risk(m.lambda, m.psi))
+}
+
+/// Algorithm 1 with a given risk ω of a merged set, a function of all its lifts (the
+/// lift-measure notions need them: Sec. VI-B replaces Λ, Ψ in Algorithm 1 by the
+/// lift-based and lift-inverse measures).
 ///
 /// **Reading of line 4.** Printed, the outer loop runs while the *remaining* set X_Q,
 /// merged, breaks the budget. Initially X_Q = X_H, so whenever complete merging is
@@ -91,13 +111,13 @@ pub fn subset_merging_partition(view: &JointView, notion: &Notion) -> Result<Par
 ///
 /// # Errors
 /// `infeasible` if the last group is still not private when it is the only one.
-pub fn subset_merging_partition_with(
+pub fn subset_merging_partition_by(
     view: &JointView,
     notion: &Notion,
-    risk: impl Fn(f64, f64) -> f64,
+    risk: impl Fn(&MergedLifts) -> f64,
 ) -> Result<Partition> {
     let (low_risk, mut queue) = split(view, notion);
-    let omega = |set: &[usize]| view.merged_lifts(set).map_or(f64::INFINITY, |(l, p)| risk(l, p));
+    let omega = |set: &[usize]| view.merged(set).map_or(f64::INFINITY, |m| risk(&m));
     let argbest = |cands: &[usize], score: &dyn Fn(usize) -> f64, max: bool| -> usize {
         let mut best = 0;
         for i in 1..cands.len() {
@@ -149,13 +169,14 @@ pub fn subset_merging_partition_with(
 /// The watchdog with complete merging (Zarrabian et al. eqs 6–11).
 ///
 /// # Privacy
-/// Claims the notion's budget (`lip`, `alip` or `ldp` w.r.t. S); every output is a
-/// low-risk symbol (private by eq 6/7) or the merged X_H (checked, eqs 9–10), at the
-/// design budget ([`super::lift::design_budget`]).
+/// Claims the notion's budget (`lip`, `alip`, `ldp`, `l1`, `chi2` or `alpha` w.r.t. S);
+/// every output is a low-risk symbol (private by eq 6/7/33) or the merged X_H (checked,
+/// eqs 9–10), at the design budget ([`super::lift::design_budget`]). The audit recomputes
+/// each claimed measure, max over y, before the document is returned.
 ///
 /// # Errors
 /// `infeasible` when no private watchdog exists (the merged X_H breaks the budget);
-/// `invalid_argument` for a bad budget.
+/// `invalid_argument` for a bad budget or α-lift order.
 pub fn watchdog(source: &Source, notion: Notion, id: &str) -> Result<Document> {
     notion.check()?;
     let view = JointView::new(&source.p_sx());

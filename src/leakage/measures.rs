@@ -7,7 +7,7 @@
 //! With `inverse = true` the lift is replaced by 1/l (Definition 6, eqs 30–32); a zero
 //! lift then gives an infinite measure.
 
-use crate::numeric::{gamma, next_up, up_rel};
+use crate::numeric::{gamma, ln_up, next_up, up_rel};
 
 /// Largest |t − 1| over the interval of `t` (t = l or 1/l) implied by `rel`.
 fn dev_up(l: f64, rel: f64, inverse: bool) -> f64 {
@@ -64,4 +64,22 @@ pub fn alpha_lift(terms: &[(f64, f64)], alpha: f64, rel: f64, inverse: bool) -> 
     // libm's pow is accurate to < 1 ulp; allow 4 ulps per call plus the sum.
     let sum = up_rel(sum, gamma(6 * terms.len() + 4));
     up_rel(libm::pow(sum, 1.0 / alpha), gamma(8))
+}
+
+/// The ε (nats) at which an ℓ1 measure m meets the Sec. VI-B bound m ≤ e^ε − 1:
+/// ln(1 + m), rounded up (≥ 0; ∞ for m = ∞).
+pub fn l1_eps(m: f64) -> f64 {
+    ln_up(1.0 + m, gamma(1)).max(0.0)
+}
+
+/// The ε (nats) at which a χ² measure m meets the Sec. VI-B bound m ≤ (e^ε − 1)²:
+/// ln(1 + √m), rounded up.
+pub fn chi2_eps(m: f64) -> f64 {
+    ln_up(1.0 + libm::sqrt(m), gamma(2)).max(0.0)
+}
+
+/// The ε (nats) at which an α-lift measure m meets the Sec. VI-B bound m ≤ e^ε (eq 33):
+/// ln m, rounded up (≥ 0: for α > 1 both α-measures are ≥ 1).
+pub fn alpha_eps(m: f64) -> f64 {
+    ln_up(m, 0.0).max(0.0)
 }

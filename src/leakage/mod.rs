@@ -13,7 +13,7 @@ mod measures;
 mod unary;
 
 pub use lift::JointSY;
-pub use measures::{alpha_lift, chi2_lift, l1_lift};
+pub use measures::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
 pub use unary::{audit_unary, unary_lift, UNARY_ENUMERATION_LIMIT};
 
 use alloc::vec::Vec;

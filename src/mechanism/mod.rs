@@ -145,7 +145,8 @@ impl Document {
         policy.validate()?;
         let leak = self.audit(alpha_order)?;
         let bp = self.claims().bp_lip.as_ref().map(|c| self.audit_bp_lip(&c.priors).unwrap_or(f64::INFINITY));
-        Ok(evaluate(leak, self.claims(), policy, bp))
+        let alpha = alpha_claim(self, &leak, |k| self.audit(k))?;
+        Ok(evaluate(leak, self.claims(), policy, bp, alpha))
     }
 
     /// Builds the exact sampler and audits the channel it *actually* draws from
@@ -163,7 +164,8 @@ impl Document {
             Some(c) => Some(runtime.bp_lip(&c.priors)?),
             None => None,
         };
-        Ok((evaluate(leak, self.claims(), policy, bp), runtime))
+        let alpha = alpha_claim(self, &leak, |k| runtime.audit(self.p_sx(), k))?;
+        Ok((evaluate(leak, self.claims(), policy, bp, alpha), runtime))
     }
 
     /// Verifies the document against its own claims and the user's `policy`, and returns
@@ -179,6 +181,17 @@ impl Document {
         let joint = runtime.joint(self.p_sx());
         Ok(VerifiedMechanism { doc: self.clone(), runtime, leakage, verification, joint })
     }
+}
+
+/// The audited (max_y Λ_α, max_y Ψ_α) at the order of the document's `alpha` claim, if
+/// it makes one: from `leak` when it was audited at that order, else by `audit`.
+fn alpha_claim(doc: &Document, leak: &Leakage, audit: impl Fn(f64) -> Result<Leakage>) -> Result<Option<(f64, f64)>> {
+    let Some(c) = doc.claims().alpha else { return Ok(None) };
+    if leak.alpha_order == c.order {
+        return Ok(Some((leak.alpha_lift, leak.alpha_lift_inverse)));
+    }
+    let l = audit(c.order)?;
+    Ok(Some((l.alpha_lift, l.alpha_lift_inverse)))
 }
 
 /// A mechanism whose claims and policy were verified on the exact sampler.

@@ -13,7 +13,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 pub use matrix::{check_distribution, check_entries as matrix_check_entries, Matrix, SUM_TOLERANCE};
-pub use wire::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
+pub use wire::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
 
 use crate::error::{Error, Result};
 
@@ -258,6 +258,22 @@ impl Document {
         if let Some(a) = w.claims.alip {
             check_claim("alip.eps_l", Some(a.eps_l))?;
             check_claim("alip.eps_u", Some(a.eps_u))?;
+        }
+        for (name, c) in [("l1", w.claims.l1), ("chi2", w.claims.chi2)] {
+            if let Some(a) = c {
+                check_claim(&alloc::format!("{name}.eps_l"), Some(a.eps_l))?;
+                check_claim(&alloc::format!("{name}.eps_u"), Some(a.eps_u))?;
+            }
+        }
+        if let Some(a) = w.claims.alpha {
+            if !a.order.is_finite() || a.order <= 1.0 {
+                return Err(Error::InvalidArgument {
+                    name: "claims.alpha.order".into(),
+                    reason: alloc::format!("the α-lift order must be finite and > 1, got {}", a.order),
+                });
+            }
+            check_claim("alpha.eps_l", Some(a.eps_l))?;
+            check_claim("alpha.eps_u", Some(a.eps_u))?;
         }
 
         Ok(Document {

@@ -151,9 +151,30 @@ pub struct ClaimsJson {
     /// an uncertain prior.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bp_lip: Option<BpLipJson>,
+    /// ℓ1-privacy w.r.t. S (Zarrabian et al. Sec. VI-B): for every output,
+    /// Λ_ℓ1(y) ≤ e^{εu} − 1 (eq 27) and Ψ_ℓ1(y) ≤ e^{εl} − 1 (eq 30).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l1: Option<AlipJson>,
+    /// χ²-privacy w.r.t. S (Sec. VI-B): Λ_χ²(y) ≤ (e^{εu} − 1)² (eq 28) and
+    /// Ψ_χ²(y) ≤ (e^{εl} − 1)² (eq 31).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chi2: Option<AlipJson>,
+    /// α-lift privacy w.r.t. S (Sec. VI-B, eq 33): Λ_α(y) ≤ e^{εu} (eq 29) and
+    /// Ψ_α(y) ≤ e^{εl} (eq 32) at the claim's order α > 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<AlphaLiftJson>,
 }
 
-/// The two ALIP budgets.
+/// The α-lift claim: its order α (> 1) and the budgets (εl, εu) of eq 33.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlphaLiftJson {
+    pub order: f64,
+    pub eps_l: f64,
+    pub eps_u: f64,
+}
+
+/// The two ALIP budgets (also the (εl, εu) of the `l1` and `chi2` claims).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AlipJson {
