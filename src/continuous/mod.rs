@@ -40,6 +40,7 @@ mod baselines;
 mod gaussian;
 mod gmm;
 mod laplace;
+pub mod lattice;
 mod sampling;
 
 pub use baselines::{analytic_gaussian_delta, analytic_gaussian_sigma, laplace_ldp_scale, vanilla_gaussian_delta};
@@ -48,6 +49,7 @@ pub use gaussian::{
     Gaussian, GaussianMixture, LipDelta, E_DIVERGENCE_SLACK,
 };
 pub use gmm::{fit_gmm, GmmFit, MAX_COMPONENTS as GMM_MAX_COMPONENTS};
+pub use lattice::{ContinuousPrior, Histogram, Lattice, LatticeAudit, LatticeMechanism, MAX_LATTICE_POINTS};
 pub use laplace::{laplace_lip, laplace_scales, LaplaceLip, LaplaceScales};
 pub use sampling::{sampling_delta, sampling_delta_discrete, sampling_lambda};
 

@@ -1,0 +1,883 @@
+//! Continuous mechanisms **on a lattice**: a bounded domain `[lo, hi]` discretised to the
+//! points `x_k = lo + k·step`, `k = 0..n−1`, noise drawn exactly on the same lattice
+//! ([`crate::sample::discrete`]), and the exact audit of the sampler that runs.
+//!
+//! # Why a lattice
+//! A value is released as `lo + step·j` for an integer `j`: the mechanism is a discrete
+//! channel `P(j | k)` with input `k ∈ 0..n` and output `j ∈ ℤ`, and its (ε, δ) can be
+//! computed **exactly** (up to a tail mass bounded analytically from the noise pmf),
+//! instead of by the continuous-density calculators of [`crate::continuous`], which
+//! describe a mechanism nobody can sample exactly in floating point (Mironov 2012).
+//! The prior over the lattice is the prior's mass in each point's cell
+//! `[x_k − step/2, x_k + step/2] ∩ [lo, hi]`, conditioned on the domain (mapping a
+//! user's `x` to the nearest point is the same cell partition, so `P(k)` is the exact
+//! prior of the discretised input).
+//!
+//! # What is audited (the paper's definition (3), Def 8)
+//! With `γ = e^ε`, `P(j) = Σ_k p_k P(j|k)`:
+//! * **LIP δ at ε**: `max_k max{e^{−ε}·E_γ(P_{·|k} ‖ P_Y), E_γ(P_Y ‖ P_{·|k})}`, over **every**
+//!   lattice point (also points of prior mass 0: the guarantee covers the whole domain);
+//! * **LDP δ at ε**: `max_{k,k'} E_γ(P_{·|k} ‖ P_{·|k'})`. For one noise scale the channel
+//!   is a shift family of a log-concave pmf, which has a monotone likelihood ratio: the
+//!   best set of `E_γ(P_{·|k+Δ} ‖ P_{·|k})` is an upper set `{j ≥ t}`, and
+//!   `P(Z ≥ t − Δ) − γP(Z ≥ t)` grows with `Δ` for every `t`; so the sup is at the
+//!   largest shift, the endpoints `Δ = n − 1` (checked against all pairs in the tests).
+//!   With one σ per point the audit takes all pairs (only for small `n`; else not computed);
+//! * **pure ε-LIP / ε-LDP**: `max |ln P(j|k)/P(j)|`, `max ln P(j|k)/P(j|k')`; finite for
+//!   Laplace noise and the sampling mechanism, infinite for Gaussian noise (`n > 1`).
+//!
+//! # Window and tail
+//! Gaussian noise: outputs `j ∈ [−T, n−1+T]` are summed exactly, with `T` the smallest
+//! integer whose tail `τ = P(|Z| > T) ≤ 1e-17` (bounded by a geometric series from the
+//! pmf); every term outside the window is bounded by its mass, so `τ` is added to each
+//! E-divergence. Laplace noise: the ratio `P(j|k)/P(j)` is constant beyond the domain
+//! (`j ≤ 0` and `j ≥ n − 1`), so the sums over the two rays are geometric series in closed
+//! form: no truncation at all. The sampling mechanism has outputs in `0..n` only.
+//!
+//! # Rounding
+//! Every pmf value carries a relative error bound `r` (arguments of `exp` formed in a few
+//! roundings, normalising sums of `≤ W` positive terms: `γ_{W+8} + 8u·(max argument)`),
+//! and `P(j)` adds `γ_{n+2}`; a sum `Σ (a − γb)₊` is widened by `r_a + γ·r_b` (since
+//! `Σa, Σb ≤ 1`) and by `γ_m` of its `m` roundings; logarithms by [`abs_ln_up`]. So every
+//! δ and ε returned is an upper bound on the exact value of the sampler's rational
+//! parameters.
+//!
+//! # Timing
+//! Additive noise: the samplers draw `Z` without seeing `k` and then add it, so the
+//! running time depends on the random bits and the noise **scale** only. With one σ per
+//! lattice point (instance-dependent Gaussian), the scale is chosen from `x`: the running
+//! time then depends on σ(x) and so leaks which σ-group `x` is in to anyone timing the
+//! device (outside the local model; documented, not hidden). The sampling mechanism
+//! draws two 64-bit words and selects branch-free (one alias-table load, see
+//! `sample/alias.rs`).
+
+use alloc::vec;
+use alloc::vec::Vec;
+use rand::{CryptoRng, RngCore};
+
+use super::{invalid, lattice_index, positive, Gaussian, GaussianMixture};
+use crate::error::{Error, Result};
+use crate::numeric::{abs_ln_up, gamma, next_up, UNIT_ROUNDOFF};
+use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
+use crate::sample::AliasTable;
+
+/// Most lattice points a domain may have.
+pub const MAX_LATTICE_POINTS: usize = 4096;
+/// Tail mass targeted when truncating Gaussian noise (added to every δ).
+pub const TAIL_TARGET: f64 = 1e-17;
+/// Most distinct noise scales of one instance-dependent mechanism.
+pub const MAX_DISTINCT_SCALES: usize = 256;
+/// Most multiply-adds of one exact audit (`n · (2T + 1)` per pass).
+pub const MAX_AUDIT_WORK: f64 = 4e9;
+
+const U: f64 = UNIT_ROUNDOFF;
+
+/// The points `lo + k·step`, `k = 0..n−1`, `n = ⌊(hi − lo)/step⌋ + 1` (the quotient is
+/// taken with a relative slack of 1e-12, so that `hi` on the lattice up to rounding
+/// counts as on it). The last point is `≤ hi` (up to that slack).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lattice {
+    lo: f64,
+    hi: f64,
+    step: f64,
+    n: usize,
+}
+
+impl Lattice {
+    /// # Errors
+    /// `non_finite` (field `domain.lo`/`hi`/`step`); `invalid_argument` for `lo ≥ hi` or
+    /// `step ≤ 0`; `too_many_symbols` (field `domain`) beyond [`MAX_LATTICE_POINTS`].
+    pub fn new(lo: f64, hi: f64, step: f64) -> Result<Self> {
+        for (name, v) in [("domain.lo", lo), ("domain.hi", hi), ("domain.step", step)] {
+            if !v.is_finite() {
+                return Err(Error::field(name).non_finite());
+            }
+        }
+        if lo >= hi {
+            return Err(invalid("domain.hi", alloc::format!("the domain needs lo < hi; got [{lo}, {hi}]")));
+        }
+        if step <= 0.0 {
+            return Err(invalid("domain.step", alloc::format!("must be > 0; got {step}")));
+        }
+        let r = (hi - lo) / step;
+        let m = libm::floor(r * (1.0 + 1e-12));
+        if !m.is_finite() || m + 1.0 > MAX_LATTICE_POINTS as f64 {
+            let found = if m.is_finite() && m < 1e18 { m as usize + 1 } else { usize::MAX };
+            return Err(Error::TooManySymbols { field: "domain".into(), found, max: MAX_LATTICE_POINTS });
+        }
+        Ok(Lattice { lo, hi, step, n: m as usize + 1 })
+    }
+    pub fn lo(&self) -> f64 {
+        self.lo
+    }
+    pub fn hi(&self) -> f64 {
+        self.hi
+    }
+    pub fn step(&self) -> f64 {
+        self.step
+    }
+    /// Number of points `n`.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+    /// Always false (a lattice has at least one point).
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    /// The value of lattice index `j` (any integer: outputs may leave the domain).
+    pub fn value(&self, j: i64) -> f64 {
+        self.lo + self.step * j as f64
+    }
+    /// The index of the point nearest to `x` (the cell of `x`; ties away from `lo`).
+    ///
+    /// # Errors
+    /// `non_finite` (field `x`) for NaN/±∞; `unknown_value` for `x` outside `[lo, hi]`
+    /// (never clamped).
+    pub fn index_of(&self, x: f64) -> Result<usize> {
+        if !x.is_finite() {
+            return Err(Error::field("x").non_finite());
+        }
+        if x < self.lo || x > self.hi {
+            return Err(Error::UnknownValue {
+                value: alloc::format!("{x} (outside the domain [{}, {}])", self.lo, self.hi),
+            });
+        }
+        let k = lattice_index(x - self.lo, self.step)?;
+        Ok((k.max(0) as usize).min(self.n - 1))
+    }
+    /// The output index `j` of a released value `y = lo + step·j` (within 1e-6 step).
+    ///
+    /// # Errors
+    /// `unknown_output` if `y` is not finite or not on the lattice.
+    pub fn output_index(&self, y: f64) -> Result<i64> {
+        let bad = || Error::UnknownOutput { value: alloc::format!("{y} (not a value lo + step·j of this lattice)") };
+        if !y.is_finite() {
+            return Err(bad());
+        }
+        let j = lattice_index(y - self.lo, self.step).map_err(|_| bad())?;
+        if (self.value(j) - y).abs() > 1e-6 * self.step {
+            return Err(bad());
+        }
+        Ok(j)
+    }
+}
+
+/// A piecewise-uniform prior density: bin `i` is `[edges[i], edges[i+1])` with mass `p[i]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Histogram {
+    edges: Vec<f64>,
+    p: Vec<f64>,
+}
+
+impl Histogram {
+    /// # Errors
+    /// `empty_alphabet` for no bin; `dimension_mismatch` unless `edges.len() = p.len() + 1`;
+    /// `non_finite`; `invalid_argument` for edges not strictly increasing; the distribution
+    /// errors for `p`; `too_many_symbols` beyond 4096 bins.
+    pub fn new(edges: &[f64], p: &[f64]) -> Result<Self> {
+        if p.is_empty() {
+            return Err(Error::EmptyAlphabet { field: "prior.histogram.p".into() });
+        }
+        if p.len() > crate::spec::MAX_SYMBOLS {
+            return Err(Error::TooManySymbols {
+                field: "prior.histogram.p".into(),
+                found: p.len(),
+                max: crate::spec::MAX_SYMBOLS,
+            });
+        }
+        if edges.len() != p.len() + 1 {
+            return Err(Error::field("prior.histogram.edges").dims(p.len() + 1, edges.len()));
+        }
+        if edges.iter().any(|e| !e.is_finite()) {
+            return Err(Error::field("prior.histogram.edges").non_finite());
+        }
+        if edges.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(invalid("prior.histogram.edges", "must be strictly increasing"));
+        }
+        crate::spec::check_distribution("prior.histogram.p", p)?;
+        Ok(Histogram { edges: edges.to_vec(), p: p.to_vec() })
+    }
+    pub fn edges(&self) -> &[f64] {
+        &self.edges
+    }
+    pub fn p(&self) -> &[f64] {
+        &self.p
+    }
+    fn mass(&self, a: f64, b: f64) -> f64 {
+        let mut m = 0.0;
+        for (i, &pi) in self.p.iter().enumerate() {
+            let (l, r) = (self.edges[i], self.edges[i + 1]);
+            let ov = b.min(r) - a.max(l);
+            if ov > 0.0 {
+                m += pi * ov / (r - l);
+            }
+        }
+        m
+    }
+}
+
+/// The prior of a continuous value (the document's `prior`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContinuousPrior {
+    Gaussian(Gaussian),
+    Mixture(GaussianMixture),
+    Histogram(Histogram),
+}
+
+impl ContinuousPrior {
+    /// `P(a ≤ X ≤ b)`, `a ≤ b` (normal tails without cancellation).
+    pub fn mass(&self, a: f64, b: f64) -> f64 {
+        let g = |g: &Gaussian| super::mass((a - g.mean()) / g.sd(), (b - g.mean()) / g.sd());
+        match self {
+            ContinuousPrior::Gaussian(x) => g(x),
+            ContinuousPrior::Mixture(m) => m.components().map(|(w, c)| w * g(&c)).sum(),
+            ContinuousPrior::Histogram(h) => h.mass(a, b),
+        }
+    }
+
+    /// As a Gaussian mixture, when it is one (for the continuous calculators).
+    pub fn as_mixture(&self) -> Option<GaussianMixture> {
+        match self {
+            ContinuousPrior::Gaussian(g) => Some((*g).into()),
+            ContinuousPrior::Mixture(m) => Some(m.clone()),
+            ContinuousPrior::Histogram(_) => None,
+        }
+    }
+
+    /// The lattice pmf `p_k`: the mass of each point's cell, conditioned on the domain.
+    /// Deterministic (libm), so native and wasm agree bit for bit.
+    ///
+    /// # Errors
+    /// `invalid_argument` (field `prior`) if the prior puts no (representable) mass on the
+    /// domain.
+    pub fn lattice_pmf(&self, lattice: &Lattice) -> Result<Vec<f64>> {
+        let n = lattice.len();
+        let h = 0.5 * lattice.step();
+        let mut p: Vec<f64> = (0..n)
+            .map(|k| {
+                let x = lattice.value(k as i64);
+                let a = if k == 0 { lattice.lo() } else { x - h };
+                let b = if k + 1 == n { lattice.hi() } else { x + h };
+                self.mass(a, b.max(a))
+            })
+            .collect();
+        let total = crate::numeric::sum(&p);
+        if !(total > 0.0 && total.is_finite()) {
+            return Err(invalid("prior", "puts no mass on the domain [lo, hi]"));
+        }
+        for v in &mut p {
+            *v /= total;
+        }
+        Ok(p)
+    }
+}
+
+/// A pmf on `z ∈ [−half, half]` with a relative error bound per value and the mass outside.
+#[derive(Debug, Clone)]
+struct PmfTable {
+    half: usize,
+    vals: Vec<f64>,
+    /// Upper bound on `P(|Z| > half)`.
+    tail: f64,
+    /// Relative error bound of each value.
+    rel: f64,
+}
+
+impl PmfTable {
+    fn at(&self, z: i64) -> f64 {
+        let i = z + self.half as i64;
+        if i < 0 || i as usize >= self.vals.len() {
+            0.0
+        } else {
+            self.vals[i as usize]
+        }
+    }
+
+    fn gaussian(g: &DiscreteGaussian) -> Result<Self> {
+        let (num, den) = g.variance();
+        let s2 = num as f64 / den as f64;
+        let s = libm::sqrt(s2);
+        // w(z) = exp(−z²/2s²); tail beyond T: 2·w(T+1)/(1 − e^{−(2T+3)/2s²}) (norm ≥ 1).
+        let w = |z: f64| libm::exp(-z * z / (2.0 * s2));
+        let mut half = (s * libm::sqrt(2.0 * libm::log(2.0 / TAIL_TARGET))) as usize + 1;
+        let tail = |t: usize| {
+            let t1 = (t + 1) as f64;
+            let r = libm::exp(-(2.0 * t1 + 1.0) / (2.0 * s2));
+            next_up(2.0 * w(t1) / (1.0 - r) * (1.0 + 1e-10))
+        };
+        while tail(half) > TAIL_TARGET && half < (1 << 40) {
+            half += 1 + half / 16;
+        }
+        // Normaliser: all terms down to underflow (w(40s) = e^{−800} = 0 in f64).
+        let reach = (40.0 * s) as usize + 2;
+        let mut norm = 1.0;
+        for z in 1..=reach {
+            norm += 2.0 * w(z as f64);
+        }
+        if half as f64 > 2e8 {
+            return Err(invalid("mechanism.sigma", "the noise is too wide to audit on this lattice: use a coarser step"));
+        }
+        let vals: Vec<f64> = (0..=2 * half).map(|i| w(i as f64 - half as f64) / norm).collect();
+        let max_arg = (half as f64) * (half as f64) / (2.0 * s2);
+        let rel = gamma(reach + 8) + 8.0 * U * max_arg.min(800.0) + 4.0 * U;
+        Ok(PmfTable { half, vals, tail: tail(half), rel })
+    }
+}
+
+/// The exact lattice sampler of a mechanism.
+#[derive(Debug, Clone)]
+enum Kind {
+    /// One [`DiscreteGaussian`] per distinct scale, `which[k]` for point `k`.
+    Gaussian { samplers: Vec<DiscreteGaussian>, which: Vec<u16> },
+    Laplace(DiscreteLaplace),
+    /// Release `k` when the word is below `threshold` (λ = threshold/2⁶⁴), else a draw of
+    /// `table` (the lattice prior, quantised exactly).
+    Sampling { threshold: u128, lambda: f64, table: AliasTable, q: Vec<f64> },
+}
+
+/// A mechanism on a [`Lattice`] with its lattice prior: the exact sampler that runs
+/// and its audit.
+#[derive(Debug, Clone)]
+pub struct LatticeMechanism {
+    lattice: Lattice,
+    prior: Vec<f64>,
+    kind: Kind,
+}
+
+/// The audited leakage of a [`LatticeMechanism`] at a given ε (nats).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatticeAudit {
+    /// Pure ε-LIP `max |ln P(j|k)/P(j)|` (∞ for Gaussian noise on ≥ 2 points).
+    pub lip_eps: f64,
+    /// Pure ε-LDP `max ln P(j|k)/P(j|k')` (∞ for Gaussian noise on ≥ 2 points; NaN when
+    /// not computed: instance-dependent σ on more than 128 points).
+    pub ldp_eps: f64,
+    /// Upper bound on the tail mass added to each δ (0 for Laplace and sampling).
+    pub tail_mass: f64,
+}
+
+fn check_eps(eps: f64) -> Result<f64> {
+    if !(eps.is_finite() && (0.0..=700.0).contains(&eps)) {
+        return Err(invalid("epsilon", alloc::format!("must be in [0, 700] nats; got {eps}")));
+    }
+    Ok(eps)
+}
+
+fn check_prior(lattice: &Lattice, prior: &[f64]) -> Result<()> {
+    if prior.len() != lattice.len() {
+        return Err(Error::field("prior").dims(lattice.len(), prior.len()));
+    }
+    crate::spec::check_distribution("prior", prior)
+}
+
+impl LatticeMechanism {
+    /// Gaussian noise `Y = x_k + step·Z`, `Z` discrete Gaussian of variance `(σ/step)²`
+    /// rounded **up** to the rational the sampler uses
+    /// ([`DiscreteGaussian::with_variance_at_least`]). `sigma` holds one σ, or one per
+    /// lattice point (instance-dependent; at most [`MAX_DISTINCT_SCALES`] distinct values).
+    ///
+    /// # Errors
+    /// `dimension_mismatch` for a `sigma` of another length than 1 or `n`;
+    /// `invalid_argument` for a σ not finite and > 0, or `(σ/step)² > 2⁴⁰`;
+    /// `too_many_symbols` (field `mechanism.sigma`) beyond 256 distinct values; the
+    /// distribution errors for `prior`.
+    pub fn gaussian(lattice: Lattice, prior: Vec<f64>, sigma: &[f64]) -> Result<Self> {
+        check_prior(&lattice, &prior)?;
+        let n = lattice.len();
+        if sigma.len() != 1 && sigma.len() != n {
+            return Err(Error::field("mechanism.sigma").dims(n, sigma.len()));
+        }
+        let mut samplers: Vec<DiscreteGaussian> = Vec::new();
+        let mut which = Vec::with_capacity(n);
+        for k in 0..n {
+            let s = sigma[if sigma.len() == 1 { 0 } else { k }];
+            positive("mechanism.sigma", s)?;
+            let v = s / lattice.step();
+            let g = DiscreteGaussian::with_variance_at_least(v * v)
+                .map_err(|e| invalid("mechanism.sigma", alloc::format!("σ = {s}: {e}")))?;
+            let i = match samplers.iter().position(|h| *h == g) {
+                Some(i) => i,
+                None => {
+                    if samplers.len() == MAX_DISTINCT_SCALES {
+                        return Err(Error::TooManySymbols {
+                            field: "mechanism.sigma (distinct values)".into(),
+                            found: MAX_DISTINCT_SCALES + 1,
+                            max: MAX_DISTINCT_SCALES,
+                        });
+                    }
+                    samplers.push(g);
+                    samplers.len() - 1
+                }
+            };
+            which.push(i as u16);
+        }
+        Ok(LatticeMechanism { lattice, prior, kind: Kind::Gaussian { samplers, which } })
+    }
+
+    /// Laplace noise `Y = x_k + step·Z`, `Z` discrete Laplace of scale `b/step` rounded
+    /// **up** to the sampler's rational ([`DiscreteLaplace::with_scale_at_least`]).
+    ///
+    /// # Errors
+    /// `invalid_argument` for `b` not finite and > 0 or `b/step > 2⁴⁰`; prior errors.
+    pub fn laplace(lattice: Lattice, prior: Vec<f64>, b: f64) -> Result<Self> {
+        check_prior(&lattice, &prior)?;
+        positive("mechanism.b", b)?;
+        let l = DiscreteLaplace::with_scale_at_least(b / lattice.step())
+            .map_err(|e| invalid("mechanism.b", alloc::format!("b = {b}: {e}")))?;
+        Ok(LatticeMechanism { lattice, prior, kind: Kind::Laplace(l) })
+    }
+
+    /// The sampling mechanism (eq 20) on the lattice: release `x_k` with probability λ
+    /// (rounded **down** to a multiple of 2⁻⁶⁴), else a fresh draw from the lattice prior
+    /// (an exact integer alias table, whose exact probabilities the audit reads back).
+    ///
+    /// # Errors
+    /// `invalid_argument` for λ outside `[0, 1]`; prior errors.
+    pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: f64) -> Result<Self> {
+        check_prior(&lattice, &prior)?;
+        if !(lambda.is_finite() && (0.0..=1.0).contains(&lambda)) {
+            return Err(invalid("mechanism.lambda", alloc::format!("must be in [0, 1]; got {lambda}")));
+        }
+        let two64 = 18446744073709551616.0f64;
+        let threshold = libm::floor(lambda * two64) as u128; // exact: scaling by 2^64
+        let lambda = threshold as f64 / two64; // exact (threshold came from an f64)
+        let table = AliasTable::new(&prior)?;
+        let q = table.probabilities();
+        Ok(LatticeMechanism { lattice, prior, kind: Kind::Sampling { threshold, lambda, table, q } })
+    }
+
+    pub fn lattice(&self) -> &Lattice {
+        &self.lattice
+    }
+    /// The lattice prior `p_k`.
+    pub fn prior(&self) -> &[f64] {
+        &self.prior
+    }
+    /// The exact variance `(num, den)` (lattice steps²) used at point `k` (Gaussian).
+    pub fn variance_at(&self, k: usize) -> Option<(u64, u64)> {
+        match &self.kind {
+            Kind::Gaussian { samplers, which } => which.get(k).map(|&i| samplers[i as usize].variance()),
+            _ => None,
+        }
+    }
+    /// The exact Laplace scale `(t, s)` = `t/s` lattice steps.
+    pub fn laplace_scale(&self) -> Option<(u64, u64)> {
+        match &self.kind {
+            Kind::Laplace(l) => Some(l.scale()),
+            _ => None,
+        }
+    }
+    /// The exact release probability λ of the sampling mechanism.
+    pub fn lambda(&self) -> Option<f64> {
+        match &self.kind {
+            Kind::Sampling { lambda, .. } => Some(*lambda),
+            _ => None,
+        }
+    }
+
+    /// One release for lattice point `k` (caller checks `k < n`): the output index `j`.
+    ///
+    /// # Privacy
+    /// `j` is drawn exactly from the audited `P(·|k)`. Time: see the module docs.
+    pub fn sample_index<R: RngCore + CryptoRng + ?Sized>(&self, k: usize, rng: &mut R) -> Result<i64> {
+        let k = k as i64;
+        match &self.kind {
+            Kind::Gaussian { samplers, which } => samplers[which[k as usize] as usize].perturb(k, rng),
+            Kind::Laplace(l) => l.perturb(k, rng),
+            Kind::Sampling { threshold, table, .. } => {
+                let (w1, w2) = (rng.next_u64(), rng.next_u64());
+                let fresh = table.sample_word(w2) as i64;
+                let release = ((w1 as u128) < *threshold) as i64;
+                Ok(release * k + (1 - release) * fresh)
+            }
+        }
+    }
+
+    /// `P(j | k)` of the sampler (f64, nearest; for receipts and tests).
+    pub fn p_given(&self, j: i64, k: usize) -> f64 {
+        match &self.kind {
+            Kind::Gaussian { samplers, which } => samplers[which[k] as usize].pmf(j - k as i64),
+            Kind::Laplace(l) => l.pmf(j - k as i64),
+            Kind::Sampling { lambda, q, .. } => {
+                let fresh = if (0..q.len() as i64).contains(&j) { (1.0 - lambda) * q[j as usize] } else { 0.0 };
+                fresh + if j == k as i64 { *lambda } else { 0.0 }
+            }
+        }
+    }
+
+    /// `P(j) = Σ_k p_k P(j|k)` (f64, O(n)).
+    pub fn p_output(&self, j: i64) -> f64 {
+        match &self.kind {
+            Kind::Gaussian { samplers, which } => self
+                .prior
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &p)| p > 0.0)
+                    .map(|(k, &p)| p * samplers[which[k] as usize].pmf(j - k as i64))
+                    .sum(),
+            _ => self.prior.iter().enumerate().filter(|(_, &p)| p > 0.0).map(|(k, &p)| p * self.p_given(j, k)).sum(),
+        }
+    }
+
+    /// Pure ε-LIP, pure ε-LDP and the tail mass (see [`LatticeAudit`]).
+    ///
+    /// # Errors
+    /// `invalid_argument` if the exact audit would exceed [`MAX_AUDIT_WORK`].
+    pub fn audit(&self) -> Result<LatticeAudit> {
+        let n = self.lattice.len();
+        Ok(match &self.kind {
+            Kind::Gaussian { samplers, .. } => {
+                let tables = self.gaussian_tables()?;
+                let pure = if n == 1 { 0.0 } else { f64::INFINITY };
+                let ldp = if samplers.len() > 1 && n > 128 { f64::NAN } else { pure };
+                LatticeAudit { lip_eps: pure, ldp_eps: ldp, tail_mass: tables.iter().map(|t| t.tail).fold(0.0, f64::max) }
+            }
+            Kind::Laplace(l) => {
+                let (lip, ldp) = self.laplace_pure(l);
+                LatticeAudit { lip_eps: lip, ldp_eps: ldp, tail_mass: 0.0 }
+            }
+            Kind::Sampling { lambda, q, .. } => {
+                let (lip, ldp) = sampling_pure(*lambda, &self.prior, q);
+                LatticeAudit { lip_eps: lip, ldp_eps: ldp, tail_mass: 0.0 }
+            }
+        })
+    }
+
+    /// The δ of (ε, δ)-LIP (definition (3)), an upper bound (module docs).
+    ///
+    /// # Errors
+    /// `invalid_argument` for ε not in `[0, 700]` or an audit above [`MAX_AUDIT_WORK`].
+    pub fn lip_delta(&self, eps: f64) -> Result<f64> {
+        check_eps(eps)?;
+        let d = match &self.kind {
+            Kind::Gaussian { .. } => self.gaussian_lip_delta(eps)?,
+            Kind::Laplace(l) => self.laplace_lip_delta(l, eps),
+            Kind::Sampling { lambda, q, .. } => sampling_lip_delta(*lambda, &self.prior, q, eps),
+        };
+        Ok(d.clamp(0.0, 1.0))
+    }
+
+    /// The δ of (ε, δ)-LDP: `max_{k,k'} E_{e^ε}(P_{·|k} ‖ P_{·|k'})`, an upper bound; NaN
+    /// when not computed (instance-dependent σ on more than 128 points).
+    ///
+    /// # Errors
+    /// As [`LatticeMechanism::lip_delta`].
+    pub fn ldp_delta(&self, eps: f64) -> Result<f64> {
+        check_eps(eps)?;
+        let n = self.lattice.len();
+        let gam = libm::exp(eps);
+        let d = match &self.kind {
+            Kind::Gaussian { samplers, which } => {
+                if n == 1 {
+                    return Ok(0.0);
+                }
+                let tables = self.gaussian_tables()?;
+                if samplers.len() == 1 {
+                    e_shift(&tables[0], &tables[0], (n - 1) as i64, gam)
+                } else if n > 128 {
+                    f64::NAN
+                } else {
+                    let mut worst = 0.0f64;
+                    for k in 0..n {
+                        for k2 in 0..n {
+                            if k != k2 {
+                                let (a, b) = (&tables[which[k] as usize], &tables[which[k2] as usize]);
+                                worst = worst.max(e_shift(a, b, k2 as i64 - k as i64, gam));
+                            }
+                        }
+                    }
+                    worst
+                }
+            }
+            Kind::Laplace(l) => laplace_ldp_delta(l, (n - 1) as i64, eps),
+            Kind::Sampling { lambda, q, .. } => {
+                if n == 1 {
+                    return Ok(0.0);
+                }
+                let qmin = q.iter().copied().fold(1.0, f64::min);
+                let v = lambda - (gam - 1.0) * (1.0 - lambda) * qmin;
+                next_up(v.max(0.0) + 8.0 * U * (1.0 + gam))
+            }
+        };
+        Ok(if d.is_nan() { d } else { d.clamp(0.0, 1.0) })
+    }
+
+    fn gaussian_tables(&self) -> Result<Vec<PmfTable>> {
+        let Kind::Gaussian { samplers, .. } = &self.kind else { return Ok(Vec::new()) };
+        let tables = samplers.iter().map(PmfTable::gaussian).collect::<Result<Vec<_>>>()?;
+        let half = tables.iter().map(|t| t.half).max().unwrap_or(0);
+        let work = self.lattice.len() as f64 * (2 * half + 1) as f64;
+        if work > MAX_AUDIT_WORK {
+            return Err(invalid(
+                "mechanism.sigma",
+                alloc::format!(
+                    "an exact audit needs {work:.3e} operations (limit {MAX_AUDIT_WORK:.0e}): use a coarser step"
+                ),
+            ));
+        }
+        Ok(tables)
+    }
+
+    fn gaussian_lip_delta(&self, eps: f64) -> Result<f64> {
+        let Kind::Gaussian { which, .. } = &self.kind else { return Ok(f64::NAN) };
+        let tables = self.gaussian_tables()?;
+        let n = self.lattice.len();
+        let tg = tables.iter().map(|t| t.half).max().unwrap_or(0) as i64;
+        let width = n + 2 * tg as usize;
+        // P(j) on the global window j ∈ [−T, n−1+T], stored at j + T.
+        let mut py = vec![0.0f64; width];
+        for (k, &p) in self.prior.iter().enumerate() {
+            if p == 0.0 {
+                continue;
+            }
+            let t = &tables[which[k] as usize];
+            let start = (k as i64 + tg - t.half as i64) as usize;
+            for (i, &v) in t.vals.iter().enumerate() {
+                py[start + i] += p * v;
+            }
+        }
+        let rel_pmf = tables.iter().map(|t| t.rel).fold(0.0, f64::max);
+        let rel_py = rel_pmf + gamma(n + 2) + 2.0 * n as f64 * U;
+        let tail = tables.iter().map(|t| t.tail).fold(0.0, f64::max);
+        // prefix[i] = Σ_{i' < i} py[i'], suffix[i] = Σ_{i' ≥ i} py[i'] (positive terms:
+        // relative error ≤ γ_width each).
+        let mut prefix = vec![0.0f64; width + 1];
+        for i in 0..width {
+            prefix[i + 1] = prefix[i] + py[i];
+        }
+        let mut suffix = vec![0.0f64; width + 1];
+        for i in (0..width).rev() {
+            suffix[i] = suffix[i + 1] + py[i];
+        }
+        let gam = libm::exp(eps);
+        let down = if eps == 0.0 { 1.0 } else { next_up(next_up(libm::exp(-eps))) };
+        let mut worst = 0.0f64;
+        for k in 0..n {
+            let t = &tables[which[k] as usize];
+            let start = (k as i64 + tg - t.half as i64) as usize;
+            let (mut d1, mut d2) = (0.0f64, 0.0f64);
+            for (i, &v) in t.vals.iter().enumerate() {
+                let pj = py[start + i];
+                d1 += (v - gam * pj).max(0.0);
+                d2 += (pj - gam * v).max(0.0);
+            }
+            let m = t.vals.len();
+            let outside = prefix[start] + suffix[start + m];
+            let sg = 1.0 + gamma(m + 4);
+            let e1 = next_up(d1 * sg + rel_pmf + gam * rel_py * 1.01 + tail);
+            let e2 = next_up(
+                d2 * sg + outside * (1.0 + gamma(width + 4)) + rel_py * 1.01 + gam * rel_pmf + tail + outside * rel_py,
+            );
+            worst = worst.max(next_up(e1 * down)).max(e2);
+        }
+        Ok(worst)
+    }
+
+    /// Laplace: `P(j|k)/P(j) = e^{−|j−k|/τ}/S(j)`, `S(j) = Σ_k p_k e^{−|j−k|/τ}`; constant
+    /// beyond the domain, so the extremes are at `j ∈ 0..n`.
+    fn laplace_s(&self, l: &DiscreteLaplace) -> (Vec<f64>, Vec<f64>, f64, f64) {
+        let n = self.lattice.len();
+        let (t, s) = l.scale();
+        let rate = s as f64 / t as f64; // 1/τ
+        let e: Vec<f64> = (0..n).map(|m| libm::exp(-(m as f64) * rate)).collect();
+        let sj: Vec<f64> = (0..n)
+            .map(|j| self.prior.iter().enumerate().map(|(k, &p)| p * e[j.abs_diff(k)]).sum())
+            .collect();
+        let max_arg = (n - 1) as f64 * rate;
+        let rel = gamma(n + 8) + 8.0 * U * max_arg + 2.0 * n as f64 * U;
+        (e, sj, rate, rel)
+    }
+
+    fn laplace_pure(&self, l: &DiscreteLaplace) -> (f64, f64) {
+        let n = self.lattice.len();
+        let (_, sj, rate, rel) = self.laplace_s(l);
+        let mut lip = 0.0f64;
+        for (j, &s) in sj.iter().enumerate() {
+            // k = j: ratio 1/S(j) ≥ 1; the farthest k: e^{−far/τ}/S(j).
+            lip = lip.max(abs_ln_up(1.0 / s, rel));
+            let far = j.max(n - 1 - j) as f64 * rate;
+            let lo_ln = -far - libm::log(s);
+            if lo_ln < 0.0 {
+                let v = -lo_ln;
+                lip = lip.max(next_up(v + v * 8.0 * U + far * 4.0 * U - libm::log1p(-rel)));
+            }
+        }
+        let ldp = next_up((n - 1) as f64 * rate * (1.0 + 4.0 * U));
+        (lip, ldp)
+    }
+
+    fn laplace_lip_delta(&self, l: &DiscreteLaplace, eps: f64) -> f64 {
+        let n = self.lattice.len();
+        let (e, sj, rate, rel) = self.laplace_s(l);
+        let gam = libm::exp(eps);
+        // c = tanh(1/2τ) cancels in the ratios; P(j|k) = c·e^{−|j−k|/τ}, P(j) = c·S(j).
+        let c = libm::tanh(0.5 * rate);
+        // Σ_{j ≤ −1} e^{j/τ} times c = 1/(e^{1/τ} + 1) (both rays alike).
+        let ray = 1.0 / (libm::exp(rate) + 1.0);
+        let down = if eps == 0.0 { 1.0 } else { next_up(next_up(libm::exp(-eps))) };
+        let mut worst = 0.0f64;
+        for k in 0..n {
+            let (mut d1, mut d2) = (0.0f64, 0.0f64);
+            for j in 0..n {
+                let (a, b) = (e[j.abs_diff(k)], sj[j]);
+                d1 += (a - gam * b).max(0.0);
+                d2 += (b - gam * a).max(0.0);
+            }
+            let (el, er) = (e[k], e[n - 1 - k]);
+            let (sl, sr) = (sj[0], sj[n - 1]);
+            let r1 = ray * ((el - gam * sl).max(0.0) + (er - gam * sr).max(0.0));
+            let r2 = ray * ((sl - gam * el).max(0.0) + (sr - gam * er).max(0.0));
+            let d1 = c * d1 + r1;
+            let d2 = c * d2 + r2;
+            let margin = (1.0 + gam) * (rel + gamma(n + 8)) * 1.01;
+            let e1 = next_up(d1 * (1.0 + gamma(n + 8)) + margin);
+            let e2 = next_up(d2 * (1.0 + gamma(n + 8)) + margin);
+            worst = worst.max(next_up(e1 * down)).max(e2);
+        }
+        worst
+    }
+}
+
+/// `E_γ(P_a ‖ P_b(· − Δ))` for two noise tables, `P_a` centred at 0 and `P_b` at Δ,
+/// summed over the support of `P_a`'s table plus its tail (upper bound).
+fn e_shift(a: &PmfTable, b: &PmfTable, delta: i64, gam: f64) -> f64 {
+    let mut d = 0.0f64;
+    let h = a.half as i64;
+    for z in -h..=h {
+        d += (a.at(z) - gam * b.at(z - delta)).max(0.0);
+    }
+    next_up(d * (1.0 + gamma(a.vals.len() + 4)) + a.rel + gam * b.rel + a.tail)
+}
+
+/// `E_γ(Lap_0 ‖ Lap_Δ)` for the discrete Laplace in closed form: the ratio
+/// `pmf(z)/pmf(z − Δ) = e^{(|z−Δ| − |z|)/τ}` is `> γ` exactly for `z ≤ m`,
+/// `m = ⌈(Δ − ετ)/2⌉ − 1`, so `δ = F(m) − γF(m − Δ)` with the CDF
+/// `F(m) = e^{m/τ}/(1 + e^{−1/τ})` for `m < 0`, `1 − e^{−(m+1)/τ}/(1 + e^{−1/τ})` for `m ≥ 0`.
+fn laplace_ldp_delta(l: &DiscreteLaplace, delta: i64, eps: f64) -> f64 {
+    if delta == 0 {
+        return 0.0;
+    }
+    let (t, s) = l.scale();
+    let rate = s as f64 / t as f64;
+    let pure = next_up(delta as f64 * rate * (1.0 + 4.0 * U));
+    if pure <= eps {
+        return 0.0;
+    }
+    let tau = t as f64 / s as f64;
+    let m = libm::ceil((delta as f64 - eps * tau) / 2.0) as i64 - 1;
+    let z = 1.0 + libm::exp(-rate);
+    let cdf = |m: i64| {
+        if m < 0 {
+            libm::exp(m as f64 * rate) / z
+        } else {
+            1.0 - libm::exp(-((m + 1) as f64) * rate) / z
+        }
+    };
+    let gam = libm::exp(eps);
+    let v = cdf(m) - gam * cdf(m - delta);
+    let arg = (delta as f64 + 1.0) * rate + eps;
+    next_up(v.max(0.0) + (1.0 + gam) * (16.0 * U * (1.0 + arg)))
+}
+
+fn sampling_pure(lambda: f64, p: &[f64], q: &[f64]) -> (f64, f64) {
+    let n = p.len();
+    if n == 1 {
+        return (0.0, 0.0);
+    }
+    let rel = 8.0 * U;
+    let mut lip = 0.0f64;
+    for j in 0..n {
+        let py = lambda * p[j] + (1.0 - lambda) * q[j];
+        // k = j and k ≠ j.
+        let own = lambda + (1.0 - lambda) * q[j];
+        let other = (1.0 - lambda) * q[j];
+        if py == 0.0 {
+            if own > 0.0 {
+                return (f64::INFINITY, f64::INFINITY);
+            }
+            continue;
+        }
+        lip = lip.max(abs_ln_up(own / py, rel));
+        lip = lip.max(abs_ln_up(other / py, rel));
+    }
+    let qmin = q.iter().copied().fold(1.0, f64::min);
+    let ldp = if lambda == 0.0 {
+        0.0
+    } else if qmin == 0.0 || lambda == 1.0 {
+        f64::INFINITY
+    } else {
+        abs_ln_up(1.0 + lambda / ((1.0 - lambda) * qmin), rel)
+    };
+    (lip, ldp)
+}
+
+/// Sampling mechanism: `P(j|k) = λ1[j=k] + (1−λ)q_j`, `P(j) = λp_j + (1−λ)q_j`.
+fn sampling_lip_delta(lambda: f64, p: &[f64], q: &[f64], eps: f64) -> f64 {
+    let n = p.len();
+    let gam = libm::exp(eps);
+    let py: Vec<f64> = (0..n).map(|j| lambda * p[j] + (1.0 - lambda) * q[j]).collect();
+    let a1: f64 = (0..n).map(|j| ((1.0 - lambda) * q[j] - gam * py[j]).max(0.0)).sum();
+    let a2: f64 = (0..n).map(|j| (py[j] - gam * (1.0 - lambda) * q[j]).max(0.0)).sum();
+    let down = if eps == 0.0 { 1.0 } else { next_up(next_up(libm::exp(-eps))) };
+    let margin = (1.0 + gam) * (gamma(n + 8) * 4.0 + 16.0 * U);
+    let mut worst = 0.0f64;
+    for k in 0..n {
+        let other = (1.0 - lambda) * q[k];
+        let own = lambda + other;
+        let d1 = a1 - (other - gam * py[k]).max(0.0) + (own - gam * py[k]).max(0.0);
+        let d2 = a2 - (py[k] - gam * other).max(0.0) + (py[k] - gam * own).max(0.0);
+        let e1 = next_up(d1.max(0.0) + margin);
+        let e2 = next_up(d2.max(0.0) + margin);
+        worst = worst.max(next_up(e1 * down)).max(e2);
+    }
+    worst
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lat(lo: f64, hi: f64, step: f64) -> Lattice {
+        Lattice::new(lo, hi, step).unwrap()
+    }
+
+    #[test]
+    fn lattice_points_and_errors() {
+        let l = lat(0.0, 1.0, 0.1);
+        assert_eq!(l.len(), 11);
+        assert_eq!(l.index_of(0.34).unwrap(), 3);
+        assert_eq!(l.index_of(1.0).unwrap(), 10);
+        assert_eq!(l.output_index(l.value(-3)).unwrap(), -3);
+        assert!(l.output_index(0.05).is_err());
+        assert_eq!(l.index_of(1.01).unwrap_err().code(), "unknown_value");
+        assert_eq!(l.index_of(f64::NAN).unwrap_err().code(), "non_finite");
+        assert_eq!(Lattice::new(0.0, 1.0, 1e-4).unwrap_err().code(), "too_many_symbols");
+        assert_eq!(Lattice::new(1.0, 1.0, 0.1).unwrap_err().code(), "invalid_argument");
+        assert_eq!(lat(0.0, 1.05, 0.1).len(), 11);
+    }
+
+    #[test]
+    fn ldp_endpoints_are_the_worst_pair() {
+        let l = lat(0.0, 2.0, 0.25);
+        let p = ContinuousPrior::Gaussian(Gaussian::new(1.0, 0.7).unwrap()).lattice_pmf(&l).unwrap();
+        for m in [
+            LatticeMechanism::gaussian(l, p.clone(), &[0.6]).unwrap(),
+            LatticeMechanism::laplace(l, p.clone(), 0.8).unwrap(),
+        ] {
+            for eps in [0.1, 0.5, 1.0, 2.0] {
+                let gam = libm::exp(eps);
+                let mut best = 0.0f64;
+                for k in 0..l.len() {
+                    for k2 in 0..l.len() {
+                        let d: f64 = (-200..l.len() as i64 + 200)
+                            .map(|j| (m.p_given(j, k) - gam * m.p_given(j, k2)).max(0.0))
+                            .sum();
+                        best = best.max(d);
+                    }
+                }
+                let audited = m.ldp_delta(eps).unwrap();
+                assert!(audited >= best && audited - best < 1e-9, "{eps}: {audited} vs {best}");
+            }
+        }
+    }
+}
