@@ -33,6 +33,7 @@ pub mod estimate;
 pub mod lift;
 pub mod linear;
 mod lp;
+mod simplex;
 pub mod optimal_ldp;
 pub mod orr;
 pub mod oue;

@@ -20,6 +20,7 @@ use alloc::vec::Vec;
 
 use super::lift::{JointView, Notion};
 use super::lp::{Cmp, Lp};
+use super::simplex::{self, Columns};
 use super::utility::{channel_utility, entropy};
 use super::vertex::LiftPolytope;
 use super::{clean_rows, publish, Audited, Source};
@@ -67,7 +68,73 @@ pub fn optimal_response(view: &JointView, subset: &[usize], ln_lo: f64, ln_hi: f
 /// `infeasible` if P_X on the subset is not in the cone of `vs`; `design_failed` on
 /// solver trouble.
 pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec<Vec<f64>>) -> Result<Response> {
+    response_with(view, subset, vs, Method::ColumnGeneration)
+}
+
+/// How LP (22) is solved over the candidate columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The dedicated revised simplex over sparse columns ([`super::simplex`]), pricing
+    /// every candidate column (the default; falls back to [`Method::FullLp`] on numerical
+    /// trouble).
+    ColumnGeneration,
+    /// The general solver (`microlp`) over the dense model with every column: the
+    /// previous implementation, kept as the fall-back and the tests' reference.
+    FullLp,
+}
+
+/// [`optimal_response`] with the LP method chosen (for the tests and benchmarks that
+/// compare them).
+///
+/// # Errors
+/// As [`optimal_response`].
+pub fn optimal_response_with(
+    view: &JointView,
+    subset: &[usize],
+    ln_lo: f64,
+    ln_hi: f64,
+    method: Method,
+) -> Result<Response> {
+    let poly = LiftPolytope::new(view, subset, ln_lo, ln_hi)?;
+    let vs = poly.vertices()?;
+    if vs.is_empty() {
+        return Err(Error::Infeasible { reason: "the lift polytope is empty".into() });
+    }
+    response_with(view, subset, vs, method)
+}
+
+fn response_with(view: &JointView, subset: &[usize], vs: Vec<Vec<f64>>, method: Method) -> Result<Response> {
     let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
+    let (chosen, q) = match method {
+        Method::ColumnGeneration => {
+            let mut pool = Columns::new();
+            for v in &vs {
+                pool.push(v, entropy(v));
+            }
+            match simplex::solve(&mut pool, &target, None) {
+                Ok(sol) => sol.support.into_iter().unzip(),
+                Err(Error::DesignFailed { .. }) => full_lp(&vs, &target)?,
+                Err(e) => return Err(e),
+            }
+        }
+        Method::FullLp => full_lp(&vs, &target)?,
+    };
+    let cols: Vec<&[f64]> = chosen.iter().map(|&i| vs[i].as_slice()).collect();
+    let masses = match least_squares(&cols, &target) {
+        Some(m) if m.iter().all(|&e| e >= 0.0) && residual(&cols, &m, &target) <= 1e-12 => m,
+        _ => q.iter().map(|&e: &f64| e.max(0.0)).collect(),
+    };
+    let keep: Vec<usize> = (0..chosen.len()).filter(|&i| masses[i] > 0.0).collect();
+
+    Ok(Response {
+        columns: keep.iter().map(|&i| vs[chosen[i]].clone()).collect(),
+        q: keep.iter().map(|&i| masses[i]).collect(),
+        vertices: vs.len(),
+    })
+}
+
+/// LP (22) by `microlp` over the dense model: (chosen column indices, their masses).
+fn full_lp(vs: &[Vec<f64>], target: &[f64]) -> Result<(Vec<usize>, Vec<f64>)> {
     let mut lp = Lp::minimise();
     let vars: Vec<usize> = vs.iter().map(|v| lp.var(entropy(v))).collect();
     for (j, &p) in target.iter().enumerate() {
@@ -77,18 +144,8 @@ pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec
     }
     let (q, _) = lp.solve("optimal random response (eq 22)")?;
     let chosen: Vec<usize> = (0..vs.len()).filter(|&i| q[i] > 0.0).collect();
-    let cols: Vec<&[f64]> = chosen.iter().map(|&i| vs[i].as_slice()).collect();
-    let masses = match least_squares(&cols, &target) {
-        Some(m) if m.iter().all(|&e| e >= 0.0) && residual(&cols, &m, &target) <= 1e-12 => m,
-        _ => chosen.iter().map(|&i| q[i].max(0.0)).collect(),
-    };
-    let keep: Vec<usize> = (0..chosen.len()).filter(|&i| masses[i] > 0.0).collect();
-
-    Ok(Response {
-        columns: keep.iter().map(|&i| vs[chosen[i]].clone()).collect(),
-        q: keep.iter().map(|&i| masses[i]).collect(),
-        vertices: vs.len(),
-    })
+    let masses = chosen.iter().map(|&i| q[i]).collect();
+    Ok((chosen, masses))
 }
 
 /// Max-abs residual of Σ_i m_i c_i − t.
