@@ -165,6 +165,18 @@ pub fn evaluate(
 }
 
 impl Verification {
+    /// Adds the check of an `srlip` claim (Lopuhaä-Zwakenberg, privacy funnel, Def 3)
+    /// against `actual`, the audited SRLIP leakage ([`crate::leakage::audit_srlip`]);
+    /// a claim with no audit (`None`) fails. No claim: unchanged.
+    pub fn with_srlip(mut self, claims: &Claims, actual: Option<f64>) -> Self {
+        if let Some(c) = &claims.srlip {
+            let ch = check("srlip", c.eps, actual.unwrap_or(f64::INFINITY));
+            self.claims_hold &= ch.holds;
+            self.claims.push(ch);
+        }
+        self
+    }
+
     /// `Ok` when there is at least one claim, all claims hold and the policy holds;
     /// otherwise the first failure as a typed error.
     pub fn into_result(self) -> Result<Leakage> {

@@ -138,6 +138,24 @@ impl Document {
         Ok(worst)
     }
 
+    /// The exact SRLIP leakage (Lopuhaä-Zwakenberg, privacy funnel, Def 3) of the
+    /// *declared* channel for the attributes of the document's `srlip` claim; `None` when
+    /// it makes none.
+    ///
+    /// # Errors
+    /// `invalid_argument` for a mechanism that is not a channel P(Y|X) (SRLIP of a
+    /// per-secret or unary mechanism is not audited) or an audit above
+    /// [`leakage::MAX_SRLIP_WORK`].
+    pub fn audit_srlip(&self) -> Result<Option<leakage::Srlip>> {
+        let Some(c) = &self.claims().srlip else { return Ok(None) };
+        match self.mechanism() {
+            MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
+                Ok(Some(leakage::audit_srlip(self.p_sx(), m, &c.attributes)?))
+            }
+            _ => Err(srlip_needs_a_channel()),
+        }
+    }
+
     /// Claims and policy checked against the *declared* mechanism at α-order `alpha`
     /// (what `privlift audit` reports). [`Document::check`] is the same on the exact
     /// sampler, which is what a client relies on; the two agree to ~1e-15.
@@ -146,7 +164,8 @@ impl Document {
         let leak = self.audit(alpha_order)?;
         let bp = self.claims().bp_lip.as_ref().map(|c| self.audit_bp_lip(&c.priors).unwrap_or(f64::INFINITY));
         let alpha = alpha_claim(self, &leak, |k| self.audit(k))?;
-        Ok(evaluate(leak, self.claims(), policy, bp, alpha))
+        let srlip = self.audit_srlip()?.map(|r| r.eps);
+        Ok(evaluate(leak, self.claims(), policy, bp, alpha).with_srlip(self.claims(), srlip))
     }
 
     /// Builds the exact sampler and audits the channel it *actually* draws from
@@ -165,7 +184,14 @@ impl Document {
             None => None,
         };
         let alpha = alpha_claim(self, &leak, |k| runtime.audit(self.p_sx(), k))?;
-        Ok((evaluate(leak, self.claims(), policy, bp, alpha), runtime))
+        let srlip = match (&self.claims().srlip, &runtime) {
+            (None, _) => None,
+            (Some(c), Runtime::Channel(sampler)) => {
+                Some(leakage::audit_srlip(self.p_sx(), &Runtime::effective(sampler), &c.attributes)?.eps)
+            }
+            (Some(_), _) => return Err(srlip_needs_a_channel()),
+        };
+        Ok((evaluate(leak, self.claims(), policy, bp, alpha).with_srlip(self.claims(), srlip), runtime))
     }
 
     /// Verifies the document against its own claims and the user's `policy`, and returns
@@ -202,6 +228,13 @@ pub struct VerifiedMechanism {
     leakage: Leakage,
     verification: Verification,
     joint: Option<JointSY>,
+}
+
+fn srlip_needs_a_channel() -> Error {
+    Error::InvalidArgument {
+        name: "claims.srlip".into(),
+        reason: "SRLIP is audited for a channel P(Y|X) (a matrix mechanism); this mechanism is not one".into(),
+    }
 }
 
 fn wrong_kind(what: &str) -> Error {

@@ -13,7 +13,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 pub use matrix::{check_distribution, check_entries as matrix_check_entries, Matrix, SUM_TOLERANCE};
-pub use wire::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
+pub use wire::{
+    AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION,
+};
 
 use crate::error::{Error, Result};
 
@@ -280,6 +282,10 @@ impl Document {
             id: w.id,
             description: w.description,
             input,
+        if let Some(c) = &w.claims.srlip {
+            check_claim("srlip.eps", Some(c.eps))?;
+            crate::leakage::check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
+        }
             output,
             secret,
             has_secret,

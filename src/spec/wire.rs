@@ -163,6 +163,11 @@ pub struct ClaimsJson {
     /// Ψ_α(y) ≤ e^{εl} (eq 32) at the claim's order α > 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<AlphaLiftJson>,
+    /// ε-SRLIP w.r.t. S (Lopuhaä-Zwakenberg, privacy funnel, Def 3, eq 12) for a
+    /// multi-attribute input X = (X¹,…,Xᵐ): ε-LIP w.r.t. p_{S,X|x^J} for every subset J
+    /// of attributes and every x^J an attacker may learn by a side channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srlip: Option<SrlipJson>,
 }
 
 /// The α-lift claim: its order α (> 1) and the budgets (εl, εu) of eq 33.
@@ -180,4 +185,19 @@ pub struct AlphaLiftJson {
 pub struct AlipJson {
     pub eps_l: f64,
     pub eps_u: f64,
+}
+
+/// The SRLIP claim: the budget and the attribute sizes |X¹|, …, |Xᵐ|, whose product is
+/// |X|. The input alphabet is their product flattened row-major (attribute 1 most
+/// significant): x = ((x¹·|X²| + x²)·|X³| + x³)…, which is how `labels` and the columns
+/// of `secret.p_sx` are ordered.
+///
+/// ```json
+/// "srlip": { "eps": 1.0, "attributes": [2, 3, 2] }
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SrlipJson {
+    pub eps: f64,
+    pub attributes: Vec<usize>,
 }
