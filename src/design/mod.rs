@@ -16,6 +16,7 @@
 //! | watchdog, complete merging (LIP/ALIP/LDP) | [`watchdog::watchdog`] | the notion's budget |
 //! | watchdog, subset merging (Algorithm 1) | [`watchdog::subset_merging`] | the notion's budget |
 //! | subset random response (Algorithm 2) | [`srr::srr`] | `lip` or `alip` |
+//! | SRLIP product of per-attribute channels (multi-attribute X) | [`srlip::srlip`] | `srlip`, `lip` |
 //! | vertex enumeration of the lift polytope | [`vertex::LiftPolytope`] | — |
 //!
 //! # LP solver
@@ -40,6 +41,7 @@ pub mod oue;
 pub mod request;
 pub mod rr;
 pub mod srr;
+pub mod srlip;
 pub mod utility;
 pub mod vertex;
 pub mod watchdog;

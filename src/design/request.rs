@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use serde::Deserialize;
 
 use super::lift::Notion;
-use super::{default_id, linear, optimal_ldp, orr, oue, rr, srr, watchdog, Source};
+use super::{default_id, linear, optimal_ldp, orr, oue, rr, srlip, srr, watchdog, Source};
 use crate::error::Error;
 use crate::spec::{
     check_distribution, matrix_check_entries, Alphabet, Document, LabelJson, Matrix, MAX_PRIORS, MAX_SYMBOLS,
@@ -38,6 +38,10 @@ pub struct JointFile {
     #[serde(default)]
     pub labels: Option<Vec<LabelJson>>,
     pub p_sx: Vec<Vec<f64>>,
+    /// A multi-attribute X = (X¹,…,Xᵐ) instead of `labels`: the columns of `p_sx` are
+    /// the tuples, flattened row-major ([`super::srlip::load_multi_joint`], `srlip`).
+    #[serde(default)]
+    pub attributes: Option<Vec<super::srlip::AttributeFile>>,
 }
 
 /// `PS.json`: a finite set of priors of X (for BP-LIP).
@@ -104,6 +108,14 @@ pub fn load_prior(f: PriorFile) -> Result<(Alphabet, Vec<f64>), Error> {
 /// `nx` is the number of inputs the caller expects (the channel's rows), if any;
 /// otherwise the first row decides.
 pub fn load_joint(f: JointFile, nx: Option<usize>) -> Result<(Alphabet, Alphabet, Matrix), Error> {
+    if f.attributes.is_some() {
+        // A multi-attribute joint is also a joint over its flattened tuples.
+        let j = super::srlip::load_multi_joint(f)?;
+        match nx {
+            Some(n) if n != j.labels().len() => return Err(Error::field("p_sx[0]").dims(n, j.labels().len())),
+            _ => return Ok((j.secret().clone(), j.labels().clone(), j.p_sx().clone())),
+        }
+    }
     check_size("p_sx", f.p_sx.len())?;
     let nx = match nx {
         Some(n) => n,
@@ -141,7 +153,7 @@ pub fn load_distortion(f: DistortionFile) -> Result<Matrix, Error> {
 }
 
 /// Every design method, by the name the CLI and the JS binding use.
-pub const METHODS: [&str; 14] = [
+pub const METHODS: [&str; 15] = [
     "krr",
     "oue",
     "rr-lip",
@@ -156,6 +168,7 @@ pub const METHODS: [&str; 14] = [
     "watchdog",
     "subset-merging",
     "srr",
+    "srlip",
 ];
 
 /// The methods that protect a secret S by a lift notion ([`lift_design`]): they take a
@@ -439,6 +452,10 @@ pub fn design(method: &str, mut req: DesignRequest) -> Result<Document, Error> {
             rr::rr_bp_lip(labels, &priors, need_eps()?, d.as_ref(), &id)
         }
         "linear-markov" | "linear-tv" | "linear-distance" => {
+        "srlip" => {
+            let joint = srlip::load_multi_joint(req.joint.take().ok_or_else(|| missing(method, "joint"))?)?;
+            srlip::srlip(&joint, need_eps()?, &id)
+        }
             let alpha = need_alpha()?;
             let src = source(method, &mut req)?;
             match method {

@@ -3,7 +3,7 @@
 //! returning it; a design that cannot meet its claims is an error, never a document.
 
 use privlift::design::request::{lift_default_id, lift_design, Budget, LIFT_METHODS};
-use privlift::design::{default_id, linear, oue, rr, Source};
+use privlift::design::{default_id, linear, oue, rr, srlip, Source};
 use privlift::spec::{Alphabet, Matrix};
 use privlift::{Document, Error};
 
@@ -54,6 +54,7 @@ fn shape(method: &str) -> Option<Shape> {
         "orr-lip" | "orr-ldp" => s(true, &["epsilon"], &[]),
         "orr-alip" => s(true, &["eps-l", "eps-u"], &[]),
         "watchdog" | "subset-merging" | "srr" => s(true, &[], NOTION_FLAGS),
+        "srlip" => s(false, &["joint", "epsilon"], &[]),
         _ => None,
     }
 }
@@ -246,6 +247,11 @@ fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
                 "oue" => oue::oue(&src, eps, &id)?,
                 _ => rr::rr_lip(&src, eps, &id)?,
             }
+        }
+        "srlip" => {
+            let eps = required_number(a, "epsilon")?;
+            let joint = files::load(required(a, "joint")?, srlip::load_multi_joint)?;
+            srlip::srlip(&joint, eps, &id)?
         }
         "rr-lip-interval" => {
             let (lo, hi, eps) = (required_number(a, "a")?, required_number(a, "b")?, required_number(a, "epsilon")?);
