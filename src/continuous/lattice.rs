@@ -305,7 +305,7 @@ impl PmfTable {
             let r = libm::exp(-(2.0 * t1 + 1.0) / (2.0 * s2));
             next_up(2.0 * w(t1) / (1.0 - r) * (1.0 + 1e-10))
         };
-        while tail(half) > TAIL_TARGET && half < (1 << 40) {
+        while tail(half) > TAIL_TARGET && half < 300_000_000 {
             half += 1 + half / 16;
         }
         // Normaliser: all terms down to underflow (w(40s) = e^{−800} = 0 in f64).
@@ -505,18 +505,37 @@ impl LatticeMechanism {
         }
     }
 
-    /// `P(j) = Σ_k p_k P(j|k)` (f64, O(n)).
-    pub fn p_output(&self, j: i64) -> f64 {
+    /// `P(j | k)` for every lattice point `k` (f64, nearest; O(n) plus one normaliser
+    /// per distinct Gaussian scale), for receipts.
+    pub fn column(&self, j: i64) -> Vec<f64> {
+        let n = self.lattice.len();
         match &self.kind {
-            Kind::Gaussian { samplers, which } => self
-                .prior
+            Kind::Gaussian { samplers, which } => {
+                let params: Vec<(f64, f64)> = samplers
                     .iter()
-                    .enumerate()
-                    .filter(|(_, &p)| p > 0.0)
-                    .map(|(k, &p)| p * samplers[which[k] as usize].pmf(j - k as i64))
-                    .sum(),
-            _ => self.prior.iter().enumerate().filter(|(_, &p)| p > 0.0).map(|(k, &p)| p * self.p_given(j, k)).sum(),
+                    .map(|g| {
+                        let (a, b) = g.variance();
+                        let s2 = a as f64 / b as f64;
+                        let reach = (40.0 * libm::sqrt(s2)) as usize + 2;
+                        let norm = 1.0 + 2.0 * (1..=reach).map(|z| libm::exp(-((z * z) as f64) / (2.0 * s2))).sum::<f64>();
+                        (s2, norm)
+                    })
+                    .collect();
+                (0..n)
+                    .map(|k| {
+                        let (s2, norm) = params[which[k] as usize];
+                        let z = (j - k as i64) as f64;
+                        libm::exp(-z * z / (2.0 * s2)) / norm
+                    })
+                    .collect()
+            }
+            _ => (0..n).map(|k| self.p_given(j, k)).collect(),
         }
+    }
+
+    /// `P(j) = Σ_k p_k P(j|k)` (f64).
+    pub fn p_output(&self, j: i64) -> f64 {
+        self.column(j).iter().zip(&self.prior).map(|(a, p)| a * p).sum()
     }
 
     /// Pure ε-LIP, pure ε-LDP and the tail mass (see [`LatticeAudit`]).

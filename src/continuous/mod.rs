@@ -37,6 +37,7 @@
 //! [`lattice_index`] maps a real value to the lattice (round to nearest, ties away from 0).
 
 mod baselines;
+pub mod design;
 mod gaussian;
 mod gmm;
 mod laplace;

@@ -5,8 +5,12 @@
 //! the sampler that will run (its exact integer probabilities), not the floating-point
 //! numbers of the document.
 
+pub mod continuous;
 mod receipt;
 
+pub use continuous::{
+    AuditedEpsDelta, ContinuousAudit, ContinuousPolicy, ContinuousReceipt, ContinuousVerification, VerifiedContinuous,
+};
 pub use receipt::{Receipt, ReceiptEntry};
 
 use alloc::vec::Vec;

@@ -5,6 +5,7 @@
 //! the prior is the marginal of the joint). Whether its *claims* hold is a separate
 //! question answered by [`crate::verify`].
 
+pub mod continuous;
 mod matrix;
 pub mod wire;
 
@@ -12,6 +13,10 @@ use alloc::collections::BTreeSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+pub use continuous::{
+    parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism, DomainJson,
+    EpsDelta, PriorJson,
+};
 pub use matrix::{check_distribution, check_entries as matrix_check_entries, Matrix, SUM_TOLERANCE};
 pub use wire::{
     AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION,

@@ -1,0 +1,443 @@
+//! The mechanism document for **continuous** data (kinds `"gaussian"`, `"laplace"`,
+//! `"sampling"`): wire types and the validated [`ContinuousDocument`].
+//!
+//! ```json
+//! {
+//!   "format": "privlift-mechanism", "version": 1, "id": "age-gaussian-lip",
+//!   "domain": { "lo": 0, "hi": 100, "step": 0.1 },
+//!   "prior": { "gaussian": { "mean": 40, "sd": 12 } },
+//!   "mechanism": { "kind": "gaussian", "sigma": 9.5 },
+//!   "claims": { "lip": { "eps": 1.0, "delta": 1e-5 } }
+//! }
+//! ```
+//!
+//! * `domain`: the lattice `lo + k·step`, `k = 0..n−1`, `n = ⌊(hi − lo)/step⌋ + 1 ≤ 4096`
+//!   ([`Lattice`]); a user's value must lie in `[lo, hi]` and is mapped to the nearest point.
+//! * `prior`: `{"gaussian": {"mean", "sd"}}`, `{"gmm": {"weights", "means", "sds"}}` or
+//!   `{"histogram": {"edges", "p"}}` (piecewise uniform); the prior over the lattice is the
+//!   mass of each point's cell conditioned on the domain
+//!   ([`ContinuousPrior::lattice_pmf`]).
+//! * `mechanism`: `{"kind": "gaussian", "sigma": S}` (or `"sigma": [S_0, …, S_{n−1}]`, one
+//!   per lattice point, at most 256 distinct), `{"kind": "laplace", "b": B}`,
+//!   `{"kind": "sampling", "lambda": L}` (eq 20). Noise is exact discrete noise on the
+//!   lattice (variance `(σ/step)²` / scale `b/step` rounded **up** to the sampler's
+//!   rational; λ rounded **down** to a multiple of 2⁻⁶⁴): the audit uses those exact
+//!   parameters, not these floats.
+//! * `claims`: `{"lip": {"eps", "delta"}, "ldp": {"eps", "delta"}}` (δ defaults to 0):
+//!   (ε, δ)-LIP by the paper's definition (3), (ε, δ)-LDP.
+//! * `utility`: informational, never trusted.
+//!
+//! [`parse_any`] reads either kind of document, dispatching on `mechanism.kind`; the
+//! discrete path ([`Document::from_json`]) is unchanged.
+
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+use serde::{Deserialize, Serialize};
+
+use super::{Document, FORMAT, VERSION};
+use crate::continuous::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice, LatticeMechanism};
+use crate::error::{Error, Result};
+
+/// Most components of a `gmm` prior.
+pub const MAX_GMM_COMPONENTS: usize = 64;
+
+/// The mechanism kinds of continuous documents.
+pub const CONTINUOUS_KINDS: [&str; 3] = ["gaussian", "laplace", "sampling"];
+
+/// `domain`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DomainJson {
+    pub lo: f64,
+    pub hi: f64,
+    pub step: f64,
+}
+
+/// `prior` (externally tagged: `{"gaussian": {...}}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum PriorJson {
+    Gaussian { mean: f64, sd: f64 },
+    Gmm { weights: Vec<f64>, means: Vec<f64>, sds: Vec<f64> },
+    Histogram { edges: Vec<f64>, p: Vec<f64> },
+}
+
+/// `sigma`: one value, or one per lattice point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SigmaJson {
+    One(f64),
+    PerPoint(Vec<f64>),
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GaussianMechJson {
+    kind: String,
+    sigma: SigmaJson,
+}
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LaplaceMechJson {
+    kind: String,
+    b: f64,
+}
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SamplingMechJson {
+    kind: String,
+    lambda: f64,
+}
+
+/// An (ε, δ) pair in nats; δ defaults to 0 (pure ε).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EpsDelta {
+    pub eps: f64,
+    #[serde(default)]
+    pub delta: f64,
+}
+
+/// What a continuous document promises.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContinuousClaims {
+    /// (ε, δ)-LIP, definition (3) of Jiang et al.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lip: Option<EpsDelta>,
+    /// (ε, δ)-LDP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ldp: Option<EpsDelta>,
+}
+
+/// A continuous document as it appears in JSON.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContinuousDocumentJson {
+    pub format: String,
+    pub version: u64,
+    pub id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub domain: DomainJson,
+    pub prior: PriorJson,
+    pub mechanism: serde_json::Value,
+    #[serde(default)]
+    pub claims: ContinuousClaims,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utility: Option<serde_json::Value>,
+}
+
+/// How a continuous value is released (parameters as written in the document).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContinuousMechanism {
+    /// `Y = x + step·Z`, discrete Gaussian `Z`; one σ, or one per lattice point.
+    Gaussian { sigma: Vec<f64> },
+    /// `Y = x + step·Z`, discrete Laplace `Z` of scale `b/step`.
+    Laplace { b: f64 },
+    /// Eq 20: release `x` w.p. λ, else a fresh draw from the lattice prior.
+    Sampling { lambda: f64 },
+}
+
+impl ContinuousMechanism {
+    pub fn tag(&self) -> &'static str {
+        match self {
+            ContinuousMechanism::Gaussian { .. } => "gaussian",
+            ContinuousMechanism::Laplace { .. } => "laplace",
+            ContinuousMechanism::Sampling { .. } => "sampling",
+        }
+    }
+    fn to_json(&self) -> serde_json::Value {
+        match self {
+            ContinuousMechanism::Gaussian { sigma } if sigma.len() == 1 => {
+                serde_json::json!({"kind": "gaussian", "sigma": sigma[0]})
+            }
+            ContinuousMechanism::Gaussian { sigma } => serde_json::json!({"kind": "gaussian", "sigma": sigma}),
+            ContinuousMechanism::Laplace { b } => serde_json::json!({"kind": "laplace", "b": b}),
+            ContinuousMechanism::Sampling { lambda } => serde_json::json!({"kind": "sampling", "lambda": lambda}),
+        }
+    }
+}
+
+/// A validated continuous mechanism document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContinuousDocument {
+    id: String,
+    description: Option<String>,
+    lattice: Lattice,
+    prior_json: PriorJson,
+    prior: ContinuousPrior,
+    lattice_prior: Vec<f64>,
+    mechanism: ContinuousMechanism,
+    claims: ContinuousClaims,
+    utility: Option<serde_json::Value>,
+}
+
+/// Either kind of document.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum AnyDocument {
+    Discrete(Document),
+    Continuous(ContinuousDocument),
+}
+
+/// The `mechanism.kind` of a JSON document, if it has one.
+fn kind_of(v: &serde_json::Value) -> Option<&str> {
+    v.get("mechanism")?.get("kind")?.as_str()
+}
+
+/// Parses and validates a document of any kind: a continuous kind (`"gaussian"`,
+/// `"laplace"`, `"sampling"`) gives [`AnyDocument::Continuous`], anything else goes to
+/// [`Document::from_json`] unchanged.
+///
+/// # Errors
+/// `json`, and every error of [`Document::from_json`] / [`ContinuousDocument::from_json`].
+pub fn parse_any(text: &str) -> Result<AnyDocument> {
+    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
+    if kind_of(&v).is_some_and(|k| CONTINUOUS_KINDS.contains(&k)) {
+        let w: ContinuousDocumentJson =
+            serde_json::from_value(v).map_err(|e| Error::Json { message: e.to_string() })?;
+        Ok(AnyDocument::Continuous(ContinuousDocument::from_wire(w)?))
+    } else {
+        Ok(AnyDocument::Discrete(Document::from_json(text)?))
+    }
+}
+
+fn check_eps_delta(name: &str, c: Option<EpsDelta>) -> Result<()> {
+    let Some(c) = c else { return Ok(()) };
+    for (f, v) in [("eps", c.eps), ("delta", c.delta)] {
+        if !v.is_finite() {
+            return Err(Error::field(alloc::format!("{name}.{f}")).non_finite());
+        }
+    }
+    if c.eps < 0.0 {
+        return Err(Error::InvalidArgument {
+            name: alloc::format!("{name}.eps"),
+            reason: alloc::format!("a privacy budget must be ≥ 0 nats, got {}", c.eps),
+        });
+    }
+    if !(0.0..=1.0).contains(&c.delta) {
+        return Err(Error::InvalidArgument {
+            name: alloc::format!("{name}.delta"),
+            reason: alloc::format!("must be in [0, 1], got {}", c.delta),
+        });
+    }
+    Ok(())
+}
+
+/// Validates a prior in wire form.
+///
+/// # Errors
+/// `invalid_argument` for a non-finite mean or an sd not finite and > 0 (naming the
+/// field); `dimension_mismatch`, `empty_alphabet` and the distribution errors
+/// (`not_normalized`, `negative_probability`, `non_finite`) for weights and histograms.
+pub fn parse_prior(p: &PriorJson) -> Result<ContinuousPrior> {
+    let gauss = |f: &str, m: f64, s: f64| {
+        Gaussian::new(m, s).map_err(|e| match e {
+            Error::InvalidArgument { name, reason } => {
+                Error::InvalidArgument { name: alloc::format!("prior.{f}.{name}"), reason }
+            }
+            e => e,
+        })
+    };
+    Ok(match p {
+        PriorJson::Gaussian { mean, sd } => ContinuousPrior::Gaussian(gauss("gaussian", *mean, *sd)?),
+        PriorJson::Gmm { weights, means, sds } => {
+            if means.len() != weights.len() {
+                return Err(Error::field("prior.gmm.means").dims(weights.len(), means.len()));
+            }
+            if sds.len() != weights.len() {
+                return Err(Error::field("prior.gmm.sds").dims(weights.len(), sds.len()));
+            }
+            if weights.len() > MAX_GMM_COMPONENTS {
+                return Err(Error::TooManySymbols {
+                    field: "prior.gmm.weights".into(),
+                    found: weights.len(),
+                    max: MAX_GMM_COMPONENTS,
+                });
+            }
+            let comps = means.iter().zip(sds).map(|(&m, &s)| gauss("gmm", m, s)).collect::<Result<Vec<_>>>()?;
+            crate::spec::check_distribution("prior.gmm.weights", weights)?;
+            ContinuousPrior::Mixture(GaussianMixture::new(weights, &comps)?)
+        }
+        PriorJson::Histogram { edges, p } => ContinuousPrior::Histogram(Histogram::new(edges, p)?),
+    })
+}
+
+impl ContinuousDocument {
+    /// Parses and validates a continuous document.
+    ///
+    /// # Errors
+    /// `json` (syntax, missing or unknown fields), `unsupported_format`,
+    /// `unsupported_version`, `unsupported_mechanism` (a kind that is not continuous),
+    /// and the validation errors of [`ContinuousDocument::from_wire`].
+    pub fn from_json(text: &str) -> Result<Self> {
+        let w: ContinuousDocumentJson =
+            serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
+        Self::from_wire(w)
+    }
+
+    /// Validates a deserialised document: domain ([`Lattice::new`]), prior
+    /// ([`parse_prior`], then the lattice pmf), mechanism parameters (σ, b > 0 and
+    /// finite, one σ or one per point; λ in [0, 1]), claims (ε ≥ 0, δ ∈ [0, 1], finite).
+    /// The exact sampler is built once here so that every parameter error surfaces now.
+    ///
+    /// # Errors
+    /// As listed; every error names its field.
+    pub fn from_wire(w: ContinuousDocumentJson) -> Result<Self> {
+        if w.format != FORMAT {
+            return Err(Error::UnsupportedFormat { found: w.format });
+        }
+        if w.version != VERSION {
+            return Err(Error::UnsupportedVersion { found: w.version });
+        }
+        let lattice = Lattice::new(w.domain.lo, w.domain.hi, w.domain.step)?;
+        let prior = parse_prior(&w.prior)?;
+        let lattice_prior = prior.lattice_pmf(&lattice)?;
+        let kind = kind_of(&serde_json::json!({"mechanism": w.mechanism.clone()}))
+            .ok_or_else(|| Error::Json { message: "`mechanism.kind` is missing or not a string".into() })?
+            .to_string();
+        let bad = |e: serde_json::Error| Error::Json { message: alloc::format!("`mechanism`: {e}") };
+        let mechanism = match kind.as_str() {
+            "gaussian" => {
+                let m: GaussianMechJson = serde_json::from_value(w.mechanism).map_err(bad)?;
+                ContinuousMechanism::Gaussian {
+                    sigma: match m.sigma {
+                        SigmaJson::One(s) => vec![s],
+                        SigmaJson::PerPoint(v) => v,
+                    },
+                }
+            }
+            "laplace" => {
+                let m: LaplaceMechJson = serde_json::from_value(w.mechanism).map_err(bad)?;
+                ContinuousMechanism::Laplace { b: m.b }
+            }
+            "sampling" => {
+                let m: SamplingMechJson = serde_json::from_value(w.mechanism).map_err(bad)?;
+                ContinuousMechanism::Sampling { lambda: m.lambda }
+            }
+            other => return Err(Error::UnsupportedMechanism { kind: other.into() }),
+        };
+        check_eps_delta("claims.lip", w.claims.lip)?;
+        check_eps_delta("claims.ldp", w.claims.ldp)?;
+        let doc = ContinuousDocument {
+            id: w.id,
+            description: w.description,
+            lattice,
+            prior_json: w.prior,
+            prior,
+            lattice_prior,
+            mechanism,
+            claims: w.claims,
+            utility: w.utility,
+        };
+        doc.sampler()?;
+        Ok(doc)
+    }
+
+    /// Builds a document (the curator side).
+    ///
+    /// # Errors
+    /// As [`ContinuousDocument::from_wire`].
+    pub fn new(
+        id: &str,
+        domain: DomainJson,
+        prior: PriorJson,
+        mechanism: ContinuousMechanism,
+        claims: ContinuousClaims,
+    ) -> Result<Self> {
+        Self::from_wire(ContinuousDocumentJson {
+            format: FORMAT.into(),
+            version: VERSION,
+            id: id.into(),
+            description: None,
+            domain,
+            prior,
+            mechanism: mechanism.to_json(),
+            claims,
+            utility: None,
+        })
+    }
+
+    /// The exact lattice sampler this document describes.
+    ///
+    /// # Errors
+    /// The parameter errors of [`LatticeMechanism`]'s constructors.
+    pub fn sampler(&self) -> Result<LatticeMechanism> {
+        let (l, p) = (self.lattice, self.lattice_prior.clone());
+        match &self.mechanism {
+            ContinuousMechanism::Gaussian { sigma } => LatticeMechanism::gaussian(l, p, sigma),
+            ContinuousMechanism::Laplace { b } => LatticeMechanism::laplace(l, p, *b),
+            ContinuousMechanism::Sampling { lambda } => LatticeMechanism::sampling(l, p, *lambda),
+        }
+    }
+
+    pub fn to_wire(&self) -> ContinuousDocumentJson {
+        ContinuousDocumentJson {
+            format: FORMAT.into(),
+            version: VERSION,
+            id: self.id.clone(),
+            description: self.description.clone(),
+            domain: DomainJson { lo: self.lattice.lo(), hi: self.lattice.hi(), step: self.lattice.step() },
+            prior: self.prior_json.clone(),
+            mechanism: self.mechanism.to_json(),
+            claims: self.claims,
+            utility: self.utility.clone(),
+        }
+    }
+
+    /// Pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.to_wire()).unwrap_or_default()
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+    pub fn description(&self) -> Option<&str> {
+        self.description.as_deref()
+    }
+    pub fn lattice(&self) -> &Lattice {
+        &self.lattice
+    }
+    pub fn prior(&self) -> &ContinuousPrior {
+        &self.prior
+    }
+    pub fn prior_json(&self) -> &PriorJson {
+        &self.prior_json
+    }
+    /// The prior over the lattice points.
+    pub fn lattice_prior(&self) -> &[f64] {
+        &self.lattice_prior
+    }
+    pub fn mechanism(&self) -> &ContinuousMechanism {
+        &self.mechanism
+    }
+    pub fn claims(&self) -> &ContinuousClaims {
+        &self.claims
+    }
+    pub fn utility(&self) -> Option<&serde_json::Value> {
+        self.utility.as_ref()
+    }
+    /// Attaches informational utility figures.
+    pub fn with_utility(mut self, utility: serde_json::Value) -> Self {
+        self.utility = Some(utility);
+        self
+    }
+    /// Sets the free-text description.
+    pub fn with_description(mut self, text: &str) -> Self {
+        self.description = Some(text.into());
+        self
+    }
+    /// Replaces the claims.
+    ///
+    /// # Errors
+    /// As the claim checks of [`ContinuousDocument::from_wire`].
+    pub fn with_claims(mut self, claims: ContinuousClaims) -> Result<Self> {
+        check_eps_delta("claims.lip", claims.lip)?;
+        check_eps_delta("claims.ldp", claims.ldp)?;
+        self.claims = claims;
+        Ok(self)
+    }
+}
