@@ -36,6 +36,28 @@ struct AlipOut {
     eps_u: Num,
 }
 
+/// The SRLIP audit: the leakage over every subset J of attributes and x^J, where it
+/// is reached (0-based attribute indices and value indices), and the worst leakage of
+/// each J by bit mask (`by_subset[0]` is the LIP w.r.t. S).
+#[derive(Debug, Serialize)]
+struct SrlipOut {
+    eps: Num,
+    worst_subset: Vec<usize>,
+    worst_values: Vec<usize>,
+    by_subset: Vec<Num>,
+}
+
+impl From<privlift::leakage::Srlip> for SrlipOut {
+    fn from(r: privlift::leakage::Srlip) -> Self {
+        SrlipOut {
+            eps: Num(r.eps),
+            worst_subset: r.worst_subset,
+            worst_values: r.worst_values,
+            by_subset: r.by_subset.into_iter().map(Num).collect(),
+        }
+    }
+}
+
 #[derive(Debug, Serialize)]
 struct CheckOut {
     notion: String,
@@ -63,6 +85,9 @@ struct Report {
     chi2_lift_inverse: Num,
     alpha_lift_inverse: Num,
     alpha_order: Num,
+    /// SRLIP (Def 3 of the privacy-funnel paper) of a document with an `srlip` claim.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    srlip: Option<SrlipOut>,
     #[serde(skip_serializing_if = "Option::is_none")]
     claims_hold: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,6 +141,7 @@ impl Report {
             chi2_lift_inverse: Num(chi2_lift_inverse),
             alpha_lift_inverse: Num(alpha_lift_inverse),
             alpha_order: Num(alpha_order),
+            srlip: None,
             claims_hold: checks.as_ref().map(|cs| cs.iter().all(|c| c.holds)),
             claims: checks,
         }
@@ -160,7 +186,9 @@ fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
     let doc = Document::from_json(&files::read(path)?).map_err(|e| CliError::in_file(path, e))?;
     let v = doc.check_declared(&Policy::default(), alpha)?;
     let claims = (!v.claims.is_empty()).then_some(v.claims.as_slice());
-    Ok(Report::new(&v.leakage, claims))
+    let mut report = Report::new(&v.leakage, claims);
+    report.srlip = doc.audit_srlip().map_err(|e| CliError::in_file(path, e))?.map(SrlipOut::from);
+    Ok(report)
 }
 
 enum Source<'a> {
