@@ -254,7 +254,8 @@ impl Budget {
                     reason: alloc::format!("`{m}` takes `epsilon` ({e}) or `eps_l` and `eps_u`, not both"),
                 }),
                 Some(e) => Ok((e, e)),
-                None => two(m),
+                None if asym => two(m),
+                None => Err(missing(m, "epsilon` or `eps_l` and `eps_u")),
             }
         };
         match name {

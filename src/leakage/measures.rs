@@ -52,18 +52,34 @@ pub fn chi2_lift(terms: &[(f64, f64)], rel: f64, inverse: bool) -> f64 {
 ///
 /// For α > 1 the measure increases with each l, so the upper end of each interval is
 /// used; for 0 < α < 1 too (t ↦ t^α and u ↦ u^{1/α} are both increasing for α > 0).
+///
+/// Computed as M·(Σ_s P(s) (t_s/M)^α)^{1/α} with M the largest t_s, so a large order
+/// (the paper uses α = 100) does not overflow t^α: unscaled, an inverse lift of 2 at
+/// α = 1100 would already give ∞. Each ratio t_s/M is rounded up, so every term stays
+/// an upper bound; a term that underflows is below `f64::MIN_POSITIVE`, which is added
+/// back once per term.
 pub fn alpha_lift(terms: &[(f64, f64)], alpha: f64, rel: f64, inverse: bool) -> f64 {
-    let mut sum = 0.0;
-    for &(p, l) in terms {
+    let mut m = 0.0f64;
+    for &(_, l) in terms {
         let (_, hi) = interval(l, rel, inverse);
         if hi == f64::INFINITY {
             return f64::INFINITY;
         }
-        sum += p * libm::pow(hi, alpha);
+        m = m.max(hi);
+    }
+    if m == 0.0 {
+        return 0.0;
+    }
+    let mut sum = 0.0;
+    for &(p, l) in terms {
+        let (_, hi) = interval(l, rel, inverse);
+        // The exact ratio is ≤ 1, so capping the rounded-up ratio at 1 keeps it ≥ exact.
+        let r = next_up(hi / m).min(1.0);
+        sum += p * libm::pow(r, alpha);
     }
     // libm's pow is accurate to < 1 ulp; allow 4 ulps per call plus the sum.
-    let sum = up_rel(sum, gamma(6 * terms.len() + 4));
-    up_rel(libm::pow(sum, 1.0 / alpha), gamma(8))
+    let sum = up_rel(sum, gamma(6 * terms.len() + 4)) + terms.len() as f64 * f64::MIN_POSITIVE;
+    up_rel(m * libm::pow(sum, 1.0 / alpha), gamma(10))
 }
 
 /// The ε (nats) at which an ℓ1 measure m meets the Sec. VI-B bound m ≤ e^ε − 1:
