@@ -223,7 +223,10 @@ pub fn load_multi_joint(f: JointFile) -> Result<MultiJoint> {
         .into_iter()
         .enumerate()
         .map(|(j, a)| {
-            Alphabet::new(&alloc::format!("attributes[{j}].labels"), a.labels.into_iter().map(LabelJson::into_string).collect())
+            Alphabet::new(
+                &alloc::format!("attributes[{j}].labels"),
+                a.labels.into_iter().map(LabelJson::into_string).collect(),
+            )
         })
         .collect::<Result<Vec<_>>>()?;
     let nx = product_size(&attributes.iter().map(Alphabet::len).collect::<Vec<_>>())?;
@@ -334,8 +337,37 @@ pub fn attribute_channel(joint: &MultiJoint, j: usize, budget: f64) -> Result<At
         Err(e) => return Err(e),
     };
     let r = response_over_vertices(&view, &subset, vs)?;
-    let channel = assemble(&view, &[], &[(subset, r)])?;
+    let channel = drop_negligible_outputs(&assemble(&view, &[], &[(subset, r)])?);
     Ok(AttributeDesign { channel, construction: "optimal-ldp", budget })
+}
+
+/// Below this, an entry of a per-attribute channel is LP residue (a vertex of mass
+/// ~1e-15), not a design choice.
+const NEGLIGIBLE: f64 = 1e-12;
+
+/// Removes the outputs whose every entry is below [`NEGLIGIBLE`] and renormalises the
+/// rows (each changes by < |Y|·1e-12 relative, far inside the design margin). Such an
+/// output carries no utility, but in the product its probabilities are ~1e-15·(…), where
+/// the sampler's 2⁻⁶⁴ quantisation step is no longer negligible: the exact sampler of a
+/// design on the budget's edge then audits a few 1e-5 above it.
+fn drop_negligible_outputs(q: &Matrix) -> Matrix {
+    let keep: Vec<usize> = (0..q.cols()).filter(|&y| (0..q.rows()).any(|x| q.get(x, y) >= NEGLIGIBLE)).collect();
+    if keep.len() == q.cols() {
+        return q.clone();
+    }
+    let mut v = Vec::with_capacity(q.rows() * keep.len());
+    for x in 0..q.rows() {
+        let total: f64 = keep.iter().map(|&y| q.get(x, y)).sum();
+        v.extend(keep.iter().map(|&y| q.get(x, y) / total));
+    }
+    Matrix::from_flat(q.rows(), keep.len(), v)
+}
+
+/// The channel the exact sampler of a document with channel `w` runs
+/// ([`crate::sample::ChannelSampler`]), which is what verification audits.
+fn as_sampled(w: &Matrix) -> Result<Matrix> {
+    let s = crate::sample::ChannelSampler::new(w.rows(), w.cols(), w.as_slice())?;
+    Ok(Matrix::from_flat(w.rows(), w.cols(), s.effective_channel()))
 }
 
 /// ε-SRLIP product mechanism for a multi-attribute joint (module docs).
@@ -378,7 +410,14 @@ pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
         let view = JointView::new(joint.p_sx());
         let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();
         let r = optimal_response(&view, &subset, -target, target)?;
-        (vec![AttributeDesign { channel: assemble(&view, &[], &[(subset, r)])?, construction: "orr", budget: target }], 1.0)
+        (
+            vec![AttributeDesign {
+                channel: assemble(&view, &[], &[(subset, r)])?,
+                construction: "orr",
+                budget: target,
+            }],
+            1.0,
+        )
     } else {
         calibrate(joint, target)?
     };
@@ -420,8 +459,8 @@ pub const CALIBRATION_STEPS: usize = 14;
 /// c = 1 is covered by the composition of the module docs (Σ δʲ ≤ `target`), but that
 /// bound adds the worst case of every attribute and is loose: on the instance of
 /// docs/cli.md the exact audit finds 0.36 at ε = 1. So the design is calibrated against
-/// the exact SRLIP audit ([`audit_srlip`]): c is doubled while the product still audits
-/// within `target` (up to [`MAX_CALIBRATION`]), then bisected between the last design
+/// the exact SRLIP audit ([`audit_srlip`], of the channel the exact sampler runs, as
+/// verification does): c is doubled while the product still audits within `target` (up to [`MAX_CALIBRATION`]), then bisected between the last design
 /// that passed and the first that failed, [`CALIBRATION_STEPS`] designs in all. The
 /// audit need not be monotone in c, so the result is the passing design of largest
 /// I(X;Y) seen, never one that failed; the published document is audited again.
@@ -439,7 +478,7 @@ pub fn calibrate(joint: &MultiJoint, target: f64) -> Result<(Vec<AttributeDesign
     let attempt = |c: f64| -> Result<(f64, f64, Vec<AttributeDesign>)> {
         let designs = (0..m).map(|j| attribute_channel(joint, j, c * share)).collect::<Result<Vec<_>>>()?;
         let w = product(&designs.iter().map(|d| d.channel.clone()).collect::<Vec<_>>());
-        let leak = audit_srlip(joint.p_sx(), &w, &sizes)?.eps;
+        let leak = audit_srlip(joint.p_sx(), &as_sampled(&w)?, &sizes)?.eps;
         let mi = channel_utility(&p_x, &w, None).mi_xy.unwrap_or(0.0);
         Ok((leak, mi, designs))
     };
