@@ -162,6 +162,12 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     };
     let report = match (a.positionals.as_slice(), a.value("matrix")) {
         ([spec], None) => {
+            if let Some(doc) = crate::continuous_design::load_continuous(spec)? {
+                if a.value("joint").is_some() || a.value("prior").is_some() {
+                    return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
+                }
+                return crate::print_stdout(&crate::continuous_design::audit_text(spec, &doc)?);
+            }
             if a.value("joint").is_some() || a.value("prior").is_some() {
                 return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
             }

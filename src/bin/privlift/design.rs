@@ -161,6 +161,9 @@ fn distortion(path: Option<&str>, k: usize) -> Result<Option<Matrix>, CliError> 
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
+    if crate::continuous_design::is_continuous(argv) {
+        return crate::continuous_design::design(argv);
+    }
     let a = args::parse("design", argv, &OPTIONS, &[])?;
     if a.help {
         return crate::print_stdout(crate::HELP);

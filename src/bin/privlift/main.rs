@@ -16,6 +16,7 @@ mod args;
 mod audit;
 mod bound;
 mod continuous;
+mod continuous_design;
 mod design;
 mod estimate;
 mod files;
@@ -42,6 +43,9 @@ Usage:
   privlift bound transfer --p1 P1.json --p2 P2.json --matrix M.json --epsilon E
                           [--samples N --beta B]
   privlift receipt SPEC.json (--output Y | --bits 0101...)
+  privlift receipt DOC.json --output Y [--x X]       (continuous document)
+  privlift design METHOD (--prior P.json | --samples S.csv) --epsilon E [--delta D]
+                  --domain L,U [--step G] [--components K] [--id ID]   (continuous)
   privlift gaussian delta --epsilon E --sigma-n S --x X --mean M --sd SX
   privlift gaussian sigma --epsilon E --delta D --x X --mean M --sd SX
   privlift gaussian analytic --epsilon E --sigma S --sensitivity D
@@ -131,6 +135,23 @@ Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE
   report progress on stderr and refuse, suggesting srr, a size that would take
   too long. Ctrl-C cancels.
   E, EL, EU > 0 (nats); A in (0, 1]; 0 <= A <= B <= 1 for --a/--b.
+
+Continuous design methods (a value in [L, U] on the lattice L + k*G, default
+G = (U - L)/1000; exact discrete noise; audited on the lattice; P.json is a
+document prior {\"gaussian\": {\"mean\", \"sd\"}} | {\"gmm\": {\"weights\", \"means\",
+\"sds\"}} | {\"histogram\": {\"edges\", \"p\"}}; S.csv numbers, fitted by a GMM of
+at most K components, default 4):
+  gaussian-lip           --delta D   one sigma, (E, D)-LIP (Thm 5 on the lattice)
+  gaussian-lip-instance  --delta D   sigma per bin (Cor 10's shape, scaled until the
+                                     true mixture output meets (E, D)-LIP)
+  analytic-gaussian      --delta D   (E, D)-LDP, eq 24 with sensitivity U - L
+  laplace-lip                        E-LIP (Thm 6 / eq 25, then the exact smallest b)
+  laplace-ldp                        E-LDP, b = (U - L)/E
+  sampling               --delta D   eq 20 with Prop 2's lambda, (E, D)-LIP
+  `privlift audit DOC.json` prints {\"lip\": {\"eps\", \"delta\"}, \"ldp\": {...},
+  \"lip_pure_eps\", \"ldp_pure_eps\", \"tail_mass\", \"claims_hold\", \"claims\"} for
+  a continuous document (delta at the claimed eps); `privlift receipt DOC.json
+  --output Y [--x X]` the ratio P(Y|x)/P(Y) over the lattice (<= 256 points) and at X.
 
 Files:
   SPEC.json  a mechanism document (format \"privlift-mechanism\", version 1)

@@ -34,7 +34,7 @@ struct ReceiptOut<'a> {
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = args::parse("receipt", argv, &["output", "bits"], &[])?;
+    let a = args::parse("receipt", argv, &["output", "bits", "x"], &[])?;
     if a.help {
         return crate::print_stdout(crate::HELP);
     }
@@ -43,6 +43,16 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         [] => return Err(CliError::usage("`privlift receipt` needs SPEC.json")),
         [_, extra, ..] => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
     };
+    if let Some(doc) = crate::continuous_design::load_continuous(spec)? {
+        let y = a.value("output").ok_or_else(|| CliError::usage("`privlift receipt` needs `--output Y`"))?;
+        if a.value("bits").is_some() {
+            return Err(CliError::usage("`--bits` is for unary encoding, not a continuous document"));
+        }
+        return crate::print_stdout(&crate::continuous_design::receipt_text(spec, &doc, y, a.value("x"))?);
+    }
+    if a.value("x").is_some() {
+        return Err(CliError::usage("`--x` is for continuous documents"));
+    }
     let doc = Document::from_json(&files::read(spec)?).map_err(|e| CliError::in_file(spec, e))?;
     let mech = doc.verify(&Policy::default()).map_err(|e| CliError::in_file(spec, e))?;
     let r = match (a.value("output"), a.value("bits")) {
