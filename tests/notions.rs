@@ -238,7 +238,7 @@ fn designs_audit_within_their_claims_on_random_joints() {
     let (mut ok, mut infeasible, mut groups) = (0usize, 0usize, 0usize);
     for i in 0..24 {
         let (ns, nx) = if i % 3 == 0 { (5, 17) } else { (rng.random_range(2..5), rng.random_range(2..9)) };
-        let src = joint(&mut rng, ns, nx, 1 + (i % 3) as i32);
+        let src = joint(&mut rng, ns, nx, 1 + i % 3);
         for &(el, eu) in &budgets {
             for n in notions(el, eu) {
                 let cm = watchdog::watchdog(&src, n, "cm");

@@ -13,7 +13,7 @@
 //! | ORR, optimal ε-LIP w.r.t. S (vertex LP) | [`orr::orr_lip`] | `lip = ε` |
 //! | AORR, optimal (εl, εu)-ALIP w.r.t. S | [`orr::aorr`] | `alip = {εl, εu}` |
 //! | optimal ε-LDP w.r.t. S (Thm 1, over columns) | [`optimal_ldp::optimal_ldp`] | `ldp = ε` |
-//! | watchdog, complete merging (LIP/ALIP/LDP) | [`watchdog::watchdog`] | the notion's budget |
+//! | watchdog, complete merging (LIP/ALIP/LDP; ℓ1/χ²/α-lift, Sec. VI-B) | [`watchdog::watchdog`] | the notion's budget (`l1`, `chi2`, `alpha` for those) |
 //! | watchdog, subset merging (Algorithm 1) | [`watchdog::subset_merging`] | the notion's budget |
 //! | subset random response (Algorithm 2) | [`srr::srr`] | `lip` or `alip` |
 //! | SRLIP product of per-attribute channels (multi-attribute X) | [`srlip::srlip`] | `srlip`, `lip` |
