@@ -4,11 +4,17 @@ import type { PrivliftError } from './privlift.js';
 export type DesignMethod =
   | 'krr' | 'oue' | 'rr-lip' | 'rr-lip-interval' | 'rr-bp-lip'
   | 'linear-markov' | 'linear-tv' | 'linear-distance'
-  | 'orr-lip' | 'orr-alip' | 'orr-ldp' | 'watchdog' | 'subset-merging' | 'srr';
+  | 'orr-lip' | 'orr-alip' | 'orr-ldp' | 'watchdog' | 'subset-merging' | 'srr' | 'srlip';
 
 export interface DesignRequest {
   prior?: { labels?: (string | number)[]; p: number[] };
-  joint?: { secret_labels?: (string | number)[]; labels?: (string | number)[]; p_sx: number[][] };
+  /** `attributes` (instead of `labels`): a multi-attribute X whose tuples, in row-major order, are the columns of `p_sx` ('srlip'). */
+  joint?: {
+    secret_labels?: (string | number)[];
+    labels?: (string | number)[];
+    attributes?: { labels: (string | number)[] }[];
+    p_sx: number[][];
+  };
   priors?: { labels?: (string | number)[]; priors: number[][] };
   distortion?: { d: number[][] };
   epsilon?: number;

@@ -97,6 +97,8 @@ export interface Claims {
   chi2?: Alip;
   /** α-lift privacy w.r.t. S at order α > 1: max_y α-lift ≤ e^εu, α-lift-inverse ≤ e^εl. */
   alpha?: { order: number; eps_l: number; eps_u: number };
+  /** ε-SRLIP w.r.t. S (privacy funnel Def 3) for X = (X¹,…,Xᵐ) with these attribute sizes (product |X|, row-major). */
+  srlip?: { eps: number; attributes: number[] };
 }
 
 /** The `kind` tag of a mechanism document. */
@@ -126,7 +128,7 @@ export interface Leakage {
 
 /** One checked claim or policy limit. */
 export interface Check {
-  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u`, `bp_lip`, `l1.eps_l`, `l1.eps_u`, `chi2.eps_*`, `alpha.eps_*` (claims) or a policy field (`max_ldp_x`, ...). */
+  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u`, `bp_lip`, `l1.eps_l`, `l1.eps_u`, `chi2.eps_*`, `alpha.eps_*`, `srlip` (claims) or a policy field (`max_ldp_x`, ...). */
   notion: string;
   /** The claimed budget or the policy limit. */
   bound: number;

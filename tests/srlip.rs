@@ -116,7 +116,7 @@ fn audit_matches_brute_force_for_every_subset() {
             w[x * ny..(x + 1) * ny].iter_mut().for_each(|v| *v /= t);
         }
         let w = Matrix::from_flat(nx, ny, w);
-        let r = audit_srlip(joint.p_sx(), &w, &sizes).unwrap();
+        let r = audit_srlip(joint.p_sx(), &w, sizes).unwrap();
         let exact = brute_force(&joint, &w);
         for mask in 0..exact.len() {
             assert_close_upper(r.by_subset[mask], exact[mask], &format!("case {case}, J = {mask:b}"));

@@ -460,8 +460,9 @@ pub const CALIBRATION_STEPS: usize = 14;
 /// bound adds the worst case of every attribute and is loose: on the instance of
 /// docs/cli.md the exact audit finds 0.36 at ε = 1. So the design is calibrated against
 /// the exact SRLIP audit ([`audit_srlip`], of the channel the exact sampler runs, as
-/// verification does): c is doubled while the product still audits within `target` (up to [`MAX_CALIBRATION`]), then bisected between the last design
-/// that passed and the first that failed, [`CALIBRATION_STEPS`] designs in all. The
+/// verification does): c is doubled while the product still audits within `target` (up
+/// to [`MAX_CALIBRATION`]), then bisected between the last design that passed and the
+/// first that failed, [`CALIBRATION_STEPS`] designs in all. The
 /// audit need not be monotone in c, so the result is the passing design of largest
 /// I(X;Y) seen, never one that failed; the published document is audited again.
 ///
@@ -483,7 +484,7 @@ pub fn calibrate(joint: &MultiJoint, target: f64) -> Result<(Vec<AttributeDesign
         Ok((leak, mi, designs))
     };
     let (leak, mut best_mi, mut best) = attempt(1.0)?;
-    if !(leak <= target) {
+    if leak.is_nan() || leak > target {
         return Err(Error::DesignFailed {
             reason: alloc::format!("the per-attribute product audits at {leak} nats SRLIP, above {target}"),
         });

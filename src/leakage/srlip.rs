@@ -114,7 +114,7 @@ pub fn audit_srlip(p_sx: &Matrix, p_y_given_x: &Matrix, attributes: &[usize]) ->
     let mut by_subset = vec![0.0f64; 1 << m];
     let mut worst = (0.0f64, 0usize, 0usize); // (eps, mask, key)
     let mut block = Block::new(ns, ny);
-    for mask in 0..(1usize << m) {
+    for (mask, subset_worst) in by_subset.iter_mut().enumerate() {
         let in_j: Vec<usize> = (0..m).filter(|&j| mask & (1 << j) != 0).collect();
         let keys: usize = in_j.iter().map(|&j| attributes[j]).product();
         // Group the inputs by their x^J (mixed radix over J, first attribute most significant).
@@ -125,8 +125,8 @@ pub fn audit_srlip(p_sx: &Matrix, p_y_given_x: &Matrix, attributes: &[usize]) ->
         }
         for (key, group) in groups.iter().enumerate() {
             let e = block.leakage(p_sx, p_y_given_x, group);
-            if e > by_subset[mask] {
-                by_subset[mask] = e;
+            if e > *subset_worst {
+                *subset_worst = e;
             }
             if e > worst.0 {
                 worst = (e, mask, key);

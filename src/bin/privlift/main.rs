@@ -129,6 +129,9 @@ Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE
   watchdog         (--prior | --joint) BUDGET   watchdog, complete merging
   subset-merging   (--prior | --joint) BUDGET   watchdog, subset merging (Alg. 1)
   srr              (--prior | --joint) BUDGET   subset random response (Alg. 2; lip, alip)
+  srlip            --joint J.json --epsilon E   multi-attribute X: product of
+                   per-attribute channels, claims srlip (side-channel resistant
+                   LIP) and lip; J.json with \"attributes\" (see Files)
   BUDGET: [--notion lip|alip|ldp] with --epsilon E (lip, ldp) or --eps-l EL --eps-u EU
   (alip; the default notion when they are given, else lip). These print `groups`
   and `low_risk` (input indices) in `utility`; the vertex methods (orr-*, srr)
@@ -159,6 +162,8 @@ Files:
   P.json     {\"labels\": [...], \"p\": [...]}            prior of X; S = X
   J.json     {\"secret_labels\": [...], \"labels\": [...], \"p_sx\": [[...], ...]}
              joint of S (rows) and X (columns); labels are optional
+             or, for a multi-attribute X, \"attributes\": [{\"labels\": [...]}, ...]
+             instead of labels, columns the tuples in row-major order
   PS.json    {\"labels\": [...], \"priors\": [[...], ...]}  a set of priors of X
   D.json     {\"d\": [[...], ...]}                      distortion d[x][y], >= 0
   C.json     {\"counts\": [...]}  counts per output y, in output-label order, or
