@@ -336,3 +336,20 @@ fn timings() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn audit_timing_4096() {
+    let dom = DomainJson { lo: -4.0, hi: 4.0, step: 8.0 / 4095.0 };
+    let d = ContinuousDocument::new(
+        "t",
+        dom,
+        gmm(),
+        ContinuousMechanism::Gaussian { sigma: vec![21.0] },
+        ContinuousClaims { lip: Some(EpsDelta { eps: 1.0, delta: 1e-5 }), ldp: None },
+    )
+    .unwrap();
+    let t = std::time::Instant::now();
+    let a = d.audit().unwrap();
+    println!("n=4096 gaussian σ=21 audit {:?}: {a:?}", t.elapsed());
+}
