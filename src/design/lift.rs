@@ -351,3 +351,81 @@ impl JointView {
         self.merged(set).map(|m| (m.lambda, m.psi))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lifts(terms: &[(f64, f64)]) -> MergedLifts {
+        let lambda = terms.iter().fold(0.0f64, |m, t| m.max(t.1));
+        let psi = terms.iter().fold(f64::INFINITY, |m, t| m.min(t.1));
+        MergedLifts { terms: terms.to_vec(), lambda, psi }
+    }
+
+    #[test]
+    fn alpha_order_and_budgets_are_checked() {
+        for order in [1.0, 0.5, -2.0, f64::NAN, f64::INFINITY] {
+            let e = Notion::AlphaLift { order, eps_l: 1.0, eps_u: 1.0 }.check().unwrap_err();
+            assert!(matches!(&e, Error::InvalidArgument { name, .. } if name == "alpha_order"), "{order}: {e:?}");
+        }
+        Notion::AlphaLift { order: 1.5, eps_l: 1.0, eps_u: 1.0 }.check().unwrap();
+        let e = Notion::L1 { eps_l: 0.0, eps_u: 1.0 }.check().unwrap_err();
+        assert!(matches!(&e, Error::InvalidArgument { name, .. } if name == "eps_l"), "{e:?}");
+        let e = Notion::Chi2 { eps_l: 1.0, eps_u: f64::NAN }.check().unwrap_err();
+        assert!(matches!(&e, Error::InvalidArgument { name, .. } if name == "eps_u"), "{e:?}");
+    }
+
+    /// P(s) = (½, ½), lifts (1.5, 0.5): Λ_ℓ1 = 0.5, Ψ_ℓ1 = ½(1 − 2/3) + ½(2 − 1) = 2/3;
+    /// Λ_χ² = 0.25, Ψ_χ² = ½(1/9) + ½ = 5/9; Λ_2 = √1.25, Ψ_2 = √(½·4/9 + ½·4) = √(20/9).
+    #[test]
+    fn measures_by_hand() {
+        let m = lifts(&[(0.5, 1.5), (0.5, 0.5)]);
+        let close = |(a, b): (f64, f64), (x, y): (f64, f64)| {
+            assert!((a - x).abs() < 1e-12 && (b - y).abs() < 1e-12, "({a}, {b}) vs ({x}, {y})")
+        };
+        close(Notion::L1 { eps_l: 1.0, eps_u: 1.0 }.measure_eps(&m).unwrap(), ((5.0f64 / 3.0).ln(), 1.5f64.ln()));
+        close(
+            Notion::Chi2 { eps_l: 1.0, eps_u: 1.0 }.measure_eps(&m).unwrap(),
+            ((5.0f64 / 9.0).sqrt().ln_1p(), 0.5f64.ln_1p()),
+        );
+        close(
+            Notion::AlphaLift { order: 2.0, eps_l: 1.0, eps_u: 1.0 }.measure_eps(&m).unwrap(),
+            ((20.0f64 / 9.0).sqrt().ln(), 1.25f64.sqrt().ln()),
+        );
+        assert!(Notion::Lip { eps: 1.0 }.measure_eps(&m).is_none());
+    }
+
+    /// For the lift-measure notions the risk of Algorithm 1 is ≤ 1 exactly when the output
+    /// meets the notion at the budget (up to the design margin).
+    #[test]
+    fn risk_at_most_one_iff_private() {
+        let notions = [
+            Notion::L1 { eps_l: 0.4, eps_u: 0.9 },
+            Notion::Chi2 { eps_l: 1.1, eps_u: 0.3 },
+            Notion::AlphaLift { order: 4.0, eps_l: 0.5, eps_u: 0.5 },
+        ];
+        for n in notions {
+            let mut seen = [false; 2];
+            for i in 1..40 {
+                let q = i as f64 / 40.0; // P(s0 | y) with P(s) = (0.3, 0.7)
+                let m = lifts(&[(0.3, q / 0.3), (0.7, (1.0 - q) / 0.7)]);
+                let r = n.risk_of(&m);
+                if (r - 1.0).abs() > 1e-6 {
+                    assert_eq!(n.admits(&m), r < 1.0, "{n:?} at q = {q}: risk {r}");
+                }
+                seen[usize::from(n.admits(&m))] = true;
+            }
+            assert_eq!(seen, [true, true], "{n:?}: both private and non-private outputs");
+        }
+    }
+
+    #[test]
+    fn names_and_claims() {
+        let a = Notion::AlphaLift { order: 3.0, eps_l: 0.2, eps_u: 0.4 };
+        assert_eq!(a.name(), "alpha");
+        assert_eq!(a.claims().alpha, Some(AlphaLiftJson { order: 3.0, eps_l: 0.2, eps_u: 0.4 }));
+        assert_eq!(Notion::L1 { eps_l: 0.2, eps_u: 0.4 }.claims().l1, Some(AlipJson { eps_l: 0.2, eps_u: 0.4 }));
+        assert_eq!(Notion::Chi2 { eps_l: 0.2, eps_u: 0.4 }.claims().chi2, Some(AlipJson { eps_l: 0.2, eps_u: 0.4 }));
+        assert!(a.lift_bounds().is_none() && !a.private(1.0, 1.0));
+    }
+}
