@@ -133,7 +133,10 @@ Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE
                    per-attribute channels, claims srlip (side-channel resistant
                    LIP) and lip; J.json with \"attributes\" (see Files)
   BUDGET: [--notion lip|alip|ldp] with --epsilon E (lip, ldp) or --eps-l EL --eps-u EU
-  (alip; the default notion when they are given, else lip). These print `groups`
+  (alip; the default notion when they are given, else lip); or (watchdog,
+  subset-merging) --notion l1|chi2|alpha with --epsilon E or --eps-l EL --eps-u EU
+  (lift-based and lift-inverse measures, lift paper Sec. VI-B; alpha needs
+  --alpha-order K, K > 1), claims l1, chi2 or alpha. These print `groups`
   and `low_risk` (input indices) in `utility`; the vertex methods (orr-*, srr)
   report progress on stderr and refuse, suggesting srr, a size that would take
   too long. Ctrl-C cancels.
