@@ -251,7 +251,7 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
     let Some((ln_lo, ln_hi)) = notion.lift_bounds() else {
         return Err(Error::InvalidArgument {
             name: "notion".into(),
-            reason: "optimal random response is implemented for lip and alip, not ldp".into(),
+            reason: alloc::format!("optimal random response is implemented for lip and alip, not {}", notion.name()),
         });
     };
     let view = JointView::new(&source.p_sx());
