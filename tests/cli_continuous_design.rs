@@ -58,7 +58,8 @@ fn every_method_prints_a_document_that_audits_within_its_claims() {
         ("laplace-ldp", None),
         ("sampling", Some("0.01")),
     ] {
-        let mut args = vec!["design", method, "--prior", &prior, "--epsilon", "1", "--domain", "-5,5", "--step", "0.05"];
+        let mut args =
+            vec!["design", method, "--prior", &prior, "--epsilon", "1", "--domain", "-5,5", "--step", "0.05"];
         if let Some(d) = delta {
             args.extend(["--delta", d]);
         }
@@ -144,8 +145,11 @@ fn malformed_calls_fail_with_named_codes() {
     run(&["receipt", &doc, "--output", "0.05"]).fails("unknown_output", 1);
     run(&["receipt", &doc, "--output", "0.5", "--x", "2"]).fails("unknown_value", 1);
     run(&["receipt", &doc, "--output", "abc"]).fails("invalid_argument", 2);
-    let broken = temp_file("broken.json", r#"{"format": "privlift-mechanism", "version": 1, "id": "g",
+    let broken = temp_file(
+        "broken.json",
+        r#"{"format": "privlift-mechanism", "version": 1, "id": "g",
             "domain": {"lo": 1, "hi": 0, "step": 0.1}, "prior": {"gaussian": {"mean": 0.5, "sd": 0.2}},
-            "mechanism": {"kind": "laplace", "b": 1.0}}"#);
+            "mechanism": {"kind": "laplace", "b": 1.0}}"#,
+    );
     run(&["audit", &broken]).fails("invalid_argument", 1);
 }

@@ -286,7 +286,7 @@ impl VerifiedContinuous {
         let j = lat.output_index(y)?;
         let col = self.runtime.column(j);
         let py: f64 = col.iter().zip(self.runtime.prior()).map(|(a, p)| a * p).sum();
-        if !(py > 0.0) {
+        if py.is_nan() || py <= 0.0 {
             return Err(Error::UnknownOutput { value: alloc::format!("{y} (this mechanism never releases it)") });
         }
         let ratio: Vec<f64> = col.iter().map(|a| a / py).collect();

@@ -1,14 +1,22 @@
 //! The mechanism document for **continuous** data (kinds `"gaussian"`, `"laplace"`,
 //! `"sampling"`): wire types and the validated [`ContinuousDocument`].
 //!
-//! ```json
-//! {
+//! ```
+//! use privlift::mechanism::ContinuousPolicy;
+//! use privlift::spec::{parse_any, AnyDocument};
+//! let AnyDocument::Continuous(doc) = parse_any(r#"{
 //!   "format": "privlift-mechanism", "version": 1, "id": "age-gaussian-lip",
-//!   "domain": { "lo": 0, "hi": 100, "step": 0.1 },
+//!   "domain": { "lo": 0, "hi": 100, "step": 0.5 },
 //!   "prior": { "gaussian": { "mean": 40, "sd": 12 } },
-//!   "mechanism": { "kind": "gaussian", "sigma": 9.5 },
+//!   "mechanism": { "kind": "gaussian", "sigma": 228 },
 //!   "claims": { "lip": { "eps": 1.0, "delta": 1e-5 } }
-//! }
+//! }"#)? else { unreachable!() };
+//! let mech = doc.verify(&ContinuousPolicy::default())?;  // audits the exact sampler
+//! let mut rng = privlift::rng::DeterministicRngForTesting::seed_from_u64(7);
+//! let y = mech.perturb(37.2, &mut rng)?;                  // on the lattice 0 + 0.5·j
+//! let receipt = mech.receipt(y, Some(37.2))?;             // P(y|x)/P(y) over [0, 100]
+//! assert!(receipt.user_ratio.unwrap() <= receipt.max_ratio);
+//! # Ok::<(), privlift::Error>(())
 //! ```
 //!
 //! * `domain`: the lattice `lo + k·step`, `k = 0..n−1`, `n = ⌊(hi − lo)/step⌋ + 1 ≤ 4096`

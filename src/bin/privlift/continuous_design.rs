@@ -109,9 +109,10 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
         (None, Some(s)) => {
             let k = match a.value("components") {
                 None => DEFAULT_COMPONENTS,
-                Some(v) => v.trim().parse::<usize>().map_err(|_| {
-                    CliError::usage(format!("`--components` must be a positive integer, got {v:?}"))
-                })?,
+                Some(v) => v
+                    .trim()
+                    .parse::<usize>()
+                    .map_err(|_| CliError::usage(format!("`--components` must be a positive integer, got {v:?}")))?,
             };
             let samples = read_samples(s)?;
             prior_from_samples(&samples, k).map_err(|e| CliError::in_file(s, e))?
