@@ -451,7 +451,11 @@ pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
 /// Largest factor by which [`calibrate`] scales the proven per-attribute budget.
 pub const MAX_CALIBRATION: f64 = 64.0;
 /// Designs [`calibrate`] tries beyond the proven one (doublings, then bisection).
-pub const CALIBRATION_STEPS: usize = 14;
+pub const CALIBRATION_STEPS: usize = 12;
+/// Candidate solves of the per-attribute enumerations [`calibrate`] spends beyond the
+/// proven design (each step re-enumerates every attribute at its new budget): a few
+/// seconds natively. Calibration stops early when the next step would exceed it.
+pub const MAX_CALIBRATION_WORK: u64 = 8_000_000;
 
 /// The per-attribute channels of [`srlip`] for m ≥ 2 and the factor c applied to the
 /// proven share: every attribute is designed at δʲ ≤ c·`target`/m.
@@ -462,7 +466,8 @@ pub const CALIBRATION_STEPS: usize = 14;
 /// the exact SRLIP audit ([`audit_srlip`], of the channel the exact sampler runs, as
 /// verification does): c is doubled while the product still audits within `target` (up
 /// to [`MAX_CALIBRATION`]), then bisected between the last design that passed and the
-/// first that failed, [`CALIBRATION_STEPS`] designs in all. The
+/// first that failed, [`CALIBRATION_STEPS`] designs or [`MAX_CALIBRATION_WORK`]
+/// candidate solves at most. The
 /// audit need not be monotone in c, so the result is the passing design of largest
 /// I(X;Y) seen, never one that failed; the published document is audited again.
 ///
@@ -491,7 +496,21 @@ pub fn calibrate(joint: &MultiJoint, target: f64) -> Result<(Vec<AttributeDesign
     }
     let mut best_c = 1.0;
     let (mut lo, mut hi) = (1.0f64, None::<f64>);
-    for _ in 0..CALIBRATION_STEPS {
+    // Candidate solves of one step (the RR fallback costs none).
+    let step_work: u64 = (0..m)
+        .map(|j| {
+            let view = JointView::new(&joint.side_joint(j));
+            let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();
+            let c = LdpPolytope::new(&view, &subset, share).map(|p| p.candidates()).unwrap_or(0);
+            if c > MAX_ATTRIBUTE_CANDIDATES {
+                0
+            } else {
+                c
+            }
+        })
+        .sum();
+    let steps = CALIBRATION_STEPS.min((MAX_CALIBRATION_WORK / step_work.max(1)) as usize);
+    for _ in 0..steps {
         let c = match hi {
             None if lo * 2.0 <= MAX_CALIBRATION => lo * 2.0,
             None => break,
