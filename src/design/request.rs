@@ -452,11 +452,11 @@ pub fn design(method: &str, mut req: DesignRequest) -> Result<Document, Error> {
             let d = req.distortion.take().map(|d| checked_distortion(d, labels.len())).transpose()?;
             rr::rr_bp_lip(labels, &priors, need_eps()?, d.as_ref(), &id)
         }
-        "linear-markov" | "linear-tv" | "linear-distance" => {
         "srlip" => {
             let joint = srlip::load_multi_joint(req.joint.take().ok_or_else(|| missing(method, "joint"))?)?;
             srlip::srlip(&joint, need_eps()?, &id)
         }
+        "linear-markov" | "linear-tv" | "linear-distance" => {
             let alpha = need_alpha()?;
             let src = source(method, &mut req)?;
             match method {

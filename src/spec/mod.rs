@@ -282,15 +282,15 @@ impl Document {
             check_claim("alpha.eps_l", Some(a.eps_l))?;
             check_claim("alpha.eps_u", Some(a.eps_u))?;
         }
+        if let Some(c) = &w.claims.srlip {
+            check_claim("srlip.eps", Some(c.eps))?;
+            crate::leakage::check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
+        }
 
         Ok(Document {
             id: w.id,
             description: w.description,
             input,
-        if let Some(c) = &w.claims.srlip {
-            check_claim("srlip.eps", Some(c.eps))?;
-            crate::leakage::check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
-        }
             output,
             secret,
             has_secret,
