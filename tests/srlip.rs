@@ -379,6 +379,28 @@ fn bad_inputs_are_typed_errors() {
     assert!(e.to_string().contains("srlip"), "{e}");
 }
 
+/// The request path (what the JS binding calls): `design("srlip", {joint, epsilon})`,
+/// and a multi-attribute joint read by `load_joint` as a joint over the tuples.
+#[test]
+fn request_path_and_load_joint() {
+    let joint: Value = serde_json::from_str(J_JSON).unwrap();
+    let req: privlift::design::request::DesignRequest =
+        serde_json::from_value(json!({"joint": joint, "epsilon": 0.5, "id": "req"})).unwrap();
+    let doc = privlift::design::request::design("srlip", req).unwrap();
+    claims_hold(&doc);
+    assert_eq!(doc.id(), "req");
+    assert!(privlift::design::request::METHODS.contains(&"srlip"));
+    let req: privlift::design::request::DesignRequest = serde_json::from_value(json!({"epsilon": 0.5})).unwrap();
+    assert_eq!(privlift::design::request::design("srlip", req).unwrap_err().code(), "invalid_argument");
+
+    let f: JointFile = serde_json::from_value(joint.clone()).unwrap();
+    let (secret, labels, p_sx) = privlift::design::request::load_joint(f, None).unwrap();
+    assert_eq!((secret.len(), labels.len(), p_sx.cols()), (2, 12, 12));
+    assert_eq!(labels.label(1), Some("young,low,M"));
+    let f: JointFile = serde_json::from_value(joint).unwrap();
+    assert_eq!(privlift::design::request::load_joint(f, Some(6)).unwrap_err().code(), "dimension_mismatch");
+}
+
 // ---------- CLI ----------
 
 struct TempDir(PathBuf);
