@@ -393,3 +393,59 @@ fn report_numbers() {
         println!("analytic sigma {} vs eq24 {}", sigma[0], d.utility().unwrap()["sigma_eq24"]);
     }
 }
+
+#[test]
+fn perturb_os_releases_lattice_values() {
+    let dom = DomainJson { lo: 0.0, hi: 10.0, step: 0.5 };
+    let m = design_continuous(&req("gaussian-lip", gauss(), dom, 1.0, 0.01))
+        .unwrap()
+        .verify(&ContinuousPolicy::default())
+        .unwrap();
+    let mut rng = privlift::rng::os_rng();
+    for _ in 0..1000 {
+        let y = m.perturb_os(3.3, &mut rng).unwrap();
+        assert!(m.document().lattice().output_index(y).is_ok());
+    }
+}
+
+/// The additive samplers never see x: with the same random bits, every input gets the
+/// same noise (`j − k` equal) and consumes the same number of random words — the running
+/// time depends on the bits and the scale only. The sampling mechanism uses two words.
+#[test]
+fn noise_and_randomness_consumed_do_not_depend_on_x() {
+    struct Counting(DeterministicRngForTesting, usize);
+    impl rand::RngCore for Counting {
+        fn next_u32(&mut self) -> u32 {
+            self.1 += 1;
+            self.0.next_u32()
+        }
+        fn next_u64(&mut self) -> u64 {
+            self.1 += 1;
+            self.0.next_u64()
+        }
+        fn fill_bytes(&mut self, d: &mut [u8]) {
+            self.1 += d.len().div_ceil(8);
+            self.0.fill_bytes(d)
+        }
+    }
+    impl rand::CryptoRng for Counting {}
+    let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.04 };
+    for m in ["gaussian-lip", "laplace-lip", "sampling"] {
+        let v =
+            design_continuous(&req(m, gauss(), dom, 1.0, 1e-3)).unwrap().verify(&ContinuousPolicy::default()).unwrap();
+        let lat = *v.document().lattice();
+        for seed in 0..200 {
+            let mut seen = Vec::new();
+            for x in [-4.0, -1.3, 0.0, 2.71, 4.0] {
+                let mut rng = Counting(DeterministicRngForTesting::seed_from_u64(seed), 0);
+                let j = v.perturb_index(x, &mut rng).unwrap();
+                let k = lat.index_of(x).unwrap() as i64;
+                seen.push((if m == "sampling" { 0 } else { j - k }, rng.1));
+            }
+            assert!(seen.windows(2).all(|w| w[0] == w[1]), "{m} seed {seed}: {seen:?}");
+            if m == "sampling" {
+                assert_eq!(seen[0].1, 2);
+            }
+        }
+    }
+}

@@ -7,6 +7,7 @@
 //! * [`ContinuousDocument::verify`]`(&ContinuousPolicy)` → [`VerifiedContinuous`], or
 //!   `claim_violated` / `policy_violated` / `no_claims`;
 //! * [`VerifiedContinuous::perturb`]`(x, rng)` → the released `y` (on the lattice, f64);
+//!   `perturb_os(x, &mut OsPoolRng)` in the browser/OS build;
 //! * [`VerifiedContinuous::receipt`]`(y, Some(x))` → [`ContinuousReceipt`]: the ratio
 //!   `P(y|x_k)/P(y)` over the lattice (≤ 256 points for drawing, exact min/max over all
 //!   points) and its value at the user's own `x`.
@@ -205,6 +206,9 @@ pub struct VerifiedContinuous {
     verification: ContinuousVerification,
 }
 
+/// Random bytes kept available in the OS pool before a draw ([`VerifiedContinuous::perturb_os`]).
+pub const OS_RESERVE: usize = 16 * 1024;
+
 /// Most points of a receipt's curve.
 pub const RECEIPT_CURVE_POINTS: usize = 256;
 
@@ -263,6 +267,22 @@ impl VerifiedContinuous {
     /// `non_finite` / `unknown_value` for `x` not finite or outside the domain.
     pub fn perturb<R: RngCore + CryptoRng + ?Sized>(&self, x: f64, rng: &mut R) -> Result<f64> {
         let k = self.doc.lattice().index_of(x)?;
+        let j = self.runtime.sample_index(k, rng)?;
+        Ok(self.doc.lattice().value(j))
+    }
+
+    /// [`VerifiedContinuous::perturb`] on the OS/browser CSPRNG pool. The pool is
+    /// refilled first (fallibly: a failing source is the `rng` error) unless it holds
+    /// [`OS_RESERVE`] bytes; a draw of the exact samplers uses a few dozen bytes on
+    /// average (geometric tails), so the infallible `RngCore` path, which panics on an OS
+    /// failure, is reached only by a draw needing more than that many random bytes.
+    ///
+    /// # Errors
+    /// As [`VerifiedContinuous::perturb`]; `rng` if the OS source fails.
+    #[cfg(feature = "std")]
+    pub fn perturb_os(&self, x: f64, rng: &mut crate::rng::OsPoolRng) -> Result<f64> {
+        let k = self.doc.lattice().index_of(x)?;
+        rng.ensure(OS_RESERVE)?;
         let j = self.runtime.sample_index(k, rng)?;
         Ok(self.doc.lattice().value(j))
     }
