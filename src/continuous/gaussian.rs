@@ -38,7 +38,7 @@
 use alloc::collections::BinaryHeap;
 use alloc::vec::Vec;
 
-use super::{bisect_smallest, finite, invalid, mass, non_negative, phi, positive, q, widen_up};
+use super::{bisect_smallest, finite, invalid, mass, non_negative, phi, positive, q, solve_smallest, widen_up};
 use crate::error::{Error, Result};
 use crate::numeric::{next_up, UNIT_ROUNDOFF};
 
@@ -417,7 +417,8 @@ fn check_delta(delta: f64) -> Result<f64> {
 }
 
 /// Cor 10: the smallest σ_N(x) with δ(x) ≤ `delta` for a user whose value is `x` (δ of
-/// [`delta_at`] under definition (3); Lemma 2's bound for a mixture), by bisection.
+/// [`delta_at`] under definition (3); Lemma 2's bound for a mixture), by a bracketed
+/// root search (Illinois regula falsi).
 ///
 /// Cor 10 evaluates `f_Y` as if every user used this same σ_N; with σ_N depending on
 /// `x` that is not the true output density (see the module docs). The result is
@@ -441,7 +442,7 @@ pub fn calibrate_at(eps: f64, delta: f64, x: f64, prior: &GaussianMixture) -> Re
     check_delta(delta)?;
     finite("x", x)?;
     let start = prior.components().map(|(_, g)| g.sd.max((x - g.mean).abs())).fold(1e-3, f64::max);
-    let (sigma_n, below) = bisect_smallest(|s| Ok(mixture_delta(eps, s, x, prior) <= delta), start, 1e-13)?;
+    let (sigma_n, below) = solve_smallest(|s| Ok(mixture_delta(eps, s, x, prior)), delta, start, 1e-13)?;
     Ok(Calibration { sigma_n, below })
 }
 

@@ -50,8 +50,8 @@ pub use gaussian::{
     Gaussian, GaussianMixture, LipDelta, E_DIVERGENCE_SLACK,
 };
 pub use gmm::{fit_gmm, GmmFit, MAX_COMPONENTS as GMM_MAX_COMPONENTS};
-pub use lattice::{ContinuousPrior, Histogram, Lattice, LatticeAudit, LatticeMechanism, MAX_LATTICE_POINTS};
 pub use laplace::{laplace_lip, laplace_scales, LaplaceLip, LaplaceScales};
+pub use lattice::{ContinuousPrior, Histogram, Lattice, LatticeAudit, LatticeMechanism, MAX_LATTICE_POINTS};
 pub use sampling::{sampling_delta, sampling_delta_discrete, sampling_lambda};
 
 use alloc::string::String;
@@ -182,6 +182,82 @@ pub(crate) fn bisect_smallest(
             hi = mid;
         } else {
             lo = mid;
+        }
+    }
+    Ok((hi, lo))
+}
+
+/// [`bisect_smallest`] for a decreasing `value(σ)` and the test `value(σ) ≤ target`:
+/// the same bracket search, then the Illinois variant of regula falsi on
+/// `ln value − ln target` as a function of `1/σ²` (superlinear: about 9 evaluations
+/// after the bracket instead of about 45 bisection steps for a relative width of 1e-13),
+/// falling back to bisection after 60 steps. The returned pair has the same checked
+/// meaning as [`bisect_smallest`]'s.
+pub(crate) fn solve_smallest(
+    mut value: impl FnMut(f64) -> Result<f64>,
+    target: f64,
+    start: f64,
+    rel_width: f64,
+) -> Result<(f64, f64)> {
+    let ln_target = libm::log(target);
+    // ln value − ln target (0 mapped to the log of the smallest positive double), made
+    // ≤ 0 exactly when value ≤ target: the decision never rests on a rounded logarithm.
+    let mut h = |s: f64| -> Result<f64> {
+        let v = value(s)?;
+        let d = libm::log(v.max(f64::MIN_POSITIVE * f64::EPSILON)) - ln_target;
+        Ok(if v <= target { d.min(0.0) } else { d.max(f64::MIN_POSITIVE) })
+    };
+    let mut hi = start;
+    let mut h_hi = h(hi)?;
+    let mut doublings = 0;
+    while h_hi > 0.0 {
+        hi *= 2.0;
+        h_hi = h(hi)?;
+        doublings += 1;
+        if doublings > 2100 || !hi.is_finite() {
+            return Err(Error::Infeasible { reason: "no noise scale up to 1e308 meets the target".into() });
+        }
+    }
+    let mut lo = hi * 0.5;
+    let mut h_lo = h(lo)?;
+    while h_lo <= 0.0 {
+        (hi, h_hi) = (lo, h_lo);
+        lo *= 0.5;
+        if lo < 1e-300 {
+            return Ok((hi, 0.0));
+        }
+        h_lo = h(lo)?;
+    }
+    // Invariant: h(lo) > 0 (fails), h(hi) ≤ 0 (meets).
+    let mut side = 0i8;
+    for step in 0..400 {
+        if hi - lo <= hi * rel_width {
+            break;
+        }
+        // Interpolate in t = 1/σ², where ln δ of Gaussian tails (≈ −a²/2σ²) is nearly
+        // linear; after 60 steps (never seen), plain bisection guarantees progress.
+        let (t_lo, t_hi) = (1.0 / (lo * lo), 1.0 / (hi * hi));
+        let t = t_hi - h_hi * (t_hi - t_lo) / (h_hi - h_lo);
+        let mut mid = 1.0 / libm::sqrt(t);
+        if step >= 60 || !(mid > lo && mid < hi) || !mid.is_finite() {
+            mid = lo + (hi - lo) * 0.5;
+            if mid <= lo || mid >= hi {
+                break;
+            }
+        }
+        let h_mid = h(mid)?;
+        if h_mid <= 0.0 {
+            (hi, h_hi) = (mid, h_mid);
+            if side == 1 {
+                h_lo *= 0.5; // Illinois: the same end moved twice, halve the stale end's value
+            }
+            side = 1;
+        } else {
+            (lo, h_lo) = (mid, h_mid);
+            if side == -1 {
+                h_hi *= 0.5;
+            }
+            side = -1;
         }
     }
     Ok((hi, lo))

@@ -7,9 +7,9 @@ use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use super::{js_error, to_js, WasmDocument};
+use crate::continuous::fit_gmm;
 use crate::design::estimate::estimate_document;
 use crate::design::request::{design as run, DesignRequest, METHODS};
-use crate::continuous::fit_gmm;
 use crate::error::Error;
 
 /// Designs a mechanism. `request` is the JSON text of a design request
