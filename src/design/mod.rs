@@ -31,17 +31,18 @@
 //! either check is an error (`design_failed`), never a document.
 
 pub mod estimate;
+mod keyset;
 pub mod lift;
 pub mod linear;
 mod lp;
-mod simplex;
 pub mod optimal_ldp;
 pub mod orr;
 pub mod oue;
 pub mod request;
 pub mod rr;
-pub mod srr;
+mod simplex;
 pub mod srlip;
+pub mod srr;
 pub mod utility;
 pub mod vertex;
 pub mod watchdog;

@@ -22,7 +22,7 @@ use super::lift::{JointView, Notion};
 use super::lp::{Cmp, Lp};
 use super::simplex::{self, Columns};
 use super::utility::{channel_utility, entropy};
-use super::vertex::LiftPolytope;
+use super::vertex::{LiftPolytope, Limits};
 use super::{clean_rows, publish, Audited, Source};
 use crate::error::{Error, Result};
 use crate::spec::{Alphabet, Document, Matrix, MechanismKind};
@@ -51,12 +51,7 @@ pub struct Response {
 /// cone of its vertices (LP (22) infeasible); `invalid_argument` if the enumeration is
 /// too large; `design_failed` on solver trouble.
 pub fn optimal_response(view: &JointView, subset: &[usize], ln_lo: f64, ln_hi: f64) -> Result<Response> {
-    let poly = LiftPolytope::new(view, subset, ln_lo, ln_hi)?;
-    let vs = poly.vertices()?;
-    if vs.is_empty() {
-        return Err(Error::Infeasible { reason: "the lift polytope is empty".into() });
-    }
-    response_over_vertices(view, subset, vs)
+    optimal_response_with(view, subset, ln_lo, ln_hi, Method::ColumnGeneration)
 }
 
 /// LP (22) over a given set of candidate columns `vs` (over `subset`, each a point of
@@ -68,17 +63,28 @@ pub fn optimal_response(view: &JointView, subset: &[usize], ln_lo: f64, ln_hi: f
 /// `infeasible` if P_X on the subset is not in the cone of `vs`; `design_failed` on
 /// solver trouble.
 pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec<Vec<f64>>) -> Result<Response> {
-    response_with(view, subset, vs, Method::ColumnGeneration)
+    let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
+    let mut pool = Columns::new();
+    for v in &vs {
+        pool.push(v, entropy(v));
+    }
+    let (chosen, q) = match simplex::solve(&mut pool, &target, None) {
+        Ok(sol) => sol.support.into_iter().unzip(),
+        Err(Error::DesignFailed { .. }) => full_lp(&vs, &target)?,
+        Err(e) => return Err(e),
+    };
+    let cols: Vec<Vec<f64>> = chosen.iter().map(|&i: &usize| vs[i].clone()).collect();
+    Ok(finish(&target, cols, q, vs.len()))
 }
 
-/// How LP (22) is solved over the candidate columns.
+/// How LP (22) is solved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
-    /// The dedicated revised simplex over sparse columns ([`super::simplex`]), pricing
-    /// every candidate column (the default; falls back to [`Method::FullLp`] on numerical
-    /// trouble).
+    /// The dedicated revised simplex over sparse vertex columns ([`super::simplex`]),
+    /// pricing every vertex of the polytope (the default; falls back to
+    /// [`Method::FullLp`] on numerical trouble).
     ColumnGeneration,
-    /// The general solver (`microlp`) over the dense model with every column: the
+    /// The general solver (`microlp`) over the dense model with every vertex: the
     /// previous implementation, kept as the fall-back and the tests' reference.
     FullLp,
 }
@@ -96,41 +102,65 @@ pub fn optimal_response_with(
     method: Method,
 ) -> Result<Response> {
     let poly = LiftPolytope::new(view, subset, ln_lo, ln_hi)?;
-    let vs = poly.vertices()?;
+    match method {
+        Method::ColumnGeneration => response_sparse(view, subset, &poly, poly.default_limits()),
+        Method::FullLp => {
+            let vs = poly.vertices()?;
+            if vs.is_empty() {
+                return Err(Error::Infeasible { reason: "the lift polytope is empty".into() });
+            }
+            let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
+            let (chosen, q) = full_lp(&vs, &target)?;
+            let cols = chosen.iter().map(|&i| vs[i].clone()).collect();
+            Ok(finish(&target, cols, q, vs.len()))
+        }
+    }
+}
+
+/// LP (22) over every vertex of `poly` (enumerated sparse within `limits`) by the
+/// revised simplex; on numerical trouble, by `microlp` over the same vertices.
+pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, limits: Limits) -> Result<Response> {
+    let vs = poly.vertices_with(limits)?;
     if vs.is_empty() {
         return Err(Error::Infeasible { reason: "the lift polytope is empty".into() });
     }
-    response_with(view, subset, vs, method)
+    let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
+    let mut pool = Columns::new();
+    for i in 0..vs.len() {
+        let (idx, val) = vs.get(i);
+        pool.push_sparse(idx, val, sparse_entropy(val));
+    }
+    let (chosen, q): (Vec<usize>, Vec<f64>) = match simplex::solve(&mut pool, &target, None) {
+        Ok(sol) => sol.support.into_iter().unzip(),
+        Err(Error::DesignFailed { .. }) => {
+            let dense: Vec<Vec<f64>> = (0..vs.len()).map(|i| vs.dense(i)).collect();
+            full_lp(&dense, &target)?
+        }
+        Err(e) => return Err(e),
+    };
+    let cols = chosen.iter().map(|&i| vs.dense(i)).collect();
+    Ok(finish(&target, cols, q, vs.len()))
 }
 
-fn response_with(view: &JointView, subset: &[usize], vs: Vec<Vec<f64>>, method: Method) -> Result<Response> {
-    let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
-    let (chosen, q) = match method {
-        Method::ColumnGeneration => {
-            let mut pool = Columns::new();
-            for v in &vs {
-                pool.push(v, entropy(v));
-            }
-            match simplex::solve(&mut pool, &target, None) {
-                Ok(sol) => sol.support.into_iter().unzip(),
-                Err(Error::DesignFailed { .. }) => full_lp(&vs, &target)?,
-                Err(e) => return Err(e),
-            }
-        }
-        Method::FullLp => full_lp(&vs, &target)?,
-    };
-    let cols: Vec<&[f64]> = chosen.iter().map(|&i| vs[i].as_slice()).collect();
-    let masses = match least_squares(&cols, &target) {
-        Some(m) if m.iter().all(|&e| e >= 0.0) && residual(&cols, &m, &target) <= 1e-12 => m,
-        _ => q.iter().map(|&e: &f64| e.max(0.0)).collect(),
-    };
-    let keep: Vec<usize> = (0..chosen.len()).filter(|&i| masses[i] > 0.0).collect();
+/// H(v) from the non-zeros of v.
+pub(crate) fn sparse_entropy(val: &[f64]) -> f64 {
+    entropy(val)
+}
 
-    Ok(Response {
-        columns: keep.iter().map(|&i| vs[chosen[i]].clone()).collect(),
+/// The response from the chosen columns and their LP masses: the masses re-solved by
+/// least squares (see [`optimal_response`]), columns of mass 0 dropped.
+fn finish(target: &[f64], cols: Vec<Vec<f64>>, q: Vec<f64>, vertices: usize) -> Response {
+    let refs: Vec<&[f64]> = cols.iter().map(|c| c.as_slice()).collect();
+    let masses = match least_squares(&refs, target) {
+        Some(m) if m.iter().all(|&e| e >= 0.0) && residual(&refs, &m, target) <= 1e-12 => m,
+        _ => q.iter().map(|&e| e.max(0.0)).collect(),
+    };
+    let keep: Vec<usize> = (0..cols.len()).filter(|&i| masses[i] > 0.0).collect();
+    Response {
+        columns: keep.iter().map(|&i| cols[i].clone()).collect(),
         q: keep.iter().map(|&i| masses[i]).collect(),
-        vertices: vs.len(),
-    })
+        vertices,
+    }
 }
 
 /// LP (22) by `microlp` over the dense model: (chosen column indices, their masses).

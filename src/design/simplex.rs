@@ -40,6 +40,7 @@
 // `!(a >= b)` is deliberate: it also rejects NaN. Index loops mirror the maths.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
 
+use alloc::collections::BinaryHeap;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -53,6 +54,9 @@ pub(crate) const PRICE_TOL: f64 = 1e-11;
 
 /// Least |B⁻¹a| entry accepted as a pivot.
 const PIVOT_TOL: f64 = 1e-11;
+
+/// Length of the candidate list of partial pricing.
+const CANDIDATES: usize = 32;
 
 /// Degenerate pivots in a row after which Bland's rule takes over.
 const STALL: usize = 50;
@@ -79,6 +83,15 @@ impl Columns {
                 self.val.push(e);
             }
         }
+        self.start.push(self.idx.len());
+        self.cost.push(cost);
+        self.cost.len() - 1
+    }
+
+    /// Adds a column given by its non-zeros (rows increasing); returns its index.
+    pub fn push_sparse(&mut self, idx: &[u32], val: &[f64], cost: f64) -> usize {
+        self.idx.extend_from_slice(idx);
+        self.val.extend_from_slice(val);
         self.start.push(self.idx.len());
         self.cost.push(cost);
         self.cost.len() - 1
@@ -259,23 +272,49 @@ pub(crate) fn solve(pool: &mut Columns, target: &[f64], mut oracle: Option<&mut 
     let (mut pivots, mut since_refactor, mut stall) = (0usize, 0usize, 0usize);
     let mut bound = f64::NEG_INFINITY;
     let mut max_pivots = max_pivots;
+    let mut candidates: Vec<usize> = Vec::new();
     loop {
         s.duals(pool, phase, &mut y);
-        // Pricing: the most negative reduced cost (Bland: the first negative one).
+        // Pricing: the most negative reduced cost (Bland: the first negative one), among
+        // a candidate list refreshed by a full scan when it runs dry (partial pricing;
+        // optimality is only declared after a full scan finds nothing).
         let bland = stall >= STALL;
+        let price = |j: usize| if phase == 1 { 0.0 } else { pool.cost[j] } - pool.dot(j, &y);
         let mut enter: Option<(usize, f64)> = None;
-        for j in 0..pool.len() {
-            if s.in_basis[j] {
-                continue;
-            }
-            let c = if phase == 1 { 0.0 } else { pool.cost[j] };
-            let rc = c - pool.dot(j, &y);
-            if rc < -PRICE_TOL && enter.is_none_or(|(_, best)| rc < best) {
-                enter = Some((j, rc));
-                if bland {
-                    break;
+        if !bland {
+            for &j in &candidates {
+                let rc = price(j);
+                if !s.in_basis[j] && rc < -PRICE_TOL && enter.is_none_or(|(_, best)| rc < best) {
+                    enter = Some((j, rc));
                 }
             }
+        }
+        if enter.is_none() {
+            candidates.clear();
+            // The CANDIDATES most negative, kept in a bounded max-heap by value.
+            let mut heap: BinaryHeap<(Key, usize)> = BinaryHeap::new();
+            for j in 0..pool.len() {
+                if s.in_basis[j] {
+                    continue;
+                }
+                let rc = price(j);
+                if rc < -PRICE_TOL {
+                    if bland {
+                        enter = Some((j, rc));
+                        break;
+                    }
+                    if heap.len() < CANDIDATES {
+                        heap.push((Key(rc), j));
+                    } else if heap.peek().is_some_and(|top| rc < top.0 .0) {
+                        heap.pop();
+                        heap.push((Key(rc), j));
+                    }
+                }
+            }
+            if let Some(&(Key(rc), j)) = heap.iter().min_by(|a, b| a.0.cmp(&b.0)) {
+                enter = Some((j, rc));
+            }
+            candidates.extend(heap.iter().map(|e| e.1));
         }
         let Some((j, _)) = enter else {
             // Optimal over the pool: confirm on a fresh factorisation first.
@@ -361,6 +400,21 @@ pub(crate) fn solve(pool: &mut Columns, target: &[f64], mut oracle: Option<&mut 
         }
     }
     Ok(Solution { support, objective, duals: y, bound, pivots })
+}
+
+/// A reduced cost ordered by `total_cmp` (for the candidate heap).
+#[derive(Clone, Copy, PartialEq)]
+struct Key(f64);
+impl Eq for Key {}
+impl PartialOrd for Key {
+    fn partial_cmp(&self, o: &Self) -> Option<core::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Key {
+    fn cmp(&self, o: &Self) -> core::cmp::Ordering {
+        self.0.total_cmp(&o.0)
+    }
 }
 
 /// Bland's order of the variables: artificials first, then the pool.

@@ -55,13 +55,15 @@
 // `!(a >= b)` is deliberate: it also rejects NaN. Index loops mirror the maths.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
 
-use alloc::collections::{BTreeMap, BTreeSet};
+mod pivoting;
+
 use alloc::vec;
 use alloc::vec::Vec;
 
 use super::lift::JointView;
 use super::lp::{Cmp, Lp};
 use crate::error::{Error, Result};
+pub use pivoting::{Limits, SparseVertices};
 
 /// Relative tolerance of the vertex post-check, and the least coordinate counted as
 /// non-zero.
@@ -167,17 +169,42 @@ impl LiftPolytope {
     /// `invalid_argument` if the search would exceed [`MAX_BASES`] bases and the support
     /// enumeration [`MAX_CANDIDATES`] solves.
     pub fn vertices(&self) -> Result<Vec<Vec<f64>>> {
-        match self.vertices_by_pivoting() {
+        let vs = self.vertices_with(self.default_limits())?;
+        Ok((0..vs.len()).map(|i| vs.dense(i)).collect())
+    }
+
+    /// [`LiftPolytope::vertices`], sparse and with the caps given: the pivoting search,
+    /// falling back to the support enumeration as [`LiftPolytope::vertices`] does.
+    ///
+    /// # Errors
+    /// As [`LiftPolytope::vertices`], with `limits` in place of the default caps.
+    pub fn vertices_with(&self, limits: Limits) -> Result<SparseVertices> {
+        let by_support = || -> Result<SparseVertices> {
+            let dense = self.vertices_by_support()?;
+            let mut out = SparseVertices::new(self.n);
+            for v in &dense {
+                let idx: Vec<u32> = (0..self.n).filter(|&j| v[j] > 0.0).map(|j| j as u32).collect();
+                let val: Vec<f64> = idx.iter().map(|&j| v[j as usize]).collect();
+                out.push(&idx, &val);
+            }
+            Ok(out)
+        };
+        match self.vertices_sparse(limits) {
             Ok(Some(vs)) => Ok(vs),
-            Ok(None) | Err(Error::DesignFailed { .. }) => self.vertices_by_support(),
+            Ok(None) | Err(Error::DesignFailed { .. }) => by_support(),
             Err(e) => match self.candidates() <= MAX_CANDIDATES {
-                true => self.vertices_by_support(),
+                true => by_support(),
                 false => Err(e),
             },
         }
     }
 
-    /// Every vertex by a breadth-first search over the feasible bases of the
+    /// The default caps: [`LiftPolytope::max_bases`] bases and [`MAX_VERTICES`] vertices.
+    pub fn default_limits(&self) -> Limits {
+        Limits { max_bases: self.max_bases(), max_vertices: MAX_VERTICES }
+    }
+
+    /// Every vertex by a depth-first search over the feasible bases of the
     /// bounded-variable form `Σ v = 1, a_s·v − r_s = 0, v ≥ 0, r_s ∈ [lo_s, hi_s]`
     /// (|S| + 1 rows; a basis is |S| + 1 of the v's and r's, the others at a bound).
     /// Each step is a simplex pivot from a visited basis: a non-basic variable leaves its
@@ -185,106 +212,19 @@ impl LiftPolytope {
     /// **under degeneracy, each of the tied ones**, so every feasible basis of a degenerate
     /// vertex is visited (the graph of feasible bases is connected). Each basis is
     /// factorised afresh (no drift along long pivot paths), visited once (keyed by its
-    /// basic/lower/upper status vector), and its vertex kept once. The start is the vertex
-    /// an LP with a generic objective returns. The work is O(#bases · |X| · |S|²), so it
-    /// scales with the number of vertices instead of the C(|X|, |S|) supports of
-    /// [`LiftPolytope::vertices_by_support`].
+    /// basic variables and the sides of its non-basic secret rows), and its vertex kept
+    /// once. The start is the vertex an LP with a generic objective returns. The work is
+    /// O(#bases · |X| · |S|²), so it scales with the number of vertices instead of the
+    /// C(|X|, |S|) supports of [`LiftPolytope::vertices_by_support`]. The search itself
+    /// is [`LiftPolytope::vertices_sparse`].
     ///
     /// `Ok(None)` if no starting basis could be identified (the caller falls back).
     ///
     /// # Errors
-    /// `invalid_argument` beyond [`MAX_BASES`] bases; `design_failed` on solver trouble.
+    /// `invalid_argument` beyond [`LiftPolytope::max_bases`] bases or [`MAX_VERTICES`]
+    /// vertices; `design_failed` on solver trouble.
     pub fn vertices_by_pivoting(&self) -> Result<Option<Vec<Vec<f64>>>> {
-        let Some(start) = self.start_status()? else { return Ok(Some(Vec::new())) };
-        let Some(first) = self.evaluate(&start) else { return Ok(None) };
-        let mut seen: BTreeSet<Vec<u64>> = BTreeSet::new();
-        let mut found: BTreeMap<Vec<usize>, Vec<Vec<f64>>> = BTreeMap::new();
-        seen.insert(pack(&start));
-        let mut queue: Vec<(Vec<u8>, Basis)> = alloc::vec![(start, first)];
-        let m = self.ns + 1;
-        let mut d = vec![0.0; m];
-        let mut col = vec![0.0; m];
-        let mut key: Vec<u64> = Vec::new();
-        // (step, leaving position in the basis or usize::MAX for a bound flip, new status)
-        let mut moves: Vec<(f64, usize, u8)> = Vec::new();
-        while let Some((mut status, b)) = queue.pop() {
-            let v = self.point(&b);
-            let support: Vec<usize> = (0..self.n).filter(|&j| v[j] > 0.0).collect();
-            let bucket = found.entry(support).or_default();
-            if !bucket.iter().any(|w| w.iter().zip(&v).all(|(a, c)| (a - c).abs() <= 1e-9)) {
-                bucket.push(v);
-            }
-            for j in 0..status.len() {
-                if status[j] == BASIC {
-                    continue;
-                }
-                let sigma = if status[j] == LOWER { 1.0 } else { -1.0 };
-                self.column(j, &mut col);
-                for (r, o) in d.iter_mut().enumerate() {
-                    *o = b.inv[r * m..(r + 1) * m].iter().zip(&col).map(|(x, y)| x * y).sum::<f64>();
-                }
-                moves.clear();
-                if j >= self.n {
-                    let s = j - self.n;
-                    moves.push((self.hi[s] - self.lo[s], usize::MAX, if status[j] == LOWER { UPPER } else { LOWER }));
-                }
-                for (i, &var) in b.basis.iter().enumerate() {
-                    let delta = -sigma * d[i];
-                    let (lo, hi) = self.bounds(var);
-                    if delta < -1e-12 {
-                        moves.push(((b.x[i] - lo).max(0.0) / -delta, i, LOWER));
-                    } else if delta > 1e-12 && hi.is_finite() {
-                        moves.push(((hi - b.x[i]).max(0.0) / delta, i, UPPER));
-                    }
-                }
-                let Some(best) = moves.iter().map(|m| m.0).reduce(f64::min) else { continue };
-                for &(t, i, to) in &moves {
-                    if t > best + 1e-11 {
-                        continue;
-                    }
-                    // Apply the move in place, test, and undo unless new.
-                    let old_j = status[j];
-                    let leaving = if i == usize::MAX { None } else { Some(b.basis[i]) };
-                    match leaving {
-                        None => status[j] = to,
-                        Some(l) => {
-                            status[j] = BASIC;
-                            status[l] = to;
-                        }
-                    }
-                    pack_into(&status, &mut key);
-                    let new = !seen.contains(key.as_slice());
-                    let next = if new { Some(status.clone()) } else { None };
-                    status[j] = old_j;
-                    if let Some(l) = leaving {
-                        status[l] = BASIC;
-                    }
-                    let Some(next) = next else { continue };
-                    if seen.len() >= self.max_bases() {
-                        return Err(Error::InvalidArgument {
-                            name: "alphabet".into(),
-                            reason: alloc::format!(
-                                "vertex search with |X| = {}, |S| = {} visited more than {} bases; use subset \
-                                 random response (srr) instead",
-                                self.n,
-                                self.ns,
-                                self.max_bases()
-                            ),
-                        });
-                    }
-                    seen.insert(key.clone());
-                    if let Some(nb) = self.evaluate(&next) {
-                        queue.push((next, nb));
-                    }
-                }
-            }
-        }
-        let mut out: Vec<Vec<f64>> = found.into_values().flatten().collect();
-        out.retain(|v| self.contains(v, TOLERANCE));
-        if out.len() > MAX_VERTICES {
-            return Err(too_many_vertices(self.n, self.ns));
-        }
-        Ok(Some(out))
+        Ok(self.vertices_sparse(self.default_limits())?.map(|vs| (0..vs.len()).map(|i| vs.dense(i)).collect()))
     }
 
     /// The pivoting search's cap: [`MAX_BASES`], or fewer so that the work
@@ -315,59 +255,6 @@ impl LiftPolytope {
         }
     }
 
-    /// Factorises the basis of `status` and returns its basic values, or `None` if the
-    /// basis is singular or infeasible beyond 1e-10 (relative to hi_s for an r).
-    fn evaluate(&self, status: &[u8]) -> Option<Basis> {
-        let m = self.ns + 1;
-        let basis: Vec<usize> = (0..status.len()).filter(|&j| status[j] == BASIC).collect();
-        if basis.len() != m {
-            return None;
-        }
-        let mut bm = vec![0.0; m * m];
-        let mut col = vec![0.0; m];
-        for (i, &j) in basis.iter().enumerate() {
-            self.column(j, &mut col);
-            for r in 0..m {
-                bm[r * m + i] = col[r];
-            }
-        }
-        let mut inv = vec![0.0; m * m];
-        if !invert(&mut bm, &mut inv, m) {
-            return None;
-        }
-        let mut rhs = vec![0.0; m];
-        rhs[0] = 1.0;
-        for s in 0..self.ns {
-            match status[self.n + s] {
-                LOWER => rhs[s + 1] += self.lo[s],
-                UPPER => rhs[s + 1] += self.hi[s],
-                _ => {}
-            }
-        }
-        let x: Vec<f64> = (0..m).map(|r| (0..m).map(|c| inv[r * m + c] * rhs[c]).sum()).collect();
-        for (i, &var) in basis.iter().enumerate() {
-            let (lo, hi) = self.bounds(var);
-            let tol = if var < self.n { 1e-10 } else { 1e-10 * hi };
-            if !(x[i] >= lo - tol) || x[i] > hi + tol {
-                return None;
-            }
-        }
-        Some(Basis { basis, inv, x })
-    }
-
-    /// The vertex of a basis: basic v's (clamped at 0 and renormalised), 0 elsewhere.
-    fn point(&self, b: &Basis) -> Vec<f64> {
-        let mut v = vec![0.0; self.n];
-        for (&var, &x) in b.basis.iter().zip(&b.x) {
-            if var < self.n && x > TOLERANCE {
-                v[var] = x;
-            }
-        }
-        let total: f64 = v.iter().sum();
-        v.iter_mut().for_each(|e| *e /= total);
-        v
-    }
-
     /// A feasible starting status: the vertex an LP with a generic objective returns,
     /// with its support basic and k − 1 of its tight secrets (making the system
     /// non-singular) at their bound. `Ok(None)` inside `Ok` means the polytope is empty;
@@ -376,7 +263,7 @@ impl LiftPolytope {
         let mut lp = Lp::minimise();
         // A generic objective (fractional parts of multiples of the golden ratio), so the
         // optimum is a single vertex.
-        let vars: Vec<usize> = (0..self.n).map(|j| lp.var(((j as f64 + 1.0) * 0.618_033_988_749_895) % 1.0)).collect();
+        let vars: Vec<usize> = (0..self.n).map(|j| lp.var(generic_cost(j))).collect();
         lp.constraint(&vars.iter().map(|&i| (i, 1.0)).collect::<Vec<_>>(), Cmp::Eq, 1.0);
         for s in 0..self.ns {
             let terms: Vec<(usize, f64)> = (0..self.n)
@@ -419,7 +306,7 @@ impl LiftPolytope {
                 let (s, side) = tight[p];
                 status[self.n + s] = side;
             }
-            if self.evaluate(&status).is_some() {
+            if self.feasible_status(&status) {
                 return Ok(Some(status));
             }
             if !next_combination(&mut pick, tight.len()) {
@@ -532,6 +419,13 @@ impl LiftPolytope {
     }
 }
 
+/// The generic objective of the search's start, c_j = frac((j + 1)/φ) for v_j (the
+/// start is its minimiser; the search then follows edges along which it does not
+/// decrease, see [`LiftPolytope::vertices_by_pivoting`]).
+fn generic_cost(j: usize) -> f64 {
+    ((j as f64 + 1.0) * 0.618_033_988_749_895) % 1.0
+}
+
 /// Status of a variable in the pivoting search.
 const BASIC: u8 = 0;
 const LOWER: u8 = 1;
@@ -539,28 +433,6 @@ const UPPER: u8 = 2;
 
 /// Most bases the pivoting search visits (fewer for a large |S|: see [`LiftPolytope::max_bases`]).
 pub const MAX_BASES: usize = 200_000;
-
-/// A factorised feasible basis: basic variables, B⁻¹ (row-major) and basic values.
-struct Basis {
-    basis: Vec<usize>,
-    inv: Vec<f64>,
-    x: Vec<f64>,
-}
-
-/// A status vector packed 2 bits per variable (the visited-set key).
-fn pack(status: &[u8]) -> Vec<u64> {
-    let mut k = Vec::new();
-    pack_into(status, &mut k);
-    k
-}
-
-fn pack_into(status: &[u8], key: &mut Vec<u64>) {
-    key.clear();
-    key.resize(status.len().div_ceil(32), 0);
-    for (i, &st) in status.iter().enumerate() {
-        key[i / 32] |= u64::from(st) << (2 * (i % 32));
-    }
-}
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
