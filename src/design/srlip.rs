@@ -6,8 +6,8 @@
 //! # Thm 3 is false as printed
 //! Thm 3 says: if every Qʲ is εʲ-LIP w.r.t. p_{S,X|x^J} for every J ⊆ {1..m}∖{j} and
 //! x^J (eqs 15–16), the product is Σ_j εʲ-SRLIP. The proof's step (19)→(20) factorises
-//! Σ_{x^{∖J}} Π_{j∉J} P(yʲ|xʲ) P(xʲ | s, x^{J[j]}) into a product of per-attribute
-//! sums, but P(xʲ | s, x^{J[j]}) depends on the earlier attributes x¹…x^{j−1} that are
+//! Σ_{x^{∖J}} Π_{j∉J} P(yʲ|xʲ) P(xʲ | s, x^{J\[j\]}) into a product of per-attribute
+//! sums, but P(xʲ | s, x^{J\[j\]}) depends on the earlier attributes x¹…x^{j−1} that are
 //! summed over, so the sum does not factorise. The composition fails, even with
 //! Σ εʲ = 0:
 //!
@@ -21,9 +21,12 @@
 //! probability ⅛ for S = 1: the product is not even ε-LIP for any finite ε. With the
 //! rows kept strictly positive (Q¹(0|x¹) = (δ, ½, 1−δ), Q²(0|x²) = (1−δ, ½, δ), δ = 0.1)
 //! the hypothesis still holds at 0 and the product leaks ln(0.13/0.09) ≈ 0.368 nats
-//! (J = ∅). Random instances violate it too (a random search over binary S, X¹, X² with
-//! random binary-output Qʲ finds the product audited at up to ~1.6·Σ εʲ). Both are
-//! pinned in `tests/srlip.rs`; [`hypothesis_leakage`] computes the εʲ of eqs 15–16.
+//! (J = ∅). Full-support instances break it too: P(s, x¹, x²) = [[1, 5, 4, 1],
+//! [1, 1, 6, 1]]/20 (binary S, X¹, X²) with Q¹ = [[0.6, 0.4], [0.1, 0.9]] and
+//! Q² = [[0.2, 0.8], [0.6, 0.4]] meets the hypothesis at ε¹ + ε² = 0.5745 nats, and the
+//! product audits at 0.6176; a local search over such binary instances found products at
+//! up to ~1.6·Σ εʲ. Both instances are pinned in `tests/srlip.rs`;
+//! [`hypothesis_leakage`] computes the εʲ of eqs 15–16.
 //!
 //! # A composition that holds
 //! Write Tʲ = (S, X^{−j}) for the secret together with every other attribute, and
@@ -48,9 +51,13 @@
 //! optimal εʲ-LDP channel w.r.t. the secret Tʲ (Thm 1 over columns,
 //! [`super::optimal_ldp::LdpPolytope`]), which maximises I(Xʲ;Yʲ) among the channels the
 //! composition above covers. When the enumeration is too large for an attribute, that
-//! attribute falls back to |Xʲ|-ary RR at εʲ (εʲ-LDP w.r.t. Xʲ). With one attribute
-//! SRLIP is LIP, and ORR (Thm 2) is used. The document claims `srlip` (and `lip`,
-//! implied by Lemma 2) and is published only after the exact SRLIP audit confirms it.
+//! attribute falls back to |Xʲ|-ary RR at εʲ (εʲ-LDP w.r.t. Xʲ). The composition
+//! bound is loose (it adds every attribute's worst case), so the per-attribute budgets
+//! are then scaled up as far as the exact SRLIP audit of the product allows
+//! ([`calibrate`]; on docs/cli.md's example NMI goes from 0.33 to 0.95 at ε = 1). With
+//! one attribute SRLIP is LIP, and ORR (Thm 2) is used. The document claims `srlip` (and
+//! `lip`, implied by Lemma 2) and is published only after the exact SRLIP audit of its
+//! sampler confirms it.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -374,7 +381,7 @@ fn as_sampled(w: &Matrix) -> Result<Matrix> {
 ///
 /// # Privacy
 /// Claims `srlip = {eps: ε, attributes}` (Def 3, eq 12) and `lip = ε` (Lemma 2) w.r.t.
-/// S. Each attribute is designed at δʲ ≤ ε'/m with ε' = [`design_budget`]`(ε)` (≈ 1e-9
+/// S. Each attribute is designed at δʲ ≤ ε'/m with ε' = `design_budget(ε)` (≈ 1e-9
 /// relative below ε), so the composition of the module docs gives Σ δʲ < ε; `publish`
 /// re-audits the exact SRLIP of the document over every J and x^J. Thm 3's own
 /// condition (eqs 15–16) is *not* what is relied on (it is false, see the module docs).
