@@ -108,6 +108,9 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
     let width = d.hi - d.lo;
     let mut utility = serde_json::json!({ "points": lattice.len() });
     let lip_delta = |sigma: &[f64]| LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta(eps);
+    let lip_ok = |sigma: &[f64], delta: f64| -> Result<bool> {
+        Ok(!LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta_exceeds(eps, delta)?)
+    };
     let (mechanism, claims) = match req.method.as_str() {
         "gaussian-lip" => {
             let delta = need_delta(req.delta)?;
@@ -119,7 +122,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
                 }
                 None => width,
             };
-            let (sigma, below) = bisect_smallest(|s| Ok(lip_delta(&[s])? <= delta), start, 1e-4)?;
+            let (sigma, below) = bisect_smallest(|s| lip_ok(&[s], delta), start, 1e-4)?;
             utility["sigma_below"] = below.into();
             (ContinuousMechanism::Gaussian { sigma: alloc::vec![sigma] }, lip_claim(eps, delta))
         }
@@ -131,7 +134,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             // The instance-independent σ meets the target: it caps every σ(x), so a
             // feasible scale always exists and the audit stays bounded.
             let start = calibrate_on_domain(eps, delta, &mix, d.lo, d.hi)?.sigma_n;
-            let (cap, _) = bisect_smallest(|s| Ok(lip_delta(&[s])? <= delta), start, 1e-4)?;
+            let (cap, _) = bisect_smallest(|s| lip_ok(&[s], delta), start, 1e-4)?;
             let n = lattice.len();
             let bins = n.min(INSTANCE_BINS);
             let mut shape = Vec::with_capacity(n);
@@ -150,10 +153,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
                 .map(serde_json::Value::from)
                 .unwrap_or(serde_json::Value::Null);
             let (c, _) = bisect_smallest(
-                |c| {
-                    Ok(c * shape.iter().copied().fold(f64::INFINITY, f64::min) >= cap
-                        || lip_delta(&capped(c))? <= delta)
-                },
+                |c| Ok(c * shape.iter().copied().fold(f64::INFINITY, f64::min) >= cap || lip_ok(&capped(c), delta)?),
                 1.0,
                 1e-4,
             )?;

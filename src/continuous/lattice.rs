@@ -585,11 +585,26 @@ impl LatticeMechanism {
     pub fn lip_delta(&self, eps: f64) -> Result<f64> {
         check_eps(eps)?;
         let d = match &self.kind {
-            Kind::Gaussian { .. } => self.gaussian_lip_delta(eps)?,
+            Kind::Gaussian { .. } => self.gaussian_lip_delta(eps, f64::INFINITY)?,
             Kind::Laplace(l) => self.laplace_lip_delta(l, eps),
             Kind::Sampling { lambda, q, .. } => sampling_lip_delta(*lambda, &self.prior, q, eps),
         };
         Ok(d.clamp(0.0, 1.0))
+    }
+
+    /// Whether the LIP δ at ε exceeds `target` (a decision for calibration: for Gaussian
+    /// noise it stops at the first point found above `target`, visiting the domain's
+    /// ends first, where δ is largest in practice). Same bound as
+    /// [`LatticeMechanism::lip_delta`].
+    ///
+    /// # Errors
+    /// As [`LatticeMechanism::lip_delta`].
+    pub fn lip_delta_exceeds(&self, eps: f64, target: f64) -> Result<bool> {
+        check_eps(eps)?;
+        Ok(match &self.kind {
+            Kind::Gaussian { .. } => self.gaussian_lip_delta(eps, target)?.min(1.0) > target,
+            _ => self.lip_delta(eps)? > target,
+        })
     }
 
     /// The δ of (ε, δ)-LDP: `max_{k,k'} E_{e^ε}(P_{·|k} ‖ P_{·|k'})`, an upper bound; NaN
@@ -653,7 +668,8 @@ impl LatticeMechanism {
         Ok(tables)
     }
 
-    fn gaussian_lip_delta(&self, eps: f64) -> Result<f64> {
+    /// The LIP δ; with a finite `stop`, returns as soon as some point exceeds it.
+    fn gaussian_lip_delta(&self, eps: f64, stop: f64) -> Result<f64> {
         let Kind::Gaussian { which, .. } = &self.kind else { return Ok(f64::NAN) };
         let tables = self.gaussian_tables()?;
         let n = self.lattice.len();
@@ -687,7 +703,12 @@ impl LatticeMechanism {
         let gam = libm::exp(eps);
         let down = if eps == 0.0 { 1.0 } else { next_up(next_up(libm::exp(-eps))) };
         let mut worst = 0.0f64;
-        for k in 0..n {
+        // 0, n−1, 1, n−2, …: the ends first.
+        for i in 0..n {
+            let k = if i % 2 == 0 { i / 2 } else { n - 1 - i / 2 };
+            if worst > stop {
+                break;
+            }
             let t = &tables[which[k] as usize];
             let start = (k as i64 + tg - t.half as i64) as usize;
             let m = t.vals.len();
