@@ -25,12 +25,13 @@ pub(crate) fn design_budget(eps: f64) -> f64 {
 ///
 /// The three lift-measure notions pair a *lift-based* measure (Definition 5, eqs 27–29),
 /// which bounds an average of the lifts above 1, with its *lift-inverse* (Definition 6,
-/// eqs 30–32), which bounds the average of the inverse lifts: the paper shows the former
-/// alone leaves the min-lift unbounded (Props 4, 6) and enforces both in Sec. VI-B. Each
-/// takes ALIP-style budgets (εl, εu) in nats, mapped to the measure's bound as printed in
-/// Sec. VI-B; `--epsilon E` means εl = εu = E, as for LIP. The one-sided lift-based
-/// notions are not offered: the paper introduces the inverses because those leak the
-/// min-lift without limit.
+/// eqs 30–32), which bounds the average of the inverse lifts; the paper enforces both in
+/// Sec. VI-B. Each takes ALIP-style budgets (εl, εu) in nats, mapped to the measure's
+/// bound as printed in Sec. VI-B; `--epsilon E` means εl = εu = E, as for LIP. The
+/// one-sided lift-based notions are not offered: alone they allow a zero lift, i.e. an
+/// output that rules a secret out (infinite min-lift leakage) — Λ_α stays finite when
+/// some l(s,y) = 0, and Λ_ℓ1 = 2P(s), Λ_χ² ≥ P(s) then, within any budget at least that
+/// large — which is why the paper introduces the inverses (Sec. VI-A).
 ///
 /// Unlike LIP/ALIP/LDP these depend on the whole vector of lifts of an output, not only on
 /// (Λ, Ψ): see [`MergedLifts`].
@@ -416,6 +417,23 @@ mod tests {
                 seen[usize::from(n.admits(&m))] = true;
             }
             assert_eq!(seen, [true, true], "{n:?}: both private and non-private outputs");
+        }
+    }
+
+    /// A secret ruled out (l = 0, P(s) = 0.2): the lift-based measures stay small —
+    /// Λ_ℓ1 = 2P(s) = 0.4, Λ_χ² = 0.25, Λ_2 = √(0.8·1.25²) = 1.118 — while every
+    /// lift-inverse is ∞, so each notion refuses the output at any budget.
+    #[test]
+    fn a_zero_lift_is_caught_only_by_the_inverse() {
+        let m = lifts(&[(0.2, 0.0), (0.8, 1.25)]);
+        for (n, up) in [
+            (Notion::L1 { eps_l: 5.0, eps_u: 5.0 }, 0.4f64.ln_1p()),
+            (Notion::Chi2 { eps_l: 5.0, eps_u: 5.0 }, 0.5f64.ln_1p()),
+            (Notion::AlphaLift { order: 2.0, eps_l: 5.0, eps_u: 5.0 }, (0.8f64 * 1.5625).sqrt().ln()),
+        ] {
+            let (lo, hi) = n.measure_eps(&m).unwrap();
+            assert!((hi - up).abs() < 1e-12 && lo == f64::INFINITY, "{n:?}: {lo} {hi}");
+            assert!(!n.admits(&m) && n.risk_of(&m) == f64::INFINITY);
         }
     }
 
