@@ -460,6 +460,13 @@ fn cli_designs_and_audits_srlip() {
     let check = a["claims"].as_array().unwrap().iter().find(|c| c["notion"] == "srlip").unwrap();
     assert_eq!(check["actual"], a["srlip"]["eps"]);
 
+    // A bare channel with a multi-attribute joint is audited for SRLIP too.
+    let m = dir.write("m.json", &json!({"p_y_given_x": doc["mechanism"]["p_y_given_x"]}).to_string());
+    let (code, out, err) = run(&["audit", "--matrix", &m, "--joint", &j]);
+    assert_eq!(code, 0, "{err}");
+    let bare: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(bare["srlip"], a["srlip"]);
+
     // The same J.json is an ordinary joint over the tuples for the other methods.
     let (code, out, err) = run(&["design", "orr-lip", "--joint", &j, "--epsilon", "1"]);
     assert_eq!(code, 0, "{err}");

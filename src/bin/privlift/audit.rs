@@ -205,6 +205,8 @@ enum Source<'a> {
 fn audit_matrix(m_path: &str, src: Source<'_>, alpha: f64) -> Result<Report, CliError> {
     let channel = files::load(m_path, files::load_matrix)?;
     let nx = channel.rows();
+    // A multi-attribute J.json also gets the SRLIP audit over its attributes.
+    let mut attributes = None;
     let joint = match src {
         Source::Prior(p) => files::load(p, |f| {
             let (_, prior) = files::load_prior(f)?;
@@ -213,9 +215,16 @@ fn audit_matrix(m_path: &str, src: Source<'_>, alpha: f64) -> Result<Report, Cli
             }
             Ok(privlift::spec::Matrix::diag(&prior))
         })?,
-        Source::Joint(j) => files::load(j, |f| Ok(files::load_joint(f, Some(nx))?.2))?,
+        Source::Joint(j) => files::load(j, |f: files::JointFile| {
+            attributes = f.attributes.as_ref().map(|a| a.iter().map(|a| a.labels.len()).collect::<Vec<_>>());
+            Ok(files::load_joint(f, Some(nx))?.2)
+        })?,
     };
-    Ok(Report::new(&privlift::audit(&joint, &channel, alpha)?, None))
+    let mut report = Report::new(&privlift::audit(&joint, &channel, alpha)?, None);
+    if let Some(sizes) = attributes {
+        report.srlip = Some(privlift::leakage::audit_srlip(&joint, &channel, &sizes)?.into());
+    }
+    Ok(report)
 }
 
 #[cfg(test)]
