@@ -449,3 +449,14 @@ fn noise_and_randomness_consumed_do_not_depend_on_x() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn calibrate_on_domain_timing() {
+    let PriorJson::Gmm { weights, means, sds } = gmm() else { panic!() };
+    let comps: Vec<Gaussian> = means.iter().zip(&sds).map(|(&m, &s)| Gaussian::new(m, s).unwrap()).collect();
+    let mix = GaussianMixture::new(&weights, &comps).unwrap();
+    let t = std::time::Instant::now();
+    let c = cont::calibrate_on_domain(1.0, 1e-5, &mix, -4.0, 4.0).unwrap();
+    println!("calibrate_on_domain {:?}: {}", t.elapsed(), c.sigma_n);
+}
