@@ -935,6 +935,7 @@ mod tests {
         for m in [
             LatticeMechanism::gaussian(l, p.clone(), &[0.6]).unwrap(),
             LatticeMechanism::laplace(l, p.clone(), 0.8).unwrap(),
+            LatticeMechanism::sampling(l, p.clone(), 0.3).unwrap(),
         ] {
             for eps in [0.1, 0.5, 1.0, 2.0] {
                 let gam = libm::exp(eps);
@@ -949,6 +950,21 @@ mod tests {
                 }
                 let audited = m.ldp_delta(eps).unwrap();
                 assert!(audited >= best && audited - best < 1e-9, "{eps}: {audited} vs {best}");
+            }
+        }
+    }
+
+    #[test]
+    fn decision_agrees_with_the_full_audit() {
+        let l = lat(-3.0, 3.0, 0.05);
+        let p = ContinuousPrior::Gaussian(Gaussian::new(0.5, 1.0).unwrap()).lattice_pmf(&l).unwrap();
+        for sigma in [[1.0].as_slice(), &[2.0], &[4.0]] {
+            let m = LatticeMechanism::gaussian(l, p.clone(), sigma).unwrap();
+            for eps in [0.3, 1.0, 2.5] {
+                let d = m.lip_delta(eps).unwrap();
+                for t in [d * 0.999, d * 1.001] {
+                    assert_eq!(m.lip_delta_exceeds(eps, t).unwrap(), d > t, "{sigma:?} {eps} {t}");
+                }
             }
         }
     }
