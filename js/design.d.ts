@@ -48,4 +48,39 @@ export function estimate(
   counts: ArrayLike<number>,
   options?: { n?: number; project?: boolean },
 ): Promise<Estimate>;
+export type ContinuousDesignMethod =
+  | 'gaussian-lip' | 'gaussian-lip-instance' | 'analytic-gaussian' | 'laplace-lip' | 'laplace-ldp' | 'sampling';
+
+export type ContinuousPriorJson =
+  | { gaussian: { mean: number; sd: number } }
+  | { gmm: { weights: number[]; means: number[]; sds: number[] } }
+  | { histogram: { edges: number[]; p: number[] } };
+
+export interface ContinuousDesignRequest {
+  method: ContinuousDesignMethod;
+  /** Values in [lo, hi] are released on the lattice lo + step·j (at most 4096 points). */
+  domain: { lo: number; hi: number; step: number };
+  prior: ContinuousPriorJson;
+  /** ε in nats. */
+  epsilon: number;
+  /** δ in (0, 1) for the (ε, δ) methods; ignored by 'laplace-lip' and 'laplace-ldp'. */
+  delta?: number;
+  id?: string;
+}
+
+export interface GmmFit {
+  weights: number[];
+  means: number[];
+  sds: number[];
+  components: number;
+  logLikelihood: number;
+  bic: number;
+  iterations: number;
+}
+
+/** Designs a continuous mechanism; resolves to the audited document as JSON text. */
+export function designContinuous(request: ContinuousDesignRequest): Promise<string>;
+export function continuousDesignMethods(): Promise<ContinuousDesignMethod[]>;
+/** A GMM prior fitted by EM, 1..maxComponents (default 4) components chosen by BIC. */
+export function fitGmm(samples: ArrayLike<number> | Iterable<number>, maxComponents?: number): Promise<GmmFit>;
 export type { PrivliftError };

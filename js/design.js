@@ -84,3 +84,52 @@ export async function estimate(documentJson, counts, { n, project = false } = {}
     doc?.free();
   }
 }
+
+/**
+ * Designs a continuous mechanism (a number on a bounded domain, released on a lattice)
+ * and returns its audited document as JSON text. `request`: `{method, domain: {lo, hi,
+ * step}, prior: {gaussian: {mean, sd}} | {gmm: {weights, means, sds}} | {histogram:
+ * {edges, p}}, epsilon, delta, id?}`; methods as `privlift design` (`gaussian-lip`,
+ * `gaussian-lip-instance`, `analytic-gaussian`, `laplace-lip`, `laplace-ldp`, `sampling`).
+ */
+export async function designContinuous(request) {
+  await initDesign();
+  if (request === null || typeof request !== 'object') {
+    throw new PrivliftError('invalid_argument', 'invalid `request`: expected an object {method, domain, prior, epsilon, delta}');
+  }
+  let doc;
+  try {
+    doc = raw.designContinuous(JSON.stringify(request));
+    return doc.toJson();
+  } catch (e) {
+    throw convert(e);
+  } finally {
+    doc?.free();
+  }
+}
+
+/** The method names `designContinuous` accepts. */
+export async function continuousDesignMethods() {
+  await initDesign();
+  return raw.continuousDesignMethods();
+}
+
+/**
+ * Fits a Gaussian-mixture prior to samples by EM, with 1 to `maxComponents` components
+ * chosen by BIC: `{weights, means, sds, components, logLikelihood, bic, iterations}`.
+ * Pass `{gmm: {weights, means, sds}}` as the `prior` of `designContinuous`.
+ */
+export async function fitGmm(samples, maxComponents = 4) {
+  await initDesign();
+  if (samples === null || typeof samples !== 'object' || typeof samples[Symbol.iterator] !== 'function') {
+    throw new PrivliftError('invalid_argument', 'invalid `samples`: expected an array or Float64Array of numbers');
+  }
+  if (!Number.isInteger(maxComponents) || maxComponents < 1) {
+    throw new PrivliftError('invalid_argument', `invalid \`maxComponents\`: expected a positive integer, got ${maxComponents}`);
+  }
+  try {
+    return raw.fitGmm(samples instanceof Float64Array ? samples : Float64Array.from(samples), maxComponents);
+  } catch (e) {
+    throw convert(e);
+  }
+}

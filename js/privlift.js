@@ -9,6 +9,11 @@
 // Nothing in this file draws randomness itself.
 
 import initWasm, * as raw from '../pkg/privlift.js';
+import {
+  PrivliftError, CONTINUOUS_KINDS, convert, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes,
+} from './common.js';
+
+export { PrivliftError };
 
 /** Codes the Rust core throws (src/error.rs Error::CODES). tests/js checks this list. */
 const CORE_CODES = [
@@ -29,21 +34,6 @@ const JS_CODES = [
 
 /** Every `code` a PrivliftError can carry. */
 export const errorCodes = Object.freeze([...CORE_CODES, ...JS_CODES]);
-
-/** The one error class privlift throws. Branch on `code`, never on `message`. */
-export class PrivliftError extends Error {
-  /**
-   * @param {string} code
-   * @param {string} message
-   * @param {{cause?: unknown, status?: number}} [options]
-   */
-  constructor(code, message, options = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PrivliftError';
-    this.code = code;
-    if (options.status !== undefined) this.status = options.status;
-  }
-}
 
 // ---------------------------------------------------------------------------------------
 // Loading the module
@@ -92,35 +82,6 @@ export function init(input) {
 // ---------------------------------------------------------------------------------------
 // Errors and argument checks
 
-/** Turns an error thrown by the wasm module into a PrivliftError; others pass through. */
-function convert(e) {
-  if (e instanceof PrivliftError) return e;
-  if (e !== null && typeof e === 'object' && e.name === 'PrivliftError' && typeof e.code === 'string') {
-    return new PrivliftError(e.code, e.message, { cause: e });
-  }
-  return e;
-}
-
-function guard(fn) {
-  try {
-    return fn();
-  } catch (e) {
-    throw convert(e);
-  }
-}
-
-function describe(v) {
-  if (typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'bigint') return `${v}n`;
-  if (typeof v === 'number' || typeof v === 'boolean' || v == null) return String(v);
-  if (Array.isArray(v)) return 'an array';
-  return Object.prototype.toString.call(v);
-}
-
-function invalid(name, reason) {
-  return new PrivliftError('invalid_argument', `invalid \`${name}\`: ${reason}`);
-}
-
 /** A non-negative integer index, or throws `invalid_argument` naming the argument. */
 function checkIndex(v, name) {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
@@ -143,37 +104,6 @@ function checkPolicy(policy, name = 'policy') {
   return policy;
 }
 
-function toSeed(seed) {
-  if (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0) return BigInt(seed);
-  if (typeof seed === 'bigint' && seed >= 0n && seed < 2n ** 64n) return seed;
-  throw invalid('seed', `expected an integer in [0, 2^64) (a BigInt or a safe integer), got ${describe(seed)}`);
-}
-
-const decoder = typeof TextDecoder === 'undefined' ? null : new TextDecoder('utf-8', { fatal: true });
-
-function documentText(input) {
-  if (typeof input === 'string') return input;
-  if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
-    const bytes = input instanceof ArrayBuffer ? new Uint8Array(input)
-      : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-    try {
-      return decoder.decode(bytes);
-    } catch (e) {
-      throw new PrivliftError('json', 'the document is not valid UTF-8', { cause: e });
-    }
-  }
-  if (input !== null && typeof input === 'object') {
-    let text;
-    try {
-      text = JSON.stringify(input);
-    } catch (e) {
-      throw invalid('document', `cannot be serialised to JSON: ${e.message}`);
-    }
-    return text;
-  }
-  throw invalid('document', `expected a JSON string, bytes or a plain object, got ${describe(input)}`);
-}
-
 // ---------------------------------------------------------------------------------------
 // Public API
 
@@ -185,8 +115,14 @@ function documentText(input) {
 export async function parseMechanism(document) {
   const text = documentText(document);
   await init();
+  const kind = peekKind(text);
+  if (CONTINUOUS_KINDS.includes(kind)) {
+    throw new PrivliftError('unsupported_mechanism', `mechanism kind '${kind}' is a continuous document: `
+      + "use parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'");
+  }
   return new Document(guard(() => raw.Document.parse(text)));
 }
+
 
 /**
  * Downloads a mechanism document, parses it and verifies it against `policy`.
@@ -196,29 +132,7 @@ export async function parseMechanism(document) {
  */
 export async function fetchMechanism(url, policy, fetchOptions) {
   checkPolicy(policy);
-  if (typeof url !== 'string' && !(url instanceof URL) && !(typeof Request !== 'undefined' && url instanceof Request)) {
-    throw invalid('url', `expected a string, URL or Request, got ${describe(url)}`);
-  }
-  const where = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
-  const loading = init();
-  loading.catch(() => {}); // handled below, after the download; no unhandled rejection meanwhile
-  let res;
-  try {
-    res = await fetch(url, fetchOptions);
-  } catch (e) {
-    throw new PrivliftError('network', `could not fetch ${where}: ${e && e.message ? e.message : e}`, { cause: e });
-  }
-  if (!res.ok) {
-    throw new PrivliftError('http', `fetching ${res.url || where} gave HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`, { status: res.status });
-  }
-  let bytes;
-  try {
-    bytes = new Uint8Array(await res.arrayBuffer());
-  } catch (e) {
-    throw new PrivliftError('network', `could not read the body of ${where}: ${e && e.message ? e.message : e}`, { cause: e });
-  }
-  await loading;
-  const doc = await parseMechanism(bytes);
+  const doc = await parseMechanism(await fetchBytes(url, fetchOptions, init));
   try {
     return doc.verify(policy);
   } finally {

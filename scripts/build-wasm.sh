@@ -25,44 +25,57 @@ wasm-pack build --mode no-install --release --target web --out-dir pkg --out-nam
 # pkg/package.json would make pkg/ its own package scope, pkg/.gitignore ("*") hides it.
 rm -f pkg/.gitignore pkg/package.json pkg/README.md pkg/LICENSE*
 
-wasm=pkg/privlift_bg.wasm
-raw=$(size_of "$wasm")
-gz=$(gz_size_of "$wasm")
-log "wasm-bindgen output: $wasm raw $raw B, gzip -9 $gz B"
+# optimise WASM SMOKE: runs npm binaryen's wasm-opt -Oz on WASM and keeps the result only if
+# it is smaller and SMOKE (a node script through the public wrapper) still passes.
+optimise() {
+  local wasm=$1 smoke=$2 raw gz opt tmp oraw ogz
+  raw=$(size_of "$wasm")
+  gz=$(gz_size_of "$wasm")
+  log "wasm-bindgen output: $wasm raw $raw B, gzip -9 $gz B"
 
-opt=node_modules/.bin/wasm-opt
-if [ "${PRIVLIFT_WASM_OPT:-1}" = 0 ]; then
-  log "wasm-opt: skipped (PRIVLIFT_WASM_OPT=0)"
-elif [ ! -x "$opt" ]; then
-  log "wasm-opt: skipped ($opt not installed; run npm ci)"
-else
-  # The features rustc 1.95 enables by default on wasm32-unknown-unknown (LLVM's generic CPU):
-  # wasm-opt must accept them or it refuses the module / lowers nothing it should.
-  feats=(--enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int
-         --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue)
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  "$opt" -Oz "${feats[@]}" "$wasm" -o "$tmp/opt.wasm"
-  oraw=$(size_of "$tmp/opt.wasm")
-  ogz=$(gz_size_of "$tmp/opt.wasm")
-  log "wasm-opt -Oz ($("$opt" --version)): raw $oraw B, gzip -9 $ogz B"
-  if [ "$oraw" -lt "$raw" ]; then
-    cp "$wasm" "$tmp/orig.wasm"
-    cp "$tmp/opt.wasm" "$wasm"
-    # Instantiate the optimised module through the glue and run one full verify→perturb→receipt.
-    if node scripts/smoke-wasm.mjs >"$tmp/smoke.log" 2>&1; then
-      log "wasm-opt: kept the optimised module (smoke test passed)"
-    else
-      cat "$tmp/smoke.log" >&2
-      cp "$tmp/orig.wasm" "$wasm"
-      log "wasm-opt: optimised module FAILED the smoke test; kept the unoptimised one"
-    fi
+  opt=node_modules/.bin/wasm-opt
+  if [ "${PRIVLIFT_WASM_OPT:-1}" = 0 ]; then
+    log "wasm-opt: skipped (PRIVLIFT_WASM_OPT=0)"
+  elif [ ! -x "$opt" ]; then
+    log "wasm-opt: skipped ($opt not installed; run npm ci)"
   else
-    log "wasm-opt: no gain; kept the unoptimised module"
+    # The features rustc 1.95 enables by default on wasm32-unknown-unknown (LLVM's generic CPU):
+    # wasm-opt must accept them or it refuses the module / lowers nothing it should.
+    feats=(--enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int
+           --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue)
+    tmp=$(mktemp -d)
+    "$opt" -Oz "${feats[@]}" "$wasm" -o "$tmp/opt.wasm"
+    oraw=$(size_of "$tmp/opt.wasm")
+    ogz=$(gz_size_of "$tmp/opt.wasm")
+    log "wasm-opt -Oz ($("$opt" --version)): raw $oraw B, gzip -9 $ogz B"
+    if [ "$oraw" -lt "$raw" ]; then
+      cp "$wasm" "$tmp/orig.wasm"
+      cp "$tmp/opt.wasm" "$wasm"
+      # Instantiate the optimised module through the glue and run one full verify→perturb→receipt.
+      if node "$smoke" >"$tmp/smoke.log" 2>&1; then
+        log "wasm-opt: kept the optimised module (smoke test passed)"
+      else
+        cat "$tmp/smoke.log" >&2
+        cp "$tmp/orig.wasm" "$wasm"
+        log "wasm-opt: optimised module FAILED the smoke test; kept the unoptimised one"
+      fi
+    else
+      log "wasm-opt: no gain; kept the unoptimised module"
+    fi
   fi
-fi
+  rm -rf "$tmp"
+}
 
-printf 'pkg/privlift_bg.wasm: %s bytes raw, %s bytes gzip -9\n' "$(size_of "$wasm")" "$(gz_size_of "$wasm")"
+optimise pkg/privlift_bg.wasm scripts/smoke-wasm.mjs
+printf 'pkg/privlift_bg.wasm: %s bytes raw, %s bytes gzip -9\n' "$(size_of pkg/privlift_bg.wasm)" "$(gz_size_of pkg/privlift_bg.wasm)"
+
+# The continuous-documents client module for `privlift/continuous` (feature
+# continuous-client: continuous bindings only, so neither client carries the other's code).
+wasm-pack build --mode no-install --release --target web --out-dir pkg-continuous --out-name privlift_continuous -- --features continuous-client
+rm -f pkg-continuous/.gitignore pkg-continuous/package.json pkg-continuous/README.md pkg-continuous/LICENSE*
+optimise pkg-continuous/privlift_continuous_bg.wasm scripts/smoke-continuous.mjs
+printf 'pkg-continuous/privlift_continuous_bg.wasm: %s bytes raw, %s bytes gzip -9\n' \
+  "$(size_of pkg-continuous/privlift_continuous_bg.wasm)" "$(gz_size_of pkg-continuous/privlift_continuous_bg.wasm)"
 
 # The curator-side module (designers, LP solver, estimation) for `privlift/design`. Kept
 # out of the client module so a page that only verifies and perturbs never loads it.

@@ -53,3 +53,44 @@ pub fn fit_gmm_js(samples: &[f64], max_components: usize) -> Result<JsValue, JsV
         "iterations": fit.iterations,
     }))
 }
+
+/// A continuous design request (`privlift design gaussian-lip …` as JSON):
+/// `{method, domain: {lo, hi, step}, prior: {gaussian|gmm|histogram: …}, epsilon, delta, id?}`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ContinuousRequestJson {
+    method: String,
+    domain: crate::spec::DomainJson,
+    prior: crate::spec::PriorJson,
+    epsilon: f64,
+    #[serde(default)]
+    delta: f64,
+    #[serde(default)]
+    id: Option<String>,
+}
+
+/// Designs a continuous mechanism (see `privlift::continuous::design`): `request` is the
+/// JSON text of `{method, domain, prior, epsilon, delta, id?}`. Returns the audited
+/// document as a `ContinuousDocument`.
+#[wasm_bindgen(js_name = designContinuous)]
+pub fn design_continuous(request: &str) -> Result<super::continuous::WasmContinuousDocument, JsValue> {
+    let r: ContinuousRequestJson =
+        serde_json::from_str(request).map_err(|e| js_error(Error::Json { message: e.to_string() }))?;
+    let req = crate::continuous::design::ContinuousRequest {
+        method: r.method,
+        domain: r.domain,
+        prior: r.prior,
+        epsilon: r.epsilon,
+        delta: r.delta,
+        id: r.id,
+    };
+    crate::continuous::design::design_continuous(&req)
+        .map(|doc| super::continuous::WasmContinuousDocument { doc })
+        .map_err(js_error)
+}
+
+/// The continuous design methods this build knows.
+#[wasm_bindgen(js_name = continuousDesignMethods)]
+pub fn continuous_design_methods() -> Vec<String> {
+    crate::continuous::design::CONTINUOUS_METHODS.iter().map(|m| String::from(*m)).collect()
+}

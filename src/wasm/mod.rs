@@ -11,13 +11,26 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use crate::error::Error;
-use crate::mechanism::VerifiedMechanism;
-use crate::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
-use crate::spec::Document;
-use crate::verify::Policy;
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
+use crate::{
+    mechanism::VerifiedMechanism,
+    rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
+    spec::Document,
+    verify::Policy,
+};
+
+// Two client modules are built from this crate (scripts/build-wasm.sh): `pkg/` with the
+// discrete documents (the default features), and `pkg-continuous/` with the continuous
+// ones only (feature `continuous-client`), so that neither client downloads the other's
+// code. The curator module `pkg-design/` (feature `design`) has both.
 
 /// Composition and LIP↔LDP bounds for the client-side ledger.
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 pub mod accounting;
+
+/// Continuous documents (`gaussian`, `laplace`, `sampling` kinds).
+#[cfg(any(feature = "design", feature = "continuous-client"))]
+pub mod continuous;
 
 /// Curator-side bindings (design, estimation), in the `design` build only.
 #[cfg(feature = "design")]
@@ -37,6 +50,7 @@ pub(crate) fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
     v.serialize(&ser).map_err(|e| js_error(Error::Json { message: alloc::format!("{e}") }))
 }
 
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 /// JS key names of the policy limits: (snake_case, camelCase). Both spellings are read.
 const POLICY_KEYS: [(&str, &str); 5] = [
     ("max_ldp_x", "maxLdpX"),
@@ -46,10 +60,12 @@ const POLICY_KEYS: [(&str, &str); 5] = [
     ("max_eps_u", "maxEpsU"),
 ];
 
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 fn bad_policy(name: String, reason: String) -> JsValue {
     js_error(Error::InvalidArgument { name, reason })
 }
 
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 fn policy_limit(obj: &js_sys::Object, key: &str) -> Result<Option<f64>, JsValue> {
     let v = js_sys::Reflect::get(obj, &JsValue::from_str(key))?;
     if v.is_undefined() || v.is_null() {
@@ -60,6 +76,7 @@ fn policy_limit(obj: &js_sys::Object, key: &str) -> Result<Option<f64>, JsValue>
     })
 }
 
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 /// Reads a policy object key by key. Not via serde-wasm-bindgen: it reads only the
 /// primary field names and silently ignores every other key, so a misspelt limit
 /// (`{maxLDP: 0.5}`) would be dropped and the mechanism accepted without it. Here an
@@ -98,6 +115,7 @@ fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
     Ok(Policy { max_ldp_x, max_ldp, max_lip, max_eps_l, max_eps_u })
 }
 
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 /// A parsed and validated (but not yet verified) mechanism document.
 #[wasm_bindgen(js_name = Document)]
 #[derive(Debug)]
@@ -105,6 +123,7 @@ pub struct WasmDocument {
     pub(crate) doc: Document,
 }
 
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 #[wasm_bindgen(js_class = Document)]
 impl WasmDocument {
     /// Parses and validates a JSON document (throws `PrivliftError`).
@@ -172,6 +191,7 @@ impl WasmDocument {
     }
 }
 
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 /// A verified mechanism with its own pool on `crypto.getRandomValues`.
 #[wasm_bindgen(js_name = Mechanism)]
 #[derive(Debug)]
@@ -180,6 +200,7 @@ pub struct WasmMechanism {
     rng: OsPoolRng,
 }
 
+#[cfg(any(feature = "design", not(feature = "continuous-client")))]
 #[wasm_bindgen(js_class = Mechanism)]
 impl WasmMechanism {
     #[wasm_bindgen(getter)]

@@ -1,0 +1,121 @@
+// Shared by the privlift entry points ('privlift', 'privlift/continuous', 'privlift/design'):
+// the error class, argument checks, document text and downloads. No wasm here.
+
+/** The one error class privlift throws. Branch on `code`, never on `message`. */
+export class PrivliftError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {{cause?: unknown, status?: number}} [options]
+   */
+  constructor(code, message, options = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'PrivliftError';
+    this.code = code;
+    if (options.status !== undefined) this.status = options.status;
+  }
+}
+
+/** Turns an error thrown by the wasm module into a PrivliftError; others pass through. */
+export function convert(e) {
+  if (e instanceof PrivliftError) return e;
+  if (e !== null && typeof e === 'object' && e.name === 'PrivliftError' && typeof e.code === 'string') {
+    return new PrivliftError(e.code, e.message, { cause: e });
+  }
+  return e;
+}
+
+export function guard(fn) {
+  try {
+    return fn();
+  } catch (e) {
+    throw convert(e);
+  }
+}
+
+export function describe(v) {
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'bigint') return `${v}n`;
+  if (typeof v === 'number' || typeof v === 'boolean' || v == null) return String(v);
+  if (Array.isArray(v)) return 'an array';
+  return Object.prototype.toString.call(v);
+}
+
+export function invalid(name, reason) {
+  return new PrivliftError('invalid_argument', `invalid \`${name}\`: ${reason}`);
+}
+
+export function toSeed(seed) {
+  if (typeof seed === 'number' && Number.isSafeInteger(seed) && seed >= 0) return BigInt(seed);
+  if (typeof seed === 'bigint' && seed >= 0n && seed < 2n ** 64n) return seed;
+  throw invalid('seed', `expected an integer in [0, 2^64) (a BigInt or a safe integer), got ${describe(seed)}`);
+}
+
+const decoder = typeof TextDecoder === 'undefined' ? null : new TextDecoder('utf-8', { fatal: true });
+
+export function documentText(input) {
+  if (typeof input === 'string') return input;
+  if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
+    const bytes = input instanceof ArrayBuffer ? new Uint8Array(input)
+      : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    try {
+      return decoder.decode(bytes);
+    } catch (e) {
+      throw new PrivliftError('json', 'the document is not valid UTF-8', { cause: e });
+    }
+  }
+  if (input !== null && typeof input === 'object') {
+    let text;
+    try {
+      text = JSON.stringify(input);
+    } catch (e) {
+      throw invalid('document', `cannot be serialised to JSON: ${e.message}`);
+    }
+    return text;
+  }
+  throw invalid('document', `expected a JSON string, bytes or a plain object, got ${describe(input)}`);
+}
+
+/** `mechanism.kind` of a JSON text, or '' (the core reports every malformation). */
+export function peekKind(text) {
+  try {
+    const kind = JSON.parse(text)?.mechanism?.kind;
+    return typeof kind === 'string' ? kind : '';
+  } catch {
+    return '';
+  }
+}
+
+export function checkUrl(url) {
+  if (typeof url !== 'string' && !(url instanceof URL) && !(typeof Request !== 'undefined' && url instanceof Request)) {
+    throw invalid('url', `expected a string, URL or Request, got ${describe(url)}`);
+  }
+}
+
+/** Fetches `url` and returns the body's bytes, with the `network` / `http` errors. */
+export async function fetchBytes(url, fetchOptions, init) {
+  checkUrl(url);
+  const where = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
+  const loading = init();
+  loading.catch(() => {}); // handled below, after the download; no unhandled rejection meanwhile
+  let res;
+  try {
+    res = await fetch(url, fetchOptions);
+  } catch (e) {
+    throw new PrivliftError('network', `could not fetch ${where}: ${e && e.message ? e.message : e}`, { cause: e });
+  }
+  if (!res.ok) {
+    throw new PrivliftError('http', `fetching ${res.url || where} gave HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`, { status: res.status });
+  }
+  let bytes;
+  try {
+    bytes = new Uint8Array(await res.arrayBuffer());
+  } catch (e) {
+    throw new PrivliftError('network', `could not read the body of ${where}: ${e && e.message ? e.message : e}`, { cause: e });
+  }
+  await loading;
+  return bytes;
+}
+
+/** The `mechanism.kind` values of continuous documents ('privlift/continuous'). */
+export const CONTINUOUS_KINDS = Object.freeze(['gaussian', 'laplace', 'sampling']);

@@ -1,0 +1,136 @@
+// Types of privlift/continuous. See js/continuous.js.
+import type { Check, DocumentInput, InitInput } from './privlift.js';
+export { PrivliftError } from './privlift.js';
+
+/** Loads the continuous wasm module (optional; the functions below load it). */
+export function init(input?: InitInput): Promise<void>;
+
+/** The `mechanism.kind` values this module reads. */
+export const CONTINUOUS_KINDS: readonly ContinuousKind[];
+
+/** Parses and validates a continuous document (kind 'gaussian', 'laplace' or 'sampling'). */
+export function parseContinuousMechanism(document: DocumentInput): Promise<ContinuousDocument>;
+
+/** fetchMechanism for a continuous document. */
+export function fetchContinuousMechanism(
+  url: string | URL | Request,
+  policy: ContinuousPolicy | undefined,
+  fetchOptions?: RequestInit,
+): Promise<ContinuousMechanism>;
+
+/** An (ε, δ) pair in nats; δ = 0 (or absent) is pure ε. */
+export interface EpsDelta {
+  eps: number;
+  delta?: number;
+}
+
+/** What a continuous document promises: (ε, δ)-LIP (definition (3) of Jiang et al.) and/or (ε, δ)-LDP. */
+export interface ContinuousClaims {
+  lip?: EpsDelta;
+  ldp?: EpsDelta;
+}
+
+/** Limits a client sets on a continuous mechanism (nats). Unknown keys are refused. */
+export interface ContinuousPolicy {
+  lip?: EpsDelta;
+  ldp?: EpsDelta;
+}
+
+export type ContinuousKind = 'gaussian' | 'laplace' | 'sampling';
+
+/** Values in [lo, hi] are released on the lattice lo + step·j; `points` lattice points lie in the domain. */
+export interface Domain {
+  lo: number;
+  hi: number;
+  step: number;
+  points: number;
+}
+
+export type ContinuousPrior =
+  | { gaussian: { mean: number; sd: number } }
+  | { gmm: { weights: number[]; means: number[]; sds: number[] } }
+  | { histogram: { edges: number[]; p: number[] } };
+
+/** The exact audit of a continuous sampler. */
+export interface ContinuousAudit {
+  /** δ of (ε, δ)-LIP at the claimed ε. */
+  lip: { eps: number; delta: number };
+  /** δ of (ε, δ)-LDP at the claimed ε (NaN when not computed). */
+  ldp: { eps: number; delta: number };
+  /** Pure ε-LIP (Infinity for Gaussian noise). */
+  lip_pure_eps: number;
+  ldp_pure_eps: number;
+  /** Tail mass added to each δ (Gaussian window truncation). */
+  tail_mass: number;
+  points: number;
+}
+
+export interface ContinuousVerification {
+  audit: ContinuousAudit;
+  claims: Check[];
+  policy: Check[];
+  claims_hold: boolean;
+  policy_holds: boolean;
+}
+
+/** What a released value says about every value of the domain. */
+export interface ContinuousReceipt {
+  mechanism_id: string;
+  output: number;
+  output_index: number;
+  p_output: number;
+  /** The curve: lattice values (≤ 256) and P(y|x)/P(y) at each. */
+  xs: number[];
+  ratios: number[];
+  /** Exact extremes over all lattice points. */
+  min_ratio: number;
+  min_ratio_x: number;
+  max_ratio: number;
+  max_ratio_x: number;
+  user_x: number | null;
+  user_point: number | null;
+  user_ratio: number | null;
+  lip: EpsDelta | null;
+  ldp: EpsDelta | null;
+}
+
+/** A parsed and validated continuous document whose claims are NOT yet verified. */
+export class ContinuousDocument {
+  private constructor();
+  readonly id: string;
+  readonly kind: ContinuousKind;
+  readonly description: string | undefined;
+  readonly domain: Domain;
+  readonly prior: ContinuousPrior;
+  /** The prior's mass at each lattice point (conditioned on the domain). */
+  readonly latticePrior: number[];
+  readonly claims: ContinuousClaims;
+  /** Informational figures from the curator (never trusted). */
+  readonly utility: Record<string, unknown> | undefined;
+  toJson(): string;
+  audit(): ContinuousAudit;
+  check(policy?: ContinuousPolicy): ContinuousVerification;
+  /** Verifies claims and policy on the exact sampler; throws `no_claims`, `claim_violated`, `policy_violated`, `invalid_argument`. */
+  verify(policy?: ContinuousPolicy): ContinuousMechanism;
+  free(): void;
+}
+
+/** A verified continuous mechanism; perturbs with crypto.getRandomValues. */
+export class ContinuousMechanism {
+  private constructor();
+  readonly id: string;
+  readonly kind: ContinuousKind;
+  readonly domain: Domain;
+  readonly latticePrior: number[];
+  /** A released value for `x` in the domain (throws `unknown_value` outside it, `non_finite` for NaN). */
+  perturb(x: number): number;
+  perturbMany(xs: Float64Array | readonly number[] | Iterable<number>): Float64Array;
+  /** DETERMINISTIC perturbation from `seed`: for tests and simulations only. */
+  perturbManySeededForTesting(xs: Float64Array | readonly number[] | Iterable<number>, seed: bigint | number): Float64Array;
+  /** The receipt of a released `y`, with the ratio at the user's own `x` if given. */
+  receipt(y: number, x?: number): ContinuousReceipt;
+  audit(): ContinuousAudit;
+  verification(): ContinuousVerification;
+  free(): void;
+}
+

@@ -1,0 +1,203 @@
+// privlift/continuous: continuous documents on the device — a number on a bounded domain
+// (a salary, a reading) released on a lattice with exact discrete Gaussian / Laplace noise
+// or the sampling mechanism, after the browser has audited the curator's claims itself.
+//
+// A separate wasm module (pkg-continuous/) so that a page with discrete mechanisms only
+// never downloads it. Errors are the same PrivliftError as 'privlift'. Randomness:
+// crypto.getRandomValues inside the wasm module; nothing here draws randomness.
+
+import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
+import {
+  PrivliftError, CONTINUOUS_KINDS, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes,
+} from './common.js';
+
+export { PrivliftError, CONTINUOUS_KINDS };
+
+const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
+let ready = null;
+
+async function defaultModuleSource() {
+  const url = new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url);
+  if (url.protocol === 'file:' && isNode) {
+    const fsName = 'node:fs/promises';
+    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsName);
+    return readFile(url);
+  }
+  return url;
+}
+
+/** Loads the continuous wasm module once (idempotent). Every function below calls it. */
+export function init(input) {
+  if (ready === null) {
+    ready = (async () => {
+      await initWasm({ module_or_path: input === undefined ? await defaultModuleSource() : input });
+    })().catch((e) => {
+      ready = null;
+      throw new PrivliftError('init', `could not load the privlift continuous module: ${e && e.message ? e.message : e}`, { cause: e });
+    });
+  }
+  return ready;
+}
+
+/**
+ * Parses and validates a continuous mechanism document (`kind` 'gaussian', 'laplace' or
+ * 'sampling'); a discrete kind is `unsupported_mechanism` (use 'privlift').
+ * @returns {Promise<ContinuousDocument>}
+ */
+export async function parseContinuousMechanism(document) {
+  const text = documentText(document);
+  await init();
+  const kind = peekKind(text);
+  if (kind !== '' && !CONTINUOUS_KINDS.includes(kind)) {
+    throw new PrivliftError('unsupported_mechanism', `mechanism kind '${kind}' is a discrete document: use parseMechanism from 'privlift'`);
+  }
+  return new ContinuousDocument(guard(() => raw.ContinuousDocument.parse(text)));
+}
+
+/**
+ * Downloads a continuous document, parses it and verifies it against `policy`
+ * (`{lip?: {eps, delta}, ldp?: {eps, delta}}`, nats). Throws PrivliftError: `network`,
+ * `http`, any parse code, `no_claims`, `claim_violated`, `policy_violated`.
+ * @returns {Promise<ContinuousMechanism>}
+ */
+export async function fetchContinuousMechanism(url, policy, fetchOptions) {
+  checkContinuousPolicy(policy);
+  const doc = await parseContinuousMechanism(await fetchBytes(url, fetchOptions, init));
+  try {
+    return doc.verify(policy);
+  } finally {
+    doc.free();
+  }
+}
+
+function checkContinuousPolicy(policy, name = 'policy') {
+  if (policy === undefined || policy === null) return undefined;
+  if (typeof policy !== 'object' || Array.isArray(policy)) {
+    throw invalid(name, `expected an object such as {lip: {eps: 1, delta: 1e-6}} (nats), got ${describe(policy)}`);
+  }
+  return policy; // keys and ranges are checked by the core
+}
+
+
+/**
+ * A parsed, validated, NOT yet verified continuous document (`kind` 'gaussian', 'laplace'
+ * or 'sampling': a number on a bounded domain, released on a lattice). Get one from
+ * parseMechanism.
+ */
+export class ContinuousDocument {
+  #d;
+
+  /** @internal */
+  constructor(handle) {
+    if (!(handle instanceof raw.ContinuousDocument)) throw invalid('handle', 'use parseMechanism() to make a ContinuousDocument');
+    this.#d = handle;
+  }
+
+  get id() { return this.#d.id; }
+  /** 'gaussian', 'laplace' or 'sampling'. */
+  get kind() { return this.#d.kind; }
+  get description() { return this.#d.description; }
+  /** `{lo, hi, step, points}`: values in [lo, hi] are released on lo + step·j. */
+  get domain() { return guard(() => this.#d.domain); }
+  /** The prior as the document declares it. */
+  get prior() { return guard(() => this.#d.prior); }
+  /** The prior's mass at each lattice point (conditioned on the domain). */
+  get latticePrior() { return Array.from(this.#d.latticePrior); }
+  get claims() { return guard(() => this.#d.claims); }
+  get utility() { return guard(() => this.#d.utility); }
+  toJson() { return this.#d.toJson(); }
+
+  /** The exact audit of the sampler: `{lip: {eps, delta}, ldp: {eps, delta}, …}`. */
+  audit() { return guard(() => this.#d.audit()); }
+
+  /** Every claim and policy check, without throwing on a failed check. */
+  check(policy) {
+    checkContinuousPolicy(policy);
+    return guard(() => this.#d.check(policy));
+  }
+
+  /** Verifies claims and `policy` ({lip?: {eps, delta}, ldp?: {eps, delta}}); returns a ContinuousMechanism or throws. */
+  verify(policy) {
+    checkContinuousPolicy(policy);
+    return new ContinuousMechanism(guard(() => this.#d.verify(policy)));
+  }
+
+  free() { this.#d.free(); }
+}
+
+function checkNumber(v, name) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) {
+    throw new PrivliftError('non_finite', `\`${name}\` must be a finite number, got ${describe(v)}`);
+  }
+  return v;
+}
+
+function toFloat64(xs, name) {
+  if (xs instanceof Float64Array) return xs;
+  if (typeof xs === 'string' || xs === null || typeof xs !== 'object' || typeof xs[Symbol.iterator] !== 'function') {
+    throw invalid(name, `expected an array or Float64Array of numbers, got ${describe(xs)}`);
+  }
+  const arr = Array.from(xs);
+  arr.forEach((v, k) => checkNumber(v, `${name}[${k}]`));
+  return Float64Array.from(arr);
+}
+
+/** A verified continuous mechanism, perturbing with crypto.getRandomValues. */
+export class ContinuousMechanism {
+  #m;
+  #kind;
+
+  /** @internal */
+  constructor(handle) {
+    if (!(handle instanceof raw.ContinuousMechanism)) throw invalid('handle', 'use ContinuousDocument.verify() to make a ContinuousMechanism');
+    this.#m = handle;
+    this.#kind = handle.kind;
+  }
+
+  get id() { return this.#m.id; }
+  get kind() { return this.#kind; }
+  get domain() { return guard(() => this.#m.domain); }
+  get latticePrior() { return Array.from(this.#m.latticePrior); }
+
+  /** Releases a perturbed value for `x` in the domain (throws `unknown_value` outside it). */
+  perturb(x) {
+    checkNumber(x, 'x');
+    return guard(() => this.#m.perturb(x));
+  }
+
+  /** Perturbs many values; returns a Float64Array. */
+  perturbMany(xs) {
+    const v = toFloat64(xs, 'xs');
+    return guard(() => this.#m.perturbMany(v));
+  }
+
+  /** DETERMINISTIC perturbation from `seed`: for tests and simulations only. */
+  perturbManySeededForTesting(xs, seed) {
+    const v = toFloat64(xs, 'xs');
+    const s = toSeed(seed);
+    return guard(() => this.#m.perturbManySeededForTesting(v, s));
+  }
+
+  /**
+   * The receipt of a released `y`: `ratios[i] = P(y | xs[i]) / P(y)` over the domain (a
+   * curve to draw), its exact extremes, and the value at the user's own `x` if given.
+   */
+  receipt(y, x) {
+    checkNumber(y, 'y');
+    if (x !== undefined) checkNumber(x, 'x');
+    return guard(() => this.#m.receipt(y, x));
+  }
+
+  /** The audit of the sampler that runs. */
+  audit() { return guard(() => this.#m.audit()); }
+
+  /** The full verification report (claims and policy checks). */
+  verification() { return guard(() => this.#m.verification()); }
+
+  free() { this.#m.free(); }
+}
+
+if (typeof Symbol.dispose === 'symbol') {
+  ContinuousDocument.prototype[Symbol.dispose] = ContinuousDocument.prototype.free;
+  ContinuousMechanism.prototype[Symbol.dispose] = ContinuousMechanism.prototype.free;
+}

@@ -1,0 +1,162 @@
+//! JS bindings of continuous documents (`kind` `gaussian`, `laplace`, `sampling`): the
+//! same one-to-one mirror of the core as the discrete classes in `mod.rs`, over
+//! [`crate::spec::ContinuousDocument`] and [`crate::mechanism::continuous`].
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use wasm_bindgen::prelude::*;
+
+use super::{js_error, to_js};
+use crate::error::Error;
+use crate::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
+use crate::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
+use crate::spec::ContinuousDocument;
+
+/// Reads `{lip: {eps, delta}, ldp: {eps, delta}}` (absent or null: no limits). Unknown
+/// keys are refused (`invalid_argument`), so a misspelt limit is never dropped.
+fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
+    if policy.is_undefined() || policy.is_null() {
+        return Ok(ContinuousPolicy::default());
+    }
+    serde_wasm_bindgen::from_value(policy).map_err(|e| {
+        js_error(Error::InvalidArgument {
+            name: "policy".into(),
+            reason: alloc::format!(
+                "{e}; a continuous policy looks like {{lip: {{eps: 1, delta: 1e-6}}, ldp: {{eps: 4}}}}"
+            ),
+        })
+    })
+}
+
+fn domain_js(doc: &ContinuousDocument) -> Result<JsValue, JsValue> {
+    let l = doc.lattice();
+    to_js(&serde_json::json!({ "lo": l.lo(), "hi": l.hi(), "step": l.step(), "points": l.len() }))
+}
+
+/// A parsed and validated (not yet verified) continuous document.
+#[wasm_bindgen(js_name = ContinuousDocument)]
+#[derive(Debug)]
+pub struct WasmContinuousDocument {
+    pub(crate) doc: ContinuousDocument,
+}
+
+#[wasm_bindgen(js_class = ContinuousDocument)]
+impl WasmContinuousDocument {
+    /// Parses and validates a JSON document (throws `PrivliftError`).
+    pub fn parse(json: &str) -> Result<WasmContinuousDocument, JsValue> {
+        ContinuousDocument::from_json(json).map(|doc| WasmContinuousDocument { doc }).map_err(js_error)
+    }
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> String {
+        self.doc.id().into()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn description(&self) -> Option<String> {
+        self.doc.description().map(String::from)
+    }
+    /// `gaussian`, `laplace` or `sampling`.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> String {
+        self.doc.mechanism().tag().into()
+    }
+    /// `{lo, hi, step, points}`.
+    #[wasm_bindgen(getter)]
+    pub fn domain(&self) -> Result<JsValue, JsValue> {
+        domain_js(&self.doc)
+    }
+    /// The prior as written in the document (`{gaussian: …}`, `{gmm: …}`, `{histogram: …}`).
+    #[wasm_bindgen(getter)]
+    pub fn prior(&self) -> Result<JsValue, JsValue> {
+        to_js(self.doc.prior_json())
+    }
+    /// The prior's mass at each lattice point (conditioned on the domain).
+    #[wasm_bindgen(getter, js_name = latticePrior)]
+    pub fn lattice_prior(&self) -> Vec<f64> {
+        self.doc.lattice_prior().to_vec()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn claims(&self) -> Result<JsValue, JsValue> {
+        to_js(self.doc.claims())
+    }
+    /// The document's informational `utility` object (never trusted), or `undefined`.
+    #[wasm_bindgen(getter)]
+    pub fn utility(&self) -> Result<JsValue, JsValue> {
+        match self.doc.utility() {
+            Some(u) => to_js(u),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+    #[wasm_bindgen(js_name = toJson)]
+    pub fn to_json(&self) -> String {
+        self.doc.to_json()
+    }
+    /// The exact audit of the sampler (`{lip: {eps, delta}, ldp: {eps, delta}, …}`).
+    pub fn audit(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.doc.audit().map_err(js_error)?)
+    }
+    /// Every claim and policy check, without throwing on a failed check.
+    pub fn check(&self, policy: JsValue) -> Result<JsValue, JsValue> {
+        to_js(&self.doc.check(&policy_from_js(policy)?).map_err(js_error)?)
+    }
+    /// Verifies claims and policy on the exact sampler; returns a mechanism or throws.
+    pub fn verify(&self, policy: JsValue) -> Result<WasmContinuousMechanism, JsValue> {
+        let mech = self.doc.verify(&policy_from_js(policy)?).map_err(js_error)?;
+        Ok(WasmContinuousMechanism { mech, rng: os_rng() })
+    }
+}
+
+/// A verified continuous mechanism with its own pool on `crypto.getRandomValues`.
+#[wasm_bindgen(js_name = ContinuousMechanism)]
+#[derive(Debug)]
+pub struct WasmContinuousMechanism {
+    mech: VerifiedContinuous,
+    rng: OsPoolRng,
+}
+
+#[wasm_bindgen(js_class = ContinuousMechanism)]
+impl WasmContinuousMechanism {
+    #[wasm_bindgen(getter)]
+    pub fn id(&self) -> String {
+        self.mech.document().id().into()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> String {
+        self.mech.document().mechanism().tag().into()
+    }
+    #[wasm_bindgen(getter)]
+    pub fn domain(&self) -> Result<JsValue, JsValue> {
+        domain_js(self.mech.document())
+    }
+    #[wasm_bindgen(getter, js_name = latticePrior)]
+    pub fn lattice_prior(&self) -> Vec<f64> {
+        self.mech.document().lattice_prior().to_vec()
+    }
+    /// Releases a perturbed value for `x ∈ [lo, hi]` with the browser CSPRNG.
+    pub fn perturb(&mut self, x: f64) -> Result<f64, JsValue> {
+        self.mech.perturb_os(x, &mut self.rng).map_err(js_error)
+    }
+    /// [`WasmContinuousMechanism::perturb`] for many values; stops at the first bad one.
+    #[wasm_bindgen(js_name = perturbMany)]
+    pub fn perturb_many(&mut self, xs: &[f64]) -> Result<Vec<f64>, JsValue> {
+        xs.iter().map(|&x| self.mech.perturb_os(x, &mut self.rng)).collect::<Result<Vec<_>, _>>().map_err(js_error)
+    }
+    /// Deterministic perturbation from `seed` — for tests and simulations only.
+    #[wasm_bindgen(js_name = perturbManySeededForTesting)]
+    pub fn perturb_many_seeded_for_testing(&self, xs: &[f64], seed: u64) -> Result<Vec<f64>, JsValue> {
+        let mut rng = DeterministicRngForTesting::seed_from_u64(seed);
+        xs.iter().map(|&x| self.mech.perturb(x, &mut rng)).collect::<Result<Vec<_>, _>>().map_err(js_error)
+    }
+    /// The receipt of a released `y`: the ratio `P(y|x)/P(y)` over the domain, and at
+    /// the user's own `x` when given.
+    pub fn receipt(&self, y: f64, x: Option<f64>) -> Result<JsValue, JsValue> {
+        to_js(&self.mech.receipt(y, x).map_err(js_error)?)
+    }
+    /// The audit of the sampler that runs.
+    pub fn audit(&self) -> Result<JsValue, JsValue> {
+        to_js(self.mech.audit())
+    }
+    /// The full verification report (claims and policy checks).
+    pub fn verification(&self) -> Result<JsValue, JsValue> {
+        to_js(self.mech.verification())
+    }
+}
