@@ -460,3 +460,11 @@ fn calibrate_on_domain_timing() {
     let c = cont::calibrate_on_domain(1.0, 1e-5, &mix, -4.0, 4.0).unwrap();
     println!("calibrate_on_domain {:?}: {}", t.elapsed(), c.sigma_n);
 }
+
+/// A discrete-shaped document with a continuous kind stays on the discrete path.
+#[test]
+fn discrete_shape_with_a_continuous_kind_is_unsupported() {
+    let d = r#"{"format": "privlift-mechanism", "version": 1, "id": "x", "labels": ["a"], "prior": [1],
+      "mechanism": {"kind": "laplace"}}"#;
+    assert_eq!(parse_any(d).unwrap_err().code(), "unsupported_mechanism");
+}

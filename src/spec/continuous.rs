@@ -195,15 +195,22 @@ fn kind_of(v: &serde_json::Value) -> Option<&str> {
     v.get("mechanism")?.get("kind")?.as_str()
 }
 
-/// Parses and validates a document of any kind: a continuous kind (`"gaussian"`,
-/// `"laplace"`, `"sampling"`) gives [`AnyDocument::Continuous`], anything else goes to
-/// [`Document::from_json`] unchanged.
+/// Whether a JSON document is continuous: a continuous `mechanism.kind` and no
+/// discrete-shaped `labels` (a discrete document with such a kind stays on the discrete
+/// path, which rejects it with `unsupported_mechanism`, as before).
+pub fn is_continuous(v: &serde_json::Value) -> bool {
+    kind_of(v).is_some_and(|k| CONTINUOUS_KINDS.contains(&k)) && v.get("labels").is_none()
+}
+
+/// Parses and validates a document of any kind: a continuous one ([`is_continuous`])
+/// gives [`AnyDocument::Continuous`], anything else goes to [`Document::from_json`]
+/// unchanged.
 ///
 /// # Errors
 /// `json`, and every error of [`Document::from_json`] / [`ContinuousDocument::from_json`].
 pub fn parse_any(text: &str) -> Result<AnyDocument> {
     let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
-    if kind_of(&v).is_some_and(|k| CONTINUOUS_KINDS.contains(&k)) {
+    if is_continuous(&v) {
         let w: ContinuousDocumentJson =
             serde_json::from_value(v).map_err(|e| Error::Json { message: e.to_string() })?;
         Ok(AnyDocument::Continuous(ContinuousDocument::from_wire(w)?))

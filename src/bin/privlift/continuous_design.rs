@@ -169,19 +169,15 @@ struct AuditOut {
 /// Reads `path`; `Some(document)` when it is a continuous document.
 pub fn load_continuous(path: &str) -> Result<Option<ContinuousDocument>, CliError> {
     let text = files::read(path)?;
+    let continuous =
+        serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| privlift::spec::continuous::is_continuous(&v));
+    if !continuous {
+        return Ok(None);
+    }
     match parse_any(&text) {
         Ok(AnyDocument::Continuous(d)) => Ok(Some(d)),
         Ok(AnyDocument::Discrete(_)) => Ok(None),
-        // Let the discrete path report its own errors unless this is a continuous kind.
-        Err(e) => {
-            let v: Option<serde_json::Value> = serde_json::from_str(&text).ok();
-            let kind = v.as_ref().and_then(|v| v.get("mechanism")?.get("kind")?.as_str().map(str::to_string));
-            if kind.is_some_and(|k| privlift::spec::continuous::CONTINUOUS_KINDS.contains(&k.as_str())) {
-                Err(CliError::in_file(path, e))
-            } else {
-                Ok(None)
-            }
-        }
+        Err(e) => Err(CliError::in_file(path, e)),
     }
 }
 
