@@ -468,3 +468,13 @@ fn discrete_shape_with_a_continuous_kind_is_unsupported() {
       "mechanism": {"kind": "laplace"}}"#;
     assert_eq!(parse_any(d).unwrap_err().code(), "unsupported_mechanism");
 }
+
+#[test]
+#[ignore]
+fn gmm_lattice_vs_continuous_sigma() {
+    let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.008 };
+    let t = std::time::Instant::now();
+    let d = design_continuous(&req("gaussian-lip", gmm(), dom, 1.0, 1e-5)).unwrap();
+    let ContinuousMechanism::Gaussian { sigma } = d.mechanism() else { panic!() };
+    println!("{:?} lattice {} continuous {}", t.elapsed(), sigma[0], d.utility().unwrap()["sigma_continuous"]);
+}
