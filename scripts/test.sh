@@ -28,6 +28,10 @@ raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
 echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 153600)"
 [ "$gz" -le 153600 ] || { echo "size budget exceeded" >&2; exit 1; }
+raw=$(stat -c %s pkg-continuous/privlift_continuous_bg.wasm)
+gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
+echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 153600)"
+[ "$gz" -le 153600 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
 step "end-to-end demo in headless Chromium"
 cargo build --release --features cli --bin privlift

@@ -12,20 +12,49 @@ use crate::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
 use crate::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
 use crate::spec::ContinuousDocument;
 
-/// Reads `{lip: {eps, delta}, ldp: {eps, delta}}` (absent or null: no limits). Unknown
-/// keys are refused (`invalid_argument`), so a misspelt limit is never dropped.
+/// Reads `{lip: {eps, delta}, ldp: {eps, delta}}` (absent or null: no limits). Not only
+/// through serde-wasm-bindgen, which reads the known keys and silently skips the others:
+/// every key is checked here first, so a misspelt limit (`{maxLip: 1}`) is an
+/// `invalid_argument` instead of a policy that checks nothing.
 fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
     if policy.is_undefined() || policy.is_null() {
         return Ok(ContinuousPolicy::default());
     }
-    serde_wasm_bindgen::from_value(policy).map_err(|e| {
+    let bad = |name: String, reason: &str| {
         js_error(Error::InvalidArgument {
-            name: "policy".into(),
+            name,
             reason: alloc::format!(
-                "{e}; a continuous policy looks like {{lip: {{eps: 1, delta: 1e-6}}, ldp: {{eps: 4}}}}"
+                "{reason}; a continuous policy looks like {{lip: {{eps: 1, delta: 1e-6}}, ldp: {{eps: 4}}}}"
             ),
         })
-    })
+    };
+    let keys = |v: &JsValue| -> Vec<String> {
+        js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>())
+            .iter()
+            .map(|k| k.as_string().unwrap_or_default())
+            .collect()
+    };
+    if !policy.is_object() || js_sys::Array::is_array(&policy) {
+        return Err(bad("policy".into(), "must be an object"));
+    }
+    for key in keys(&policy) {
+        if key != "lip" && key != "ldp" {
+            return Err(bad(alloc::format!("policy.{key}"), "unknown limit (expected lip, ldp)"));
+        }
+        let inner = js_sys::Reflect::get(&policy, &JsValue::from_str(&key)).unwrap_or(JsValue::UNDEFINED);
+        if inner.is_undefined() || inner.is_null() {
+            continue;
+        }
+        if !inner.is_object() || js_sys::Array::is_array(&inner) {
+            return Err(bad(alloc::format!("policy.{key}"), "must be an object {eps, delta}"));
+        }
+        for k in keys(&inner) {
+            if k != "eps" && k != "delta" {
+                return Err(bad(alloc::format!("policy.{key}.{k}"), "unknown field (expected eps, delta)"));
+            }
+        }
+    }
+    serde_wasm_bindgen::from_value(policy).map_err(|e| bad("policy".into(), &alloc::format!("{e}")))
 }
 
 fn domain_js(doc: &ContinuousDocument) -> Result<JsValue, JsValue> {

@@ -52,3 +52,29 @@ export async function usage(): Promise<void> {
   r.maxLiftBound;
   void [bad, wrong];
 }
+
+import {
+  parseContinuousMechanism, fetchContinuousMechanism,
+  type ContinuousDocument, type ContinuousMechanism, type ContinuousReceipt, type ContinuousPolicy,
+} from 'privlift/continuous';
+import { designContinuous, fitGmm, type GmmFit } from 'privlift/design';
+
+export async function continuousUsage(): Promise<void> {
+  const fit: GmmFit = await fitGmm([1, 2, 3], 3);
+  const json: string = await designContinuous({
+    method: 'gaussian-lip', domain: { lo: 0, hi: 10, step: 0.1 },
+    prior: { gmm: { weights: fit.weights, means: fit.means, sds: fit.sds } }, epsilon: 1, delta: 1e-6,
+  });
+  const doc: ContinuousDocument = await parseContinuousMechanism(json);
+  const policy: ContinuousPolicy = { lip: { eps: 1, delta: 1e-5 } };
+  const mech: ContinuousMechanism = doc.verify(policy);
+  const y: number = mech.perturb(3.3);
+  const r: ContinuousReceipt = mech.receipt(y, 3.3);
+  const curve: number[] = r.ratios;
+  const m2: ContinuousMechanism = await fetchContinuousMechanism('https://example.invalid/c.json', undefined);
+  void [curve, m2];
+  // @ts-expect-error: continuous policies are {lip, ldp}, not discrete limits
+  doc.verify({ maxLip: 1 });
+  // @ts-expect-error: values are numbers, not labels
+  mech.perturb('3.3');
+}

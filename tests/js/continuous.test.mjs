@@ -1,0 +1,121 @@
+// privlift/continuous in Node: a curator designs continuous documents (privlift/design),
+// the client verifies them itself, perturbs on the lattice, and the receipt's ratio curve
+// agrees with an independent computation of P(y|x)/P(y) from the audited pmf.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { designContinuous, continuousDesignMethods, fitGmm } from 'privlift/design';
+import { parseContinuousMechanism, fetchContinuousMechanism, CONTINUOUS_KINDS, PrivliftError } from 'privlift/continuous';
+import { parseMechanism, PrivliftError as RootError } from 'privlift';
+
+const domain = { lo: 20000, hi: 200000, step: 1000 };
+const gmm = { gmm: { weights: [0.6, 0.4], means: [45000, 90000], sds: [12000, 30000] } };
+
+test('every continuous method designs a document the client verifies', async () => {
+  const methods = await continuousDesignMethods();
+  assert.deepEqual([...methods].sort(), ['analytic-gaussian', 'gaussian-lip', 'gaussian-lip-instance', 'laplace-ldp', 'laplace-lip', 'sampling']);
+  for (const method of methods) {
+    const json = await designContinuous({ method, domain, prior: gmm, epsilon: 1, delta: 1e-5 });
+    const doc = await parseContinuousMechanism(json);
+    assert.ok(CONTINUOUS_KINDS.includes(doc.kind), method);
+    const report = doc.check();
+    assert.equal(report.claims_hold, true, `${method}: ${JSON.stringify(report.claims)}`);
+    assert.ok(report.claims.length > 0, method);
+    assert.equal(doc.domain.points, 181);
+    const mass = doc.latticePrior.reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(mass - 1) < 1e-9, `${method}: lattice prior sums to ${mass}`);
+    doc.free();
+  }
+});
+
+test('perturb stays on the lattice and the receipt matches P(y|x)/P(y)', async () => {
+  const json = await designContinuous({ method: 'laplace-lip', domain, prior: gmm, epsilon: 1 });
+  const mech = (await parseContinuousMechanism(json)).verify({ lip: { eps: 1 } });
+  const b = JSON.parse(json).mechanism.b;
+  const x = 52300; // nearest lattice point 52000
+  for (let i = 0; i < 200; i++) {
+    const y = mech.perturb(x);
+    assert.ok(Number.isInteger((y - domain.lo) / domain.step), `off-lattice output ${y}`);
+  }
+  const y = mech.perturb(x);
+  const r = mech.receipt(y, x);
+  assert.equal(r.user_point, 52000);
+  // Independent check: the discrete Laplace pmf on the lattice (scale b/step), up to its
+  // rational rounding (relative 1e-6 of the scale), against the receipt's ratio.
+  const tau = b / domain.step;
+  const prior = mech.latticePrior;
+  const j = Math.round((y - domain.lo) / domain.step);
+  const pmf = (z) => Math.tanh(1 / (2 * tau)) * Math.exp(-Math.abs(z) / tau);
+  const py = prior.reduce((acc, p, k) => acc + p * pmf(j - k), 0);
+  const kUser = (52000 - domain.lo) / domain.step;
+  const expected = pmf(j - kUser) / py;
+  assert.ok(Math.abs(r.user_ratio / expected - 1) < 1e-4, `${r.user_ratio} vs ${expected}`);
+  assert.ok(r.max_ratio <= Math.exp(1) * (1 + 1e-9) && r.min_ratio >= Math.exp(-1) * (1 - 1e-9));
+  assert.ok(r.xs.length <= 256 && r.xs.length === r.ratios.length);
+  mech.free();
+});
+
+test('seeded perturbation is reproducible and statistically right', async () => {
+  const json = await designContinuous({ method: 'sampling', domain, prior: gmm, epsilon: 1, delta: 0.01 });
+  const mech = (await parseContinuousMechanism(json)).verify();
+  const xs = new Float64Array(20000).fill(100000);
+  const a = mech.perturbManySeededForTesting(xs, 11n);
+  const b = mech.perturbManySeededForTesting(xs, 11);
+  assert.deepEqual(a, b);
+  // Sampling mechanism: y = x with probability λ + (1 − λ)·P(x); 20000 draws, 5 sd.
+  const lambda = JSON.parse(json).mechanism.lambda;
+  const k = (100000 - domain.lo) / domain.step;
+  const p = lambda + (1 - lambda) * mech.latticePrior[k];
+  const hits = a.filter((y) => y === 100000).length;
+  const sd = Math.sqrt(20000 * p * (1 - p));
+  assert.ok(Math.abs(hits - 20000 * p) < 5 * sd, `${hits} vs ${20000 * p}`);
+});
+
+test('lying documents, bad policies and bad inputs are typed errors', async () => {
+  const json = JSON.parse(await designContinuous({ method: 'gaussian-lip', domain, prior: gmm, epsilon: 1, delta: 1e-5 }));
+  const lying = { ...json, claims: { lip: { eps: 0.2, delta: 1e-5 } } };
+  const doc = await parseContinuousMechanism(lying);
+  assert.throws(() => doc.verify(), (e) => e instanceof PrivliftError && e.code === 'claim_violated');
+  assert.equal(PrivliftError, RootError);
+  const good = await parseContinuousMechanism(json);
+  assert.throws(() => good.verify({ lip: { eps: 0.5, delta: 1e-5 } }), (e) => e.code === 'policy_violated');
+  assert.throws(() => good.verify({ maxLip: 1 }), (e) => e.code === 'invalid_argument');
+  const mech = good.verify({ lip: { eps: 1, delta: 1e-4 } });
+  assert.throws(() => mech.perturb(10), (e) => e.code === 'unknown_value');
+  assert.throws(() => mech.perturb(NaN), (e) => e.code === 'non_finite');
+  assert.throws(() => mech.perturb('52000'), (e) => e.code === 'non_finite');
+  assert.throws(() => mech.receipt(20500), (e) => e.code === 'unknown_output');
+  await assert.rejects(parseContinuousMechanism({ ...json, domain: { lo: 5, hi: 1, step: 1 } }), (e) => e instanceof PrivliftError);
+  await assert.rejects(parseContinuousMechanism('{"format": '), (e) => e.code === 'json');
+  // The discrete entry point names the right one.
+  await assert.rejects(parseMechanism(json), (e) => e.code === 'unsupported_mechanism' && /privlift\/continuous/.test(e.message));
+  await assert.rejects(fetchContinuousMechanism(42), (e) => e.code === 'invalid_argument');
+});
+
+test('fitGmm recovers a two-component salary mixture and BIC picks two', async () => {
+  // Deterministic normal draws by the inverse-CDF of a fixed quasi-random sequence
+  // (test data only): 1/3 N(35000, 6000²), 2/3 N(70000, 15000²).
+  const erfinv = (x) => { // Giles 2010 single-precision approximation, enough for test data
+    let w = -Math.log((1 - x) * (1 + x)); let p;
+    if (w < 5) { w -= 2.5; p = 2.81022636e-08; for (const c of [3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941]) p = c + p * w; }
+    else { w = Math.sqrt(w) - 3; p = -0.000200214257; for (const c of [0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682]) p = c + p * w; }
+    return p * x;
+  };
+  const samples = [];
+  for (let i = 0; i < 6000; i++) {
+    const u = ((i * 0.6180339887498949) % 1) * 0.998 + 0.001;
+    const z = Math.SQRT2 * erfinv(2 * u - 1);
+    samples.push(i % 3 === 0 ? 35000 + 6000 * z : 70000 + 15000 * z);
+  }
+  const fit = await fitGmm(samples, 4);
+  assert.equal(fit.components, 2, JSON.stringify(fit));
+  const order = fit.means[0] < fit.means[1] ? [0, 1] : [1, 0];
+  assert.ok(Math.abs(fit.weights[order[0]] - 1 / 3) < 0.03);
+  assert.ok(Math.abs(fit.means[order[0]] - 35000) < 1000 && Math.abs(fit.means[order[1]] - 70000) < 1500);
+  await assert.rejects(fitGmm([1, 2, NaN, 4, 5, 6, 7, 8, 9]), (e) => e.code === 'invalid_argument');
+  // A fitted prior designs a document directly.
+  const json = await designContinuous({
+    method: 'gaussian-lip', domain, epsilon: 1, delta: 1e-5,
+    prior: { gmm: { weights: fit.weights, means: fit.means, sds: fit.sds } },
+  });
+  assert.equal((await parseContinuousMechanism(json)).check().claims_hold, true);
+});
