@@ -8,7 +8,7 @@
 //! | `gaussian-lip-instance` | Cor 10 | σ per bin (≤ 32 bins): Cor 10's σ(x) at each bin centre, scaled by the smallest factor the exact audit of the true mixture accepts (below) | `lip {ε, δ}` |
 //! | `analytic-gaussian` | eq 24 | Balle–Wang σ for sensitivity `hi − lo`, raised until the lattice audit confirms | `ldp {ε, δ}` |
 //! | `laplace-lip` | Thm 6, eq 25 | eq 25's `b` on the lattice prior, then the smallest `b` (relative 1e-6) whose exact lattice ε-LIP is ≤ ε | `lip {ε, 0}` |
-//! | `laplace-ldp` | [13] | `b = (hi − lo)/ε` | `ldp {ε, 0}` |
+//! | `laplace-ldp` | ref. 13 of the paper | `b = (hi − lo)/ε` | `ldp {ε, 0}` |
 //! | `sampling` | eq 20, Prop 2 | Prop 2's λ | `lip {ε, δ}` |
 //!
 //! # Cor 10 and the true output distribution
