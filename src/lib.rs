@@ -57,6 +57,8 @@ pub use error::{Error, Result};
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 pub use leakage::{audit, Leakage};
-pub use mechanism::{ContinuousPolicy, ContinuousReceipt, Receipt, ReceiptEntry, VerifiedContinuous, VerifiedMechanism};
+pub use mechanism::{
+    ContinuousPolicy, ContinuousReceipt, Receipt, ReceiptEntry, VerifiedContinuous, VerifiedMechanism,
+};
 pub use spec::{parse_any, AnyDocument, ContinuousDocument, Document};
 pub use verify::{Policy, Verification};
