@@ -64,3 +64,30 @@ fn column_generation_matches_the_full_lp() {
     }
     assert_eq!(cases, 84);
 }
+
+/// The exact large-|X| path (`response_sparse` with caps raised, as
+/// `examples/aorr_scaling.rs` runs it at |X| = 200) at a size the test profile runs
+/// fast: the same optimum as microlp over every vertex, every output column a point of
+/// the polytope with at most |S| non-zeros, and the marginal met.
+#[test]
+fn exact_large_path_matches_the_full_lp() {
+    use privlift::design::orr::response_sparse;
+    use privlift::design::vertex::{LiftPolytope, Limits};
+    let mut rng = ChaCha8Rng::seed_from_u64(41);
+    let limits = Limits { max_bases: 50_000_000, max_vertices: 20_000_000 };
+    for (ns, nx) in [(3, 40), (4, 28)] {
+        let src = joint(&mut rng, ns, nx);
+        let view = JointView::new(&src.p_sx());
+        let all: Vec<usize> = (0..nx).collect();
+        let poly = LiftPolytope::new(&view, &all, -1.0, 1.0).unwrap();
+        let exact = response_sparse(&view, &all, &poly, limits).unwrap();
+        let lp = optimal_response_with(&view, &all, -1.0, 1.0, Method::FullLp).unwrap();
+        let (a, b) = (objective(&exact, &view.p_x), objective(&lp, &view.p_x));
+        assert!((a - b).abs() <= 1e-9, "|S| = {ns}, |X| = {nx}: {a} vs {b}");
+        assert_eq!(exact.vertices, lp.vertices);
+        for c in &exact.columns {
+            assert!(poly.contains(c, 1e-12));
+            assert!(c.iter().filter(|&&e| e > 0.0).count() <= ns);
+        }
+    }
+}

@@ -14,6 +14,12 @@
 //!
 //! over the vertex set; a basic solution uses at most |X| vertices, so |Y| ≤ |X|. The
 //! mechanism is P(y|x) = v_y(x) q_y / P_X(x) (eqs 25–26 with X_L = ∅).
+//!
+//! The LP has |X| rows and one sparse column (≤ |S| non-zeros) per vertex; it is solved
+//! by the column-generation revised simplex of [`super::simplex`], which prices every
+//! vertex before declaring optimality (so the answer is the exact optimum, see there),
+//! with `microlp` over the dense model as the fall-back on numerical trouble and as
+//! the reference ([`Method::FullLp`]).
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -68,7 +74,7 @@ pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec
     for v in &vs {
         pool.push(v, entropy(v));
     }
-    let (chosen, q) = match simplex::solve(&mut pool, &target, None) {
+    let (chosen, q) = match simplex::solve(&pool, &target) {
         Ok(sol) => sol.support.into_iter().unzip(),
         Err(Error::DesignFailed { .. }) => full_lp(&vs, &target)?,
         Err(e) => return Err(e),
@@ -118,7 +124,19 @@ pub fn optimal_response_with(
 }
 
 /// LP (22) over every vertex of `poly` (enumerated sparse within `limits`) by the
-/// revised simplex; on numerical trouble, by `microlp` over the same vertices.
+/// column-generation revised simplex ([`super::simplex`]); on numerical trouble, by
+/// `microlp` over the same vertices. With the caps raised this is the exact design at
+/// sizes the default caps refuse (`examples/aorr_scaling.rs`: |X| = 200, |S| = 5).
+///
+/// # Exactness
+/// Every vertex is enumerated and post-checked ([`super::vertex`]), and the simplex
+/// declares optimality only when a full scan of all of them finds no negative reduced
+/// cost H(v) − yᵀv; by concavity of H no point of the polytope has one either, so the
+/// result is optimal over every mechanism meeting the lift bounds (Zarrabian et al.
+/// eqs 12, 22).
+///
+/// # Errors
+/// As [`optimal_response`], with `limits` in place of the default caps.
 pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, limits: Limits) -> Result<Response> {
     let vs = poly.vertices_with(limits)?;
     if vs.is_empty() {
@@ -130,7 +148,7 @@ pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, 
         let (idx, val) = vs.get(i);
         pool.push_sparse(idx, val, sparse_entropy(val));
     }
-    let (chosen, q): (Vec<usize>, Vec<f64>) = match simplex::solve(&mut pool, &target, None) {
+    let (chosen, q): (Vec<usize>, Vec<f64>) = match simplex::solve(&pool, &target) {
         Ok(sol) => sol.support.into_iter().unzip(),
         Err(Error::DesignFailed { .. }) => {
             let dense: Vec<Vec<f64>> = (0..vs.len()).map(|i| vs.dense(i)).collect();

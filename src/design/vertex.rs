@@ -35,12 +35,20 @@
 //! bounds. At |X| = 17, |S| = 5 that is 714,017 candidate solves of at most 5 × 5.
 //!
 //! **Pivoting** ([`LiftPolytope::vertices_by_pivoting`], the default). A search over the
-//! feasible bases of the LP form, O(#bases · |X| · |S|²): it pays per vertex, not per
-//! candidate support. Measured natively (`benches/optimal.rs`, |X| = 17, |S| = 5): at
-//! ε = 1 (a few hundred vertices) pivoting takes ≈ 2 ms against ≈ 65 ms for the
-//! supports; at ε = 0.25 (≈ 9,000 vertices) both take ≈ 90 ms. So the structure does not
-//! beat the general method here; it bounds its output (k ≤ |S| makes the vertex count
-//! polynomial in |X|) and serves as an independent cross-check and fall-back.
+//! feasible bases of the LP form, O(#bases · |X| · |S|): it pays per vertex, not per
+//! candidate support. It starts at a vertex with one or two non-zeros when one exists
+//! (a direct scan), else at the vertex an LP returns, and follows only the edges along
+//! which a generic objective minimised at the start does not decrease (plus every
+//! degenerate pivot) — every vertex is the end of such a path, the reverse of a simplex
+//! path to the start — so each edge is examined from one end only. Bases live in a
+//! flat hash set ([`crate::design::keyset`]), B⁻¹ is updated per pivot and factorised
+//! afresh every 16, and vertices are returned sparse ([`SparseVertices`];
+//! `vertex/pivoting.rs`). Measured natively (`benches/optimal.rs`, |X| = 17, |S| = 5,
+//! shared cores): ε = 1 (181 vertices) ≈ 0.7 ms, ε = 0.25 (8,928 vertices) ≈ 35 ms of
+//! CPU, against ≈ 65 ms for the supports at either ε. At |S| = 5, εl = εu = 1 the
+//! vertex count grows from 181 (|X| = 17) to 2,910 (32), 19,488 (64), 177,840 (128) and
+//! 2,992,360 (200) on the random joints of `examples/aorr_scaling.rs`, which is what
+//! bounds the exact design there.
 
 //! # Degeneracy and tolerance
 //! A degenerate vertex (more than k − 1 active secrets) is produced by several T; such
@@ -72,10 +80,11 @@ pub const TOLERANCE: f64 = 1e-12;
 /// Most candidate solves one enumeration may do (about a second natively).
 pub const MAX_CANDIDATES: u64 = 50_000_000;
 
-/// Most vertices an enumeration may return. The LP over the vertices (eq 22) is what
-/// then takes the time: measured natively, 145,000 vertices (|S| = 5, |X| = 30,
-/// ε = 0.25) take ≈ 6 s and 487,000 (|S| = 4, |X| = 60) ≈ 12 s; beyond this cap the
-/// design is refused (with a pointer to SRR) instead of running for minutes.
+/// Most vertices the default enumeration returns ([`LiftPolytope::default_limits`]).
+/// The search costs ≈ 2–4 µs per vertex at |X| = 17 and grows with |X| (≈ 80 µs at
+/// |X| = 200); beyond this cap the design is refused (with a pointer to SRR) instead
+/// of running for minutes. [`LiftPolytope::vertices_with`] takes other caps (the exact
+/// large-|X| path of [`super::orr::response_sparse`]).
 pub const MAX_VERTICES: usize = 200_000;
 
 fn too_many_vertices(n: usize, ns: usize) -> Error {
@@ -255,11 +264,15 @@ impl LiftPolytope {
         }
     }
 
-    /// A feasible starting status: the vertex an LP with a generic objective returns,
-    /// with its support basic and k − 1 of its tight secrets (making the system
-    /// non-singular) at their bound. `Ok(None)` inside `Ok` means the polytope is empty;
-    /// `Err(DesignFailed)` that no basis was identified.
+    /// A feasible starting status: a vertex with one or two non-zeros found by a direct
+    /// scan ([`LiftPolytope::small_start`]), else the vertex an LP with a generic
+    /// objective returns, with its support basic and k − 1 of its tight secrets (making
+    /// the system non-singular) at their bound. `Ok(None)` inside `Ok` means the
+    /// polytope is empty; `Err(DesignFailed)` that no basis was identified.
     fn start_status(&self) -> Result<Option<Vec<u8>>> {
+        if let Some(status) = self.small_start() {
+            return Ok(Some(status));
+        }
         let mut lp = Lp::minimise();
         // A generic objective (fractional parts of multiples of the golden ratio), so the
         // optimum is a single vertex.

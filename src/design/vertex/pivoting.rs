@@ -152,7 +152,15 @@ impl LiftPolytope {
         // Pivots since the basis was last factorised afresh.
         let mut st_gen: Vec<u8> = vec![0];
         let mut dmat = vec![0.0; m * n];
-        let cost: Vec<f64> = (0..n).map(generic_cost).collect();
+        // A generic objective of which the start is the unique minimiser: 0 on the basic
+        // variables, generic costs pushing every non-basic one towards its bound.
+        let cost: Vec<f64> = (0..nv)
+            .map(|j| match status[j] {
+                BASIC => 0.0,
+                UPPER => -generic_cost(j),
+                _ => generic_cost(j),
+            })
+            .collect();
         let mut cb = vec![0.0; m];
         let mut order: Vec<(u32, usize)> = Vec::with_capacity(m);
         // Vertices by support: the first vertex of each support, then a chain.
@@ -236,7 +244,7 @@ impl LiftPolytope {
                 }
             }
             for (r, &b) in basis.iter().enumerate() {
-                cb[r] = if (b as usize) < n { cost[b as usize] } else { 0.0 };
+                cb[r] = cost[b as usize];
             }
             for j in 0..nv {
                 if is_basic[j] {
@@ -256,7 +264,7 @@ impl LiftPolytope {
                 // Only edges along which the generic objective does not decrease (and
                 // every degenerate pivot): every vertex is reached from the start, its
                 // minimiser, by such a path (the reverse of a simplex path to it).
-                let rc = if j < n { cost[j] } else { 0.0 } - cb.iter().zip(&d).map(|(c, e)| c * e).sum::<f64>();
+                let rc = cost[j] - cb.iter().zip(&d).map(|(c, e)| c * e).sum::<f64>();
                 if sigma * rc < -1e-9 {
                     let degenerate = basis.iter().enumerate().any(|(i, &var)| {
                         let delta = -sigma * d[i];
@@ -361,11 +369,61 @@ impl LiftPolytope {
             }
             basis.iter().for_each(|&b| is_basic[b as usize] = false);
         }
-        #[cfg(feature = "std")]
-        if std::env::var("PRIVLIFT_DEBUG").is_ok() {
-            std::eprintln!("bases {} vertices {}", seen.len(), out.len());
-        }
         Ok(Some(out))
+    }
+
+    /// A feasible basis at a vertex with support 1 (e_x, if x's own lifts are within the
+    /// bounds: v_x basic with every r) or 2 (v_x, v_x' basic, one secret t at a bound,
+    /// the other r's basic), scanning x < x' and t in order; `None` if there is none
+    /// (or |X'|² |S| is too large to scan cheaply). Cheaper than the LP start for small
+    /// polytopes, and found in O(|X'|² |S|²) at worst.
+    pub(super) fn small_start(&self) -> Option<Vec<u8>> {
+        let (n, ns) = (self.n, self.ns);
+        let status_of = |support: &[usize], tight: Option<(usize, u8)>| {
+            let mut st = vec![LOWER; n + ns];
+            support.iter().for_each(|&j| st[j] = BASIC);
+            (0..ns).for_each(|s| st[n + s] = BASIC);
+            if let Some((t, side)) = tight {
+                st[n + t] = side;
+            }
+            st
+        };
+        let col = |j: usize| (0..ns).map(move |s| self.a[s * n + j]);
+        for j in 0..n {
+            if self.contains_sparse(&[j as u32], &[1.0], TOLERANCE) {
+                let st = status_of(&[j], None);
+                if self.feasible_status(&st) {
+                    return Some(st);
+                }
+            }
+        }
+        if n * n * ns > 4_000_000 {
+            return None;
+        }
+        for j in 0..n {
+            for k in j + 1..n {
+                for t in 0..ns {
+                    // v_j + v_k = 1 and a_t(j) v_j + a_t(k) v_k = b: v_j = (b − a_t(k)) / (a_t(j) − a_t(k)).
+                    let (aj, ak) = (col(j).nth(t).unwrap_or(0.0), col(k).nth(t).unwrap_or(0.0));
+                    if !((aj - ak).abs() > 1e-12) {
+                        continue;
+                    }
+                    for (b, side) in [(self.lo[t], LOWER), (self.hi[t], UPPER)] {
+                        let vj = (b - ak) / (aj - ak);
+                        if !(vj > TOLERANCE && vj < 1.0 - TOLERANCE) {
+                            continue;
+                        }
+                        if self.contains_sparse(&[j as u32, k as u32], &[vj, 1.0 - vj], TOLERANCE) {
+                            let st = status_of(&[j, k], Some((t, side)));
+                            if self.feasible_status(&st) {
+                                return Some(st);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Whether the status vector (BASIC / LOWER / UPPER per variable) is a feasible,
