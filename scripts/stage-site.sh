@@ -7,14 +7,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=target/release/privlift
-[ -f pkg/privlift_bg.wasm ] && [ -f pkg-design/privlift_design_bg.wasm ] ||
-  { echo "stage-site: pkg/ or pkg-design/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
+[ -f pkg/privlift_bg.wasm ] && [ -f pkg-continuous/privlift_continuous_bg.wasm ] && [ -f pkg-design/privlift_design_bg.wasm ] ||
+  { echo "stage-site: pkg/, pkg-continuous/ or pkg-design/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
 [ -x "$cli" ] || { echo "stage-site: $cli is missing; cargo build --release --features cli" >&2; exit 1; }
 rm -rf target/site
-mkdir -p target/site/privlift/pkg target/site/privlift/pkg-design
+mkdir -p target/site/privlift/pkg target/site/privlift/pkg-continuous target/site/privlift/pkg-design
 cp -r www/. target/site/
 cp -r js target/site/privlift/
 cp pkg/privlift.js pkg/privlift_bg.wasm target/site/privlift/pkg/
+cp pkg-continuous/privlift_continuous.js pkg-continuous/privlift_continuous_bg.wasm target/site/privlift/pkg-continuous/
 cp pkg-design/privlift_design.js pkg-design/privlift_design_bg.wasm target/site/privlift/pkg-design/
 
 m=target/site/mechanisms
@@ -24,6 +25,11 @@ m=target/site/mechanisms
 "$cli" design linear-markov --joint data/priors/age-retired.json --alpha 0.5 --id age-retired-linear >"$m/age-retired-linear.json"
 "$cli" design orr-lip --joint data/priors/age-retired.json --epsilon 1 --id age-retired-orr >"$m/age-retired-orr.json"
 "$cli" design orr-alip --joint data/priors/age-retired.json --eps-l 1 --eps-u 0.5 --id age-retired-aorr >"$m/age-retired-aorr.json"
+# Salaries: a GMM prior fitted (EM + BIC) to synthetic samples, three continuous designs.
+salary=(--samples data/priors/salary-samples.csv --epsilon 1 --domain 15000,240000 --step 1000)
+"$cli" design gaussian-lip "${salary[@]}" --delta 1e-5 --id salary-gaussian-lip >"$m/salary-gaussian-lip.json"
+"$cli" design laplace-lip "${salary[@]}" --id salary-laplace-lip >"$m/salary-laplace-lip.json"
+"$cli" design analytic-gaussian "${salary[@]}" --delta 1e-5 --id salary-analytic-gaussian >"$m/salary-analytic-gaussian.json"
 # Each entry: the document, and how the page may redesign it in the browser (slider).
 node - "$m" <<'JS'
 const fs = require('node:fs');
@@ -44,6 +50,10 @@ const index = { mechanisms: [
     method: 'orr-alip', param: 'eps_u', value: 0.5, min: 0.05, max: 2, request: { joint: prior('age-retired.json'), eps_l: 1 } },
   { file: 'age-krr.json', attribute: 'age', title: 'Age bracket, k-RR ε = 1 (a static document)' },
   { file: 'lying.json', attribute: 'age', title: 'A lying curator (claims ε = 1, uses ε = 3)' },
+], continuous: [
+  { file: 'salary-gaussian-lip.json', title: 'Gaussian noise, (ε, δ)-LIP', policy: { lip: { eps: 1, delta: 1e-5 } } },
+  { file: 'salary-laplace-lip.json', title: 'Laplace noise, ε-LIP', policy: { lip: { eps: 1 } } },
+  { file: 'salary-analytic-gaussian.json', title: 'Gaussian noise, (ε, δ)-LDP (baseline)', policy: { ldp: { eps: 1, delta: 1e-5 } } },
 ] };
 fs.writeFileSync(`${dir}/index.json`, JSON.stringify(index, null, 1));
 JS

@@ -238,3 +238,45 @@ test('the ledger: memoised outputs survive a reload, the total bound grows, the 
   assert.match(await page.textContent('#ledger-bound'), /1 release/);
   await page.screenshot({ path: join(shots, 'ledger-budget.png'), fullPage: true });
 });
+
+test('salary: three continuous mechanisms verify, release on the lattice, and the ratio curves are right', async () => {
+  await page.goto(base);
+  await page.waitForFunction(() => window.__privliftSalary && window.__privliftSalary.ready, null, { timeout: 30000 });
+  const loaded = await page.evaluate(() => ({
+    n: window.__privliftSalary.mechanisms.filter(Boolean).length, errors: window.__privliftSalary.errors,
+  }));
+  assert.equal(loaded.n, 3, JSON.stringify(loaded.errors));
+  await page.fill('#salary', '52300');
+  await page.click('#salary-release');
+  await page.waitForFunction(() => window.__privliftSalary.receipts.filter(Boolean).length === 3);
+  const s = await page.evaluate(() => ({ receipts: window.__privliftSalary.receipts, outputs: window.__privliftSalary.outputs }));
+  const index = JSON.parse(readFileSync(join(root, 'target/site/mechanisms/index.json'), 'utf8'));
+  for (const [i, entry] of index.continuous.entries()) {
+    const doc = JSON.parse(readFileSync(join(root, 'target/site/mechanisms', entry.file), 'utf8'));
+    const { lo, step } = doc.domain;
+    const y = s.outputs[i];
+    const r = s.receipts[i];
+    assert.ok(Number.isInteger(Math.round((y - lo) / step)) && Math.abs((y - lo) / step - Math.round((y - lo) / step)) < 1e-9, `${entry.file}: ${y} off the lattice`);
+    assert.equal(r.user_point, 52000);
+    assert.ok(r.xs.length > 100 && r.xs.length === r.ratios.length);
+    // The ratio at the visitor's salary is the curve's value there.
+    const k = r.xs.indexOf(52000);
+    if (k >= 0) assert.ok(Math.abs(r.ratios[k] / r.user_ratio - 1) < 1e-12);
+    // Pure ε-LIP (Laplace): every ratio within e^{±ε}, as audited.
+    if (doc.mechanism.kind === 'laplace') {
+      assert.ok(r.max_ratio <= Math.exp(doc.claims.lip.eps) * (1 + 1e-9) && r.min_ratio >= Math.exp(-doc.claims.lip.eps) * (1 - 1e-9));
+    }
+  }
+  // The page shows all three released values and draws three curves.
+  const cells = await page.$$eval('#salary-table td.out', (tds) => tds.map((t) => t.textContent));
+  assert.equal(cells.filter((t) => t !== '–').length, 3);
+  assert.equal(await page.$$eval('#salary-chart path.curve', (p) => p.length), 3);
+  // Out of the domain: a typed error, nothing released.
+  await page.fill('#salary', '5');
+  await page.click('#salary-release');
+  assert.match(await page.textContent('#salary-error'), /unknown_value/);
+  await page.fill('#salary', '52300');
+  await page.click('#salary-release');
+  await page.locator('#h-salary').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(shots, 'salary.png'), fullPage: true });
+});

@@ -1,0 +1,121 @@
+// The salary example: a number on a bounded domain, released with three continuous
+// mechanisms side by side (privlift/continuous). The curator designed them from a
+// Gaussian mixture fitted to synthetic salaries (scripts/stage-site.sh); the browser
+// audits each document itself, perturbs on a lattice with exact noise, and draws the
+// posterior/prior ratio P(y | x) / P(y) over every salary x for the released y.
+import { fetchContinuousMechanism, PrivliftError } from './privlift/js/continuous.js';
+
+const $ = (id) => document.getElementById(id);
+const state = { entries: [], mechanisms: [], receipts: [], outputs: [], errors: [], ready: false };
+window.__privliftSalary = state; // read by the end-to-end tests
+const COLORS = ['#2563eb', '#b45309', '#7c3aed', '#0f766e'];
+const money = (v) => Math.round(v).toLocaleString('en-US');
+
+function describeClaims(c) {
+  const one = (name, v) => v ? `${name} ε = ${v.eps}${v.delta ? `, δ = ${v.delta}` : ''}` : null;
+  return [one('LIP', c.lip), one('LDP', c.ldp)].filter(Boolean).join(', ');
+}
+
+function noiseOf(doc) {
+  if (doc.mechanism.kind === 'laplace') return `Laplace, b = ${money(doc.mechanism.b)}`;
+  if (doc.mechanism.kind === 'gaussian') {
+    const s = doc.mechanism.sigma;
+    return Array.isArray(s) ? `Gaussian, σ from ${money(Math.min(...s))} to ${money(Math.max(...s))}` : `Gaussian, σ = ${money(s)}`;
+  }
+  return `sampling, λ = ${doc.mechanism.lambda}`;
+}
+
+async function load() {
+  const index = await (await fetch('mechanisms/index.json')).json();
+  state.entries = index.continuous ?? [];
+  const rows = [];
+  for (const [i, entry] of state.entries.entries()) {
+    const doc = await (await fetch('mechanisms/' + entry.file)).json();
+    try {
+      // The policy: no more than the LIP/LDP the page promises the visitor.
+      state.mechanisms[i] = await fetchContinuousMechanism('mechanisms/' + entry.file, entry.policy);
+      rows.push(`<tr data-i="${i}"><th scope="row"><span class="swatch" style="background:${COLORS[i]}"></span>${entry.title}</th>`
+        + `<td>${describeClaims(doc.claims)}</td><td>${noiseOf(doc)}</td><td class="out">–</td><td class="at">–</td><td class="max">–</td></tr>`);
+    } catch (e) {
+      state.errors[i] = { code: e.code, message: e.message };
+      rows.push(`<tr><th scope="row">${entry.title}</th><td colspan="5">✗ refused: ${e instanceof PrivliftError ? `${e.message} [${e.code}]` : e}</td></tr>`);
+    }
+  }
+  $('salary-table').querySelector('tbody').innerHTML = rows.join('');
+  const ok = state.mechanisms.filter(Boolean).length;
+  const d = state.mechanisms.find(Boolean)?.domain;
+  if (d) {
+    Object.assign($('salary'), { min: d.lo, max: d.hi, step: 100 });
+    $('salary-domain').textContent = `between ${money(d.lo)} and ${money(d.hi)}; it is rounded to the nearest ${money(d.step)}`;
+  }
+  $('salary-status').textContent = `✓ ${ok} of ${state.entries.length} mechanisms verified in your browser (exact audit of the noise that will be drawn).`;
+  $('salary-release').disabled = ok === 0;
+  state.ready = true;
+}
+
+function release() {
+  const x = Number($('salary').value);
+  state.receipts = []; state.outputs = [];
+  $('salary-error').textContent = '';
+  try {
+    state.mechanisms.forEach((m, i) => {
+      if (!m) return;
+      const y = m.perturb(x);
+      const r = m.receipt(y, x);
+      state.outputs[i] = y; state.receipts[i] = r;
+      const row = $('salary-table').querySelector(`tr[data-i="${i}"]`);
+      row.querySelector('.out').textContent = money(y);
+      row.querySelector('.at').textContent = r.user_ratio.toFixed(3);
+      row.querySelector('.max').textContent = `${r.max_ratio.toFixed(3)} (at ${money(r.max_ratio_x)})`;
+    });
+  } catch (e) {
+    $('salary-error').textContent = `✗ ${e.message} [${e.code}]`;
+  }
+  draw(x);
+}
+
+/** The ratio curves on a log scale, with e^{±ε} of the LIP claims and the visitor's salary. */
+function draw(x) {
+  const svg = $('salary-chart');
+  [...svg.querySelectorAll(':not(title)')].forEach((n) => n.remove());
+  const ns = 'http://www.w3.org/2000/svg';
+  const el = (tag, attrs, text) => {
+    const n = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
+    if (text !== undefined) n.textContent = text;
+    svg.append(n);
+    return n;
+  };
+  const rs = state.receipts.filter(Boolean);
+  if (!rs.length) return;
+  const W = 640, H = 260, L = 56, R = 12, T = 12, B = 36;
+  const lo = rs[0].xs[0], hi = rs[0].xs[rs[0].xs.length - 1];
+  const ratios = rs.flatMap((r) => r.ratios).filter((v) => v > 0);
+  const top = Math.max(Math.E, ...ratios), bottom = Math.min(1 / Math.E, ...ratios);
+  const lt = Math.log(top), lb = Math.log(bottom);
+  const px = (v) => L + (v - lo) / (hi - lo) * (W - L - R);
+  const py = (v) => T + (lt - Math.log(Math.max(v, bottom))) / (lt - lb) * (H - T - B);
+  el('line', { x1: L, y1: py(1), x2: W - R, y2: py(1), stroke: '#999' });
+  el('text', { x: 4, y: py(1) + 4 }, '1');
+  const eps = state.entries.map((e, i) => state.receipts[i]?.lip?.eps).filter((e) => e !== undefined);
+  for (const e of new Set(eps)) {
+    for (const v of [Math.exp(e), Math.exp(-e)]) {
+      el('line', { x1: L, y1: py(v), x2: W - R, y2: py(v), stroke: '#dc2626', 'stroke-dasharray': '5 4' });
+      el('text', { x: 4, y: py(v) + 4 }, v.toFixed(2));
+    }
+  }
+  state.receipts.forEach((r, i) => {
+    if (!r) return;
+    const d = r.xs.map((v, k) => `${k ? 'L' : 'M'}${px(v).toFixed(1)},${py(r.ratios[k]).toFixed(1)}`).join('');
+    el('path', { d, fill: 'none', stroke: COLORS[i], 'stroke-width': 2, class: 'curve' });
+  });
+  el('line', { x1: px(x), y1: T, x2: px(x), y2: H - B, stroke: '#111', 'stroke-dasharray': '2 3' });
+  el('text', { x: Math.min(px(x) + 4, W - 120), y: T + 12 }, `your salary ${money(x)}`);
+  for (let k = 0; k <= 4; k++) {
+    const v = lo + (hi - lo) * k / 4;
+    el('text', { x: px(v) - 20, y: H - 12 }, money(v));
+  }
+}
+
+$('salary-release').addEventListener('click', release);
+load().catch((e) => { $('salary-status').textContent = `✗ ${e.message}`; state.ready = true; });
