@@ -14,13 +14,11 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 pub use continuous::{
-    parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism, DomainJson,
-    EpsDelta, PriorJson,
+    parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism,
+    DomainJson, EpsDelta, PriorJson,
 };
 pub use matrix::{check_distribution, check_entries as matrix_check_entries, Matrix, SUM_TOLERANCE};
-pub use wire::{
-    AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION,
-};
+pub use wire::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION};
 
 use crate::error::{Error, Result};
 
