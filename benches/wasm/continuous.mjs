@@ -1,0 +1,65 @@
+// Exact lattice noise in wasm (Node's V8, the engine of Chromium): reports per second of
+// privlift/continuous perturbMany and single perturb calls, and GMM fitting and σ
+// calibration of privlift/design, beside the naive float Laplace in JS (the leaky
+// baseline, Mironov 2012) measured in the same run. Prints one JSON object. Run after
+// scripts/build-wasm.sh:  node benches/wasm/continuous.mjs
+import { parseContinuousMechanism } from '../../js/continuous.js';
+import { designContinuous, fitGmm } from '../../js/design.js';
+
+const domain = { lo: 15000, hi: 240000, step: 1000 };
+const prior = { gmm: { weights: [0.45, 0.4, 0.15], means: [38000, 62000, 110000], sds: [7000, 12000, 25000] } };
+
+function best(fn, reps = 5) {
+  fn();
+  let b = Infinity;
+  for (let r = 0; r < reps; r++) {
+    const t = performance.now();
+    fn();
+    b = Math.min(b, performance.now() - t);
+  }
+  return b;
+}
+
+function seeded(seed) {
+  // xorshift64*: deterministic benchmark inputs only (never for privacy).
+  let s = BigInt(seed) | 1n;
+  return () => {
+    s ^= s >> 12n; s ^= (s << 25n) & 0xffffffffffffffffn; s ^= s >> 27n;
+    return Number(((s * 2685821657736338717n) & 0xffffffffffffffffn) >> 11n) / 2 ** 53;
+  };
+}
+
+const out = {};
+const N = 200000;
+const xs = new Float64Array(N).fill(52300);
+for (const method of ['laplace-lip', 'gaussian-lip', 'sampling']) {
+  const json = await designContinuous({ method, domain, prior, epsilon: 1, delta: 1e-5 });
+  const m = (await parseContinuousMechanism(json)).verify();
+  const batch = best(() => m.perturbMany(xs));
+  const single = best(() => { for (let i = 0; i < 50000; i++) m.perturb(52300); });
+  out[method] = { scale: JSON.parse(json).mechanism, batch_per_s: N / batch * 1000, single_per_s: 50000 / single * 1000 };
+}
+// The baseline draws its uniforms from a 32-bit xorshift (no BigInt), so that it measures
+// the float Laplace itself.
+let w = 2463534242;
+const u32 = () => { w ^= w << 13; w >>>= 0; w ^= w >>> 17; w ^= w << 5; w >>>= 0; return w; };
+const naive = best(() => {
+  let s = 0;
+  for (let i = 0; i < N; i++) { const u = (u32() + 0.5) / 2 ** 32 - 0.5; s += -184000 * Math.sign(u) * Math.log(1 - 2 * Math.abs(u)); }
+  return s;
+});
+const rand = seeded(1);
+out.naive_float_laplace_js_per_s = N / naive * 1000;
+const samples = Array.from({ length: 100000 }, (_, i) => {
+  const [m, sd] = i % 3 === 0 ? [35000, 6000] : [70000, 15000];
+  return m + sd * Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
+});
+await fitGmm(samples, 4);
+let fitMs = Infinity;
+for (let r = 0; r < 3; r++) {
+  const t = performance.now();
+  await fitGmm(samples, 4);
+  fitMs = Math.min(fitMs, performance.now() - t);
+}
+out.fit_gmm_1e5_ms = fitMs;
+console.log(JSON.stringify(out, null, 1));
