@@ -280,3 +280,18 @@ test('salary: three continuous mechanisms verify, release on the lattice, and th
   await page.locator('#h-salary').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'salary.png'), fullPage: true });
 });
+
+test("the README's continuous example runs as written", async () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes("'privlift/continuous'"));
+  const code = block.replace("from 'privlift/continuous'", "from '/privlift/js/continuous.js'") +
+    '\nwindow.__readmeContinuous = { y, r };\n';
+  await page.goto(base);
+  await page.addScriptTag({ type: 'module', content: code });
+  await page.waitForFunction(() => window.__readmeContinuous, null, { timeout: 15000 });
+  const { y, r } = await page.evaluate(() => window.__readmeContinuous);
+  assert.equal(r.mechanism_id, 'salary-gaussian-lip');
+  assert.equal(r.output, y);
+  assert.equal(r.user_point, 52000);
+  assert.ok(r.user_ratio > 0 && r.ratios.length === r.xs.length);
+});
