@@ -17,10 +17,12 @@
 //! ```
 //!
 //! Forward compatibility: `mechanism` is tagged by `kind`. This reader implements
-//! `"matrix"`, `"per_secret"` and `"unary"`; further kinds (`"gaussian"`, `"laplace"`,
-//! `"sampling"`) are added as new tags with their own fields, so a document of an older
-//! kind keeps parsing unchanged, and an older reader meeting a newer kind fails with the
-//! typed error `unsupported_mechanism` instead of misreading it. `secret` is optional
+//! `"matrix"`, `"per_secret"` and `"unary"`; the continuous kinds (`"gaussian"`,
+//! `"laplace"`, `"sampling"`) have their own document shape (`domain` and a continuous
+//! `prior` instead of `labels`; see [`super::continuous`], read by
+//! [`super::parse_any`]). A document of an older kind keeps parsing unchanged, and a
+//! reader meeting a kind it does not know fails with the typed error
+//! `unsupported_mechanism` instead of misreading it. `secret` is optional
 //! (absent: S = X). `utility` is informational and never trusted.
 
 use alloc::string::String;
