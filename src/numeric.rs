@@ -5,7 +5,7 @@
 //! Every quantity it combines is a sum or product of non-negative terms, so by the
 //! standard error analysis (Higham, *Accuracy and Stability of Numerical Algorithms*,
 //! §3.1 and Lemma 3.1) a value obtained with `n` roundings has relative error at most
-//! `γ_n = n·u / (1 − n·u)` with `u = 2⁻⁵³`. [`up`] and [`down`] widen a computed value
+//! `γ_n = n·u / (1 − n·u)` with `u = 2⁻⁵³`. [`up_rel`] and [`down_rel`] widen a computed value
 //! by that bound, so a reported upper bound is never below the exact value and a
 //! reported lower bound never above it — the same policy OpenDP follows in its privacy
 //! maps (round every privacy parameter towards the conservative side).

@@ -12,7 +12,7 @@ fn check_eps(eps: f64) -> Result<f64> {
     Ok(eps)
 }
 
-/// The vanilla Gaussian mechanism's bound (the paper's [39], Dwork–Roth Thm A.1 solved
+/// The vanilla Gaussian mechanism's bound (the paper's \[39\], Dwork–Roth Thm A.1 solved
 /// for δ): `δ ≤ 1.25·exp(−ε²σ²/(2Δ²))`, rounded up.
 ///
 /// Dwork–Roth prove it only for `ε < 1`; for larger ε this is the formula the paper plots,
@@ -68,7 +68,7 @@ pub fn analytic_gaussian_sigma(eps: f64, delta: f64, sensitivity: f64) -> Result
     Ok(s)
 }
 
-/// The Laplace mechanism's scale for ε-LDP, `b = Δ/ε` (the paper's [13]), rounded up.
+/// The Laplace mechanism's scale for ε-LDP, `b = Δ/ε` (the paper's \[13\]), rounded up.
 ///
 /// # Errors
 /// `invalid_argument` for `ε` or `Δ` not finite and > 0.

@@ -84,7 +84,7 @@ pub struct GmmFit {
 /// returns the one with the smallest BIC (see the module docs).
 ///
 /// # Errors
-/// `invalid_argument` for fewer than [`MIN_SAMPLES`] or more than [`MAX_SAMPLES`] samples, a
+/// `invalid_argument` for fewer than 8 or more than 10⁸ samples, a
 /// non-finite sample, samples that are all equal (no spread to fit), or `max_components`
 /// not in `1..=`[`MAX_COMPONENTS`].
 ///

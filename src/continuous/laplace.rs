@@ -33,7 +33,7 @@ use crate::numeric::{gamma, next_down, next_up, UNIT_ROUNDOFF};
 /// The scales of the Laplace mechanism on a discretised domain.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LaplaceScales {
-    /// `ΔX/ε`: ε-LDP (the paper's [13]), rounded up.
+    /// `ΔX/ε`: ε-LDP (the paper's \[13\]), rounded up.
     pub b_ldp: f64,
     /// Eq 25's first branch for every ε: ε-LIP (see the module docs), rounded up.
     pub b_lip: f64,

@@ -8,7 +8,7 @@
 //! | `gmm.rs` | Remark 2 | [`fit_gmm`]: a GMM prior fitted to samples by EM, K chosen by BIC |
 //! | `laplace.rs` | Thm 6, eq 25 | [`laplace_scales`], the exact LIP of the Laplace mechanism under a discrete prior ([`laplace_lip`]) |
 //! | `sampling.rs` | eq 20, Prop 2 | [`sampling_lambda`], the exact δ of the sampling mechanism ([`sampling_delta`], [`sampling_delta_discrete`]) |
-//! | `baselines.rs` | eq 24, [39], [13] | [`vanilla_gaussian_delta`], [`analytic_gaussian_delta`], [`analytic_gaussian_sigma`], [`laplace_ldp_scale`] |
+//! | `baselines.rs` | eq 24, \[39\], \[13\] | [`vanilla_gaussian_delta`], [`analytic_gaussian_delta`], [`analytic_gaussian_sigma`], [`laplace_ldp_scale`] |
 //! | `lattice.rs` | eq 3, Def 8, eq 20 | [`Lattice`], [`ContinuousPrior`] (lattice pmf), [`LatticeMechanism`]: the exact discrete Gaussian/Laplace/sampling mechanisms on a lattice and their exact (ε, δ)-LIP/LDP audit |
 //! | `design.rs` | Thm 5, Cor 10, eq 24, eq 25, Prop 2 | [`design::design_continuous`]: lattice designs returned as audited [`crate::spec::ContinuousDocument`]s |
 //!
