@@ -81,7 +81,7 @@ pub const TOLERANCE: f64 = 1e-12;
 pub const MAX_CANDIDATES: u64 = 50_000_000;
 
 /// Most vertices the default enumeration returns ([`LiftPolytope::default_limits`]).
-/// The search costs ≈ 2–4 µs per vertex at |X| = 17 and grows with |X| (≈ 80 µs at
+/// The search costs ≈ 2–4 µs per vertex at |X| = 17 and grows with |X| (45–90 µs at
 /// |X| = 200); beyond this cap the design is refused (with a pointer to SRR) instead
 /// of running for minutes. [`LiftPolytope::vertices_with`] takes other caps (the exact
 /// large-|X| path of [`super::orr::response_sparse`]).
@@ -219,13 +219,25 @@ impl LiftPolytope {
     /// Each step is a simplex pivot from a visited basis: a non-basic variable leaves its
     /// bound and the ratio test picks the basic variable that hits a bound first — or,
     /// **under degeneracy, each of the tied ones**, so every feasible basis of a degenerate
-    /// vertex is visited (the graph of feasible bases is connected). Each basis is
-    /// factorised afresh (no drift along long pivot paths), visited once (keyed by its
-    /// basic variables and the sides of its non-basic secret rows), and its vertex kept
-    /// once. The start is the vertex an LP with a generic objective returns. The work is
-    /// O(#bases · |X| · |S|²), so it scales with the number of vertices instead of the
-    /// C(|X|, |S|) supports of [`LiftPolytope::vertices_by_support`]. The search itself
-    /// is [`LiftPolytope::vertices_sparse`].
+    /// vertex is visited (the graph of feasible bases is connected). B⁻¹ is updated by
+    /// each pivot and factorised afresh every 16 (bounded drift along long pivot
+    /// paths); each basis is visited once (keyed by its basic variables and the sides of
+    /// its non-basic secret rows), and its vertex kept once.
+    ///
+    /// **Only edges along which a linear objective c does not decrease are followed**
+    /// (and every degenerate pivot, whatever c does). c is 0 on the start basis and
+    /// generic (golden-ratio fractions) on the non-basic variables, signed towards their
+    /// bounds, so the start vertex is its unique minimiser. Every other vertex w has a
+    /// basis from which a simplex pivot on c makes a non-degenerate improving step to a
+    /// vertex u with c(u) < c(w), and the reverse pivot from u is a ratio-test move of
+    /// non-decreasing c (the segment u–w is feasible, so no basic variable hits a bound
+    /// before w); the degenerate pivots at w then reach all of w's bases. By induction on
+    /// c every feasible basis is visited, while each edge is examined from one end only.
+    /// The start is a vertex with one or two non-zeros if a direct scan finds one, else
+    /// the vertex an LP returns. The work is O(#bases · |X| · |S|), so it scales with the
+    /// number of vertices instead of the C(|X|, |S|) supports of
+    /// [`LiftPolytope::vertices_by_support`]. The search itself is
+    /// [`LiftPolytope::vertices_sparse`].
     ///
     /// `Ok(None)` if no starting basis could be identified (the caller falls back).
     ///
