@@ -16,7 +16,7 @@
 //! mechanism is P(y|x) = v_y(x) q_y / P_X(x) (eqs 25–26 with X_L = ∅).
 //!
 //! The LP has |X| rows and one sparse column (≤ |S| non-zeros) per vertex; it is solved
-//! by the column-generation revised simplex of [`super::simplex`], which prices every
+//! by the column-generation revised simplex of `design/simplex.rs`, which prices every
 //! vertex before declaring optimality (so the answer is the exact optimum, see there),
 //! with `microlp` over the dense model as the fall-back on numerical trouble and as
 //! the reference ([`Method::FullLp`]).
@@ -86,7 +86,7 @@ pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec
 /// How LP (22) is solved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
-    /// The dedicated revised simplex over sparse vertex columns ([`super::simplex`]),
+    /// The dedicated revised simplex over sparse vertex columns (`design/simplex.rs`),
     /// pricing every vertex of the polytope (the default; falls back to
     /// [`Method::FullLp`] on numerical trouble).
     ColumnGeneration,
@@ -124,7 +124,7 @@ pub fn optimal_response_with(
 }
 
 /// LP (22) over every vertex of `poly` (enumerated sparse within `limits`) by the
-/// column-generation revised simplex ([`super::simplex`]); on numerical trouble, by
+/// column-generation revised simplex (`design/simplex.rs`); on numerical trouble, by
 /// `microlp` over the same vertices. With the caps raised this is the exact design at
 /// sizes the default caps refuse (`examples/aorr_scaling.rs`: |X| = 200, |S| = 5).
 ///

@@ -41,7 +41,7 @@
 //! which a generic objective minimised at the start does not decrease (plus every
 //! degenerate pivot) — every vertex is the end of such a path, the reverse of a simplex
 //! path to the start — so each edge is examined from one end only. Bases live in a
-//! flat hash set ([`crate::design::keyset`]), B⁻¹ is updated per pivot and factorised
+//! flat hash set (`design/keyset.rs`), B⁻¹ is updated per pivot and factorised
 //! afresh every 16, and vertices are returned sparse ([`SparseVertices`];
 //! `vertex/pivoting.rs`). Measured natively (`benches/optimal.rs`, |X| = 17, |S| = 5,
 //! shared cores): ε = 1 (181 vertices) ≈ 0.7 ms, ε = 0.25 (8,928 vertices) ≈ 35 ms of
