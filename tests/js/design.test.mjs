@@ -48,3 +48,28 @@ test('estimate inverts the channel on exact expected counts', async () => {
   assert.ok(Math.abs(est.projected.reduce((a, b) => a + b, 0) - 1) < 1e-12);
   assert.equal(est.n, n);
 });
+
+test('lift-measure notions and SRLIP design documents the client verifies', async () => {
+  for (const notion of ['l1', 'chi2', 'alpha']) {
+    const req = { joint, epsilon: 0.5, notion, ...(notion === 'alpha' ? { alpha_order: 3 } : {}) };
+    const json = await design('subset-merging', req);
+    const doc = await parseMechanism(json);
+    const report = doc.check({});
+    assert.equal(report.claims_hold, true, notion);
+    assert.ok(notion in JSON.parse(json).claims, `${notion} claim present`);
+    // At ε = 1 the high-risk set is the single symbol 'a' (P(s1 | a) = 0): merging it
+    // alone cannot help, so there is no watchdog — a typed error, not a document.
+    await assert.rejects(design('subset-merging', { ...req, epsilon: 1 }), (e) => e.code === 'infeasible');
+  }
+  await assert.rejects(design('watchdog', { joint, epsilon: 1, notion: 'alpha' }), (e) => e.code === 'invalid_argument');
+  // Two binary attributes; columns of p_sx are the tuples in row-major order.
+  const multi = {
+    secret_labels: ['s0', 's1'],
+    attributes: [{ labels: ['a0', 'a1'] }, { labels: ['b0', 'b1'] }],
+    p_sx: [[0.2, 0.1, 0.1, 0.1], [0.05, 0.15, 0.1, 0.2]],
+  };
+  const json = await design('srlip', { joint: multi, epsilon: 1 });
+  const doc = await parseMechanism(json);
+  assert.equal(doc.check({}).claims_hold, true);
+  assert.deepEqual(JSON.parse(json).claims.srlip.attributes, [2, 2]);
+});
