@@ -213,3 +213,35 @@ fn documents_round_trip_exactly() {
     assert_eq!(doc, again);
     assert_eq!(doc.prior(), again.prior());
 }
+
+/// Fuzzer finding F8: positive probabilities below 2⁻⁹⁰⁰ are refused, naming the entry
+/// (the audit's rounding bounds do not hold in the subnormal range).
+#[test]
+fn probabilities_below_two_to_the_minus_900_are_refused() {
+    let tiny = privlift::spec::MIN_PROBABILITY;
+    let mut d = base();
+    d["prior"] = json!([1.0 - 1e-280, 1e-280, 0.0]);
+    let e = err(&d);
+    assert_eq!(e.code(), "invalid_argument");
+    assert!(e.to_string().contains("prior[1]"), "{e}");
+    let mut d = base();
+    d["mechanism"]["p_y_given_x"][2] = json!([1e-300, 0.5, 0.5]);
+    let e = err(&d);
+    assert_eq!(e.code(), "invalid_argument");
+    assert!(e.to_string().contains("p_y_given_x[2][0]"), "{e}");
+    let mut d = base();
+    d["secret"] = json!({"p_sx": [[0.5, 0.0, 5e-324], [0.0, 0.5, 0.0]]});
+    d["prior"] = json!([0.5, 0.5, 5e-324]);
+    let e = err(&d);
+    assert_eq!(e.code(), "invalid_argument");
+    assert!(e.to_string().contains("prior[2]") || e.to_string().contains("secret.p_sx[0][2]"), "{e}");
+    let d = json!({"format": "privlift-mechanism", "version": 1, "id": "u", "labels": ["a", "b"],
+        "prior": [0.5, 0.5], "mechanism": {"kind": "unary", "q01": 1e-290, "q10": 0.5}, "claims": {"lip": 1.0}});
+    let e = err(&d);
+    assert_eq!(e.code(), "invalid_argument");
+    assert!(e.to_string().contains("mechanism.q01"), "{e}");
+    // The threshold itself is accepted.
+    let mut d = base();
+    d["prior"] = json!([1.0 - tiny, tiny, 0.0]);
+    Document::from_json(&d.to_string()).unwrap();
+}

@@ -209,3 +209,56 @@ fn inputs_with_prior_zero_are_refused() {
     assert!(e.to_string().contains("probability 0"), "{e}");
     assert_eq!(m.perturb_many(&[0, 0, 2], &mut rng).unwrap_err().code(), "unknown_value");
 }
+
+/// Fuzzer finding F2 (`fuzz/regressions/document/unary-receipt-unnormalized-prior.json`):
+/// a unary receipt uses the same joint as the audit, including a prior that sums to
+/// 1 ± `SUM_TOLERANCE`, so its lifts stay within the claimed bounds.
+#[test]
+fn unary_receipts_allow_for_the_prior_sum_slack() {
+    let json = include_str!("../fuzz/regressions/document/unary-receipt-unnormalized-prior.json");
+    let m = Document::from_json(json).unwrap().verify(&Policy::default()).unwrap();
+    for bits in [[true], [false]] {
+        let r = m.receipt_bits(&bits).unwrap();
+        assert!(r.entries.iter().all(|x| x.lift >= r.min_lift_bound && x.lift <= r.max_lift_bound), "{r:?}");
+    }
+    // |X| = 3, both signs of the slack, every bit vector.
+    for scale in [1.0 - 9.9e-10, 1.0 + 9.9e-10] {
+        let v = json!({"format": "privlift-mechanism", "version": 1, "id": "u3", "labels": ["a", "b", "c"],
+            "prior": [0.2 * scale, 0.3 * scale, 0.5 * scale],
+            "mechanism": {"kind": "unary", "q01": 0.5411764705882353, "q10": 0.9411764705882353}, "claims": {}});
+        let d = doc(v.clone());
+        let audited = d.audit(2.0).unwrap().alip;
+        let mut v = v;
+        v["claims"] = json!({"alip": {"eps_l": audited.eps_l, "eps_u": audited.eps_u}});
+        let m = doc(v).verify(&Policy::default()).unwrap();
+        for y in 0..8usize {
+            let bits = [y & 1 == 1, y & 2 == 2, y & 4 == 4];
+            let r = m.receipt_bits(&bits).unwrap();
+            assert!(
+                r.entries.iter().all(|x| x.lift >= r.min_lift_bound && x.lift <= r.max_lift_bound),
+                "scale {scale} {bits:?}: {r:?}"
+            );
+        }
+    }
+}
+
+/// Fuzzer finding F8 (`fuzz/regressions/document/subnormal-joint-receipt-lift.json`):
+/// a joint entry of 6.7e-303 made P(s,y) subnormal, where the relative rounding bound
+/// fails (receipt lift 0.998 against an audited 1 ± 2e-15). Such entries are refused.
+#[test]
+fn subnormal_probabilities_are_refused() {
+    let json = include_str!("../fuzz/regressions/document/subnormal-joint-receipt-lift.json");
+    let e = Document::from_json(json).unwrap_err();
+    assert_eq!(e.code(), "invalid_argument");
+    assert!(e.to_string().contains("2^-900"), "{e}");
+    // 2⁻⁹⁰⁰ itself is accepted, and its receipts are exact: |X| = 1, so every lift is 1.
+    let tiny = privlift::spec::MIN_PROBABILITY;
+    let v = json!({"format": "privlift-mechanism", "version": 1, "id": "t", "labels": ["x0"],
+        "prior": [1.0], "secret": {"labels": ["s0", "s1", "s2"], "p_sx": [[tiny], [0.5], [0.5]]},
+        "mechanism": {"kind": "matrix", "p_y_given_x": [[0.5, 1e-30, 0.5]]}, "claims": {"ldp_x": 1e-12}});
+    let m = doc(v).verify(&Policy::default()).unwrap();
+    for y in 0..3 {
+        let r = m.receipt(y).unwrap();
+        assert!(r.entries.iter().all(|x| (x.lift - 1.0).abs() < 1e-14), "{r:?}");
+    }
+}

@@ -12,6 +12,13 @@ use crate::spec::Matrix;
 /// product, so an underflowed product can never hide a zero-probability event: where
 /// the support says `P(y) > 0` but the computed value is 0, the audit reports infinite
 /// leakage (the conservative side).
+///
+/// The relative-error bounds of [`crate::numeric`] hold only while no product is
+/// subnormal (below `f64::MIN_POSITIVE`, where rounding errors are absolute, up to
+/// 2⁻¹⁰⁷⁵, not relative; fuzzer finding F8). A product P(s,x)·P(y|x) or P(s)·P(y) below
+/// twice that (the factor 2 keeps the quotients P(s,y)/(P(s)P(y)) and P(s,y)/P(s),
+/// divided by sums ≤ 1 + 1e-9, normal too) is recorded as an underflow, and the audit
+/// then reports infinite leakage, as for a product that rounded to 0.
 #[derive(Debug, Clone)]
 pub struct JointSY {
     pub(crate) ns: usize,
@@ -23,7 +30,12 @@ pub struct JointSY {
     pub(crate) support_y: Vec<bool>,
     /// Number of roundings bounding the relative error of each P(s,y) and P(y).
     pub(crate) roundings: usize,
+    /// Some product fell below [`UNDERFLOW_THRESHOLD`]: the rounding bounds do not hold.
+    pub(crate) underflow: bool,
 }
+
+/// Products below this are treated as underflowed (see [`JointSY`]).
+pub(crate) const UNDERFLOW_THRESHOLD: f64 = 2.0 * f64::MIN_POSITIVE;
 
 impl JointSY {
     /// P(s,y) = Σ_x P(s,x) P(y|x) for a Markov chain S → X → Y.
@@ -47,6 +59,7 @@ impl JointSY {
         let mut p_sy = vec![0.0; ns * ny];
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; ns];
+        let mut underflow = false;
         for s in 0..ns {
             let (out, w_s) = (&mut p_sy[s * ny..(s + 1) * ny], channel(s));
             for (x, &psx) in p_sx.row(s).iter().enumerate() {
@@ -55,8 +68,10 @@ impl JointSY {
                 }
                 p_s[s] += psx;
                 for ((o, sp), &w) in out.iter_mut().zip(support_y.iter_mut()).zip(w_s.row(x)) {
-                    *o += psx * w;
+                    let prod = psx * w;
+                    *o += prod;
                     *sp |= w > 0.0;
+                    underflow |= w > 0.0 && prod < UNDERFLOW_THRESHOLD;
                 }
             }
         }
@@ -66,9 +81,15 @@ impl JointSY {
                 *py += v;
             }
         }
+        // The denominators P(s)·P(y) of the lifts.
+        for &ps in p_s.iter().filter(|&&ps| ps > 0.0) {
+            for (&py, _) in p_y.iter().zip(&support_y).filter(|(_, &sp)| sp) {
+                underflow |= ps * py < UNDERFLOW_THRESHOLD;
+            }
+        }
         // Each P(s,y) is a sum of ≤ |X| products: ≤ |X| + 1 roundings, +1 for the
         // f64 conversion of an integer-quantised channel entry; P(y) adds ≤ |S|.
-        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings: nx + 2 + ns }
+        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings: nx + 2 + ns, underflow }
     }
 
     /// Relative error bound of a computed lift: P(s,y), P(y) (one more sum over s),
@@ -89,6 +110,12 @@ impl JointSY {
             return Some(0.0);
         }
         Some(self.p_sy[s * self.ny + y] / (self.p_s[s] * py))
+    }
+
+    /// Whether some product underflowed, so the computed lifts carry no rounding bound
+    /// (the audit then reports infinite leakage).
+    pub fn underflowed(&self) -> bool {
+        self.underflow
     }
 
     pub fn p_y(&self) -> &[f64] {

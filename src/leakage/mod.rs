@@ -2,7 +2,8 @@
 //!
 //! All logarithmic measures are in nats. Conventions (issue contract and papers):
 //! * outputs y with P(y) = 0 are ignored; secrets s with P(s) = 0 are ignored;
-//! * a zero probability that makes a ratio unbounded gives `f64::INFINITY`;
+//! * a zero probability that makes a ratio unbounded gives `f64::INFINITY`, and so does a
+//!   product that underflows into the subnormal range (no rounding bound holds there);
 //! * privacy quantities are rounded to the conservative side (see [`crate::numeric`]):
 //!   upper bounds (`lip`, `eps_l`, `eps_u`, `ldp`, `ldp_x`, `max_lift`, lift measures)
 //!   are never below the exact value, the lower bound `min_lift` never above it.
@@ -192,6 +193,28 @@ pub fn from_joint(j: &JointSY, alpha: f64) -> Leakage {
     }
     let eps_u = ln_up(max_l, rel).max(0.0);
     let eps_l = abs_ln_up(min_l.min(1.0), rel);
+    if j.underflow {
+        // A subnormal product: the computed lifts have no relative error bound (F8).
+        let inf = f64::INFINITY;
+        return Leakage {
+            lip: inf,
+            alip: Alip { eps_l: inf, eps_u: inf },
+            ldp: inf,
+            ldp_x: 0.0,
+            mi_sy: mi_sy.max(0.0),
+            mi_xy: 0.0,
+            maximal_leakage: 0.0,
+            min_lift: 0.0,
+            max_lift: inf,
+            l1_lift: inf,
+            chi2_lift: inf,
+            alpha_lift: inf,
+            l1_lift_inverse: inf,
+            chi2_lift_inverse: inf,
+            alpha_lift_inverse: inf,
+            alpha_order: alpha,
+        };
+    }
     Leakage {
         lip: eps_l.max(eps_u),
         alip: Alip { eps_l, eps_u },

@@ -213,3 +213,22 @@ fn random_instances_agree_with_naive_reference_and_round_up() {
         assert!(l.mi_sy <= l.mi_xy + 1e-12, "data processing");
     }
 }
+
+/// Fuzzer finding F8: a product in the subnormal range has an absolute, not relative,
+/// rounding error. Here P(x0, y1) = a·w01 ≈ 2e-321 and P(x0)·P(y1) ≈ 2.9e-323 are
+/// subnormal; the computed l(x0, y1) was 67.67 against an exact w01/P(y1) ≈ 69.28, so
+/// `max_lift` (67.67·(1 + γ)) was below the exact maximum. The audit now reports the
+/// underflow as infinite leakage.
+#[test]
+fn subnormal_products_give_infinite_leakage() {
+    let (a, w01, w11) = (1.2652261275230154e-160, 1.585279814726322e-161, 2.288371277020083e-163);
+    let w = Matrix::from_flat(2, 2, vec![1.0 - w01, w01, 1.0 - w11, w11]);
+    let l = audit(&Matrix::diag(&[a, 1.0 - a]), &w, 2.0).unwrap();
+    // P(y1) = a·w01 + (1 − a)·w11 = w11·(1 + 6e-157): the exact lift is w01/w11 to 1e-156.
+    let exact = w01 / w11;
+    assert!(l.max_lift >= exact, "max_lift {} below the exact lift {exact}", l.max_lift);
+    assert_eq!(l.lip, f64::INFINITY);
+    assert_eq!((l.alip.eps_l, l.alip.eps_u, l.min_lift), (f64::INFINITY, f64::INFINITY, 0.0));
+    // Without tiny products the same channel audits finitely.
+    assert!(audit(&Matrix::diag(&[0.5, 0.5]), &w, 2.0).unwrap().lip.is_finite());
+}

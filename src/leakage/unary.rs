@@ -5,9 +5,12 @@
 //! bit), P(y|x) = G(y)·a(y_x) where G(y) = Π_j g(y_j) does not depend on x and
 //! a(1) = p/q, a(0) = (1−p)/(1−q). Hence, with b = y ∈ {0,1}^|X| and c = a(1)/a(0) − 1,
 //!
-//!   l(s, y) = (1 + c·⟨P(·|s), b⟩) / (1 + c·⟨P_X, b⟩),
+//!   l(s, y) = (1 + c·⟨P(·|s), b⟩) / (T + c·⟨P_X, b⟩),   T = Σ_x P_X(x),
 //!
-//! a ratio of two affine functions of the bits. Its maximum and minimum over the
+//! a ratio of two affine functions of the bits. T is 1 up to the document's
+//! normalisation slack (`SUM_TOLERANCE`); keeping it makes this exactly the lift
+//! P(s,y)/(P(s)P(y)) of the joint as given, which is what the generic audit (and so the
+//! enumerated unary audit and every matrix receipt) computes. Its maximum and minimum over the
 //! hypercube (the max-lift Λ and min-lift Ψ, and LDP w.r.t. S as the max over pairs of
 //! secrets) are found exactly by Dinkelbach's method: for a fixed λ the maximiser of
 //! N(b) − λD(b) sets each bit independently, and the ratio strictly increases until
@@ -103,18 +106,22 @@ pub fn audit_unary(p_sx: &Matrix, q01: f64, q10: f64, alpha_order: f64) -> Resul
     }
     let (a1, a0) = (p / q, (1.0 - p) / (1.0 - q));
     let c = a1 / a0 - 1.0;
-    let rel = gamma(4 * nx + 16);
+    // The prior sums (and T) add ≤ |S| + |X| roundings to the 4|X| + 16 of the ratio.
+    let rel = gamma(5 * nx + ns + 16);
     let cond: Vec<Vec<f64>> =
         (0..ns).filter(|&s| p_s[s] > 0.0).map(|s| p_sx.row(s).iter().map(|v| v / p_s[s]).collect()).collect();
+    // The total prior mass T (1 within SUM_TOLERANCE) is the lift's constant term.
+    let total: f64 = prior.iter().sum();
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     for u in &cond {
-        hi = hi.max(dinkelbach(c, u, &prior, true));
-        lo = lo.min(dinkelbach(c, u, &prior, false));
+        hi = hi.max(dinkelbach(c, u, total, &prior, true));
+        lo = lo.min(dinkelbach(c, u, total, &prior, false));
     }
     let mut ldp = 0.0f64;
     for u in &cond {
         for v in &cond {
-            ldp = ldp.max(ln_up(dinkelbach(c, u, v, true), rel));
+            // P(y|s)/P(y|s'): both conditionals are normalised, so the constant is 1.
+            ldp = ldp.max(ln_up(dinkelbach(c, u, 1.0, v, true), rel));
         }
     }
     let eps_u = ln_up(hi, rel).max(0.0);
@@ -146,10 +153,10 @@ fn maximal(p: f64, q: f64, prior: &[f64]) -> f64 {
     }
 }
 
-/// max (or min) over b ∈ {0,1}^n of (1 + c⟨u,b⟩) / (1 + c⟨v,b⟩), Dinkelbach.
-fn dinkelbach(c: f64, u: &[f64], v: &[f64], maximise: bool) -> f64 {
+/// max (or min) over b ∈ {0,1}^n of (1 + c⟨u,b⟩) / (d0 + c⟨v,b⟩), Dinkelbach.
+fn dinkelbach(c: f64, u: &[f64], d0: f64, v: &[f64], maximise: bool) -> f64 {
     let ratio = |b: &[bool]| {
-        let (mut nu, mut de) = (1.0, 1.0);
+        let (mut nu, mut de) = (1.0, d0);
         for ((&bi, &ui), &vi) in b.iter().zip(u).zip(v) {
             if bi {
                 nu += c * ui;
@@ -178,7 +185,10 @@ fn dinkelbach(c: f64, u: &[f64], v: &[f64], maximise: bool) -> f64 {
 /// The lift l(s, y) of a released bit vector `bits` (receipts); `None` when the bit
 /// vector cannot be released at all (P(y) = 0).
 ///
-/// For p, q ∈ (0, 1) this is the ratio of affine functions of the module docs. When a
+/// For p, q ∈ (0, 1) this is the ratio of affine functions of the module docs, with the
+/// same constant term T = Σ P_X as the audit: a prior that sums to 1 − 1e-9 moves the lift
+/// by up to 1e-9/(1 + c) (fuzzer finding F2), so the receipt must use the audit's joint,
+/// not a renormalised one. When a
 /// flip probability is 0 or 1 some bit patterns are impossible and the likelihood ratios
 /// a(b) are infinite, so the likelihoods P(y|x) = Π_j P(y_j | j = x) are computed
 /// directly (O(|X|²), only in that degenerate case).
@@ -193,7 +203,7 @@ pub fn unary_lift(p_sx: &Matrix, q01: f64, q10: f64, s: usize, bits: &[bool]) ->
     }
     if p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0 {
         let c = (p / q) / ((1.0 - p) / (1.0 - q)) - 1.0;
-        let (mut nu, mut de) = (1.0, 1.0);
+        let (mut nu, mut de) = (1.0, prior.iter().sum::<f64>());
         for (x, &b) in bits.iter().enumerate() {
             if b {
                 nu += c * p_sx.get(s, x) / ps;
@@ -271,6 +281,40 @@ mod tests {
             d[s * big..s * big + nx].copy_from_slice(p_sx.row(s));
         }
         audit_unary(&Matrix::from_flat(ns, big, d), q01, q10, 2.0).unwrap()
+    }
+
+    /// Fuzzer finding F2: a prior summing to 1 ± `SUM_TOLERANCE`. The closed form and the
+    /// receipt lift use the same joint as the enumerated audit, so every receipt lift lies
+    /// within the audited [min_lift, max_lift].
+    #[test]
+    fn unnormalised_prior_lifts_agree_with_the_audit() {
+        let (q01, q10) = (0.5411764705882353, 0.9411764705882353);
+        for scale in [1.0 - 9.9e-10, 1.0 + 9.9e-10] {
+            let p_sx = Matrix::from_flat(2, 2, vec![0.2 * scale, 0.1 * scale, 0.3 * scale, 0.4 * scale]);
+            let exact = audit(&p_sx, &explicit_channel(2, q01, q10), 2.0).unwrap();
+            let fast = closed_form_for_test(&p_sx, q01, q10);
+            for (a, b) in [(exact.alip.eps_l, fast.alip.eps_l), (exact.alip.eps_u, fast.alip.eps_u)] {
+                assert!((a - b).abs() < 1e-12, "scale {scale}: enumerated {a} vs closed form {b}");
+            }
+            let padded = {
+                let big = UNARY_ENUMERATION_LIMIT + 3;
+                let mut d = vec![0.0; 2 * big];
+                d[..2].copy_from_slice(p_sx.row(0));
+                d[big..big + 2].copy_from_slice(p_sx.row(1));
+                Matrix::from_flat(2, big, d)
+            };
+            for y in 0..4usize {
+                let bits = [y & 1 == 1, y & 2 == 2];
+                let mut long = vec![false; padded.cols()];
+                long[..2].copy_from_slice(&bits);
+                for s in 0..2 {
+                    let l = unary_lift(&p_sx, q01, q10, s, &bits).unwrap();
+                    assert!(exact.min_lift <= l && l <= exact.max_lift, "scale {scale} s {s} {bits:?}: {l} {exact:?}");
+                    let l = unary_lift(&padded, q01, q10, s, &long).unwrap();
+                    assert!(fast.min_lift <= l && l <= fast.max_lift, "scale {scale} s {s} {bits:?}: {l} {fast:?}");
+                }
+            }
+        }
     }
 
     #[test]

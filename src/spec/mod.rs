@@ -17,7 +17,7 @@ pub use continuous::{
     parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism,
     DomainJson, EpsDelta, PriorJson,
 };
-pub use matrix::{check_distribution, check_entries as matrix_check_entries, Matrix, SUM_TOLERANCE};
+pub use matrix::{check_distribution, check_entries as matrix_check_entries, Matrix, MIN_PROBABILITY, SUM_TOLERANCE};
 pub use wire::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION};
 
 use crate::error::{Error, Result};
@@ -508,6 +508,9 @@ fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize
                         name: name.into(),
                         reason: alloc::format!("{p} is not a probability"),
                     });
+                }
+                if p > 0.0 && p < MIN_PROBABILITY {
+                    return Err(matrix::tiny(name, p));
                 }
             }
             Ok(MechanismKind::Unary { q01: m.q01, q10: m.q10 })
