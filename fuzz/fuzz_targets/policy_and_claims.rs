@@ -170,6 +170,7 @@ fn claims(u: &mut Unstructured, prior: &[f64], l: Option<&Leakage>) -> Result<Cl
         lip: budget(u, l.map(|l| l.lip))?,
         alip,
         bp_lip: bp_lip(u, prior, l)?,
+        ..ClaimsJson::default()
     })
 }
 
