@@ -113,7 +113,7 @@ function draw(x) {
   el('text', { x: Math.min(px(x) + 4, W - 120), y: T + 12 }, `your salary ${money(x)}`);
   for (let k = 0; k <= 4; k++) {
     const v = lo + (hi - lo) * k / 4;
-    el('text', { x: px(v) - 20, y: H - 12 }, money(v));
+    el('text', { x: Math.min(Math.max(px(v), L + 24), W - R - 28), y: H - 12, 'text-anchor': 'middle' }, money(v));
   }
 }
 

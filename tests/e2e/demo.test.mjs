@@ -279,6 +279,7 @@ test('salary: three continuous mechanisms verify, release on the lattice, and th
   await page.click('#salary-release');
   await page.locator('#h-salary').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(shots, 'salary.png'), fullPage: true });
+  await page.locator('section[aria-labelledby="h-salary"]').screenshot({ path: join(shots, 'salary-section.png') });
 });
 
 test("the README's continuous example runs as written", async () => {
