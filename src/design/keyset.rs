@@ -91,6 +91,54 @@ impl KeyMap {
     }
 }
 
+/// A set of non-zero `u64` keys (0 marks an empty slot), open addressing with linear
+/// probing, growing at half load: one word and one cache line per probe, for the
+/// visited-basis set when a basis and its sides fit in one word.
+#[derive(Debug, Clone)]
+pub(crate) struct WordSet {
+    keys: Vec<u64>,
+    len: usize,
+}
+
+impl WordSet {
+    pub fn new() -> Self {
+        WordSet { keys: vec![0; 64], len: 0 }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    fn slot(keys: &[u64], key: u64) -> usize {
+        let mask = keys.len() - 1;
+        let mut i = hash(&[key]) as usize & mask;
+        while keys[i] != 0 && keys[i] != key {
+            i = (i + 1) & mask;
+        }
+        i
+    }
+
+    /// Inserts `key` (non-zero); whether it was already present.
+    pub fn insert_seen(&mut self, key: u64) -> bool {
+        debug_assert_ne!(key, 0);
+        let i = Self::slot(&self.keys, key);
+        if self.keys[i] == key {
+            return true;
+        }
+        self.keys[i] = key;
+        self.len += 1;
+        if 2 * self.len > self.keys.len() {
+            let cap = 2 * self.keys.len();
+            let old = core::mem::replace(&mut self.keys, vec![0; cap]);
+            for k in old.into_iter().filter(|&k| k != 0) {
+                let j = Self::slot(&self.keys, k);
+                self.keys[j] = k;
+            }
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +156,17 @@ mod tests {
         m.set(&[1, 8], 6);
         assert_eq!(m.get_or_insert(&[1, 8], 0), Some(6));
         assert_eq!(m.len(), 1001);
+    }
+
+    #[test]
+    fn word_set_inserts_finds_and_grows() {
+        let mut m = WordSet::new();
+        for i in 1..1000u64 {
+            assert!(!m.insert_seen(i * 0x1_0001));
+        }
+        for i in 1..1000u64 {
+            assert!(m.insert_seen(i * 0x1_0001));
+        }
+        assert_eq!(m.len(), 999);
     }
 }

@@ -1,7 +1,8 @@
 //! The pivoting vertex search of [`LiftPolytope`] (see [`LiftPolytope::vertices_sparse`]),
 //! written to pay per basis only for the work the search needs: no allocation per
 //! basis (flat stacks), the visited set keyed by the (sorted) basic variables and the
-//! sides of the non-basic secret rows in a flat hash map ([`crate::design::keyset`]),
+//! sides of the non-basic secret rows in a flat hash map ([`crate::design::keyset`];
+//! one word per basis, a bit per variable, when |X'| + 2|S| ≤ 64),
 //! B⁻¹ updated by the pivot and factorised afresh every [`REFRESH`] pivots, B⁻¹[1; A]
 //! for all columns at once, only the edges along which the start's objective does not
 //! decrease (see [`LiftPolytope::vertices_by_pivoting`]), and the vertices returned
@@ -16,7 +17,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::{generic_cost, invert, too_many_vertices, LiftPolytope, BASIC, LOWER, TOLERANCE, UPPER};
-use crate::design::keyset::KeyMap;
+use crate::design::keyset::{KeyMap, WordSet};
 use crate::error::{Error, Result};
 
 /// Caps of one vertex search.
@@ -89,6 +90,45 @@ fn pack_key(basis: &[u32], upper: &[u64], key: &mut Vec<u64>) {
     key.extend_from_slice(upper);
 }
 
+/// The visited bases: one word per basis (a bit per basic variable, then the side bits
+/// of the secret rows) when |X'| + 2|S| ≤ 64, else the sorted basis packed by
+/// [`pack_key`].
+enum Seen {
+    Narrow(WordSet, usize),
+    Wide(KeyMap, Vec<u64>),
+}
+
+impl Seen {
+    fn new(nv: usize, ns: usize, words: usize) -> Self {
+        if nv + ns <= 64 {
+            Seen::Narrow(WordSet::new(), nv)
+        } else {
+            Seen::Wide(KeyMap::new(words), Vec::new())
+        }
+    }
+
+    /// Records the (sorted) basis with its sides; whether it was there already.
+    fn insert_seen(&mut self, basis: &[u32], upper: &[u64]) -> bool {
+        match self {
+            Seen::Narrow(set, nv) => {
+                let bits = basis.iter().fold(0u64, |w, &b| w | 1 << b);
+                set.insert_seen(bits | upper.first().map_or(0, |&u| u << *nv))
+            }
+            Seen::Wide(map, key) => {
+                pack_key(basis, upper, key);
+                map.get_or_insert(key, 0).is_some()
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Seen::Narrow(set, _) => set.len(),
+            Seen::Wide(map, _) => map.len(),
+        }
+    }
+}
+
 /// Pivots after which a basis is factorised afresh instead of updated.
 const REFRESH: u8 = 16;
 
@@ -149,8 +189,8 @@ impl LiftPolytope {
         }
         let mut key = Vec::new();
         pack_key(&basis, &upper, &mut key);
-        let mut seen = KeyMap::new(key.len());
-        seen.get_or_insert(&key, 0);
+        let mut seen = Seen::new(nv, ns, key.len());
+        seen.insert_seen(&basis, &upper);
         // The stack of feasible bases still to expand, flat.
         let (mut st_basis, mut st_upper, mut st_inv, mut st_x) = (basis.clone(), upper.clone(), inv.clone(), x.clone());
         // Pivots since the basis was last factorised afresh.
@@ -321,8 +361,7 @@ impl LiftPolytope {
                             nup[s / 64] |= 1 << (s % 64);
                         }
                     }
-                    pack_key(&nb, &nup, &mut key);
-                    if seen.get_or_insert(&key, 0).is_some() {
+                    if seen.insert_seen(&nb, &nup) {
                         continue;
                     }
                     if seen.len() > limits.max_bases {
