@@ -11,7 +11,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use privlift::spec::Matrix;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_privlift");
+mod common;
+use common::cli::{run, BIN};
 
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
@@ -34,35 +35,6 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn json(&self) -> Value {
-        assert_eq!(self.code, 0, "stderr: {}", self.stderr);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
-    }
-    /// Asserts a failure with `code` on stderr and exit code `exit`.
-    fn fails(&self, code: &str, exit: i32) {
-        assert_eq!(self.code, exit, "stdout: {} stderr: {}", self.stdout, self.stderr);
-        let prefix = format!("privlift: error[{code}]: ");
-        assert!(self.stderr.starts_with(&prefix), "expected {prefix:?}, got {:?}", self.stderr);
-        assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
-    }
-}
-
-fn run(args: &[&str]) -> Out {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(o.stdout).unwrap(),
-        stderr: String::from_utf8(o.stderr).unwrap(),
     }
 }
 

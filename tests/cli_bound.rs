@@ -4,14 +4,26 @@
 #![cfg(feature = "cli")]
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use privlift::accounting;
 use privlift::spec::Matrix;
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_privlift");
+mod common;
+use common::cli::{run, Out};
+
+/// `privlift bound` prints one JSON object and a newline.
+trait OneObject {
+    fn json_line(&self) -> Value;
+}
+
+impl OneObject for Out {
+    fn json_line(&self) -> Value {
+        assert!(self.stdout.ends_with("}\n"), "one JSON object and a newline: {}", self.stdout);
+        self.json()
+    }
+}
 
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
@@ -34,37 +46,6 @@ impl TempDir {
 impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn json(&self) -> Value {
-        assert_eq!(self.code, 0, "stderr: {}", self.stderr);
-        assert!(self.stdout.ends_with("}\n"), "one JSON object and a newline: {}", self.stdout);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
-    }
-    /// Asserts a failure with `code` on stderr, exit code `exit`, and nothing on stdout.
-    fn fails(&self, code: &str, exit: i32) -> &str {
-        assert_eq!(self.code, exit, "stdout: {} stderr: {}", self.stdout, self.stderr);
-        let prefix = format!("privlift: error[{code}]: ");
-        assert!(self.stderr.starts_with(&prefix), "expected {prefix:?}, got {:?}", self.stderr);
-        assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
-        &self.stderr
-    }
-}
-
-fn run(args: &[&str]) -> Out {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(o.stdout).unwrap(),
-        stderr: String::from_utf8(o.stderr).unwrap(),
     }
 }
 
@@ -109,15 +90,15 @@ fn lip(prior: &[f64], rows: &[Vec<f64>]) -> f64 {
 #[test]
 fn scalar_bounds_match_the_library() {
     let out = run(&["bound", "lip-to-ldp", "--epsilon", "1", "--pmin", "0.6"]);
-    let v = out.json();
+    let v = out.json_line();
     assert_fields(&out, &v, &["bound"]);
     assert_close(num(&v["bound"]), accounting::lip_to_ldp(1.0, 0.6).unwrap());
     let out = run(&["bound", "ldp-to-lip", "--epsilon=2", "--pmin=0.25"]);
-    let v = out.json();
+    let v = out.json_line();
     assert_fields(&out, &v, &["bound"]);
     assert_close(num(&v["bound"]), accounting::ldp_to_lip(2.0, 0.25).unwrap());
     // ε = inf is a valid (unbounded) budget and prints as "inf".
-    let v = run(&["bound", "lip-to-ldp", "--epsilon", "inf", "--pmin", "0.5"]).json();
+    let v = run(&["bound", "lip-to-ldp", "--epsilon", "inf", "--pmin", "0.5"]).json_line();
     assert_eq!(v["bound"], json!("inf"));
 }
 
@@ -126,14 +107,14 @@ fn lip_to_ldp_exact_prints_the_optimum_of_eq9() {
     let dir = TempDir::new();
     let p = dir.write("p.json", &json!({"labels": ["a", "b"], "p": [0.1, 0.9]}));
     let out = run(&["bound", "lip-to-ldp-exact", "--prior", &p, "--epsilon", "1"]);
-    let v = out.json();
+    let v = out.json_line();
     assert_fields(&out, &v, &["ldp"]);
     let ldp = num(&v["ldp"]);
     assert_close(ldp, accounting::lip_to_ldp_exact(&[0.1, 0.9], 1.0).unwrap());
     assert!(ldp < 1.25 && ldp > 1.2, "{ldp}"); // well below Prop 1's 2
                                                // A prior with a zero: unbounded.
     let z = dir.write("z.json", &json!({"p": [0.0, 0.5, 0.5]}));
-    assert_eq!(run(&["bound", "lip-to-ldp-exact", "--prior", &z, "--epsilon", "1"]).json()["ldp"], json!("inf"));
+    assert_eq!(run(&["bound", "lip-to-ldp-exact", "--prior", &z, "--epsilon", "1"]).json_line()["ldp"], json!("inf"));
 }
 
 #[test]
@@ -143,7 +124,7 @@ fn compose_prints_each_release_the_bound_and_the_exact_leakage() {
     let m1 = dir.write("m1.json", &json!({"p_y_given_x": rr(0.75)}));
     let m2 = dir.write("m2.json", &json!({"p_y_given_x": [[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]]}));
     let out = run(&["bound", "compose", "--prior", &p, "--matrix", &m1, "--matrix", &m2]);
-    let v = out.json();
+    let v = out.json_line();
     assert_fields(&out, &v, &["eps_k", "bound", "exact"]);
     let eps: Vec<f64> = v["eps_k"].as_array().unwrap().iter().map(num).collect();
     let want = [lip(&[0.5, 0.5], &rr(0.75)), lip(&[0.5, 0.5], &[vec![0.6, 0.3, 0.1], vec![0.2, 0.3, 0.5]])];
@@ -154,7 +135,7 @@ fn compose_prints_each_release_the_bound_and_the_exact_leakage() {
     let exact = num(&v["exact"]);
     assert!(exact <= num(&v["bound"]) && exact > eps[0].max(eps[1]), "{v}");
     // Same release twice: Thm 4 is exact for binary RR under a uniform prior (ln 5).
-    let v = run(&["bound", "compose", "--matrix", &m1, "--prior", &p, "--matrix", &m1]).json();
+    let v = run(&["bound", "compose", "--matrix", &m1, "--prior", &p, "--matrix", &m1]).json_line();
     assert!((num(&v["exact"]) - 5.0f64.ln()).abs() < 1e-12 && (num(&v["bound"]) - 5.0f64.ln()).abs() < 1e-12);
 }
 
@@ -179,7 +160,7 @@ fn transfer_prints_lemma3_eq12_and_cor7() {
     let eps = lip(&p1v, &rr(0.75));
     let e = format!("{eps:.17}");
     let out = run(&["bound", "transfer", "--p1", &p1, "--p2", &p2, "--matrix", &m, "--epsilon", &e]);
-    let v = out.json();
+    let v = out.json_line();
     assert_fields(&out, &v, &["eta", "lip_p1", "lip_p2", "eq12_bound", "cor7_eta"]);
     let eta = accounting::transfer_eta(&p1v, &p2v).unwrap();
     assert_close(num(&v["eta"]), eta);
@@ -191,7 +172,7 @@ fn transfer_prints_lemma3_eq12_and_cor7() {
     let with_samples = ["--epsilon", "1", "--samples", "1000", "--beta", "0.05"];
     let mut args = vec!["bound", "transfer", "--p1", &p1, "--p2", &p2, "--matrix", &m];
     args.extend(with_samples);
-    let v = run(&args).json();
+    let v = run(&args).json_line();
     assert_close(num(&v["cor7_eta"]), accounting::empirical_prior_eta(1000, 0.05, 2, 0.4).unwrap());
 }
 

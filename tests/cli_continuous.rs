@@ -4,40 +4,11 @@
 //! Run with `cargo test --features cli --test cli_continuous`.
 #![cfg(feature = "cli")]
 
-use std::process::Command;
-
 use privlift::continuous as cont;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_privlift");
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn json(&self) -> Value {
-        assert_eq!(self.code, 0, "stderr: {}", self.stderr);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
-    }
-    fn fails(&self, code: &str, exit: i32) {
-        assert_eq!(self.code, exit, "stdout: {} stderr: {}", self.stdout, self.stderr);
-        let prefix = format!("privlift: error[{code}]: ");
-        assert!(self.stderr.starts_with(&prefix), "expected {prefix:?}, got {:?}", self.stderr);
-        assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
-    }
-}
-
-fn run(args: &[&str]) -> Out {
-    let o = Command::new(BIN).args(args).output().expect("run privlift");
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(o.stdout).unwrap(),
-        stderr: String::from_utf8(o.stderr).unwrap(),
-    }
-}
+mod common;
+use common::cli::run;
 
 /// serde_json's default float parsing may be one ulp off the printed shortest form.
 fn close(a: f64, b: f64) {

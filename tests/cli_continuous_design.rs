@@ -3,41 +3,12 @@
 //! Run with `cargo test --features cli --test cli_continuous_design`.
 #![cfg(feature = "cli")]
 
-use std::process::Command;
-
 use privlift::mechanism::ContinuousPolicy;
 use privlift::spec::ContinuousDocument;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_privlift");
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn json(&self) -> Value {
-        assert_eq!(self.code, 0, "stderr: {}", self.stderr);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
-    }
-    fn fails(&self, code: &str, exit: i32) {
-        assert_eq!(self.code, exit, "stdout: {} stderr: {}", self.stdout, self.stderr);
-        let prefix = format!("privlift: error[{code}]: ");
-        assert!(self.stderr.starts_with(&prefix), "expected {prefix:?}, got {:?}", self.stderr);
-        assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
-    }
-}
-
-fn run(args: &[&str]) -> Out {
-    let o = Command::new(BIN).args(args).output().expect("run privlift");
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(o.stdout).unwrap(),
-        stderr: String::from_utf8(o.stderr).unwrap(),
-    }
-}
+mod common;
+use common::cli::run;
 
 fn temp_file(name: &str, text: &str) -> String {
     let p = std::env::temp_dir().join(format!("privlift-cli-cdesign-{}-{name}", std::process::id()));

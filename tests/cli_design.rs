@@ -3,14 +3,14 @@
 #![cfg(feature = "cli")]
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use privlift::design::estimate::estimate_document;
 use privlift::Document;
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_privlift");
+mod common;
+use common::cli::run;
 
 /// A fresh directory under the system temp dir, removed on drop.
 struct TempDir(PathBuf);
@@ -55,36 +55,6 @@ struct Inputs {
     joint: String,
     priors: String,
     distortion: String,
-}
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn json(&self) -> Value {
-        assert_eq!(self.code, 0, "stderr: {}", self.stderr);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
-    }
-    /// Asserts a failure with `code` on stderr, exit code `exit`, and nothing on stdout.
-    fn fails(&self, code: &str, exit: i32) -> &str {
-        assert_eq!(self.code, exit, "stdout: {} stderr: {}", self.stdout, self.stderr);
-        let prefix = format!("privlift: error[{code}]: ");
-        assert!(self.stderr.starts_with(&prefix), "expected {prefix:?}, got {:?}", self.stderr);
-        assert!(self.stdout.is_empty(), "stdout: {}", self.stdout);
-        &self.stderr
-    }
-}
-
-fn run(args: &[&str]) -> Out {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    Out {
-        code: o.status.code().unwrap_or(-1),
-        stdout: String::from_utf8(o.stdout).unwrap(),
-        stderr: String::from_utf8(o.stderr).unwrap(),
-    }
 }
 
 const UTILITY: [&str; 5] = ["mi_xy", "nmi", "tv", "hamming", "expected_distortion"];
