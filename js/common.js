@@ -119,3 +119,21 @@ export async function fetchBytes(url, fetchOptions, init) {
 
 /** The `mechanism.kind` values of continuous documents ('privlift/continuous'). */
 export const CONTINUOUS_KINDS = Object.freeze(['gaussian', 'laplace', 'sampling']);
+
+const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
+
+/**
+ * What to hand wasm-bindgen's init for the .wasm at `url` (written by each caller as
+ * `new URL('../pkg…/….wasm', import.meta.url)`, the form bundlers recognise): the URL
+ * itself, or its bytes in Node, whose fetch() does not read file: URLs.
+ */
+export async function wasmSource(url) {
+  if (url.protocol === 'file:' && isNode) {
+    // The specifier is hidden from bundlers, which would otherwise try to pull a Node
+    // built-in into a browser bundle.
+    const fsName = 'node:fs/promises';
+    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsName);
+    return readFile(url);
+  }
+  return url;
+}

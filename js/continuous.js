@@ -8,29 +8,19 @@
 
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes,
+  PrivliftError, CONTINUOUS_KINDS, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes, wasmSource,
 } from './common.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
 
-const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
 let ready = null;
 
-async function defaultModuleSource() {
-  const url = new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url);
-  if (url.protocol === 'file:' && isNode) {
-    const fsName = 'node:fs/promises';
-    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsName);
-    return readFile(url);
-  }
-  return url;
-}
 
 /** Loads the continuous wasm module once (idempotent). Every function below calls it. */
 export function init(input) {
   if (ready === null) {
     ready = (async () => {
-      await initWasm({ module_or_path: input === undefined ? await defaultModuleSource() : input });
+      await initWasm({ module_or_path: input === undefined ? await wasmSource(new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url)) : input });
     })().catch((e) => {
       ready = null;
       throw new PrivliftError('init', `could not load the privlift continuous module: ${e && e.message ? e.message : e}`, { cause: e });

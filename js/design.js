@@ -8,25 +8,16 @@
 
 import initWasm, * as raw from '../pkg-design/privlift_design.js';
 import { PrivliftError } from './privlift.js';
+import { wasmSource } from './common.js';
 
-const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
 let ready = null;
 
-async function defaultModuleSource() {
-  const url = new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url);
-  if (url.protocol === 'file:' && isNode) {
-    const fsName = 'node:fs/promises';
-    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsName);
-    return readFile(url);
-  }
-  return url;
-}
 
 /** Loads the design module once (idempotent). Every function below calls it. */
 export function initDesign(input) {
   if (ready === null) {
     ready = (async () => {
-      await initWasm({ module_or_path: input === undefined ? await defaultModuleSource() : input });
+      await initWasm({ module_or_path: input === undefined ? await wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url)) : input });
     })().catch((e) => {
       ready = null;
       throw new PrivliftError('init', `could not load the privlift design module: ${e && e.message}`, { cause: e });

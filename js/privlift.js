@@ -10,7 +10,7 @@
 
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, convert, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes,
+  PrivliftError, CONTINUOUS_KINDS, convert, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes, wasmSource,
 } from './common.js';
 
 export { PrivliftError };
@@ -41,20 +41,6 @@ export const errorCodes = Object.freeze([...CORE_CODES, ...JS_CODES]);
 let ready = null;
 let loaded = false;
 
-const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
-
-async function defaultModuleSource() {
-  const url = new URL('../pkg/privlift_bg.wasm', import.meta.url);
-  if (url.protocol === 'file:' && isNode) {
-    // fetch() does not read file: URLs in Node. The specifier is hidden from bundlers,
-    // which would otherwise try to pull a Node built-in into a browser bundle.
-    const fsName = 'node:fs/promises';
-    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsName);
-    return readFile(url);
-  }
-  return url;
-}
-
 /**
  * Loads and instantiates the wasm module once. Idempotent: later calls return the same
  * promise (and ignore `input`). Every other function calls it for you; call it yourself
@@ -66,7 +52,7 @@ async function defaultModuleSource() {
 export function init(input) {
   if (ready === null) {
     ready = (async () => {
-      const source = input === undefined ? await defaultModuleSource() : input;
+      const source = input === undefined ? await wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url)) : input;
       await initWasm({ module_or_path: source });
       loaded = true;
     })().catch((e) => {
