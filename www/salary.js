@@ -3,7 +3,7 @@
 // Gaussian mixture fitted to synthetic salaries (scripts/stage-site.sh); the browser
 // audits each document itself, perturbs on a lattice with exact noise, and draws the
 // posterior/prior ratio P(y | x) / P(y) over every salary x for the released y.
-import { fetchContinuousMechanism, PrivliftError } from './privlift/js/continuous.js';
+import { parseContinuousMechanism, PrivliftError } from './privlift/js/continuous.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { entries: [], mechanisms: [], receipts: [], outputs: [], errors: [], ready: false };
@@ -30,10 +30,17 @@ async function load() {
   state.entries = index.continuous ?? [];
   const rows = [];
   for (const [i, entry] of state.entries.entries()) {
-    const doc = await (await fetch('mechanisms/' + entry.file)).json();
+    // One download: the text is shown (claims, noise) and verified.
+    const text = await (await fetch('mechanisms/' + entry.file)).text();
+    const doc = JSON.parse(text);
     try {
       // The policy: no more than the LIP/LDP the page promises the visitor.
-      state.mechanisms[i] = await fetchContinuousMechanism('mechanisms/' + entry.file, entry.policy);
+      const parsed = await parseContinuousMechanism(text);
+      try {
+        state.mechanisms[i] = parsed.verify(entry.policy);
+      } finally {
+        parsed.free();
+      }
       rows.push(`<tr data-i="${i}"><th scope="row"><span class="swatch" style="background:${COLORS[i]}"></span>${entry.title}</th>`
         + `<td>${describeClaims(doc.claims)}</td><td>${noiseOf(doc)}</td><td class="out">–</td><td class="at">–</td><td class="max">–</td></tr>`);
     } catch (e) {
