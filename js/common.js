@@ -41,6 +41,18 @@ export function describe(v) {
   return Object.prototype.toString.call(v);
 }
 
+/**
+ * The type of a value the user entered, never the value itself: errors may reach
+ * telemetry, so no message ever contains the user's input.
+ */
+export function typeOf(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  const t = typeof v;
+  if (t === 'number') return Number.isNaN(v) ? 'NaN' : (Number.isFinite(v) ? 'a number' : 'an infinite number');
+  return t === 'object' ? 'an object' : `a ${t}`;
+}
+
 export function invalid(name, reason) {
   return new PrivliftError('invalid_argument', `invalid \`${name}\`: ${reason}`);
 }

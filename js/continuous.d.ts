@@ -34,6 +34,8 @@ export interface ContinuousClaims {
 export interface ContinuousPolicy {
   lip?: EpsDelta;
   ldp?: EpsDelta;
+  /** The verification cost budget in work units (default 2^28); above it: `too_costly`. */
+  maxVerifyWork?: number;
 }
 
 export type ContinuousKind = 'gaussian' | 'laplace' | 'sampling';

@@ -8,7 +8,7 @@
 
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes, wasmSource,
+  PrivliftError, CONTINUOUS_KINDS, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes, wasmSource, typeOf,
 } from './common.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
@@ -117,7 +117,8 @@ export class ContinuousDocument {
 
 function checkNumber(v, name) {
   if (typeof v !== 'number' || !Number.isFinite(v)) {
-    throw new PrivliftError('non_finite', `\`${name}\` must be a finite number, got ${describe(v)}`);
+    // The type only: `v` may be the user's value, which no error message contains.
+    throw new PrivliftError('non_finite', `\`${name}\` must be a finite number, got ${typeOf(v)}`);
   }
   return v;
 }
@@ -125,7 +126,7 @@ function checkNumber(v, name) {
 function toFloat64(xs, name) {
   if (xs instanceof Float64Array) return xs;
   if (typeof xs === 'string' || xs === null || typeof xs !== 'object' || typeof xs[Symbol.iterator] !== 'function') {
-    throw invalid(name, `expected an array or Float64Array of numbers, got ${describe(xs)}`);
+    throw invalid(name, `expected an array or Float64Array of numbers, got ${typeOf(xs)}`);
   }
   const arr = Array.from(xs);
   arr.forEach((v, k) => checkNumber(v, `${name}[${k}]`));

@@ -1,10 +1,11 @@
 // Types of privlift/ledger. See js/ledger.js.
 import type { Mechanism, Receipt, Value } from './privlift.js';
 
+/** Caps about the user's own value X (never about the curator's secret S). */
 export interface Budget {
-  /** Cap on the attribute's total LDP (basic composition), nats. */
+  /** Cap on the attribute's total LDP w.r.t. X (basic composition), nats. */
   ldp?: number;
-  /** Cap on the attribute's total LIP bound (Jiang et al. Thm 4), nats. */
+  /** Cap on the attribute's total LIP bound w.r.t. X (Jiang et al. Thm 4), nats. */
   lip?: number;
 }
 
@@ -14,10 +15,12 @@ export interface Release {
   mechanismId: string;
   /** ISO 8601. */
   time: string;
+  /** LDP w.r.t. X (prior-free), nats. */
   ldp_x: number;
-  lip: number;
-  eps_l: number;
-  eps_u: number;
+  /** LIP w.r.t. X under the document's prior, nats (absent in records of versions < 0.2; their ldp_x bounds it). */
+  lip_x?: number;
+  eps_l_x?: number;
+  eps_u_x?: number;
   /** Smallest non-zero prior mass of the mechanism's document. */
   pmin: number;
 }

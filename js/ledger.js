@@ -6,12 +6,15 @@
 // (the same input through the same mechanism gives the same output, as RAPPOR does), so
 // re-reporting an unchanged value leaks nothing more.
 //
-// Bounds (computed in the Rust core, src/accounting/compose.rs):
+// Bounds (computed in the Rust core, src/accounting/compose.rs), about the user's own
+// value X only — like with like, never a notion about the curator's secret S (a document
+// whose secret is trivial has S-leakage 0 while sending X in the clear):
 //   LDP: basic composition, Σ ε_k (ε_k = the audited LDP w.r.t. X of release k);
 //   LIP: Jiang et al. Thm 4, ln(Pmin + e^{Σ_k min(2ε_k, ln((e^{ε_k} − 1 + Pmin)/Pmin))}(1 − Pmin)),
-//        with ε_k the audited LIP of release k and Pmin the smallest prior mass any of the
-//        attribute's mechanisms declares (the bound grows as Pmin shrinks, so this is safe);
-//        capped by the LDP total (ε-LDP implies ε-LIP) and, for one release, by its own LIP.
+//        with ε_k the audited LIP w.r.t. X of release k (under its declared prior) and Pmin
+//        the smallest prior mass of X any of the attribute's mechanisms declares (the bound
+//        grows as Pmin shrinks, so this is safe); capped by the LDP total (ε-LDP w.r.t. X
+//        implies ε-LIP w.r.t. X) and, for one release, by its own LIP w.r.t. X.
 
 import * as raw from '../pkg/privlift.js';
 import { init, PrivliftError } from './privlift.js';
@@ -161,10 +164,11 @@ export class Ledger {
     const pmin = Math.min(...recs.map((r) => r.pmin));
     try {
       const ldp = raw.composeLdp(Float64Array.from(recs.map((r) => r.ldp_x)));
-      const thm4 = raw.composeLip(Float64Array.from(recs.map((r) => Math.min(r.lip, r.ldp_x))), pmin);
+      // Records written before the X-audit existed have no lip_x: their ldp_x bounds it.
+      const thm4 = raw.composeLip(Float64Array.from(recs.map((r) => Math.min(r.lip_x ?? r.ldp_x, r.ldp_x))), pmin);
       // Each of these bounds the joint LIP, so their minimum does: Thm 4; the LDP total
       // (ε-LDP implies ε-LIP); and for a single release, its own audited LIP.
-      const lip = Math.min(thm4, ldp, recs.length === 1 ? recs[0].lip : Infinity);
+      const lip = Math.min(thm4, ldp, recs.length === 1 ? (recs[0].lip_x ?? recs[0].ldp_x) : Infinity);
       return { releases: recs.length, ldp, lip };
     } catch (e) {
       throw new PrivliftError(e.code ?? 'invalid_argument', e.message, { cause: e });
@@ -180,6 +184,8 @@ export class Ledger {
   async release(attribute, mechanism, value, { memoize = false } = {}) {
     if (typeof attribute !== 'string' || attribute === '') throw invalid('attribute', 'expected a non-empty string');
     const x = mechanism.inputIndex(value, 'value');
+    // The memo key identifies the mechanism (its S-audit numbers, as before the X-audit,
+    // so outputs memoised by an earlier version are found again); it bounds nothing.
     const leak = mechanism.leakage();
     const key = memoize
       ? `${this.#origin}\u0000${await sha256Hex([attribute, mechanism.id, leak.ldp_x, leak.lip, x].join('\u0000'))}`
@@ -216,12 +222,13 @@ export class Ledger {
   }
 }
 
+/** The ledger's record of one release: the X-audit's numbers only. */
 function describe(mechanism, attribute, origin) {
-  const leak = mechanism.leakage();
+  const leak = mechanism.leakageX();
   const prior = mechanism.prior.filter((p) => p > 0);
   return {
     origin, attribute, mechanismId: mechanism.id, time: new Date().toISOString(),
-    ldp_x: leak.ldp_x, lip: leak.lip, eps_l: leak.alip.eps_l, eps_u: leak.alip.eps_u,
+    ldp_x: leak.ldp_x, lip_x: leak.lip, eps_l_x: leak.alip.eps_l, eps_u_x: leak.alip.eps_u,
     pmin: Math.min(...prior),
   };
 }

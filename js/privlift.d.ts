@@ -26,7 +26,9 @@ export type CoreErrorCode =
   | 'io'
   /** Curator side (mechanism design), never thrown by the client API. */
   | 'infeasible'
-  | 'design_failed';
+  | 'design_failed'
+  /** Verifying the document would cost more than the budget (raise it with `maxVerifyWork`). */
+  | 'too_costly';
 
 /** Codes thrown only by the JS layer. */
 export type JsErrorCode =
@@ -58,7 +60,14 @@ export class PrivliftError extends Error {
 /**
  * Limits the user accepts, in nats. Absent limits are not checked. camelCase and
  * snake_case are both accepted (not both for the same limit); any other key is an
- * `invalid_argument`. `maxLdpX` is the prior-free cap a lying prior cannot weaken.
+ * `invalid_argument`.
+ *
+ * The first five are about **the value the user enters** (X): `maxLdpX`/`maxLdp` cap the
+ * prior-free LDP w.r.t. X (a lying prior cannot weaken it); `maxLip`, `maxEpsL`, `maxEpsU`
+ * cap LIP/ALIP w.r.t. X under the document's declared prior. A document cannot escape
+ * them by declaring a trivial secret. The `…S` limits are about the curator's secret S
+ * and are checked in addition. `maxVerifyWork` is the verification cost budget in work
+ * units (default 2^28; a document above it is refused with `too_costly`).
  */
 export interface Policy {
   maxLdpX?: number;
@@ -66,11 +75,21 @@ export interface Policy {
   maxLip?: number;
   maxEpsL?: number;
   maxEpsU?: number;
+  maxLdpS?: number;
+  maxLipS?: number;
+  maxEpsLS?: number;
+  maxEpsUS?: number;
+  maxVerifyWork?: number;
   max_ldp_x?: number;
   max_ldp?: number;
   max_lip?: number;
   max_eps_l?: number;
   max_eps_u?: number;
+  max_ldp_s?: number;
+  max_lip_s?: number;
+  max_eps_l_s?: number;
+  max_eps_u_s?: number;
+  max_verify_work?: number;
 }
 
 /** (εl, εu) of asymmetric LIP. */
@@ -139,43 +158,55 @@ export interface Check {
 
 /** The outcome of checking a document. */
 export interface Verification {
+  /** The audit w.r.t. the document's secret S (what the claims are about). */
   leakage: Leakage;
+  /** The audit w.r.t. the user's value X under the declared prior (what the policy reads). */
+  leakage_x: Leakage;
   claims: Check[];
   policy: Check[];
   claims_hold: boolean;
   policy_holds: boolean;
 }
 
-/** One secret value's row of a receipt. */
+/** One row of a receipt: a value of X (or of S) and what the released output does to it. */
 export interface ReceiptEntry {
-  secret_index: number;
-  secret: string;
-  /** P(s). */
+  /** Index in the alphabet (X's labels, or S's in `secret`). */
+  index: number;
+  label: string;
+  /** P(v). */
   prior: number;
-  /** P(s | y) for the released y. */
+  /** P(v | y) for the released y. */
   posterior: number;
   /** posterior / prior (0 when the prior is 0). */
   lift: number;
 }
 
-/** What the released output tells anyone about each secret value. */
-export interface Receipt {
+/** Rows of one variable, with the bounds its audit proved (for every output). */
+export interface ReceiptSection {
+  entries: ReceiptEntry[];
+  /** No lift of this section falls below this. */
+  min_lift_bound: number;
+  /** No lift of this section exceeds this. */
+  max_lift_bound: number;
+  /** The audited εl, εu (nats) of the sampler that runs. */
+  eps_l: number;
+  eps_u: number;
+}
+
+/**
+ * What the released output tells anyone about each value the user could have entered
+ * (`entries`, always) and, when the document declares a secret S, about each secret
+ * value (`secret`). Every bound is proved by the audit of the sampler that runs under the
+ * prior the rows report; none comes from a claim.
+ */
+export interface Receipt extends ReceiptSection {
   mechanism_id: string;
   /** Index of the released output; undefined for a unary-encoding bit vector. */
   output_index: number | undefined;
   /** Label of the released output (unary: the bits as '0'/'1' characters, bit j for input label j). */
   output: string;
-  entries: ReceiptEntry[];
-  /** e^{−εl}: no lift falls below this. */
-  min_lift_bound: number;
-  /** e^{εu}: no lift exceeds this. */
-  max_lift_bound: number;
-  /** The claimed εl, εu the bounds come from. */
-  eps_l: number;
-  eps_u: number;
-  /** The audited εl, εu of the sampler that ran (≤ the claimed ones). */
-  audited_eps_l: number;
-  audited_eps_u: number;
+  /** The curator's secret S, when the document declares one. */
+  secret: ReceiptSection | undefined;
 }
 
 /** An input value: a label, or an integer index into `labels`. */
@@ -201,7 +232,7 @@ export function parseMechanism(document: DocumentInput): Promise<Document>;
 
 /**
  * Downloads, parses and verifies a mechanism document. Throws PrivliftError with `network`,
- * `http`, a parse code, `no_claims`, `claim_violated` or `policy_violated`.
+ * `http`, a parse code, `no_claims`, `claim_violated`, `policy_violated` or `too_costly`.
  */
 export function fetchMechanism(
   url: string | URL | Request,
@@ -220,7 +251,7 @@ export class Document {
   readonly secretLabels: string[];
   readonly prior: number[];
   readonly claims: Claims;
-  /** The audit of the channel as declared. `alphaOrder` defaults to 2. */
+  /** The audit (w.r.t. S) of the exact sampler a client runs. `alphaOrder` defaults to 2. */
   audit(alphaOrder?: number): Leakage;
   /** Every claim and policy check, without throwing on a failed check. */
   check(policy?: Policy): Verification;
@@ -265,8 +296,12 @@ export class Mechanism {
   perturbBitsSeededForTesting(x: Value, seed: bigint | number): Uint8Array;
   /** Unary encoding: the receipt for a released bit vector. */
   receiptBits(bits: Uint8Array | readonly (0 | 1 | boolean)[]): Receipt;
-  /** The audited leakage of the sampler that runs. */
+  /** The audited leakage of the sampler that runs, w.r.t. the document's secret S. */
   leakage(): Leakage;
+  /** The audited leakage w.r.t. the user's value X under the declared prior (what the policy reads). */
+  leakageX(): Leakage;
+  /** `[min, max]`: the lift bounds every receipt of this mechanism states for X. */
+  receiptBounds(): [number, number];
   /** The full verification report. */
   verification(): Verification;
   /** Releases the wasm memory now (otherwise the garbage collector does). */

@@ -10,7 +10,8 @@
 
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, convert, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes, wasmSource,
+  PrivliftError, CONTINUOUS_KINDS, convert, guard, describe, typeOf, invalid, toSeed, documentText, peekKind, fetchBytes,
+  wasmSource,
 } from './common.js';
 
 export { PrivliftError };
@@ -21,7 +22,7 @@ const CORE_CODES = [
   'non_finite', 'negative_probability', 'not_normalized', 'dimension_mismatch',
   'duplicate_label', 'too_many_symbols', 'empty_alphabet', 'prior_mismatch',
   'unknown_value', 'unknown_output', 'claim_violated', 'policy_violated', 'no_claims',
-  'invalid_argument', 'rng', 'io', 'infeasible', 'design_failed',
+  'invalid_argument', 'rng', 'io', 'infeasible', 'design_failed', 'too_costly',
 ];
 /** Codes only this JS layer throws. */
 const JS_CODES = [
@@ -68,10 +69,13 @@ export function init(input) {
 // ---------------------------------------------------------------------------------------
 // Errors and argument checks
 
-/** A non-negative integer index, or throws `invalid_argument` naming the argument. */
+/**
+ * A non-negative integer index, or throws `invalid_argument` naming the argument (and
+ * the type of what was given, never its value: it may be the user's).
+ */
 function checkIndex(v, name) {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
-    throw invalid(name, `expected a label string or a non-negative integer index, got ${describe(v)}`);
+    throw invalid(name, `expected a label string or a non-negative integer index, got ${typeOf(v)}`);
   }
   return v;
 }
@@ -81,12 +85,8 @@ function checkPolicy(policy, name = 'policy') {
   if (typeof policy !== 'object' || Array.isArray(policy)) {
     throw invalid(name, `expected an object such as {maxLdpX: 1.1} (nats), got ${describe(policy)}`);
   }
-  // Key names, duplicates and ranges are checked by the core; the types here.
-  for (const [k, v] of Object.entries(policy)) {
-    if (v !== undefined && v !== null && typeof v !== 'number') {
-      throw invalid(`${name}.${k}`, `a limit must be a number of nats, got ${describe(v)}`);
-    }
-  }
+  // Key names, duplicates, types and ranges: the core's one policy reader
+  // (Policy::from_entries), the same as `privlift verify`.
   return policy;
 }
 
@@ -214,7 +214,8 @@ export class Mechanism {
     }
     checkIndex(x, name);
     if (x >= this.#labels.length) {
-      throw new PrivliftError('unknown_value', `\`${name}\` = ${x}: index ${x} is not in the mechanism's input alphabet (it has ${this.#labels.length} values)`);
+      // Never the value or its index in the message (errors may reach telemetry).
+      throw new PrivliftError('unknown_value', `\`${name}\`: the input value is refused: its index is out of range (the input alphabet has ${this.#labels.length} values)`);
     }
     return x;
   }
@@ -246,7 +247,7 @@ export class Mechanism {
   #indices(xs, name) {
     if (xs instanceof Uint32Array) return xs; // range checked by the core (unknown_value)
     if (typeof xs === 'string' || xs === null || typeof xs !== 'object' || typeof xs[Symbol.iterator] !== 'function') {
-      throw invalid(name, `expected an array or Uint32Array of labels or indices, got ${describe(xs)}`);
+      throw invalid(name, `expected an array or Uint32Array of labels or indices, got ${typeOf(xs)}`);
     }
     const arr = Array.isArray(xs) || ArrayBuffer.isView(xs) ? xs : Array.from(xs);
     const out = new Uint32Array(arr.length);
@@ -324,8 +325,17 @@ export class Mechanism {
     return guard(() => this.#m.receipt(y));
   }
 
-  /** The audited leakage of the sampler that runs. */
+  /** The audited leakage of the sampler that runs, w.r.t. the document's secret S. */
   leakage() { return guard(() => this.#m.leakage()); }
+
+  /**
+   * The audited leakage w.r.t. the user's own value X under the declared prior: what the
+   * policy's limits (maxLip, maxEpsL, …) and the ledger read. `ldp_x` is prior-free.
+   */
+  leakageX() { return guard(() => this.#m.leakageX()); }
+
+  /** `[min, max]`: the lift bounds every receipt of this mechanism states for X. */
+  receiptBounds() { return Array.from(this.#m.receiptBounds()); }
 
   /** The full verification report (claims and policy checks). */
   verification() { return guard(() => this.#m.verification()); }

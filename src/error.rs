@@ -34,8 +34,10 @@ pub enum Error {
     EmptyAlphabet { field: String },
     /// The declared prior P_X is not the column sums of the declared joint P_SX.
     PriorMismatch { index: usize, prior: f64, marginal: f64 },
-    /// A value given to the mechanism is not in its input alphabet.
-    UnknownValue { value: String },
+    /// A value given to the mechanism is refused (not in its input alphabet or domain, or
+    /// of prior probability 0). `reason` never contains the value itself: a page that
+    /// forwards errors to telemetry must not leak the user's input.
+    UnknownValue { reason: String },
     /// An output value is not in the mechanism's output alphabet.
     UnknownOutput { value: String },
     /// The document claims a guarantee that its own matrix does not give.
@@ -55,6 +57,10 @@ pub enum Error {
     /// A design was computed but failed its own post-check or audit (numerical trouble);
     /// nothing is published.
     DesignFailed { reason: String },
+    /// Verifying (or auditing) the document would cost more than the budget
+    /// ([`crate::verify::DEFAULT_MAX_VERIFY_WORK`], or the policy's `maxVerifyWork`);
+    /// refused before anything is allocated.
+    TooCostly { what: String, work: f64, limit: f64 },
 }
 
 impl Error {
@@ -83,6 +89,7 @@ impl Error {
             Error::Io { .. } => "io",
             Error::Infeasible { .. } => "infeasible",
             Error::DesignFailed { .. } => "design_failed",
+            Error::TooCostly { .. } => "too_costly",
         }
     }
 
@@ -110,6 +117,7 @@ impl Error {
         "io",
         "infeasible",
         "design_failed",
+        "too_costly",
     ];
 
     pub(crate) fn field(f: impl Into<String>) -> FieldCtx {
@@ -168,9 +176,7 @@ impl fmt::Display for Error {
             Error::PriorMismatch { index, prior, marginal } => {
                 write!(f, "`prior`[{index}] = {prior} but the column sum of `secret.p_sx` is {marginal}")
             }
-            Error::UnknownValue { value } => {
-                write!(f, "{value} is not in the mechanism's input alphabet")
-            }
+            Error::UnknownValue { reason } => write!(f, "the input value is refused: {reason}"),
             Error::UnknownOutput { value } => {
                 write!(f, "{value} is not in the mechanism's output alphabet")
             }
@@ -188,6 +194,11 @@ impl fmt::Display for Error {
             Error::DesignFailed { reason } => {
                 write!(f, "the designed mechanism failed its own check, so nothing is published: {reason}")
             }
+            Error::TooCostly { what, work, limit } => write!(
+                f,
+                "verifying {what} needs about {work:.3e} work units, above the budget of {limit:.3e}; \
+                 a client that accepts the cost can raise it with the policy's maxVerifyWork"
+            ),
         }
     }
 }

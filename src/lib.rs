@@ -19,7 +19,7 @@
 //! let mut rng = privlift::rng::DeterministicRngForTesting::seed_from_u64(7);
 //! let y = mech.perturb(1, &mut rng)?;                    // in production: privlift::rng::os_rng()
 //! let receipt = mech.receipt(y)?;
-//! assert!(receipt.entries.iter().all(|e| e.lift <= receipt.max_lift_bound));
+//! assert!(receipt.input.entries.iter().all(|e| e.lift <= receipt.input.max_lift_bound));
 //! # Ok::<(), privlift::Error>(())
 //! ```
 //!
@@ -58,7 +58,7 @@ pub use error::{Error, Result};
 pub struct ReadmeDoctests;
 pub use leakage::{audit, Leakage};
 pub use mechanism::{
-    ContinuousPolicy, ContinuousReceipt, Receipt, ReceiptEntry, VerifiedContinuous, VerifiedMechanism,
+    ContinuousPolicy, ContinuousReceipt, Receipt, ReceiptEntry, ReceiptSection, VerifiedContinuous, VerifiedMechanism,
 };
 pub use spec::{parse_any, AnyDocument, ContinuousDocument, Document};
-pub use verify::{Policy, Verification};
+pub use verify::{Policy, PolicyValue, Verification};

@@ -115,9 +115,12 @@ fn audit_document_with_true_claims() {
     let f = t.write("doc.json", &doc(r#"{"ldp_x": 0.6931471805599453, "ldp": 0.6931471805599453}"#));
     let v = run(&["audit", &f]).json();
     let mut want = FIELDS.to_vec();
-    want.extend(["claims_hold", "claims"]);
+    want.extend(["claims_hold", "claims", "x"]);
     assert_eq!(keys(&v), sorted(&want));
     assert_eq!(keys(&v["alip"]), ["eps_l", "eps_u"]);
+    // A document's audit also shows the user's own value X (here S = X: the same numbers).
+    assert_eq!(keys(&v["x"]), ["alip", "lip", "max_lift", "mi", "min_lift"]);
+    assert_eq!(v["x"]["lip"], v["lip"]);
     assert_eq!(v["claims_hold"], true);
     let claims = v["claims"].as_array().unwrap();
     assert_eq!(claims.len(), 2);
@@ -151,7 +154,9 @@ fn audit_reports_a_lying_document_without_refusing() {
 fn audit_document_without_claims_has_no_claim_fields() {
     let t = TempDir::new();
     let f = t.write("noclaims.json", &doc("{}"));
-    assert_eq!(keys(&run(&["audit", &f]).json()), sorted(&FIELDS));
+    let mut want = FIELDS.to_vec();
+    want.push("x");
+    assert_eq!(keys(&run(&["audit", &f]).json()), sorted(&want));
 }
 
 #[test]
@@ -238,7 +243,9 @@ fn audit_unary_document() {
         )
     };
     let v = run(&["audit", &t.write("ue3.json", &unary(4))]).json();
-    assert_eq!(keys(&v), sorted(&FIELDS));
+    let mut want = FIELDS.to_vec();
+    want.push("x");
+    assert_eq!(keys(&v), sorted(&want));
     assert!(v["ldp_x"].as_f64().unwrap() > 0.0, "{v}");
     // Beyond the enumeration limit some averages are not computed: printed as "nan".
     let out = run(&["audit", &t.write("ue32.json", &unary(32))]);

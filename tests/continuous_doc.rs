@@ -186,7 +186,7 @@ fn a_lying_document_is_refused() {
     let none = doc(&GAUSS_DOC.replace(r#""lip": {"eps": 1.0, "delta": 0.3}"#, "")).unwrap();
     assert_eq!(none.verify(&ContinuousPolicy::default()).unwrap_err().code(), "no_claims");
     let honest = doc(GAUSS_DOC).unwrap();
-    let strict = ContinuousPolicy { lip: Some(EpsDelta { eps: 1.0, delta: 1e-9 }), ldp: None };
+    let strict = ContinuousPolicy { lip: Some(EpsDelta { eps: 1.0, delta: 1e-9 }), ..Default::default() };
     assert_eq!(honest.verify(&strict).unwrap_err().code(), "policy_violated");
 }
 

@@ -103,7 +103,7 @@ fn linear_reduction_example_1() {
         let outputs = doc.output().len();
         for y in 0..outputs {
             let r = m.receipt(y).unwrap();
-            let py: f64 = r.entries.iter().map(|e| e.prior * e.lift).sum::<f64>();
+            let py: f64 = r.secret.as_ref().unwrap().entries.iter().map(|e| e.prior * e.lift).sum::<f64>();
             // Σ_s P(s) l(s,y) = 1 always; P_Y(y) itself comes from the induced channel:
             assert!((py - 1.0).abs() < 1e-12);
         }

@@ -414,13 +414,13 @@ fn claims_are_verified() {
     v["claims"]["alpha"]["eps_u"] = json!((a2 + a10) / 2.0);
     let doc = Document::from_json(&v.to_string()).unwrap();
     for k in [2.0, 10.0, 50.0] {
-        let r = doc.check_declared(&Policy::default(), k).unwrap();
+        let r = doc.check_at(&Policy::default(), k).unwrap();
         assert!(!r.claims_hold, "audited at α = {k}: {:?}", r.claims);
     }
     assert!(matches!(doc.verify(&Policy::default()), Err(Error::ClaimViolated { .. })));
     v["claims"]["alpha"]["order"] = json!(2.0);
     let doc = Document::from_json(&v.to_string()).unwrap();
-    assert!(doc.check_declared(&Policy::default(), 10.0).unwrap().claims_hold);
+    assert!(doc.check_at(&Policy::default(), 10.0).unwrap().claims_hold);
     doc.verify(&Policy::default()).unwrap();
 
     for (claims, field) in [

@@ -101,19 +101,27 @@ fn receipt_lifts_are_posterior_over_prior_and_within_bounds() {
     for y in 0..4 {
         let r = m.receipt(y).unwrap();
         assert_eq!(r.output_index, Some(y));
-        assert_eq!(r.entries.len(), 2);
-        // The claims, widened by the verification tolerance (1e-9 relative).
-        assert!(r.max_lift_bound >= 0.8f64.exp() && (r.max_lift_bound / 0.8f64.exp() - 1.0) < 1e-8);
-        assert!(r.min_lift_bound <= (-1.0f64).exp() && (1.0 - r.min_lift_bound / (-1.0f64).exp()) < 1e-8);
+        // The user's own values first (all four), then the secret's section.
+        assert_eq!(r.input.entries.len(), 4);
+        let sec = r.secret.as_ref().expect("a document with a secret has an S section");
+        assert_eq!(sec.entries.len(), 2);
+        // Bounds are the audit's, never the claims': within the claims here.
+        assert_eq!((sec.min_lift_bound, sec.max_lift_bound), (m.leakage().min_lift, m.leakage().max_lift));
+        assert_eq!((r.input.min_lift_bound, r.input.max_lift_bound), (m.leakage_x().min_lift, m.leakage_x().max_lift));
+        assert!(sec.max_lift_bound <= 0.8f64.exp() * (1.0 + 1e-8));
+        assert!(sec.min_lift_bound >= (-1.0f64).exp() * (1.0 - 1e-8));
         let py: f64 = (0..4).map(|x| d.prior()[x] * w.get(x, y)).sum();
-        for e in &r.entries {
-            let pxs = d.p_sx().row(e.secret_index);
+        for e in &sec.entries {
+            let pxs = d.p_sx().row(e.index);
             let psy: f64 = (0..4).map(|x| pxs[x] * w.get(x, y)).sum();
             assert!((e.posterior - psy / py).abs() < 1e-14);
             assert!((e.lift - e.posterior / e.prior).abs() < 1e-12);
-            assert!(e.lift <= r.max_lift_bound && e.lift >= r.min_lift_bound, "{r:?}");
         }
-        let total: f64 = r.entries.iter().map(|e| e.posterior).sum();
+        for e in &r.input.entries {
+            assert!((e.lift - w.get(e.index, y) / py).abs() < 1e-12, "lift of x = P(y|x)/P(y)");
+        }
+        assert!(common::lifts_within_bounds(&r), "{r:?}");
+        let total: f64 = sec.entries.iter().map(|e| e.posterior).sum();
         assert!((total - 1.0).abs() < 1e-12);
     }
     let mut rng = DeterministicRngForTesting::seed_from_u64(3);
@@ -167,10 +175,13 @@ fn receipt_bounds_hold_at_the_tolerance_edge_and_for_per_secret_and_degenerate_u
         "claims": {"alip": {"eps_l": eps_l * (1.0 + 1e-12), "eps_u": eps_u * (1.0 - 5e-10)}}});
     let m = doc(v).verify(&Policy::default()).unwrap();
     let r0 = m.receipt(0).unwrap();
-    assert!(r0.entries.iter().any(|x| x.lift > (eps_u * (1.0 - 5e-10)).exp()), "the claim is below the true max lift");
+    assert!(
+        r0.input.entries.iter().any(|x| x.lift > (eps_u * (1.0 - 5e-10)).exp()),
+        "the claim is below the true max lift"
+    );
     for y in 0..2 {
         let r = m.receipt(y).unwrap();
-        assert!(r.entries.iter().all(|x| x.lift <= r.max_lift_bound && x.lift >= r.min_lift_bound), "{r:?}");
+        assert!(common::lifts_within_bounds(&r), "{r:?}");
     }
     // A non-Markov mechanism whose channel to X is private but which reveals S: ldp_x must
     // not be used to bound the lift of S.
@@ -181,8 +192,8 @@ fn receipt_bounds_hold_at_the_tolerance_edge_and_for_per_secret_and_degenerate_u
         "claims": {"ldp_x": 0.01, "ldp": 2.2}});
     let m = doc(v).verify(&Policy::default()).unwrap();
     let r = m.receipt(0).unwrap();
-    assert!(r.entries.iter().all(|x| x.lift <= r.max_lift_bound), "{r:?}");
-    assert!(r.max_lift_bound > 1.5, "the bound comes from ldp w.r.t. S, not ldp_x");
+    assert!(common::lifts_within_bounds(&r), "{r:?}");
+    assert!(r.secret.as_ref().unwrap().max_lift_bound > 1.5, "the S bound comes from the S audit, not ldp_x");
     // Unary encoding with q01 = 0: impossible bit vectors are refused, possible ones have
     // finite lifts within the bounds.
     let v = json!({"format": "privlift-mechanism", "version": 1, "id": "u", "labels": ["a"],
@@ -190,7 +201,7 @@ fn receipt_bounds_hold_at_the_tolerance_edge_and_for_per_secret_and_degenerate_u
     let m = doc(v).verify(&Policy::default()).unwrap();
     for bits in [[true], [false]] {
         let r = m.receipt_bits(&bits).unwrap();
-        assert!(r.entries.iter().all(|x| x.lift.is_finite() && x.lift <= r.max_lift_bound));
+        assert!(r.input.entries.iter().all(|x| x.lift.is_finite()) && common::lifts_within_bounds(&r));
     }
 }
 
@@ -207,6 +218,7 @@ fn inputs_with_prior_zero_are_refused() {
     let e = m.perturb(2, &mut rng).unwrap_err();
     assert_eq!(e.code(), "unknown_value");
     assert!(e.to_string().contains("probability 0"), "{e}");
+    assert!(!e.to_string().contains("\"c\""), "the error names the user's value: {e}");
     assert_eq!(m.perturb_many(&[0, 0, 2], &mut rng).unwrap_err().code(), "unknown_value");
 }
 
@@ -219,7 +231,7 @@ fn unary_receipts_allow_for_the_prior_sum_slack() {
     let m = Document::from_json(json).unwrap().verify(&Policy::default()).unwrap();
     for bits in [[true], [false]] {
         let r = m.receipt_bits(&bits).unwrap();
-        assert!(r.entries.iter().all(|x| x.lift >= r.min_lift_bound && x.lift <= r.max_lift_bound), "{r:?}");
+        assert!(common::lifts_within_bounds(&r), "{r:?}");
     }
     // |X| = 3, both signs of the slack, every bit vector.
     for scale in [1.0 - 9.9e-10, 1.0 + 9.9e-10] {
@@ -234,10 +246,7 @@ fn unary_receipts_allow_for_the_prior_sum_slack() {
         for y in 0..8usize {
             let bits = [y & 1 == 1, y & 2 == 2, y & 4 == 4];
             let r = m.receipt_bits(&bits).unwrap();
-            assert!(
-                r.entries.iter().all(|x| x.lift >= r.min_lift_bound && x.lift <= r.max_lift_bound),
-                "scale {scale} {bits:?}: {r:?}"
-            );
+            assert!(common::lifts_within_bounds(&r), "scale {scale} {bits:?}: {r:?}");
         }
     }
 }
@@ -259,6 +268,6 @@ fn subnormal_probabilities_are_refused() {
     let m = doc(v).verify(&Policy::default()).unwrap();
     for y in 0..3 {
         let r = m.receipt(y).unwrap();
-        assert!(r.entries.iter().all(|x| (x.lift - 1.0).abs() < 1e-14), "{r:?}");
+        assert!(r.all_entries().all(|x| (x.lift - 1.0).abs() < 1e-14), "{r:?}");
     }
 }

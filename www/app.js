@@ -13,6 +13,20 @@ const state = {
 window.__privlift = state; // read by the end-to-end tests
 let index = [];
 
+/** A number for display; an unbounded one (the audit proved no finite bound) as ∞. */
+function fmt(v, digits) {
+  if (typeof v !== 'number' || Number.isNaN(v)) return '?';
+  if (!Number.isFinite(v)) return v > 0 ? '∞' : '−∞';
+  return v.toFixed(digits);
+}
+
+/** An element with text content (never parsed as markup) and properties. */
+function elem(tag, text, props = {}) {
+  const n = Object.assign(document.createElement(tag), props);
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
 function policy() {
   const text = $('cap').value.trim();
   const cap = Number(text);
@@ -39,9 +53,17 @@ function refused(e) {
 function activate(m, doc) {
   state.mechanism = m;
   state.error = null;
-  const leak = m.leakage();
-  setStatus('ok', `✓ Verified in your browser: ${m.id} leaks at most ε = ${leak.ldp_x.toFixed(3)} nats of LDP ` +
-    `and ε = ${leak.lip.toFixed(3)} nats of LIP about the secret. It may be used.`);
+  // What the policy read: the audit w.r.t. the visitor's own value X. The curator's
+  // secret S (if the document declares one) is audited too and shown in addition.
+  const lx = m.leakageX();
+  let text = `✓ Verified in your browser: ${m.id} leaks at most ε = ${fmt(lx.ldp_x, 3)} nats of LDP (prior-free) ` +
+    `and ε = ${fmt(lx.lip, 3)} nats of LIP (under the curator's prior) about your own answer`;
+  if (doc.secret) {
+    const ls = m.leakage();
+    const names = m.secretLabels.length <= 4 ? ` (${m.secretLabels.join(' / ')})` : '';
+    text += `, and ε = ${fmt(ls.lip, 3)} nats of LIP about the curator's secret${names}`;
+  }
+  setStatus('ok', `${text}. It may be used.`);
   const u = doc.utility || {};
   state.utility = u;
   const parts = [];
@@ -118,8 +140,9 @@ async function showLedger() {
   const rows = await state.ledger.releases();
   $('ledger').querySelector('tbody').replaceChildren(...rows.map((r) => {
     const tr = document.createElement('tr');
-    for (const v of [new Date(r.time).toLocaleTimeString(), r.attribute, r.mechanismId, r.ldp_x.toFixed(3), r.lip.toFixed(3)]) {
-      tr.append(Object.assign(document.createElement('td'), { textContent: v }));
+    // The ledger records the X-audit (lip_x); records of older versions only have ldp_x, which bounds it.
+    for (const v of [new Date(r.time).toLocaleTimeString(), r.attribute, r.mechanismId, fmt(r.ldp_x, 3), fmt(r.lip_x ?? r.ldp_x, 3)]) {
+      tr.append(elem('td', v));
     }
     return tr;
   }));
@@ -127,8 +150,8 @@ async function showLedger() {
   if (attr) {
     const b = await state.ledger.bound(attr);
     state.ledgerBound = b;
-    $('ledger-bound').textContent = `Together, your ${b.releases} release(s) of “${attr}” leak at most ε = ${b.ldp.toFixed(3)} nats of LDP ` +
-      `and ε = ${b.lip.toFixed(3)} nats of LIP (composition, Jiang et al. Thm 4). Budget: ${state.ledger.budget.ldp ?? '∞'} nats.`;
+    $('ledger-bound').textContent = `Together, your ${b.releases} release(s) of “${attr}” leak at most ε = ${fmt(b.ldp, 3)} nats of LDP ` +
+      `and ε = ${fmt(b.lip, 3)} nats of LIP about your answer (composition, Jiang et al. Thm 4). Budget: ${state.ledger.budget.ldp ?? '∞'} nats.`;
   }
 }
 
@@ -155,20 +178,37 @@ function showReceipt(x, y) {
   state.lastInput = x;
   state.lastOutput = y;
   state.receipt = m.receipt(y);
-  $('sent').replaceChildren('Would be sent: ', Object.assign(document.createElement('strong'), { textContent: m.outputLabels[y] }),
+  $('sent').replaceChildren('Would be sent: ', elem('strong', m.outputLabels[y]),
     ` (your true answer was ${m.labels[x]}; only the randomised value leaves the device)`);
   drawReceipt(state.receipt);
+}
+
+/** Fills one receipt table (X rows or S rows) and its bounds paragraph; hides it when `section` is absent. */
+function fillSection(tableId, boundsId, section, about) {
+  const table = $(tableId);
+  table.querySelector('tbody').replaceChildren(...(section?.entries ?? []).map((e) => {
+    const tr = document.createElement('tr');
+    tr.append(elem('th', e.label, { scope: 'row' }));
+    for (const v of [e.prior, e.posterior, e.lift]) tr.append(elem('td', fmt(v, 4)));
+    return tr;
+  }));
+  table.hidden = !section;
+  $(boundsId).textContent = section
+    ? `Proved by your browser's audit of this mechanism: whatever value is sent, every lift ${about} is between ` +
+      `e^−εl = ${fmt(section.min_lift_bound, 4)} and e^εu = ${fmt(section.max_lift_bound, 4)} ` +
+      `(εl = ${fmt(section.eps_l, 3)}, εu = ${fmt(section.eps_u, 3)} nats). ` +
+      'Anyone seeing the sent value can shift their belief by at most these factors.'
+    : '';
 }
 
 function drawReceipt(r) {
   const svg = $('chart');
   [...svg.querySelectorAll(':not(title)')].forEach((n) => n.remove());
-  const table = $('receipt');
-  const body = table.querySelector('tbody');
-  body.replaceChildren();
-  if (!r) { table.hidden = true; $('bounds').textContent = ''; return; }
-  table.hidden = false;
-  // Log scale: a lift of 2 and a lift of 1/2 are equally far from 1, as the bounds are.
+  // Always the rows of the visitor's own possible answers (X); the curator's secret (S) in addition.
+  fillSection('receipt', 'bounds', r ?? undefined, 'about your answer');
+  fillSection('receipt-secret', 'bounds-secret', r?.secret ?? undefined, "about the curator's secret");
+  if (!r) return;
+  // The chart: the X lifts. Log scale: a lift of 2 and a lift of 1/2 are equally far from 1, as the bounds are.
   const W = 640, H = 260, L = 80, B = 30, T = 10;
   const logs = [r.max_lift_bound, r.min_lift_bound, ...r.entries.map((e) => e.lift)]
     .filter((v) => v > 0 && Number.isFinite(v)).map((v) => Math.abs(Math.log(v)));
@@ -191,28 +231,15 @@ function drawReceipt(r) {
     const [y0, y1] = [yOf(1), yOf(e.lift)].sort((a, b) => a - b);
     el('rect', { x, y: y0, width: bw * 0.7, height: Math.max(1, y1 - y0),
       fill: e.lift >= 1 ? '#b45309' : '#1d4ed8', 'data-lift': e.lift });
-    el('text', { x: x + bw * 0.35, y: H - 12, 'text-anchor': 'middle' }, e.secret);
+    el('text', { x: x + bw * 0.35, y: H - 12, 'text-anchor': 'middle' }, e.label);
     if (r.entries.length <= 8) {
-      el('text', { x: x + bw * 0.35, y: e.lift >= 1 ? yOf(e.lift) - 4 : yOf(e.lift) + 14, 'text-anchor': 'middle' }, e.lift.toFixed(2));
+      el('text', { x: x + bw * 0.35, y: e.lift >= 1 ? yOf(e.lift) - 4 : yOf(e.lift) + 14, 'text-anchor': 'middle' }, fmt(e.lift, 2));
     }
   });
   for (const [v, label, dash] of [[r.max_lift_bound, 'e^εu', '6 4'], [1, '1', ''], [r.min_lift_bound, 'e^−εl', '6 4']]) {
     el('line', { x1: L, x2: W - 5, y1: yOf(v), y2: yOf(v), stroke: '#111', 'stroke-dasharray': dash, class: 'bound', 'data-value': v });
-    el('text', { x: 4, y: yOf(v) + 4 }, `${label} = ${v.toFixed(2)}`);
+    el('text', { x: 4, y: yOf(v) + 4 }, `${label} = ${fmt(v, 2)}`);
   }
-  for (const e of r.entries) {
-    const tr = document.createElement('tr');
-    for (const [v, th] of [[e.secret, true], [e.prior.toFixed(4)], [e.posterior.toFixed(4)], [e.lift.toFixed(4)]]) {
-      const c = document.createElement(th ? 'th' : 'td');
-      if (th) c.scope = 'row';
-      c.textContent = v;
-      tr.append(c);
-    }
-    body.append(tr);
-  }
-  $('bounds').textContent = `Guaranteed: every lift is between e^−εl = ${r.min_lift_bound.toFixed(4)} and ` +
-    `e^εu = ${r.max_lift_bound.toFixed(4)} (εl = ${r.eps_l.toFixed(3)}, εu = ${r.eps_u.toFixed(3)} nats), ` +
-    'whatever value you send. Anyone seeing the sent value can shift their belief about you by at most these factors.';
 }
 
 async function main() {

@@ -11,6 +11,13 @@ window.__privliftSalary = state; // read by the end-to-end tests
 const COLORS = ['#2563eb', '#b45309', '#7c3aed', '#0f766e'];
 const money = (v) => Math.round(v).toLocaleString('en-US');
 
+/** A table cell whose text is set as text (titles and messages may come from documents). */
+function cell(tag, text, props = {}) {
+  const n = Object.assign(document.createElement(tag), props);
+  if (text !== undefined) n.textContent = text;
+  return n;
+}
+
 function describeClaims(c) {
   const one = (name, v) => v ? `${name} ε = ${v.eps}${v.delta ? `, δ = ${v.delta}` : ''}` : null;
   return [one('LIP', c.lip), one('LDP', c.ldp)].filter(Boolean).join(', ');
@@ -41,14 +48,24 @@ async function load() {
       } finally {
         parsed.free();
       }
-      rows.push(`<tr data-i="${i}"><th scope="row"><span class="swatch" style="background:${COLORS[i]}"></span>${entry.title}</th>`
-        + `<td>${describeClaims(doc.claims)}</td><td>${noiseOf(doc)}</td><td class="out">–</td><td class="at">–</td><td class="max">–</td></tr>`);
+      const tr = document.createElement('tr');
+      tr.dataset.i = String(i);
+      const swatch = cell('span', undefined, { className: 'swatch' });
+      swatch.style.background = COLORS[i];
+      const th = cell('th', undefined, { scope: 'row' });
+      th.append(swatch, String(entry.title));
+      tr.append(th, cell('td', describeClaims(doc.claims)), cell('td', noiseOf(doc)),
+        cell('td', '–', { className: 'out' }), cell('td', '–', { className: 'at' }), cell('td', '–', { className: 'max' }));
+      rows.push(tr);
     } catch (e) {
       state.errors[i] = { code: e.code, message: e.message };
-      rows.push(`<tr><th scope="row">${entry.title}</th><td colspan="5">✗ refused: ${e instanceof PrivliftError ? `${e.message} [${e.code}]` : e}</td></tr>`);
+      const tr = document.createElement('tr');
+      tr.append(cell('th', String(entry.title), { scope: 'row' }),
+        cell('td', `✗ refused: ${e instanceof PrivliftError ? `${e.message} [${e.code}]` : e}`, { colSpan: 5 }));
+      rows.push(tr);
     }
   }
-  $('salary-table').querySelector('tbody').innerHTML = rows.join('');
+  $('salary-table').querySelector('tbody').replaceChildren(...rows);
   const ok = state.mechanisms.filter(Boolean).length;
   const d = state.mechanisms.find(Boolean)?.domain;
   if (d) {

@@ -139,7 +139,7 @@ impl Lattice {
         }
         if x < self.lo || x > self.hi {
             return Err(Error::UnknownValue {
-                value: alloc::format!("{x} (outside the domain [{}, {}])", self.lo, self.hi),
+                reason: alloc::format!("it is outside the domain [{}, {}]", self.lo, self.hi),
             });
         }
         let k = lattice_index(x - self.lo, self.step)?;
@@ -297,17 +297,8 @@ impl PmfTable {
         let (num, den) = g.variance();
         let s2 = num as f64 / den as f64;
         let s = libm::sqrt(s2);
-        // w(z) = exp(−z²/2s²); tail beyond T: 2·w(T+1)/(1 − e^{−(2T+3)/2s²}) (norm ≥ 1).
         let w = |z: f64| libm::exp(-z * z / (2.0 * s2));
-        let mut half = (s * libm::sqrt(2.0 * libm::log(2.0 / TAIL_TARGET))) as usize + 1;
-        let tail = |t: usize| {
-            let t1 = (t + 1) as f64;
-            let r = libm::exp(-(2.0 * t1 + 1.0) / (2.0 * s2));
-            next_up(2.0 * w(t1) / (1.0 - r) * (1.0 + 1e-10))
-        };
-        while tail(half) > TAIL_TARGET && half < 300_000_000 {
-            half += 1 + half / 16;
-        }
+        let half = half_width(s2);
         // Normaliser: all terms down to underflow (w(40s) = e^{−800} = 0 in f64).
         let reach = (40.0 * s) as usize + 2;
         let mut norm = 1.0;
@@ -323,8 +314,29 @@ impl PmfTable {
         let vals: Vec<f64> = (0..=2 * half).map(|i| w(i as f64 - half as f64) / norm).collect();
         let max_arg = (half as f64) * (half as f64) / (2.0 * s2);
         let rel = gamma(reach + 8) + 8.0 * U * max_arg.min(800.0) + 4.0 * U;
-        Ok(PmfTable { half, vals, tail: tail(half), rel })
+        Ok(PmfTable { half, vals, tail: gaussian_tail(s2, half), rel })
     }
+}
+
+/// Upper bound on `P(|Z| > t)` for the discrete Gaussian of variance `s2`:
+/// 2·w(t+1)/(1 − e^{−(2t+3)/2s²}) with w(z) = exp(−z²/2s²) (the normaliser is ≥ 1).
+fn gaussian_tail(s2: f64, t: usize) -> f64 {
+    let t1 = (t + 1) as f64;
+    let w = libm::exp(-t1 * t1 / (2.0 * s2));
+    let r = libm::exp(-(2.0 * t1 + 1.0) / (2.0 * s2));
+    next_up(2.0 * w / (1.0 - r) * (1.0 + 1e-10))
+}
+
+/// The half-width of the table of a discrete Gaussian of variance `s2`: the first `t`
+/// (on a geometric grid from √(2 ln(2/τ))·s) whose tail is below [`TAIL_TARGET`].
+/// Scalar work only, so the cost of an audit is known before its tables exist.
+fn half_width(s2: f64) -> usize {
+    let s = libm::sqrt(s2);
+    let mut half = (s * libm::sqrt(2.0 * libm::log(2.0 / TAIL_TARGET))) as usize + 1;
+    while gaussian_tail(s2, half) > TAIL_TARGET && half < 300_000_000 {
+        half += 1 + half / 16;
+    }
+    half
 }
 
 /// The exact lattice sampler of a mechanism.
@@ -576,6 +588,33 @@ impl LatticeMechanism {
                 LatticeAudit { lip_eps: lip, ldp_eps: ldp, tail_mass: 0.0 }
             }
         })
+    }
+
+    /// What verifying this mechanism costs, in the work units of
+    /// [`crate::verify::Work`] (one f64 cell touched by one pass), from its parameters
+    /// alone: the audit, then `evals` evaluations of δ (each rebuilding every noise table,
+    /// the window of P(j) and one pass per point over its table; for instance-dependent σ
+    /// on ≤ 128 points, the pairwise LDP).
+    pub fn audit_work(&self, evals: usize) -> f64 {
+        let n = self.lattice.len() as f64;
+        let evals = evals as f64;
+        match &self.kind {
+            Kind::Gaussian { samplers, .. } => {
+                let (mut tables, mut widest) = (0.0f64, 0.0f64);
+                for g in samplers {
+                    let (num, den) = g.variance();
+                    let s2 = num as f64 / den as f64;
+                    let m = 2.0 * half_width(s2) as f64 + 1.0;
+                    tables += m + 40.0 * libm::sqrt(s2) + 2.0;
+                    widest = widest.max(m);
+                }
+                let lip = 4.0 * (n + widest) + 2.0 * n * widest;
+                let ldp = if samplers.len() > 1 && n <= 128.0 { 2.0 * n * n * widest } else { 2.0 * widest };
+                (1.0 + evals) * tables + evals * lip.max(ldp)
+            }
+            Kind::Laplace(_) => (1.0 + 2.0 * evals) * n * n + 16.0 * n,
+            Kind::Sampling { .. } => 16.0 * n,
+        }
     }
 
     /// The δ of (ε, δ)-LIP (definition (3)), an upper bound (module docs).

@@ -113,15 +113,23 @@ pub fn audit_unary(p_sx: &Matrix, q01: f64, q10: f64, alpha_order: f64) -> Resul
     // The total prior mass T (1 within SUM_TOLERANCE) is the lift's constant term.
     let total: f64 = prior.iter().sum();
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
-    for u in &cond {
-        hi = hi.max(dinkelbach(c, u, total, &prior, true));
-        lo = lo.min(dinkelbach(c, u, total, &prior, false));
-    }
     let mut ldp = 0.0f64;
-    for u in &cond {
-        for v in &cond {
-            // P(y|s)/P(y|s'): both conditionals are normalised, so the constant is 1.
-            ldp = ldp.max(ln_up(dinkelbach(c, u, 1.0, v, true), rel));
+    if p_sx.is_diagonal() {
+        // S = X: closed forms in O(|X|), and LDP w.r.t. S is LDP w.r.t. X on the support.
+        (hi, lo) = one_hot_extremes(c, &prior, total);
+        if cond.len() >= 2 {
+            ldp = abs_ln_up(a1 / a0, gamma(6));
+        }
+    } else {
+        for u in &cond {
+            hi = hi.max(dinkelbach(c, u, total, &prior, true));
+            lo = lo.min(dinkelbach(c, u, total, &prior, false));
+        }
+        for u in &cond {
+            for v in &cond {
+                // P(y|s)/P(y|s'): both conditionals are normalised, so the constant is 1.
+                ldp = ldp.max(ln_up(dinkelbach(c, u, 1.0, v, true), rel));
+            }
         }
     }
     let eps_u = ln_up(hi, rel).max(0.0);
@@ -153,7 +161,60 @@ fn maximal(p: f64, q: f64, prior: &[f64]) -> f64 {
     }
 }
 
-/// max (or min) over b ∈ {0,1}^n of (1 + c⟨u,b⟩) / (d0 + c⟨v,b⟩), Dinkelbach.
+/// The largest and smallest lift over every x with P(x) > 0 and every bit vector when
+/// S = X, in O(|X|): with u = e_x the lift is (1 + c·b_x) / (T + c·P(x)·b_x + c·Σ_{j≠x}
+/// P(j)·b_j), so for each value of b_x the other bits only move the denominator, each by
+/// the sign of c. Σ_{j≠x} is a prefix plus a suffix sum of same-signed terms (no
+/// cancellation), so the rounding bound of [`audit_unary`] holds.
+fn one_hot_extremes(c: f64, prior: &[f64], total: f64) -> (f64, f64) {
+    let n = prior.len();
+    // pos[j] = max(0, c P(j)), neg[j] = min(0, c P(j)); prefix sums before x, suffix after.
+    let part = |j: usize, positive: bool| {
+        let v = c * prior[j];
+        if positive == (v > 0.0) {
+            v
+        } else {
+            0.0
+        }
+    };
+    let sums = |positive: bool| {
+        let mut before = vec![0.0; n + 1];
+        for j in 0..n {
+            before[j + 1] = before[j] + part(j, positive);
+        }
+        let mut after = vec![0.0; n + 1];
+        for j in (0..n).rev() {
+            after[j] = after[j + 1] + part(j, positive);
+        }
+        (before, after)
+    };
+    let (pos_b, pos_a) = sums(true);
+    let (neg_b, neg_a) = sums(false);
+    let (mut hi, mut lo) = (1.0f64, 1.0f64);
+    for (x, &px) in prior.iter().enumerate() {
+        if px <= 0.0 {
+            continue;
+        }
+        // Other bits: the maximum takes the negative terms, the minimum the positive ones.
+        let (others_max, others_min) = (neg_b[x] + neg_a[x + 1], pos_b[x] + pos_a[x + 1]);
+        for bx in [0.0, 1.0] {
+            let num = 1.0 + c * bx;
+            let own = total + c * px * bx;
+            hi = hi.max(num / (own + others_max));
+            lo = lo.min(num / (own + others_min));
+        }
+    }
+    (hi, lo)
+}
+
+/// Most Dinkelbach steps taken before the bound of the last step is used instead (the
+/// verification cost model counts this many passes).
+pub const DINKELBACH_MAX_STEPS: usize = 32;
+
+/// max (or min) over b ∈ {0,1}^n of (1 + c⟨u,b⟩) / (d0 + c⟨v,b⟩), Dinkelbach. After
+/// [`DINKELBACH_MAX_STEPS`] steps without convergence it returns the safe bound of the
+/// last step: with F = max_b N(b) − λD(b) ≥ 0, every ratio is ≤ λ + F / min_b D(b)
+/// (and symmetrically for the minimum), so the answer never understates the leakage.
 fn dinkelbach(c: f64, u: &[f64], d0: f64, v: &[f64], maximise: bool) -> f64 {
     let ratio = |b: &[bool]| {
         let (mut nu, mut de) = (1.0, d0);
@@ -167,7 +228,7 @@ fn dinkelbach(c: f64, u: &[f64], d0: f64, v: &[f64], maximise: bool) -> f64 {
     };
     let mut b = vec![false; u.len()];
     let mut lambda = ratio(&b);
-    for _ in 0..4 * u.len() + 8 {
+    for _ in 0..DINKELBACH_MAX_STEPS {
         for ((bi, &ui), &vi) in b.iter_mut().zip(u).zip(v) {
             let gain = c * (ui - lambda * vi);
             *bi = if maximise { gain > 0.0 } else { gain < 0.0 };
@@ -175,11 +236,28 @@ fn dinkelbach(c: f64, u: &[f64], d0: f64, v: &[f64], maximise: bool) -> f64 {
         let next = ratio(&b);
         let better = if maximise { next > lambda } else { next < lambda };
         if !better {
-            break;
+            return lambda;
         }
         lambda = next;
     }
-    lambda
+    // Not converged: F(λ) at the maximiser b of N − λD, over the smallest denominator.
+    let (mut f, mut d_min) = (1.0 - lambda * d0, d0);
+    for (&ui, &vi) in u.iter().zip(v) {
+        let gain = c * (ui - lambda * vi);
+        if if maximise { gain > 0.0 } else { gain < 0.0 } {
+            f += gain;
+        }
+        d_min += (c * vi).min(0.0);
+    }
+    if d_min <= 0.0 {
+        return if maximise { f64::INFINITY } else { 0.0 };
+    }
+    // A 2× margin absorbs the rounding of F and D_min (both sums of ≤ |X| + 1 terms).
+    if maximise {
+        lambda + 2.0 * f.max(0.0) / d_min
+    } else {
+        (lambda + 2.0 * f.min(0.0) / d_min).max(0.0)
+    }
 }
 
 /// The lift l(s, y) of a released bit vector `bits` (receipts); `None` when the bit
@@ -192,9 +270,11 @@ fn dinkelbach(c: f64, u: &[f64], d0: f64, v: &[f64], maximise: bool) -> f64 {
 /// flip probability is 0 or 1 some bit patterns are impossible and the likelihood ratios
 /// a(b) are infinite, so the likelihoods P(y|x) = Π_j P(y_j | j = x) are computed
 /// directly (O(|X|²), only in that degenerate case).
-pub fn unary_lift(p_sx: &Matrix, q01: f64, q10: f64, s: usize, bits: &[bool]) -> Option<f64> {
+///
+/// `prior` is P_X, the column sums of `p_sx` (passed in so that a receipt of |S| rows costs
+/// O(|S|·|X|), not O(|S|²·|X|)).
+pub fn unary_lift(p_sx: &Matrix, prior: &[f64], q01: f64, q10: f64, s: usize, bits: &[bool]) -> Option<f64> {
     let (p, q) = (1.0 - q10, q01);
-    let prior = p_sx.col_sums();
     let ps: f64 = p_sx.row(s).iter().sum();
     if p == q {
         // The report does not depend on x; it is possible iff every bit is.
@@ -308,9 +388,9 @@ mod tests {
                 let mut long = vec![false; padded.cols()];
                 long[..2].copy_from_slice(&bits);
                 for s in 0..2 {
-                    let l = unary_lift(&p_sx, q01, q10, s, &bits).unwrap();
+                    let l = unary_lift(&p_sx, &p_sx.col_sums(), q01, q10, s, &bits).unwrap();
                     assert!(exact.min_lift <= l && l <= exact.max_lift, "scale {scale} s {s} {bits:?}: {l} {exact:?}");
-                    let l = unary_lift(&padded, q01, q10, s, &long).unwrap();
+                    let l = unary_lift(&padded, &padded.col_sums(), q01, q10, s, &long).unwrap();
                     assert!(fast.min_lift <= l && l <= fast.max_lift, "scale {scale} s {s} {bits:?}: {l} {fast:?}");
                 }
             }

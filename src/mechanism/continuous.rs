@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::continuous::LatticeMechanism;
 use crate::error::{Error, Result};
 use crate::spec::{ContinuousDocument, EpsDelta};
-use crate::verify::{within, Check};
+use crate::verify::{within, within_delta, Check};
 
 /// Limits a client sets on a continuous mechanism (absent: not checked).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -37,6 +37,38 @@ pub struct ContinuousPolicy {
     pub lip: Option<EpsDelta>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ldp: Option<EpsDelta>,
+    /// The verification budget in work units (absent:
+    /// [`crate::verify::DEFAULT_MAX_VERIFY_WORK`]).
+    #[serde(default, alias = "maxVerifyWork", skip_serializing_if = "Option::is_none")]
+    pub max_verify_work: Option<f64>,
+}
+
+impl ContinuousPolicy {
+    /// Parses a policy object `{"lip": {"eps", "delta"}, "ldp": {…}, "maxVerifyWork": W}`
+    /// (what `privlift verify --policy` reads for a continuous document), refusing
+    /// unknown and duplicate keys.
+    ///
+    /// # Errors
+    /// `json` for a malformed object; range errors are reported by verification.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let v = crate::spec::strict::from_str(text)?;
+        serde_json::from_value(v).map_err(|e| Error::Json { message: alloc::format!("policy: {e}") })
+    }
+}
+
+/// The sampler of `doc` with the cost of its verification (the audit and `evals`
+/// evaluations of δ) checked against `budget` before any table is built.
+fn costed_sampler(doc: &ContinuousDocument, budget: Option<f64>, evals: usize) -> Result<LatticeMechanism> {
+    let m = doc.sampler()?;
+    let budget = budget.unwrap_or(crate::verify::DEFAULT_MAX_VERIFY_WORK);
+    if budget.is_nan() || budget <= 0.0 {
+        return Err(Error::InvalidArgument {
+            name: "policy.max_verify_work".into(),
+            reason: alloc::format!("the verification budget must be > 0, got {budget}"),
+        });
+    }
+    crate::verify::Work(m.audit_work(evals)).check("this continuous document", budget)?;
+    Ok(m)
 }
 
 /// An audited (ε, δ): δ at ε (upper bound).
@@ -98,7 +130,7 @@ fn check_one(
         notion: alloc::format!("{notion}.delta@eps={}", c.eps),
         bound: c.delta,
         actual: d,
-        holds: !d.is_nan() && within(d, c.delta),
+        holds: within_delta(d, c.delta),
     })
 }
 
@@ -113,10 +145,10 @@ impl ContinuousDocument {
     /// Audits the exact sampler: pure ε-LIP/LDP, δ at the claimed ε of each notion.
     ///
     /// # Errors
-    /// `invalid_argument` if the exact audit is too large
-    /// ([`crate::continuous::lattice::MAX_AUDIT_WORK`]).
+    /// `too_costly` above [`crate::verify::DEFAULT_MAX_VERIFY_WORK`] (checked before any
+    /// table is built).
     pub fn audit(&self) -> Result<ContinuousAudit> {
-        let m = self.sampler()?;
+        let m = costed_sampler(self, None, 2)?;
         audit_with(&m, self.claims().lip.map(|c| c.eps), self.claims().ldp.map(|c| c.eps))
     }
 
@@ -139,7 +171,9 @@ impl ContinuousDocument {
                 }
             }
         }
-        let m = self.sampler()?;
+        // δ at each claim's ε (2), and at each policy limit's.
+        let evals = 2 + usize::from(policy.lip.is_some()) + usize::from(policy.ldp.is_some());
+        let m = costed_sampler(self, policy.max_verify_work, evals)?;
         let audit = audit_with(&m, self.claims().lip.map(|c| c.eps), self.claims().ldp.map(|c| c.eps))?;
         let mut claims = Vec::new();
         if let Some(c) = self.claims().lip {

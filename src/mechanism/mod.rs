@@ -11,7 +11,7 @@ mod receipt;
 pub use continuous::{
     AuditedEpsDelta, ContinuousAudit, ContinuousPolicy, ContinuousReceipt, ContinuousVerification, VerifiedContinuous,
 };
-pub use receipt::{Receipt, ReceiptEntry};
+pub use receipt::{Receipt, ReceiptEntry, ReceiptSection};
 
 use alloc::vec::Vec;
 use rand::{CryptoRng, RngCore};
@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::leakage::{self, JointSY, Leakage, DEFAULT_ALPHA_ORDER};
 use crate::sample::{ChannelSampler, UnarySampler};
 use crate::spec::{Document, Matrix, MechanismKind};
-use crate::verify::{evaluate, Policy, Verification};
+use crate::verify::{evaluate, Policy, Verification, Work};
 
 /// The exact sampler of a document, and the channel it realises.
 #[derive(Debug, Clone)]
@@ -60,91 +60,103 @@ impl Runtime {
             .collect()
     }
 
-    /// Leakage of the exact sampler under the joint P_SX.
-    fn audit(&self, p_sx: &Matrix, alpha: f64) -> Result<Leakage> {
+    /// The exact channels the sampler realises: P(Y|X) (for a per-secret mechanism the
+    /// induced channel of Ding, Liu, Farokhi eq 9) and, for a per-secret one, its blocks
+    /// P(Y|S=s,X). `None` for unary encoding (2^|X| outputs; audited in closed form).
+    fn channels(&self, p_sx: &Matrix) -> Option<(Matrix, Option<Vec<Matrix>>)> {
         match self {
-            Runtime::Channel(s) => leakage::audit(p_sx, &Self::effective(s), alpha),
+            Runtime::Channel(s) => Some((Self::effective(s), None)),
             Runtime::PerSecret { sampler, nx } => {
-                leakage::audit_per_secret(p_sx, &Self::per_secret_blocks(sampler, *nx), alpha)
-            }
-            Runtime::Unary(u) => {
-                let (q01, q10) = u.effective();
-                leakage::audit_unary(p_sx, q01, q10, alpha)
-            }
-        }
-    }
-
-    /// Worst LIP w.r.t. X over a set of priors (the `bp_lip` claim).
-    fn bp_lip(&self, priors: &[Vec<f64>]) -> Result<f64> {
-        if let Runtime::PerSecret { .. } = self {
-            return Err(Error::InvalidArgument {
-                name: "claims.bp_lip".into(),
-                reason: "BP-LIP is defined for a channel P(Y|X); this mechanism depends on the secret".into(),
-            });
-        }
-        let mut worst = 0.0f64;
-        for p in priors {
-            worst = worst.max(self.audit(&Matrix::diag(p), DEFAULT_ALPHA_ORDER)?.lip);
-        }
-        Ok(worst)
-    }
-
-    fn joint(&self, p_sx: &Matrix) -> Option<JointSY> {
-        match self {
-            Runtime::Channel(s) => Some(JointSY::markov(p_sx, &Self::effective(s))),
-            Runtime::PerSecret { sampler, nx } => {
-                Some(JointSY::per_secret(p_sx, &Self::per_secret_blocks(sampler, *nx)))
+                let blocks = Self::per_secret_blocks(sampler, *nx);
+                Some((leakage::induced_channel(p_sx, &blocks), Some(blocks)))
             }
             Runtime::Unary(_) => None,
         }
     }
 }
 
-impl Document {
-    /// Audits the mechanism *as declared* in the document (what `privlift audit` prints).
-    pub fn audit(&self, alpha_order: f64) -> Result<Leakage> {
-        match self.mechanism() {
-            MechanismKind::Matrix(m) => leakage::audit(self.p_sx(), m, alpha_order),
-            MechanismKind::PerSecret { p_y_given_sx, .. } => {
-                leakage::audit_per_secret(self.p_sx(), p_y_given_sx, alpha_order)
-            }
-            MechanismKind::Unary { q01, q10 } => leakage::audit_unary(self.p_sx(), *q01, *q10, alpha_order),
-        }
-    }
+/// The exact sampler's audits: w.r.t. S under the declared joint, and w.r.t. X under the
+/// declared prior (S = X), sharing the channels built once.
+struct Audits {
+    s: Leakage,
+    x: Leakage,
+}
 
-    /// Worst LIP w.r.t. X of the *declared* mechanism over a set of priors (what a
-    /// `bp_lip` claim promises).
+fn audit_exact(
+    doc: &Document,
+    runtime: &Runtime,
+    channels: &Option<(Matrix, Option<Vec<Matrix>>)>,
+    alpha: f64,
+) -> Result<Audits> {
+    let diag = Matrix::diag(doc.prior());
+    let x = match (runtime, channels) {
+        (Runtime::Unary(u), _) => {
+            let (q01, q10) = u.effective();
+            leakage::audit_unary(&diag, q01, q10, alpha)?
+        }
+        (_, Some((channel, _))) => leakage::audit(&diag, channel, alpha)?,
+        (_, None) => unreachable_channels()?,
+    };
+    let s = if !doc.has_secret() {
+        x.clone()
+    } else {
+        match (runtime, channels) {
+            (Runtime::Unary(u), _) => {
+                let (q01, q10) = u.effective();
+                leakage::audit_unary(doc.p_sx(), q01, q10, alpha)?
+            }
+            (_, Some((_, Some(blocks)))) => leakage::audit_per_secret(doc.p_sx(), blocks, alpha)?,
+            (_, Some((channel, None))) => leakage::audit(doc.p_sx(), channel, alpha)?,
+            (_, None) => unreachable_channels()?,
+        }
+    };
+    Ok(Audits { s, x })
+}
+
+/// A channel runtime always has channels; kept as a typed error rather than a panic.
+fn unreachable_channels() -> Result<Leakage> {
+    Err(wrong_kind("internal: no channel for a channel mechanism"))
+}
+
+/// Worst LIP w.r.t. X over a set of priors (the `bp_lip` claim), on the exact channel
+/// built once.
+fn bp_lip(runtime: &Runtime, channels: &Option<(Matrix, Option<Vec<Matrix>>)>, priors: &[Vec<f64>]) -> Result<f64> {
+    if let Runtime::PerSecret { .. } = runtime {
+        return Err(Error::InvalidArgument {
+            name: "claims.bp_lip".into(),
+            reason: "BP-LIP is defined for a channel P(Y|X); this mechanism depends on the secret".into(),
+        });
+    }
+    let mut worst = 0.0f64;
+    for p in priors {
+        let diag = Matrix::diag(p);
+        let l = match (runtime, channels) {
+            (Runtime::Unary(u), _) => {
+                let (q01, q10) = u.effective();
+                leakage::audit_unary(&diag, q01, q10, DEFAULT_ALPHA_ORDER)?
+            }
+            (_, Some((channel, _))) => leakage::audit(&diag, channel, DEFAULT_ALPHA_ORDER)?,
+            (_, None) => unreachable_channels()?,
+        };
+        worst = worst.max(l.lip);
+    }
+    Ok(worst)
+}
+
+impl Document {
+    /// Audits the **exact sampler** a client would run (the integer alias table's
+    /// probabilities, not the document's floats) w.r.t. S at α-order `alpha_order`: what
+    /// `privlift audit` prints. There is one audit path; the CLI and the clients agree.
     ///
     /// # Errors
-    /// `invalid_argument` for a non-Markov per-secret mechanism (BP-LIP is defined for a
-    /// channel P(Y|X)) or a prior of the wrong length.
-    pub fn audit_bp_lip(&self, priors: &[Vec<f64>]) -> Result<f64> {
-        let mut worst = 0.0f64;
-        for p in priors {
-            if p.len() != self.input().len() {
-                return Err(Error::field("priors").dims(self.input().len(), p.len()));
-            }
-            let d = Matrix::diag(p);
-            let l = match self.mechanism() {
-                MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
-                    leakage::audit(&d, m, DEFAULT_ALPHA_ORDER)?
-                }
-                MechanismKind::Unary { q01, q10 } => leakage::audit_unary(&d, *q01, *q10, DEFAULT_ALPHA_ORDER)?,
-                MechanismKind::PerSecret { markov: None, .. } => {
-                    return Err(Error::InvalidArgument {
-                        name: "claims.bp_lip".into(),
-                        reason: "BP-LIP is defined for a channel P(Y|X); this mechanism depends on the secret".into(),
-                    })
-                }
-            };
-            worst = worst.max(l.lip);
-        }
-        Ok(worst)
+    /// `too_costly` above [`crate::verify::DEFAULT_MAX_VERIFY_WORK`]; sampler errors.
+    pub fn audit(&self, alpha_order: f64) -> Result<Leakage> {
+        Ok(self.check_at(&Policy::default(), alpha_order)?.leakage)
     }
 
-    /// The exact SRLIP leakage (Lopuhaä-Zwakenberg, privacy funnel, Def 3) of the
-    /// *declared* channel for the attributes of the document's `srlip` claim; `None` when
-    /// it makes none.
+    /// The exact SRLIP leakage (Lopuhaä-Zwakenberg, privacy funnel, Def 3) of the exact
+    /// channel for the attributes of the document's `srlip` claim; `None` when it makes
+    /// none.
     ///
     /// # Errors
     /// `invalid_argument` for a mechanism that is not a channel P(Y|X) (SRLIP of a
@@ -152,50 +164,53 @@ impl Document {
     /// [`leakage::MAX_SRLIP_WORK`].
     pub fn audit_srlip(&self) -> Result<Option<leakage::Srlip>> {
         let Some(c) = &self.claims().srlip else { return Ok(None) };
-        match self.mechanism() {
-            MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
-                Ok(Some(leakage::audit_srlip(self.p_sx(), m, &c.attributes)?))
+        match Runtime::build(self)? {
+            Runtime::Channel(sampler) => {
+                Ok(Some(leakage::audit_srlip(self.p_sx(), &Runtime::effective(&sampler), &c.attributes)?))
             }
             _ => Err(srlip_needs_a_channel()),
         }
     }
 
-    /// Claims and policy checked against the *declared* mechanism at α-order `alpha`
-    /// (what `privlift audit` reports). [`Document::check`] is the same on the exact
-    /// sampler, which is what a client relies on; the two agree to ~1e-15.
-    pub fn check_declared(&self, policy: &Policy, alpha_order: f64) -> Result<Verification> {
-        policy.validate()?;
-        let leak = self.audit(alpha_order)?;
-        let bp = self.claims().bp_lip.as_ref().map(|c| self.audit_bp_lip(&c.priors).unwrap_or(f64::INFINITY));
-        let alpha = alpha_claim(self, &leak, |k| self.audit(k))?;
-        let srlip = self.audit_srlip()?.map(|r| r.eps);
-        Ok(evaluate(leak, self.claims(), policy, bp, alpha).with_srlip(self.claims(), srlip))
-    }
-
     /// Builds the exact sampler and audits the channel it *actually* draws from
     /// (see [`crate::sample::alias`]), then checks claims and `policy`. Never fails on a
     /// claim: the report says which checks hold.
+    ///
+    /// # Errors
+    /// `too_costly` (before anything is allocated), `invalid_argument` for a malformed
+    /// policy or an unsupported claim.
     pub fn check(&self, policy: &Policy) -> Result<Verification> {
-        Ok(self.prepare(policy)?.0)
+        self.check_at(policy, DEFAULT_ALPHA_ORDER)
     }
 
-    fn prepare(&self, policy: &Policy) -> Result<(Verification, Runtime)> {
+    /// [`Document::check`] with the α-lift measures at order `alpha_order`.
+    ///
+    /// # Errors
+    /// As [`Document::check`]; `invalid_argument` for an α-order not > 0 and ≠ 1.
+    pub fn check_at(&self, policy: &Policy, alpha_order: f64) -> Result<Verification> {
+        Ok(self.prepare(policy, alpha_order)?.0)
+    }
+
+    fn prepare(&self, policy: &Policy, alpha_order: f64) -> Result<(Verification, Runtime, Prepared)> {
         policy.validate()?;
+        Work::of(self).check("this document", policy.verify_work_budget())?;
         let runtime = Runtime::build(self)?;
-        let leak = runtime.audit(self.p_sx(), DEFAULT_ALPHA_ORDER)?;
+        let channels = runtime.channels(self.p_sx());
+        let Audits { s, x } = audit_exact(self, &runtime, &channels, alpha_order)?;
         let bp = match &self.claims().bp_lip {
-            Some(c) => Some(runtime.bp_lip(&c.priors)?),
+            Some(c) => Some(bp_lip(&runtime, &channels, &c.priors)?),
             None => None,
         };
-        let alpha = alpha_claim(self, &leak, |k| runtime.audit(self.p_sx(), k))?;
-        let srlip = match (&self.claims().srlip, &runtime) {
-            (None, _) => None,
-            (Some(c), Runtime::Channel(sampler)) => {
-                Some(leakage::audit_srlip(self.p_sx(), &Runtime::effective(sampler), &c.attributes)?.eps)
+        let alpha = alpha_claim(self, &s, |k| Ok(audit_exact(self, &runtime, &channels, k)?.s))?;
+        let srlip = match (&self.claims().srlip, &runtime, &channels) {
+            (None, _, _) => None,
+            (Some(c), Runtime::Channel(_), Some((channel, _))) => {
+                Some(leakage::audit_srlip(self.p_sx(), channel, &c.attributes)?.eps)
             }
-            (Some(_), _) => return Err(srlip_needs_a_channel()),
+            (Some(_), _, _) => return Err(srlip_needs_a_channel()),
         };
-        Ok((evaluate(leak, self.claims(), policy, bp, alpha).with_srlip(self.claims(), srlip), runtime))
+        let verification = evaluate(s, x, self.claims(), policy, bp, alpha).with_srlip(self.claims(), srlip);
+        Ok((verification, runtime, Prepared { channels }))
     }
 
     /// Verifies the document against its own claims and the user's `policy`, and returns
@@ -204,13 +219,30 @@ impl Document {
     /// # Errors
     /// `no_claims`, `claim_violated` (the document lies about its guarantee),
     /// `policy_violated` (it is honest but leaks more than the user accepts),
-    /// `invalid_argument` (a malformed policy).
+    /// `too_costly` (refused before any allocation), `invalid_argument` (a malformed
+    /// policy).
     pub fn verify(&self, policy: &Policy) -> Result<VerifiedMechanism> {
-        let (verification, runtime) = self.prepare(policy)?;
-        let leakage = verification.clone().into_result()?;
-        let joint = runtime.joint(self.p_sx());
-        Ok(VerifiedMechanism { doc: self.clone(), runtime, leakage, verification, joint })
+        let (verification, runtime, prepared) = self.prepare(policy, DEFAULT_ALPHA_ORDER)?;
+        verification.clone().into_result()?;
+        let (joint_x, joint_s) = match &prepared.channels {
+            Some((channel, blocks)) => {
+                let x = JointSY::markov(&Matrix::diag(self.prior()), channel);
+                let s = match (self.has_secret(), blocks) {
+                    (false, _) => None,
+                    (true, Some(b)) => Some(JointSY::per_secret(self.p_sx(), b)),
+                    (true, None) => Some(JointSY::markov(self.p_sx(), channel)),
+                };
+                (Some(x), s)
+            }
+            None => (None, None),
+        };
+        Ok(VerifiedMechanism { doc: self.clone(), runtime, verification, joint_x, joint_s })
     }
+}
+
+/// What verification built and the runtime keeps (the channels for the receipts).
+struct Prepared {
+    channels: Option<(Matrix, Option<Vec<Matrix>>)>,
 }
 
 /// The audited (max_y Λ_α, max_y Ψ_α) at the order of the document's `alpha` claim, if
@@ -229,9 +261,12 @@ fn alpha_claim(doc: &Document, leak: &Leakage, audit: impl Fn(f64) -> Result<Lea
 pub struct VerifiedMechanism {
     doc: Document,
     runtime: Runtime,
-    leakage: Leakage,
     verification: Verification,
-    joint: Option<JointSY>,
+    /// P(X,Y) under the declared prior (the receipt's rows of the user's values); `None`
+    /// for unary encoding.
+    joint_x: Option<JointSY>,
+    /// P(S,Y) under the declared joint, when the document declares a secret.
+    joint_s: Option<JointSY>,
 }
 
 fn srlip_needs_a_channel() -> Error {
@@ -249,9 +284,14 @@ impl VerifiedMechanism {
     pub fn document(&self) -> &Document {
         &self.doc
     }
-    /// The audited leakage of the sampler that runs.
+    /// The audited leakage of the sampler that runs, w.r.t. the document's secret S.
     pub fn leakage(&self) -> &Leakage {
-        &self.leakage
+        &self.verification.leakage
+    }
+    /// The audited leakage of the sampler that runs, w.r.t. the user's value X under the
+    /// declared prior: what the user's limits and the ledger read.
+    pub fn leakage_x(&self) -> &Leakage {
+        &self.verification.leakage_x
     }
     pub fn verification(&self) -> &Verification {
         &self.verification
@@ -283,17 +323,19 @@ impl VerifiedMechanism {
     /// curator's audit gives an input its prior calls impossible no LIP protection at all
     /// (its outputs may be released by nobody else, so they can identify it exactly, and
     /// no receipt exists for them). Such a value is refused rather than perturbed.
+    ///
+    /// The prior is exactly 0 wherever the joint's column is (validation guarantees it),
+    /// so this guard is the joint's. No error names the value or its index.
     fn check_input(&self, x: usize) -> Result<()> {
         let n = self.doc.input().len();
         if x >= n {
-            return Err(Error::UnknownValue { value: alloc::format!("index {x} (the alphabet has {n} values)") });
+            return Err(Error::UnknownValue {
+                reason: alloc::format!("its index is out of range (the input alphabet has {n} values)"),
+            });
         }
         if self.doc.prior()[x] == 0.0 {
-            let label = self.doc.input().label(x).unwrap_or_default();
             return Err(Error::UnknownValue {
-                value: alloc::format!(
-                    "{label:?}: the mechanism's prior gives it probability 0, so its LIP guarantee does not cover it"
-                ),
+                reason: "the document's prior gives it probability 0, so no LIP guarantee covers it".into(),
             });
         }
         Ok(())
@@ -367,7 +409,16 @@ impl VerifiedMechanism {
         self.check_input(x)?;
         let ns = self.doc.secret().len();
         if s >= ns {
-            return Err(Error::UnknownValue { value: alloc::format!("secret index {s} (|S| = {ns})") });
+            return Err(Error::UnknownValue {
+                reason: alloc::format!("the secret's index is out of range (|S| = {ns})"),
+            });
+        }
+        // No audit covers a pair the joint calls impossible: its row is never weighed.
+        if self.doc.p_sx().get(s, x) == 0.0 {
+            return Err(Error::UnknownValue {
+                reason: "the document's joint gives this (secret, value) pair probability 0, so no audit covers it"
+                    .into(),
+            });
         }
         match &self.runtime {
             Runtime::PerSecret { sampler, nx } => Ok(sampler.sample(s * nx + x, rng)),
@@ -421,7 +472,29 @@ impl VerifiedMechanism {
         Receipt::for_bits(self, u.effective(), bits)
     }
 
-    pub(crate) fn joint(&self) -> Option<&JointSY> {
-        self.joint.as_ref()
+    /// The bounds every receipt of this mechanism states for the lifts of the user's
+    /// values X: (min, max) over every output. They come from the audit of the sampler
+    /// that runs, under the declared prior, and nothing else; for unary encoding they
+    /// are widened by the rounding of the receipt's own lift formula
+    /// ([`VerifiedMechanism::receipt_rounding`]).
+    pub fn receipt_bounds(&self) -> (f64, f64) {
+        let l = self.leakage_x();
+        receipt::widen(l.min_lift, l.max_lift, self.receipt_rounding())
+    }
+
+    /// The relative rounding bound of the lifts a receipt computes beyond the audit's own
+    /// (0 for channels: the receipt reads the audit's joint).
+    pub(crate) fn receipt_rounding(&self) -> f64 {
+        match &self.runtime {
+            Runtime::Unary(u) => crate::numeric::gamma(2 * u.len() + 8),
+            _ => 0.0,
+        }
+    }
+
+    pub(crate) fn joint_x(&self) -> Option<&JointSY> {
+        self.joint_x.as_ref()
+    }
+    pub(crate) fn joint_s(&self) -> Option<&JointSY> {
+        self.joint_s.as_ref()
     }
 }

@@ -1,4 +1,5 @@
-//! The privacy receipt: what the released output tells anyone about each secret value.
+//! The privacy receipt: what the released output tells anyone about each value the user
+//! could have entered, and about each value of the curator's secret.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -6,23 +7,44 @@ use serde::Serialize;
 
 use super::VerifiedMechanism;
 use crate::error::{Error, Result};
-use crate::spec::MechanismKind;
+use crate::leakage::{JointSY, Leakage};
+use crate::numeric::{down_rel, up_rel};
+use crate::spec::{Alphabet, Matrix};
 
-/// One secret value's row of a receipt.
+/// One row of a receipt: a value (of X, or of the secret S) and what the released output
+/// does to the belief about it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReceiptEntry {
-    pub secret_index: usize,
-    pub secret: String,
-    /// P(s).
+    /// Its index in the alphabet (X's labels, or S's).
+    pub index: usize,
+    pub label: String,
+    /// P(v).
     pub prior: f64,
-    /// P(s|y) for the released y.
+    /// P(v|y) for the released y.
     pub posterior: f64,
-    /// l(s,y) = P(s|y)/P(s); 0 when P(s) = 0.
+    /// l(v,y) = P(v|y)/P(v); 0 when P(v) = 0.
     pub lift: f64,
 }
 
-/// For the output actually released: every secret's prior, posterior and lift, and the
-/// bounds the verified claims guarantee.
+/// The rows of one variable (X or S) and the bounds that the audit of the channel that
+/// runs proved for them, under the prior the rows report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReceiptSection {
+    pub entries: Vec<ReceiptEntry>,
+    /// No lift of this section can fall below this, for any output (the audited min-lift,
+    /// rounded down by the receipt's own rounding bound).
+    pub min_lift_bound: f64,
+    /// No lift of this section can exceed this, for any output.
+    pub max_lift_bound: f64,
+    /// The audited (εl, εu) in nats: ln of the bounds' reciprocal and of the upper bound.
+    pub eps_l: f64,
+    pub eps_u: f64,
+}
+
+/// For the output actually released: the lift of **every value the user could have
+/// entered** (X; always present), and, when the document declares a secret S ≠ X, the
+/// lift of every secret value as a second section. Every bound is one the audit proved for
+/// the sampler that runs under the prior the rows report; no bound comes from a claim.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Receipt {
     pub mechanism_id: String,
@@ -31,18 +53,12 @@ pub struct Receipt {
     /// Label of the released output (for unary encoding, the bits as `0`/`1` characters,
     /// bit j first for input label j).
     pub output: String,
-    pub entries: Vec<ReceiptEntry>,
-    /// e^{−εl}: no lift can fall below this (from the tightest verified claim, widened by
-    /// the verification tolerance: ε·(1 + 1e-9) + 1e-12).
-    pub min_lift_bound: f64,
-    /// e^{εu}: no lift can exceed this.
-    pub max_lift_bound: f64,
-    /// The claimed εl and εu (nats) those bounds come from.
-    pub eps_l: f64,
-    pub eps_u: f64,
-    /// The audited εl and εu of the sampler that ran (≤ the claimed ones).
-    pub audited_eps_l: f64,
-    pub audited_eps_u: f64,
+    /// The user's own values X: `entries`, `min_lift_bound`, `max_lift_bound`, `eps_l`,
+    /// `eps_u` (flattened into the receipt in JSON).
+    #[serde(flatten)]
+    pub input: ReceiptSection,
+    /// The curator's secret S, when the document declares one.
+    pub secret: Option<ReceiptSection>,
 }
 
 impl Receipt {
@@ -53,102 +69,85 @@ impl Receipt {
                 value: alloc::format!("index {y} (the output alphabet has {} values)", doc.output().len()),
             });
         };
-        let Some(j) = m.joint() else {
+        let Some(jx) = m.joint_x() else {
             return Err(Error::InvalidArgument {
                 name: "mechanism".into(),
                 reason: "unary encoding releases a bit vector: use receipt_bits".into(),
             });
         };
-        if !j.output_possible(y) {
+        if !jx.output_possible(y) {
             return Err(Error::UnknownOutput {
                 value: alloc::format!("{out_label:?} (this mechanism never releases it)"),
             });
         }
-        let entries = (0..j.ns())
-            .map(|s| {
-                let prior = j.p_s()[s];
-                let posterior = j.posterior(s, y);
-                entry(m, s, prior, posterior, if prior > 0.0 { posterior / prior } else { 0.0 })
-            })
-            .collect();
-        Ok(Self::with_bounds(m, Some(y), out_label.into(), entries))
+        // The lifts are computed exactly as the audit computes them (JointSY::lift on the
+        // same joint), so they lie within its bounds without any widening.
+        let rows = |j: &JointSY, labels: &Alphabet| -> Vec<ReceiptEntry> {
+            (0..j.ns())
+                .map(|v| {
+                    let prior = j.p_s()[v];
+                    let lift = if prior > 0.0 { j.lift(v, y).unwrap_or(0.0) } else { 0.0 };
+                    row(labels, v, prior, j.posterior(v, y), lift)
+                })
+                .collect()
+        };
+        let input = section(rows(jx, doc.input()), m.leakage_x(), 0.0);
+        let secret = m.joint_s().map(|js| section(rows(js, doc.secret()), m.leakage(), 0.0));
+        Ok(Receipt { mechanism_id: doc.id().into(), output_index: Some(y), output: out_label.into(), input, secret })
     }
 
     pub(crate) fn for_bits(m: &VerifiedMechanism, (q01, q10): (f64, f64), bits: &[bool]) -> Result<Self> {
         let doc = m.document();
-        let p_sx = doc.p_sx();
-        let mut entries = Vec::with_capacity(p_sx.rows());
-        for s in 0..p_sx.rows() {
-            let prior: f64 = p_sx.row(s).iter().sum();
-            if prior > 0.0 {
-                let Some(lift) = crate::leakage::unary_lift(p_sx, q01, q10, s, bits) else {
-                    return Err(Error::UnknownOutput {
-                        value: "this bit vector (this mechanism never releases it)".into(),
-                    });
-                };
-                entries.push(entry(m, s, prior, lift * prior, lift));
-            } else {
-                entries.push(entry(m, s, 0.0, 0.0, 0.0));
+        let rows = |p_sx: &Matrix, labels: &Alphabet| -> Result<Vec<ReceiptEntry>> {
+            let mut entries = Vec::with_capacity(p_sx.rows());
+            let p_x = p_sx.col_sums();
+            for s in 0..p_sx.rows() {
+                let prior: f64 = p_sx.row(s).iter().sum();
+                if prior > 0.0 {
+                    let Some(lift) = crate::leakage::unary_lift(p_sx, &p_x, q01, q10, s, bits) else {
+                        return Err(Error::UnknownOutput {
+                            value: "this bit vector (this mechanism never releases it)".into(),
+                        });
+                    };
+                    entries.push(row(labels, s, prior, lift * prior, lift));
+                } else {
+                    entries.push(row(labels, s, 0.0, 0.0, 0.0));
+                }
             }
-        }
+            Ok(entries)
+        };
+        // unary_lift is a ratio of two sums of ≤ |X| + 1 terms, computed differently from
+        // the audit's closed forms: the bounds are widened by its own rounding bound.
+        let g = m.receipt_rounding();
+        let input = section(rows(&Matrix::diag(doc.prior()), doc.input())?, m.leakage_x(), g);
+        let secret =
+            if doc.has_secret() { Some(section(rows(doc.p_sx(), doc.secret())?, m.leakage(), g)) } else { None };
         let label: String = bits.iter().map(|&b| if b { '1' } else { '0' }).collect();
-        Ok(Self::with_bounds(m, None, label, entries))
+        Ok(Receipt { mechanism_id: doc.id().into(), output_index: None, output: label, input, secret })
     }
 
-    fn with_bounds(m: &VerifiedMechanism, y: Option<usize>, output: String, entries: Vec<ReceiptEntry>) -> Self {
-        // Every verified claim bounds the lift: ε-LDP (w.r.t. S, or w.r.t. X for a Markov
-        // mechanism, by the linkage inequality) and ε-LIP give εl, εu ≤ ε (Jiang et al.
-        // Sec. II-C: ε-LDP implies ε-LIP); ALIP gives each side. LDP w.r.t. X says nothing
-        // about S for a non-Markov (per-secret) mechanism, so it is not used there.
-        let doc = m.document();
-        let c = doc.claims();
-        let non_markov = matches!(doc.mechanism(), MechanismKind::PerSecret { markov: None, .. });
-        let ldp_x = if non_markov { None } else { c.ldp_x };
-        let mut eps_l = f64::INFINITY;
-        let mut eps_u = f64::INFINITY;
-        for e in [c.ldp, ldp_x, c.lip].into_iter().flatten() {
-            eps_l = eps_l.min(e);
-            eps_u = eps_u.min(e);
-        }
-        if let Some(a) = c.alip {
-            eps_l = eps_l.min(a.eps_l);
-            eps_u = eps_u.min(a.eps_u);
-        }
-        // A BP-LIP claim bounds the lift under each of its priors; it applies to the
-        // receipt when the document's own prior is one of them.
-        if let Some(bp) = &c.bp_lip {
-            let own = doc.prior();
-            if bp.priors.iter().any(|p| p.iter().zip(own).all(|(a, b)| (a - b).abs() <= 1e-12)) && !doc.has_secret() {
-                eps_l = eps_l.min(bp.eps);
-                eps_u = eps_u.min(bp.eps);
-            }
-        }
-        let leak = m.leakage();
-        // Verification accepted each claim up to its tolerance (crate::verify), so the
-        // guaranteed bounds are the claims widened by that same tolerance, rounded out.
-        let widen =
-            |e: f64| crate::numeric::next_up(e * (1.0 + crate::verify::REL_TOLERANCE) + crate::verify::ABS_TOLERANCE);
-        Receipt {
-            mechanism_id: doc.id().into(),
-            output_index: y,
-            output,
-            entries,
-            min_lift_bound: crate::numeric::next_down(libm::exp(-widen(eps_l))),
-            max_lift_bound: crate::numeric::next_up(libm::exp(widen(eps_u))),
-            eps_l,
-            eps_u,
-            audited_eps_l: leak.alip.eps_l,
-            audited_eps_u: leak.alip.eps_u,
-        }
+    /// Every row of both sections.
+    pub fn all_entries(&self) -> impl Iterator<Item = &ReceiptEntry> {
+        self.input.entries.iter().chain(self.secret.iter().flat_map(|s| s.entries.iter()))
     }
 }
 
-fn entry(m: &VerifiedMechanism, s: usize, prior: f64, posterior: f64, lift: f64) -> ReceiptEntry {
-    ReceiptEntry {
-        secret_index: s,
-        secret: m.document().secret().label(s).unwrap_or_default().into(),
-        prior,
-        posterior,
-        lift,
+/// A section with the bounds of `audit` (widened by the relative rounding `g` of the
+/// receipt's own lift computation, 0 when it is the audit's).
+fn section(entries: Vec<ReceiptEntry>, audit: &Leakage, g: f64) -> ReceiptSection {
+    let (min_lift_bound, max_lift_bound) = widen(audit.min_lift, audit.max_lift, g);
+    ReceiptSection { entries, min_lift_bound, max_lift_bound, eps_l: audit.alip.eps_l, eps_u: audit.alip.eps_u }
+}
+
+/// `[lo, hi]` widened by the relative rounding `g` (unchanged for `g = 0`).
+pub(crate) fn widen(lo: f64, hi: f64, g: f64) -> (f64, f64) {
+    if g == 0.0 {
+        (lo, hi)
+    } else {
+        (down_rel(lo, g), up_rel(hi, g))
     }
+}
+
+fn row(labels: &Alphabet, index: usize, prior: f64, posterior: f64, lift: f64) -> ReceiptEntry {
+    ReceiptEntry { index, label: labels.label(index).unwrap_or_default().into(), prior, posterior, lift }
 }

@@ -130,10 +130,11 @@ pub struct ContinuousDocumentJson {
     pub description: Option<String>,
     pub domain: DomainJson,
     pub prior: PriorJson,
+    #[serde(deserialize_with = "super::strict::value")]
     pub mechanism: serde_json::Value,
     #[serde(default)]
     pub claims: ContinuousClaims,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "super::strict::option", skip_serializing_if = "Option::is_none")]
     pub utility: Option<serde_json::Value>,
 }
 
@@ -209,7 +210,7 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 /// # Errors
 /// `json`, and every error of [`Document::from_json`] / [`ContinuousDocument::from_json`].
 pub fn parse_any(text: &str) -> Result<AnyDocument> {
-    let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
+    let v = super::strict::from_str(text)?;
     if is_continuous(&v) {
         let w: ContinuousDocumentJson =
             serde_json::from_value(v).map_err(|e| Error::Json { message: e.to_string() })?;

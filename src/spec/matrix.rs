@@ -59,6 +59,16 @@ impl Matrix {
         Matrix { rows: n, cols: n, data: d }
     }
 
+    /// Whether the matrix is square with every off-diagonal entry 0 (a joint of S = X).
+    pub fn is_diagonal(&self) -> bool {
+        self.rows == self.cols && self.data.iter().enumerate().all(|(k, &v)| v == 0.0 || k / self.cols == k % self.cols)
+    }
+
+    /// Number of non-zero entries.
+    pub fn nonzeros(&self) -> usize {
+        self.data.iter().filter(|&&v| v != 0.0).count()
+    }
+
     pub fn rows(&self) -> usize {
         self.rows
     }

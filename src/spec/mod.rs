@@ -7,6 +7,7 @@
 
 pub mod continuous;
 mod matrix;
+pub mod strict;
 pub mod wire;
 
 use alloc::collections::BTreeSet;
@@ -233,7 +234,10 @@ impl Document {
                 joint.check_joint("secret.p_sx")?;
                 let marg = joint.col_sums();
                 for (i, (&p, &m)) in w.prior.iter().zip(&marg).enumerate() {
-                    if (p - m).abs() > SUM_TOLERANCE {
+                    // Where the joint's column is 0 no S-notion ever weighs that input, so
+                    // its prior must be exactly 0 (and the runtime refuses it): the 1e-9
+                    // tolerance must not let an unaudited input be perturbed.
+                    if (p - m).abs() > SUM_TOLERANCE || (m == 0.0 && p != 0.0) {
                         return Err(Error::PriorMismatch { index: i, prior: p, marginal: m });
                     }
                 }
@@ -434,7 +438,9 @@ impl Document {
 
     /// Resolves a value given by label or by decimal index string to an input index.
     pub fn input_index(&self, value: &str) -> Result<usize> {
-        resolve(&self.input, value).ok_or_else(|| Error::UnknownValue { value: alloc::format!("{value:?}") })
+        resolve(&self.input, value).ok_or_else(|| Error::UnknownValue {
+            reason: alloc::format!("it is not in the input alphabet ({} labels)", self.input.len()),
+        })
     }
 }
 

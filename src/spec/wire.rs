@@ -69,12 +69,14 @@ pub struct DocumentJson {
     pub prior: Vec<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret: Option<SecretJson>,
-    /// Kept as raw JSON until its `kind` is known (see module docs).
+    /// Kept as raw JSON until its `kind` is known (see module docs); duplicate keys are
+    /// refused at every depth ([`super::strict`]).
+    #[serde(deserialize_with = "super::strict::value")]
     pub mechanism: serde_json::Value,
     #[serde(default)]
     pub claims: ClaimsJson,
     /// Informational utility figures; never used for verification.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "super::strict::option", skip_serializing_if = "Option::is_none")]
     pub utility: Option<serde_json::Value>,
 }
 

@@ -38,8 +38,11 @@ fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
         return Err(bad("policy".into(), "must be an object"));
     }
     for key in keys(&policy) {
+        if key == "maxVerifyWork" {
+            continue; // a number; serde reads it (ContinuousPolicy::max_verify_work)
+        }
         if key != "lip" && key != "ldp" {
-            return Err(bad(alloc::format!("policy.{key}"), "unknown limit (expected lip, ldp)"));
+            return Err(bad(alloc::format!("policy.{key}"), "unknown limit (expected lip, ldp, maxVerifyWork)"));
         }
         let inner = js_sys::Reflect::get(&policy, &JsValue::from_str(&key)).unwrap_or(JsValue::UNDEFINED);
         if inner.is_undefined() || inner.is_null() {

@@ -16,7 +16,7 @@ use crate::{
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
     spec::Document,
-    verify::Policy,
+    verify::{Policy, PolicyValue},
 };
 
 // Two client modules are built from this crate (scripts/build-wasm.sh): `pkg/` with the
@@ -51,68 +51,37 @@ pub(crate) fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
 }
 
 #[cfg(any(feature = "design", not(feature = "continuous-client")))]
-/// JS key names of the policy limits: (snake_case, camelCase). Both spellings are read.
-const POLICY_KEYS: [(&str, &str); 5] = [
-    ("max_ldp_x", "maxLdpX"),
-    ("max_ldp", "maxLdp"),
-    ("max_lip", "maxLip"),
-    ("max_eps_l", "maxEpsL"),
-    ("max_eps_u", "maxEpsU"),
-];
-
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
-fn bad_policy(name: String, reason: String) -> JsValue {
-    js_error(Error::InvalidArgument { name, reason })
-}
-
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
-fn policy_limit(obj: &js_sys::Object, key: &str) -> Result<Option<f64>, JsValue> {
-    let v = js_sys::Reflect::get(obj, &JsValue::from_str(key))?;
-    if v.is_undefined() || v.is_null() {
-        return Ok(None);
-    }
-    v.as_f64().map(Some).ok_or_else(|| {
-        bad_policy(alloc::format!("policy.{key}"), "a limit must be a number of nats (or absent)".into())
-    })
-}
-
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
-/// Reads a policy object key by key. Not via serde-wasm-bindgen: it reads only the
-/// primary field names and silently ignores every other key, so a misspelt limit
-/// (`{maxLDP: 0.5}`) would be dropped and the mechanism accepted without it. Here an
-/// unknown key, a key given in both spellings, or a non-number limit is an
-/// `invalid_argument`; the range checks stay in [`Policy::validate`].
+/// Reads a policy object key by key into [`Policy::from_entries`], the core's one reader
+/// of policies (also behind `privlift verify`): an unknown key, a key given in both
+/// spellings, a non-number limit or a limit out of range is an `invalid_argument`. Not
+/// via serde-wasm-bindgen, which would silently drop a misspelt key and turn NaN into
+/// an absent limit.
 fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
     if policy.is_undefined() || policy.is_null() {
         return Ok(Policy::default());
     }
     if !policy.is_object() || js_sys::Array::is_array(&policy) {
-        return Err(bad_policy("policy".into(), "must be an object such as {maxLdpX: 1.1} (limits in nats)".into()));
+        return Err(js_error(Error::InvalidArgument {
+            name: "policy".into(),
+            reason: "must be an object such as {maxLdpX: 1.1} (limits in nats)".into(),
+        }));
     }
     let obj: &js_sys::Object = policy.unchecked_ref();
+    let mut entries = Vec::new();
     for key in js_sys::Object::keys(obj).iter() {
-        let key = key.as_string().unwrap_or_default();
-        if !POLICY_KEYS.iter().any(|(s, c)| *s == key || *c == key) {
-            return Err(bad_policy(
-                alloc::format!("policy.{key}"),
-                "unknown limit; expected maxLdpX, maxLdp, maxLip, maxEpsL, maxEpsU (or their snake_case names)".into(),
-            ));
-        }
-    }
-    let mut limits = [None; 5];
-    for (slot, (snake, camel)) in limits.iter_mut().zip(POLICY_KEYS) {
-        *slot = match (policy_limit(obj, snake)?, policy_limit(obj, camel)?) {
-            (Some(_), Some(_)) => {
-                return Err(bad_policy(
-                    alloc::format!("policy.{camel}"),
-                    alloc::format!("given twice (also as {snake})"),
-                ))
-            }
-            (v, None) | (None, v) => v,
+        let v = js_sys::Reflect::get(obj, &key)?;
+        let value = if v.is_undefined() || v.is_null() {
+            PolicyValue::Absent
+        } else if let Some(n) = v.as_f64() {
+            PolicyValue::Number(n)
+        } else if v.is_string() {
+            PolicyValue::Other("a string")
+        } else {
+            PolicyValue::Other("not a number")
         };
+        entries.push((key.as_string().unwrap_or_default(), value));
     }
-    let [max_ldp_x, max_ldp, max_lip, max_eps_l, max_eps_u] = limits;
-    Ok(Policy { max_ldp_x, max_ldp, max_lip, max_eps_l, max_eps_u })
+    Policy::from_entries(entries).map_err(js_error)
 }
 
 #[cfg(any(feature = "design", not(feature = "continuous-client")))]
@@ -296,9 +265,23 @@ impl WasmMechanism {
         to_js(&self.mech.receipt_bits(&bits).map_err(js_error)?)
     }
 
-    /// The audited leakage of the sampler that runs.
+    /// The audited leakage of the sampler that runs, w.r.t. the document's secret S.
     pub fn leakage(&self) -> Result<JsValue, JsValue> {
         to_js(self.mech.leakage())
+    }
+
+    /// The audited leakage of the sampler that runs, w.r.t. the user's value X under the
+    /// declared prior (what the policy's limits and the ledger read).
+    #[wasm_bindgen(js_name = leakageX)]
+    pub fn leakage_x(&self) -> Result<JsValue, JsValue> {
+        to_js(self.mech.leakage_x())
+    }
+
+    /// `[min, max]`: the lift bounds every receipt of this mechanism states for X.
+    #[wasm_bindgen(js_name = receiptBounds)]
+    pub fn receipt_bounds(&self) -> Vec<f64> {
+        let (lo, hi) = self.mech.receipt_bounds();
+        alloc::vec![lo, hi]
     }
 
     /// The full verification report (claims and policy checks).

@@ -26,3 +26,17 @@ pub fn krr_doc(k: usize, eps: f64) -> Value {
         "claims": {"ldp_x": eps, "lip": eps}
     })
 }
+
+/// Every row of every section of `r` lies within that section's stated bounds (a row of
+/// prior 0, which no user can enter and no audit weighs, has lift exactly 0 by convention).
+pub fn lifts_within_bounds(r: &privlift::Receipt) -> bool {
+    std::iter::once(&r.input).chain(r.secret.as_ref()).all(|s| {
+        s.entries.iter().all(|e| {
+            if e.prior == 0.0 {
+                e.lift == 0.0
+            } else {
+                e.lift >= s.min_lift_bound && e.lift <= s.max_lift_bound
+            }
+        })
+    })
+}

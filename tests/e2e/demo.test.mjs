@@ -48,18 +48,41 @@ async function choose(file) {
   await page.waitForFunction(() => window.__privlift.ready, null, { timeout: 15000 });
 }
 
-/** Receipt computed independently from the document: P(s|y)/P(s). */
-function expectedLifts(doc, y) {
-  const nx = doc.labels.length;
-  const W = doc.mechanism.p_y_given_x; // matrix, or the Markov channel of a per-secret document
-  const pSX = doc.secret ? doc.secret.p_sx : doc.prior.map((p, i) => doc.prior.map((_, j) => (i === j ? p : 0)));
-  const pY = doc.prior.reduce((a, p, x) => a + p * W[x][y], 0);
-  return pSX.map((row) => {
-    const ps = row.reduce((a, b) => a + b, 0);
-    const psy = row.reduce((a, p, x) => a + p * W[x][y], 0);
-    return psy / pY / ps;
-  }).slice(0, nx);
+/** P(y|x) of a document: its matrix, or Σ_s P(s|x)·P(y|s,x) for a per-secret one. */
+function channel(doc) {
+  const m = doc.mechanism;
+  if (m.p_y_given_x) return m.p_y_given_x;
+  return doc.prior.map((px, x) => m.p_y_given_sx[0][x].map((_, y) =>
+    doc.secret.p_sx.reduce((a, row, s) => a + row[x] * m.p_y_given_sx[s][x][y], 0) / px));
 }
+
+/**
+ * Receipt lifts computed independently from the document: for each value x of the user's
+ * input, P(y|x)/P(y) with P(y) = Σ_x prior[x]·P(y|x); for each value s of the curator's
+ * secret (when declared), P(s|y)/P(s). A zero prior has lift 0.
+ */
+function expectedLifts(doc, y) {
+  const W = channel(doc);
+  const pY = doc.prior.reduce((a, p, x) => a + p * W[x][y], 0);
+  const x = doc.prior.map((p, k) => (p > 0 ? W[k][y] / pY : 0));
+  if (!doc.secret) return { x, s: undefined };
+  const Ws = (s) => doc.mechanism.p_y_given_sx?.[s] ?? W;
+  const s = doc.secret.p_sx.map((row, k) => {
+    const ps = row.reduce((a, b) => a + b, 0);
+    const psy = row.reduce((a, p, xi) => a + p * Ws(k)[xi][y], 0);
+    return ps > 0 ? psy / pY / ps : 0;
+  });
+  return { x, s };
+}
+
+/** The native CLI prints an unbounded number as "inf". */
+const num = (v) => (v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
+/** Equal up to floating-point rounding (native libm vs wasm), or both the same infinity. */
+function close(a, b, what) {
+  assert.ok(a === b || Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a), Math.abs(b)), `${what}: ${a} vs ${b}`);
+}
+/** The page's number format (an unbounded figure as ∞). */
+const fmt = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : v > 0 ? '∞' : '−∞');
 
 test('page loads, verifies the honest mechanism, perturbs and shows a correct receipt', async () => {
   await page.goto(base);
@@ -91,24 +114,75 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
     await page.selectOption('#value', '4');
     await page.click('#perturb');
     await page.waitForSelector('#receipt:not([hidden])');
-    const { receipt, lastOutput } = await page.evaluate(() => window.__privlift);
+    const { receipt, lastOutput, lx, ls, rb } = await page.evaluate(() => {
+      const st = window.__privlift;
+      return { receipt: st.receipt, lastOutput: st.lastOutput, lx: st.mechanism.leakageX(), ls: st.mechanism.leakage(), rb: st.mechanism.receiptBounds() };
+    });
     const doc = JSON.parse(readFileSync(join(root, 'target/site/mechanisms', file), 'utf8'));
     const lifts = expectedLifts(doc, lastOutput);
-    assert.equal(receipt.entries.length, lifts.length);
+    // X rows: one per input label, always.
+    assert.deepEqual(receipt.entries.map((e) => e.label), doc.labels, `${file}: X rows`);
+    assert.deepEqual(receipt.entries.map((e) => e.index), doc.labels.map((_, k) => k));
     receipt.entries.forEach((e, i) => {
-      assert.ok(Math.abs(e.lift - lifts[i]) < 1e-9, `${file} lift ${i}: ${e.lift} vs ${lifts[i]}`);
-      assert.ok(e.lift <= receipt.max_lift_bound && e.lift >= receipt.min_lift_bound);
+      assert.ok(Math.abs(e.lift - lifts.x[i]) < 1e-9, `${file} X lift ${i}: ${e.lift} vs ${lifts.x[i]}`);
+      assert.ok(Math.abs(e.prior - doc.prior[i]) < 1e-12, `${file} X prior ${i}`);
+      assert.ok(e.lift <= receipt.max_lift_bound && e.lift >= receipt.min_lift_bound, `${file} X lift ${i} out of the bounds`);
     });
-    // The same receipt computed natively by the Rust core (`privlift receipt`).
+    // The X bounds are the audit's w.r.t. X (leakageX), not a claim.
+    assert.deepEqual(rb, [receipt.min_lift_bound, receipt.max_lift_bound]);
+    close(receipt.eps_l, lx.alip.eps_l, `${file} eps_l vs leakageX`);
+    close(receipt.eps_u, lx.alip.eps_u, `${file} eps_u vs leakageX`);
+    for (const gone of ['audited_eps_l', 'audited_eps_u']) assert.equal(receipt[gone], undefined, `${file}: ${gone} is gone`);
+    // S rows: only when the document declares a secret; one per secret label.
+    if (doc.secret) {
+      assert.deepEqual(receipt.secret.entries.map((e) => e.label), doc.secret.labels, `${file}: S rows`);
+      receipt.secret.entries.forEach((e, i) => {
+        assert.ok(Math.abs(e.lift - lifts.s[i]) < 1e-9, `${file} S lift ${i}: ${e.lift} vs ${lifts.s[i]}`);
+        assert.ok(e.lift <= receipt.secret.max_lift_bound && e.lift >= receipt.secret.min_lift_bound, `${file} S lift ${i} out of the bounds`);
+      });
+      close(receipt.secret.eps_l, ls.alip.eps_l, `${file} S eps_l vs leakage`);
+      close(receipt.secret.eps_u, ls.alip.eps_u, `${file} S eps_u vs leakage`);
+    } else {
+      assert.equal(receipt.secret, undefined, `${file}: no secret section`);
+    }
+    // The same receipt computed natively by the Rust core (`privlift receipt`), field by field.
     const native = JSON.parse(execFileSync(join(root, 'target/release/privlift'),
       ['receipt', join(root, 'target/site/mechanisms', file), '--output', String(lastOutput)], { encoding: 'utf8' }));
+    assert.equal(native.mechanism_id, receipt.mechanism_id);
     assert.equal(native.output, receipt.output);
-    assert.equal(native.max_lift_bound, receipt.max_lift_bound);
-    receipt.entries.forEach((e, i) => {
-      for (const f of ['prior', 'posterior', 'lift']) assert.equal(e[f], native.entries[i][f], `${file} ${f} of ${e.secret}`);
-    });
-    const rows = await page.$$eval('#receipt tbody tr', (trs) => trs.length);
-    assert.equal(rows, lifts.length);
+    assert.equal(native.output_index, receipt.output_index);
+    const sameSection = (n, p, what) => {
+      assert.equal(n.entries.length, p.entries.length, `${what}: rows`);
+      p.entries.forEach((e, i) => {
+        for (const f of ['index', 'label', 'prior', 'posterior', 'lift']) assert.equal(e[f], n.entries[i][f], `${what} ${f} of ${e.label}`);
+      });
+      for (const f of ['min_lift_bound', 'max_lift_bound', 'eps_l', 'eps_u']) close(p[f], num(n[f]), `${what} ${f}`);
+    };
+    sameSection(native, receipt, `${file} X`);
+    assert.equal(native.secret == null, receipt.secret === undefined, `${file}: secret section in one receipt only`);
+    if (receipt.secret) sameSection(native.secret, receipt.secret, `${file} S`);
+    // What the page shows: the X table (one row per input label) and, with a secret, the S table.
+    const shown = (id) => page.$$eval(`#${id} tbody tr th`, (ths) => ths.map((t) => t.textContent));
+    assert.deepEqual(await shown('receipt'), doc.labels, `${file}: X rows shown`);
+    assert.match(await page.textContent('#receipt caption'), /each answer you could have given/);
+    const bounds = await page.textContent('#bounds');
+    assert.match(bounds, /Proved by your browser's audit/);
+    assert.doesNotMatch(bounds, /claim/i);
+    assert.ok(bounds.includes(fmt(receipt.max_lift_bound, 4)) && bounds.includes(fmt(receipt.eps_l, 3)), bounds);
+    assert.equal(await page.isHidden('#receipt-secret'), !doc.secret, `${file}: S table visibility`);
+    const status = await page.textContent('#status');
+    assert.ok(status.includes(`ε = ${fmt(lx.lip, 3)} nats of LIP (under the curator's prior) about your own answer`), status);
+    assert.ok(status.includes(`ε = ${fmt(lx.ldp_x, 3)} nats of LDP (prior-free)`), status);
+    if (doc.secret) {
+      assert.deepEqual(await shown('receipt-secret'), doc.secret.labels, `${file}: S rows shown`);
+      assert.match(await page.textContent('#receipt-secret caption'), /the curator's secret/);
+      assert.ok((await page.textContent('#bounds-secret')).includes(fmt(receipt.secret.max_lift_bound, 4)));
+      assert.ok(status.includes(`ε = ${fmt(ls.lip, 3)} nats of LIP about the curator's secret`), status);
+    } else {
+      assert.equal(await page.$$eval('#receipt-secret tbody tr', (trs) => trs.length), 0);
+      assert.equal(await page.textContent('#bounds-secret'), '');
+      assert.doesNotMatch(status, /secret/);
+    }
     const bars = await page.$$eval('#chart rect', (rs) => rs.map((r) => Number(r.dataset.lift)));
     assert.deepEqual(bars, receipt.entries.map((e) => e.lift));
     await page.screenshot({ path: join(shots, `receipt-${file.replace('.json', '')}.png`), fullPage: true });
@@ -136,11 +210,16 @@ test('the slider redesigns the mechanism in the browser and the chart follows', 
       t.dispatchEvent(new Event('change'));
     }, value);
     await page.waitForFunction((d) => window.__privlift.designs > d && window.__privlift.ready, designs, { timeout: 20000 });
-    const after = await page.evaluate(() => ({ r: window.__privlift.receipt, u: document.getElementById('utility').textContent, m: window.__privlift.mechanism.leakage() }));
+    const after = await page.evaluate(() => ({ r: window.__privlift.receipt, u: document.getElementById('utility').textContent, m: window.__privlift.mechanism.leakageX() }));
     const eps = Number(value);
-    // The redesigned k-RR is verified at the new ε, and the receipt's bound follows it.
+    // The redesigned k-RR is verified at the new ε, and the receipt's X bounds follow it:
+    // they are the audit's w.r.t. X (ε-LDP w.r.t. X bounds every lift about X by e^ε).
     assert.ok(Math.abs(after.m.ldp_x - eps) < 1e-9, `ldp_x ${after.m.ldp_x} vs ${eps}`);
     assert.ok(after.r.max_lift_bound <= Math.exp(eps * (1 + 1e-8)), 'the receipt bound follows the new ε');
+    close(after.r.max_lift_bound, after.m.max_lift, 'max_lift_bound vs leakageX().max_lift');
+    close(after.r.min_lift_bound, after.m.min_lift, 'min_lift_bound vs leakageX().min_lift');
+    close(after.r.eps_u, after.m.alip.eps_u, 'eps_u vs leakageX()');
+    assert.equal(after.r.secret, undefined, 'no secret declared');
     assert.ok(Math.abs(after.r.max_lift_bound - before.r.max_lift_bound) > 1e-6);
     assert.ok(after.r.entries.every((e) => e.lift <= after.r.max_lift_bound && e.lift >= after.r.min_lift_bound));
     assert.notEqual(after.u, before.u, 'the utility figure changes');
@@ -161,6 +240,50 @@ test('the lying document is refused and cannot be used', async () => {
   assert.match(await page.textContent('#status'), /Refused/);
   assert.equal(await page.isDisabled('#perturb'), true);
   await page.screenshot({ path: join(shots, 'refused-lying.png'), fullPage: true });
+});
+
+test('the demo never parses strings as markup', () => {
+  // Error messages and labels carry text from documents: the page sets text, never markup.
+  for (const f of ['www/app.js', 'www/salary.js']) {
+    const src = readFileSync(join(root, f), 'utf8');
+    for (const sink of ['innerHTML', 'outerHTML', 'insertAdjacentHTML', 'document.write']) {
+      assert.ok(!src.includes(sink), `${f} uses ${sink}`);
+    }
+  }
+});
+
+test("a document's markup is shown as text, in the receipt and in a refusal", async () => {
+  const hostile = '<img src=x onerror=window.__pwned=1>';
+  const orig = JSON.parse(readFileSync(join(root, 'target/site/mechanisms/age-krr.json'), 'utf8'));
+  const serve = async (doc) => {
+    await page.unroute('**/mechanisms/age-krr.json');
+    await page.route('**/mechanisms/age-krr.json', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify(doc) }));
+  };
+  try {
+    // Accepted: labels and description with markup.
+    await serve({ ...orig, description: hostile, labels: [hostile, ...orig.labels.slice(1)], output_labels: [hostile, ...orig.output_labels.slice(1)] });
+    // Earlier tests released "age" with unbounded LDP (ORR): start from an empty ledger.
+    await page.click('#clear-ledger');
+    await page.waitForFunction(() => document.querySelectorAll('#ledger tbody tr').length === 0);
+    await choose('grade-krr.json');
+    await choose('age-krr.json');
+    assert.equal(await page.evaluate(() => window.__privlift.error), null);
+    await page.selectOption('#value', '0');
+    await page.click('#perturb');
+    await page.waitForSelector('#receipt:not([hidden])');
+    assert.equal((await page.$$eval('#receipt tbody tr th', (ths) => ths.map((t) => t.textContent)))[0], hostile);
+    assert.equal(await page.textContent('#description'), hostile);
+    // Refused: the core's message quotes the duplicated label.
+    await serve({ ...orig, labels: [hostile, hostile, ...orig.labels.slice(2)] });
+    await choose('grade-krr.json');
+    await choose('age-krr.json');
+    assert.equal(await page.evaluate(() => window.__privlift.error.code), 'duplicate_label');
+    assert.ok((await page.textContent('#status')).includes(hostile));
+    assert.equal(await page.$$eval('body img', (imgs) => imgs.length), 0, 'no element was created from document text');
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  } finally {
+    await page.unroute('**/mechanisms/age-krr.json');
+  }
 });
 
 test('a strict policy refuses an honest mechanism', async () => {

@@ -157,15 +157,17 @@ describe('k-RR, k = 3, ε = ln 2', () => {
       assert.equal(r.output_index, yi);
       assert.equal(r.output, ['A', 'B', 'C'][yi]);
       assert.equal(r.entries.length, 3);
-      assert.ok(r.min_lift_bound <= 0.5 && 0.5 - r.min_lift_bound < 1e-8, `min_lift_bound ${r.min_lift_bound}`);
-      // e^{ln 2} widened by the verification tolerance (1e-9 relative, rounded out).
-      assert.ok(r.max_lift_bound >= 2 && r.max_lift_bound - 2 < 1e-8, `max_lift_bound ${r.max_lift_bound}`);
-      assert.ok(Math.abs(r.eps_u - LN2) < 1e-15 && Math.abs(r.eps_l - LN2) < 1e-15);
-      assert.ok(r.audited_eps_u <= r.eps_u && r.audited_eps_l <= r.eps_l);
+      assert.equal(r.secret, undefined, 'no secret declared: one section, the user\'s own values');
+      // The audit's bounds (3-RR at ln 2, uniform prior: lifts 3/4 and 3/2), rounded
+      // outwards, never the claim's e^{∓ln 2}.
+      assert.ok(r.min_lift_bound <= 0.75 && 0.75 - r.min_lift_bound < 1e-12, `min_lift_bound ${r.min_lift_bound}`);
+      assert.ok(r.max_lift_bound >= 1.5 && r.max_lift_bound - 1.5 < 1e-12, `max_lift_bound ${r.max_lift_bound}`);
+      assert.ok(Math.abs(r.eps_u - Math.log(1.5)) < 1e-12 && Math.abs(r.eps_l - Math.log(4 / 3)) < 1e-12);
+      assert.deepEqual(mech.receiptBounds(), [r.min_lift_bound, r.max_lift_bound]);
       let sum = 0;
       for (const [s, e] of r.entries.entries()) {
-        assert.equal(e.secret_index, s);
-        assert.equal(e.secret, ['a', 'b', 'c'][s]);
+        assert.equal(e.index, s);
+        assert.equal(e.label, ['a', 'b', 'c'][s]);
         assert.ok(Math.abs(e.lift - e.posterior / e.prior) < 1e-12);
         assert.ok(e.lift >= r.min_lift_bound && e.lift <= r.max_lift_bound, `lift ${e.lift}`);
         assert.ok(Math.abs(e.posterior - (s === yi ? 0.5 : 0.25)) < 1e-12);
@@ -307,12 +309,32 @@ describe('errors', () => {
   });
 
   test('out-of-alphabet values: unknown_value', async () => {
-    await rejectsWith(() => mech.perturb('zzz'), 'unknown_value', 'zzz');
+    await rejectsWith(() => mech.perturb('zzz'), 'unknown_value', 'not in the input alphabet');
     await rejectsWith(() => mech.perturb(3), 'unknown_value');
     await rejectsWith(() => mech.perturb(2 ** 32), 'unknown_value'); // not wrapped to 0
     await rejectsWith(() => mech.perturbMany(['a', 'zzz']), 'unknown_value');
     await rejectsWith(() => mech.perturbMany(new Uint32Array([0, 7])), 'unknown_value');
     await rejectsWith(() => mech.perturbManySeededForTesting([9], 1n), 'unknown_value');
+  });
+
+  test('no error message ever contains the value the user entered', async () => {
+    const secrets = ['my SSN 123-45-6789', 'zzz-private-zzz'];
+    const numbers = [1234567, 98765.25, 2 ** 40];
+    const calls = [
+      (v) => mech.perturb(v), (v) => mech.perturbLabel(v), (v) => mech.inputIndex(v),
+      (v) => mech.perturbMany(['a', v]), (v) => mech.perturbMany(v), (v) => mech.perturbBits(v),
+      (v) => mech.perturbManySeededForTesting([v], 1n),
+    ];
+    for (const v of [...secrets, ...numbers]) {
+      for (const call of calls) {
+        let err;
+        try { call(v); } catch (e) { err = e; }
+        assert.ok(err instanceof PrivliftError, `a call with ${typeof v} did not throw a PrivliftError`);
+        for (const needle of [String(v), JSON.stringify(v), '123-45-6789', 'zzz-private']) {
+          assert.ok(!err.message.includes(needle), `the message leaks the value: ${err.message}`);
+        }
+      }
+    }
   });
 
   test('bad argument types: invalid_argument naming the argument', async () => {

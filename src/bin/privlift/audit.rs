@@ -58,12 +58,41 @@ impl From<privlift::leakage::Srlip> for SrlipOut {
     }
 }
 
+/// The X-audit's privacy measures (LDP w.r.t. X is the top-level `ldp_x`).
 #[derive(Debug, Serialize)]
-struct CheckOut {
+struct XOut {
+    lip: Num,
+    alip: AlipOut,
+    min_lift: Num,
+    max_lift: Num,
+    mi: Num,
+}
+
+impl From<&Leakage> for XOut {
+    fn from(l: &Leakage) -> Self {
+        XOut {
+            lip: Num(l.lip),
+            alip: AlipOut { eps_l: Num(l.alip.eps_l), eps_u: Num(l.alip.eps_u) },
+            min_lift: Num(l.min_lift),
+            max_lift: Num(l.max_lift),
+            mi: Num(l.mi_xy),
+        }
+    }
+}
+
+/// One checked claim or limit as the CLI prints it (`audit`, `verify`, continuous audits).
+#[derive(Debug, Serialize)]
+pub struct CheckOut {
     notion: String,
     bound: Num,
     actual: Num,
     holds: bool,
+}
+
+impl From<&Check> for CheckOut {
+    fn from(c: &Check) -> Self {
+        CheckOut { notion: c.notion.clone(), bound: Num(c.bound), actual: Num(c.actual), holds: c.holds }
+    }
 }
 
 /// What `privlift audit` prints. Field names and order are the CLI's contract.
@@ -85,6 +114,10 @@ struct Report {
     chi2_lift_inverse: Num,
     alpha_lift_inverse: Num,
     alpha_order: Num,
+    /// The audit w.r.t. the user's value X under the declared prior (S = X), for a
+    /// document: what a client's limits read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    x: Option<XOut>,
     /// SRLIP (Def 3 of the privacy-funnel paper) of a document with an `srlip` claim.
     #[serde(skip_serializing_if = "Option::is_none")]
     srlip: Option<SrlipOut>,
@@ -116,14 +149,7 @@ impl Report {
             alpha_lift_inverse,
             alpha_order,
         } = *leakage;
-        let checks = claims.map(|cs| {
-            cs.iter()
-                .map(|c| {
-                    let Check { notion, bound, actual, holds } = c;
-                    CheckOut { notion: notion.clone(), bound: Num(*bound), actual: Num(*actual), holds: *holds }
-                })
-                .collect::<Vec<_>>()
-        });
+        let checks = claims.map(|cs| cs.iter().map(CheckOut::from).collect::<Vec<_>>());
         Report {
             lip: Num(lip),
             alip: AlipOut { eps_l: Num(eps_l), eps_u: Num(eps_u) },
@@ -141,6 +167,7 @@ impl Report {
             chi2_lift_inverse: Num(chi2_lift_inverse),
             alpha_lift_inverse: Num(alpha_lift_inverse),
             alpha_order: Num(alpha_order),
+            x: None,
             srlip: None,
             claims_hold: checks.as_ref().map(|cs| cs.iter().all(|c| c.holds)),
             claims: checks,
@@ -190,9 +217,11 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 
 fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
     let doc = Document::from_json(&files::read(path)?).map_err(|e| CliError::in_file(path, e))?;
-    let v = doc.check_declared(&Policy::default(), alpha)?;
+    // The exact sampler a client runs, not the document's floats (one audit path).
+    let v = doc.check_at(&Policy::default(), alpha).map_err(|e| CliError::in_file(path, e))?;
     let claims = (!v.claims.is_empty()).then_some(v.claims.as_slice());
     let mut report = Report::new(&v.leakage, claims);
+    report.x = Some((&v.leakage_x).into());
     report.srlip = doc.audit_srlip().map_err(|e| CliError::in_file(path, e))?.map(SrlipOut::from);
     Ok(report)
 }

@@ -21,7 +21,7 @@ use privlift::Error;
 use serde::Serialize;
 
 use crate::args;
-use crate::audit::Num;
+use crate::audit::{CheckOut, Num};
 use crate::files;
 use crate::CliError;
 
@@ -144,14 +144,6 @@ struct EpsDeltaOut {
 }
 
 #[derive(Serialize)]
-struct CheckOut {
-    notion: String,
-    bound: Num,
-    actual: Num,
-    holds: bool,
-}
-
-#[derive(Serialize)]
 struct AuditOut {
     kind: &'static str,
     points: usize,
@@ -185,11 +177,7 @@ pub fn load_continuous(path: &str) -> Result<Option<ContinuousDocument>, CliErro
 pub fn audit_text(path: &str, doc: &ContinuousDocument) -> Result<String, CliError> {
     let v = doc.check(&ContinuousPolicy::default()).map_err(|e| CliError::in_file(path, e))?;
     let a = v.audit;
-    let checks: Vec<CheckOut> = v
-        .claims
-        .iter()
-        .map(|c| CheckOut { notion: c.notion.clone(), bound: Num(c.bound), actual: Num(c.actual), holds: c.holds })
-        .collect();
+    let checks: Vec<CheckOut> = v.claims.iter().map(CheckOut::from).collect();
     let has = !checks.is_empty();
     to_text(&AuditOut {
         kind: doc.mechanism().tag(),

@@ -22,6 +22,7 @@ mod estimate;
 mod files;
 mod receipt;
 mod serve;
+mod verify;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -53,6 +54,7 @@ Usage:
   privlift laplace lip --prior P.json --epsilon E
   privlift sampling --epsilon E --delta D
   privlift serve [--dir DIR] [--port PORT] [--host HOST] [--public]
+  privlift verify DOC.json [--policy POLICY.json]
   privlift help | --help | -h
   privlift --version | -V
 
@@ -87,8 +89,18 @@ Commands:
             E >= 0 (nats); P in (0, 1] ([0, 1] for ldp-to-lip); B in (0, 1).
   receipt   Verify SPEC.json as a client would (claims, exact sampler) and print
             the receipt of the released output Y (label or index; --bits for a
-            unary encoding): every secret's prior, posterior and lift, and the
-            claimed bounds e^-eps_l, e^eps_u.
+            unary encoding): the prior, posterior and lift of every value of X
+            (`entries`) and, when the document declares a secret, of every value
+            of S (`secret.entries`), each with the bounds its audit proved.
+  verify    Verify DOC.json exactly as a client does (same library path as the
+            browser build) against POLICY.json, a JSON object with the JS names
+            (maxLdpX, maxLdp, maxLip, maxEpsL, maxEpsU: limits about the user's
+            value X; maxLdpS, maxLipS, maxEpsLS, maxEpsUS: about the secret S;
+            maxVerifyWork: the cost budget; a continuous document takes
+            {\"lip\": {\"eps\", \"delta\"}, \"ldp\": {...}, \"maxVerifyWork\"}). Prints
+            one JSON object: {\"verified\": true, \"id\", \"checks\", \"receipt_bounds\":
+            {\"min_lift\", \"max_lift\"}} (exit 0) or {\"verified\": false,
+            \"error\": {\"code\", \"message\"}} (exit 1).
   gaussian  Continuous data, Gaussian noise Y = x + N(0, S^2) under the prior
             X ~ N(M, SX^2) (Jiang et al. Sec. IV-C; (E, D)-LIP as in their
             definition (3)), one JSON object each:
@@ -185,6 +197,8 @@ pub enum CliError {
     Usage(String),
     /// The library or the file system refused (exit code 1). `context` names the file.
     Lib { context: Option<String>, error: privlift::Error },
+    /// A refusal the command already reported on stdout (exit code 1, nothing on stderr).
+    Reported,
 }
 
 impl CliError {
@@ -206,19 +220,21 @@ impl CliError {
         match self {
             CliError::Usage(_) => "invalid_argument",
             CliError::Lib { error, .. } => error.code(),
+            CliError::Reported => "reported",
         }
     }
 
     fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) => 2,
-            CliError::Lib { .. } => 1,
+            CliError::Lib { .. } | CliError::Reported => 1,
         }
     }
 
     fn report(&self) {
         let code = self.code();
         let msg = match self {
+            CliError::Reported => return,
             CliError::Usage(m) => format!("{m}\nRun `privlift --help` for usage."),
             CliError::Lib { context: Some(c), error } => format!("{c}: {error}"),
             CliError::Lib { context: None, error } => error.to_string(),
@@ -255,12 +271,13 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "laplace" => continuous::laplace(rest),
         "sampling" => continuous::sampling(rest),
         "serve" => serve::run(rest),
+        "verify" => verify::run(rest),
         "help" | "--help" | "-h" => print_stdout(HELP),
         "--version" | "-V" | "version" => print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION"))),
         other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
         other => Err(CliError::usage(format!(
             "unknown command `{other}` (expected `audit`, `bound`, `design`, `estimate`, `gaussian`, `laplace`, \
-             `receipt`, `sampling`, `serve` or `help`)"
+             `receipt`, `sampling`, `serve`, `verify` or `help`)"
         ))),
     }
 }

@@ -1,8 +1,9 @@
 //! `privlift receipt SPEC.json --output Y`: the privacy receipt of a released output,
 //! computed natively by the same code a browser runs — verify (claims, exact sampler),
-//! then the lift of every secret value. Used to cross-check what a page shows.
+//! then the lift of every value of X (and of S, when the document declares it). Used to
+//! cross-check what a page shows.
 
-use privlift::{Document, Policy};
+use privlift::{Document, Policy, ReceiptSection};
 use serde::Serialize;
 
 use crate::args;
@@ -12,25 +13,54 @@ use crate::CliError;
 
 #[derive(Serialize)]
 struct EntryOut<'a> {
-    secret_index: usize,
-    secret: &'a str,
+    index: usize,
+    label: &'a str,
     prior: Num,
     posterior: Num,
     lift: Num,
 }
 
 #[derive(Serialize)]
-struct ReceiptOut<'a> {
-    mechanism_id: &'a str,
-    output_index: Option<usize>,
-    output: &'a str,
+struct SectionOut<'a> {
     entries: Vec<EntryOut<'a>>,
     min_lift_bound: Num,
     max_lift_bound: Num,
     eps_l: Num,
     eps_u: Num,
-    audited_eps_l: Num,
-    audited_eps_u: Num,
+}
+
+impl<'a> From<&'a ReceiptSection> for SectionOut<'a> {
+    fn from(s: &'a ReceiptSection) -> Self {
+        SectionOut {
+            entries: s
+                .entries
+                .iter()
+                .map(|e| EntryOut {
+                    index: e.index,
+                    label: &e.label,
+                    prior: Num(e.prior),
+                    posterior: Num(e.posterior),
+                    lift: Num(e.lift),
+                })
+                .collect(),
+            min_lift_bound: Num(s.min_lift_bound),
+            max_lift_bound: Num(s.max_lift_bound),
+            eps_l: Num(s.eps_l),
+            eps_u: Num(s.eps_u),
+        }
+    }
+}
+
+/// The receipt as the library serialises it (the X section flattened, `secret` when the
+/// document declares S), with unbounded numbers as strings.
+#[derive(Serialize)]
+struct ReceiptOut<'a> {
+    mechanism_id: &'a str,
+    output_index: Option<usize>,
+    output: &'a str,
+    #[serde(flatten)]
+    input: SectionOut<'a>,
+    secret: Option<SectionOut<'a>>,
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
@@ -74,23 +104,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         mechanism_id: &r.mechanism_id,
         output_index: r.output_index,
         output: &r.output,
-        entries: r
-            .entries
-            .iter()
-            .map(|e| EntryOut {
-                secret_index: e.secret_index,
-                secret: &e.secret,
-                prior: Num(e.prior),
-                posterior: Num(e.posterior),
-                lift: Num(e.lift),
-            })
-            .collect(),
-        min_lift_bound: Num(r.min_lift_bound),
-        max_lift_bound: Num(r.max_lift_bound),
-        eps_l: Num(r.eps_l),
-        eps_u: Num(r.eps_u),
-        audited_eps_l: Num(r.audited_eps_l),
-        audited_eps_u: Num(r.audited_eps_u),
+        input: (&r.input).into(),
+        secret: r.secret.as_ref().map(SectionOut::from),
     };
     let mut text = serde_json::to_string_pretty(&out)
         .map_err(|e| CliError::from(privlift::Error::Json { message: e.to_string() }))?;

@@ -6,67 +6,34 @@
 //! conservative side, see [`crate::numeric`]) satisfies `L ≤ c·(1 + 1e-9) + 1e-12`. The
 //! relative part absorbs the printing of ε in JSON; the absolute part lets a claim of
 //! exactly 0 (an output independent of the input) survive the upward rounding of the
-//! audit. Both are far below any budget a person could tell apart.
+//! audit. Both are far below any budget a person could tell apart. A δ gets the
+//! relative part only ([`within_delta`]), and an unbounded leakage is within no finite
+//! claim, however large.
+//!
+//! # Cost
+//! Before anything is allocated, [`Work`] estimates what verifying a document costs and
+//! refuses it with `too_costly` above the policy's budget ([`DEFAULT_MAX_VERIFY_WORK`]
+//! unless `maxVerifyWork` says otherwise).
+
+mod cost;
+mod policy;
+
+pub use cost::{too_costly, Work, DEFAULT_MAX_VERIFY_WORK};
+pub use policy::{Policy, PolicyValue};
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::leakage::{alpha_eps, chi2_eps, l1_eps, Leakage};
 use crate::spec::Claims;
+use policy::Measure;
 
 /// Relative tolerance of claim and policy checks.
 pub const REL_TOLERANCE: f64 = 1e-9;
 /// Absolute tolerance of claim and policy checks (nats).
 pub const ABS_TOLERANCE: f64 = 1e-12;
-
-/// Limits a client sets, in nats. Absent fields are not checked.
-///
-/// `max_ldp_x` is the **prior-free** cap: LDP w.r.t. X depends only on the channel, so a
-/// curator who lies about the prior or the secret cannot weaken it. The other limits
-/// are evaluated under the document's declared joint.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Policy {
-    #[serde(default, alias = "maxLdpX", skip_serializing_if = "Option::is_none")]
-    pub max_ldp_x: Option<f64>,
-    #[serde(default, alias = "maxLdp", skip_serializing_if = "Option::is_none")]
-    pub max_ldp: Option<f64>,
-    #[serde(default, alias = "maxLip", skip_serializing_if = "Option::is_none")]
-    pub max_lip: Option<f64>,
-    #[serde(default, alias = "maxEpsL", skip_serializing_if = "Option::is_none")]
-    pub max_eps_l: Option<f64>,
-    #[serde(default, alias = "maxEpsU", skip_serializing_if = "Option::is_none")]
-    pub max_eps_u: Option<f64>,
-}
-
-impl Policy {
-    /// Checks that every limit is finite... or +∞, and ≥ 0.
-    pub fn validate(&self) -> Result<()> {
-        for (name, v) in self.limits() {
-            if let Some(v) = v {
-                if v.is_nan() || v < 0.0 {
-                    return Err(Error::InvalidArgument {
-                        name: alloc::format!("policy.{name}"),
-                        reason: alloc::format!("a limit must be a number ≥ 0, got {v}"),
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn limits(&self) -> [(&'static str, Option<f64>); 5] {
-        [
-            ("max_ldp_x", self.max_ldp_x),
-            ("max_ldp", self.max_ldp),
-            ("max_lip", self.max_lip),
-            ("max_eps_l", self.max_eps_l),
-            ("max_eps_u", self.max_eps_u),
-        ]
-    }
-}
 
 /// One checked claim or limit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -85,16 +52,36 @@ pub struct Check {
 /// The outcome of checking a document: every claim and every policy limit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verification {
+    /// The audit w.r.t. the document's secret S (the claims `ldp`, `lip`, `alip`, … are
+    /// about S); equal to `leakage_x` when the document declares no secret.
     pub leakage: Leakage,
+    /// The audit w.r.t. the user's value X under the declared prior (S = X): what the
+    /// user's limits, the receipt's first section and the ledger read.
+    pub leakage_x: Leakage,
     pub claims: Vec<Check>,
     pub policy: Vec<Check>,
     pub claims_hold: bool,
     pub policy_holds: bool,
 }
 
-/// `actual ≤ bound` with the module's tolerance.
+/// `actual ≤ bound` with the module's tolerance. An unbounded (or NaN) `actual` is
+/// within no finite bound: the tolerance never overflows into +∞ (a claim of
+/// `f64::MAX` does not cover infinite leakage).
 pub fn within(actual: f64, bound: f64) -> bool {
-    actual <= bound * (1.0 + REL_TOLERANCE) + ABS_TOLERANCE
+    if bound == f64::INFINITY {
+        return !actual.is_nan();
+    }
+    if !actual.is_finite() {
+        return false;
+    }
+    let tol = bound * (1.0 + REL_TOLERANCE) + ABS_TOLERANCE;
+    actual <= if tol.is_finite() { tol } else { bound }
+}
+
+/// `actual ≤ bound` for a probability δ: a relative tolerance only (an absolute 1e-12
+/// would let a claim of δ = 1e-300 pass with an audited 3e-13).
+pub fn within_delta(actual: f64, bound: f64) -> bool {
+    !actual.is_nan() && actual <= bound * (1.0 + REL_TOLERANCE)
 }
 
 fn check(notion: &str, bound: f64, actual: f64) -> Check {
@@ -112,6 +99,7 @@ fn check(notion: &str, bound: f64, actual: f64) -> Check {
 /// one tolerance rule serves every claim.
 pub fn evaluate(
     leakage: Leakage,
+    leakage_x: Leakage,
     claims: &Claims,
     policy: &Policy,
     bp_lip: Option<f64>,
@@ -151,17 +139,26 @@ pub fn evaluate(
         cl.push(check("alpha.eps_l", a.eps_l, alpha_eps(inverse)));
         cl.push(check("alpha.eps_u", a.eps_u, alpha_eps(lift)));
     }
-    let actual = |name: &str| match name {
-        "max_ldp_x" => leakage.ldp_x,
-        "max_ldp" => leakage.ldp,
-        "max_lip" => leakage.lip,
-        "max_eps_l" => leakage.alip.eps_l,
-        _ => leakage.alip.eps_u,
+    let actual = |m: Measure| match m {
+        // LDP w.r.t. X is prior-free: the same number in both audits.
+        Measure::LdpX => leakage_x.ldp_x,
+        Measure::LipX => leakage_x.lip,
+        Measure::EpsLX => leakage_x.alip.eps_l,
+        Measure::EpsUX => leakage_x.alip.eps_u,
+        Measure::LdpS => leakage.ldp,
+        Measure::LipS => leakage.lip,
+        Measure::EpsLS => leakage.alip.eps_l,
+        Measure::EpsUS => leakage.alip.eps_u,
     };
-    let pol: Vec<Check> = policy.limits().iter().filter_map(|&(n, v)| v.map(|b| check(n, b, actual(n)))).collect();
+    let pol: Vec<Check> = policy
+        .limits()
+        .iter()
+        .zip(policy::LIMITS)
+        .filter_map(|(&(n, v), (_, _, m))| v.map(|b| check(n, b, actual(m))))
+        .collect();
     let claims_hold = cl.iter().all(|c| c.holds);
     let policy_holds = pol.iter().all(|c| c.holds);
-    Verification { leakage, claims: cl, policy: pol, claims_hold, policy_holds }
+    Verification { leakage, leakage_x, claims: cl, policy: pol, claims_hold, policy_holds }
 }
 
 impl Verification {

@@ -1,0 +1,115 @@
+//! `privlift verify DOC.json [--policy POLICY.json]`: verifies a document exactly as a
+//! client does — the same library calls as the wasm build (`Policy::from_entries` for the
+//! policy, `Document::verify` / `ContinuousDocument::verify` on the exact sampler) — and
+//! prints one JSON object:
+//!
+//! * success (exit 0): `{"verified": true, "id", "checks": [...], "receipt_bounds":
+//!   {"min_lift", "max_lift"}}`, every claim and policy check, and the bounds every
+//!   receipt of the user's values states;
+//! * refusal (exit 1): `{"verified": false, "error": {"code", "message"}}`, for any
+//!   document, policy or file the library refuses.
+
+use privlift::verify::Check;
+use privlift::{parse_any, AnyDocument, ContinuousPolicy, Policy};
+use serde::Serialize;
+
+use privlift::numeric::{next_down, next_up};
+
+use crate::audit::{CheckOut, Num};
+use crate::{args, CliError};
+
+#[derive(Serialize)]
+struct Bounds {
+    min_lift: Num,
+    max_lift: Num,
+}
+
+#[derive(Serialize)]
+struct Verified<'a> {
+    verified: bool,
+    id: &'a str,
+    checks: Vec<CheckOut>,
+    receipt_bounds: Bounds,
+}
+
+#[derive(Serialize)]
+struct Refused {
+    verified: bool,
+    error: ErrorOut,
+}
+
+#[derive(Serialize)]
+struct ErrorOut {
+    code: &'static str,
+    message: String,
+}
+
+pub fn run(argv: &[String]) -> Result<(), CliError> {
+    let a = args::parse("verify", argv, &["policy"], &[])?;
+    if a.help {
+        return crate::print_stdout(crate::HELP);
+    }
+    let path = match a.positionals.as_slice() {
+        [p] => p.as_str(),
+        [] => return Err(CliError::usage("`privlift verify` needs DOC.json")),
+        [_, extra, ..] => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
+    };
+    let text = match verify(path, a.value("policy")) {
+        Ok(t) => t,
+        Err(e) => {
+            let out = Refused { verified: false, error: ErrorOut { code: e.code(), message: e.to_string() } };
+            crate::print_stdout(&json_line(&out).map_err(CliError::from)?)?;
+            return Err(CliError::Reported);
+        }
+    };
+    crate::print_stdout(&text)
+}
+
+fn json_line<T: Serialize>(v: &T) -> Result<String, privlift::Error> {
+    let mut s = serde_json::to_string(v).map_err(|e| privlift::Error::Json { message: e.to_string() })?;
+    s.push('\n');
+    Ok(s)
+}
+
+fn checks(claims: &[Check], policy: &[Check]) -> Vec<CheckOut> {
+    claims.iter().chain(policy).map(CheckOut::from).collect()
+}
+
+/// The success line, or the library's refusal.
+fn verify(path: &str, policy: Option<&str>) -> Result<String, privlift::Error> {
+    let read = |p: &str| std::fs::read_to_string(p).map_err(|e| privlift::Error::Io { message: format!("{p}: {e}") });
+    let text = read(path)?;
+    let policy_text = policy.map(read).transpose()?;
+    let out = match parse_any(&text)? {
+        AnyDocument::Discrete(doc) => {
+            let policy = policy_text.as_deref().map_or(Ok(Policy::default()), Policy::from_json)?;
+            let m = doc.verify(&policy)?;
+            let v = m.verification();
+            let (lo, hi) = m.receipt_bounds();
+            json_line(&Verified {
+                verified: true,
+                id: doc.id(),
+                checks: checks(&v.claims, &v.policy),
+                receipt_bounds: Bounds { min_lift: Num(lo), max_lift: Num(hi) },
+            })
+        }
+        AnyDocument::Continuous(doc) => {
+            let policy = policy_text.as_deref().map_or(Ok(ContinuousPolicy::default()), ContinuousPolicy::from_json)?;
+            let m = doc.verify(&policy)?;
+            let v = m.verification();
+            // The ratio P(y|x)/P(y) of every receipt lies within e^{±pure ε-LIP}
+            // (0 and ∞ for Gaussian noise, whose guarantee is (ε, δ)).
+            let e = v.audit.lip_pure_eps;
+            json_line(&Verified {
+                verified: true,
+                id: doc.id(),
+                checks: checks(&v.claims, &v.policy),
+                receipt_bounds: Bounds {
+                    min_lift: Num(next_down((-e).exp()).max(0.0)),
+                    max_lift: Num(next_up(e.exp())),
+                },
+            })
+        }
+    };
+    out
+}

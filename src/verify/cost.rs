@@ -1,0 +1,103 @@
+//! What verifying a document costs, computed from its sizes **before** anything is
+//! allocated, so a hostile document is refused with `too_costly` instead of hanging the
+//! page or aborting on a failed allocation.
+//!
+//! A work unit is one f64 cell touched (or allocated) by one pass of the verification:
+//! building the exact sampler, the audits w.r.t. S and X, a `bp_lip` prior, an α-order
+//! other than the default. The estimate is an upper bound on the passes the code makes;
+//! natively a unit is a few nanoseconds, so the default budget is well under a second on
+//! a laptop and a few seconds in a slow browser.
+
+use alloc::string::String;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::leakage::{DEFAULT_ALPHA_ORDER, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
+use crate::spec::{Document, MechanismKind};
+
+/// The budget when the policy sets none: 2²⁸ ≈ 2.7·10⁸ units. A dense 2048 × 2048
+/// channel (7.5·10⁷ units; 1.4 s and 280 MB natively, parsing included) passes; a dense
+/// 4096 × 4096 one (18 passes over 1.7·10⁷ entries, 3.0·10⁸ units; 7 s and 1.1 GB) needs
+/// `maxVerifyWork` raised. A Gaussian document on 1001 lattice points with σ of a few
+/// hundred steps needs about 1.6·10⁸ (50 ms: a unit of the lattice audit is cheaper).
+pub const DEFAULT_MAX_VERIFY_WORK: f64 = 268_435_456.0;
+
+/// Estimated verification cost in work units.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
+pub struct Work(pub f64);
+
+/// The `too_costly` error: `work` units for `what`, above `limit`.
+pub fn too_costly(what: impl Into<String>, work: f64, limit: f64) -> Error {
+    Error::TooCostly { what: what.into(), work, limit }
+}
+
+impl Work {
+    /// `Ok` when the work fits in `budget`.
+    ///
+    /// # Errors
+    /// `too_costly`, naming `what` is being verified.
+    pub fn check(self, what: &str, budget: f64) -> Result<()> {
+        if self.0.is_nan() || self.0 > budget {
+            return Err(too_costly(what, self.0, budget));
+        }
+        Ok(())
+    }
+
+    /// The work of [`Document::verify`] (and `check`, and `audit`) for `doc`.
+    pub fn of(doc: &Document) -> Work {
+        let nx = doc.input().len() as f64;
+        let ny = doc.output().len() as f64;
+        let ns = doc.secret().len() as f64;
+        let has_secret = doc.has_secret();
+        // The joint's non-zeros bound the accumulation of P(s,y); the scan itself is |S||X|.
+        let nnz = if has_secret { doc.p_sx().nonzeros() as f64 } else { nx };
+        let claims = doc.claims();
+        let priors = claims.bp_lip.as_ref().map_or(0.0, |c| c.priors.len() as f64);
+        let extra_order = claims.alpha.is_some_and(|a| a.order != DEFAULT_ALPHA_ORDER);
+        // One audit of a channel with `rows` inputs and `cols` outputs under a joint with
+        // `joint_rows` secrets and `joint_nnz` non-zeros: P(s,y), the per-(s,y) measures
+        // (lifts, α-powers: ~6 each), and the channel passes (LDP_X, I(X;Y), maximal
+        // leakage), plus the diagonal joint diag(P_X) when S = X.
+        let audit = |joint_rows: f64, joint_nnz: f64, rows: f64, cols: f64| {
+            joint_rows * rows + joint_nnz * cols + 6.0 * joint_rows * cols + 3.0 * rows * cols
+        };
+        let units = match doc.mechanism() {
+            MechanismKind::Matrix(_) | MechanismKind::PerSecret { markov: Some(_), .. } => {
+                let e = nx * ny;
+                let x_audit = audit(nx, nx, nx, ny);
+                let s_audit = if has_secret { audit(ns, nnz, nx, ny) } else { 0.0 };
+                // Sampler (alias table, its exact channel), the receipts' joints, and the
+                // verified mechanism's own copy of the document (its channel and joint).
+                let build = 5.0 * e + nnz * ny + ns * nx;
+                let again = if extra_order { x_audit + s_audit } else { 0.0 };
+                build + x_audit + s_audit + priors * x_audit + again
+            }
+            MechanismKind::PerSecret { markov: None, .. } => {
+                let e = ns * nx * ny;
+                let x_audit = audit(nx, nx, nx, ny);
+                let s_audit = audit(ns, nnz, nx, ny) + e;
+                let build = 6.0 * e + ns * nx;
+                let again = if extra_order { x_audit + s_audit } else { 0.0 };
+                build + x_audit + s_audit + again
+            }
+            MechanismKind::Unary { .. } => {
+                let dink = (DINKELBACH_MAX_STEPS + 2) as f64 * 2.0;
+                let one = |joint_rows: f64, diagonal: bool| {
+                    if doc.input().len() <= UNARY_ENUMERATION_LIMIT {
+                        let cols = libm::exp2(nx);
+                        audit(joint_rows, nnz, nx, cols) + nx * cols
+                    } else if diagonal {
+                        nx * nx + 16.0 * nx
+                    } else {
+                        joint_rows * nx + 2.0 * dink * joint_rows * nx + dink * joint_rows * joint_rows * nx
+                    }
+                };
+                let x_audit = one(nx, true);
+                let s_audit = if has_secret { one(ns, doc.p_sx().is_diagonal()) } else { 0.0 };
+                let again = if extra_order { x_audit + s_audit } else { 0.0 };
+                x_audit + s_audit + priors * x_audit + again
+            }
+        };
+        Work(units)
+    }
+}
