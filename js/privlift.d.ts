@@ -302,6 +302,8 @@ export class Mechanism {
   leakageX(): Leakage;
   /** `[min, max]`: the lift bounds every receipt of this mechanism states for X. */
   receiptBounds(): [number, number];
+  /** LIP w.r.t. X (nats) under every prior: min(LDP_X, 2ε, ln((e^ε − 1 + Pmin)/Pmin)) (eq 12 without η). */
+  lipUnderAnyPrior(): number;
   /** The full verification report. */
   verification(): Verification;
   /** Releases the wasm memory now (otherwise the garbage collector does). */

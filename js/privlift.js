@@ -334,6 +334,13 @@ export class Mechanism {
    */
   leakageX() { return guard(() => this.#m.leakageX()); }
 
+  /**
+   * LIP w.r.t. X (nats) that holds under every prior, not only the declared one:
+   * min(LDP_X, 2ε, ln((e^ε − 1 + Pmin)/Pmin)), ε the LIP under the declared prior
+   * (Jiang et al. eq 12 without η). The declared prior is not proved; this is.
+   */
+  lipUnderAnyPrior() { return this.#m.lipUnderAnyPrior(); }
+
   /** `[min, max]`: the lift bounds every receipt of this mechanism states for X. */
   receiptBounds() { return Array.from(this.#m.receiptBounds()); }
 

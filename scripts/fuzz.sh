@@ -8,6 +8,10 @@
 #   policy_and_claims  structured generator (arbitrary f64s incl. NaN/inf/negatives/subnormals;
 #                      matrix, per_secret and unary mechanisms; claims and policy limits placed
 #                      around the audited leakage) -> DocumentJson -> Document::from_wire -> same
+#   receipt_bounds     bytes -> a document (small alphabets, zeros, tiny entries, trivial secrets,
+#                      claims and X/S limits around the audit) -> verify -> every receipt within its
+#                      bounds, every X-limit on an independent X-audit (tests/common/receipt_props.rs;
+#                      CI replays it on stable in tests/properties.rs)
 # Properties: see fuzz/fuzz_targets/common.rs.
 #
 # Env:
@@ -47,7 +51,7 @@ if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
 fi
 
 status=0
-for t in document policy_and_claims; do
+for t in document policy_and_claims receipt_bounds; do
   mkdir -p "corpus/$t" "artifacts/$t"
   dirs=("corpus/$t")
   [ -d "seeds/$t" ] && dirs+=("seeds/$t")

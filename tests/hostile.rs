@@ -257,3 +257,57 @@ fn the_verify_command_reads_continuous_documents() {
     let v: Value = serde_json::from_str(&run(&["verify", &d, "--policy", &p]).stdout).unwrap();
     assert_eq!(v["error"]["code"], "json", "a discrete limit on a continuous document: {v}");
 }
+
+/// The prior is declared, not proved: `lip_x_under_any_prior` holds under every prior
+/// (checked against the exact LIP_X under random priors) and never exceeds LDP_X.
+#[test]
+fn lip_under_any_prior_bounds_the_lip_of_every_prior() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+    for _ in 0..200 {
+        let k = rng.random_range(2..6);
+        let rows: Vec<Vec<f64>> = (0..k)
+            .map(|_| {
+                let w: Vec<f64> = (0..k).map(|_| rng.random::<f64>() + 0.05).collect();
+                let t: f64 = w.iter().sum();
+                w.iter().map(|v| v / t).collect()
+            })
+            .collect();
+        let random_prior = |rng: &mut rand_chacha::ChaCha8Rng| {
+            let mut p: Vec<f64> = (0..k).map(|_| rng.random::<f64>().powi(4) + 1e-4).collect();
+            let t: f64 = p.iter().sum();
+            p.iter_mut().for_each(|v| *v /= t);
+            p
+        };
+        let mk = |p: Vec<f64>| {
+            doc(json!({"format": "privlift-mechanism", "version": 1, "id": "t",
+                "labels": (0..k).map(|i| format!("x{i}")).collect::<Vec<_>>(), "prior": p,
+                "mechanism": {"kind": "matrix", "p_y_given_x": rows}, "claims": {"ldp_x": 1e6}}))
+        };
+        let m = mk(random_prior(&mut rng)).verify(&Policy::default()).unwrap();
+        let any = m.lip_x_under_any_prior();
+        assert!(any <= m.leakage_x().ldp_x);
+        for _ in 0..20 {
+            let other = mk(random_prior(&mut rng)).check(&Policy::default()).unwrap();
+            assert!(other.leakage_x.lip <= any * (1.0 + 1e-9) + 1e-12, "{} > {any}", other.leakage_x.lip);
+        }
+    }
+}
+
+/// Found by the property test: unary encoding with q01 = q10 = 0.9 (r = a(1)/a(0) = 1/81)
+/// computed 1 + (r − 1) with catastrophic cancellation, and a receipt lift fell 4e-16
+/// below its stated bound. The lifts are now ratios of sums of non-negative terms.
+#[test]
+fn unary_lifts_do_not_cancel_when_a_bit_flips_often() {
+    let v = json!({"format": "privlift-mechanism", "version": 1, "id": "prop", "labels": ["x0", "x1"],
+        "prior": [0.6666666666666665, 0.3333333333333333],
+        "secret": {"labels": ["s0", "s1", "s2"], "p_sx": [[0.047619047619047616, 0.19047619047619047],
+            [0.47619047619047616, 0.14285714285714285], [0.14285714285714285, 0.0]]},
+        "mechanism": {"kind": "unary", "q01": 0.9, "q10": 0.9},
+        "claims": {"ldp": 4.174387269895642, "ldp_x": 4.394449154672442, "lip": 3.320228319128493}});
+    let m = doc(v).verify(&Policy::default()).unwrap();
+    for y in 0..4usize {
+        let r = m.receipt_bits(&[y & 1 == 1, y & 2 == 2]).unwrap();
+        assert!(common::lifts_within_bounds(&r), "{r:?}");
+    }
+}

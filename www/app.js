@@ -57,7 +57,8 @@ function activate(m, doc) {
   // secret S (if the document declares one) is audited too and shown in addition.
   const lx = m.leakageX();
   let text = `✓ Verified in your browser: ${m.id} leaks at most ε = ${fmt(lx.ldp_x, 3)} nats of LDP (prior-free) ` +
-    `and ε = ${fmt(lx.lip, 3)} nats of LIP (under the curator's prior) about your own answer`;
+    `and ε = ${fmt(lx.lip, 3)} nats of LIP (under the curator's prior) about your own answer; ` +
+    `whatever the true prior, LIP stays ≤ ${fmt(m.lipUnderAnyPrior(), 3)} nats`;
   if (doc.secret) {
     const ls = m.leakage();
     const names = m.secretLabels.length <= 4 ? ` (${m.secretLabels.join(' / ')})` : '';

@@ -184,6 +184,11 @@ fn policy(u: &mut Unstructured, l: Option<&Leakage>) -> Result<Policy> {
         max_lip: budget(u, l.map(|l| l.lip))?,
         max_eps_l: budget(u, l.map(|l| l.alip.eps_l))?,
         max_eps_u: budget(u, l.map(|l| l.alip.eps_u))?,
+        max_ldp_s: budget(u, l.map(|l| l.ldp))?,
+        max_lip_s: budget(u, l.map(|l| l.lip))?,
+        max_eps_l_s: budget(u, l.map(|l| l.alip.eps_l))?,
+        max_eps_u_s: budget(u, l.map(|l| l.alip.eps_u))?,
+        max_verify_work: None,
     })
 }
 

@@ -3,12 +3,16 @@
 //!
 //! With p = 1 − q10 = P(bit = 1 | the bit is x's) and q = q01 = P(bit = 1 | another
 //! bit), P(y|x) = G(y)·a(y_x) where G(y) = Π_j g(y_j) does not depend on x and
-//! a(1) = p/q, a(0) = (1−p)/(1−q). Hence, with b = y ∈ {0,1}^|X| and c = a(1)/a(0) − 1,
+//! a(1) = p/q, a(0) = (1−p)/(1−q). Hence, with b = y ∈ {0,1}^|X|, r = a(1)/a(0) and the
+//! weights w_x = r if b_x = 1, else 1,
 //!
-//!   l(s, y) = (1 + c·⟨P(·|s), b⟩) / (T + c·⟨P_X, b⟩),   T = Σ_x P_X(x),
+//!   l(s, y) = ⟨P(·|s), w⟩ / ⟨P_X, w⟩,
 //!
-//! a ratio of two affine functions of the bits. T is 1 up to the document's
-//! normalisation slack (`SUM_TOLERANCE`); keeping it makes this exactly the lift
+//! a ratio of two affine functions of the bits, each a sum of non-negative terms. (The
+//! equivalent form (1 + c⟨P(·|s), b⟩)/(T + c⟨P_X, b⟩) with c = r − 1 cancels
+//! catastrophically when r ≪ 1: 1 + c loses every digit of r, which a property test
+//! found as a receipt lift 4·10⁻¹⁶ below its bound.) ⟨P_X, w⟩ keeps the document's
+//! normalisation slack (`SUM_TOLERANCE`), so this is exactly the lift
 //! P(s,y)/(P(s)P(y)) of the joint as given, which is what the generic audit (and so the
 //! enumerated unary audit and every matrix receipt) computes. Its maximum and minimum over the
 //! hypercube (the max-lift Λ and min-lift Ψ, and LDP w.r.t. S as the max over pairs of
@@ -105,30 +109,28 @@ pub fn audit_unary(p_sx: &Matrix, q01: f64, q10: f64, alpha_order: f64) -> Resul
         return Ok(out);
     }
     let (a1, a0) = (p / q, (1.0 - p) / (1.0 - q));
-    let c = a1 / a0 - 1.0;
-    // The prior sums (and T) add ≤ |S| + |X| roundings to the 4|X| + 16 of the ratio.
+    let r = a1 / a0;
+    // N and D are sums of ≤ |X| non-negative products (the conditionals add one division
+    // each, the prior sums ≤ |S| + |X| roundings): the 4|X| + 16 of the ratio.
     let rel = gamma(5 * nx + ns + 16);
     let cond: Vec<Vec<f64>> =
         (0..ns).filter(|&s| p_s[s] > 0.0).map(|s| p_sx.row(s).iter().map(|v| v / p_s[s]).collect()).collect();
-    // The total prior mass T (1 within SUM_TOLERANCE) is the lift's constant term.
-    let total: f64 = prior.iter().sum();
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     let mut ldp = 0.0f64;
     if p_sx.is_diagonal() {
         // S = X: closed forms in O(|X|), and LDP w.r.t. S is LDP w.r.t. X on the support.
-        (hi, lo) = one_hot_extremes(c, &prior, total);
+        (hi, lo) = one_hot_extremes(r, &prior);
         if cond.len() >= 2 {
-            ldp = abs_ln_up(a1 / a0, gamma(6));
+            ldp = abs_ln_up(r, gamma(6));
         }
     } else {
         for u in &cond {
-            hi = hi.max(dinkelbach(c, u, total, &prior, true));
-            lo = lo.min(dinkelbach(c, u, total, &prior, false));
+            hi = hi.max(dinkelbach(r, u, &prior, true));
+            lo = lo.min(dinkelbach(r, u, &prior, false));
         }
         for u in &cond {
             for v in &cond {
-                // P(y|s)/P(y|s'): both conditionals are normalised, so the constant is 1.
-                ldp = ldp.max(ln_up(dinkelbach(c, u, 1.0, v, true), rel));
+                ldp = ldp.max(ln_up(dinkelbach(r, u, v, true), rel));
             }
         }
     }
@@ -162,46 +164,30 @@ fn maximal(p: f64, q: f64, prior: &[f64]) -> f64 {
 }
 
 /// The largest and smallest lift over every x with P(x) > 0 and every bit vector when
-/// S = X, in O(|X|): with u = e_x the lift is (1 + c·b_x) / (T + c·P(x)·b_x + c·Σ_{j≠x}
-/// P(j)·b_j), so for each value of b_x the other bits only move the denominator, each by
-/// the sign of c. Σ_{j≠x} is a prefix plus a suffix sum of same-signed terms (no
-/// cancellation), so the rounding bound of [`audit_unary`] holds.
-fn one_hot_extremes(c: f64, prior: &[f64], total: f64) -> (f64, f64) {
+/// S = X, in O(|X|): with u = e_x the lift is w_x / (P(x)·w_x + Σ_{j≠x} P(j)·w_j), so for
+/// each value of b_x the other bits only move the denominator, each to its smallest
+/// (largest) weight min(1, r) (max(1, r)). Σ_{j≠x} P(j) is a prefix plus a suffix sum of
+/// non-negative terms (no cancellation), so the rounding bound of [`audit_unary`] holds.
+fn one_hot_extremes(r: f64, prior: &[f64]) -> (f64, f64) {
     let n = prior.len();
-    // pos[j] = max(0, c P(j)), neg[j] = min(0, c P(j)); prefix sums before x, suffix after.
-    let part = |j: usize, positive: bool| {
-        let v = c * prior[j];
-        if positive == (v > 0.0) {
-            v
-        } else {
-            0.0
-        }
-    };
-    let sums = |positive: bool| {
-        let mut before = vec![0.0; n + 1];
-        for j in 0..n {
-            before[j + 1] = before[j] + part(j, positive);
-        }
-        let mut after = vec![0.0; n + 1];
-        for j in (0..n).rev() {
-            after[j] = after[j + 1] + part(j, positive);
-        }
-        (before, after)
-    };
-    let (pos_b, pos_a) = sums(true);
-    let (neg_b, neg_a) = sums(false);
+    let mut before = vec![0.0; n + 1];
+    for j in 0..n {
+        before[j + 1] = before[j] + prior[j];
+    }
+    let mut after = vec![0.0; n + 1];
+    for j in (0..n).rev() {
+        after[j] = after[j + 1] + prior[j];
+    }
+    let (w_lo, w_hi) = (r.min(1.0), r.max(1.0));
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     for (x, &px) in prior.iter().enumerate() {
         if px <= 0.0 {
             continue;
         }
-        // Other bits: the maximum takes the negative terms, the minimum the positive ones.
-        let (others_max, others_min) = (neg_b[x] + neg_a[x + 1], pos_b[x] + pos_a[x + 1]);
-        for bx in [0.0, 1.0] {
-            let num = 1.0 + c * bx;
-            let own = total + c * px * bx;
-            hi = hi.max(num / (own + others_max));
-            lo = lo.min(num / (own + others_min));
+        let others = before[x] + after[x + 1];
+        for wx in [1.0, r] {
+            hi = hi.max(wx / (px * wx + w_lo * others));
+            lo = lo.min(wx / (px * wx + w_hi * others));
         }
     }
     (hi, lo)
@@ -211,27 +197,35 @@ fn one_hot_extremes(c: f64, prior: &[f64], total: f64) -> (f64, f64) {
 /// verification cost model counts this many passes).
 pub const DINKELBACH_MAX_STEPS: usize = 32;
 
-/// max (or min) over b ∈ {0,1}^n of (1 + c⟨u,b⟩) / (d0 + c⟨v,b⟩), Dinkelbach. After
-/// [`DINKELBACH_MAX_STEPS`] steps without convergence it returns the safe bound of the
-/// last step: with F = max_b N(b) − λD(b) ≥ 0, every ratio is ≤ λ + F / min_b D(b)
-/// (and symmetrically for the minimum), so the answer never understates the leakage.
-fn dinkelbach(c: f64, u: &[f64], d0: f64, v: &[f64], maximise: bool) -> f64 {
+/// max (or min) over b ∈ {0,1}^n of ⟨u,w⟩ / ⟨v,w⟩ with w_x = r if b_x = 1 else 1,
+/// Dinkelbach. After [`DINKELBACH_MAX_STEPS`] steps without convergence it returns the
+/// safe bound of the last step: with F = max_b N(b) − λD(b) ≥ 0, every ratio is
+/// ≤ λ + F / min_b D(b) (and symmetrically for the minimum), so the answer never
+/// understates the leakage.
+fn dinkelbach(r: f64, u: &[f64], v: &[f64], maximise: bool) -> f64 {
     let ratio = |b: &[bool]| {
-        let (mut nu, mut de) = (1.0, d0);
+        let (mut nu, mut de) = (0.0, 0.0);
         for ((&bi, &ui), &vi) in b.iter().zip(u).zip(v) {
-            if bi {
-                nu += c * ui;
-                de += c * vi;
-            }
+            let w = if bi { r } else { 1.0 };
+            nu += ui * w;
+            de += vi * w;
         }
         nu / de
+    };
+    // Setting b_x = 1 changes N − λD by (r − 1)(u_x − λv_x).
+    let take = |ui: f64, vi: f64, lambda: f64| {
+        let gain = (r - 1.0) * (ui - lambda * vi);
+        if maximise {
+            gain > 0.0
+        } else {
+            gain < 0.0
+        }
     };
     let mut b = vec![false; u.len()];
     let mut lambda = ratio(&b);
     for _ in 0..DINKELBACH_MAX_STEPS {
         for ((bi, &ui), &vi) in b.iter_mut().zip(u).zip(v) {
-            let gain = c * (ui - lambda * vi);
-            *bi = if maximise { gain > 0.0 } else { gain < 0.0 };
+            *bi = take(ui, vi, lambda);
         }
         let next = ratio(&b);
         let better = if maximise { next > lambda } else { next < lambda };
@@ -240,19 +234,17 @@ fn dinkelbach(c: f64, u: &[f64], d0: f64, v: &[f64], maximise: bool) -> f64 {
         }
         lambda = next;
     }
-    // Not converged: F(λ) at the maximiser b of N − λD, over the smallest denominator.
-    let (mut f, mut d_min) = (1.0 - lambda * d0, d0);
+    // Not converged: F(λ) at the optimiser b of N − λD, over the smallest denominator.
+    let (mut f, mut d_min) = (0.0, 0.0);
     for (&ui, &vi) in u.iter().zip(v) {
-        let gain = c * (ui - lambda * vi);
-        if if maximise { gain > 0.0 } else { gain < 0.0 } {
-            f += gain;
-        }
-        d_min += (c * vi).min(0.0);
+        let w = if take(ui, vi, lambda) { r } else { 1.0 };
+        f += (ui - lambda * vi) * w;
+        d_min += vi * r.min(1.0);
     }
     if d_min <= 0.0 {
         return if maximise { f64::INFINITY } else { 0.0 };
     }
-    // A 2× margin absorbs the rounding of F and D_min (both sums of ≤ |X| + 1 terms).
+    // A 2× margin absorbs the rounding of F and D_min (both sums of ≤ |X| terms).
     if maximise {
         lambda + 2.0 * f.max(0.0) / d_min
     } else {
@@ -282,13 +274,13 @@ pub fn unary_lift(p_sx: &Matrix, prior: &[f64], q01: f64, q10: f64, s: usize, bi
         return possible.then_some(1.0);
     }
     if p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0 {
-        let c = (p / q) / ((1.0 - p) / (1.0 - q)) - 1.0;
-        let (mut nu, mut de) = (1.0, prior.iter().sum::<f64>());
+        // ⟨P(·|s), w⟩ / ⟨P_X, w⟩ (module docs): sums of non-negative terms.
+        let r = (p / q) / ((1.0 - p) / (1.0 - q));
+        let (mut nu, mut de) = (0.0, 0.0);
         for (x, &b) in bits.iter().enumerate() {
-            if b {
-                nu += c * p_sx.get(s, x) / ps;
-                de += c * prior[x];
-            }
+            let w = if b { r } else { 1.0 };
+            nu += p_sx.get(s, x) / ps * w;
+            de += prior[x] * w;
         }
         return Some(nu / de);
     }

@@ -472,6 +472,19 @@ impl VerifiedMechanism {
         Receipt::for_bits(self, u.effective(), bits)
     }
 
+    /// LIP w.r.t. X that holds under **every** prior, not only the declared one (the prior
+    /// is declared, not proved): min(LDP_X, 2ε, ln((e^ε − 1 + P_min)/P_min)) with ε the
+    /// audited LIP_X under the declared prior, whose smallest mass is P_min. ε-LDP implies
+    /// ε-LIP under any prior; the other two are the η-free terms of Jiang et al. eq 12
+    /// ([`crate::accounting::transfer_lip_bound`] with η = ∞), which need a full-support
+    /// declared prior (with a zero in it only LDP_X remains).
+    pub fn lip_x_under_any_prior(&self) -> f64 {
+        let l = self.leakage_x();
+        let pmin = self.doc.prior().iter().copied().fold(f64::INFINITY, f64::min);
+        let transfer = crate::accounting::transfer_lip_bound(l.lip, f64::INFINITY, pmin).unwrap_or(f64::INFINITY);
+        transfer.min(l.ldp_x)
+    }
+
     /// The bounds every receipt of this mechanism states for the lifts of the user's
     /// values X: (min, max) over every output. They come from the audit of the sampler
     /// that runs, under the declared prior, and nothing else; for unary encoding they

@@ -277,6 +277,13 @@ impl WasmMechanism {
         to_js(self.mech.leakage_x())
     }
 
+    /// LIP w.r.t. X under every prior, not only the declared one
+    /// ([`VerifiedMechanism::lip_x_under_any_prior`]).
+    #[wasm_bindgen(js_name = lipUnderAnyPrior)]
+    pub fn lip_under_any_prior(&self) -> f64 {
+        self.mech.lip_x_under_any_prior()
+    }
+
     /// `[min, max]`: the lift bounds every receipt of this mechanism states for X.
     #[wasm_bindgen(js_name = receiptBounds)]
     pub fn receipt_bounds(&self) -> Vec<f64> {

@@ -63,3 +63,29 @@ test('bad arguments are coded errors', async () => {
   await assert.rejects(ledger.release('', m, 'v0'), (e) => e.code === 'invalid_argument');
   await assert.rejects(ledger.release('a', m, 'v9'), (e) => e.code === 'unknown_value');
 });
+
+test('a trivial secret does not fool the ledger: its budgets compose the leakage about X', async () => {
+  // Near-clear text of X (0.9 on the diagonal) with one secret value "all": every S-notion
+  // is 0, while the X-audit is what the user's budget is about.
+  const k = 3;
+  const doc = {
+    format: 'privlift-mechanism', version: 1, id: 'trivial', labels: ['a', 'b', 'c'], prior: [0.2, 0.3, 0.5],
+    secret: { labels: ['all'], p_sx: [[0.2, 0.3, 0.5]] },
+    mechanism: { kind: 'matrix', p_y_given_x: Array.from({ length: k }, (_, x) => Array.from({ length: k }, (_, y) => (x === y ? 0.9 : 0.05))) },
+    claims: { lip: 0, ldp: 0 },
+  };
+  const m = (await parseMechanism(doc)).verify({ maxLipS: 0 });
+  assert.ok(m.leakage().lip < 1e-12, 'nothing about S');
+  const lx = m.leakageX();
+  assert.ok(lx.lip > 1 && Math.abs(lx.ldp_x - Math.log(18)) < 1e-9, `X leaks: ${JSON.stringify(lx)}`);
+  assert.ok(m.lipUnderAnyPrior() <= lx.ldp_x && m.lipUnderAnyPrior() >= lx.lip);
+  const ledger = await openLedger({ origin: 'https://t.example', storage: 'memory' });
+  let last;
+  for (let i = 0; i < 5; i++) last = await ledger.release('answer', m, 'b');
+  assert.ok(Math.abs(last.bound.ldp - 5 * Math.log(18)) < 1e-9, `LDP_X adds up: ${last.bound.ldp}`);
+  assert.ok(last.bound.lip > lx.lip, `the LIP bound is about X: ${last.bound.lip}`);
+  const records = await ledger.releases('answer');
+  assert.ok(records.every((r) => r.lip_x === lx.lip && r.ldp_x === lx.ldp_x && !('lip' in r)), 'records hold X-notions only');
+  const capped = await openLedger({ origin: 'https://u.example', storage: 'memory', budget: { lip: 1 } });
+  await assert.rejects(capped.release('answer', m, 'b'), (e) => e.code === 'budget_exceeded');
+});

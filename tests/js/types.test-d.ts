@@ -36,7 +36,18 @@ export async function usage(): Promise<void> {
       if (code === 'policy_violated' || code === 'http') console.log(err.message, err.status);
     }
   }
-  void [ldpX, first, label, ys, seeded, lift, eu, labels, m2, codes, r];
+  // Limits about X, about S, and the cost budget; the X-audit, the receipt's two sections.
+  const strict: Policy = { maxLip: 0.5, maxLipS: 1, maxLdpS: 2, maxEpsLS: 1, maxEpsUS: 1, maxVerifyWork: 1e9 };
+  const lx: Leakage = mech.leakageX();
+  const [lo, hi]: [number, number] = mech.receiptBounds();
+  const any: number = mech.lipUnderAnyPrior();
+  const rowLabel: string = e.label;
+  const secretRows: ReceiptEntry[] | undefined = r.secret?.entries;
+  const costly: ErrorCode = 'too_costly';
+  const xAudit: Leakage = checked.leakage_x;
+  void [ldpX, first, label, ys, seeded, lift, eu, labels, m2, codes, r, strict, lx, lo, hi, any, rowLabel, secretRows, costly, xAudit];
+  // @ts-expect-error: rows have no `secret` field any more (label, index)
+  e.secret;
 
   // @ts-expect-error: not a policy key
   doc.verify({ maxLDPX: 1 });
