@@ -391,7 +391,7 @@ fn as_sampled(w: &Matrix) -> Result<Matrix> {
 /// the document `id`.
 ///
 /// # Errors
-/// `invalid_argument` for a bad budget or an SRLIP audit above
+/// `invalid_argument` for a bad budget; `too_costly` for an SRLIP audit above
 /// [`crate::leakage::MAX_SRLIP_WORK`]; `design_failed` on solver trouble.
 ///
 /// # Example
@@ -480,7 +480,7 @@ pub const MAX_CALIBRATION_WORK: u64 = 8_000_000;
 ///
 /// # Errors
 /// As [`attribute_channel`]; `invalid_argument` for an audit above
-/// [`crate::leakage::MAX_SRLIP_WORK`]; `design_failed` if even c = 1 fails the audit
+/// [`crate::leakage::MAX_SRLIP_WORK`] (`too_costly`); `design_failed` if even c = 1 fails the audit
 /// (which the composition rules out up to rounding).
 pub fn calibrate(joint: &MultiJoint, target: f64) -> Result<(Vec<AttributeDesign>, f64)> {
     let sizes = joint.sizes();

@@ -17,7 +17,7 @@ mod unary;
 pub use lift::JointSY;
 pub use measures::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
 pub use srlip::{audit_srlip, check_attributes, Srlip, MAX_SRLIP_ATTRIBUTES, MAX_SRLIP_WORK};
-pub use unary::{audit_unary, unary_lift, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
+pub use unary::{audit_unary, unary_lift, unary_lifts_x, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
 
 use alloc::vec::Vec;
 use serde::Serialize;
@@ -191,8 +191,7 @@ pub fn from_joint(j: &JointSY, alpha: f64) -> Leakage {
         min_l = 1.0;
         max_l = 1.0;
     }
-    let eps_u = ln_up(max_l, rel).max(0.0);
-    let eps_l = abs_ln_up(min_l.min(1.0), rel);
+    let Alip { eps_l, eps_u } = alip_of_extremes(min_l, max_l, rel);
     if j.underflow {
         // A subnormal product: the computed lifts have no relative error bound (F8).
         let inf = f64::INFINITY;
@@ -233,6 +232,41 @@ pub fn from_joint(j: &JointSY, alpha: f64) -> Leakage {
         alpha_lift_inverse: ali,
         alpha_order: alpha,
     }
+}
+
+/// (εl, εu) from the smallest and largest computed lift, rounded up by `rel`.
+fn alip_of_extremes(min_l: f64, max_l: f64, rel: f64) -> Alip {
+    Alip { eps_l: abs_ln_up(min_l.min(1.0), rel), eps_u: ln_up(max_l, rel).max(0.0) }
+}
+
+/// LIP alone (Jiang et al. eq 8) of a Markov mechanism under the joint P_SX: the `lip` of
+/// [`audit`], bit for bit, without the other measures (a `bp_lip` claim audits one LIP
+/// per prior and needs nothing else).
+///
+/// # Errors
+/// `dimension_mismatch` if the sizes disagree.
+pub fn lip_only(p_sx: &Matrix, p_y_given_x: &Matrix) -> Result<f64> {
+    if p_sx.cols() != p_y_given_x.rows() {
+        return Err(Error::field("p_y_given_x").dims(p_sx.cols(), p_y_given_x.rows()));
+    }
+    let j = JointSY::markov(p_sx, p_y_given_x);
+    if j.underflow {
+        return Ok(f64::INFINITY);
+    }
+    let (mut min_l, mut max_l) = (f64::INFINITY, 0.0f64);
+    for y in (0..j.ny).filter(|&y| j.support_y[y]) {
+        for s in 0..j.ns {
+            if let Some(l) = j.lift(s, y) {
+                min_l = min_l.min(l);
+                max_l = max_l.max(l);
+            }
+        }
+    }
+    if min_l == f64::INFINITY {
+        return Ok(0.0);
+    }
+    let a = alip_of_extremes(min_l, max_l, j.lift_rel_error());
+    Ok(a.eps_l.max(a.eps_u))
 }
 
 /// LDP w.r.t. X: max over outputs y that some input with positive prior can produce of

@@ -86,7 +86,7 @@ pub fn check_attributes(field: &str, attributes: &[usize], nx: usize) -> Result<
 ///
 /// # Errors
 /// `dimension_mismatch` if the sizes disagree; `invalid_argument` for a bad attribute
-/// list or an audit larger than [`MAX_SRLIP_WORK`].
+/// list; `too_costly` for an audit larger than [`MAX_SRLIP_WORK`].
 pub fn audit_srlip(p_sx: &Matrix, p_y_given_x: &Matrix, attributes: &[usize]) -> Result<Srlip> {
     let (ns, nx, ny) = (p_sx.rows(), p_sx.cols(), p_y_given_x.cols());
     if p_y_given_x.rows() != nx {
@@ -96,13 +96,11 @@ pub fn audit_srlip(p_sx: &Matrix, p_y_given_x: &Matrix, attributes: &[usize]) ->
     let m = attributes.len();
     let work = (1usize << m).saturating_mul(ns).saturating_mul(nx).saturating_mul(ny);
     if work > MAX_SRLIP_WORK {
-        return Err(Error::InvalidArgument {
-            name: "attributes".into(),
-            reason: alloc::format!(
-                "an SRLIP audit of 2^{m} subsets × |S| = {ns} × |X| = {nx} × |Y| = {ny} is {work} steps, \
-                 above the limit {MAX_SRLIP_WORK}"
-            ),
-        });
+        return Err(crate::verify::too_costly(
+            alloc::format!("an SRLIP audit of 2^{m} subsets × |S| = {ns} × |X| = {nx} × |Y| = {ny}"),
+            work as f64,
+            MAX_SRLIP_WORK as f64,
+        ));
     }
     // strides[j]: weight of attribute j in the flattened index.
     let mut strides = vec![1usize; m];

@@ -232,3 +232,33 @@ fn subnormal_products_give_infinite_leakage() {
     // Without tiny products the same channel audits finitely.
     assert!(audit(&Matrix::diag(&[0.5, 0.5]), &w, 2.0).unwrap().lip.is_finite());
 }
+
+/// `lip_only` is the `lip` of the full audit, bit for bit, on random joints and channels
+/// (zeros included).
+#[test]
+fn lip_only_is_the_audits_lip() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    for _ in 0..300 {
+        let (ns, nx, ny) = (rng.random_range(1..5), rng.random_range(1..6), rng.random_range(1..6));
+        let mut j: Vec<f64> =
+            (0..ns * nx).map(|_| if rng.random_bool(0.2) { 0.0 } else { rng.random::<f64>() }).collect();
+        let t: f64 = j.iter().sum();
+        if t == 0.0 {
+            continue;
+        }
+        j.iter_mut().for_each(|v| *v /= t);
+        let mut w = Vec::new();
+        for _ in 0..nx {
+            let mut r: Vec<f64> =
+                (0..ny).map(|_| if rng.random_bool(0.2) { 0.0 } else { rng.random::<f64>() + 0.01 }).collect();
+            if r.iter().sum::<f64>() == 0.0 {
+                r[0] = 1.0;
+            }
+            let t: f64 = r.iter().sum();
+            w.extend(r.iter().map(|v| v / t));
+        }
+        let (p_sx, ch) = (Matrix::from_flat(ns, nx, j), Matrix::from_flat(nx, ny, w));
+        assert_eq!(lip_only(&p_sx, &ch).unwrap().to_bits(), audit(&p_sx, &ch, 2.0).unwrap().lip.to_bits());
+    }
+}

@@ -309,6 +309,25 @@ pub fn unary_lift(p_sx: &Matrix, prior: &[f64], q01: f64, q10: f64, s: usize, bi
     (de > 0.0).then(|| nu / de)
 }
 
+/// The lift of every x (S = X) for a released bit vector, in O(|X|): w_x / ⟨P_X, w⟩
+/// (module docs) — the rows of [`unary_lift`] with the joint diag(P_X), without building
+/// it. Entries of prior 0 are 0. `None` when the bit vector cannot be released.
+pub fn unary_lifts_x(prior: &[f64], q01: f64, q10: f64, bits: &[bool]) -> Option<Vec<f64>> {
+    let (p, q) = (1.0 - q10, q01);
+    if !(p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0) || p == q {
+        // Degenerate or x-independent: the general formula (small |X| in practice: a
+        // degenerate encoding leaks without bound and verifies no finite claim).
+        let diag = Matrix::diag(prior);
+        return (0..prior.len())
+            .map(|x| if prior[x] > 0.0 { unary_lift(&diag, prior, q01, q10, x, bits) } else { Some(0.0) })
+            .collect();
+    }
+    let r = (p / q) / ((1.0 - p) / (1.0 - q));
+    let w = |x: usize| if bits[x] { r } else { 1.0 };
+    let de: f64 = prior.iter().enumerate().map(|(x, &px)| px * w(x)).sum();
+    Some(prior.iter().enumerate().map(|(x, &px)| if px > 0.0 { w(x) / de } else { 0.0 }).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -385,6 +404,30 @@ mod tests {
                     let l = unary_lift(&padded, &padded.col_sums(), q01, q10, s, &long).unwrap();
                     assert!(fast.min_lift <= l && l <= fast.max_lift, "scale {scale} s {s} {bits:?}: {l} {fast:?}");
                 }
+            }
+        }
+    }
+
+    /// The O(|X|) rows of S = X agree with the general formula on diag(P_X).
+    #[test]
+    fn lifts_of_x_agree_with_the_general_formula() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        for _ in 0..200 {
+            let n = rng.random_range(1..12);
+            let mut p: Vec<f64> = (0..n).map(|_| if rng.random_bool(0.2) { 0.0 } else { rng.random::<f64>() }).collect();
+            let t: f64 = p.iter().sum();
+            if t == 0.0 {
+                continue;
+            }
+            p.iter_mut().for_each(|v| *v /= t);
+            let (q01, q10) = (rng.random_range(0.01..0.99), rng.random_range(0.01..0.99));
+            let bits: Vec<bool> = (0..n).map(|_| rng.random()).collect();
+            let fast = unary_lifts_x(&p, q01, q10, &bits).unwrap();
+            let diag = Matrix::diag(&p);
+            for x in (0..n).filter(|&x| p[x] > 0.0) {
+                let slow = unary_lift(&diag, &p, q01, q10, x, &bits).unwrap();
+                assert!((fast[x] - slow).abs() <= 1e-14 * slow, "{x}: {} vs {slow}", fast[x]);
             }
         }
     }

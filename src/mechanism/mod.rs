@@ -135,7 +135,10 @@ fn bp_lip(runtime: &Runtime, channels: &Option<(Matrix, Option<Vec<Matrix>>)>, p
                 let (q01, q10) = u.effective();
                 leakage::audit_unary(&diag, q01, q10, DEFAULT_ALPHA_ORDER)?
             }
-            (_, Some((channel, _))) => leakage::audit(&diag, channel, DEFAULT_ALPHA_ORDER)?,
+            (_, Some((channel, _))) => {
+                worst = worst.max(leakage::lip_only(&diag, channel)?);
+                continue;
+            }
             (_, None) => unreachable_channels()?,
         };
         worst = worst.max(l.lip);
@@ -160,10 +163,11 @@ impl Document {
     ///
     /// # Errors
     /// `invalid_argument` for a mechanism that is not a channel P(Y|X) (SRLIP of a
-    /// per-secret or unary mechanism is not audited) or an audit above
-    /// [`leakage::MAX_SRLIP_WORK`].
+    /// per-secret or unary mechanism is not audited); `too_costly` above the default
+    /// verification budget (checked first) or [`leakage::MAX_SRLIP_WORK`].
     pub fn audit_srlip(&self) -> Result<Option<leakage::Srlip>> {
         let Some(c) = &self.claims().srlip else { return Ok(None) };
+        Work::of(self).check("this document", crate::verify::DEFAULT_MAX_VERIFY_WORK)?;
         match Runtime::build(self)? {
             Runtime::Channel(sampler) => {
                 Ok(Some(leakage::audit_srlip(self.p_sx(), &Runtime::effective(&sampler), &c.attributes)?))

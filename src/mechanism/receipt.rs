@@ -119,7 +119,12 @@ impl Receipt {
         // unary_lift is a ratio of two sums of ≤ |X| + 1 terms, computed differently from
         // the audit's closed forms: the bounds are widened by its own rounding bound.
         let g = m.receipt_rounding();
-        let input = section(rows(&Matrix::diag(doc.prior()), doc.input())?, m.leakage_x(), g);
+        let prior = doc.prior();
+        let Some(lifts) = crate::leakage::unary_lifts_x(prior, q01, q10, bits) else {
+            return Err(Error::UnknownOutput { value: "this bit vector (this mechanism never releases it)".into() });
+        };
+        let x_rows = lifts.iter().enumerate().map(|(x, &l)| row(doc.input(), x, prior[x], l * prior[x], l)).collect();
+        let input = section(x_rows, m.leakage_x(), g);
         let secret =
             if doc.has_secret() { Some(section(rows(doc.p_sx(), doc.secret())?, m.leakage(), g)) } else { None };
         let label: String = bits.iter().map(|&b| if b { '1' } else { '0' }).collect();

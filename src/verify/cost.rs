@@ -61,43 +61,48 @@ impl Work {
         let audit = |joint_rows: f64, joint_nnz: f64, rows: f64, cols: f64| {
             joint_rows * rows + joint_nnz * cols + 6.0 * joint_rows * cols + 3.0 * rows * cols
         };
-        let units = match doc.mechanism() {
-            MechanismKind::Matrix(_) | MechanismKind::PerSecret { markov: Some(_), .. } => {
-                let e = nx * ny;
-                let x_audit = audit(nx, nx, nx, ny);
-                let s_audit = if has_secret { audit(ns, nnz, nx, ny) } else { 0.0 };
-                // Sampler (alias table, its exact channel), the receipts' joints, and the
-                // verified mechanism's own copy of the document (its channel and joint).
-                let build = 5.0 * e + nnz * ny + ns * nx;
-                let again = if extra_order { x_audit + s_audit } else { 0.0 };
-                build + x_audit + s_audit + priors * x_audit + again
-            }
-            MechanismKind::PerSecret { markov: None, .. } => {
-                let e = ns * nx * ny;
-                let x_audit = audit(nx, nx, nx, ny);
-                let s_audit = audit(ns, nnz, nx, ny) + e;
-                let build = 6.0 * e + ns * nx;
-                let again = if extra_order { x_audit + s_audit } else { 0.0 };
-                build + x_audit + s_audit + again
-            }
-            MechanismKind::Unary { .. } => {
-                let dink = (DINKELBACH_MAX_STEPS + 2) as f64 * 2.0;
-                let one = |joint_rows: f64, diagonal: bool| {
-                    if doc.input().len() <= UNARY_ENUMERATION_LIMIT {
-                        let cols = libm::exp2(nx);
-                        audit(joint_rows, nnz, nx, cols) + nx * cols
-                    } else if diagonal {
-                        nx * nx + 16.0 * nx
-                    } else {
-                        joint_rows * nx + 2.0 * dink * joint_rows * nx + dink * joint_rows * joint_rows * nx
-                    }
-                };
-                let x_audit = one(nx, true);
-                let s_audit = if has_secret { one(ns, doc.p_sx().is_diagonal()) } else { 0.0 };
-                let again = if extra_order { x_audit + s_audit } else { 0.0 };
-                x_audit + s_audit + priors * x_audit + again
-            }
-        };
+        // The SRLIP audit visits 2^m subsets of the m attributes.
+        let srlip = claims.srlip.as_ref().map_or(0.0, |c| libm::exp2(c.attributes.len() as f64) * ns * nx * ny);
+        let units = srlip
+            + match doc.mechanism() {
+                MechanismKind::Matrix(_) | MechanismKind::PerSecret { markov: Some(_), .. } => {
+                    let e = nx * ny;
+                    let x_audit = audit(nx, nx, nx, ny);
+                    let s_audit = if has_secret { audit(ns, nnz, nx, ny) } else { 0.0 };
+                    // Sampler (alias table, its exact channel), the receipts' joints, and the
+                    // verified mechanism's own copy of the document (its channel and joint).
+                    let build = 5.0 * e + nnz * ny + ns * nx;
+                    let again = if extra_order { x_audit + s_audit } else { 0.0 };
+                    // A `bp_lip` prior: diag(p), P(x,y) and the lifts (LIP only).
+                    let per_prior = nx * nx + 3.0 * e;
+                    build + x_audit + s_audit + priors * per_prior + again
+                }
+                MechanismKind::PerSecret { markov: None, .. } => {
+                    let e = ns * nx * ny;
+                    let x_audit = audit(nx, nx, nx, ny);
+                    let s_audit = audit(ns, nnz, nx, ny) + e;
+                    let build = 6.0 * e + ns * nx;
+                    let again = if extra_order { x_audit + s_audit } else { 0.0 };
+                    build + x_audit + s_audit + again
+                }
+                MechanismKind::Unary { .. } => {
+                    let dink = (DINKELBACH_MAX_STEPS + 2) as f64 * 2.0;
+                    let one = |joint_rows: f64, diagonal: bool| {
+                        if doc.input().len() <= UNARY_ENUMERATION_LIMIT {
+                            let cols = libm::exp2(nx);
+                            audit(joint_rows, nnz, nx, cols) + nx * cols
+                        } else if diagonal {
+                            nx * nx + 16.0 * nx
+                        } else {
+                            joint_rows * nx + 2.0 * dink * joint_rows * nx + dink * joint_rows * joint_rows * nx
+                        }
+                    };
+                    let x_audit = one(nx, true);
+                    let s_audit = if has_secret { one(ns, doc.p_sx().is_diagonal()) } else { 0.0 };
+                    let again = if extra_order { x_audit + s_audit } else { 0.0 };
+                    x_audit + s_audit + priors * x_audit + again
+                }
+            };
         Work(units)
     }
 }
