@@ -415,7 +415,8 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
         for _ in 0..200 {
             let n = rng.random_range(1..12);
-            let mut p: Vec<f64> = (0..n).map(|_| if rng.random_bool(0.2) { 0.0 } else { rng.random::<f64>() }).collect();
+            let mut p: Vec<f64> =
+                (0..n).map(|_| if rng.random_bool(0.2) { 0.0 } else { rng.random::<f64>() }).collect();
             let t: f64 = p.iter().sum();
             if t == 0.0 {
                 continue;

@@ -45,7 +45,11 @@ pub struct ReceiptSection {
 /// entered** (X; always present), and, when the document declares a secret S ≠ X, the
 /// lift of every secret value as a second section. Every bound is one the audit proved for
 /// the sampler that runs under the prior the rows report; no bound comes from a claim.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// Serialised with the X section's fields at the top level (`entries`, `min_lift_bound`,
+/// …) and `secret` as a nested section (written by hand: `#[serde(flatten)]` cost the
+/// client module kilobytes of generic map code).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Receipt {
     pub mechanism_id: String,
     /// Index of the released output (absent for a unary-encoding bit vector).
@@ -55,10 +59,26 @@ pub struct Receipt {
     pub output: String,
     /// The user's own values X: `entries`, `min_lift_bound`, `max_lift_bound`, `eps_l`,
     /// `eps_u` (flattened into the receipt in JSON).
-    #[serde(flatten)]
     pub input: ReceiptSection,
     /// The curator's secret S, when the document declares one.
     pub secret: Option<ReceiptSection>,
+}
+
+impl Serialize for Receipt {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Receipt", 9)?;
+        m.serialize_field("mechanism_id", &self.mechanism_id)?;
+        m.serialize_field("output_index", &self.output_index)?;
+        m.serialize_field("output", &self.output)?;
+        m.serialize_field("entries", &self.input.entries)?;
+        m.serialize_field("min_lift_bound", &self.input.min_lift_bound)?;
+        m.serialize_field("max_lift_bound", &self.input.max_lift_bound)?;
+        m.serialize_field("eps_l", &self.input.eps_l)?;
+        m.serialize_field("eps_u", &self.input.eps_u)?;
+        m.serialize_field("secret", &self.secret)?;
+        m.end()
+    }
 }
 
 impl Receipt {

@@ -125,7 +125,9 @@ impl WasmDocument {
     pub fn kind(&self) -> String {
         self.doc.mechanism().tag().into()
     }
-    /// The document as pretty JSON (to publish it).
+    /// The document as pretty JSON (to publish it): curator side, so only in the design
+    /// module (the serialiser is ~4 KB gzip of the client module that no client calls).
+    #[cfg(feature = "design")]
     #[wasm_bindgen(js_name = toJson)]
     pub fn to_json(&self) -> String {
         self.doc.to_json()
