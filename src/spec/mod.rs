@@ -237,7 +237,7 @@ impl Document {
                     // Where the joint's column is 0 no S-notion ever weighs that input, so
                     // its prior must be exactly 0 (and the runtime refuses it): the 1e-9
                     // tolerance must not let an unaudited input be perturbed.
-                    if (p - m).abs() > SUM_TOLERANCE || (m == 0.0 && p != 0.0) {
+                    if m.is_nan() || (p - m).abs() > SUM_TOLERANCE || (m == 0.0 && p != 0.0) {
                         return Err(Error::PriorMismatch { index: i, prior: p, marginal: m });
                     }
                 }
