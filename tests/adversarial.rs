@@ -1,6 +1,7 @@
 //! The hostile-document corpus (`tests/adversarial/`, see its README), natively: each
 //! document is refused with its expected code, or verified and then held to the receipt and
 //! policy properties. The same files run in the wasm build (`tests/js/adversarial.test.mjs`).
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! A hostile curator against the client's check: the findings of the review that are not
 //! documents alone (the corpus in `tests/adversarial/` holds those): curator-side inputs,
 //! tolerances, error texts, and `privlift verify` as a client runs it.
+#![cfg(feature = "cli")]
 
 mod common;
 

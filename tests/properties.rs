@@ -1,6 +1,7 @@
 //! The receipt-and-policy property (`tests/common/receipt_props.rs`) on seeded random
 //! documents, and the fuzz target `receipt_bounds` replayed on its committed seeds: in CI
 //! the fuzz target's own check runs on stable, every time.
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 

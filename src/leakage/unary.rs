@@ -90,9 +90,18 @@ pub fn audit_unary(p_sx: &Matrix, q01: f64, q10: f64, alpha_order: f64) -> Resul
         alpha_order,
     };
     if p == q {
+        // The report does not depend on x: every lift is ⟨P(·|s), 1⟩/⟨P_X, 1⟩ = 1/T, with
+        // T = Σ P_X (1 up to the document's normalisation slack), as the enumerated audit
+        // and the receipts compute it (fuzzer finding: exactly 1 here missed 1/T = 1 + 1e-10).
+        let rel = gamma(nx + ns + 4);
+        let l = 1.0 / prior.iter().sum::<f64>();
+        out.min_lift = down_rel(l, rel);
+        out.max_lift = up_rel(l, rel);
+        out.alip = Alip { eps_l: abs_ln_up(l.min(1.0), rel), eps_u: ln_up(l, rel).max(0.0) };
+        out.lip = out.alip.eps_l.max(out.alip.eps_u);
         out.mi_sy = 0.0;
         out.mi_xy = 0.0;
-        return Ok(out); // the report does not depend on x
+        return Ok(out);
     }
     if !(p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0) {
         // Some output is impossible for one input and possible for another.
@@ -268,11 +277,6 @@ fn dinkelbach(r: f64, u: &[f64], v: &[f64], maximise: bool) -> f64 {
 pub fn unary_lift(p_sx: &Matrix, prior: &[f64], q01: f64, q10: f64, s: usize, bits: &[bool]) -> Option<f64> {
     let (p, q) = (1.0 - q10, q01);
     let ps: f64 = p_sx.row(s).iter().sum();
-    if p == q {
-        // The report does not depend on x; it is possible iff every bit is.
-        let possible = bits.iter().all(|&b| if b { q > 0.0 } else { q < 1.0 });
-        return possible.then_some(1.0);
-    }
     if p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0 {
         // ⟨P(·|s), w⟩ / ⟨P_X, w⟩ (module docs): sums of non-negative terms.
         let r = (p / q) / ((1.0 - p) / (1.0 - q));
@@ -283,6 +287,12 @@ pub fn unary_lift(p_sx: &Matrix, prior: &[f64], q01: f64, q10: f64, s: usize, bi
             de += prior[x] * w;
         }
         return Some(nu / de);
+    }
+    if p == q {
+        // q ∈ {0, 1}: one report only, whatever x; its lift is Σ_x P(x|s) / Σ_x P(x) = 1/T.
+        let possible = bits.iter().all(|&b| if b { q > 0.0 } else { q < 1.0 });
+        let own: f64 = p_sx.row(s).iter().map(|v| v / ps).sum();
+        return possible.then(|| own / prior.iter().sum::<f64>());
     }
     let likelihood = |x: usize| -> f64 {
         bits.iter()
@@ -314,9 +324,9 @@ pub fn unary_lift(p_sx: &Matrix, prior: &[f64], q01: f64, q10: f64, s: usize, bi
 /// it. Entries of prior 0 are 0. `None` when the bit vector cannot be released.
 pub fn unary_lifts_x(prior: &[f64], q01: f64, q10: f64, bits: &[bool]) -> Option<Vec<f64>> {
     let (p, q) = (1.0 - q10, q01);
-    if !(p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0) || p == q {
-        // Degenerate or x-independent: the general formula (small |X| in practice: a
-        // degenerate encoding leaks without bound and verifies no finite claim).
+    if !(p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0) {
+        // Degenerate: the general formula (small |X| in practice: a degenerate encoding
+        // leaks without bound and verifies almost no finite claim).
         let diag = Matrix::diag(prior);
         return (0..prior.len())
             .map(|x| if prior[x] > 0.0 { unary_lift(&diag, prior, q01, q10, x, bits) } else { Some(0.0) })
