@@ -67,9 +67,10 @@ fn parse_verify_perturb_receipt() {
         assert_eq!(get(&r, "output_index").as_f64(), Some(y as f64));
         assert_eq!(get(&r, "mechanism_id").as_string().as_deref(), Some("krr3"));
         let (lo, hi) = (num(&r, "min_lift_bound"), num(&r, "max_lift_bound"));
-        // The audited min/max lift of 3-RR at ln 2 under a uniform prior: 3/4 and 3/2,
-        // rounded outwards (never the claim's e^{∓ln 2}).
-        assert!(lo <= 0.75 && 0.75 - lo < 1e-12 && hi >= 1.5 && hi - 1.5 < 1e-12, "bounds {lo} {hi}");
+        // The audited min/max lift of this 3-RR under the prior (0.2, 0.3, 0.5): 0.25/0.375
+        // and 0.5/0.3, rounded outwards (never the claim's e^{∓ln 2}).
+        let (min, max) = (2.0 / 3.0, 5.0 / 3.0);
+        assert!(lo <= min && min - lo < 1e-12 && hi >= max && hi - max < 1e-12, "bounds {lo} {hi}");
         let entries: Array = get(&r, "entries").dyn_into().expect("entries is an array");
         assert_eq!(entries.length(), 3);
         let mut total = 0.0;
