@@ -4,39 +4,16 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use privlift::spec::Matrix;
 use serde_json::Value;
 
 mod common;
-use common::cli::{run, BIN};
+use common::cli::{run, TempDir, BIN};
 
 /// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::SeqCst);
-        let p = std::env::temp_dir().join(format!("privlift-cli-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn write(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 const KRR3: &str = r#"[[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]"#;
 const LN2: f64 = std::f64::consts::LN_2;
@@ -111,7 +88,7 @@ fn krr3() -> Vec<Vec<f64>> {
 
 #[test]
 fn audit_document_with_true_claims() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let f = t.write("doc.json", &doc(r#"{"ldp_x": 0.6931471805599453, "ldp": 0.6931471805599453}"#));
     let v = run(&["audit", &f]).json();
     let mut want = FIELDS.to_vec();
@@ -136,7 +113,7 @@ fn audit_document_with_true_claims() {
 
 #[test]
 fn audit_reports_a_lying_document_without_refusing() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let f = t.write("lie.json", &doc(r#"{"ldp_x": 0.1, "lip": 5.0}"#));
     let out = run(&["audit", &f]);
     let v = out.json();
@@ -152,7 +129,7 @@ fn audit_reports_a_lying_document_without_refusing() {
 
 #[test]
 fn audit_document_without_claims_has_no_claim_fields() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let f = t.write("noclaims.json", &doc("{}"));
     let mut want = FIELDS.to_vec();
     want.push("x");
@@ -161,7 +138,7 @@ fn audit_document_without_claims_has_no_claim_fields() {
 
 #[test]
 fn audit_matrix_with_prior_matches_library() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let m = t.write("m.json", &format!(r#"{{"p_y_given_x": {KRR3}}}"#));
     let p = t.write("p.json", r#"{"labels": ["a", "b", 3], "p": [0.2, 0.5, 0.3]}"#);
     let v = run(&["audit", "--matrix", &m, "--prior", &p]).json();
@@ -179,7 +156,7 @@ fn audit_matrix_with_prior_matches_library() {
 
 #[test]
 fn audit_matrix_with_joint_matches_library() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let m = t.write("m.json", &format!(r#"{{"p_y_given_x": {KRR3}}}"#));
     let joint = r#"[[0.2, 0.5, 0.0], [0.0, 0.0, 0.3]]"#;
     let j = t.write(
@@ -197,7 +174,7 @@ fn audit_matrix_with_joint_matches_library() {
 
 #[test]
 fn audit_prints_infinity_as_a_string() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let m = t.write("m.json", r#"{"p_y_given_x": [[1.0, 0.0], [0.5, 0.5]]}"#);
     let p = t.write("p.json", r#"{"p": [0.5, 0.5]}"#);
     let out = run(&["audit", "--matrix", &m, "--prior", &p]);
@@ -215,7 +192,7 @@ fn audit_prints_infinity_as_a_string() {
 
 #[test]
 fn audit_bp_lip_claim_on_the_declared_channel() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     // KRR3 at ε = ln 2: LIP under any prior is at most ln 2.
     let ok = t.write(
         "bp.json",
@@ -231,7 +208,7 @@ fn audit_bp_lip_claim_on_the_declared_channel() {
 
 #[test]
 fn audit_unary_document() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let unary = |n: usize| {
         let labels: Vec<String> = (0..n).map(|i| format!("\"v{i}\"")).collect();
         let prior = vec![format!("{}", 1.0 / n as f64); n];
@@ -259,7 +236,7 @@ fn audit_unary_document() {
 
 #[test]
 fn alpha_order_option() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let f = t.write("doc.json", &doc("{}"));
     let diag = vec![vec![0.2, 0.0, 0.0], vec![0.0, 0.5, 0.0], vec![0.0, 0.0, 0.3]];
     for (arg, a) in [("0.5", 0.5), ("3", 3.0), ("10", 10.0)] {
@@ -278,7 +255,7 @@ fn alpha_order_option() {
 
 #[test]
 fn bad_matrix_prior_and_joint_files() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let good_m = t.write("good_m.json", r#"{"p_y_given_x": [[0.75, 0.25], [0.25, 0.75]]}"#);
     let good_p = t.write("good_p.json", r#"{"p": [0.5, 0.5]}"#);
     let wide = format!(r#"{{"p_y_given_x": [[{}]]}}"#, vec!["0"; 4097].join(","));
@@ -327,7 +304,7 @@ fn bad_matrix_prior_and_joint_files() {
 
 #[test]
 fn bad_documents() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let cases: &[(&str, &str)] = &[
         ("not json", "json"),
         (
@@ -379,7 +356,7 @@ fn bad_documents() {
 
 #[test]
 fn usage_errors() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let d = t.write("doc.json", &doc("{}"));
     let m = t.write("m.json", &format!(r#"{{"p_y_given_x": {KRR3}}}"#));
     let p = t.write("p.json", r#"{"p": [0.2, 0.5, 0.3]}"#);
@@ -484,7 +461,7 @@ fn start_server(dir: &Path) -> (Server, String) {
 
 #[test]
 fn serve_static_files() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let www = t.0.join("www");
     std::fs::create_dir_all(www.join("pkg")).unwrap();
     std::fs::write(www.join("index.html"), "<!doctype html><p>hi</p>").unwrap();
@@ -540,7 +517,7 @@ fn serve_static_files() {
 
 #[test]
 fn serve_refuses_a_missing_dir() {
-    let t = TempDir::new();
+    let t = TempDir::new("cli");
     let missing = t.0.join("no-such-dir");
     let out = run(&["serve", "--dir", missing.to_str().unwrap(), "--port", "0"]);
     out.fails("io", 1);

@@ -6,7 +6,6 @@
 #![cfg(feature = "cli")]
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use privlift::design::orr;
@@ -18,6 +17,9 @@ use privlift::leakage::audit_srlip;
 use privlift::spec::{Alphabet, Matrix};
 use privlift::{Document, Policy};
 use rand::{Rng, SeedableRng};
+
+mod common;
+use common::cli::TempDir;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
 
@@ -403,27 +405,6 @@ fn request_path_and_load_joint() {
 
 // ---------- CLI ----------
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        let p = std::env::temp_dir().join(format!("privlift-srlip-{}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn write(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The J.json of docs/cli.md.
 const J_JSON: &str = r#"{"secret_labels": ["healthy", "ill"],
  "attributes": [{"labels": ["young", "old"]}, {"labels": ["low", "mid", "high"]}, {"labels": ["F", "M"]}],
@@ -437,7 +418,7 @@ fn run(args: &[&str]) -> (i32, String, String) {
 
 #[test]
 fn cli_designs_and_audits_srlip() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("srlip");
     let j = dir.write("j.json", J_JSON);
     let (code, out, err) = run(&["design", "srlip", "--joint", &j, "--epsilon", "1"]);
     assert_eq!(code, 0, "{err}");

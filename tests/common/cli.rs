@@ -40,8 +40,8 @@ pub fn run(args: &[&str]) -> Out {
     }
 }
 
-/// A temporary directory removed on drop.
-pub struct TempDir(std::path::PathBuf);
+/// A temporary directory removed on drop (`.0` is its path).
+pub struct TempDir(pub std::path::PathBuf);
 
 impl TempDir {
     pub fn new(tag: &str) -> Self {
