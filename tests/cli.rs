@@ -13,8 +13,6 @@ use serde_json::Value;
 mod common;
 use common::cli::{run, TempDir, BIN};
 
-/// A fresh directory under the system temp dir, removed on drop.
-
 const KRR3: &str = r#"[[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]"#;
 const LN2: f64 = std::f64::consts::LN_2;
 
@@ -386,11 +384,23 @@ fn usage_errors() {
 
 #[test]
 fn help_and_version() {
-    for args in [&["--help"][..], &["help"], &["-h"], &["audit", "--help"], &["serve", "-h"]] {
+    for args in [&["--help"][..], &["help"], &["-h"]] {
         let out = run(args);
         assert_eq!(out.code, 0, "{args:?}");
         assert!(out.stdout.contains("privlift audit SPEC.json"), "{args:?}");
         assert!(out.stdout.contains("privlift serve"), "{args:?}");
+    }
+    // A command's help is its own part of the help text: its usage and paragraph only.
+    for (args, own, other) in [
+        (&["audit", "--help"][..], "privlift audit SPEC.json", "privlift serve"),
+        (&["help", "audit"], "privlift audit SPEC.json", "privlift serve"),
+        (&["serve", "-h"], "privlift serve", "privlift audit"),
+        (&["verify", "--help"], "privlift verify DOC.json", "privlift audit"),
+    ] {
+        let out = run(args);
+        assert_eq!(out.code, 0, "{args:?}");
+        assert!(out.stdout.contains(own) && !out.stdout.contains(other), "{args:?}: {}", out.stdout);
+        assert!(out.stdout.contains("Exit codes"), "{args:?}");
     }
     let out = run(&["--version"]);
     assert_eq!(out.code, 0);

@@ -178,7 +178,7 @@ impl Report {
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse("audit", argv, &["alpha-order", "matrix", "joint", "prior"], &[])?;
     if a.help {
-        return crate::print_stdout(crate::HELP);
+        return crate::help::print("audit");
     }
     let alpha = match a.value("alpha-order") {
         None => DEFAULT_ALPHA_ORDER,

@@ -30,7 +30,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     };
     let rest = &argv[1..];
     match kind.as_str() {
-        "-h" | "--help" | "help" => crate::print_stdout(crate::HELP),
+        "-h" | "--help" | "help" => crate::help::print("bound"),
         "lip-to-ldp" | "ldp-to-lip" => scalar(kind, rest),
         "lip-to-ldp-exact" => lip_to_ldp_exact(rest),
         "compose" => compose(rest),
@@ -49,7 +49,7 @@ fn print<T: Serialize>(value: &T) -> Result<(), CliError> {
 fn parse(kind: &str, argv: &[String], valued: &[&'static str]) -> Result<Option<Args>, CliError> {
     let a = args::parse(&format!("bound {kind}"), argv, valued, &[])?;
     if a.help {
-        crate::print_stdout(crate::HELP)?;
+        crate::help::print("bound")?;
         return Ok(None);
     }
     if let Some(p) = a.positionals.first() {

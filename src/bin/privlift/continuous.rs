@@ -32,7 +32,7 @@ fn print<T: Serialize>(value: &T) -> Result<(), CliError> {
 fn parse(cmd: &str, argv: &[String], valued: &[&'static str]) -> Result<Option<Args>, CliError> {
     let a = args::parse(cmd, argv, valued, &[])?;
     if a.help {
-        crate::print_stdout(crate::HELP)?;
+        crate::help::print(cmd.split(' ').next().unwrap_or(cmd))?;
         return Ok(None);
     }
     if let Some(p) = a.positionals.first() {
@@ -54,7 +54,7 @@ pub fn gaussian(argv: &[String]) -> Result<(), CliError> {
     };
     let rest = &argv[1..];
     match kind.as_str() {
-        "-h" | "--help" | "help" => crate::print_stdout(crate::HELP),
+        "-h" | "--help" | "help" => crate::help::print("gaussian"),
         "delta" => gaussian_delta(rest),
         "sigma" => gaussian_sigma(rest),
         "analytic" => gaussian_analytic(rest),
@@ -139,7 +139,7 @@ struct LaplaceOut {
 pub fn laplace(argv: &[String]) -> Result<(), CliError> {
     match argv.first().map(String::as_str) {
         None => Err(CliError::usage("`privlift laplace` needs a kind: lip")),
-        Some("-h" | "--help" | "help") => crate::print_stdout(crate::HELP),
+        Some("-h" | "--help" | "help") => crate::help::print("laplace"),
         Some("lip") => laplace_lip(&argv[1..]),
         Some(other) => Err(CliError::usage(format!("unknown kind `{other}` for `privlift laplace` (expected: lip)"))),
     }

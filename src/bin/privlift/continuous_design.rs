@@ -80,7 +80,7 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
         &[],
     )?;
     if a.help {
-        return crate::print_stdout(crate::HELP);
+        return crate::help::print("design");
     }
     let method = match a.positionals.as_slice() {
         [m] => m.clone(),

@@ -166,7 +166,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     let a = args::parse("design", argv, &OPTIONS, &[])?;
     if a.help {
-        return crate::print_stdout(crate::HELP);
+        return crate::help::print("design");
     }
     let method = match a.positionals.as_slice() {
         [] => return Err(CliError::usage(format!("`privlift design` needs METHOD (one of {})", METHODS.join(", ")))),

@@ -105,7 +105,7 @@ fn count_json(n: f64) -> serde_json::Value {
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse("estimate", argv, &["spec", "counts"], &["project"])?;
     if a.help {
-        return crate::print_stdout(crate::HELP);
+        return crate::help::print("estimate");
     }
     if let Some(extra) = a.positionals.first() {
         return Err(CliError::usage(format!("unexpected argument `{extra}`")));

@@ -20,6 +20,7 @@ mod continuous_design;
 mod design;
 mod estimate;
 mod files;
+mod help;
 mod receipt;
 mod serve;
 mod verify;
@@ -272,7 +273,10 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "sampling" => continuous::sampling(rest),
         "serve" => serve::run(rest),
         "verify" => verify::run(rest),
-        "help" | "--help" | "-h" => print_stdout(HELP),
+        "help" | "--help" | "-h" => match rest.first() {
+            Some(cmd) => help::print(cmd),
+            None => print_stdout(HELP),
+        },
         "--version" | "-V" | "version" => print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION"))),
         other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
         other => Err(CliError::usage(format!(

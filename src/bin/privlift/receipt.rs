@@ -66,7 +66,7 @@ struct ReceiptOut<'a> {
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse("receipt", argv, &["output", "bits", "x"], &[])?;
     if a.help {
-        return crate::print_stdout(crate::HELP);
+        return crate::help::print("receipt");
     }
     let spec = match a.positionals.as_slice() {
         [s] => s.as_str(),

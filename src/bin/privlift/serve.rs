@@ -29,7 +29,7 @@ const MAX_LINGER_BYTES: u64 = 256 * 1024;
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse("serve", argv, &["dir", "port", "host"], &["public"])?;
     if a.help {
-        return crate::print_stdout(crate::HELP);
+        return crate::help::print("serve");
     }
     if let Some(extra) = a.positionals.first() {
         return Err(CliError::usage(format!("unexpected argument `{extra}` (use `--dir DIR`)")));

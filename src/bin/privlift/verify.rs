@@ -47,7 +47,7 @@ struct ErrorOut {
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse("verify", argv, &["policy"], &[])?;
     if a.help {
-        return crate::print_stdout(crate::HELP);
+        return crate::help::print("verify");
     }
     let path = match a.positionals.as_slice() {
         [p] => p.as_str(),
