@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The wasm test suite, in every JS runtime the package supports:
-#   1. tests/web.rs in Node            (wasm-pack test --node)
-#   2. tests/web.rs in headless Chrome (chromium + Debian's chromedriver)
-#   3. tests/web.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
+#   1. wasm/tests/web.rs in Node            (wasm-pack test wasm --node)
+#   2. wasm/tests/web.rs in headless Chrome (chromium + Debian's chromedriver)
+#   3. wasm/tests/web.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
 #   4. the npm package (js/): scripts/build-wasm.sh, the TypeScript type test, then
 #      node --test tests/js/ (Node, and headless Chromium through playwright-core)
 # Fails if a run fails OR ran no test: without WASM_BINDGEN_USE_BROWSER=1 a browser run
@@ -17,7 +17,7 @@ log() { printf '[test-wasm] %s\n' "$*" >&2; }
 out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
 
-# Only tests/web.rs: the other integration tests are native (they may spawn the CLI).
+# Only wasm/tests/web.rs (the bindings crate's one test file).
 CARGO_ARGS=(-- --test web)
 
 # run NAME EXPECT_BANNER CMD...: runs CMD, echoes its output, checks it ran > 0 tests.
@@ -46,18 +46,21 @@ run() {
   printf '%s %s\n' "$name" "$n" >>"$out_dir/summary"
 }
 
+# From inside wasm/ (wasm-pack test's PATH argument does not combine with `-- --test`).
+in_wasm() { (cd wasm && "$@"); }
+
 run node "" \
-  wasm-pack test --mode no-install --node "${CARGO_ARGS[@]}"
+  in_wasm wasm-pack test --mode no-install --node "${CARGO_ARGS[@]}"
 
 run chrome "Running headless tests in Chrome" \
-  env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --chrome \
+  in_wasm env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --chrome \
   --chromedriver /usr/bin/chromedriver "${CARGO_ARGS[@]}"
 
 if [ "${PRIVLIFT_NO_FIREFOX:-0}" = 1 ]; then
   log "firefox: skipped (PRIVLIFT_NO_FIREFOX=1)"
 else
   run firefox "Running headless tests in Firefox" \
-    env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --firefox \
+    in_wasm env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --firefox \
     --geckodriver "$HOME/.cargo/bin/geckodriver" "${CARGO_ARGS[@]}"
 fi
 

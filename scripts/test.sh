@@ -13,9 +13,15 @@ bash scripts/setup.sh
 step "format and lint"
 cargo fmt --all -- --check
 cargo clippy --all-targets --features cli -- -D warnings
+for f in "" "--features design" "--no-default-features --features continuous"; do
+  # shellcheck disable=SC2086  # $f is a list of flags
+  cargo clippy -p privlift-wasm --all-targets --target wasm32-unknown-unknown $f -- -D warnings
+done
 
-step "no_std core for wasm32"
+step "no_std core for wasm32, and as a dependency with default features off"
 cargo build --lib --no-default-features --target wasm32-unknown-unknown
+cargo build -p privlift-no-std-consumer
+cargo build -p privlift-no-std-consumer --target wasm32-unknown-unknown
 
 step "native tests"
 cargo test --features cli

@@ -46,10 +46,6 @@ pub mod sample;
 pub mod spec;
 pub mod verify;
 
-/// JS bindings (wasm-bindgen), compiled only for the browser/Node build.
-#[cfg(all(target_arch = "wasm32", target_os = "unknown", feature = "std"))]
-pub mod wasm;
-
 pub use error::{Error, Result};
 
 /// The README's Rust example, compiled and run as a doctest.

@@ -365,7 +365,7 @@ impl VerifiedContinuous {
             (0..n).collect()
         } else {
             let m = RECEIPT_CURVE_POINTS - 1;
-            (0..=m).map(|i| ((i * (n - 1)) as f64 / m as f64).round() as usize).collect()
+            (0..=m).map(|i| libm::round((i * (n - 1)) as f64 / m as f64) as usize).collect()
         };
         let (user_point, user_ratio) = match x {
             Some(x) => {

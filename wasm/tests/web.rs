@@ -1,13 +1,13 @@
-//! The wasm bindings, driven from Rust inside a JS engine: Node (`wasm-pack test --node`)
+//! The wasm bindings, driven from Rust inside a JS engine: Node (`wasm-pack test wasm --node`)
 //! and headless browsers (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome`
 //! / `--firefox`). No `wasm_bindgen_test_configure!(run_in_browser)`: the environment
 //! variable picks the browser, so the same file runs in all three (scripts/test-wasm.sh).
 //!
 //! `perturb` and `perturbMany` here use the real `crypto.getRandomValues` path.
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "client"))]
 
 use js_sys::{Array, Object, Reflect};
-use privlift::wasm::{error_codes, WasmDocument, WasmMechanism};
+use privlift_wasm::{error_codes, WasmDocument, WasmMechanism};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
 

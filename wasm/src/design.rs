@@ -1,16 +1,16 @@
 //! Curator-side bindings (feature `design`): the same designers and estimators as the
 //! CLI, for pages that redesign a mechanism in the browser. Mirrors
-//! [`crate::design::request`] and [`crate::design::estimate`]; no maths here.
+//! [`privlift::design::request`] and [`privlift::design::estimate`]; no maths here.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
-use super::{js_error, to_js, WasmDocument};
-use crate::continuous::fit_gmm;
-use crate::design::estimate::estimate_document;
-use crate::design::request::{design as run, DesignRequest, METHODS};
-use crate::error::Error;
+use crate::{js_error, to_js, WasmDocument};
+use privlift::continuous::fit_gmm;
+use privlift::design::estimate::estimate_document;
+use privlift::design::request::{design as run, DesignRequest, METHODS};
+use privlift::error::Error;
 
 /// Designs a mechanism. `request` is the JSON text of a design request
 /// (`{"prior": {"labels", "p"}} | {"joint": {...}}`, `epsilon`, `alpha`, `a`, `b`,
@@ -60,8 +60,8 @@ pub fn fit_gmm_js(samples: &[f64], max_components: usize) -> Result<JsValue, JsV
 #[serde(deny_unknown_fields)]
 struct ContinuousRequestJson {
     method: String,
-    domain: crate::spec::DomainJson,
-    prior: crate::spec::PriorJson,
+    domain: privlift::spec::DomainJson,
+    prior: privlift::spec::PriorJson,
     epsilon: f64,
     #[serde(default)]
     delta: f64,
@@ -73,10 +73,10 @@ struct ContinuousRequestJson {
 /// JSON text of `{method, domain, prior, epsilon, delta, id?}`. Returns the audited
 /// document as a `ContinuousDocument`.
 #[wasm_bindgen(js_name = designContinuous)]
-pub fn design_continuous(request: &str) -> Result<super::continuous::WasmContinuousDocument, JsValue> {
+pub fn design_continuous(request: &str) -> Result<crate::continuous::WasmContinuousDocument, JsValue> {
     let r: ContinuousRequestJson =
         serde_json::from_str(request).map_err(|e| js_error(Error::Json { message: e.to_string() }))?;
-    let req = crate::continuous::design::ContinuousRequest {
+    let req = privlift::continuous::design::ContinuousRequest {
         method: r.method,
         domain: r.domain,
         prior: r.prior,
@@ -84,13 +84,13 @@ pub fn design_continuous(request: &str) -> Result<super::continuous::WasmContinu
         delta: r.delta,
         id: r.id,
     };
-    crate::continuous::design::design_continuous(&req)
-        .map(|doc| super::continuous::WasmContinuousDocument { doc })
+    privlift::continuous::design::design_continuous(&req)
+        .map(|doc| crate::continuous::WasmContinuousDocument { doc })
         .map_err(js_error)
 }
 
 /// The continuous design methods this build knows.
 #[wasm_bindgen(js_name = continuousDesignMethods)]
 pub fn continuous_design_methods() -> Vec<String> {
-    crate::continuous::design::CONTINUOUS_METHODS.iter().map(|m| String::from(*m)).collect()
+    privlift::continuous::design::CONTINUOUS_METHODS.iter().map(|m| String::from(*m)).collect()
 }

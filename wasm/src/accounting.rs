@@ -1,11 +1,11 @@
-//! Accounting bindings: mirror [`crate::accounting`] for the client-side ledger
+//! Accounting bindings: mirror [`privlift::accounting`] for the client-side ledger
 //! (js/ledger.js). No maths here.
 
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
-use super::js_error;
-use crate::accounting;
+use crate::js_error;
+use privlift::accounting;
 
 /// Basic LDP composition: Σ ε_k, rounded up.
 #[wasm_bindgen(js_name = composeLdp)]

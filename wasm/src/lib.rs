@@ -1,35 +1,41 @@
-//! JS bindings. They mirror the core one to one and contain no maths: parsing,
-//! verification, sampling and receipts all happen in the core; this module only
-//! converts values and errors at the boundary.
+//! `privlift-wasm`: the JS bindings of the privlift core (wasm-bindgen), the one
+//! `cdylib` of the workspace, so that the core stays an `rlib` a Rust user can depend on
+//! with `default-features = false`. The bindings mirror the core one to one and contain
+//! no maths: parsing, verification, sampling and receipts all happen in the core; this
+//! crate only converts values and errors at the boundary.
 //!
 //! Errors cross as real JS `Error` objects with `name = "PrivliftError"` and a stable
-//! `code` property (see [`crate::Error::code`]).
+//! `code` property (see [`privlift::Error::code`]).
+//!
+//! Three modules are built from it (scripts/build-wasm.sh), with additive features:
+//! `pkg/` (feature `client`, the default: discrete documents, the ledger's accounting),
+//! `pkg-continuous/` (`--no-default-features --features continuous`: continuous documents
+//! only), and the curator module `pkg-design/` (`design`: both, plus design and
+//! estimation), so that neither client downloads the other's code.
+#![forbid(unsafe_code)]
+
+extern crate alloc;
 
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use crate::error::Error;
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
-use crate::{
+use privlift::error::Error;
+#[cfg(feature = "client")]
+use privlift::{
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
     spec::Document,
     verify::{Policy, PolicyValue},
 };
 
-// Two client modules are built from this crate (scripts/build-wasm.sh): `pkg/` with the
-// discrete documents (the default features), and `pkg-continuous/` with the continuous
-// ones only (feature `continuous-client`), so that neither client downloads the other's
-// code. The curator module `pkg-design/` (feature `design`) has both.
-
 /// Composition and LIP↔LDP bounds for the client-side ledger.
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
+#[cfg(feature = "client")]
 pub mod accounting;
 
 /// Continuous documents (`gaussian`, `laplace`, `sampling` kinds).
-#[cfg(any(feature = "design", feature = "continuous-client"))]
+#[cfg(feature = "continuous")]
 pub mod continuous;
 
 /// Curator-side bindings (design, estimation), in the `design` build only.
@@ -50,7 +56,7 @@ pub(crate) fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
     v.serialize(&ser).map_err(|e| js_error(Error::Json { message: alloc::format!("{e}") }))
 }
 
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
+#[cfg(feature = "client")]
 /// Reads a policy object key by key into [`Policy::from_entries`], the core's one reader
 /// of policies (also behind `privlift verify`): an unknown key, a key given in both
 /// spellings, a non-number limit or a limit out of range is an `invalid_argument`. Not
@@ -84,7 +90,7 @@ fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
     Policy::from_entries(entries).map_err(js_error)
 }
 
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
+#[cfg(feature = "client")]
 /// A parsed and validated (but not yet verified) mechanism document.
 #[wasm_bindgen(js_name = Document)]
 #[derive(Debug)]
@@ -92,7 +98,7 @@ pub struct WasmDocument {
     pub(crate) doc: Document,
 }
 
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
+#[cfg(feature = "client")]
 #[wasm_bindgen(js_class = Document)]
 impl WasmDocument {
     /// Parses and validates a JSON document (throws `PrivliftError`).
@@ -145,7 +151,7 @@ impl WasmDocument {
 
     /// The audit of the declared channel (all measures).
     pub fn audit(&self, alpha_order: Option<f64>) -> Result<JsValue, JsValue> {
-        let leak = self.doc.audit(alpha_order.unwrap_or(crate::leakage::DEFAULT_ALPHA_ORDER)).map_err(js_error)?;
+        let leak = self.doc.audit(alpha_order.unwrap_or(privlift::leakage::DEFAULT_ALPHA_ORDER)).map_err(js_error)?;
         to_js(&leak)
     }
 
@@ -162,7 +168,7 @@ impl WasmDocument {
     }
 }
 
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
+#[cfg(feature = "client")]
 /// A verified mechanism with its own pool on `crypto.getRandomValues`.
 #[wasm_bindgen(js_name = Mechanism)]
 #[derive(Debug)]
@@ -171,7 +177,7 @@ pub struct WasmMechanism {
     rng: OsPoolRng,
 }
 
-#[cfg(any(feature = "design", not(feature = "continuous-client")))]
+#[cfg(feature = "client")]
 #[wasm_bindgen(js_class = Mechanism)]
 impl WasmMechanism {
     #[wasm_bindgen(getter)]
