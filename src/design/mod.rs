@@ -33,6 +33,7 @@
 pub mod estimate;
 mod keyset;
 pub mod lift;
+mod linalg;
 pub mod linear;
 mod lp;
 pub mod optimal_ldp;

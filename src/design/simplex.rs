@@ -41,6 +41,7 @@
 // `!(a >= b)` is deliberate: it also rejects NaN. Index loops mirror the maths.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
 
+use crate::design::linalg::invert;
 use alloc::collections::BinaryHeap;
 use alloc::vec;
 use alloc::vec::Vec;
@@ -177,7 +178,8 @@ impl Simplex<'_> {
                 }
             }
         }
-        if !invert(&mut b, &mut self.binv, m) {
+        // Basis matrices of the LP layer: an absolute pivot floor of 1e-13.
+        if !invert(&mut b, &mut self.binv, m, 1e-13) {
             return Err(failed("singular basis"));
         }
         for r in 0..m {
@@ -379,48 +381,6 @@ fn key(v: Var, m: usize) -> usize {
         Var::Art(r) => r,
         Var::Col(j) => m + j,
     }
-}
-
-/// Gauss–Jordan inverse with partial pivoting of the m × m matrix `a` (destroyed) into
-/// `inv`; false if a pivot falls below 1e-12 times the largest entry of its column.
-pub(crate) fn invert(a: &mut [f64], inv: &mut [f64], m: usize) -> bool {
-    for i in 0..m * m {
-        inv[i] = if i / m == i % m { 1.0 } else { 0.0 };
-    }
-    for col in 0..m {
-        let mut piv = col;
-        for r in col + 1..m {
-            if a[r * m + col].abs() > a[piv * m + col].abs() {
-                piv = r;
-            }
-        }
-        if !(a[piv * m + col].abs() > 1e-13) {
-            return false;
-        }
-        if piv != col {
-            for j in 0..m {
-                a.swap(piv * m + j, col * m + j);
-                inv.swap(piv * m + j, col * m + j);
-            }
-        }
-        let dv = a[col * m + col];
-        for j in 0..m {
-            a[col * m + j] /= dv;
-            inv[col * m + j] /= dv;
-        }
-        for r in 0..m {
-            if r != col {
-                let f = a[r * m + col];
-                if f != 0.0 {
-                    for j in 0..m {
-                        a[r * m + j] -= f * a[col * m + j];
-                        inv[r * m + j] -= f * inv[col * m + j];
-                    }
-                }
-            }
-        }
-    }
-    true
 }
 
 #[cfg(test)]

@@ -65,6 +65,7 @@
 
 mod pivoting;
 
+use crate::design::linalg::invert;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -379,7 +380,8 @@ impl LiftPolytope {
                             m[(r + 1) * k + j] = self.a[t * n + x];
                         }
                     }
-                    if invert(&mut m[..k * k], &mut inv[..k * k], k) {
+                    // Entries are probabilities in [0, 1]: a pivot floor of 1e-12.
+                    if invert(&mut m[..k * k], &mut inv[..k * k], k, 1e-12) {
                         self.sides(k, &support, &active, &inv[..k * k], &mut vk[..k], first_of_support, &mut out);
                     }
                     if !next_combination(&mut active, ns) {
@@ -492,48 +494,6 @@ pub(crate) fn next_combination(c: &mut [usize], n: usize) -> bool {
         }
     }
     false
-}
-
-/// Gauss–Jordan inverse with partial pivoting of the k × k matrix `m` (destroyed) into
-/// `inv`; false if a pivot falls below 1e-12 (the entries are probabilities in [0, 1]).
-fn invert(m: &mut [f64], inv: &mut [f64], k: usize) -> bool {
-    for i in 0..k * k {
-        inv[i] = if i / k == i % k { 1.0 } else { 0.0 };
-    }
-    for col in 0..k {
-        let mut piv = col;
-        for r in col + 1..k {
-            if m[r * k + col].abs() > m[piv * k + col].abs() {
-                piv = r;
-            }
-        }
-        if !(m[piv * k + col].abs() > 1e-12) {
-            return false;
-        }
-        if piv != col {
-            for j in 0..k {
-                m.swap(piv * k + j, col * k + j);
-                inv.swap(piv * k + j, col * k + j);
-            }
-        }
-        let d = m[col * k + col];
-        for j in 0..k {
-            m[col * k + j] /= d;
-            inv[col * k + j] /= d;
-        }
-        for r in 0..k {
-            if r != col {
-                let f = m[r * k + col];
-                if f != 0.0 {
-                    for j in 0..k {
-                        m[r * k + j] -= f * m[col * k + j];
-                        inv[r * k + j] -= f * inv[col * k + j];
-                    }
-                }
-            }
-        }
-    }
-    true
 }
 
 #[cfg(test)]

@@ -4,31 +4,12 @@
 use privlift::leakage::{Alip, DEFAULT_ALPHA_ORDER};
 use privlift::verify::Check;
 use privlift::{Document, Error, Leakage, Policy};
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use crate::args;
 use crate::files;
+use crate::out::{CheckOut, Num};
 use crate::CliError;
-
-/// An `f64` that serialises a non-finite value as a string (`"inf"`, `"-inf"`, `"nan"`)
-/// instead of JSON `null`, so an unbounded leakage is never mistaken for a missing one.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Num(pub f64);
-
-impl Serialize for Num {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let v = self.0;
-        if v.is_finite() {
-            s.serialize_f64(v)
-        } else if v.is_nan() {
-            s.serialize_str("nan")
-        } else if v > 0.0 {
-            s.serialize_str("inf")
-        } else {
-            s.serialize_str("-inf")
-        }
-    }
-}
 
 #[derive(Debug, Serialize)]
 struct AlipOut {
@@ -77,21 +58,6 @@ impl From<&Leakage> for XOut {
             max_lift: Num(l.max_lift),
             mi: Num(l.mi_xy),
         }
-    }
-}
-
-/// One checked claim or limit as the CLI prints it (`audit`, `verify`, continuous audits).
-#[derive(Debug, Serialize)]
-pub struct CheckOut {
-    notion: String,
-    bound: Num,
-    actual: Num,
-    holds: bool,
-}
-
-impl From<&Check> for CheckOut {
-    fn from(c: &Check) -> Self {
-        CheckOut { notion: c.notion.clone(), bound: Num(c.bound), actual: Num(c.actual), holds: c.holds }
     }
 }
 

@@ -17,8 +17,8 @@ use privlift::Error;
 use serde::Serialize;
 
 use crate::args::{self, Args};
-use crate::audit::Num;
 use crate::files;
+use crate::out::Num;
 use crate::CliError;
 
 /// The kinds, in help order.

@@ -15,8 +15,8 @@ use privlift::Error;
 use serde::Serialize;
 
 use crate::args::{self, Args};
-use crate::audit::Num;
 use crate::files;
+use crate::out::Num;
 use crate::CliError;
 
 /// The `gaussian` kinds, in help order.

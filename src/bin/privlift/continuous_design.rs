@@ -21,8 +21,8 @@ use privlift::Error;
 use serde::Serialize;
 
 use crate::args;
-use crate::audit::{CheckOut, Num};
 use crate::files;
+use crate::out::{CheckOut, Num};
 use crate::CliError;
 
 /// Default number of lattice intervals over the domain (`step = (U − L)/1000`).

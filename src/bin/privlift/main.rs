@@ -21,6 +21,7 @@ mod design;
 mod estimate;
 mod files;
 mod help;
+mod out;
 mod receipt;
 mod serve;
 mod verify;

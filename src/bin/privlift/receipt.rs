@@ -7,8 +7,8 @@ use privlift::{Document, Policy, ReceiptSection};
 use serde::Serialize;
 
 use crate::args;
-use crate::audit::Num;
 use crate::files;
+use crate::out::Num;
 use crate::CliError;
 
 #[derive(Serialize)]

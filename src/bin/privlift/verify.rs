@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use privlift::numeric::{next_down, next_up};
 
-use crate::audit::{CheckOut, Num};
+use crate::out::{CheckOut, Num};
 use crate::{args, CliError};
 
 #[derive(Serialize)]

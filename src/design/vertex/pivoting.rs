@@ -16,8 +16,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{generic_cost, invert, too_many_vertices, LiftPolytope, BASIC, LOWER, TOLERANCE, UPPER};
+use super::{generic_cost, too_many_vertices, LiftPolytope, BASIC, LOWER, TOLERANCE, UPPER};
 use crate::design::keyset::{KeyMap, WordSet};
+use crate::design::linalg::invert;
 use crate::error::{Error, Result};
 
 /// Caps of one vertex search.
@@ -497,7 +498,7 @@ impl LiftPolytope {
                 w.bm[r * m + i] = w.col[r];
             }
         }
-        if !invert(&mut w.bm, inv, m) {
+        if !invert(&mut w.bm, inv, m, 1e-12) {
             return false;
         }
         self.basic_values(basis, upper, inv, x, &mut w.rhs)
