@@ -105,24 +105,67 @@ export function checkUrl(url) {
 }
 
 /** Fetches `url` and returns the body's bytes, with the `network` / `http` errors. */
+/**
+ * Default cap on a downloaded document (64 MiB): the body is refused with `too_costly`
+ * as soon as it exceeds it (by Content-Length, or while streaming), so a hostile server
+ * cannot make the page download and parse gigabytes before verification's own budget
+ * applies. `fetchOptions.maxBytes` changes it.
+ */
+export const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
+
 export async function fetchBytes(url, fetchOptions, init) {
   checkUrl(url);
   const where = typeof url === 'string' ? url : url instanceof URL ? url.href : url.url;
+  const { maxBytes = DEFAULT_MAX_DOCUMENT_BYTES, ...requestInit } = fetchOptions ?? {};
+  if (typeof maxBytes !== 'number' || !(maxBytes > 0)) {
+    throw invalid('fetchOptions.maxBytes', `expected a number of bytes > 0, got ${describe(maxBytes)}`);
+  }
+  const tooLarge = () => new PrivliftError('too_costly',
+    `the document at ${where} is larger than ${maxBytes} bytes (raise fetchOptions.maxBytes to accept it)`);
   const loading = init();
   loading.catch(() => {}); // handled below, after the download; no unhandled rejection meanwhile
   let res;
   try {
-    res = await fetch(url, fetchOptions);
+    res = await fetch(url, requestInit);
   } catch (e) {
     throw new PrivliftError('network', `could not fetch ${where}: ${e && e.message ? e.message : e}`, { cause: e });
   }
   if (!res.ok) {
     throw new PrivliftError('http', `fetching ${res.url || where} gave HTTP ${res.status}${res.statusText ? ' ' + res.statusText : ''}`, { status: res.status });
   }
+  const declared = Number(res.headers.get('content-length'));
+  if (declared > maxBytes) {
+    res.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
   let bytes;
   try {
-    bytes = new Uint8Array(await res.arrayBuffer());
+    if (res.body && typeof res.body.getReader === 'function') {
+      const reader = res.body.getReader();
+      const chunks = [];
+      let total = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.byteLength;
+        if (total > maxBytes) {
+          reader.cancel().catch(() => {});
+          throw tooLarge();
+        }
+        chunks.push(value);
+      }
+      bytes = new Uint8Array(total);
+      let at = 0;
+      for (const c of chunks) {
+        bytes.set(c, at);
+        at += c.byteLength;
+      }
+    } else {
+      bytes = new Uint8Array(await res.arrayBuffer());
+      if (bytes.byteLength > maxBytes) throw tooLarge();
+    }
   } catch (e) {
+    if (e instanceof PrivliftError) throw e;
     throw new PrivliftError('network', `could not read the body of ${where}: ${e && e.message ? e.message : e}`, { cause: e });
   }
   await loading;

@@ -1,5 +1,5 @@
 // Types of privlift/continuous. See js/continuous.js.
-import type { Check, DocumentInput, InitInput } from './privlift.js';
+import type { Check, DocumentInput, FetchOptions, InitInput } from './privlift.js';
 export { PrivliftError } from './privlift.js';
 
 /** Loads the continuous wasm module (optional; the functions below load it). */
@@ -15,7 +15,7 @@ export function parseContinuousMechanism(document: DocumentInput): Promise<Conti
 export function fetchContinuousMechanism(
   url: string | URL | Request,
   policy: ContinuousPolicy | undefined,
-  fetchOptions?: RequestInit,
+  fetchOptions?: FetchOptions,
 ): Promise<ContinuousMechanism>;
 
 /** An (ε, δ) pair in nats; δ = 0 (or absent) is pure ε. */

@@ -227,6 +227,12 @@ export function init(input?: InitInput): Promise<void>;
 /** Whether init() has completed. */
 export function isInitialized(): boolean;
 
+/**
+ * Options of fetch() plus `maxBytes`: the largest document accepted (default 64 MiB); a
+ * larger body is refused with `too_costly` while it downloads, before it is parsed.
+ */
+export type FetchOptions = RequestInit & { maxBytes?: number };
+
 /** Parses and validates a mechanism document. Throws PrivliftError (parse codes, `invalid_argument`). */
 export function parseMechanism(document: DocumentInput): Promise<Document>;
 
@@ -237,7 +243,7 @@ export function parseMechanism(document: DocumentInput): Promise<Document>;
 export function fetchMechanism(
   url: string | URL | Request,
   policy: Policy | undefined,
-  fetchOptions?: RequestInit,
+  fetchOptions?: FetchOptions,
 ): Promise<Mechanism>;
 
 /** A parsed and validated document whose claims are NOT yet verified. */

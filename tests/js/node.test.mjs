@@ -390,6 +390,16 @@ describe('fetchMechanism (server on 127.0.0.1)', () => {
         '/liar.json': JSON.stringify(krrDoc({ claims: { ldp_x: 0.1 } })),
         '/broken.json': '{"format":',
       }[req.url];
+      if (req.url === '/huge.json' || req.url === '/huge-chunked.json') {
+        // 2 MB of JSON whitespace before a valid document; with and without Content-Length.
+        const doc = ' '.repeat(2_000_000) + JSON.stringify(krrDoc());
+        const headers = { 'content-type': 'application/json' };
+        if (req.url === '/huge.json') headers['content-length'] = Buffer.byteLength(doc);
+        res.writeHead(200, headers);
+        if (req.url === '/huge.json') res.end(doc);
+        else { res.write(doc.slice(0, 1_000_000)); res.end(doc.slice(1_000_000)); }
+        return;
+      }
       if (body === undefined) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       } else {
@@ -418,6 +428,17 @@ describe('fetchMechanism (server on 127.0.0.1)', () => {
     await rejectsWith(() => fetchMechanism(`${base}/liar.json`, {}), 'claim_violated');
     await rejectsWith(() => fetchMechanism(`${base}/krr.json`, { maxLdpX: 0.1 }), 'policy_violated');
     await rejectsWith(() => fetchMechanism(`${base}/broken.json`, {}), 'json');
+  });
+
+  test('a document above fetchOptions.maxBytes is refused before it is parsed: too_costly', async () => {
+    for (const path of ['/huge.json', '/huge-chunked.json']) {
+      await rejectsWith(() => fetchMechanism(`${base}${path}`, {}, { maxBytes: 1_000_000 }), 'too_costly', 'maxBytes');
+      // Under the default cap (64 MiB) the same 2 MB document verifies.
+      const m = await fetchMechanism(`${base}${path}`, {});
+      assert.equal(m.id, 'krr3-ln2');
+      m.free();
+    }
+    await rejectsWith(() => fetchMechanism(`${base}/krr.json`, {}, { maxBytes: -1 }), 'invalid_argument', 'maxBytes');
   });
 
   test('bad arguments and a refused connection', async () => {

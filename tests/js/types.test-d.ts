@@ -26,7 +26,7 @@ export async function usage(): Promise<void> {
   const leak: Leakage = mech.leakage();
   const eu: number = leak.alip.eps_u;
   const labels: readonly string[] = mech.labels;
-  const m2: Mechanism = await fetchMechanism('https://example.invalid/m.json', { maxLdpX: 1 }, { cache: 'no-store' });
+  const m2: Mechanism = await fetchMechanism('https://example.invalid/m.json', { maxLdpX: 1 }, { cache: 'no-store', maxBytes: 1 << 20 });
   const codes: readonly ErrorCode[] = errorCodes;
   try {
     mech.perturb(-1);
