@@ -11,56 +11,154 @@ use core::fmt;
 #[non_exhaustive]
 pub enum Error {
     /// The document or file is not valid JSON, or misses a required field.
-    Json { message: String },
+    Json {
+        /// The parser's message, or which field is missing.
+        message: String,
+    },
     /// `format` is not `"privlift-mechanism"`.
-    UnsupportedFormat { found: String },
+    UnsupportedFormat {
+        /// The `format` string the document gives.
+        found: String,
+    },
     /// `version` is one this build does not understand.
-    UnsupportedVersion { found: u64 },
+    UnsupportedVersion {
+        /// The `version` number the document gives.
+        found: u64,
+    },
     /// A mechanism `kind` this build does not implement.
-    UnsupportedMechanism { kind: String },
+    UnsupportedMechanism {
+        /// The `mechanism.kind` string the document gives.
+        kind: String,
+    },
     /// A number is NaN or infinite.
-    NonFinite { field: String },
+    NonFinite {
+        /// Path of the offending number or array (e.g. `claims.ldp`, `prior[3]`).
+        field: String,
+    },
     /// A probability is negative.
-    NegativeProbability { field: String, value: f64 },
+    NegativeProbability {
+        /// Path of the offending entry (e.g. `prior[2]`).
+        field: String,
+        /// The negative value found.
+        value: f64,
+    },
     /// A distribution does not sum to 1 within [`crate::spec::SUM_TOLERANCE`].
-    NotNormalized { field: String, sum: f64 },
+    NotNormalized {
+        /// Path of the distribution (e.g. `prior`, `mechanism.p_y_given_x[0]`).
+        field: String,
+        /// The sum found.
+        sum: f64,
+    },
     /// Two sizes that must agree do not.
-    DimensionMismatch { field: String, expected: usize, found: usize },
+    DimensionMismatch {
+        /// Path of the array whose length is wrong (e.g. `output_labels`, `secret.labels`).
+        field: String,
+        /// The length it must have.
+        expected: usize,
+        /// The length it has.
+        found: usize,
+    },
     /// The same label appears twice in one alphabet.
-    DuplicateLabel { field: String, label: String },
+    DuplicateLabel {
+        /// Path of the alphabet (e.g. `labels`, `output_labels`).
+        field: String,
+        /// The label that appears twice.
+        label: String,
+    },
     /// An alphabet is larger than [`crate::spec::MAX_SYMBOLS`].
-    TooManySymbols { field: String, found: usize, max: usize },
+    TooManySymbols {
+        /// Path of the alphabet, matrix row or domain that is too large.
+        field: String,
+        /// The number of symbols found.
+        found: usize,
+        /// The most symbols allowed there.
+        max: usize,
+    },
     /// An alphabet is empty.
-    EmptyAlphabet { field: String },
+    EmptyAlphabet {
+        /// Path of the empty alphabet or row.
+        field: String,
+    },
     /// The declared prior P_X is not the column sums of the declared joint P_SX.
-    PriorMismatch { index: usize, prior: f64, marginal: f64 },
+    PriorMismatch {
+        /// Index x of the first input value where the two disagree.
+        index: usize,
+        /// The declared `prior[x]`.
+        prior: f64,
+        /// The column sum of `secret.p_sx` at x.
+        marginal: f64,
+    },
     /// A value given to the mechanism is refused (not in its input alphabet or domain, or
     /// of prior probability 0). `reason` never contains the value itself: a page that
     /// forwards errors to telemetry must not leak the user's input.
-    UnknownValue { reason: String },
+    UnknownValue {
+        /// Why the value is refused, without the value itself.
+        reason: String,
+    },
     /// An output value is not in the mechanism's output alphabet.
-    UnknownOutput { value: String },
+    UnknownOutput {
+        /// The refused output (its label, value or index) and why it is refused.
+        value: String,
+    },
     /// The document claims a guarantee that its own matrix does not give.
-    ClaimViolated { notion: String, claimed: f64, actual: f64 },
+    ClaimViolated {
+        /// The claim that fails (e.g. `ldp`, `alip.eps_u`, `lip.delta@eps=1`).
+        notion: String,
+        /// The claimed budget (nats; a probability for a δ).
+        claimed: f64,
+        /// The audited leakage, in the same unit as `claimed`.
+        actual: f64,
+    },
     /// The mechanism gives a leakage above what the user's policy allows.
-    PolicyViolated { notion: String, limit: f64, actual: f64 },
+    PolicyViolated {
+        /// The policy limit that fails, as its snake_case name without `max_` (e.g. `lip`, `eps_u_s`).
+        notion: String,
+        /// The policy's limit (nats; a probability for a δ).
+        limit: f64,
+        /// The audited leakage, in the same unit as `limit`.
+        actual: f64,
+    },
     /// The document makes no privacy claim at all, so there is nothing to verify.
     NoClaims,
     /// A parameter is out of its domain (a negative ε, an α-order of 1, ...).
-    InvalidArgument { name: String, reason: String },
+    InvalidArgument {
+        /// The parameter or JSON field path (e.g. `epsilon`, `claims.alpha.order`).
+        name: String,
+        /// Why its value is refused.
+        reason: String,
+    },
     /// The operating system / browser random source failed.
-    Rng { message: String },
+    Rng {
+        /// The random source's error message.
+        message: String,
+    },
     /// Reading or writing a file failed (CLI only).
-    Io { message: String },
+    Io {
+        /// The file and the operating system's error message.
+        message: String,
+    },
     /// No mechanism meets the request (an infeasible LP, a budget no design can meet).
-    Infeasible { reason: String },
+    Infeasible {
+        /// Why no mechanism meets it.
+        reason: String,
+    },
     /// A design was computed but failed its own post-check or audit (numerical trouble);
     /// nothing is published.
-    DesignFailed { reason: String },
+    DesignFailed {
+        /// Which check failed, and how.
+        reason: String,
+    },
     /// Verifying (or auditing) the document would cost more than the budget
     /// ([`crate::verify::DEFAULT_MAX_VERIFY_WORK`], or the policy's `maxVerifyWork`);
     /// refused before anything is allocated.
-    TooCostly { what: String, work: f64, limit: f64 },
+    TooCostly {
+        /// What would be verified or audited (e.g. `this continuous document`).
+        what: String,
+        /// The estimated cost in work units ([`crate::verify::Work`]).
+        work: f64,
+        /// The budget in work units.
+        limit: f64,
+    },
 }
 
 impl Error {

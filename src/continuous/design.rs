@@ -72,7 +72,9 @@ pub const INSTANCE_BINS: usize = 32;
 pub struct ContinuousRequest {
     /// One of [`CONTINUOUS_METHODS`].
     pub method: String,
+    /// The domain `[lo, hi]` and its lattice step.
     pub domain: DomainJson,
+    /// The prior of the user's value (copied into the document).
     pub prior: PriorJson,
     /// ε in nats (> 0).
     pub epsilon: f64,

@@ -59,9 +59,11 @@ impl Gaussian {
     pub fn new(mean: f64, sd: f64) -> Result<Self> {
         Ok(Gaussian { mean: finite("mean", mean)?, sd: positive("sd", sd)? })
     }
+    /// The mean.
     pub fn mean(&self) -> f64 {
         self.mean
     }
+    /// The standard deviation (> 0).
     pub fn sd(&self) -> f64 {
         self.sd
     }

@@ -107,12 +107,15 @@ impl Lattice {
         }
         Ok(Lattice { lo, hi, step, n: m as usize + 1 })
     }
+    /// The lower end of the domain (the first point).
     pub fn lo(&self) -> f64 {
         self.lo
     }
+    /// The upper end of the domain.
     pub fn hi(&self) -> f64 {
         self.hi
     }
+    /// The distance between neighbouring points.
     pub fn step(&self) -> f64 {
         self.step
     }
@@ -197,9 +200,11 @@ impl Histogram {
         crate::spec::check_distribution("prior.histogram.p", p)?;
         Ok(Histogram { edges: edges.to_vec(), p: p.to_vec() })
     }
+    /// The bin edges, strictly increasing (one more than the bins).
     pub fn edges(&self) -> &[f64] {
         &self.edges
     }
+    /// The mass of each bin (sums to 1).
     pub fn p(&self) -> &[f64] {
         &self.p
     }
@@ -219,8 +224,11 @@ impl Histogram {
 /// The prior of a continuous value (the document's `prior`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ContinuousPrior {
+    /// A normal prior (`{"gaussian": …}`).
     Gaussian(Gaussian),
+    /// A Gaussian mixture (`{"gmm": …}`).
     Mixture(GaussianMixture),
+    /// A piecewise-uniform prior (`{"histogram": …}`).
     Histogram(Histogram),
 }
 
@@ -469,6 +477,7 @@ impl LatticeMechanism {
         Ok(LatticeMechanism { lattice, prior, kind: Kind::Sampling { threshold, lambda, table, q } })
     }
 
+    /// The lattice the inputs and outputs live on.
     pub fn lattice(&self) -> &Lattice {
         &self.lattice
     }

@@ -38,23 +38,51 @@ pub(crate) fn design_budget(eps: f64) -> f64 {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Notion {
     /// ε-LIP: e^{−ε} ≤ Ψ(y) and Λ(y) ≤ e^{ε} (eq 3).
-    Lip { eps: f64 },
+    Lip {
+        /// The budget ε, in nats.
+        eps: f64,
+    },
     /// (εl, εu)-ALIP: e^{−εl} ≤ Ψ(y) and Λ(y) ≤ e^{εu} (eq 5).
-    Alip { eps_l: f64, eps_u: f64 },
+    Alip {
+        /// The lower budget εl (on Ψ), in nats.
+        eps_l: f64,
+        /// The upper budget εu (on Λ), in nats.
+        eps_u: f64,
+    },
     /// ε-LDP w.r.t. S: Γ(y) = Λ(y)/Ψ(y) ≤ e^{ε} (eq 4).
-    Ldp { eps: f64 },
+    Ldp {
+        /// The budget ε, in nats.
+        eps: f64,
+    },
     /// ℓ1-privacy (Sec. VI-B): Λ_ℓ1(y) ≤ e^{εu} − 1 (eq 27) and Ψ_ℓ1(y) ≤ e^{εl} − 1
     /// (eq 30) for every y.
-    L1 { eps_l: f64, eps_u: f64 },
+    L1 {
+        /// The lift-inverse budget εl (on Ψ_ℓ1), in nats.
+        eps_l: f64,
+        /// The lift-based budget εu (on Λ_ℓ1), in nats.
+        eps_u: f64,
+    },
     /// χ²-privacy (Sec. VI-B): Λ_χ²(y) ≤ (e^{εu} − 1)² (eq 28) and
     /// Ψ_χ²(y) ≤ (e^{εl} − 1)² (eq 31) for every y.
-    Chi2 { eps_l: f64, eps_u: f64 },
+    Chi2 {
+        /// The lift-inverse budget εl (on Ψ_χ²), in nats.
+        eps_l: f64,
+        /// The lift-based budget εu (on Λ_χ²), in nats.
+        eps_u: f64,
+    },
     /// α-lift privacy (Sec. VI-B, eq 33): Λ_α(y) ≤ e^{εu} (eq 29) and Ψ_α(y) ≤ e^{εl}
     /// (eq 32) for every y, at an order α > 1. Λ_α is a power mean of the lifts, so it
     /// is at most Λ (ALIP's bound, the limit α → ∞) and grows with α; for α ≤ 1 it is
     /// ≤ 1 (Σ_s P(s) l(s,y) = 1), so the lift-side bound would be void: orders ≤ 1 are
     /// refused.
-    AlphaLift { order: f64, eps_l: f64, eps_u: f64 },
+    AlphaLift {
+        /// The order α (> 1) of Λ_α and Ψ_α.
+        order: f64,
+        /// The lift-inverse budget εl (on Ψ_α), in nats.
+        eps_l: f64,
+        /// The lift-based budget εu (on Λ_α), in nats.
+        eps_u: f64,
+    },
 }
 
 /// The lifts of one output (a symbol or a merged set released as one output):
@@ -299,6 +327,7 @@ pub struct JointView {
 }
 
 impl JointView {
+    /// The view of a joint P_SX (rows s, columns x).
     pub fn new(p_sx: &Matrix) -> Self {
         let (ns, nx) = (p_sx.rows(), p_sx.cols());
         let p_x = p_sx.col_sums();
@@ -316,10 +345,12 @@ impl JointView {
         JointView { p_s, p_x, p_sx: joint, cond }
     }
 
+    /// The number of kept secrets (those with P(s) > 0).
     pub fn ns(&self) -> usize {
         self.p_s.len()
     }
 
+    /// |X|, the number of inputs (those with P(x) = 0 included).
     pub fn nx(&self) -> usize {
         self.p_x.len()
     }

@@ -59,8 +59,22 @@ pub use utility::Utility;
 /// What a design starts from: a prior over X (S = X), or a joint P_SX.
 #[derive(Debug, Clone)]
 pub enum Source {
-    Prior { labels: Alphabet, p: Vec<f64> },
-    Joint { secret: Alphabet, labels: Alphabet, p_sx: Matrix },
+    /// A prior P_X; the secret is X itself.
+    Prior {
+        /// The symbols of X.
+        labels: Alphabet,
+        /// P_X, one probability per symbol.
+        p: Vec<f64>,
+    },
+    /// A joint P_SX of a secret S and the input X.
+    Joint {
+        /// The symbols of S (the rows of `p_sx`).
+        secret: Alphabet,
+        /// The symbols of X (the columns of `p_sx`).
+        labels: Alphabet,
+        /// P_SX, rows s, columns x.
+        p_sx: Matrix,
+    },
 }
 
 impl Source {
@@ -85,6 +99,7 @@ impl Source {
         Ok(Source::Joint { secret, labels, p_sx })
     }
 
+    /// The symbols of X.
     pub fn labels(&self) -> &Alphabet {
         match self {
             Source::Prior { labels, .. } | Source::Joint { labels, .. } => labels,

@@ -37,8 +37,11 @@ use crate::spec::{Alphabet, Document, Matrix, MechanismKind};
 /// subset's order) and their masses, plus the number of vertices the LP chose from.
 #[derive(Debug, Clone)]
 pub struct Response {
+    /// The posterior columns v_y = P_{X|Y}(·|y) over the subset, one per output.
     pub columns: Vec<Vec<f64>>,
+    /// The output masses q_y = P_Y(y), in the order of `columns` (Σ_y q_y v_y = P_X on the subset).
     pub q: Vec<f64>,
+    /// The number of candidate columns (the polytope's vertices) the LP chose from.
     pub vertices: usize,
 }
 

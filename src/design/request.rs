@@ -17,6 +17,7 @@ use crate::spec::{
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatrixFile {
+    /// P(y|x): one row per input x, each a distribution over the outputs y.
     pub p_y_given_x: Vec<Vec<f64>>,
 }
 
@@ -24,8 +25,10 @@ pub struct MatrixFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PriorFile {
+    /// The symbols of X; the indices `"0"`, …, `n-1` when absent.
     #[serde(default)]
     pub labels: Option<Vec<LabelJson>>,
+    /// P_X, one probability per symbol.
     pub p: Vec<f64>,
 }
 
@@ -33,10 +36,13 @@ pub struct PriorFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JointFile {
+    /// The symbols of S (the rows of `p_sx`); indices when absent.
     #[serde(default)]
     pub secret_labels: Option<Vec<LabelJson>>,
+    /// The symbols of X (the columns of `p_sx`); indices when absent. Not with `attributes`.
     #[serde(default)]
     pub labels: Option<Vec<LabelJson>>,
+    /// P_SX: one row per secret s, one column per input x, summing to 1.
     pub p_sx: Vec<Vec<f64>>,
     /// A multi-attribute X = (X¹,…,Xᵐ) instead of `labels`: the columns of `p_sx` are
     /// the tuples, flattened row-major ([`super::srlip::load_multi_joint`], `srlip`).
@@ -48,8 +54,10 @@ pub struct JointFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PriorsFile {
+    /// The symbols of X; indices when absent.
     #[serde(default)]
     pub labels: Option<Vec<LabelJson>>,
+    /// The priors of X, each a distribution over the symbols.
     pub priors: Vec<Vec<f64>>,
 }
 
@@ -57,6 +65,7 @@ pub struct PriorsFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DistortionFile {
+    /// `d[x][y]`: the cost of releasing y for the input x.
     pub d: Vec<Vec<f64>>,
 }
 
@@ -180,10 +189,15 @@ pub const LIFT_METHODS: [&str; 6] = ["orr-lip", "orr-alip", "orr-ldp", "watchdog
 /// name ([`NOTIONS`]) and the order α (> 1) of the `alpha` notion.
 #[derive(Debug, Clone, Default)]
 pub struct Budget {
+    /// ε in nats: the budget of LIP and LDP, or εl = εu for `l1`, `chi2`, `alpha`.
     pub epsilon: Option<f64>,
+    /// εl in nats: the lower budget of ALIP, or the lift-inverse one of `l1`, `chi2`, `alpha`.
     pub eps_l: Option<f64>,
+    /// εu in nats: the upper budget of ALIP, or the lift-based one of `l1`, `chi2`, `alpha`.
     pub eps_u: Option<f64>,
+    /// The notion by name ([`NOTIONS`]); the `orr-*` methods fix their own.
     pub notion: Option<String>,
+    /// The order α (> 1) of the `alpha` notion (refused with any other).
     pub alpha_order: Option<f64>,
 }
 
@@ -329,30 +343,43 @@ pub fn lift_default_id(method: &str, budget: &Budget) -> String {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DesignRequest {
+    /// The prior of X (`P.json`), or `joint`; `rr-lip-interval` takes only its labels.
     #[serde(default)]
     pub prior: Option<PriorFile>,
+    /// The joint of S and X (`J.json`), or `prior`; `srlip` and the `linear-*` methods need it.
     #[serde(default)]
     pub joint: Option<JointFile>,
+    /// The set of priors of `rr-bp-lip` (`PS.json`).
     #[serde(default)]
     pub priors: Option<PriorsFile>,
+    /// The distortion of `rr-bp-lip` and `linear-distance` (`D.json`); |x − y| on indices when absent.
     #[serde(default)]
     pub distortion: Option<DistortionFile>,
+    /// The budget ε in nats (for the lift methods, see [`Budget::epsilon`]).
     #[serde(default)]
     pub epsilon: Option<f64>,
+    /// The factor α ∈ (0, 1] of the `linear-*` methods.
     #[serde(default)]
     pub alpha: Option<f64>,
+    /// The lower end a of the interval P_X(1) ∈ [a, b] of `rr-lip-interval`.
     #[serde(default)]
     pub a: Option<f64>,
+    /// The upper end b of the interval P_X(1) ∈ [a, b] of `rr-lip-interval`.
     #[serde(default)]
     pub b: Option<f64>,
+    /// The lower budget εl in nats of the lift methods ([`Budget::eps_l`]).
     #[serde(default)]
     pub eps_l: Option<f64>,
+    /// The upper budget εu in nats of the lift methods ([`Budget::eps_u`]).
     #[serde(default)]
     pub eps_u: Option<f64>,
+    /// The lift notion by name ([`NOTIONS`]).
     #[serde(default)]
     pub notion: Option<String>,
+    /// The order α (> 1) of the `alpha` notion.
     #[serde(default)]
     pub alpha_order: Option<f64>,
+    /// The document id; by default [`lift_default_id`] or [`default_id`] of the method.
     #[serde(default)]
     pub id: Option<String>,
 }

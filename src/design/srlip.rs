@@ -78,6 +78,7 @@ use crate::spec::{Alphabet, Claims, Document, LabelJson, Matrix, MechanismKind, 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AttributeFile {
+    /// The symbols of this attribute Xʲ.
     pub labels: Vec<LabelJson>,
 }
 
@@ -126,9 +127,11 @@ impl MultiJoint {
     pub fn sizes(&self) -> Vec<usize> {
         self.attributes.iter().map(Alphabet::len).collect()
     }
+    /// The alphabets of X¹, …, Xᵐ.
     pub fn attributes(&self) -> &[Alphabet] {
         &self.attributes
     }
+    /// The symbols of the secret S (the rows of [`Self::p_sx`]).
     pub fn secret(&self) -> &Alphabet {
         &self.secret
     }

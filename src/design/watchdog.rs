@@ -28,7 +28,9 @@ use crate::spec::{Alphabet, Document, MechanismKind};
 /// groups (each released as one output), all as input indices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Partition {
+    /// X_L, in index order: the inputs released as themselves (with those of P(x) = 0).
     pub low_risk: Vec<usize>,
+    /// The groups partitioning X_H, each sorted (none when X_H is empty, one for complete merging).
     pub groups: Vec<Vec<usize>>,
 }
 

@@ -118,9 +118,11 @@ impl JointSY {
         self.underflow
     }
 
+    /// The output marginal P(y), indexed by y.
     pub fn p_y(&self) -> &[f64] {
         &self.p_y
     }
+    /// The secret marginal P(s) = Σ_x P(s,x), indexed by s.
     pub fn p_s(&self) -> &[f64] {
         &self.p_s
     }
@@ -136,9 +138,11 @@ impl JointSY {
             0.0
         }
     }
+    /// Number of secret values |S|.
     pub fn ns(&self) -> usize {
         self.ns
     }
+    /// Number of outputs |Y|.
     pub fn ny(&self) -> usize {
         self.ny
     }

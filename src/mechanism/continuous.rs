@@ -33,8 +33,10 @@ use crate::verify::{within, within_delta, Check};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContinuousPolicy {
+    /// The most (ε, δ)-LIP the client accepts (pure ε checked when δ = 0, else δ at ε).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lip: Option<EpsDelta>,
+    /// The most (ε, δ)-LDP the client accepts (pure ε checked when δ = 0, else δ at ε).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ldp: Option<EpsDelta>,
     /// The verification budget in work units (absent:
@@ -74,7 +76,9 @@ fn costed_sampler(doc: &ContinuousDocument, budget: Option<f64>, evals: usize) -
 /// An audited (ε, δ): δ at ε (upper bound).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct AuditedEpsDelta {
+    /// The ε (nats) at which δ was evaluated.
     pub eps: f64,
+    /// The audited δ at `eps` (0 when the pure ε is at most `eps`).
     pub delta: f64,
 }
 
@@ -99,11 +103,15 @@ pub struct ContinuousAudit {
 /// Claims and policy checked against the audit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContinuousVerification {
+    /// The audit of the exact sampler the checks read.
     pub audit: ContinuousAudit,
     /// Notions `lip`/`ldp` (pure ε checked) or `lip.delta`/`ldp.delta` (δ at the ε).
     pub claims: Vec<Check>,
+    /// The policy's limits, named `max_lip`/`max_ldp` (pure ε) or with a `.delta@eps=ε` suffix (δ at the ε).
     pub policy: Vec<Check>,
+    /// Whether every claim holds (true when there is none).
     pub claims_hold: bool,
+    /// Whether every policy limit holds (true when the policy sets none).
     pub policy_holds: bool,
 }
 
@@ -256,37 +264,49 @@ pub const RECEIPT_CURVE_POINTS: usize = 256;
 /// What a released `y` says about every value of the domain.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContinuousReceipt {
+    /// The `id` of the document whose mechanism released `y`.
     pub mechanism_id: String,
     /// The released value and its lattice index `j` (`y = lo + step·j`).
     pub output: f64,
+    /// The lattice index `j` of the released value.
     pub output_index: i64,
     /// `P(y)` under the lattice prior.
     pub p_output: f64,
     /// The curve: lattice values (≤ 256, evenly spread, both ends included) and
     /// `P(y|x)/P(y)` at each.
     pub xs: Vec<f64>,
+    /// `P(y|x)/P(y)` at each point of `xs`.
     pub ratios: Vec<f64>,
     /// Exact extremes of the ratio over **all** lattice points, and where.
     pub min_ratio: f64,
+    /// The lattice point where `min_ratio` is reached.
     pub min_ratio_x: f64,
+    /// The largest ratio over all lattice points.
     pub max_ratio: f64,
+    /// The lattice point where `max_ratio` is reached.
     pub max_ratio_x: f64,
     /// The user's value, its lattice point and the ratio there (when given).
     pub user_x: Option<f64>,
+    /// The lattice point nearest the user's value (when given).
     pub user_point: Option<f64>,
+    /// The ratio at `user_point` (when the user's value is given).
     pub user_ratio: Option<f64>,
     /// The verified claims.
     pub lip: Option<EpsDelta>,
+    /// The document's verified (ε, δ)-LDP claim, when it makes one.
     pub ldp: Option<EpsDelta>,
 }
 
 impl VerifiedContinuous {
+    /// The verified document.
     pub fn document(&self) -> &ContinuousDocument {
         &self.doc
     }
+    /// The checks of the claims and the policy made by verification.
     pub fn verification(&self) -> &ContinuousVerification {
         &self.verification
     }
+    /// The audit of the exact sampler made by verification.
     pub fn audit(&self) -> &ContinuousAudit {
         &self.verification.audit
     }

@@ -296,6 +296,7 @@ fn wrong_kind(what: &str) -> Error {
 }
 
 impl VerifiedMechanism {
+    /// The verified document.
     pub fn document(&self) -> &Document {
         &self.doc
     }
@@ -308,6 +309,7 @@ impl VerifiedMechanism {
     pub fn leakage_x(&self) -> &Leakage {
         &self.verification.leakage_x
     }
+    /// The checks of the claims and the policy made by verification.
     pub fn verification(&self) -> &Verification {
         &self.verification
     }
@@ -504,7 +506,7 @@ impl VerifiedMechanism {
     /// values X: (min, max) over every output. They come from the audit of the sampler
     /// that runs, under the declared prior, and nothing else; for unary encoding they
     /// are widened by the rounding of the receipt's own lift formula
-    /// ([`VerifiedMechanism::receipt_rounding`]).
+    /// (`receipt_rounding`).
     pub fn receipt_bounds(&self) -> (f64, f64) {
         let l = self.leakage_x();
         receipt::widen(l.min_lift, l.max_lift, self.receipt_rounding())

@@ -17,6 +17,7 @@ use crate::spec::{Alphabet, Matrix};
 pub struct ReceiptEntry {
     /// Its index in the alphabet (X's labels, or S's).
     pub index: usize,
+    /// Its label in that alphabet.
     pub label: String,
     /// P(v).
     pub prior: f64,
@@ -30,6 +31,7 @@ pub struct ReceiptEntry {
 /// runs proved for them, under the prior the rows report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ReceiptSection {
+    /// One row per value of the variable, in alphabet order.
     pub entries: Vec<ReceiptEntry>,
     /// No lift of this section can fall below this, for any output (the audited min-lift,
     /// rounded down by the receipt's own rounding bound).
@@ -38,6 +40,7 @@ pub struct ReceiptSection {
     pub max_lift_bound: f64,
     /// The audited (εl, εu) in nats: ln of the bounds' reciprocal and of the upper bound.
     pub eps_l: f64,
+    /// The audited εu in nats (see `eps_l`).
     pub eps_u: f64,
 }
 
@@ -51,6 +54,7 @@ pub struct ReceiptSection {
 /// client module kilobytes of generic map code).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Receipt {
+    /// The `id` of the document whose mechanism released the output.
     pub mechanism_id: String,
     /// Index of the released output (absent for a unary-encoding bit vector).
     pub output_index: Option<usize>,

@@ -202,9 +202,11 @@ impl ChannelSampler {
         Ok(ChannelSampler { nx: rows, ny: cols_y, bits, cols, entries })
     }
 
+    /// Number of inputs (rows of the channel).
     pub fn inputs(&self) -> usize {
         self.nx
     }
+    /// Number of outputs (columns of the channel).
     pub fn outputs(&self) -> usize {
         self.ny
     }

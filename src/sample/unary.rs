@@ -38,6 +38,8 @@ pub struct UnarySampler {
 }
 
 impl UnarySampler {
+    /// A sampler of `k`-bit reports: each other bit is 1 with probability `q01`, the true
+    /// value's bit is 0 with probability `q10`; `invalid_argument` unless both are in `[0, 1]`.
     pub fn new(k: usize, q01: f64, q10: f64) -> Result<Self> {
         Ok(UnarySampler { k, hot: threshold(1.0 - q10)?, cold: threshold(q01)? })
     }
@@ -47,9 +49,11 @@ impl UnarySampler {
         (self.cold as f64 / TWO64, 1.0 - self.hot as f64 / TWO64)
     }
 
+    /// Number of bits of a report (the size of the input alphabet).
     pub fn len(&self) -> usize {
         self.k
     }
+    /// Whether a report has no bits.
     pub fn is_empty(&self) -> bool {
         self.k == 0
     }

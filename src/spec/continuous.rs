@@ -57,8 +57,12 @@ pub const CONTINUOUS_KINDS: [&str; 3] = ["gaussian", "laplace", "sampling"];
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DomainJson {
+    /// `lo`: the lower end of the domain and the first lattice point (finite, in the unit of the data).
     pub lo: f64,
+    /// `hi`: the upper end of the domain (finite, > `lo`); the last lattice point is ≤ `hi`.
     pub hi: f64,
+    /// `step`: the spacing of the lattice (finite, > 0); the domain may hold at most
+    /// [`crate::continuous::MAX_LATTICE_POINTS`] points.
     pub step: f64,
 }
 
@@ -66,16 +70,40 @@ pub struct DomainJson {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum PriorJson {
-    Gaussian { mean: f64, sd: f64 },
-    Gmm { weights: Vec<f64>, means: Vec<f64>, sds: Vec<f64> },
-    Histogram { edges: Vec<f64>, p: Vec<f64> },
+    /// `{"gaussian": {"mean", "sd"}}`: the normal prior N(mean, sd²).
+    Gaussian {
+        /// `mean`: the mean (finite).
+        mean: f64,
+        /// `sd`: the standard deviation (finite, > 0).
+        sd: f64,
+    },
+    /// `{"gmm": {"weights", "means", "sds"}}`: the Gaussian mixture Σ_i w_i N(μ_i, σ_i²), with
+    /// 1 to [`MAX_GMM_COMPONENTS`] components.
+    Gmm {
+        /// `weights`: the component weights w_i, a probability distribution.
+        weights: Vec<f64>,
+        /// `means`: the component means μ_i (finite), one per weight.
+        means: Vec<f64>,
+        /// `sds`: the component standard deviations σ_i (finite, > 0), one per weight.
+        sds: Vec<f64>,
+    },
+    /// `{"histogram": {"edges", "p"}}`: piecewise uniform, bin `i` is `[edges[i], edges[i+1])`
+    /// with mass `p[i]`.
+    Histogram {
+        /// `edges`: the bin edges (finite, strictly increasing), one more than the bins.
+        edges: Vec<f64>,
+        /// `p`: the bin masses, a probability distribution over 1 to [`super::MAX_SYMBOLS`] bins.
+        p: Vec<f64>,
+    },
 }
 
 /// `sigma`: one value, or one per lattice point.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum SigmaJson {
+    /// One σ for every lattice point.
     One(f64),
+    /// One σ per lattice point, in lattice order (at most 256 distinct values).
     PerPoint(Vec<f64>),
 }
 
@@ -102,7 +130,9 @@ struct SamplingMechJson {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EpsDelta {
+    /// `eps`: ε in nats (finite, ≥ 0).
     pub eps: f64,
+    /// `delta`: δ in [0, 1]; 0 when absent.
     #[serde(default)]
     pub delta: f64,
 }
@@ -123,17 +153,27 @@ pub struct ContinuousClaims {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ContinuousDocumentJson {
+    /// `format`: must be [`FORMAT`] (`"privlift-mechanism"`).
     pub format: String,
+    /// `version`: must be [`VERSION`].
     pub version: u64,
+    /// `id`: the curator's name for this mechanism (free text, not validated).
     pub id: String,
+    /// `description`: optional free text for people; never used for verification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// `domain`: the interval `[lo, hi]` and the lattice a value is mapped to.
     pub domain: DomainJson,
+    /// `prior`: the prior density of the value, discretised onto the lattice.
     pub prior: PriorJson,
+    /// `mechanism`: kept as raw JSON until its `kind` is known; duplicate keys are refused at
+    /// every depth ([`super::strict`]).
     #[serde(deserialize_with = "super::strict::value")]
     pub mechanism: serde_json::Value,
+    /// `claims`: the (ε, δ) guarantees promised, in nats (each optional).
     #[serde(default)]
     pub claims: ContinuousClaims,
+    /// `utility`: informational utility figures; never used for verification.
     #[serde(default, deserialize_with = "super::strict::option", skip_serializing_if = "Option::is_none")]
     pub utility: Option<serde_json::Value>,
 }
@@ -142,14 +182,24 @@ pub struct ContinuousDocumentJson {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ContinuousMechanism {
     /// `Y = x + step·Z`, discrete Gaussian `Z`; one σ, or one per lattice point.
-    Gaussian { sigma: Vec<f64> },
+    Gaussian {
+        /// σ in the unit of the data (each finite, > 0): one value, or one per lattice point.
+        sigma: Vec<f64>,
+    },
     /// `Y = x + step·Z`, discrete Laplace `Z` of scale `b/step`.
-    Laplace { b: f64 },
+    Laplace {
+        /// The scale b in the unit of the data (finite, > 0).
+        b: f64,
+    },
     /// Eq 20: release `x` w.p. λ, else a fresh draw from the lattice prior.
-    Sampling { lambda: f64 },
+    Sampling {
+        /// The probability λ ∈ [0, 1] of releasing the user's own lattice point.
+        lambda: f64,
+    },
 }
 
 impl ContinuousMechanism {
+    /// The JSON `kind` tag.
     pub fn tag(&self) -> &'static str {
         match self {
             ContinuousMechanism::Gaussian { .. } => "gaussian",
@@ -187,7 +237,9 @@ pub struct ContinuousDocument {
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum AnyDocument {
+    /// A discrete document (`labels`; kinds `matrix`, `per_secret`, `unary`).
     Discrete(Document),
+    /// A continuous document (`domain`; kinds `gaussian`, `laplace`, `sampling`).
     Continuous(ContinuousDocument),
 }
 
@@ -389,6 +441,7 @@ impl ContinuousDocument {
         }
     }
 
+    /// The document back in its wire form (for printing).
     pub fn to_wire(&self) -> ContinuousDocumentJson {
         ContinuousDocumentJson {
             format: FORMAT.into(),
@@ -408,18 +461,23 @@ impl ContinuousDocument {
         serde_json::to_string_pretty(&self.to_wire()).unwrap_or_default()
     }
 
+    /// The document's `id`.
     pub fn id(&self) -> &str {
         &self.id
     }
+    /// The free-text `description`, if any.
     pub fn description(&self) -> Option<&str> {
         self.description.as_deref()
     }
+    /// The lattice of the `domain`.
     pub fn lattice(&self) -> &Lattice {
         &self.lattice
     }
+    /// The validated continuous prior (before discretisation; see [`ContinuousDocument::lattice_prior`]).
     pub fn prior(&self) -> &ContinuousPrior {
         &self.prior
     }
+    /// The `prior` as written in the document.
     pub fn prior_json(&self) -> &PriorJson {
         &self.prior_json
     }
@@ -427,12 +485,16 @@ impl ContinuousDocument {
     pub fn lattice_prior(&self) -> &[f64] {
         &self.lattice_prior
     }
+    /// The mechanism with its parameters as written (the sampler may round them: see
+    /// [`ContinuousDocument::sampler`]).
     pub fn mechanism(&self) -> &ContinuousMechanism {
         &self.mechanism
     }
+    /// The claimed (ε, δ) guarantees, in nats (not yet verified).
     pub fn claims(&self) -> &ContinuousClaims {
         &self.claims
     }
+    /// The informational `utility` figures, if any; never used for verification.
     pub fn utility(&self) -> Option<&serde_json::Value> {
         self.utility.as_ref()
     }

@@ -69,9 +69,11 @@ impl Matrix {
         self.data.iter().filter(|&&v| v != 0.0).count()
     }
 
+    /// Number of rows.
     pub fn rows(&self) -> usize {
         self.rows
     }
+    /// Number of columns.
     pub fn cols(&self) -> usize {
         self.cols
     }

@@ -59,15 +59,19 @@ impl Alphabet {
         Self::new(field, (0..n).map(|i| i.to_string()).collect())
     }
 
+    /// Number of labels.
     pub fn len(&self) -> usize {
         self.labels.len()
     }
+    /// Whether there is no label (never true for an alphabet built by [`Alphabet::new`]).
     pub fn is_empty(&self) -> bool {
         self.labels.is_empty()
     }
+    /// The labels, in index order.
     pub fn labels(&self) -> &[String] {
         &self.labels
     }
+    /// The label of index `i`, if `i` is in range.
     pub fn label(&self, i: usize) -> Option<&str> {
         self.labels.get(i).map(String::as_str)
     }
@@ -88,9 +92,19 @@ pub enum MechanismKind {
     Matrix(Matrix),
     /// A non-Markov mechanism P(Y|S,X) (one `|X| × |Y|` matrix per secret s), applied by a
     /// curator who sees S; `markov` is P(Y|X) when every `p_y_given_sx[s]` equals it.
-    PerSecret { p_y_given_sx: Vec<Matrix>, markov: Option<Matrix> },
+    PerSecret {
+        /// P(Y|S,X): one row-stochastic `|X| × |Y|` matrix per secret s (`p_y_given_sx`).
+        p_y_given_sx: Vec<Matrix>,
+        /// P(Y|X) when the document declared the mechanism Markov (`p_y_given_x`), else `None`.
+        markov: Option<Matrix>,
+    },
     /// Unary encoding with bit-flip probabilities `q01` (0→1) and `q10` (1→0).
-    Unary { q01: f64, q10: f64 },
+    Unary {
+        /// Probability that a 0 bit is reported as 1 (`q01`, in [0, 1]).
+        q01: f64,
+        /// Probability that a 1 bit is reported as 0 (`q10`, in [0, 1]).
+        q10: f64,
+    },
 }
 
 impl MechanismKind {
@@ -388,18 +402,23 @@ impl Document {
         serde_json::to_string_pretty(&self.to_wire()).unwrap_or_default()
     }
 
+    /// The document's `id`.
     pub fn id(&self) -> &str {
         &self.id
     }
+    /// The free-text `description`, if any.
     pub fn description(&self) -> Option<&str> {
         self.description.as_deref()
     }
+    /// The input alphabet X (`labels`).
     pub fn input(&self) -> &Alphabet {
         &self.input
     }
+    /// The output alphabet Y (`output_labels`; indices, or the input labels for `unary`, when absent).
     pub fn output(&self) -> &Alphabet {
         &self.output
     }
+    /// The secret alphabet S (the input alphabet when S = X).
     pub fn secret(&self) -> &Alphabet {
         &self.secret
     }
@@ -407,6 +426,7 @@ impl Document {
     pub fn has_secret(&self) -> bool {
         self.has_secret
     }
+    /// The prior P_X over the input alphabet (the column sums of [`Document::p_sx`], within 1e-9).
     pub fn prior(&self) -> &[f64] {
         &self.prior
     }
@@ -414,9 +434,11 @@ impl Document {
     pub fn p_sx(&self) -> &Matrix {
         &self.p_sx
     }
+    /// The validated mechanism.
     pub fn mechanism(&self) -> &MechanismKind {
         &self.mechanism
     }
+    /// The claimed privacy, in nats (not yet verified: see [`crate::verify`]).
     pub fn claims(&self) -> &Claims {
         &self.claims
     }
@@ -427,6 +449,7 @@ impl Document {
         self = Self::from_wire(w)?;
         Ok(self)
     }
+    /// The informational `utility` figures, if any; never used for verification.
     pub fn utility(&self) -> Option<&serde_json::Value> {
         self.utility.as_ref()
     }

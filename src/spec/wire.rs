@@ -38,11 +38,14 @@ pub const VERSION: u64 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum LabelJson {
+    /// A JSON string, kept as written.
     Text(String),
+    /// A JSON number, kept as a number and turned into text by [`LabelJson::into_string`].
     Number(serde_json::Number),
 }
 
 impl LabelJson {
+    /// The label as text: a string as is, a number as serde_json prints it (e.g. `3`, `2.5`).
     pub fn into_string(self) -> String {
         match self {
             LabelJson::Text(s) => s,
@@ -55,9 +58,13 @@ impl LabelJson {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DocumentJson {
+    /// `format`: must be [`FORMAT`] (`"privlift-mechanism"`).
     pub format: String,
+    /// `version`: must be [`VERSION`].
     pub version: u64,
+    /// `id`: the curator's name for this mechanism (free text, not validated).
     pub id: String,
+    /// `description`: optional free text for people; never used for verification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Input alphabet X.
@@ -67,12 +74,14 @@ pub struct DocumentJson {
     pub output_labels: Option<Vec<LabelJson>>,
     /// The prior P_X the curator designed for.
     pub prior: Vec<f64>,
+    /// `secret`: the secret S and the joint P_SX; when absent, S = X with P_SX = diag(`prior`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret: Option<SecretJson>,
     /// Kept as raw JSON until its `kind` is known (see module docs); duplicate keys are
     /// refused at every depth ([`super::strict`]).
     #[serde(deserialize_with = "super::strict::value")]
     pub mechanism: serde_json::Value,
+    /// `claims`: what the curator promises, in nats (every claim optional; absent: none).
     #[serde(default)]
     pub claims: ClaimsJson,
     /// Informational utility figures; never used for verification.
@@ -84,8 +93,11 @@ pub struct DocumentJson {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SecretJson {
+    /// `labels`: the secret alphabet S; when absent, indices `"0"`, `"1"`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub labels: Option<Vec<LabelJson>>,
+    /// `p_sx`: the joint P_SX, one row per secret s and one column per x: all entries together sum
+    /// to 1, and its column sums must equal `prior` (within 1e-9; exactly 0 where a column is 0).
     pub p_sx: Vec<Vec<f64>>,
 }
 
@@ -93,6 +105,7 @@ pub struct SecretJson {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MatrixMechanismJson {
+    /// `kind`: `"matrix"`.
     pub kind: String,
     /// Row-stochastic P(Y|X): rows x, columns y.
     pub p_y_given_x: Vec<Vec<f64>>,
@@ -105,9 +118,12 @@ pub struct MatrixMechanismJson {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PerSecretMechanismJson {
+    /// `kind`: `"per_secret"`.
     pub kind: String,
     /// Indexed `[s][x][y]`.
     pub p_y_given_sx: Vec<Vec<Vec<f64>>>,
+    /// `p_y_given_x`: the Markov form P(Y|X) (rows x, columns y), if the mechanism is Markov;
+    /// every `p_y_given_sx[s]` must equal it within 1e-9.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_y_given_x: Option<Vec<Vec<f64>>>,
 }
@@ -120,8 +136,11 @@ pub struct PerSecretMechanismJson {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnaryMechanismJson {
+    /// `kind`: `"unary"`.
     pub kind: String,
+    /// `q01`: probability that a 0 bit is reported as 1, in [0, 1].
     pub q01: f64,
+    /// `q10`: probability that a 1 bit is reported as 0, in [0, 1].
     pub q10: f64,
 }
 
@@ -129,6 +148,7 @@ pub struct UnaryMechanismJson {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BpLipJson {
+    /// `eps`: the budget ε in nats (finite, ≥ 0) that must hold under every prior of `priors`.
     pub eps: f64,
     /// Priors over X, each a distribution of length |X|.
     pub priors: Vec<Vec<f64>>,
@@ -178,8 +198,11 @@ pub struct ClaimsJson {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AlphaLiftJson {
+    /// `order`: the order α, finite and > 1.
     pub order: f64,
+    /// `eps_l`: εl in nats (finite, ≥ 0), bounding Ψ_α(y) ≤ e^{εl} (eq 32).
     pub eps_l: f64,
+    /// `eps_u`: εu in nats (finite, ≥ 0), bounding Λ_α(y) ≤ e^{εu} (eq 29).
     pub eps_u: f64,
 }
 
@@ -187,7 +210,9 @@ pub struct AlphaLiftJson {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AlipJson {
+    /// `eps_l`: εl in nats (finite, ≥ 0); for `alip`, every lift P(s|y)/P(s) is ≥ e^{−εl}.
     pub eps_l: f64,
+    /// `eps_u`: εu in nats (finite, ≥ 0); for `alip`, every lift P(s|y)/P(s) is ≤ e^{εu}.
     pub eps_u: f64,
 }
 
@@ -202,6 +227,9 @@ pub struct AlipJson {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SrlipJson {
+    /// `eps`: the budget ε in nats (finite, ≥ 0).
     pub eps: f64,
+    /// `attributes`: the sizes |X¹|, …, |Xᵐ|, each ≥ 1, with product |X|; at most
+    /// [`crate::leakage::MAX_SRLIP_ATTRIBUTES`] of them.
     pub attributes: Vec<usize>,
 }

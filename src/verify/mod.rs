@@ -46,6 +46,7 @@ pub struct Check {
     pub bound: f64,
     /// The audited leakage.
     pub actual: f64,
+    /// Whether `actual` is within `bound` up to the module's tolerance.
     pub holds: bool,
 }
 
@@ -58,9 +59,13 @@ pub struct Verification {
     /// The audit w.r.t. the user's value X under the declared prior (S = X): what the
     /// user's limits, the receipt's first section and the ledger read.
     pub leakage_x: Leakage,
+    /// One check per claimed budget (two for `alip`, `l1`, `chi2`, `alpha`: εl and εu).
     pub claims: Vec<Check>,
+    /// One check per limit the policy sets, named by its snake_case field (`max_lip`, …).
     pub policy: Vec<Check>,
+    /// Whether every claim holds (true when there is none).
     pub claims_hold: bool,
+    /// Whether every policy limit holds (true when the policy sets none).
     pub policy_holds: bool,
 }
 
