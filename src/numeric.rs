@@ -106,6 +106,23 @@ pub fn sum(xs: &[f64]) -> f64 {
     s + c
 }
 
+/// Prefix and suffix sums of `v`, each of length `n + 1`: `before[i] = Σ_{j<i} v[j]` and
+/// `after[i] = Σ_{j≥i} v[j]`. The sum of every entry but one is `before[i] + after[i+1]`:
+/// for non-negative terms each part has relative error ≤ γ_n, with none of the
+/// cancellation of `total − v[i]`.
+pub fn prefix_suffix_sums(v: &[f64]) -> (alloc::vec::Vec<f64>, alloc::vec::Vec<f64>) {
+    let n = v.len();
+    let mut before = alloc::vec![0.0f64; n + 1];
+    for i in 0..n {
+        before[i + 1] = before[i] + v[i];
+    }
+    let mut after = alloc::vec![0.0f64; n + 1];
+    for i in (0..n).rev() {
+        after[i] = after[i + 1] + v[i];
+    }
+    (before, after)
+}
+
 /// `x · ln(x / y)` with the conventions `0·ln(0/y) = 0`.
 pub fn xlogy_ratio(x: f64, y: f64) -> f64 {
     if x == 0.0 {

@@ -740,14 +740,7 @@ impl LatticeMechanism {
         let tail = tables.iter().map(|t| t.tail).fold(0.0, f64::max);
         // prefix[i] = Σ_{i' < i} py[i'], suffix[i] = Σ_{i' ≥ i} py[i'] (positive terms:
         // relative error ≤ γ_width each).
-        let mut prefix = vec![0.0f64; width + 1];
-        for i in 0..width {
-            prefix[i + 1] = prefix[i] + py[i];
-        }
-        let mut suffix = vec![0.0f64; width + 1];
-        for i in (0..width).rev() {
-            suffix[i] = suffix[i + 1] + py[i];
-        }
+        let (prefix, suffix) = crate::numeric::prefix_suffix_sums(&py);
         let gam = libm::exp(eps);
         let down = if eps == 0.0 { 1.0 } else { next_up(next_up(libm::exp(-eps))) };
         let mut worst = 0.0f64;

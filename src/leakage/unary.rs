@@ -178,15 +178,7 @@ fn maximal(p: f64, q: f64, prior: &[f64]) -> f64 {
 /// (largest) weight min(1, r) (max(1, r)). Σ_{j≠x} P(j) is a prefix plus a suffix sum of
 /// non-negative terms (no cancellation), so the rounding bound of [`audit_unary`] holds.
 fn one_hot_extremes(r: f64, prior: &[f64]) -> (f64, f64) {
-    let n = prior.len();
-    let mut before = vec![0.0; n + 1];
-    for j in 0..n {
-        before[j + 1] = before[j] + prior[j];
-    }
-    let mut after = vec![0.0; n + 1];
-    for j in (0..n).rev() {
-        after[j] = after[j + 1] + prior[j];
-    }
+    let (before, after) = crate::numeric::prefix_suffix_sums(prior);
     let (w_lo, w_hi) = (r.min(1.0), r.max(1.0));
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     for (x, &px) in prior.iter().enumerate() {

@@ -61,14 +61,8 @@ impl ContinuousPolicy {
 /// The sampler of `doc` with the cost of its verification (the audit and `evals`
 /// evaluations of δ) checked against `budget` before any table is built.
 fn costed_sampler(doc: &ContinuousDocument, budget: Option<f64>, evals: usize) -> Result<LatticeMechanism> {
+    let budget = crate::verify::work_budget(budget)?;
     let m = doc.sampler()?;
-    let budget = budget.unwrap_or(crate::verify::DEFAULT_MAX_VERIFY_WORK);
-    if budget.is_nan() || budget <= 0.0 {
-        return Err(Error::InvalidArgument {
-            name: "policy.max_verify_work".into(),
-            reason: alloc::format!("the verification budget must be > 0, got {budget}"),
-        });
-    }
     crate::verify::Work(m.audit_work(evals)).check("this continuous document", budget)?;
     Ok(m)
 }

@@ -64,7 +64,7 @@ impl Runtime {
     /// The exact channels the sampler realises: P(Y|X) (for a per-secret mechanism the
     /// induced channel of Ding, Liu, Farokhi eq 9) and, for a per-secret one, its blocks
     /// P(Y|S=s,X). `None` for unary encoding (2^|X| outputs; audited in closed form).
-    fn channels(&self, p_sx: &Matrix) -> Option<(Matrix, Option<Vec<Matrix>>)> {
+    fn channels(&self, p_sx: &Matrix) -> Channels {
         match self {
             Runtime::Channel(s) => Some((Self::effective(s), None)),
             Runtime::PerSecret { sampler, nx } => {
@@ -76,6 +76,9 @@ impl Runtime {
     }
 }
 
+/// The exact channels a runtime realises ([`Runtime::channels`]), built once per verification.
+type Channels = Option<(Matrix, Option<Vec<Matrix>>)>;
+
 /// The exact sampler's audits: w.r.t. S under the declared joint, and w.r.t. X under the
 /// declared prior (S = X), sharing the channels built once.
 struct Audits {
@@ -83,33 +86,25 @@ struct Audits {
     x: Leakage,
 }
 
-fn audit_exact(
-    doc: &Document,
-    runtime: &Runtime,
-    channels: &Option<(Matrix, Option<Vec<Matrix>>)>,
-    alpha: f64,
-) -> Result<Audits> {
-    let diag = joint_of_x(doc);
-    let x = match (runtime, channels) {
+/// The audit of the exact channel P(Y|X) (a unary encoding's, in closed form) under `joint`.
+fn audit_channel(runtime: &Runtime, channels: &Channels, joint: &Matrix, alpha: f64) -> Result<Leakage> {
+    match (runtime, channels) {
         (Runtime::Unary(u), _) => {
             let (q01, q10) = u.effective();
-            leakage::audit_unary(&diag, q01, q10, alpha)?
+            leakage::audit_unary(joint, q01, q10, alpha)
         }
-        (_, Some((channel, _))) => leakage::audit(&diag, channel, alpha)?,
-        (_, None) => unreachable_channels()?,
-    };
-    let s = if !doc.has_secret() {
-        x.clone()
-    } else {
-        match (runtime, channels) {
-            (Runtime::Unary(u), _) => {
-                let (q01, q10) = u.effective();
-                leakage::audit_unary(doc.p_sx(), q01, q10, alpha)?
-            }
-            (_, Some((_, Some(blocks)))) => leakage::audit_per_secret(doc.p_sx(), blocks, alpha)?,
-            (_, Some((channel, None))) => leakage::audit(doc.p_sx(), channel, alpha)?,
-            (_, None) => unreachable_channels()?,
-        }
+        (_, Some((channel, _))) => leakage::audit(joint, channel, alpha),
+        // A channel runtime always has channels; kept as a typed error rather than a panic.
+        (_, None) => Err(wrong_kind("internal: no channel for a channel mechanism")),
+    }
+}
+
+fn audit_exact(doc: &Document, runtime: &Runtime, channels: &Channels, alpha: f64) -> Result<Audits> {
+    let x = audit_channel(runtime, channels, &joint_of_x(doc), alpha)?;
+    let s = match channels {
+        _ if !doc.has_secret() => x.clone(),
+        Some((_, Some(blocks))) => leakage::audit_per_secret(doc.p_sx(), blocks, alpha)?,
+        _ => audit_channel(runtime, channels, doc.p_sx(), alpha)?,
     };
     Ok(Audits { s, x })
 }
@@ -124,14 +119,10 @@ fn joint_of_x(doc: &Document) -> Cow<'_, Matrix> {
     }
 }
 
-/// A channel runtime always has channels; kept as a typed error rather than a panic.
-fn unreachable_channels() -> Result<Leakage> {
-    Err(wrong_kind("internal: no channel for a channel mechanism"))
-}
-
 /// Worst LIP w.r.t. X over a set of priors (the `bp_lip` claim), on the exact channel
-/// built once.
-fn bp_lip(runtime: &Runtime, channels: &Option<(Matrix, Option<Vec<Matrix>>)>, priors: &[Vec<f64>]) -> Result<f64> {
+/// built once: LIP alone ([`leakage::lip_only`]) for a channel, the closed-form audit for
+/// a unary encoding.
+fn bp_lip(runtime: &Runtime, channels: &Channels, priors: &[Vec<f64>]) -> Result<f64> {
     if let Runtime::PerSecret { .. } = runtime {
         return Err(Error::InvalidArgument {
             name: "claims.bp_lip".into(),
@@ -141,18 +132,11 @@ fn bp_lip(runtime: &Runtime, channels: &Option<(Matrix, Option<Vec<Matrix>>)>, p
     let mut worst = 0.0f64;
     for p in priors {
         let diag = Matrix::diag(p);
-        let l = match (runtime, channels) {
-            (Runtime::Unary(u), _) => {
-                let (q01, q10) = u.effective();
-                leakage::audit_unary(&diag, q01, q10, DEFAULT_ALPHA_ORDER)?
-            }
-            (_, Some((channel, _))) => {
-                worst = worst.max(leakage::lip_only(&diag, channel)?);
-                continue;
-            }
-            (_, None) => unreachable_channels()?,
+        let lip = match (runtime, channels) {
+            (Runtime::Channel(_), Some((channel, _))) => leakage::lip_only(&diag, channel)?,
+            _ => audit_channel(runtime, channels, &diag, DEFAULT_ALPHA_ORDER)?.lip,
         };
-        worst = worst.max(l.lip);
+        worst = worst.max(lip);
     }
     Ok(worst)
 }
@@ -206,9 +190,9 @@ impl Document {
         Ok(self.prepare(policy, alpha_order)?.0)
     }
 
-    fn prepare(&self, policy: &Policy, alpha_order: f64) -> Result<(Verification, Runtime, Prepared)> {
+    fn prepare(&self, policy: &Policy, alpha_order: f64) -> Result<(Verification, Runtime, Channels)> {
         policy.validate()?;
-        Work::of(self).check("this document", policy.verify_work_budget())?;
+        Work::of(self).check("this document", crate::verify::work_budget(policy.max_verify_work)?)?;
         let runtime = Runtime::build(self)?;
         let channels = runtime.channels(self.p_sx());
         let Audits { s, x } = audit_exact(self, &runtime, &channels, alpha_order)?;
@@ -225,7 +209,7 @@ impl Document {
             (Some(_), _, _) => return Err(srlip_needs_a_channel()),
         };
         let verification = evaluate(s, x, self.claims(), policy, bp, alpha).with_srlip(self.claims(), srlip);
-        Ok((verification, runtime, Prepared { channels }))
+        Ok((verification, runtime, channels))
     }
 
     /// Verifies the document against its own claims and the user's `policy`, and returns
@@ -237,9 +221,9 @@ impl Document {
     /// `too_costly` (refused before any allocation), `invalid_argument` (a malformed
     /// policy).
     pub fn verify(&self, policy: &Policy) -> Result<VerifiedMechanism> {
-        let (verification, runtime, prepared) = self.prepare(policy, DEFAULT_ALPHA_ORDER)?;
+        let (verification, runtime, channels) = self.prepare(policy, DEFAULT_ALPHA_ORDER)?;
         verification.clone().into_result()?;
-        let (joint_x, joint_s) = match &prepared.channels {
+        let (joint_x, joint_s) = match &channels {
             Some((channel, blocks)) => {
                 let x = JointSY::markov(&joint_of_x(self), channel);
                 let s = match (self.has_secret(), blocks) {
@@ -253,11 +237,6 @@ impl Document {
         };
         Ok(VerifiedMechanism { doc: self.clone(), runtime, verification, joint_x, joint_s })
     }
-}
-
-/// What verification built and the runtime keeps (the channels for the receipts).
-struct Prepared {
-    channels: Option<(Matrix, Option<Vec<Matrix>>)>,
 }
 
 /// The audited (max_y Λ_α, max_y Ψ_α) at the order of the document's `alpha` claim, if

@@ -129,9 +129,7 @@ impl Receipt {
                 let prior: f64 = p_sx.row(s).iter().sum();
                 if prior > 0.0 {
                     let Some(lift) = crate::leakage::unary_lift(p_sx, &p_x, q01, q10, s, bits) else {
-                        return Err(Error::UnknownOutput {
-                            value: "this bit vector (this mechanism never releases it)".into(),
-                        });
+                        return Err(bits_never_released());
                     };
                     entries.push(row(labels, s, prior, lift * prior, lift));
                 } else {
@@ -145,7 +143,7 @@ impl Receipt {
         let g = m.receipt_rounding();
         let prior = doc.prior();
         let Some(lifts) = crate::leakage::unary_lifts_x(prior, q01, q10, bits) else {
-            return Err(Error::UnknownOutput { value: "this bit vector (this mechanism never releases it)".into() });
+            return Err(bits_never_released());
         };
         let x_rows = lifts.iter().enumerate().map(|(x, &l)| row(doc.input(), x, prior[x], l * prior[x], l)).collect();
         let input = section(x_rows, m.leakage_x(), g);
@@ -166,6 +164,11 @@ impl Receipt {
 fn section(entries: Vec<ReceiptEntry>, audit: &Leakage, g: f64) -> ReceiptSection {
     let (min_lift_bound, max_lift_bound) = widen(audit.min_lift, audit.max_lift, g);
     ReceiptSection { entries, min_lift_bound, max_lift_bound, eps_l: audit.alip.eps_l, eps_u: audit.alip.eps_u }
+}
+
+/// A bit vector the unary encoding cannot release (so it has no receipt).
+fn bits_never_released() -> Error {
+    Error::UnknownOutput { value: "this bit vector (this mechanism never releases it)".into() }
 }
 
 /// `[lo, hi]` widened by the relative rounding `g` (unchanged for `g = 0`).

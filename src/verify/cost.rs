@@ -31,6 +31,21 @@ pub fn too_costly(what: impl Into<String>, work: f64, limit: f64) -> Error {
     Error::TooCostly { what: what.into(), work, limit }
 }
 
+/// The budget in force for a policy's `max_verify_work` (absent: the default).
+///
+/// # Errors
+/// `invalid_argument` (`policy.max_verify_work`) for a budget that is NaN or not > 0.
+pub fn work_budget(max_verify_work: Option<f64>) -> Result<f64> {
+    match max_verify_work {
+        None => Ok(DEFAULT_MAX_VERIFY_WORK),
+        Some(w) if w.is_nan() || w <= 0.0 => Err(Error::InvalidArgument {
+            name: "policy.max_verify_work".into(),
+            reason: alloc::format!("the verification budget must be > 0, got {w}"),
+        }),
+        Some(w) => Ok(w),
+    }
+}
+
 impl Work {
     /// `Ok` when the work fits in `budget`.
     ///

@@ -18,7 +18,7 @@
 mod cost;
 mod policy;
 
-pub use cost::{too_costly, Work, DEFAULT_MAX_VERIFY_WORK};
+pub use cost::{too_costly, work_budget, Work, DEFAULT_MAX_VERIFY_WORK};
 pub use policy::{Policy, PolicyValue};
 
 use alloc::string::String;

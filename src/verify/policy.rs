@@ -196,26 +196,13 @@ impl Policy {
                 }
             }
         }
-        if let Some(w) = self.max_verify_work {
-            if w.is_nan() || w <= 0.0 {
-                return Err(bad(WORK_KEYS.0, alloc::format!("the verification budget must be > 0, got {w}")));
-            }
-        }
+        super::work_budget(self.max_verify_work)?;
         Ok(())
     }
 
     /// `(snake_case name, limit)` of every leakage limit, set or not, in [`LIMITS`] order.
     pub(crate) fn limits(&self) -> [(&'static str, Option<f64>); 9] {
-        LIMITS.map(|(snake, _, _)| (snake, self.get(snake)))
-    }
-
-    fn get(&self, snake: &str) -> Option<f64> {
-        let mut me = self.clone();
-        *me.slot(snake)
-    }
-
-    /// The verification budget in force.
-    pub fn verify_work_budget(&self) -> f64 {
-        self.max_verify_work.unwrap_or(super::DEFAULT_MAX_VERIFY_WORK)
+        let mut read = self.clone();
+        LIMITS.map(|(snake, _, _)| (snake, *read.slot(snake)))
     }
 }

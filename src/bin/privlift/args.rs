@@ -24,6 +24,16 @@ impl Args {
     pub fn switch(&self, name: &str) -> bool {
         self.switches.contains(&name)
     }
+
+    /// The one positional argument the command takes; `missing` is the usage error when
+    /// there is none, and a second one is an unexpected argument.
+    pub fn one_positional(&self, missing: impl Into<String>) -> Result<&str, CliError> {
+        match self.positionals.as_slice() {
+            [p] => Ok(p.as_str()),
+            [] => Err(CliError::usage(missing)),
+            [_, extra, ..] => Err(CliError::usage(format!("unexpected argument `{extra}`"))),
+        }
+    }
 }
 
 /// Parses `argv` for command `cmd`. `valued` lists options that take a value and

@@ -82,11 +82,7 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
     if a.help {
         return crate::help::print("design");
     }
-    let method = match a.positionals.as_slice() {
-        [m] => m.clone(),
-        [] => return Err(CliError::usage("`privlift design` needs METHOD")),
-        [_, extra, ..] => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
-    };
+    let method = a.one_positional("`privlift design` needs METHOD")?.to_string();
     let cmd = format!("privlift design {method}");
     let eps = num(&a, "epsilon")?.ok_or_else(|| CliError::usage(format!("`{cmd}` needs `--epsilon E`")))?;
     let needs_delta = !method.starts_with("laplace-");

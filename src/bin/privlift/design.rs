@@ -168,11 +168,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if a.help {
         return crate::help::print("design");
     }
-    let method = match a.positionals.as_slice() {
-        [] => return Err(CliError::usage(format!("`privlift design` needs METHOD (one of {})", METHODS.join(", ")))),
-        [m] => m.as_str(),
-        [_, extra, ..] => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
-    };
+    let method = a.one_positional(format!("`privlift design` needs METHOD (one of {})", METHODS.join(", ")))?;
     let Some(shape) = shape(method) else {
         return Err(CliError::usage(format!(
             "unknown design method `{method}` (expected one of {})",

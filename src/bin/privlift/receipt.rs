@@ -68,11 +68,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if a.help {
         return crate::help::print("receipt");
     }
-    let spec = match a.positionals.as_slice() {
-        [s] => s.as_str(),
-        [] => return Err(CliError::usage("`privlift receipt` needs SPEC.json")),
-        [_, extra, ..] => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
-    };
+    let spec = a.one_positional("`privlift receipt` needs SPEC.json")?;
     if let Some(doc) = crate::continuous_design::load_continuous(spec)? {
         let y = a.value("output").ok_or_else(|| CliError::usage("`privlift receipt` needs `--output Y`"))?;
         if a.value("bits").is_some() {

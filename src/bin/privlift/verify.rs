@@ -49,11 +49,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if a.help {
         return crate::help::print("verify");
     }
-    let path = match a.positionals.as_slice() {
-        [p] => p.as_str(),
-        [] => return Err(CliError::usage("`privlift verify` needs DOC.json")),
-        [_, extra, ..] => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
-    };
+    let path = a.one_positional("`privlift verify` needs DOC.json")?;
     let text = match verify(path, a.value("policy")) {
         Ok(t) => t,
         Err(e) => {
