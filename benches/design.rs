@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use privlift::design::{linear, oue, rr, Source};
-use privlift::spec::{Alphabet, Matrix};
+use privlift::document::{Alphabet, Matrix};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -16,7 +16,7 @@ use privlift::design::lift::{JointView, Notion};
 use privlift::design::orr::{optimal_response_with, response_sparse, Method};
 use privlift::design::vertex::{LiftPolytope, Limits};
 use privlift::design::{optimal_ldp, orr, srr, watchdog, Source};
-use privlift::spec::{Alphabet, Matrix};
+use privlift::document::{Alphabet, Matrix};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -11,7 +11,7 @@ use privlift::design::lift::JointView;
 use privlift::design::orr::response_sparse;
 use privlift::design::utility::entropy;
 use privlift::design::vertex::{LiftPolytope, Limits};
-use privlift::spec::Matrix;
+use privlift::document::Matrix;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -42,7 +42,7 @@ pub enum Error {
         /// The negative value found.
         value: f64,
     },
-    /// A distribution does not sum to 1 within [`crate::spec::SUM_TOLERANCE`].
+    /// A distribution does not sum to 1 within [`crate::document::SUM_TOLERANCE`].
     NotNormalized {
         /// Path of the distribution (e.g. `prior`, `mechanism.p_y_given_x[0]`).
         field: String,
@@ -65,7 +65,7 @@ pub enum Error {
         /// The label that appears twice.
         label: String,
     },
-    /// An alphabet is larger than [`crate::spec::MAX_SYMBOLS`].
+    /// An alphabet is larger than [`crate::document::MAX_SYMBOLS`].
     TooManySymbols {
         /// Path of the alphabet, matrix row or domain that is too large.
         field: String,

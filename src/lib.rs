@@ -23,7 +23,7 @@
 //! # Ok::<(), privlift::Error>(())
 //! ```
 //!
-//! Layers: [`spec`] (document), [`leakage`] (audit), [`verify`] (claims and policy),
+//! Layers: [`document`] (document), [`leakage`] (audit), [`verify`] (claims and policy),
 //! [`sample`] (exact integer alias sampler), [`mechanism`] (verified runtime + receipt),
 //! [`rng`] (randomness). The pure core does no I/O and owns no randomness: callers pass
 //! an `RngCore + CryptoRng`.
@@ -38,13 +38,13 @@ pub mod accounting;
 pub mod continuous;
 #[cfg(feature = "design")]
 pub mod design;
+pub mod document;
 pub mod error;
 pub mod leakage;
 pub mod mechanism;
 pub mod numeric;
 pub mod rng;
 pub mod sample;
-pub mod spec;
 pub mod verify;
 
 pub use error::{Error, Result};
@@ -53,9 +53,9 @@ pub use error::{Error, Result};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+pub use document::{parse_any, AnyDocument, ContinuousDocument, Document};
 pub use leakage::{audit, Leakage};
 pub use mechanism::{
     ContinuousPolicy, ContinuousReceipt, Receipt, ReceiptEntry, ReceiptSection, VerifiedContinuous, VerifiedMechanism,
 };
-pub use spec::{parse_any, AnyDocument, ContinuousDocument, Document};
 pub use verify::{Policy, PolicyValue, Verification};

@@ -5,8 +5,8 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
 use privlift::accounting::*;
+use privlift::document::Matrix;
 use privlift::leakage::DEFAULT_ALPHA_ORDER;
-use privlift::spec::Matrix;
 use privlift::verify::within;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

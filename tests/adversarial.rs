@@ -7,8 +7,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use privlift::document::Matrix;
 use privlift::rng::DeterministicRngForTesting;
-use privlift::spec::Matrix;
 use privlift::verify::within;
 use privlift::{parse_any, AnyDocument, ContinuousPolicy, Document, Policy, VerifiedMechanism};
 use serde_json::{json, Value};

@@ -7,7 +7,7 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
-use privlift::spec::Matrix;
+use privlift::document::Matrix;
 use serde_json::Value;
 
 mod common;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use privlift::accounting;
-use privlift::spec::Matrix;
+use privlift::document::Matrix;
 use serde_json::{json, Value};
 
 mod common;

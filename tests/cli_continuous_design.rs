@@ -3,8 +3,8 @@
 //! Run with `cargo test --features cli --test cli_continuous_design`.
 #![cfg(feature = "cli")]
 
+use privlift::document::ContinuousDocument;
 use privlift::mechanism::ContinuousPolicy;
-use privlift::spec::ContinuousDocument;
 use serde_json::Value;
 
 mod common;

@@ -7,7 +7,7 @@
 use privlift::design::lift::{JointView, Notion};
 use privlift::design::orr::{self, optimal_response_with, Method, Response};
 use privlift::design::Source;
-use privlift::spec::{Alphabet, Document, Matrix};
+use privlift::document::{Alphabet, Document, Matrix};
 use privlift::Policy;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

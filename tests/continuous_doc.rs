@@ -4,11 +4,11 @@
 
 use privlift::continuous::design::{design_continuous, ContinuousRequest, CONTINUOUS_METHODS};
 use privlift::continuous::{self as cont, ContinuousPrior, Gaussian, GaussianMixture, Lattice, LatticeMechanism};
-use privlift::mechanism::ContinuousPolicy;
-use privlift::rng::DeterministicRngForTesting;
-use privlift::spec::{
+use privlift::document::{
     parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousMechanism, DomainJson, EpsDelta, PriorJson,
 };
+use privlift::mechanism::ContinuousPolicy;
+use privlift::rng::DeterministicRngForTesting;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 fn gauss() -> PriorJson {

@@ -7,8 +7,8 @@
 use privlift::design::estimate::{estimate_document, estimate_krr, estimate_matrix, project_simplex};
 use privlift::design::utility::{absolute_distance, channel_utility, is_metric};
 use privlift::design::{linear, oue, rr, Source};
+use privlift::document::{Alphabet, Document, Matrix, MechanismKind};
 use privlift::rng::DeterministicRngForTesting;
-use privlift::spec::{Alphabet, Document, Matrix, MechanismKind};
 use privlift::{Policy, VerifiedMechanism};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -15,7 +15,7 @@ use privlift::design::lift::{JointView, MergedLifts, Notion};
 use privlift::design::request::{self, DesignRequest};
 use privlift::design::watchdog::{self, Partition};
 use privlift::design::Source;
-use privlift::spec::{Alphabet, Document, Matrix};
+use privlift::document::{Alphabet, Document, Matrix};
 use privlift::{Error, Policy};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -12,7 +12,7 @@ use privlift::design::orr::optimal_response;
 use privlift::design::vertex::LiftPolytope;
 use privlift::design::watchdog::{self, Partition};
 use privlift::design::{optimal_ldp, orr, rr, srr, Source};
-use privlift::spec::{Alphabet, Document, Matrix};
+use privlift::document::{Alphabet, Document, Matrix};
 use privlift::{Error, Policy};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -541,7 +541,7 @@ fn optimal_ldp_beats_every_ldp_baseline() {
             assert_eq!(doc.claims().ldp, Some(eps));
             let p = src.p_sx();
             let p_sx: Vec<Vec<f64>> = (0..ns).map(|s| p.row(s).to_vec()).collect();
-            let privlift::spec::MechanismKind::Matrix(m) = doc.mechanism() else { panic!("not a matrix") };
+            let privlift::document::MechanismKind::Matrix(m) = doc.mechanism() else { panic!("not a matrix") };
             let w: Vec<Vec<f64>> = (0..nx).map(|x| m.row(x).to_vec()).collect();
             let (mi, ldp) = mi_and_ldp(&p_sx, &w);
             assert!(ldp <= eps + 1e-12 && (mi - opt).abs() < 1e-9, "ldp {ldp} > {eps}");

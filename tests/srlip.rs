@@ -13,8 +13,8 @@ use privlift::design::request::JointFile;
 use privlift::design::srlip::{
     attribute_channel, hypothesis_leakage, load_multi_joint, product, side_channel_ldp, srlip, MultiJoint,
 };
+use privlift::document::{Alphabet, Matrix};
 use privlift::leakage::audit_srlip;
-use privlift::spec::{Alphabet, Matrix};
 use privlift::{Document, Policy};
 use rand::{Rng, SeedableRng};
 
@@ -272,7 +272,7 @@ fn design_verifies_on_random_instances_and_calibration_only_helps() {
         assert!(u["nmi"].as_f64().unwrap() <= 1.0);
         // ORR on the flattened alphabet: ε-LIP, but side channels break it.
         let orr = orr::orr_lip(&joint.source().unwrap(), eps, "orr").unwrap();
-        let privlift::spec::MechanismKind::Matrix(w) = orr.mechanism() else { panic!() };
+        let privlift::document::MechanismKind::Matrix(w) = orr.mechanism() else { panic!() };
         if audit_srlip(joint.p_sx(), w, sizes).unwrap().eps > eps * 1.01 {
             orr_violates += 1;
         }

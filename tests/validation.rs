@@ -65,12 +65,12 @@ fn non_finite_entries() {
     let e = Document::from_json(&text).unwrap_err();
     assert!(matches!(e.code(), "json" | "non_finite"), "{e}");
     // Through the typed API (as from JS objects) a NaN is caught by validation.
-    let mut w: privlift::spec::DocumentJson = serde_json::from_value(base()).unwrap();
+    let mut w: privlift::document::DocumentJson = serde_json::from_value(base()).unwrap();
     w.prior[1] = f64::NAN;
     let e = Document::from_wire(w).unwrap_err();
     assert_eq!(e.code(), "non_finite");
     assert!(e.to_string().contains("prior[1]"), "{e}");
-    let mut w: privlift::spec::DocumentJson = serde_json::from_value(base()).unwrap();
+    let mut w: privlift::document::DocumentJson = serde_json::from_value(base()).unwrap();
     w.claims.lip = Some(f64::INFINITY);
     assert_eq!(Document::from_wire(w).unwrap_err().code(), "non_finite");
 }
@@ -80,7 +80,7 @@ fn non_finite_matrix_entry_names_the_cell() {
     // serde_json::Value cannot hold NaN: go through the typed matrix, as the JS layer does.
     let m = common::krr_matrix(3, 1.0);
     let rows = vec![m[0].clone(), vec![m[1][0], m[1][1], f64::NAN], m[2].clone()];
-    let mm = privlift::spec::Matrix::from_rows("mechanism.p_y_given_x", &rows, 3).unwrap();
+    let mm = privlift::document::Matrix::from_rows("mechanism.p_y_given_x", &rows, 3).unwrap();
     let e = mm.check_row_stochastic("mechanism.p_y_given_x").unwrap_err();
     assert_eq!(e.code(), "non_finite");
     assert!(e.to_string().contains("mechanism.p_y_given_x[1][2]"), "{e}");
@@ -146,7 +146,7 @@ fn duplicate_labels() {
 
 #[test]
 fn too_many_symbols() {
-    let k = privlift::spec::MAX_SYMBOLS + 1;
+    let k = privlift::document::MAX_SYMBOLS + 1;
     let mut d = base();
     d["labels"] = json!((0..k).collect::<Vec<_>>());
     let e = err(&d);
@@ -218,7 +218,7 @@ fn documents_round_trip_exactly() {
 /// (the audit's rounding bounds do not hold in the subnormal range).
 #[test]
 fn probabilities_below_two_to_the_minus_900_are_refused() {
-    let tiny = privlift::spec::MIN_PROBABILITY;
+    let tiny = privlift::document::MIN_PROBABILITY;
     let mut d = base();
     d["prior"] = json!([1.0 - 1e-280, 1e-280, 0.0]);
     let e = err(&d);

@@ -134,7 +134,7 @@ fn receipt_lifts_are_posterior_over_prior_and_within_bounds() {
 fn the_audited_sampler_is_within_the_stated_deviation_of_the_document() {
     let d = doc(common::krr_doc(256, 1.0));
     let m = d.verify(&Policy::default()).unwrap();
-    let privlift::spec::MechanismKind::Matrix(declared) = d.mechanism() else { unreachable!() };
+    let privlift::document::MechanismKind::Matrix(declared) = d.mechanism() else { unreachable!() };
     let eff = m.effective_channel().unwrap();
     let k = 256.0;
     for (p, q) in declared.as_slice().iter().zip(eff.as_slice()) {
@@ -261,7 +261,7 @@ fn subnormal_probabilities_are_refused() {
     assert_eq!(e.code(), "invalid_argument");
     assert!(e.to_string().contains("2^-900"), "{e}");
     // 2⁻⁹⁰⁰ itself is accepted, and its receipts are exact: |X| = 1, so every lift is 1.
-    let tiny = privlift::spec::MIN_PROBABILITY;
+    let tiny = privlift::document::MIN_PROBABILITY;
     let v = json!({"format": "privlift-mechanism", "version": 1, "id": "t", "labels": ["x0"],
         "prior": [1.0], "secret": {"labels": ["s0", "s1", "s2"], "p_sx": [[tiny], [0.5], [0.5]]},
         "mechanism": {"kind": "matrix", "p_y_given_x": [[0.5, 1e-30, 0.5]]}, "claims": {"ldp_x": 1e-12}});

@@ -139,7 +139,7 @@ fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], wor
     }
 
     let eff = m.effective_channel().expect("effective channel of a categorical mechanism");
-    let per_secret = matches!(doc.mechanism(), privlift::spec::MechanismKind::PerSecret { markov: None, .. });
+    let per_secret = matches!(doc.mechanism(), privlift::document::MechanismKind::PerSecret { markov: None, .. });
     if per_secret {
         assert_eq!((eff.rows(), eff.cols()), (ns * nx, ny));
     } else {

@@ -2,13 +2,13 @@
 //! the fuzz bytes with arbitrary f64s (NaN, ±inf, negatives, subnormals, raw bit
 //! patterns) next to nearly valid values (rows normalised, then nudged by 1e-16..2e-9),
 //! and claims / policy limits placed just around the audited leakage. Goes through
-//! `privlift::spec::DocumentJson` and `Document::from_wire`; same properties as
+//! `privlift::document::DocumentJson` and `Document::from_wire`; same properties as
 //! `document` (see common.rs), with a fuzzed `Policy`.
 #![no_main]
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use privlift::spec::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
+use privlift::document::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
 use privlift::{Document, Leakage, Policy};
 
 mod common;
@@ -214,7 +214,7 @@ fn run(u: &mut Unstructured) -> Result<()> {
             corrupt(u, r)?;
         }
         let sl = if u.arbitrary()? { Some(labels(u, ns, "s")?) } else { None };
-        Some(privlift::spec::wire::SecretJson { labels: sl, p_sx })
+        Some(privlift::document::wire::SecretJson { labels: sl, p_sx })
     } else {
         None
     };

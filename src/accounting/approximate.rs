@@ -12,8 +12,8 @@
 
 use super::round::{add_down, add_up, exp_down, exp_up, mul_down, mul_up, sub_up};
 use super::{check_eps, check_prior, invalid};
+use crate::document::Matrix;
 use crate::error::{Error, Result};
-use crate::spec::Matrix;
 
 fn check_delta(delta: f64) -> Result<()> {
     if delta.is_nan() || !(0.0..=1.0).contains(&delta) {

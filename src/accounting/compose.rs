@@ -16,10 +16,10 @@ use alloc::vec::Vec;
 use super::relations::{family_pmins, ldp_to_lip_unchecked};
 use super::round::{add_up, div_up, mul_up, sub_down};
 use super::{check_eps_list, check_pmin, check_pmin_or_zero, check_prior, invalid, lip_to_ldp};
+use crate::document::{Matrix, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::leakage::{audit, Alip, DEFAULT_ALPHA_ORDER};
 use crate::numeric::{gamma, next_up};
-use crate::spec::{Matrix, MAX_SYMBOLS};
 
 /// Largest number of joint outputs Π_k |Y_k| [`compose_exact`] and [`sequential_exact`]
 /// compute.

@@ -43,8 +43,8 @@ pub use transfer::{
 
 use alloc::string::String;
 
+use crate::document::check_distribution;
 use crate::error::{Error, Result};
-use crate::spec::check_distribution;
 
 /// `min_x P(x)` over the whole alphabet (0 if some value has probability 0): the Pmin of
 /// the paper's Thm 1, Prop 1 and Thm 4.

@@ -37,8 +37,8 @@ use alloc::vec::Vec;
 
 use super::round::{add_up, div_up, exp_up, expm1_up, ln_down, log1p_up, mul_up, sub_down, sub_up};
 use super::{check_eps, check_pmin, check_pmin_or_zero, check_prior, invalid, pmin, support_pmin};
+use crate::document::Matrix;
 use crate::error::{Error, Result};
-use crate::spec::Matrix;
 
 /// g₁(p) = min{2ε, ln((e^ε − 1 + p)/p)}, rounded up (ε finite, p > 0).
 fn g1(eps: f64, p: f64) -> f64 {

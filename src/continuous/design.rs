@@ -55,10 +55,10 @@ use super::{
     analytic_gaussian_sigma, bisect_smallest, calibrate_at, calibrate_on_domain, laplace_ldp_scale, laplace_scales,
     sampling_lambda, ContinuousPrior, Lattice, LatticeMechanism,
 };
+use crate::document::continuous::parse_prior;
+use crate::document::{ContinuousClaims, ContinuousDocument, ContinuousMechanism, DomainJson, EpsDelta, PriorJson};
 use crate::error::{Error, Result};
 use crate::mechanism::continuous::ContinuousPolicy;
-use crate::spec::continuous::parse_prior;
-use crate::spec::{ContinuousClaims, ContinuousDocument, ContinuousMechanism, DomainJson, EpsDelta, PriorJson};
 
 /// The design methods, in help order.
 pub const CONTINUOUS_METHODS: [&str; 6] =

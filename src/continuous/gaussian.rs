@@ -97,7 +97,7 @@ impl GaussianMixture {
         if weights.len() != components.len() {
             return Err(Error::field("weights").dims(components.len(), weights.len()));
         }
-        crate::spec::check_distribution("weights", weights)?;
+        crate::document::check_distribution("weights", weights)?;
         Ok(GaussianMixture { weights: weights.to_vec(), components: components.to_vec() })
     }
     /// `(weight, component)` pairs.

@@ -61,10 +61,14 @@ fn support(values: &[f64], prior: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     if values.len() != prior.len() {
         return Err(Error::field("labels").dims(prior.len(), values.len()));
     }
-    if values.len() > crate::spec::MAX_SYMBOLS {
-        return Err(Error::TooManySymbols { field: "p".into(), found: values.len(), max: crate::spec::MAX_SYMBOLS });
+    if values.len() > crate::document::MAX_SYMBOLS {
+        return Err(Error::TooManySymbols {
+            field: "p".into(),
+            found: values.len(),
+            max: crate::document::MAX_SYMBOLS,
+        });
     }
-    crate::spec::check_distribution("p", prior)?;
+    crate::document::check_distribution("p", prior)?;
     if let Some(v) = values.iter().find(|v| !v.is_finite()) {
         return Err(invalid("labels", alloc::format!("every value must be a finite number; got {v}")));
     }

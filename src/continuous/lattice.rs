@@ -181,11 +181,11 @@ impl Histogram {
         if p.is_empty() {
             return Err(Error::EmptyAlphabet { field: "prior.histogram.p".into() });
         }
-        if p.len() > crate::spec::MAX_SYMBOLS {
+        if p.len() > crate::document::MAX_SYMBOLS {
             return Err(Error::TooManySymbols {
                 field: "prior.histogram.p".into(),
                 found: p.len(),
-                max: crate::spec::MAX_SYMBOLS,
+                max: crate::document::MAX_SYMBOLS,
             });
         }
         if edges.len() != p.len() + 1 {
@@ -197,7 +197,7 @@ impl Histogram {
         if edges.windows(2).any(|w| w[0] >= w[1]) {
             return Err(invalid("prior.histogram.edges", "must be strictly increasing"));
         }
-        crate::spec::check_distribution("prior.histogram.p", p)?;
+        crate::document::check_distribution("prior.histogram.p", p)?;
         Ok(Histogram { edges: edges.to_vec(), p: p.to_vec() })
     }
     /// The bin edges, strictly increasing (one more than the bins).
@@ -398,7 +398,7 @@ fn check_prior(lattice: &Lattice, prior: &[f64]) -> Result<()> {
     if prior.len() != lattice.len() {
         return Err(Error::field("prior").dims(lattice.len(), prior.len()));
     }
-    crate::spec::check_distribution("prior", prior)
+    crate::document::check_distribution("prior", prior)
 }
 
 impl LatticeMechanism {

@@ -10,7 +10,7 @@
 //! | `sampling.rs` | eq 20, Prop 2 | [`sampling_lambda`], the exact δ of the sampling mechanism ([`sampling_delta`], [`sampling_delta_discrete`]) |
 //! | `baselines.rs` | eq 24, \[39\], \[13\] | [`vanilla_gaussian_delta`], [`analytic_gaussian_delta`], [`analytic_gaussian_sigma`], [`laplace_ldp_scale`] |
 //! | `lattice.rs` | eq 3, Def 8, eq 20 | [`Lattice`], [`ContinuousPrior`] (lattice pmf), [`LatticeMechanism`]: the exact discrete Gaussian/Laplace/sampling mechanisms on a lattice and their exact (ε, δ)-LIP/LDP audit |
-//! | `design.rs` | Thm 5, Cor 10, eq 24, eq 25, Prop 2 | [`design::design_continuous`]: lattice designs returned as audited [`crate::spec::ContinuousDocument`]s |
+//! | `design.rs` | Thm 5, Cor 10, eq 24, eq 25, Prop 2 | [`design::design_continuous`]: lattice designs returned as audited [`crate::document::ContinuousDocument`]s |
 //!
 //! # Which (ε, δ)-LIP
 //! The paper defines (ε, δ)-LIP by its eq (3): for all sets `S_x`, `S_y`,

@@ -77,7 +77,7 @@ pub fn sampling_delta(eps: f64, lambda: f64) -> Result<f64> {
 /// As [`sampling_delta`], and the distribution errors for `p`.
 pub fn sampling_delta_discrete(eps: f64, lambda: f64, p: &[f64]) -> Result<f64> {
     check(eps, "lambda", lambda)?;
-    crate::spec::check_distribution("p", p)?;
+    crate::document::check_distribution("p", p)?;
     let (up, down) = (libm::exp(eps), libm::exp(-eps));
     let mut delta: f64 = 0.0;
     for (x, &px) in p.iter().enumerate() {

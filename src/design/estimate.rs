@@ -17,8 +17,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::document::{Document, Matrix, MechanismKind};
 use crate::error::{Error, Result};
-use crate::spec::{Document, Matrix, MechanismKind};
 
 /// An estimated histogram with per-entry standard errors.
 #[derive(Debug, Clone, PartialEq, Serialize)]

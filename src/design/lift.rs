@@ -7,9 +7,9 @@
 use alloc::vec::Vec;
 
 use super::check_eps;
+use crate::document::{AlipJson, AlphaLiftJson, Claims, Matrix};
 use crate::error::{Error, Result};
 use crate::leakage::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
-use crate::spec::{AlipJson, AlphaLiftJson, Claims, Matrix};
 
 /// Designs meet a budget ε with a margin: they are computed at
 /// ε' = ε(1 − 1e-9) − 1e-11 and claim ε. Lifts computed in floating point sit within a

@@ -20,9 +20,9 @@ use alloc::vec::Vec;
 use super::lp::{Cmp, Lp};
 use super::utility::{absolute_distance, channel_utility, check_distortion, is_metric};
 use super::{publish, Audited, Source};
+use crate::document::{Claims, Document, Matrix, MechanismKind};
 use crate::error::{Error, Result};
 use crate::leakage::induced_channel;
-use crate::spec::{Claims, Document, Matrix, MechanismKind};
 
 fn check_alpha(alpha: f64) -> Result<()> {
     if !(alpha.is_finite() && alpha > 0.0 && alpha <= 1.0) {

@@ -51,8 +51,8 @@ pub mod watchdog;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::document::{Alphabet, Claims, Document, Matrix, MechanismKind};
 use crate::error::{Error, Result};
-use crate::spec::{Alphabet, Claims, Document, Matrix, MechanismKind};
 use crate::verify::Policy;
 pub use utility::Utility;
 
@@ -83,7 +83,7 @@ impl Source {
         if p.len() != labels.len() {
             return Err(Error::field("prior.p").dims(labels.len(), p.len()));
         }
-        crate::spec::check_distribution("prior.p", &p)?;
+        crate::document::check_distribution("prior.p", &p)?;
         Ok(Source::Prior { labels, p })
     }
 

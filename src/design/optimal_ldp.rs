@@ -50,8 +50,8 @@ use super::orr::{assemble, response_over_vertices, with_extra};
 use super::utility::channel_utility;
 use super::vertex::{binomial, next_combination, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
 use super::{check_eps, publish, Audited, Source};
+use crate::document::{Alphabet, Claims, Document, MechanismKind};
 use crate::error::{Error, Result};
-use crate::spec::{Alphabet, Claims, Document, MechanismKind};
 
 /// Γ' of the module docs on a subset X' of X: the posterior columns whose lifts are
 /// within a factor e^ε of each other.
@@ -267,7 +267,7 @@ fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
 /// # Example
 /// ```
 /// use privlift::design::{optimal_ldp, Source};
-/// use privlift::spec::{Alphabet, Matrix};
+/// use privlift::document::{Alphabet, Matrix};
 /// let p_sx = Matrix::from_flat(2, 3, vec![0.3, 0.1, 0.1, 0.1, 0.1, 0.3]);
 /// let src = Source::joint(Alphabet::indices("s", 2)?, Alphabet::indices("x", 3)?, p_sx)?;
 /// let doc = optimal_ldp::optimal_ldp(&src, 1.0, "opt-ldp")?;
@@ -305,7 +305,7 @@ pub fn optimal_ldp(source: &Source, eps: f64, id: &str) -> Result<Document> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Matrix;
+    use crate::document::Matrix;
 
     /// S = X binary with P = (½, ½): Γ' is the segment of v with
     /// v_0 / v_1 ∈ [e^{-ε}, e^{ε}], whose vertices are v_0 = 1/(1 + e^{±ε}). The

@@ -30,8 +30,8 @@ use super::simplex::{self, Columns};
 use super::utility::{channel_utility, entropy};
 use super::vertex::{LiftPolytope, Limits};
 use super::{clean_rows, publish, Audited, Source};
+use crate::document::{Alphabet, Document, Matrix, MechanismKind};
 use crate::error::{Error, Result};
-use crate::spec::{Alphabet, Document, Matrix, MechanismKind};
 
 /// An optimal random response on a subset X' of X: posterior columns over X' (in the
 /// subset's order) and their masses, plus the number of vertices the LP chose from.

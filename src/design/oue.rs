@@ -2,9 +2,9 @@
 
 use super::utility::{entropy, Utility};
 use super::{check_eps, publish, Audited, Source};
+use crate::document::{Claims, Document, MechanismKind};
 use crate::error::Result;
 use crate::leakage::UNARY_ENUMERATION_LIMIT;
-use crate::spec::{Claims, Document, MechanismKind};
 
 /// OUE's flip probabilities at ε: q01 = 1/(e^ε + 1) (a 0 becomes 1), q10 = 1/2.
 pub fn oue_params(eps: f64) -> (f64, f64) {

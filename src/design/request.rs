@@ -8,10 +8,10 @@ use serde::Deserialize;
 
 use super::lift::Notion;
 use super::{default_id, linear, optimal_ldp, orr, oue, rr, srlip, srr, watchdog, Source};
-use crate::error::Error;
-use crate::spec::{
+use crate::document::{
     check_distribution, matrix_check_entries, Alphabet, Document, LabelJson, Matrix, MAX_PRIORS, MAX_SYMBOLS,
 };
+use crate::error::Error;
 
 /// `M.json`: the channel P(Y|X), rows x, columns y.
 #[derive(Debug, Deserialize)]

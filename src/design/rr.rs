@@ -9,8 +9,8 @@ use alloc::vec::Vec;
 use super::lp::{Cmp, Lp};
 use super::utility::{absolute_distance, channel_utility, check_distortion};
 use super::{check_eps, clean_rows, publish, Audited, Source};
+use crate::document::{Alphabet, BpLipJson, Claims, Document, Matrix, MechanismKind};
 use crate::error::{Error, Result};
-use crate::spec::{Alphabet, BpLipJson, Claims, Document, Matrix, MechanismKind};
 
 /// The k-RR channel: e^ε/(e^ε+k−1) on the diagonal, 1/(e^ε+k−1) elsewhere.
 pub fn krr_matrix(k: usize, eps: f64) -> Matrix {
@@ -180,7 +180,7 @@ pub fn rr_bp_lip(
         if p.len() != k {
             return Err(Error::field(f).dims(k, p.len()));
         }
-        crate::spec::check_distribution(&f, p)?;
+        crate::document::check_distribution(&f, p)?;
     }
     if let Some(d) = distortion {
         check_distortion(d, k)?;

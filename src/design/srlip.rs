@@ -70,9 +70,9 @@ use super::request::{check_size, labels_or_indices, JointFile};
 use super::rr::krr_matrix;
 use super::utility::channel_utility;
 use super::{check_eps, publish, Audited, Source};
+use crate::document::{Alphabet, Claims, Document, LabelJson, Matrix, MechanismKind, SrlipJson};
 use crate::error::{Error, Result};
 use crate::leakage::{audit_srlip, MAX_SRLIP_ATTRIBUTES};
-use crate::spec::{Alphabet, Claims, Document, LabelJson, Matrix, MechanismKind, SrlipJson};
 
 /// One attribute of a multi-attribute joint file: its labels.
 #[derive(Debug, Clone, Deserialize)]
@@ -87,7 +87,7 @@ pub struct AttributeFile {
 pub const MAX_ATTRIBUTE_CANDIDATES: u64 = 2_000_000;
 
 /// A joint P(S, X¹, …, Xᵐ): rows s, columns the tuples x = (x¹,…,xᵐ) flattened
-/// row-major (attribute 1 most significant, see [`crate::spec::SrlipJson`]).
+/// row-major (attribute 1 most significant, see [`crate::document::SrlipJson`]).
 #[derive(Debug, Clone)]
 pub struct MultiJoint {
     secret: Alphabet,
@@ -101,7 +101,7 @@ impl MultiJoint {
     ///
     /// # Errors
     /// `invalid_argument` for 0 or more than [`MAX_SRLIP_ATTRIBUTES`] attributes;
-    /// `too_many_symbols` when Π|Xʲ| exceeds [`crate::spec::MAX_SYMBOLS`];
+    /// `too_many_symbols` when Π|Xʲ| exceeds [`crate::document::MAX_SYMBOLS`];
     /// `dimension_mismatch` when P_SX does not have |S| rows and Π|Xʲ| columns;
     /// `negative_probability`, `non_finite`, `not_normalized` for a bad joint.
     pub fn new(secret: Alphabet, attributes: Vec<Alphabet>, p_sx: Matrix) -> Result<Self> {
@@ -168,7 +168,7 @@ impl MultiJoint {
     }
 }
 
-/// Π sizes, checked against [`crate::spec::MAX_SYMBOLS`] (`too_many_symbols`, also on
+/// Π sizes, checked against [`crate::document::MAX_SYMBOLS`] (`too_many_symbols`, also on
 /// overflow) and for empty attributes (`empty_alphabet`).
 fn product_size(sizes: &[usize]) -> Result<usize> {
     let mut n = 1usize;
@@ -400,7 +400,7 @@ fn as_sampled(w: &Matrix) -> Result<Matrix> {
 /// # Example
 /// ```
 /// use privlift::design::srlip::{srlip, MultiJoint};
-/// use privlift::spec::{Alphabet, Matrix};
+/// use privlift::document::{Alphabet, Matrix};
 /// let attrs = vec![Alphabet::indices("a", 2)?, Alphabet::indices("b", 2)?];
 /// let p_sx = Matrix::from_flat(2, 4, vec![0.3, 0.1, 0.05, 0.05, 0.05, 0.05, 0.1, 0.3]);
 /// let joint = MultiJoint::new(Alphabet::indices("s", 2)?, attrs, p_sx)?;

@@ -29,8 +29,8 @@ use super::orr::{assemble, optimal_response, with_extra, Response};
 use super::utility::channel_utility;
 use super::watchdog::{merging_document, output_labels, subset_merging_partition, Partition};
 use super::{publish, Audited, Source};
+use crate::document::{Document, MechanismKind};
 use crate::error::{Error, Result};
-use crate::spec::{Document, MechanismKind};
 
 /// SRR for LIP or ALIP (Algorithm 2 on the partition of Algorithm 1).
 ///

@@ -3,8 +3,8 @@
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::document::Matrix;
 use crate::leakage::mutual_information_xy;
-use crate::spec::Matrix;
 
 /// Utility of a channel P(Y|X) under a prior. `None` where a figure is undefined for
 /// the mechanism (e.g. `tv` when Y and X have different alphabets).
@@ -78,7 +78,7 @@ pub fn check_distortion(d: &Matrix, k: usize) -> crate::Result<()> {
         return Err(crate::Error::field("distortion.d").dims(k, if d.rows() != k { d.rows() } else { d.cols() }));
     }
     for x in 0..k {
-        crate::spec::matrix_check_entries(&alloc::format!("distortion.d[{x}]"), d.row(x))?;
+        crate::document::matrix_check_entries(&alloc::format!("distortion.d[{x}]"), d.row(x))?;
     }
     Ok(())
 }

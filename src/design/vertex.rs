@@ -499,7 +499,7 @@ pub(crate) fn next_combination(c: &mut [usize], n: usize) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::Matrix;
+    use crate::document::Matrix;
 
     trait TapSort {
         fn tap_sort(self) -> Self;

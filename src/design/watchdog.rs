@@ -21,8 +21,8 @@ use super::lift::{JointView, MergedLifts, Notion};
 use super::orr::with_extra;
 use super::utility::channel_utility;
 use super::{clean_rows, publish, Audited, Source};
+use crate::document::{Alphabet, Document, MechanismKind};
 use crate::error::{Error, Result};
-use crate::spec::{Alphabet, Document, MechanismKind};
 
 /// Low-risk symbols (released as themselves) and a partition of the high-risk ones into
 /// groups (each released as one output), all as input indices.

@@ -4,7 +4,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::spec::Matrix;
+use crate::document::Matrix;
 
 /// P_SY and its marginals, with the structural support of each output.
 ///

@@ -22,9 +22,9 @@ pub use unary::{audit_unary, unary_lift, unary_lifts_x, DINKELBACH_MAX_STEPS, UN
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::document::Matrix;
 use crate::error::{Error, Result};
 use crate::numeric::{abs_ln_up, down_rel, gamma, ln_up, up_rel, xlogy_ratio};
-use crate::spec::Matrix;
 
 /// Default order of the α-lift measures (Zarrabian et al. eq 29).
 pub const DEFAULT_ALPHA_ORDER: f64 = 2.0;

@@ -24,9 +24,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::document::Matrix;
 use crate::error::{Error, Result};
 use crate::numeric::{abs_ln_up, gamma, ln_up};
-use crate::spec::Matrix;
 
 /// Largest number of attributes an SRLIP audit takes (it visits all 2ᵐ subsets).
 pub const MAX_SRLIP_ATTRIBUTES: usize = 16;

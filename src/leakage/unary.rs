@@ -30,9 +30,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::{audit, check_alpha, Alip, Leakage};
+use crate::document::Matrix;
 use crate::error::Result;
 use crate::numeric::{abs_ln_up, down_rel, gamma, ln_up, up_rel};
-use crate::spec::Matrix;
 
 /// Largest |X| for which the unary channel is enumerated explicitly.
 pub const UNARY_ENUMERATION_LIMIT: usize = 14;

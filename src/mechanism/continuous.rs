@@ -1,7 +1,7 @@
 //! Continuous documents on the device: audit, verification, perturbation and receipts.
 //!
 //! # API (what the bindings call)
-//! * [`crate::spec::parse_any`] → [`crate::spec::AnyDocument`] (or
+//! * [`crate::document::parse_any`] → [`crate::document::AnyDocument`] (or
 //!   [`ContinuousDocument::from_json`]);
 //! * [`ContinuousDocument::audit`] → [`ContinuousAudit`] (what `privlift audit` prints);
 //! * [`ContinuousDocument::verify`]`(&ContinuousPolicy)` → [`VerifiedContinuous`], or
@@ -25,8 +25,8 @@ use rand::{CryptoRng, RngCore};
 use serde::{Deserialize, Serialize};
 
 use crate::continuous::LatticeMechanism;
+use crate::document::{ContinuousDocument, EpsDelta};
 use crate::error::{Error, Result};
-use crate::spec::{ContinuousDocument, EpsDelta};
 use crate::verify::{within, within_delta, Check};
 
 /// Limits a client sets on a continuous mechanism (absent: not checked).
@@ -53,7 +53,7 @@ impl ContinuousPolicy {
     /// # Errors
     /// `json` for a malformed object; range errors are reported by verification.
     pub fn from_json(text: &str) -> Result<Self> {
-        let v = crate::spec::strict::from_str(text)?;
+        let v = crate::document::strict::from_str(text)?;
         serde_json::from_value(v).map_err(|e| Error::Json { message: alloc::format!("policy: {e}") })
     }
 }

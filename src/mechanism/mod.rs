@@ -17,10 +17,10 @@ use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use rand::{CryptoRng, RngCore};
 
+use crate::document::{Document, Matrix, MechanismKind};
 use crate::error::{Error, Result};
 use crate::leakage::{self, JointSY, Leakage, DEFAULT_ALPHA_ORDER};
 use crate::sample::{ChannelSampler, UnarySampler};
-use crate::spec::{Document, Matrix, MechanismKind};
 use crate::verify::{evaluate, Policy, Verification, Work};
 
 /// The exact sampler of a document, and the channel it realises.
@@ -452,7 +452,7 @@ impl VerifiedMechanism {
 
     /// The receipt for an output given by label (or decimal index).
     pub fn receipt_label(&self, value: &str) -> Result<Receipt> {
-        let y = crate::spec::resolve(self.doc.output(), value)
+        let y = crate::document::resolve(self.doc.output(), value)
             .ok_or_else(|| Error::UnknownOutput { value: alloc::format!("{value:?}") })?;
         self.receipt(y)
     }

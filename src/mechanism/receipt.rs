@@ -6,10 +6,10 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::VerifiedMechanism;
+use crate::document::{Alphabet, Matrix};
 use crate::error::{Error, Result};
 use crate::leakage::{JointSY, Leakage};
 use crate::numeric::{down_rel, up_rel};
-use crate::spec::{Alphabet, Matrix};
 
 /// One row of a receipt: a value (of X, or of the secret S) and what the released output
 /// does to the belief about it.

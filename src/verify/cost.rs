@@ -11,9 +11,9 @@
 use alloc::string::String;
 use serde::Serialize;
 
+use crate::document::{Document, MechanismKind};
 use crate::error::{Error, Result};
 use crate::leakage::{DEFAULT_ALPHA_ORDER, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
-use crate::spec::{Document, MechanismKind};
 
 /// The budget when the policy sets none: 2²⁸ ≈ 2.7·10⁸ units. A dense 2048 × 2048
 /// channel (7.5·10⁷ units; 1.4 s and 280 MB natively, parsing included) passes; a dense

@@ -25,9 +25,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use crate::document::Claims;
 use crate::error::{Error, Result};
 use crate::leakage::{alpha_eps, chi2_eps, l1_eps, Leakage};
-use crate::spec::Claims;
 use policy::Measure;
 
 /// Relative tolerance of claim and policy checks.

@@ -149,7 +149,7 @@ impl Policy {
     /// # Errors
     /// `json` for text that is not one JSON object; otherwise as `from_entries`.
     pub fn from_json(text: &str) -> Result<Self> {
-        let v = crate::spec::strict::from_str(text)?;
+        let v = crate::document::strict::from_str(text)?;
         let serde_json::Value::Object(map) = v else {
             return Err(Error::Json { message: "a policy is a JSON object such as {\"maxLdpX\": 1.1}".into() });
         };

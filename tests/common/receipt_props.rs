@@ -15,8 +15,8 @@
 //! audited leakage, and limits around it.
 #![allow(dead_code)]
 
+use privlift::document::{Matrix, MechanismKind};
 use privlift::leakage;
-use privlift::spec::{Matrix, MechanismKind};
 use privlift::verify::within;
 use privlift::{Document, Policy, VerifiedMechanism};
 use serde_json::{json, Value};

@@ -1,16 +1,16 @@
 //! JS bindings of continuous documents (`kind` `gaussian`, `laplace`, `sampling`): the
 //! same one-to-one mirror of the core as the discrete classes in `mod.rs`, over
-//! [`privlift::spec::ContinuousDocument`] and [`privlift::mechanism::continuous`].
+//! [`privlift::document::ContinuousDocument`] and [`privlift::mechanism::continuous`].
 
 use alloc::string::String;
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, to_js};
+use privlift::document::ContinuousDocument;
 use privlift::error::Error;
 use privlift::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
 use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
-use privlift::spec::ContinuousDocument;
 
 /// Reads `{lip: {eps, delta}, ldp: {eps, delta}}` (absent or null: no limits). Not only
 /// through serde-wasm-bindgen, which reads the known keys and silently skips the others:

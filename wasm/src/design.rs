@@ -60,8 +60,8 @@ pub fn fit_gmm_js(samples: &[f64], max_components: usize) -> Result<JsValue, JsV
 #[serde(deny_unknown_fields)]
 struct ContinuousRequestJson {
     method: String,
-    domain: privlift::spec::DomainJson,
-    prior: privlift::spec::PriorJson,
+    domain: privlift::document::DomainJson,
+    prior: privlift::document::PriorJson,
     epsilon: f64,
     #[serde(default)]
     delta: f64,

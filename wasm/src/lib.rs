@@ -24,9 +24,9 @@ use wasm_bindgen::prelude::*;
 use privlift::error::Error;
 #[cfg(feature = "client")]
 use privlift::{
+    document::Document,
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
-    spec::Document,
     verify::{Policy, PolicyValue},
 };
 

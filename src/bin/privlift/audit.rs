@@ -208,7 +208,7 @@ fn audit_matrix(m_path: &str, src: Source<'_>, alpha: f64) -> Result<Report, Cli
             if prior.len() != nx {
                 return Err(Error::DimensionMismatch { field: "p".into(), expected: nx, found: prior.len() });
             }
-            Ok(privlift::spec::Matrix::diag(&prior))
+            Ok(privlift::document::Matrix::diag(&prior))
         })?,
         Source::Joint(j) => files::load(j, |f: files::JointFile| {
             attributes = f.attributes.as_ref().map(|a| a.iter().map(|a| a.labels.len()).collect::<Vec<_>>());
@@ -225,7 +225,7 @@ fn audit_matrix(m_path: &str, src: Source<'_>, alpha: f64) -> Result<Report, Cli
 #[cfg(test)]
 mod tests {
     use super::*;
-    use privlift::spec::Matrix;
+    use privlift::document::Matrix;
 
     #[test]
     fn non_finite_numbers_are_strings() {

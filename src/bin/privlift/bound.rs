@@ -10,8 +10,8 @@
 //!   → `{"eta", "lip_p1", "lip_p2", "eq12_bound", "cor7_eta"}` (Lemma 3, eq 12, Cor 7)
 
 use privlift::accounting;
+use privlift::document::Matrix;
 use privlift::leakage::DEFAULT_ALPHA_ORDER;
-use privlift::spec::Matrix;
 use privlift::verify::within;
 use privlift::Error;
 use serde::Serialize;

@@ -15,8 +15,8 @@
 //! * `privlift receipt DOC.json --output Y [--x X]` → the ratio curve `P(y|x)/P(y)`.
 
 use privlift::continuous::design::{design_continuous, prior_from_samples, ContinuousRequest, CONTINUOUS_METHODS};
+use privlift::document::{parse_any, AnyDocument, ContinuousDocument, DomainJson, PriorJson};
 use privlift::mechanism::ContinuousPolicy;
-use privlift::spec::{parse_any, AnyDocument, ContinuousDocument, DomainJson, PriorJson};
 use privlift::Error;
 use serde::Serialize;
 
@@ -157,8 +157,8 @@ struct AuditOut {
 /// Reads `path`; `Some(document)` when it is a continuous document.
 pub fn load_continuous(path: &str) -> Result<Option<ContinuousDocument>, CliError> {
     let text = files::read(path)?;
-    let continuous =
-        serde_json::from_str::<serde_json::Value>(&text).is_ok_and(|v| privlift::spec::continuous::is_continuous(&v));
+    let continuous = serde_json::from_str::<serde_json::Value>(&text)
+        .is_ok_and(|v| privlift::document::continuous::is_continuous(&v));
     if !continuous {
         return Ok(None);
     }

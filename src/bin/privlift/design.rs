@@ -4,7 +4,7 @@
 
 use privlift::design::request::{lift_default_id, lift_design, Budget, LIFT_METHODS};
 use privlift::design::{default_id, linear, oue, rr, srlip, Source};
-use privlift::spec::{Alphabet, Matrix};
+use privlift::document::{Alphabet, Matrix};
 use privlift::{Document, Error};
 
 use crate::args;

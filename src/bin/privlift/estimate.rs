@@ -7,7 +7,7 @@
 use std::fmt;
 
 use privlift::design::estimate::estimate_document;
-use privlift::spec::{Alphabet, MechanismKind};
+use privlift::document::{Alphabet, MechanismKind};
 use privlift::{Document, Error};
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};

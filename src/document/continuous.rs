@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use privlift::mechanism::ContinuousPolicy;
-//! use privlift::spec::{parse_any, AnyDocument};
+//! use privlift::document::{parse_any, AnyDocument};
 //! let AnyDocument::Continuous(doc) = parse_any(r#"{
 //!   "format": "privlift-mechanism", "version": 1, "id": "age-gaussian-lip",
 //!   "domain": { "lo": 0, "hi": 100, "step": 0.5 },
@@ -326,7 +326,7 @@ pub fn parse_prior(p: &PriorJson) -> Result<ContinuousPrior> {
                 });
             }
             let comps = means.iter().zip(sds).map(|(&m, &s)| gauss("gmm", m, s)).collect::<Result<Vec<_>>>()?;
-            crate::spec::check_distribution("prior.gmm.weights", weights)?;
+            crate::document::check_distribution("prior.gmm.weights", weights)?;
             ContinuousPrior::Mixture(GaussianMixture::new(weights, &comps)?)
         }
         PriorJson::Histogram { edges, p } => ContinuousPrior::Histogram(Histogram::new(edges, p)?),
