@@ -43,6 +43,7 @@ pub mod error;
 pub mod leakage;
 pub mod mechanism;
 pub mod numeric;
+pub mod param;
 pub mod rng;
 pub mod sample;
 pub mod verify;

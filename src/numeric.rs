@@ -132,6 +132,43 @@ pub fn xlogy_ratio(x: f64, y: f64) -> f64 {
     }
 }
 
+/// Standard normal CDF `Φ(z) = erfc(−z/√2)/2` (accurate in both tails).
+pub fn phi(z: f64) -> f64 {
+    0.5 * libm::erfc(-z * core::f64::consts::FRAC_1_SQRT_2)
+}
+
+/// Standard normal survival function `Q(z) = 1 − Φ(z) = erfc(z/√2)/2`.
+pub fn q(z: f64) -> f64 {
+    0.5 * libm::erfc(z * core::f64::consts::FRAC_1_SQRT_2)
+}
+
+/// `Φ(b) − Φ(a)` for `a ≤ b`, without cancellation in either tail.
+pub fn mass(a: f64, b: f64) -> f64 {
+    if a >= 0.0 {
+        q(a) - q(b)
+    } else if b <= 0.0 {
+        phi(b) - phi(a)
+    } else {
+        1.0 - phi(a) - q(b)
+    }
+}
+
+/// `x` plus a relative and an absolute margin, rounded up.
+pub fn widen_up(x: f64, rel: f64, abs: f64) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    next_up(next_up(x + x.abs() * rel) + abs)
+}
+
+/// `x` minus a relative margin, rounded down.
+pub fn widen_down(x: f64, rel: f64) -> f64 {
+    if !x.is_finite() {
+        return x;
+    }
+    next_down(x - x.abs() * rel)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,5 +203,14 @@ mod tests {
     #[test]
     fn compensated_sum_is_exact_on_cancellation() {
         assert_eq!(sum(&[1e16, 1.0, -1e16]), 1.0);
+    }
+
+    #[test]
+    fn phi_and_q_are_accurate_in_tails() {
+        assert_eq!(phi(0.0), 0.5);
+        assert!((q(-40.0) - 1.0).abs() == 0.0);
+        assert!(q(30.0) > 0.0 && q(30.0) < 1e-190);
+        assert!((mass(-1.0, 1.0) - 0.6826894921370859).abs() < 1e-15);
+        assert!((mass(10.0, 11.0) - (q(10.0) - q(11.0))).abs() < 1e-30);
     }
 }

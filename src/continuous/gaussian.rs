@@ -36,85 +36,17 @@
 //! is far in the tail of the others).
 
 use alloc::collections::BinaryHeap;
-use alloc::vec::Vec;
 
-use super::{bisect_smallest, finite, invalid, mass, non_negative, phi, positive, q, solve_smallest, widen_up};
-use crate::error::{Error, Result};
+use super::{
+    bisect_smallest, finite, invalid, mass, non_negative, phi, positive, q, solve_smallest, widen_up, Gaussian,
+    GaussianMixture,
+};
+use crate::error::Result;
 use crate::numeric::{next_up, UNIT_ROUNDOFF};
 
 /// Absolute slack added to every E-divergence value, per unit of `1 + γ` (see
 /// [`e_divergence`]).
 pub const E_DIVERGENCE_SLACK: f64 = 1e-13;
-
-/// A normal distribution `N(mean, sd²)` with finite mean and finite `sd > 0`.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Gaussian {
-    mean: f64,
-    sd: f64,
-}
-
-impl Gaussian {
-    /// # Errors
-    /// `invalid_argument` for a non-finite mean or an `sd` that is not finite and > 0.
-    pub fn new(mean: f64, sd: f64) -> Result<Self> {
-        Ok(Gaussian { mean: finite("mean", mean)?, sd: positive("sd", sd)? })
-    }
-    /// The mean.
-    pub fn mean(&self) -> f64 {
-        self.mean
-    }
-    /// The standard deviation (> 0).
-    pub fn sd(&self) -> f64 {
-        self.sd
-    }
-    /// Density at `y`.
-    pub fn pdf(&self, y: f64) -> f64 {
-        let z = (y - self.mean) / self.sd;
-        libm::exp(-0.5 * z * z) / (self.sd * 2.5066282746310002)
-    }
-    /// `P(Y ≤ y)`.
-    pub fn cdf(&self, y: f64) -> f64 {
-        phi((y - self.mean) / self.sd)
-    }
-}
-
-/// A Gaussian mixture `Σ_i w_i N(μ_i, σ_i²)` (Remark 2).
-#[derive(Debug, Clone, PartialEq)]
-pub struct GaussianMixture {
-    weights: Vec<f64>,
-    components: Vec<Gaussian>,
-}
-
-impl GaussianMixture {
-    /// # Errors
-    /// `empty_alphabet` for no component, `dimension_mismatch` if the lengths differ,
-    /// and the distribution errors (`non_finite`, `negative_probability`,
-    /// `not_normalized`) for `weights`.
-    pub fn new(weights: &[f64], components: &[Gaussian]) -> Result<Self> {
-        if components.is_empty() {
-            return Err(Error::EmptyAlphabet { field: "components".into() });
-        }
-        if weights.len() != components.len() {
-            return Err(Error::field("weights").dims(components.len(), weights.len()));
-        }
-        crate::document::check_distribution("weights", weights)?;
-        Ok(GaussianMixture { weights: weights.to_vec(), components: components.to_vec() })
-    }
-    /// `(weight, component)` pairs.
-    pub fn components(&self) -> impl Iterator<Item = (f64, Gaussian)> + '_ {
-        self.weights.iter().copied().zip(self.components.iter().copied())
-    }
-    /// Density at `y`.
-    pub fn pdf(&self, y: f64) -> f64 {
-        self.components().map(|(w, g)| w * g.pdf(y)).sum()
-    }
-}
-
-impl From<Gaussian> for GaussianMixture {
-    fn from(g: Gaussian) -> Self {
-        GaussianMixture { weights: alloc::vec![1.0], components: alloc::vec![g] }
-    }
-}
 
 /// The E-divergence `E_γ(f‖g) = ∫ (f − γg)₊ = sup_S f(S) − γ·g(S)` (Def 8) between two
 /// Gaussians, in closed form (Lemma 4, eq 23), as an upper bound.
@@ -138,12 +70,26 @@ impl From<Gaussian> for GaussianMixture {
 /// `invalid_argument` for `γ` not finite and ≥ 0.
 pub fn e_divergence(gamma: f64, f: &Gaussian, g: &Gaussian) -> Result<f64> {
     non_negative("gamma", gamma)?;
-    let e = e_divergence_nearest(gamma, f, g);
+    let e = e_divergence_nearest(gamma, &Normal::of(f), &Normal::of(g));
     Ok(widen_up(e, 0.0, E_DIVERGENCE_SLACK * (1.0 + gamma)).clamp(0.0, 1.0))
 }
 
+/// The parameters of a normal distribution already checked by a caller (a [`Gaussian`],
+/// or one formed from checked parameters).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Normal {
+    mean: f64,
+    sd: f64,
+}
+
+impl Normal {
+    fn of(g: &Gaussian) -> Self {
+        Normal { mean: g.mean(), sd: g.sd() }
+    }
+}
+
 /// [`e_divergence`] without the slack (nearest evaluation), for checked arguments.
-pub(crate) fn e_divergence_nearest(gamma: f64, f: &Gaussian, g: &Gaussian) -> f64 {
+pub(crate) fn e_divergence_nearest(gamma: f64, f: &Normal, g: &Normal) -> f64 {
     if gamma == 0.0 {
         return 1.0;
     }
@@ -223,9 +169,9 @@ fn exp_neg_up(eps: f64) -> f64 {
 
 fn delta_parts(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> LipDelta {
     let gamma = libm::exp(eps);
-    let fyx = Gaussian { mean: x, sd: sigma_n };
-    let sd_y = libm::sqrt(prior.sd * prior.sd + sigma_n * sigma_n);
-    let fy = Gaussian { mean: prior.mean, sd: sd_y };
+    let fyx = Normal { mean: x, sd: sigma_n };
+    let sd_y = libm::sqrt(prior.sd() * prior.sd() + sigma_n * sigma_n);
+    let fy = Normal { mean: prior.mean(), sd: sd_y };
     let slack = E_DIVERGENCE_SLACK * (1.0 + gamma);
     let e1 = widen_up(e_divergence_nearest(gamma, &fyx, &fy), 0.0, slack).min(1.0);
     let e2 = widen_up(e_divergence_nearest(gamma, &fy, &fyx), 0.0, slack).min(1.0);
@@ -443,7 +389,7 @@ pub fn calibrate_at(eps: f64, delta: f64, x: f64, prior: &GaussianMixture) -> Re
     check_eps(eps)?;
     check_delta(delta)?;
     finite("x", x)?;
-    let start = prior.components().map(|(_, g)| g.sd.max((x - g.mean).abs())).fold(1e-3, f64::max);
+    let start = prior.components().map(|(_, g)| g.sd().max((x - g.mean()).abs())).fold(1e-3, f64::max);
     let (sigma_n, below) = solve_smallest(|s| Ok(mixture_delta(eps, s, x, prior)), delta, start, 1e-13)?;
     Ok(Calibration { sigma_n, below })
 }
@@ -458,8 +404,10 @@ pub fn calibrate_on_domain(eps: f64, delta: f64, prior: &GaussianMixture, lo: f6
     check_eps(eps)?;
     check_delta(delta)?;
     check_domain(lo, hi)?;
-    let start =
-        prior.components().map(|(_, g)| g.sd.max((lo - g.mean).abs()).max((hi - g.mean).abs())).fold(1e-3, f64::max);
+    let start = prior
+        .components()
+        .map(|(_, g)| g.sd().max((lo - g.mean()).abs()).max((hi - g.mean()).abs()))
+        .fold(1e-3, f64::max);
     let (sigma_n, below) = bisect_smallest(
         |s| {
             let f = |x: f64| mixture_delta(eps, s, x, prior);
@@ -495,6 +443,7 @@ mod tests {
         for (f, g, gamma) in
             [(n(0.0, 1.0), n(1.0, 2.0), 2.0), (n(-3.0, 5.0), n(1.0, 0.5), 0.3), (n(0.0, 1.0), n(2.0, 1.0), 1.5)]
         {
+            let (f, g) = (Normal::of(&f), Normal::of(&g));
             let lhs = e_divergence_nearest(gamma, &f, &g);
             let rhs = 1.0 - gamma + gamma * e_divergence_nearest(1.0 / gamma, &g, &f);
             assert!((lhs - rhs).abs() < 1e-12, "{lhs} vs {rhs}");

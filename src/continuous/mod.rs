@@ -43,110 +43,23 @@ pub mod design;
 mod gaussian;
 mod gmm;
 mod laplace;
-pub mod lattice;
 mod sampling;
 
+pub use crate::document::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice, MAX_LATTICE_POINTS};
+pub use crate::leakage::lattice::LatticeAudit;
+pub use crate::sample::lattice::LatticeMechanism;
 pub use baselines::{analytic_gaussian_delta, analytic_gaussian_sigma, laplace_ldp_scale, vanilla_gaussian_delta};
 pub use gaussian::{
     calibrate_at, calibrate_on_domain, delta_at, delta_at_mixture, delta_on_domain, e_divergence, Calibration,
-    Gaussian, GaussianMixture, LipDelta, E_DIVERGENCE_SLACK,
+    LipDelta, E_DIVERGENCE_SLACK,
 };
 pub use gmm::{fit_gmm, GmmFit, MAX_COMPONENTS as GMM_MAX_COMPONENTS};
 pub use laplace::{laplace_lip, laplace_scales, LaplaceLip, LaplaceScales};
-pub use lattice::{ContinuousPrior, Histogram, Lattice, LatticeAudit, LatticeMechanism, MAX_LATTICE_POINTS};
 pub use sampling::{sampling_delta, sampling_delta_discrete, sampling_lambda};
 
-use alloc::string::String;
-
 use crate::error::{Error, Result};
-use crate::numeric::{next_down, next_up};
-
-pub(crate) fn invalid(name: &str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument { name: name.into(), reason: reason.into() }
-}
-
-/// A finite number.
-pub(crate) fn finite(name: &str, v: f64) -> Result<f64> {
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err(invalid(name, alloc::format!("must be a finite number; got {v}")))
-    }
-}
-
-/// A finite number > 0.
-pub(crate) fn positive(name: &str, v: f64) -> Result<f64> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(invalid(name, alloc::format!("must be a finite number > 0; got {v}")))
-    }
-}
-
-/// A finite number ≥ 0.
-pub(crate) fn non_negative(name: &str, v: f64) -> Result<f64> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(v)
-    } else {
-        Err(invalid(name, alloc::format!("must be a finite number >= 0; got {v}")))
-    }
-}
-
-/// Standard normal CDF `Φ(z) = erfc(−z/√2)/2` (accurate in both tails).
-pub fn phi(z: f64) -> f64 {
-    0.5 * libm::erfc(-z * core::f64::consts::FRAC_1_SQRT_2)
-}
-
-/// Standard normal survival function `Q(z) = 1 − Φ(z) = erfc(z/√2)/2`.
-pub fn q(z: f64) -> f64 {
-    0.5 * libm::erfc(z * core::f64::consts::FRAC_1_SQRT_2)
-}
-
-/// `Φ(b) − Φ(a)` for `a ≤ b`, without cancellation in either tail.
-pub(crate) fn mass(a: f64, b: f64) -> f64 {
-    if a >= 0.0 {
-        q(a) - q(b)
-    } else if b <= 0.0 {
-        phi(b) - phi(a)
-    } else {
-        1.0 - phi(a) - q(b)
-    }
-}
-
-/// `x` plus a relative and an absolute margin, rounded up.
-pub(crate) fn widen_up(x: f64, rel: f64, abs: f64) -> f64 {
-    if !x.is_finite() {
-        return x;
-    }
-    next_up(next_up(x + x.abs() * rel) + abs)
-}
-
-/// `x` minus a relative margin, rounded down.
-pub(crate) fn widen_down(x: f64, rel: f64) -> f64 {
-    if !x.is_finite() {
-        return x;
-    }
-    next_down(x - x.abs() * rel)
-}
-
-/// The lattice index of `x` on `step·ℤ`: `round(x/step)` (nearest, ties away from zero).
-///
-/// The exact samplers of [`crate::sample::discrete`] perturb this index; the released
-/// value is `step·(index + Z)`. Rounding is deterministic, so it is a pre-processing of
-/// `x` and cannot increase leakage (post-processing of the input is a Markov step
-/// `X → X' → Y`, Lemma 1 of the paper).
-///
-/// # Errors
-/// `invalid_argument` for a non-finite `x`, a `step ≤ 0`, or an index beyond ±2⁶².
-pub fn lattice_index(x: f64, step: f64) -> Result<i64> {
-    finite("x", x)?;
-    positive("step", step)?;
-    let k = libm::round(x / step);
-    if k.is_nan() || k.abs() > (1u64 << 62) as f64 {
-        return Err(invalid("x", alloc::format!("x/step = {} is beyond the lattice range ±2^62", x / step)));
-    }
-    Ok(k as i64)
-}
+pub(crate) use crate::numeric::{mass, phi, q, widen_down, widen_up};
+pub(crate) use crate::param::{finite, invalid, non_negative, positive};
 
 /// Smallest `σ` in a bracket found by doubling and halving from `start`, then bisection,
 /// for which `ok(σ)` holds, to a relative bracket width `rel_width`; `ok` must be (close
@@ -263,27 +176,4 @@ pub(crate) fn solve_smallest(
         }
     }
     Ok((hi, lo))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn phi_and_q_are_accurate_in_tails() {
-        assert_eq!(phi(0.0), 0.5);
-        assert!((q(-40.0) - 1.0).abs() == 0.0);
-        assert!(q(30.0) > 0.0 && q(30.0) < 1e-190);
-        assert!((mass(-1.0, 1.0) - 0.6826894921370859).abs() < 1e-15);
-        assert!((mass(10.0, 11.0) - (q(10.0) - q(11.0))).abs() < 1e-30);
-    }
-
-    #[test]
-    fn lattice_rounds_to_nearest() {
-        assert_eq!(lattice_index(0.26, 0.5).unwrap(), 1);
-        assert_eq!(lattice_index(-0.25, 0.5).unwrap(), -1);
-        assert!(lattice_index(f64::NAN, 1.0).is_err());
-        assert!(lattice_index(1.0, 0.0).is_err());
-        assert!(lattice_index(1e300, 1e-10).is_err());
-    }
 }

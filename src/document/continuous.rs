@@ -43,9 +43,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
 use super::{Document, FORMAT, VERSION};
-use crate::continuous::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice, LatticeMechanism};
 use crate::error::{Error, Result};
+use crate::sample::lattice::LatticeMechanism;
 
 /// Most components of a `gmm` prior.
 pub const MAX_GMM_COMPONENTS: usize = 64;

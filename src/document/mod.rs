@@ -7,6 +7,7 @@
 
 pub mod continuous;
 mod matrix;
+mod prior;
 pub mod strict;
 pub mod wire;
 
@@ -14,11 +15,14 @@ use alloc::collections::BTreeSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+pub use crate::param::{check_distribution, check_entries as matrix_check_entries, MIN_PROBABILITY, SUM_TOLERANCE};
+pub use crate::sample::lattice::{lattice_index, Lattice, MAX_LATTICE_POINTS};
 pub use continuous::{
     parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism,
-    DomainJson, EpsDelta, PriorJson,
+    DomainJson, EpsDelta, PriorJson, CONTINUOUS_KINDS,
 };
-pub use matrix::{check_distribution, check_entries as matrix_check_entries, Matrix, MIN_PROBABILITY, SUM_TOLERANCE};
+pub use matrix::Matrix;
+pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
 pub use wire::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION};
 
 use crate::error::{Error, Result};
@@ -539,7 +543,7 @@ fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize
                     });
                 }
                 if p > 0.0 && p < MIN_PROBABILITY {
-                    return Err(matrix::tiny(name, p));
+                    return Err(crate::param::tiny(name, p));
                 }
             }
             Ok(MechanismKind::Unary { q01: m.q01, q10: m.q10 })

@@ -9,6 +9,7 @@
 //!   are never below the exact value, the lower bound `min_lift` never above it.
 //!   Mutual informations are utility/average figures and are reported as computed.
 
+pub mod lattice;
 mod lift;
 mod measures;
 mod srlip;

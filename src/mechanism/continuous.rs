@@ -22,180 +22,16 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 use rand::{CryptoRng, RngCore};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-use crate::continuous::LatticeMechanism;
 use crate::document::{ContinuousDocument, EpsDelta};
 use crate::error::{Error, Result};
-use crate::verify::{within, within_delta, Check};
-
-/// Limits a client sets on a continuous mechanism (absent: not checked).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContinuousPolicy {
-    /// The most (ε, δ)-LIP the client accepts (pure ε checked when δ = 0, else δ at ε).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lip: Option<EpsDelta>,
-    /// The most (ε, δ)-LDP the client accepts (pure ε checked when δ = 0, else δ at ε).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ldp: Option<EpsDelta>,
-    /// The verification budget in work units (absent:
-    /// [`crate::verify::DEFAULT_MAX_VERIFY_WORK`]).
-    #[serde(default, alias = "maxVerifyWork", skip_serializing_if = "Option::is_none")]
-    pub max_verify_work: Option<f64>,
-}
-
-impl ContinuousPolicy {
-    /// Parses a policy object `{"lip": {"eps", "delta"}, "ldp": {…}, "maxVerifyWork": W}`
-    /// (what `privlift verify --policy` reads for a continuous document), refusing
-    /// unknown and duplicate keys.
-    ///
-    /// # Errors
-    /// `json` for a malformed object; range errors are reported by verification.
-    pub fn from_json(text: &str) -> Result<Self> {
-        let v = crate::document::strict::from_str(text)?;
-        serde_json::from_value(v).map_err(|e| Error::Json { message: alloc::format!("policy: {e}") })
-    }
-}
-
-/// The sampler of `doc` with the cost of its verification (the audit and `evals`
-/// evaluations of δ) checked against `budget` before any table is built.
-fn costed_sampler(doc: &ContinuousDocument, budget: Option<f64>, evals: usize) -> Result<LatticeMechanism> {
-    let budget = crate::verify::work_budget(budget)?;
-    let m = doc.sampler()?;
-    crate::verify::Work(m.audit_work(evals)).check("this continuous document", budget)?;
-    Ok(m)
-}
-
-/// An audited (ε, δ): δ at ε (upper bound).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct AuditedEpsDelta {
-    /// The ε (nats) at which δ was evaluated.
-    pub eps: f64,
-    /// The audited δ at `eps` (0 when the pure ε is at most `eps`).
-    pub delta: f64,
-}
-
-/// The audit of a continuous document's exact sampler.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ContinuousAudit {
-    /// δ of (ε, δ)-LIP at ε = the LIP claim's ε (else the LDP claim's, else 1).
-    pub lip: AuditedEpsDelta,
-    /// δ of (ε, δ)-LDP at ε = the LDP claim's ε (else the LIP claim's, else 1); δ is NaN
-    /// when not computed.
-    pub ldp: AuditedEpsDelta,
-    /// Pure ε-LIP (∞ for Gaussian noise).
-    pub lip_pure_eps: f64,
-    /// Pure ε-LDP (∞ for Gaussian noise; NaN when not computed).
-    pub ldp_pure_eps: f64,
-    /// Tail mass added to each δ (Gaussian window truncation).
-    pub tail_mass: f64,
-    /// Number of lattice points.
-    pub points: usize,
-}
-
-/// Claims and policy checked against the audit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ContinuousVerification {
-    /// The audit of the exact sampler the checks read.
-    pub audit: ContinuousAudit,
-    /// Notions `lip`/`ldp` (pure ε checked) or `lip.delta`/`ldp.delta` (δ at the ε).
-    pub claims: Vec<Check>,
-    /// The policy's limits, named `max_lip`/`max_ldp` (pure ε) or with a `.delta@eps=ε` suffix (δ at the ε).
-    pub policy: Vec<Check>,
-    /// Whether every claim holds (true when there is none).
-    pub claims_hold: bool,
-    /// Whether every policy limit holds (true when the policy sets none).
-    pub policy_holds: bool,
-}
-
-fn check_one(
-    m: &LatticeMechanism,
-    notion: &str,
-    c: EpsDelta,
-    pure: f64,
-    known: AuditedEpsDelta,
-    delta_at: &dyn Fn(&LatticeMechanism, f64) -> Result<f64>,
-) -> Result<Check> {
-    if c.delta == 0.0 {
-        return Ok(Check { notion: notion.into(), bound: c.eps, actual: pure, holds: within(pure, c.eps) });
-    }
-    let pure_ok = within(pure, c.eps);
-    let d = if pure_ok {
-        0.0
-    } else if known.eps == c.eps {
-        known.delta
-    } else {
-        delta_at(m, c.eps)?
-    };
-    Ok(Check {
-        notion: alloc::format!("{notion}.delta@eps={}", c.eps),
-        bound: c.delta,
-        actual: d,
-        holds: within_delta(d, c.delta),
-    })
-}
-
-fn lip_at(m: &LatticeMechanism, e: f64) -> Result<f64> {
-    m.lip_delta(e)
-}
-fn ldp_at(m: &LatticeMechanism, e: f64) -> Result<f64> {
-    m.ldp_delta(e)
-}
+use crate::sample::lattice::LatticeMechanism;
+pub use crate::verify::continuous::{
+    audit_with, AuditedEpsDelta, ContinuousAudit, ContinuousPolicy, ContinuousVerification,
+};
 
 impl ContinuousDocument {
-    /// Audits the exact sampler: pure ε-LIP/LDP, δ at the claimed ε of each notion.
-    ///
-    /// # Errors
-    /// `too_costly` above [`crate::verify::DEFAULT_MAX_VERIFY_WORK`] (checked before any
-    /// table is built).
-    pub fn audit(&self) -> Result<ContinuousAudit> {
-        let m = costed_sampler(self, None, 2)?;
-        audit_with(&m, self.claims().lip.map(|c| c.eps), self.claims().ldp.map(|c| c.eps))
-    }
-
-    /// Audits and checks claims and `policy` (never fails on a claim).
-    ///
-    /// # Errors
-    /// As [`ContinuousDocument::audit`]; `invalid_argument` for a malformed policy.
-    pub fn check(&self, policy: &ContinuousPolicy) -> Result<ContinuousVerification> {
-        Ok(self.prepare(policy)?.0)
-    }
-
-    fn prepare(&self, policy: &ContinuousPolicy) -> Result<(ContinuousVerification, LatticeMechanism)> {
-        for (name, c) in [("policy.lip", policy.lip), ("policy.ldp", policy.ldp)] {
-            if let Some(c) = c {
-                if !(c.eps >= 0.0 && (0.0..=1.0).contains(&c.delta)) {
-                    return Err(Error::InvalidArgument {
-                        name: name.into(),
-                        reason: alloc::format!("needs eps ≥ 0 and delta in [0, 1]; got {c:?}"),
-                    });
-                }
-            }
-        }
-        // δ at each claim's ε (2), and at each policy limit's.
-        let evals = 2 + usize::from(policy.lip.is_some()) + usize::from(policy.ldp.is_some());
-        let m = costed_sampler(self, policy.max_verify_work, evals)?;
-        let audit = audit_with(&m, self.claims().lip.map(|c| c.eps), self.claims().ldp.map(|c| c.eps))?;
-        let mut claims = Vec::new();
-        if let Some(c) = self.claims().lip {
-            claims.push(check_one(&m, "lip", c, audit.lip_pure_eps, audit.lip, &lip_at)?);
-        }
-        if let Some(c) = self.claims().ldp {
-            claims.push(check_one(&m, "ldp", c, audit.ldp_pure_eps, audit.ldp, &ldp_at)?);
-        }
-        let mut pol = Vec::new();
-        if let Some(c) = policy.lip {
-            pol.push(check_one(&m, "max_lip", c, audit.lip_pure_eps, audit.lip, &lip_at)?);
-        }
-        if let Some(c) = policy.ldp {
-            pol.push(check_one(&m, "max_ldp", c, audit.ldp_pure_eps, audit.ldp, &ldp_at)?);
-        }
-        let claims_hold = claims.iter().all(|c| c.holds);
-        let policy_holds = pol.iter().all(|c| c.holds);
-        Ok((ContinuousVerification { audit, claims, policy: pol, claims_hold, policy_holds }, m))
-    }
-
     /// Verifies the document against its claims and `policy` on the exact sampler, and
     /// returns a mechanism ready to perturb.
     ///
@@ -219,26 +55,6 @@ impl ContinuousDocument {
         }
         Ok(VerifiedContinuous { doc: self.clone(), runtime, verification: v })
     }
-}
-
-/// The audit of `m` with δ evaluated at the given ε of each notion (module docs).
-///
-/// # Errors
-/// As [`LatticeMechanism::lip_delta`].
-pub fn audit_with(m: &LatticeMechanism, lip_eps: Option<f64>, ldp_eps: Option<f64>) -> Result<ContinuousAudit> {
-    let a = m.audit()?;
-    let le = lip_eps.or(ldp_eps).unwrap_or(1.0);
-    let de = ldp_eps.or(lip_eps).unwrap_or(1.0);
-    let lip_d = if a.lip_eps <= le { 0.0 } else { m.lip_delta(le)? };
-    let ldp_d = if a.ldp_eps <= de { 0.0 } else { m.ldp_delta(de)? };
-    Ok(ContinuousAudit {
-        lip: AuditedEpsDelta { eps: le, delta: lip_d },
-        ldp: AuditedEpsDelta { eps: de, delta: ldp_d },
-        lip_pure_eps: a.lip_eps,
-        ldp_pure_eps: a.ldp_eps,
-        tail_mass: a.tail_mass,
-        points: m.lattice().len(),
-    })
 }
 
 /// A continuous mechanism whose claims and policy were verified on the exact sampler.

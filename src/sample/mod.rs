@@ -2,6 +2,7 @@
 
 pub mod alias;
 pub mod discrete;
+pub mod lattice;
 pub mod unary;
 
 pub use alias::{AliasTable, ChannelSampler};

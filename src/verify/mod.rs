@@ -15,8 +15,11 @@
 //! refuses it with `too_costly` above the policy's budget ([`DEFAULT_MAX_VERIFY_WORK`]
 //! unless `maxVerifyWork` says otherwise).
 
+pub mod continuous;
 mod cost;
+pub(crate) mod discrete;
 mod policy;
+pub(crate) mod runtime;
 
 pub use cost::{too_costly, work_budget, Work, DEFAULT_MAX_VERIFY_WORK};
 pub use policy::{Policy, PolicyValue};

@@ -41,243 +41,33 @@
 //! `Σa, Σb ≤ 1`) and by `γ_m` of its `m` roundings; logarithms by [`abs_ln_up`]. So every
 //! δ and ε returned is an upper bound on the exact value of the sampler's rational
 //! parameters.
-//!
-//! # Timing
-//! Additive noise: the samplers draw `Z` without seeing `k` and then add it, so the
-//! running time depends on the random bits and the noise **scale** only. With one σ per
-//! lattice point (instance-dependent Gaussian), the scale is chosen from `x`: the running
-//! time then depends on σ(x) and so leaks which σ-group `x` is in to anyone timing the
-//! device (outside the local model; documented, not hidden). The sampling mechanism
-//! draws two 64-bit words and selects branch-free (one alias-table load, see
-//! `sample/alias.rs`).
 
 use alloc::vec;
 use alloc::vec::Vec;
-use rand::{CryptoRng, RngCore};
 
-use super::{invalid, lattice_index, positive, Gaussian, GaussianMixture};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::numeric::{abs_ln_up, gamma, next_up, UNIT_ROUNDOFF};
+use crate::param::invalid;
 use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
-use crate::sample::AliasTable;
+use crate::sample::lattice::{Kind, LatticeMechanism};
 
-/// Most lattice points a domain may have.
-pub const MAX_LATTICE_POINTS: usize = 4096;
 /// Tail mass targeted when truncating Gaussian noise (added to every δ).
 pub const TAIL_TARGET: f64 = 1e-17;
-/// Most distinct noise scales of one instance-dependent mechanism.
-pub const MAX_DISTINCT_SCALES: usize = 256;
 /// Most multiply-adds of one exact audit (`n · (2T + 1)` per pass).
 pub const MAX_AUDIT_WORK: f64 = 4e9;
 
 const U: f64 = UNIT_ROUNDOFF;
 
-/// The points `lo + k·step`, `k = 0..n−1`, `n = ⌊(hi − lo)/step⌋ + 1` (the quotient is
-/// taken with a relative slack of 1e-12, so that `hi` on the lattice up to rounding
-/// counts as on it). The last point is `≤ hi` (up to that slack).
+/// The audited leakage of a [`LatticeMechanism`] at a given ε (nats).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Lattice {
-    lo: f64,
-    hi: f64,
-    step: f64,
-    n: usize,
-}
-
-impl Lattice {
-    /// # Errors
-    /// `non_finite` (field `domain.lo`/`hi`/`step`); `invalid_argument` for `lo ≥ hi` or
-    /// `step ≤ 0`; `too_many_symbols` (field `domain`) beyond [`MAX_LATTICE_POINTS`].
-    pub fn new(lo: f64, hi: f64, step: f64) -> Result<Self> {
-        for (name, v) in [("domain.lo", lo), ("domain.hi", hi), ("domain.step", step)] {
-            if !v.is_finite() {
-                return Err(Error::field(name).non_finite());
-            }
-        }
-        if lo >= hi {
-            return Err(invalid("domain.hi", alloc::format!("the domain needs lo < hi; got [{lo}, {hi}]")));
-        }
-        if step <= 0.0 {
-            return Err(invalid("domain.step", alloc::format!("must be > 0; got {step}")));
-        }
-        let r = (hi - lo) / step;
-        let m = libm::floor(r * (1.0 + 1e-12));
-        if !m.is_finite() || m + 1.0 > MAX_LATTICE_POINTS as f64 {
-            let found = if m.is_finite() && m < 1e18 { m as usize + 1 } else { usize::MAX };
-            return Err(Error::TooManySymbols { field: "domain".into(), found, max: MAX_LATTICE_POINTS });
-        }
-        Ok(Lattice { lo, hi, step, n: m as usize + 1 })
-    }
-    /// The lower end of the domain (the first point).
-    pub fn lo(&self) -> f64 {
-        self.lo
-    }
-    /// The upper end of the domain.
-    pub fn hi(&self) -> f64 {
-        self.hi
-    }
-    /// The distance between neighbouring points.
-    pub fn step(&self) -> f64 {
-        self.step
-    }
-    /// Number of points `n`.
-    pub fn len(&self) -> usize {
-        self.n
-    }
-    /// Always false (a lattice has at least one point).
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-    /// The value of lattice index `j` (any integer: outputs may leave the domain).
-    pub fn value(&self, j: i64) -> f64 {
-        self.lo + self.step * j as f64
-    }
-    /// The index of the point nearest to `x` (the cell of `x`; ties away from `lo`).
-    ///
-    /// # Errors
-    /// `non_finite` (field `x`) for NaN/±∞; `unknown_value` for `x` outside `[lo, hi]`
-    /// (never clamped).
-    pub fn index_of(&self, x: f64) -> Result<usize> {
-        if !x.is_finite() {
-            return Err(Error::field("x").non_finite());
-        }
-        if x < self.lo || x > self.hi {
-            return Err(Error::UnknownValue {
-                reason: alloc::format!("it is outside the domain [{}, {}]", self.lo, self.hi),
-            });
-        }
-        let k = lattice_index(x - self.lo, self.step)?;
-        Ok((k.max(0) as usize).min(self.n - 1))
-    }
-    /// The output index `j` of a released value `y = lo + step·j` (within 1e-6 step).
-    ///
-    /// # Errors
-    /// `unknown_output` if `y` is not finite or not on the lattice.
-    pub fn output_index(&self, y: f64) -> Result<i64> {
-        let bad = || Error::UnknownOutput { value: alloc::format!("{y} (not a value lo + step·j of this lattice)") };
-        if !y.is_finite() {
-            return Err(bad());
-        }
-        let j = lattice_index(y - self.lo, self.step).map_err(|_| bad())?;
-        if (self.value(j) - y).abs() > 1e-6 * self.step {
-            return Err(bad());
-        }
-        Ok(j)
-    }
-}
-
-/// A piecewise-uniform prior density: bin `i` is `[edges[i], edges[i+1])` with mass `p[i]`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Histogram {
-    edges: Vec<f64>,
-    p: Vec<f64>,
-}
-
-impl Histogram {
-    /// # Errors
-    /// `empty_alphabet` for no bin; `dimension_mismatch` unless `edges.len() = p.len() + 1`;
-    /// `non_finite`; `invalid_argument` for edges not strictly increasing; the distribution
-    /// errors for `p`; `too_many_symbols` beyond 4096 bins.
-    pub fn new(edges: &[f64], p: &[f64]) -> Result<Self> {
-        if p.is_empty() {
-            return Err(Error::EmptyAlphabet { field: "prior.histogram.p".into() });
-        }
-        if p.len() > crate::document::MAX_SYMBOLS {
-            return Err(Error::TooManySymbols {
-                field: "prior.histogram.p".into(),
-                found: p.len(),
-                max: crate::document::MAX_SYMBOLS,
-            });
-        }
-        if edges.len() != p.len() + 1 {
-            return Err(Error::field("prior.histogram.edges").dims(p.len() + 1, edges.len()));
-        }
-        if edges.iter().any(|e| !e.is_finite()) {
-            return Err(Error::field("prior.histogram.edges").non_finite());
-        }
-        if edges.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(invalid("prior.histogram.edges", "must be strictly increasing"));
-        }
-        crate::document::check_distribution("prior.histogram.p", p)?;
-        Ok(Histogram { edges: edges.to_vec(), p: p.to_vec() })
-    }
-    /// The bin edges, strictly increasing (one more than the bins).
-    pub fn edges(&self) -> &[f64] {
-        &self.edges
-    }
-    /// The mass of each bin (sums to 1).
-    pub fn p(&self) -> &[f64] {
-        &self.p
-    }
-    fn mass(&self, a: f64, b: f64) -> f64 {
-        let mut m = 0.0;
-        for (i, &pi) in self.p.iter().enumerate() {
-            let (l, r) = (self.edges[i], self.edges[i + 1]);
-            let ov = b.min(r) - a.max(l);
-            if ov > 0.0 {
-                m += pi * ov / (r - l);
-            }
-        }
-        m
-    }
-}
-
-/// The prior of a continuous value (the document's `prior`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ContinuousPrior {
-    /// A normal prior (`{"gaussian": …}`).
-    Gaussian(Gaussian),
-    /// A Gaussian mixture (`{"gmm": …}`).
-    Mixture(GaussianMixture),
-    /// A piecewise-uniform prior (`{"histogram": …}`).
-    Histogram(Histogram),
-}
-
-impl ContinuousPrior {
-    /// `P(a ≤ X ≤ b)`, `a ≤ b` (normal tails without cancellation).
-    pub fn mass(&self, a: f64, b: f64) -> f64 {
-        let g = |g: &Gaussian| super::mass((a - g.mean()) / g.sd(), (b - g.mean()) / g.sd());
-        match self {
-            ContinuousPrior::Gaussian(x) => g(x),
-            ContinuousPrior::Mixture(m) => m.components().map(|(w, c)| w * g(&c)).sum(),
-            ContinuousPrior::Histogram(h) => h.mass(a, b),
-        }
-    }
-
-    /// As a Gaussian mixture, when it is one (for the continuous calculators).
-    pub fn as_mixture(&self) -> Option<GaussianMixture> {
-        match self {
-            ContinuousPrior::Gaussian(g) => Some((*g).into()),
-            ContinuousPrior::Mixture(m) => Some(m.clone()),
-            ContinuousPrior::Histogram(_) => None,
-        }
-    }
-
-    /// The lattice pmf `p_k`: the mass of each point's cell, conditioned on the domain.
-    /// Deterministic (libm), so native and wasm agree bit for bit.
-    ///
-    /// # Errors
-    /// `invalid_argument` (field `prior`) if the prior puts no (representable) mass on the
-    /// domain.
-    pub fn lattice_pmf(&self, lattice: &Lattice) -> Result<Vec<f64>> {
-        let n = lattice.len();
-        let h = 0.5 * lattice.step();
-        let mut p: Vec<f64> = (0..n)
-            .map(|k| {
-                let x = lattice.value(k as i64);
-                let a = if k == 0 { lattice.lo() } else { x - h };
-                let b = if k + 1 == n { lattice.hi() } else { x + h };
-                self.mass(a, b.max(a))
-            })
-            .collect();
-        let total = crate::numeric::sum(&p);
-        if !(total > 0.0 && total.is_finite()) {
-            return Err(invalid("prior", "puts no mass on the domain [lo, hi]"));
-        }
-        for v in &mut p {
-            *v /= total;
-        }
-        Ok(p)
-    }
+pub struct LatticeAudit {
+    /// Pure ε-LIP `max |ln P(j|k)/P(j)|` (∞ for Gaussian noise on ≥ 2 points).
+    pub lip_eps: f64,
+    /// Pure ε-LDP `max ln P(j|k)/P(j|k')` (∞ for Gaussian noise on ≥ 2 points; NaN when
+    /// not computed: instance-dependent σ on more than 128 points).
+    pub ldp_eps: f64,
+    /// Upper bound on the tail mass added to each δ (0 for Laplace and sampling).
+    pub tail_mass: f64,
 }
 
 /// A pmf on `z ∈ [−half, half]` with a relative error bound per value and the mass outside.
@@ -347,46 +137,6 @@ fn half_width(s2: f64) -> usize {
     half
 }
 
-/// The exact lattice sampler of a mechanism.
-#[derive(Debug, Clone)]
-enum Kind {
-    /// One [`DiscreteGaussian`] per distinct scale, `which[k]` for point `k`.
-    Gaussian {
-        samplers: Vec<DiscreteGaussian>,
-        which: Vec<u16>,
-    },
-    Laplace(DiscreteLaplace),
-    /// Release `k` when the word is below `threshold` (λ = threshold/2⁶⁴), else a draw of
-    /// `table` (the lattice prior, quantised exactly).
-    Sampling {
-        threshold: u128,
-        lambda: f64,
-        table: AliasTable,
-        q: Vec<f64>,
-    },
-}
-
-/// A mechanism on a [`Lattice`] with its lattice prior: the exact sampler that runs
-/// and its audit.
-#[derive(Debug, Clone)]
-pub struct LatticeMechanism {
-    lattice: Lattice,
-    prior: Vec<f64>,
-    kind: Kind,
-}
-
-/// The audited leakage of a [`LatticeMechanism`] at a given ε (nats).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LatticeAudit {
-    /// Pure ε-LIP `max |ln P(j|k)/P(j)|` (∞ for Gaussian noise on ≥ 2 points).
-    pub lip_eps: f64,
-    /// Pure ε-LDP `max ln P(j|k)/P(j|k')` (∞ for Gaussian noise on ≥ 2 points; NaN when
-    /// not computed: instance-dependent σ on more than 128 points).
-    pub ldp_eps: f64,
-    /// Upper bound on the tail mass added to each δ (0 for Laplace and sampling).
-    pub tail_mass: f64,
-}
-
 fn check_eps(eps: f64) -> Result<f64> {
     if !(eps.is_finite() && (0.0..=700.0).contains(&eps)) {
         return Err(invalid("epsilon", alloc::format!("must be in [0, 700] nats; got {eps}")));
@@ -394,183 +144,7 @@ fn check_eps(eps: f64) -> Result<f64> {
     Ok(eps)
 }
 
-fn check_prior(lattice: &Lattice, prior: &[f64]) -> Result<()> {
-    if prior.len() != lattice.len() {
-        return Err(Error::field("prior").dims(lattice.len(), prior.len()));
-    }
-    crate::document::check_distribution("prior", prior)
-}
-
 impl LatticeMechanism {
-    /// Gaussian noise `Y = x_k + step·Z`, `Z` discrete Gaussian of variance `(σ/step)²`
-    /// rounded **up** to the rational the sampler uses
-    /// ([`DiscreteGaussian::with_variance_at_least`]). `sigma` holds one σ, or one per
-    /// lattice point (instance-dependent; at most [`MAX_DISTINCT_SCALES`] distinct values).
-    ///
-    /// # Errors
-    /// `dimension_mismatch` for a `sigma` of another length than 1 or `n`;
-    /// `invalid_argument` for a σ not finite and > 0, or `(σ/step)² > 2⁴⁰`;
-    /// `too_many_symbols` (field `mechanism.sigma`) beyond 256 distinct values; the
-    /// distribution errors for `prior`.
-    pub fn gaussian(lattice: Lattice, prior: Vec<f64>, sigma: &[f64]) -> Result<Self> {
-        check_prior(&lattice, &prior)?;
-        let n = lattice.len();
-        if sigma.len() != 1 && sigma.len() != n {
-            return Err(Error::field("mechanism.sigma").dims(n, sigma.len()));
-        }
-        let mut samplers: Vec<DiscreteGaussian> = Vec::new();
-        let mut which = Vec::with_capacity(n);
-        for k in 0..n {
-            let s = sigma[if sigma.len() == 1 { 0 } else { k }];
-            positive("mechanism.sigma", s)?;
-            let v = s / lattice.step();
-            let g = DiscreteGaussian::with_variance_at_least(v * v)
-                .map_err(|e| invalid("mechanism.sigma", alloc::format!("σ = {s}: {e}")))?;
-            let i = match samplers.iter().position(|h| *h == g) {
-                Some(i) => i,
-                None => {
-                    if samplers.len() == MAX_DISTINCT_SCALES {
-                        return Err(Error::TooManySymbols {
-                            field: "mechanism.sigma (distinct values)".into(),
-                            found: MAX_DISTINCT_SCALES + 1,
-                            max: MAX_DISTINCT_SCALES,
-                        });
-                    }
-                    samplers.push(g);
-                    samplers.len() - 1
-                }
-            };
-            which.push(i as u16);
-        }
-        Ok(LatticeMechanism { lattice, prior, kind: Kind::Gaussian { samplers, which } })
-    }
-
-    /// Laplace noise `Y = x_k + step·Z`, `Z` discrete Laplace of scale `b/step` rounded
-    /// **up** to the sampler's rational ([`DiscreteLaplace::with_scale_at_least`]).
-    ///
-    /// # Errors
-    /// `invalid_argument` for `b` not finite and > 0 or `b/step > 2⁴⁰`; prior errors.
-    pub fn laplace(lattice: Lattice, prior: Vec<f64>, b: f64) -> Result<Self> {
-        check_prior(&lattice, &prior)?;
-        positive("mechanism.b", b)?;
-        let l = DiscreteLaplace::with_scale_at_least(b / lattice.step())
-            .map_err(|e| invalid("mechanism.b", alloc::format!("b = {b}: {e}")))?;
-        Ok(LatticeMechanism { lattice, prior, kind: Kind::Laplace(l) })
-    }
-
-    /// The sampling mechanism (eq 20) on the lattice: release `x_k` with probability λ
-    /// (rounded **down** to a multiple of 2⁻⁶⁴), else a fresh draw from the lattice prior
-    /// (an exact integer alias table, whose exact probabilities the audit reads back).
-    ///
-    /// # Errors
-    /// `invalid_argument` for λ outside `[0, 1]`; prior errors.
-    pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: f64) -> Result<Self> {
-        check_prior(&lattice, &prior)?;
-        if !(lambda.is_finite() && (0.0..=1.0).contains(&lambda)) {
-            return Err(invalid("mechanism.lambda", alloc::format!("must be in [0, 1]; got {lambda}")));
-        }
-        let two64 = 18446744073709551616.0f64;
-        let threshold = libm::floor(lambda * two64) as u128; // exact: scaling by 2^64
-        let lambda = threshold as f64 / two64; // exact (threshold came from an f64)
-        let table = AliasTable::new(&prior)?;
-        let q = table.probabilities();
-        Ok(LatticeMechanism { lattice, prior, kind: Kind::Sampling { threshold, lambda, table, q } })
-    }
-
-    /// The lattice the inputs and outputs live on.
-    pub fn lattice(&self) -> &Lattice {
-        &self.lattice
-    }
-    /// The lattice prior `p_k`.
-    pub fn prior(&self) -> &[f64] {
-        &self.prior
-    }
-    /// The exact variance `(num, den)` (lattice steps²) used at point `k` (Gaussian).
-    pub fn variance_at(&self, k: usize) -> Option<(u64, u64)> {
-        match &self.kind {
-            Kind::Gaussian { samplers, which } => which.get(k).map(|&i| samplers[i as usize].variance()),
-            _ => None,
-        }
-    }
-    /// The exact Laplace scale `(t, s)` = `t/s` lattice steps.
-    pub fn laplace_scale(&self) -> Option<(u64, u64)> {
-        match &self.kind {
-            Kind::Laplace(l) => Some(l.scale()),
-            _ => None,
-        }
-    }
-    /// The exact release probability λ of the sampling mechanism.
-    pub fn lambda(&self) -> Option<f64> {
-        match &self.kind {
-            Kind::Sampling { lambda, .. } => Some(*lambda),
-            _ => None,
-        }
-    }
-
-    /// One release for lattice point `k` (caller checks `k < n`): the output index `j`.
-    ///
-    /// # Privacy
-    /// `j` is drawn exactly from the audited `P(·|k)`. Time: see the module docs.
-    pub fn sample_index<R: RngCore + CryptoRng + ?Sized>(&self, k: usize, rng: &mut R) -> Result<i64> {
-        let k = k as i64;
-        match &self.kind {
-            Kind::Gaussian { samplers, which } => samplers[which[k as usize] as usize].perturb(k, rng),
-            Kind::Laplace(l) => l.perturb(k, rng),
-            Kind::Sampling { threshold, table, .. } => {
-                let (w1, w2) = (rng.next_u64(), rng.next_u64());
-                let fresh = table.sample_word(w2) as i64;
-                let release = ((w1 as u128) < *threshold) as i64;
-                Ok(release * k + (1 - release) * fresh)
-            }
-        }
-    }
-
-    /// `P(j | k)` of the sampler (f64, nearest; for receipts and tests).
-    pub fn p_given(&self, j: i64, k: usize) -> f64 {
-        match &self.kind {
-            Kind::Gaussian { samplers, which } => samplers[which[k] as usize].pmf(j - k as i64),
-            Kind::Laplace(l) => l.pmf(j - k as i64),
-            Kind::Sampling { lambda, q, .. } => {
-                let fresh = if (0..q.len() as i64).contains(&j) { (1.0 - lambda) * q[j as usize] } else { 0.0 };
-                fresh + if j == k as i64 { *lambda } else { 0.0 }
-            }
-        }
-    }
-
-    /// `P(j | k)` for every lattice point `k` (f64, nearest; O(n) plus one normaliser
-    /// per distinct Gaussian scale), for receipts.
-    pub fn column(&self, j: i64) -> Vec<f64> {
-        let n = self.lattice.len();
-        match &self.kind {
-            Kind::Gaussian { samplers, which } => {
-                let params: Vec<(f64, f64)> = samplers
-                    .iter()
-                    .map(|g| {
-                        let (a, b) = g.variance();
-                        let s2 = a as f64 / b as f64;
-                        let reach = (40.0 * libm::sqrt(s2)) as usize + 2;
-                        let norm =
-                            1.0 + 2.0 * (1..=reach).map(|z| libm::exp(-((z * z) as f64) / (2.0 * s2))).sum::<f64>();
-                        (s2, norm)
-                    })
-                    .collect();
-                (0..n)
-                    .map(|k| {
-                        let (s2, norm) = params[which[k] as usize];
-                        let z = (j - k as i64) as f64;
-                        libm::exp(-z * z / (2.0 * s2)) / norm
-                    })
-                    .collect()
-            }
-            _ => (0..n).map(|k| self.p_given(j, k)).collect(),
-        }
-    }
-
-    /// `P(j) = Σ_k p_k P(j|k)` (f64).
-    pub fn p_output(&self, j: i64) -> f64 {
-        self.column(j).iter().zip(&self.prior).map(|(a, p)| a * p).sum()
-    }
-
     /// Pure ε-LIP, pure ε-LDP and the tail mass (see [`LatticeAudit`]).
     ///
     /// # Errors
@@ -949,6 +523,8 @@ fn sampling_lip_delta(lambda: f64, p: &[f64], q: &[f64], eps: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::{ContinuousPrior, Gaussian};
+    use crate::sample::lattice::Lattice;
 
     fn lat(lo: f64, hi: f64, step: f64) -> Lattice {
         Lattice::new(lo, hi, step).unwrap()

@@ -1,0 +1,168 @@
+//! Verification of a discrete document: the exact sampler's audits w.r.t. S and X, the
+//! claims and the policy ([`Document::audit`], [`Document::check`]). The verified
+//! runtime is built from the result by [`Document::verify`] in [`crate::mechanism`].
+
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
+
+use super::runtime::{Channels, Runtime};
+use super::{evaluate, Policy, Verification, Work};
+use crate::document::{Document, Matrix};
+use crate::error::{Error, Result};
+use crate::leakage::{self, Leakage, DEFAULT_ALPHA_ORDER};
+
+/// The exact sampler's audits: w.r.t. S under the declared joint, and w.r.t. X under the
+/// declared prior (S = X), sharing the channels built once.
+struct Audits {
+    s: Leakage,
+    x: Leakage,
+}
+
+/// The audit of the exact channel P(Y|X) (a unary encoding's, in closed form) under `joint`.
+pub(crate) fn audit_channel(runtime: &Runtime, channels: &Channels, joint: &Matrix, alpha: f64) -> Result<Leakage> {
+    match (runtime, channels) {
+        (Runtime::Unary(u), _) => {
+            let (q01, q10) = u.effective();
+            leakage::audit_unary(joint, q01, q10, alpha)
+        }
+        (_, Some((channel, _))) => leakage::audit(joint, channel, alpha),
+        // A channel runtime always has channels; kept as a typed error rather than a panic.
+        (_, None) => Err(wrong_kind("internal: no channel for a channel mechanism")),
+    }
+}
+
+fn audit_exact(doc: &Document, runtime: &Runtime, channels: &Channels, alpha: f64) -> Result<Audits> {
+    let x = audit_channel(runtime, channels, &joint_of_x(doc), alpha)?;
+    let s = match channels {
+        _ if !doc.has_secret() => x.clone(),
+        Some((_, Some(blocks))) => leakage::audit_per_secret(doc.p_sx(), blocks, alpha)?,
+        _ => audit_channel(runtime, channels, doc.p_sx(), alpha)?,
+    };
+    Ok(Audits { s, x })
+}
+
+/// The joint of S = X, diag(P_X): the document's own joint when it declares no secret
+/// (borrowed: at |X| = 4096 a copy is 134 MB), else built.
+pub(crate) fn joint_of_x(doc: &Document) -> Cow<'_, Matrix> {
+    if doc.has_secret() {
+        Cow::Owned(Matrix::diag(doc.prior()))
+    } else {
+        Cow::Borrowed(doc.p_sx())
+    }
+}
+
+/// Worst LIP w.r.t. X over a set of priors (the `bp_lip` claim), on the exact channel
+/// built once: LIP alone ([`leakage::lip_only`]) for a channel, the closed-form audit for
+/// a unary encoding.
+fn bp_lip(runtime: &Runtime, channels: &Channels, priors: &[Vec<f64>]) -> Result<f64> {
+    if let Runtime::PerSecret { .. } = runtime {
+        return Err(Error::InvalidArgument {
+            name: "claims.bp_lip".into(),
+            reason: "BP-LIP is defined for a channel P(Y|X); this mechanism depends on the secret".into(),
+        });
+    }
+    let mut worst = 0.0f64;
+    for p in priors {
+        let diag = Matrix::diag(p);
+        let lip = match (runtime, channels) {
+            (Runtime::Channel(_), Some((channel, _))) => leakage::lip_only(&diag, channel)?,
+            _ => audit_channel(runtime, channels, &diag, DEFAULT_ALPHA_ORDER)?.lip,
+        };
+        worst = worst.max(lip);
+    }
+    Ok(worst)
+}
+
+impl Document {
+    /// Audits the **exact sampler** a client would run (the integer alias table's
+    /// probabilities, not the document's floats) w.r.t. S at α-order `alpha_order`: what
+    /// `privlift audit` prints. There is one audit path; the CLI and the clients agree.
+    ///
+    /// # Errors
+    /// `too_costly` above [`crate::verify::DEFAULT_MAX_VERIFY_WORK`]; sampler errors.
+    pub fn audit(&self, alpha_order: f64) -> Result<Leakage> {
+        Ok(self.check_at(&Policy::default(), alpha_order)?.leakage)
+    }
+
+    /// The exact SRLIP leakage (Lopuhaä-Zwakenberg, privacy funnel, Def 3) of the exact
+    /// channel for the attributes of the document's `srlip` claim; `None` when it makes
+    /// none.
+    ///
+    /// # Errors
+    /// `invalid_argument` for a mechanism that is not a channel P(Y|X) (SRLIP of a
+    /// per-secret or unary mechanism is not audited); `too_costly` above the default
+    /// verification budget (checked first) or [`leakage::MAX_SRLIP_WORK`].
+    pub fn audit_srlip(&self) -> Result<Option<leakage::Srlip>> {
+        let Some(c) = &self.claims().srlip else { return Ok(None) };
+        Work::of(self).check("this document", crate::verify::DEFAULT_MAX_VERIFY_WORK)?;
+        match Runtime::build(self)? {
+            Runtime::Channel(sampler) => {
+                Ok(Some(leakage::audit_srlip(self.p_sx(), &Runtime::effective(&sampler), &c.attributes)?))
+            }
+            _ => Err(srlip_needs_a_channel()),
+        }
+    }
+
+    /// Builds the exact sampler and audits the channel it *actually* draws from
+    /// (see [`crate::sample::alias`]), then checks claims and `policy`. Never fails on a
+    /// claim: the report says which checks hold.
+    ///
+    /// # Errors
+    /// `too_costly` (before anything is allocated), `invalid_argument` for a malformed
+    /// policy or an unsupported claim.
+    pub fn check(&self, policy: &Policy) -> Result<Verification> {
+        self.check_at(policy, DEFAULT_ALPHA_ORDER)
+    }
+
+    /// [`Document::check`] with the α-lift measures at order `alpha_order`.
+    ///
+    /// # Errors
+    /// As [`Document::check`]; `invalid_argument` for an α-order not > 0 and ≠ 1.
+    pub fn check_at(&self, policy: &Policy, alpha_order: f64) -> Result<Verification> {
+        Ok(self.prepare(policy, alpha_order)?.0)
+    }
+
+    pub(crate) fn prepare(&self, policy: &Policy, alpha_order: f64) -> Result<(Verification, Runtime, Channels)> {
+        policy.validate()?;
+        Work::of(self).check("this document", crate::verify::work_budget(policy.max_verify_work)?)?;
+        let runtime = Runtime::build(self)?;
+        let channels = runtime.channels(self.p_sx());
+        let Audits { s, x } = audit_exact(self, &runtime, &channels, alpha_order)?;
+        let bp = match &self.claims().bp_lip {
+            Some(c) => Some(bp_lip(&runtime, &channels, &c.priors)?),
+            None => None,
+        };
+        let alpha = alpha_claim(self, &s, |k| Ok(audit_exact(self, &runtime, &channels, k)?.s))?;
+        let srlip = match (&self.claims().srlip, &runtime, &channels) {
+            (None, _, _) => None,
+            (Some(c), Runtime::Channel(_), Some((channel, _))) => {
+                Some(leakage::audit_srlip(self.p_sx(), channel, &c.attributes)?.eps)
+            }
+            (Some(_), _, _) => return Err(srlip_needs_a_channel()),
+        };
+        let verification = evaluate(s, x, self.claims(), policy, bp, alpha).with_srlip(self.claims(), srlip);
+        Ok((verification, runtime, channels))
+    }
+}
+
+/// The audited (max_y Λ_α, max_y Ψ_α) at the order of the document's `alpha` claim, if
+/// it makes one: from `leak` when it was audited at that order, else by `audit`.
+fn alpha_claim(doc: &Document, leak: &Leakage, audit: impl Fn(f64) -> Result<Leakage>) -> Result<Option<(f64, f64)>> {
+    let Some(c) = doc.claims().alpha else { return Ok(None) };
+    if leak.alpha_order == c.order {
+        return Ok(Some((leak.alpha_lift, leak.alpha_lift_inverse)));
+    }
+    let l = audit(c.order)?;
+    Ok(Some((l.alpha_lift, l.alpha_lift_inverse)))
+}
+
+fn srlip_needs_a_channel() -> Error {
+    Error::InvalidArgument {
+        name: "claims.srlip".into(),
+        reason: "SRLIP is audited for a channel P(Y|X) (a matrix mechanism); this mechanism is not one".into(),
+    }
+}
+
+pub(crate) fn wrong_kind(what: &str) -> Error {
+    Error::InvalidArgument { name: "mechanism".into(), reason: what.into() }
+}
