@@ -8,6 +8,6 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # The demo needs no Firefox (that is only for the browser test matrix).
 PRIVLIFT_NO_FIREFOX=1 bash scripts/setup.sh
 bash scripts/build-wasm.sh
-cargo build --release --features cli --bin privlift
+cargo build --release -p privlift-cli
 bash scripts/stage-site.sh >/dev/null
 exec target/release/privlift serve --dir target/site --port "${PORT:-8080}"

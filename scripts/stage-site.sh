@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 cli=target/release/privlift
 [ -f pkg/privlift_bg.wasm ] && [ -f pkg-continuous/privlift_continuous_bg.wasm ] && [ -f pkg-design/privlift_design_bg.wasm ] ||
   { echo "stage-site: pkg/, pkg-continuous/ or pkg-design/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
-[ -x "$cli" ] || { echo "stage-site: $cli is missing; cargo build --release --features cli" >&2; exit 1; }
+[ -x "$cli" ] || { echo "stage-site: $cli is missing; cargo build --release -p privlift-cli" >&2; exit 1; }
 rm -rf target/site
 mkdir -p target/site/privlift/pkg target/site/privlift/pkg-continuous target/site/privlift/pkg-design
 cp -r www/. target/site/

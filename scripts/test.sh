@@ -12,7 +12,7 @@ bash scripts/setup.sh
 
 step "format and lint"
 cargo fmt --all -- --check
-cargo clippy --all-targets --features cli -- -D warnings
+cargo clippy --workspace --exclude privlift-wasm --all-targets -- -D warnings
 for f in "" "--features design" "--no-default-features --features continuous"; do
   # shellcheck disable=SC2086  # $f is a list of flags
   cargo clippy -p privlift-wasm --all-targets --target wasm32-unknown-unknown $f -- -D warnings
@@ -23,8 +23,8 @@ cargo build --lib --no-default-features --target wasm32-unknown-unknown
 cargo build -p privlift-no-std-consumer
 cargo build -p privlift-no-std-consumer --target wasm32-unknown-unknown
 
-step "native tests"
-cargo test --features cli
+step "native tests: the core, privlift-design, privlift-cli (the bindings run in step wasm)"
+cargo test --workspace --exclude privlift-wasm
 
 step "wasm: Node, Chromium, Firefox; npm package"
 bash scripts/test-wasm.sh
@@ -40,6 +40,6 @@ echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 153
 [ "$gz" -le 153600 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
 step "end-to-end demo in headless Chromium"
-cargo build --release --features cli --bin privlift
+cargo build --release -p privlift-cli
 bash scripts/stage-site.sh >/dev/null
 node --test tests/e2e/

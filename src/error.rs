@@ -192,6 +192,8 @@ impl Error {
     }
 
     /// Every code this crate can return, for documentation and the TypeScript types.
+    /// The JS wrapper's list and `CoreErrorCode` type are generated from it: after a change,
+    /// run `PRIVLIFT_BLESS_GENERATED=1 cargo test --test generated` (tests/generated.rs).
     pub const CODES: &'static [&'static str] = &[
         "json",
         "unsupported_format",
@@ -218,24 +220,30 @@ impl Error {
         "too_costly",
     ];
 
-    pub(crate) fn field(f: impl Into<String>) -> FieldCtx {
+    /// Starts an error about the document or argument field `f` (see [`FieldCtx`]).
+    pub fn field(f: impl Into<String>) -> FieldCtx {
         FieldCtx(f.into())
     }
 }
 
 /// Helper that builds field-naming errors tersely inside validation code.
-pub(crate) struct FieldCtx(pub String);
+#[derive(Debug)]
+pub struct FieldCtx(pub String);
 
 impl FieldCtx {
+    /// `non_finite`: the field holds a NaN or an infinity.
     pub fn non_finite(self) -> Error {
         Error::NonFinite { field: self.0 }
     }
+    /// `negative_probability`: the field holds `value < 0`.
     pub fn negative(self, value: f64) -> Error {
         Error::NegativeProbability { field: self.0, value }
     }
+    /// `not_normalized`: the field's entries sum to `sum`, not 1.
     pub fn not_normalized(self, sum: f64) -> Error {
         Error::NotNormalized { field: self.0, sum }
     }
+    /// `dimension_mismatch`: the field has `found` entries where `expected` belong.
     pub fn dims(self, expected: usize, found: usize) -> Error {
         Error::DimensionMismatch { field: self.0, expected, found }
     }

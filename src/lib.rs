@@ -35,9 +35,6 @@
 extern crate alloc;
 
 pub mod accounting;
-pub mod continuous;
-#[cfg(feature = "design")]
-pub mod design;
 pub mod document;
 pub mod error;
 pub mod leakage;

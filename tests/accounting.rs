@@ -134,7 +134,6 @@ fn lip_to_ldp_prop1_and_eq9_hold_and_eq9_is_attained() {
 
 /// Eq 9 as a linear-fractional programme per ordered pair (a, b), by Charnes–Cooper:
 /// max u_a s.t. u_b = 1, Σ P(x) u_x = s, L s ≤ u_x ≤ U s, s ≥ 0.
-#[cfg(feature = "design")]
 fn eq9_by_lp(prior: &[f64], eps: f64) -> f64 {
     use microlp::{ComparisonOp, OptimizationDirection, Problem};
     let (l, u) = ((-eps).exp(), eps.exp());
@@ -163,7 +162,6 @@ fn eq9_by_lp(prior: &[f64], eps: f64) -> f64 {
     best.ln()
 }
 
-#[cfg(feature = "design")]
 #[test]
 fn eq9_closed_form_matches_an_lp_on_binary_and_ternary_priors() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);

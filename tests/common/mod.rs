@@ -3,8 +3,6 @@
 
 use serde_json::{json, Value};
 
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod receipt_props;
 
 /// k-ary randomised response at ε (Jiang et al. V-A (d)): e^ε/(e^ε+k−1) on the diagonal.

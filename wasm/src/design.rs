@@ -1,16 +1,16 @@
 //! Curator-side bindings (feature `design`): the same designers and estimators as the
 //! CLI, for pages that redesign a mechanism in the browser. Mirrors
-//! [`privlift::design::request`] and [`privlift::design::estimate`]; no maths here.
+//! [`privlift_design::request`] and [`privlift_design::estimate`]; no maths here.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, to_js, WasmDocument};
-use privlift::continuous::fit_gmm;
-use privlift::design::estimate::estimate_document;
-use privlift::design::request::{design as run, DesignRequest, METHODS};
 use privlift::error::Error;
+use privlift_design::continuous::fit_gmm;
+use privlift_design::estimate::estimate_document;
+use privlift_design::request::{design as run, DesignRequest, METHODS};
 
 /// Designs a mechanism. `request` is the JSON text of a design request
 /// (`{"prior": {"labels", "p"}} | {"joint": {...}}`, `epsilon`, `alpha`, `a`, `b`,
@@ -37,7 +37,7 @@ pub fn estimate(doc: &WasmDocument, counts: &[f64], n: Option<f64>, project: boo
 }
 
 /// A Gaussian-mixture prior fitted to `samples` by EM, with 1 to `max_components`
-/// components chosen by BIC (see `privlift::continuous::fit_gmm`). Returns
+/// components chosen by BIC (see `privlift_design::continuous::fit_gmm`). Returns
 /// `{weights, means, sds, components, logLikelihood, bic, iterations}`.
 #[wasm_bindgen(js_name = fitGmm)]
 pub fn fit_gmm_js(samples: &[f64], max_components: usize) -> Result<JsValue, JsValue> {
@@ -69,14 +69,14 @@ struct ContinuousRequestJson {
     id: Option<String>,
 }
 
-/// Designs a continuous mechanism (see `privlift::continuous::design`): `request` is the
+/// Designs a continuous mechanism (see `privlift_design::continuous::design`): `request` is the
 /// JSON text of `{method, domain, prior, epsilon, delta, id?}`. Returns the audited
 /// document as a `ContinuousDocument`.
 #[wasm_bindgen(js_name = designContinuous)]
 pub fn design_continuous(request: &str) -> Result<crate::continuous::WasmContinuousDocument, JsValue> {
     let r: ContinuousRequestJson =
         serde_json::from_str(request).map_err(|e| js_error(Error::Json { message: e.to_string() }))?;
-    let req = privlift::continuous::design::ContinuousRequest {
+    let req = privlift_design::continuous::design::ContinuousRequest {
         method: r.method,
         domain: r.domain,
         prior: r.prior,
@@ -84,7 +84,7 @@ pub fn design_continuous(request: &str) -> Result<crate::continuous::WasmContinu
         delta: r.delta,
         id: r.id,
     };
-    privlift::continuous::design::design_continuous(&req)
+    privlift_design::continuous::design::design_continuous(&req)
         .map(|doc| crate::continuous::WasmContinuousDocument { doc })
         .map_err(js_error)
 }
@@ -92,5 +92,5 @@ pub fn design_continuous(request: &str) -> Result<crate::continuous::WasmContinu
 /// The continuous design methods this build knows.
 #[wasm_bindgen(js_name = continuousDesignMethods)]
 pub fn continuous_design_methods() -> Vec<String> {
-    privlift::continuous::design::CONTINUOUS_METHODS.iter().map(|m| String::from(*m)).collect()
+    privlift_design::continuous::design::CONTINUOUS_METHODS.iter().map(|m| String::from(*m)).collect()
 }

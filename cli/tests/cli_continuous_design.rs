@@ -1,0 +1,125 @@
+//! `privlift design` for the continuous lattice methods, and `privlift audit` /
+//! `privlift receipt` on continuous documents.
+//! Run with `cargo test -p privlift-cli --test cli_continuous_design`.
+
+use privlift::document::ContinuousDocument;
+use privlift::mechanism::ContinuousPolicy;
+use serde_json::Value;
+
+mod common;
+use common::cli::run;
+
+fn temp_file(name: &str, text: &str) -> String {
+    let p = std::env::temp_dir().join(format!("privlift-cli-cdesign-{}-{name}", std::process::id()));
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+const GMM: &str = r#"{"gmm": {"weights": [0.3, 0.7], "means": [-2, 1.5], "sds": [0.5, 1]}}"#;
+
+#[test]
+fn every_method_prints_a_document_that_audits_within_its_claims() {
+    let prior = temp_file("prior.json", GMM);
+    for (method, delta) in [
+        ("gaussian-lip", Some("1e-5")),
+        ("gaussian-lip-instance", Some("1e-4")),
+        ("analytic-gaussian", Some("1e-5")),
+        ("laplace-lip", None),
+        ("laplace-ldp", None),
+        ("sampling", Some("0.01")),
+    ] {
+        let mut args =
+            vec!["design", method, "--prior", &prior, "--epsilon", "1", "--domain", "-5,5", "--step", "0.05"];
+        if let Some(d) = delta {
+            args.extend(["--delta", d]);
+        }
+        let out = run(&args);
+        let v = out.json();
+        assert_eq!(v["domain"]["step"], 0.05);
+        let doc = ContinuousDocument::from_json(&out.stdout).unwrap();
+        doc.verify(&ContinuousPolicy::default()).unwrap_or_else(|e| panic!("{method}: {e}"));
+        let path = temp_file(&format!("{method}.json"), &out.stdout);
+        let a = run(&["audit", &path]).json();
+        assert_eq!(a["claims_hold"], true, "{method}: {a}");
+        assert_eq!(a["points"], 201);
+        let claim = &v["claims"];
+        let notion = if claim.get("lip").is_some() { "lip" } else { "ldp" };
+        assert_eq!(a[notion]["eps"], 1.0);
+        if let Some(d) = delta {
+            let d: f64 = d.parse().unwrap();
+            assert!(a[notion]["delta"].as_f64().unwrap() <= d, "{method}: {a}");
+        }
+        if method.starts_with("gaussian") || method == "analytic-gaussian" {
+            assert_eq!(a["lip_pure_eps"], "inf");
+        }
+        // Receipt at a released value, at the user's own x.
+        let r = run(&["receipt", &path, "--output", "0.5", "--x", "1.2"]).json();
+        assert_eq!(r["output"], 0.5);
+        let ur = r["user_ratio"].as_f64().unwrap();
+        assert!(ur >= r["min_ratio"].as_f64().unwrap() && ur <= r["max_ratio"].as_f64().unwrap());
+        assert_eq!(r["xs"].as_array().unwrap().len(), 201);
+    }
+}
+
+#[test]
+fn default_step_samples_and_a_lying_document() {
+    // --samples: a GMM is fitted; default step (U − L)/1000.
+    let samples: String = (0..400)
+        .map(|i| {
+            let u = (i as f64 + 0.5) / 400.0;
+            let z = (u - 0.5) * 4.0; // a spread of values in [-2, 2]
+            format!("{}\n", if i % 2 == 0 { 10.0 + z } else { 20.0 + 2.0 * z })
+        })
+        .collect();
+    let s = temp_file("s.csv", &format!("value\n{samples}"));
+    let v = run(&["design", "laplace-lip", "--samples", &s, "--epsilon", "2", "--domain", "0,30"]).json();
+    assert!(v["prior"]["gmm"].is_object(), "{v}");
+    assert_eq!(v["domain"]["step"], 0.03);
+    assert_eq!(v["utility"]["points"], 1001);
+
+    // Shrinking the claim makes `audit` report it and `receipt` refuse it.
+    let mut lie = v.clone();
+    lie["claims"]["lip"]["eps"] = Value::from(1.0);
+    let p = temp_file("lie.json", &lie.to_string());
+    let a = run(&["audit", &p]).json();
+    assert_eq!(a["claims_hold"], false);
+    run(&["receipt", &p, "--output", "15"]).fails("claim_violated", 1);
+}
+
+#[test]
+fn malformed_calls_fail_with_named_codes() {
+    let prior = temp_file("prior2.json", GMM);
+    let base = ["design", "gaussian-lip", "--prior", &prior, "--epsilon", "1", "--delta", "1e-5"];
+    run(&base).fails("invalid_argument", 2); // no --domain
+    let mut a = base.to_vec();
+    a.extend(["--domain", "5"]);
+    run(&a).fails("invalid_argument", 2);
+    let mut a = base.to_vec();
+    a.extend(["--domain", "5,-5"]);
+    run(&a).fails("invalid_argument", 1);
+    let mut a = base.to_vec();
+    a.extend(["--domain", "0,1", "--step", "1e-5"]);
+    run(&a).fails("too_many_symbols", 1);
+    run(&["design", "laplace-ldp", "--prior", &prior, "--epsilon", "1", "--delta", "0.1", "--domain", "0,1"])
+        .fails("invalid_argument", 2);
+    run(&["design", "sampling", "--prior", &prior, "--epsilon", "1", "--domain", "0,1"]).fails("invalid_argument", 2);
+    let bad = temp_file("bad.json", r#"{"gaussian": {"mean": 0, "sd": -1}}"#);
+    run(&["design", "sampling", "--prior", &bad, "--epsilon", "1", "--delta", "0.1", "--domain", "0,1"])
+        .fails("invalid_argument", 1);
+    let doc = temp_file(
+        "doc.json",
+        r#"{"format": "privlift-mechanism", "version": 1, "id": "g",
+            "domain": {"lo": 0, "hi": 1, "step": 0.1}, "prior": {"gaussian": {"mean": 0.5, "sd": 0.2}},
+            "mechanism": {"kind": "gaussian", "sigma": 1.0}, "claims": {"lip": {"eps": 1, "delta": 0.5}}}"#,
+    );
+    run(&["receipt", &doc, "--output", "0.05"]).fails("unknown_output", 1);
+    run(&["receipt", &doc, "--output", "0.5", "--x", "2"]).fails("unknown_value", 1);
+    run(&["receipt", &doc, "--output", "abc"]).fails("invalid_argument", 2);
+    let broken = temp_file(
+        "broken.json",
+        r#"{"format": "privlift-mechanism", "version": 1, "id": "g",
+            "domain": {"lo": 1, "hi": 0, "step": 0.1}, "prior": {"gaussian": {"mean": 0.5, "sd": 0.2}},
+            "mechanism": {"kind": "laplace", "b": 1.0}}"#,
+    );
+    run(&["audit", &broken]).fails("invalid_argument", 1);
+}

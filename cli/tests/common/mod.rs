@@ -1,0 +1,9 @@
+//! Shared builders for the CLI's integration tests: the core's (`tests/common/`) and the
+//! helpers that run the `privlift` binary (`cli.rs`).
+#![allow(dead_code, unused_imports)]
+
+#[path = "../../../tests/common/mod.rs"]
+mod shared;
+
+pub mod cli;
+pub use shared::*;

@@ -1,0 +1,210 @@
+//! Frequency estimation: the curator's unbiased estimate of the input histogram from the
+//! counts of the reports.
+//!
+//! Counts are **mergeable**: the counts of two shards add up to the counts of their
+//! union, so a curator counts reports with the engine they already run (SQL
+//! `GROUP BY`, Spark, a stream processor) and hands privlift only the count vector.
+//!
+//! For a channel W (rows x, columns y), the report frequencies f = c/n satisfy
+//! E[f] = Wᵀp, so p̂ = W⁻ᵀf is unbiased. With A = W⁻ᵀ and the multinomial covariance
+//! Cov(f) = (diag(λ) − λλᵀ)/n (λ = Wᵀp, estimated by f),
+//! Var(p̂_x) = (Σ_y A_xy² λ_y − (Σ_y A_xy λ_y)²)/n = (Σ_y A_xy² f_y − p̂_x²)/n.
+//! For k-RR this is f_x(1 − f_x)/(n(d − o)²) with d, o the diagonal and off-diagonal
+//! entries (Wang et al. 2017); for unary encoding each bit is its own binomial:
+//! p̂_x = (f_x − q)/(p − q), Var = f_x(1 − f_x)/(n(p − q)²) with p = 1 − q10, q = q01.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+use privlift::document::{Document, Matrix, MechanismKind};
+use privlift::error::{Error, Result};
+
+/// An estimated histogram with per-entry standard errors.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    /// Unbiased estimate of P_X (may leave [0,1] by sampling noise).
+    pub estimate: Vec<f64>,
+    /// Standard error of each entry.
+    pub std_error: Vec<f64>,
+    /// Number of reports.
+    pub n: f64,
+    /// Euclidean projection of `estimate` onto the probability simplex, when asked for
+    /// (biased, but a valid distribution).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub projected: Option<Vec<f64>>,
+}
+
+fn check_counts(counts: &[f64], len: usize) -> Result<f64> {
+    if counts.len() != len {
+        return Err(Error::field("counts").dims(len, counts.len()));
+    }
+    for (i, &c) in counts.iter().enumerate() {
+        if !c.is_finite() {
+            return Err(Error::field(alloc::format!("counts[{i}]")).non_finite());
+        }
+        if c < 0.0 {
+            return Err(Error::InvalidArgument {
+                name: alloc::format!("counts[{i}]"),
+                reason: alloc::format!("a count must be ≥ 0, got {c}"),
+            });
+        }
+    }
+    let n: f64 = counts.iter().sum();
+    if n <= 0.0 {
+        return Err(Error::InvalidArgument { name: "counts".into(), reason: "no reports to estimate from".into() });
+    }
+    Ok(n)
+}
+
+/// Solves Wᵀ A = I by Gauss–Jordan elimination with partial pivoting; returns A = W⁻ᵀ.
+fn inverse_transpose(w: &Matrix) -> Result<Vec<f64>> {
+    let k = w.rows();
+    if w.cols() != k {
+        return Err(Error::InvalidArgument {
+            name: "mechanism".into(),
+            reason: alloc::format!("estimation needs a square invertible channel, this one is {k}×{}", w.cols()),
+        });
+    }
+    // Augmented [Wᵀ | I].
+    let mut m = vec![0.0; k * 2 * k];
+    for i in 0..k {
+        for j in 0..k {
+            m[i * 2 * k + j] = w.get(j, i);
+        }
+        m[i * 2 * k + k + i] = 1.0;
+    }
+    for col in 0..k {
+        let piv =
+            (col..k).max_by(|&a, &b| m[a * 2 * k + col].abs().total_cmp(&m[b * 2 * k + col].abs())).unwrap_or(col);
+        let pv = m[piv * 2 * k + col];
+        if pv.abs() < 1e-12 {
+            return Err(Error::InvalidArgument {
+                name: "mechanism".into(),
+                reason: "the channel is not invertible (rank-deficient): P_X cannot be identified from its reports"
+                    .into(),
+            });
+        }
+        if piv != col {
+            for j in 0..2 * k {
+                m.swap(piv * 2 * k + j, col * 2 * k + j);
+            }
+        }
+        for j in 0..2 * k {
+            m[col * 2 * k + j] /= pv;
+        }
+        for r in 0..k {
+            if r != col {
+                let f = m[r * 2 * k + col];
+                if f != 0.0 {
+                    for j in 0..2 * k {
+                        m[r * 2 * k + j] -= f * m[col * 2 * k + j];
+                    }
+                }
+            }
+        }
+    }
+    Ok((0..k * k).map(|i| m[(i / k) * 2 * k + k + i % k]).collect())
+}
+
+/// Unbiased estimate for any invertible square channel from per-output counts.
+pub fn estimate_matrix(w: &Matrix, counts: &[f64]) -> Result<Estimate> {
+    let n = check_counts(counts, w.cols())?;
+    let a = inverse_transpose(w)?;
+    let k = w.rows();
+    let f: Vec<f64> = counts.iter().map(|c| c / n).collect();
+    let mut est = vec![0.0; k];
+    let mut se = vec![0.0; k];
+    for x in 0..k {
+        let row = &a[x * k..(x + 1) * k];
+        est[x] = row.iter().zip(&f).map(|(a, f)| a * f).sum();
+        let second: f64 = row.iter().zip(&f).map(|(a, f)| a * a * f).sum();
+        se[x] = libm::sqrt(((second - est[x] * est[x]) / n).max(0.0));
+    }
+    Ok(Estimate { estimate: est, std_error: se, n, projected: None })
+}
+
+/// k-RR closed form: p̂_x = (f_x − o)/(d − o), Var = f_x(1 − f_x)/(n(d − o)²).
+pub fn estimate_krr(k: usize, eps: f64, counts: &[f64]) -> Result<Estimate> {
+    let n = check_counts(counts, k)?;
+    let e = libm::exp(eps);
+    let (d, o) = (e / (e + k as f64 - 1.0), 1.0 / (e + k as f64 - 1.0));
+    let f: Vec<f64> = counts.iter().map(|c| c / n).collect();
+    Ok(Estimate {
+        estimate: f.iter().map(|f| (f - o) / (d - o)).collect(),
+        std_error: f.iter().map(|f| libm::sqrt(f * (1.0 - f) / n) / (d - o)).collect(),
+        n,
+        projected: None,
+    })
+}
+
+/// Unary encoding: `ones[x]` reports had bit x set, out of `n` reports.
+pub fn estimate_unary(q01: f64, q10: f64, ones: &[f64], n: f64) -> Result<Estimate> {
+    if !(n.is_finite() && n > 0.0) {
+        return Err(Error::InvalidArgument { name: "n".into(), reason: alloc::format!("must be > 0, got {n}") });
+    }
+    check_counts(ones, ones.len())?;
+    if let Some((i, c)) = ones.iter().enumerate().find(|(_, &c)| c > n) {
+        return Err(Error::InvalidArgument {
+            name: alloc::format!("counts[{i}]"),
+            reason: alloc::format!("{c} ones out of {n} reports"),
+        });
+    }
+    let (p, q) = (1.0 - q10, q01);
+    if (p - q).abs() < 1e-15 {
+        return Err(Error::InvalidArgument {
+            name: "mechanism".into(),
+            reason: "bits carry no information (q01 = 1 − q10)".into(),
+        });
+    }
+    let f: Vec<f64> = ones.iter().map(|c| c / n).collect();
+    Ok(Estimate {
+        estimate: f.iter().map(|f| (f - q) / (p - q)).collect(),
+        std_error: f.iter().map(|f| libm::sqrt(f * (1.0 - f) / n) / (p - q).abs()).collect(),
+        n,
+        projected: None,
+    })
+}
+
+/// Estimates P_X from a document and counts (per output; for unary encoding, the
+/// number of reports with each bit set, with `n` the number of reports).
+pub fn estimate_document(doc: &Document, counts: &[f64], n: Option<f64>) -> Result<Estimate> {
+    match doc.mechanism() {
+        MechanismKind::Matrix(w) | MechanismKind::PerSecret { markov: Some(w), .. } => estimate_matrix(w, counts),
+        MechanismKind::PerSecret { p_y_given_sx, markov: None } => {
+            estimate_matrix(&privlift::leakage::induced_channel(doc.p_sx(), p_y_given_sx), counts)
+        }
+        MechanismKind::Unary { q01, q10 } => {
+            let n = n.ok_or_else(|| Error::InvalidArgument {
+                name: "n".into(),
+                reason: "unary encoding needs the number of reports `n` besides the per-bit counts".into(),
+            })?;
+            estimate_unary(*q01, *q10, counts, n)
+        }
+        // A kind added to the core after this estimator.
+        _ => Err(Error::UnsupportedMechanism { kind: "an unknown mechanism kind".into() }),
+    }
+}
+
+/// Euclidean projection onto the probability simplex (Duchi et al. 2008).
+pub fn project_simplex(v: &[f64]) -> Vec<f64> {
+    let mut u = v.to_vec();
+    u.sort_by(|a, b| b.total_cmp(a));
+    let (mut acc, mut theta) = (0.0, 0.0);
+    for (j, &uj) in u.iter().enumerate() {
+        acc += uj;
+        let t = (acc - 1.0) / (j + 1) as f64;
+        if uj - t > 0.0 {
+            theta = t;
+        }
+    }
+    v.iter().map(|x| (x - theta).max(0.0)).collect()
+}
+
+impl Estimate {
+    /// Adds the simplex projection.
+    pub fn with_projection(mut self) -> Self {
+        self.projected = Some(project_simplex(&self.estimate));
+        self
+    }
+}

@@ -1,0 +1,44 @@
+//! A thin, checked layer over `microlp` (see the module docs of [`crate::design`]).
+
+use alloc::vec::Vec;
+use microlp::{ComparisonOp, OptimizationDirection, Problem, Variable};
+
+use privlift::error::{Error, Result};
+
+/// A linear program with non-negative variables.
+pub(crate) struct Lp {
+    problem: Problem,
+    vars: Vec<Variable>,
+}
+
+pub(crate) use microlp::ComparisonOp as Cmp;
+
+impl Lp {
+    pub fn minimise() -> Self {
+        Lp { problem: Problem::new(OptimizationDirection::Minimize), vars: Vec::new() }
+    }
+    /// A variable in [0, ∞) with objective coefficient `c`; returns its index.
+    pub fn var(&mut self, c: f64) -> usize {
+        self.vars.push(self.problem.add_var(c, (0.0, f64::INFINITY)));
+        self.vars.len() - 1
+    }
+    /// Σ coef·var (op) rhs, with variables given by index.
+    pub fn constraint(&mut self, terms: &[(usize, f64)], op: ComparisonOp, rhs: f64) {
+        let t: Vec<(Variable, f64)> = terms.iter().map(|&(i, c)| (self.vars[i], c)).collect();
+        self.problem.add_constraint(t.as_slice(), op, rhs);
+    }
+    /// Solves; returns the variable values (in index order) and the objective.
+    pub fn solve(&self, what: &str) -> Result<(Vec<f64>, f64)> {
+        // Tightest feasibility tolerance microlp accepts: each constraint holds to 1e-10.
+        let mut options = microlp::SolveOptions::default();
+        options.tolerances.feasibility = 1e-10;
+        let outcome = self.problem.solve_with(options).map_err(|e| match e {
+            microlp::Error::Infeasible => Error::Infeasible { reason: alloc::format!("{what}: the LP is infeasible") },
+            other => Error::DesignFailed { reason: alloc::format!("{what}: LP solver: {other}") },
+        })?;
+        let sol = outcome
+            .into_solution()
+            .map_err(|_| Error::DesignFailed { reason: alloc::format!("{what}: LP solve was interrupted") })?;
+        Ok((self.vars.iter().map(|&v| sol.var_value(v)).collect(), sol.objective()))
+    }
+}

@@ -1,0 +1,358 @@
+//! Optimal random response: ORR for ε-LIP (Lopuhaä-Zwakenberg, privacy funnel, Thm 2)
+//! and asymmetric ORR (AORR) for (εl, εu)-ALIP (Zarrabian, Ding, Sadeghi eqs 12, 22–26),
+//! both w.r.t. a secret S correlated with X, maximising I(X;Y).
+//!
+//! A mechanism is written as its posterior columns v_y = P_{X|Y}(·|y) and output masses
+//! q_y = P_Y(y). The lift constraints only involve the columns (each must lie in the lift
+//! polytope, [`super::vertex`]), the marginal constraint is Σ_y q_y v_y = P_X, and
+//! I(X;Y) = H(X) − Σ_y q_y H(v_y). H is concave, so an optimal mechanism uses vertices
+//! only, and the problem becomes the LP (eq 22)
+//!
+//! ```text
+//!   min Σ_v q_v H(v)   s.t.  Σ_v q_v v = P_X,  q ≥ 0,
+//! ```
+//!
+//! over the vertex set; a basic solution uses at most |X| vertices, so |Y| ≤ |X|. The
+//! mechanism is P(y|x) = v_y(x) q_y / P_X(x) (eqs 25–26 with X_L = ∅).
+//!
+//! The LP has |X| rows and one sparse column (≤ |S| non-zeros) per vertex; it is solved
+//! by the column-generation revised simplex of `design/simplex.rs`, which prices every
+//! vertex before declaring optimality (so the answer is the exact optimum, see there),
+//! with `microlp` over the dense model as the fall-back on numerical trouble and as
+//! the reference ([`Method::FullLp`]).
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::lift::{JointView, Notion};
+use super::lp::{Cmp, Lp};
+use super::simplex::{self, Columns};
+use super::utility::{channel_utility, entropy};
+use super::vertex::{LiftPolytope, Limits};
+use super::{clean_rows, publish, Audited, Source};
+use privlift::document::{Alphabet, Document, Matrix, MechanismKind};
+use privlift::error::{Error, Result};
+
+/// An optimal random response on a subset X' of X: posterior columns over X' (in the
+/// subset's order) and their masses, plus the number of vertices the LP chose from.
+#[derive(Debug, Clone)]
+pub struct Response {
+    /// The posterior columns v_y = P_{X|Y}(·|y) over the subset, one per output.
+    pub columns: Vec<Vec<f64>>,
+    /// The output masses q_y = P_Y(y), in the order of `columns` (Σ_y q_y v_y = P_X on the subset).
+    pub q: Vec<f64>,
+    /// The number of candidate columns (the polytope's vertices) the LP chose from.
+    pub vertices: usize,
+}
+
+/// Solves LP (22) of Zarrabian et al. on `subset` (inputs with P(x) > 0) for lifts in
+/// [e^{ln_lo}, e^{ln_hi}].
+///
+/// The LP's basic solution meets Σ q_v v = P_X only to the solver's tolerance (1e-10
+/// absolute), which after dividing by a small P(x) would move the posteriors and hence
+/// the lifts by ~1e-10/P(x). So the masses of the chosen vertices are re-solved by
+/// least squares (Householder QR; the chosen vertices are linearly independent in a
+/// basic solution), which meets the marginals to rounding; if that fails (a negative
+/// mass or a residual above 1e-12) the LP's masses are kept and the audit decides.
+///
+/// # Errors
+/// `infeasible` if the polytope is empty or P_X restricted to the subset is not in the
+/// cone of its vertices (LP (22) infeasible); `invalid_argument` if the enumeration is
+/// too large; `design_failed` on solver trouble.
+pub fn optimal_response(view: &JointView, subset: &[usize], ln_lo: f64, ln_hi: f64) -> Result<Response> {
+    optimal_response_with(view, subset, ln_lo, ln_hi, Method::ColumnGeneration)
+}
+
+/// LP (22) over a given set of candidate columns `vs` (over `subset`, each a point of
+/// the notion's polytope, containing all its vertices): min Σ q_v H(v) s.t.
+/// Σ q_v v = P_X on the subset, with the masses re-solved as in [`optimal_response`].
+/// Shared by ORR/AORR and the optimal ε-LDP design ([`super::optimal_ldp`]).
+///
+/// # Errors
+/// `infeasible` if P_X on the subset is not in the cone of `vs`; `design_failed` on
+/// solver trouble.
+pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec<Vec<f64>>) -> Result<Response> {
+    let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
+    let mut pool = Columns::new();
+    for v in &vs {
+        pool.push(v, entropy(v));
+    }
+    let (chosen, q) = match simplex::solve(&pool, &target) {
+        Ok(sol) => sol.support.into_iter().unzip(),
+        Err(Error::DesignFailed { .. }) => full_lp(&vs, &target)?,
+        Err(e) => return Err(e),
+    };
+    let cols: Vec<Vec<f64>> = chosen.iter().map(|&i: &usize| vs[i].clone()).collect();
+    Ok(finish(&target, cols, q, vs.len()))
+}
+
+/// How LP (22) is solved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The dedicated revised simplex over sparse vertex columns (`design/simplex.rs`),
+    /// pricing every vertex of the polytope (the default; falls back to
+    /// [`Method::FullLp`] on numerical trouble).
+    ColumnGeneration,
+    /// The general solver (`microlp`) over the dense model with every vertex: the
+    /// previous implementation, kept as the fall-back and the tests' reference.
+    FullLp,
+}
+
+/// [`optimal_response`] with the LP method chosen (for the tests and benchmarks that
+/// compare them).
+///
+/// # Errors
+/// As [`optimal_response`].
+pub fn optimal_response_with(
+    view: &JointView,
+    subset: &[usize],
+    ln_lo: f64,
+    ln_hi: f64,
+    method: Method,
+) -> Result<Response> {
+    let poly = LiftPolytope::new(view, subset, ln_lo, ln_hi)?;
+    match method {
+        Method::ColumnGeneration => response_sparse(view, subset, &poly, poly.default_limits()),
+        Method::FullLp => {
+            let vs = poly.vertices()?;
+            if vs.is_empty() {
+                return Err(Error::Infeasible { reason: "the lift polytope is empty".into() });
+            }
+            let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
+            let (chosen, q) = full_lp(&vs, &target)?;
+            let cols = chosen.iter().map(|&i| vs[i].clone()).collect();
+            Ok(finish(&target, cols, q, vs.len()))
+        }
+    }
+}
+
+/// LP (22) over every vertex of `poly` (enumerated sparse within `limits`) by the
+/// column-generation revised simplex (`design/simplex.rs`); on numerical trouble, by
+/// `microlp` over the same vertices. With the caps raised this is the exact design at
+/// sizes the default caps refuse (`examples/aorr_scaling.rs`: |X| = 200, |S| = 5).
+///
+/// # Exactness
+/// Every vertex is enumerated and post-checked ([`super::vertex`]), and the simplex
+/// declares optimality only when a full scan of all of them finds no negative reduced
+/// cost H(v) − yᵀv; by concavity of H no point of the polytope has one either, so the
+/// result is optimal over every mechanism meeting the lift bounds (Zarrabian et al.
+/// eqs 12, 22).
+///
+/// # Errors
+/// As [`optimal_response`], with `limits` in place of the default caps.
+pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, limits: Limits) -> Result<Response> {
+    let vs = poly.vertices_with(limits)?;
+    if vs.is_empty() {
+        return Err(Error::Infeasible { reason: "the lift polytope is empty".into() });
+    }
+    let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
+    let mut pool = Columns::new();
+    for i in 0..vs.len() {
+        let (idx, val) = vs.get(i);
+        pool.push_sparse(idx, val, sparse_entropy(val));
+    }
+    let (chosen, q): (Vec<usize>, Vec<f64>) = match simplex::solve(&pool, &target) {
+        Ok(sol) => sol.support.into_iter().unzip(),
+        Err(Error::DesignFailed { .. }) => {
+            let dense: Vec<Vec<f64>> = (0..vs.len()).map(|i| vs.dense(i)).collect();
+            full_lp(&dense, &target)?
+        }
+        Err(e) => return Err(e),
+    };
+    let cols = chosen.iter().map(|&i| vs.dense(i)).collect();
+    Ok(finish(&target, cols, q, vs.len()))
+}
+
+/// H(v) from the non-zeros of v.
+pub(crate) fn sparse_entropy(val: &[f64]) -> f64 {
+    entropy(val)
+}
+
+/// The response from the chosen columns and their LP masses: the masses re-solved by
+/// least squares (see [`optimal_response`]), columns of mass 0 dropped.
+fn finish(target: &[f64], cols: Vec<Vec<f64>>, q: Vec<f64>, vertices: usize) -> Response {
+    let refs: Vec<&[f64]> = cols.iter().map(|c| c.as_slice()).collect();
+    let masses = match least_squares(&refs, target) {
+        Some(m) if m.iter().all(|&e| e >= 0.0) && residual(&refs, &m, target) <= 1e-12 => m,
+        _ => q.iter().map(|&e| e.max(0.0)).collect(),
+    };
+    let keep: Vec<usize> = (0..cols.len()).filter(|&i| masses[i] > 0.0).collect();
+    Response {
+        columns: keep.iter().map(|&i| cols[i].clone()).collect(),
+        q: keep.iter().map(|&i| masses[i]).collect(),
+        vertices,
+    }
+}
+
+/// LP (22) by `microlp` over the dense model: (chosen column indices, their masses).
+fn full_lp(vs: &[Vec<f64>], target: &[f64]) -> Result<(Vec<usize>, Vec<f64>)> {
+    let mut lp = Lp::minimise();
+    let vars: Vec<usize> = vs.iter().map(|v| lp.var(entropy(v))).collect();
+    for (j, &p) in target.iter().enumerate() {
+        let terms: Vec<(usize, f64)> =
+            vs.iter().zip(&vars).filter(|(v, _)| v[j] > 0.0).map(|(v, &i)| (i, v[j])).collect();
+        lp.constraint(&terms, Cmp::Eq, p);
+    }
+    let (q, _) = lp.solve("optimal random response (eq 22)")?;
+    let chosen: Vec<usize> = (0..vs.len()).filter(|&i| q[i] > 0.0).collect();
+    let masses = chosen.iter().map(|&i| q[i]).collect();
+    Ok((chosen, masses))
+}
+
+/// Max-abs residual of Σ_i m_i c_i − t.
+fn residual(cols: &[&[f64]], m: &[f64], t: &[f64]) -> f64 {
+    (0..t.len()).map(|j| (cols.iter().zip(m).map(|(c, w)| c[j] * w).sum::<f64>() - t[j]).abs()).fold(0.0, f64::max)
+}
+
+/// min ‖C m − t‖ for the n × k matrix with columns `cols` (k ≤ n, full column rank) by
+/// Householder QR; `None` if rank-deficient.
+fn least_squares(cols: &[&[f64]], t: &[f64]) -> Option<Vec<f64>> {
+    let (n, k) = (t.len(), cols.len());
+    if k == 0 || k > n {
+        return None;
+    }
+    let mut a: Vec<Vec<f64>> = cols.iter().map(|c| c.to_vec()).collect(); // column-major
+    let mut b = t.to_vec();
+    for j in 0..k {
+        let norm = libm::sqrt(a[j][j..].iter().map(|e| e * e).sum::<f64>());
+        if norm <= 1e-14 {
+            return None;
+        }
+        let alpha = if a[j][j] > 0.0 { -norm } else { norm };
+        let mut u = a[j][j..].to_vec();
+        u[0] -= alpha;
+        let un: f64 = u.iter().map(|e| e * e).sum();
+        if un == 0.0 {
+            continue;
+        }
+        for col in a.iter_mut().skip(j) {
+            let f = 2.0 * u.iter().zip(&col[j..]).map(|(x, y)| x * y).sum::<f64>() / un;
+            col[j..].iter_mut().zip(&u).for_each(|(c, x)| *c -= f * x);
+        }
+        let f = 2.0 * u.iter().zip(&b[j..]).map(|(x, y)| x * y).sum::<f64>() / un;
+        b[j..].iter_mut().zip(&u).for_each(|(c, x)| *c -= f * x);
+    }
+    let mut m = vec![0.0; k];
+    for j in (0..k).rev() {
+        let s: f64 = (j + 1..k).map(|i| a[i][j] * m[i]).sum();
+        if a[j][j].abs() <= 1e-14 {
+            return None;
+        }
+        m[j] = (b[j] - s) / a[j][j];
+    }
+    Some(m)
+}
+
+/// Builds P(Y|X) over all of X from low-risk inputs released as themselves and random
+/// responses on disjoint subsets (Zarrabian et al. eqs 25–26): output y of subset X_i has
+/// P(y|x) = v_y(x) q_y / P(x) for x ∈ X_i. Inputs with P(x) = 0 (in no subset and not
+/// low-risk) get the output distribution P_Y (they never occur, so no lift changes).
+/// Returns the matrix and the number of outputs per subset.
+pub(crate) fn assemble(view: &JointView, low: &[usize], parts: &[(Vec<usize>, Response)]) -> Result<Matrix> {
+    let nx = view.nx();
+    let ny = low.len() + parts.iter().map(|(_, r)| r.q.len()).sum::<usize>();
+    let mut w = vec![0.0; nx * ny];
+    let mut covered = vec![false; nx];
+    for (y, &x) in low.iter().enumerate() {
+        w[x * ny + y] = 1.0;
+        covered[x] = true;
+    }
+    let mut y0 = low.len();
+    for (subset, r) in parts {
+        for (y, (v, &q)) in r.columns.iter().zip(&r.q).enumerate() {
+            for (j, &x) in subset.iter().enumerate() {
+                w[x * ny + y0 + y] = v[j] * q / view.p_x[x];
+            }
+        }
+        for &x in subset {
+            covered[x] = true;
+        }
+        y0 += r.q.len();
+    }
+    let mut p_y = vec![0.0; ny];
+    for x in 0..nx {
+        for y in 0..ny {
+            p_y[y] += view.p_x[x] * w[x * ny + y];
+        }
+    }
+    let total: f64 = p_y.iter().sum();
+    for x in (0..nx).filter(|&x| !covered[x]) {
+        for y in 0..ny {
+            w[x * ny + y] = p_y[y] / total;
+        }
+    }
+    clean_rows(nx, ny, w, 1e-9, "random response")
+}
+
+/// Optimal random response for a lift notion (ORR for LIP, AORR for ALIP) over all of X.
+///
+/// # Privacy
+/// Claims `lip = ε` (ORR) or `alip = {eps_l, eps_u}` (AORR) w.r.t. the source's secret
+/// (X itself for a prior). The design runs at the budget shrunk by
+/// [`super::lift::design_budget`] (≈ 1e-9 relative) and claims the target, so the
+/// published claim holds with a margin against rounding; `publish` re-audits it.
+///
+/// # Errors
+/// `invalid_argument` for a bad budget, for LDP (optimal ε-LDP is not implemented
+/// here) or an enumeration that is too large (|X| large with |S| large, e.g. a prior
+/// with S = X beyond ~10 symbols); `infeasible` if no mechanism meets the budget (never
+/// for LIP/ALIP: the output independent of X is always private).
+pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
+    notion.check()?;
+    let Some((ln_lo, ln_hi)) = notion.lift_bounds() else {
+        return Err(Error::InvalidArgument {
+            name: "notion".into(),
+            reason: alloc::format!("optimal random response is implemented for lip and alip, not {}", notion.name()),
+        });
+    };
+    let view = JointView::new(&source.p_sx());
+    let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();
+    let r = optimal_response(&view, &subset, ln_lo, ln_hi)?;
+    let vertices = r.vertices;
+    let ny = r.q.len();
+    let w = assemble(&view, &[], &[(subset, r)])?;
+    let utility = channel_utility(&source.p_x(), &w, None);
+    let output = Alphabet::indices("output_labels", ny)?;
+    let doc =
+        publish(id, source, Some(output), MechanismKind::Matrix(w), notion.claims(), Audited::default(), utility)?;
+    Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
+}
+
+/// Adds fields to the document's `utility` object (e.g. `groups`, `low_risk`,
+/// `vertices`), after `publish` has verified the document (utility is not audited).
+pub(crate) fn with_extra(doc: Document, extra: Vec<(&str, serde_json::Value)>) -> Document {
+    let mut u = doc.utility().cloned().unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new()));
+    if let Some(o) = u.as_object_mut() {
+        for (k, v) in extra {
+            o.insert(k.into(), v);
+        }
+    }
+    doc.with_utility(u)
+}
+
+/// ORR: the ε-LIP mechanism w.r.t. S maximising I(X;Y) (Lopuhaä-Zwakenberg Thm 2).
+/// See [`optimal`].
+pub fn orr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
+    optimal(source, Notion::Lip { eps }, id)
+}
+
+/// AORR: the (εl, εu)-ALIP mechanism w.r.t. S maximising I(X;Y) (Zarrabian et al.
+/// eq 12, solved by eqs 22–26 on all of X). See [`optimal`].
+pub fn aorr(source: &Source, eps_l: f64, eps_u: f64, id: &str) -> Result<Document> {
+    optimal(source, Notion::Alip { eps_l, eps_u }, id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn least_squares_recovers_exact_masses() {
+        let c0 = [0.5, 0.5, 0.0];
+        let c1 = [0.0, 0.25, 0.75];
+        let t = [0.15, 0.3, 0.45];
+        let m = least_squares(&[&c0, &c1], &t).unwrap();
+        assert!((m[0] - 0.3).abs() < 1e-15 && (m[1] - 0.6).abs() < 1e-15, "{m:?}");
+        assert!(least_squares(&[&c0, &c0], &t).is_none());
+    }
+}

@@ -1,0 +1,543 @@
+//! Design requests as data: the input shapes the CLI reads from files (P.json, J.json,
+//! PS.json, D.json, M.json) and the JS binding receives as objects, their validation (the
+//! same rules and codes as documents), and [`design`], which runs a named method.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde::Deserialize;
+
+use super::lift::Notion;
+use super::{default_id, linear, optimal_ldp, orr, oue, rr, srlip, srr, watchdog, Source};
+use privlift::document::{
+    check_distribution, matrix_check_entries, Alphabet, Document, LabelJson, Matrix, MAX_PRIORS, MAX_SYMBOLS,
+};
+use privlift::error::Error;
+
+/// `M.json`: the channel P(Y|X), rows x, columns y.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatrixFile {
+    /// P(y|x): one row per input x, each a distribution over the outputs y.
+    pub p_y_given_x: Vec<Vec<f64>>,
+}
+
+/// `P.json`: the prior of X (the secret is X itself).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorFile {
+    /// The symbols of X; the indices `"0"`, …, `n-1` when absent.
+    #[serde(default)]
+    pub labels: Option<Vec<LabelJson>>,
+    /// P_X, one probability per symbol.
+    pub p: Vec<f64>,
+}
+
+/// `J.json`: the joint of S and X, rows s, columns x.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointFile {
+    /// The symbols of S (the rows of `p_sx`); indices when absent.
+    #[serde(default)]
+    pub secret_labels: Option<Vec<LabelJson>>,
+    /// The symbols of X (the columns of `p_sx`); indices when absent. Not with `attributes`.
+    #[serde(default)]
+    pub labels: Option<Vec<LabelJson>>,
+    /// P_SX: one row per secret s, one column per input x, summing to 1.
+    pub p_sx: Vec<Vec<f64>>,
+    /// A multi-attribute X = (X¹,…,Xᵐ) instead of `labels`: the columns of `p_sx` are
+    /// the tuples, flattened row-major ([`super::srlip::load_multi_joint`], `srlip`).
+    #[serde(default)]
+    pub attributes: Option<Vec<super::srlip::AttributeFile>>,
+}
+
+/// `PS.json`: a finite set of priors of X (for BP-LIP).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriorsFile {
+    /// The symbols of X; indices when absent.
+    #[serde(default)]
+    pub labels: Option<Vec<LabelJson>>,
+    /// The priors of X, each a distribution over the symbols.
+    pub priors: Vec<Vec<f64>>,
+}
+
+/// `D.json`: a distortion d[x][y].
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DistortionFile {
+    /// `d[x][y]`: the cost of releasing y for the input x.
+    pub d: Vec<Vec<f64>>,
+}
+
+/// Alphabet size checks in the order and with the codes a document gets.
+pub fn check_size(field: &str, n: usize) -> Result<(), Error> {
+    if n == 0 {
+        return Err(Error::EmptyAlphabet { field: field.into() });
+    }
+    if n > MAX_SYMBOLS {
+        return Err(Error::TooManySymbols { field: field.into(), found: n, max: MAX_SYMBOLS });
+    }
+    Ok(())
+}
+
+/// Optional labels (unique, at most [`MAX_SYMBOLS`], exactly `n` of them), or the
+/// indices `"0"`, …, `n-1` when absent.
+pub fn labels_or_indices(field: &str, labels: Option<Vec<LabelJson>>, n: usize) -> Result<Alphabet, Error> {
+    match labels {
+        None => Alphabet::indices(field, n),
+        Some(l) => {
+            let a = Alphabet::new(field, l.into_iter().map(LabelJson::into_string).collect())?;
+            if a.len() != n {
+                return Err(Error::DimensionMismatch { field: field.into(), expected: n, found: a.len() });
+            }
+            Ok(a)
+        }
+    }
+}
+
+/// A validated channel.
+pub fn load_matrix(f: MatrixFile) -> Result<Matrix, Error> {
+    check_size("p_y_given_x", f.p_y_given_x.len())?;
+    let ny = f.p_y_given_x[0].len();
+    check_size("p_y_given_x[0]", ny)?;
+    let m = Matrix::from_rows("p_y_given_x", &f.p_y_given_x, ny)?;
+    m.check_row_stochastic("p_y_given_x")?;
+    Ok(m)
+}
+
+/// A validated prior: its labels (indices when absent) and p.
+pub fn load_prior(f: PriorFile) -> Result<(Alphabet, Vec<f64>), Error> {
+    check_size("p", f.p.len())?;
+    let labels = labels_or_indices("labels", f.labels, f.p.len())?;
+    check_distribution("p", &f.p)?;
+    Ok((labels, f.p))
+}
+
+/// A validated joint: secret labels, input labels (indices when absent) and P_SX.
+/// `nx` is the number of inputs the caller expects (the channel's rows), if any;
+/// otherwise the first row decides.
+pub fn load_joint(f: JointFile, nx: Option<usize>) -> Result<(Alphabet, Alphabet, Matrix), Error> {
+    if f.attributes.is_some() {
+        // A multi-attribute joint is also a joint over its flattened tuples.
+        let j = super::srlip::load_multi_joint(f)?;
+        match nx {
+            Some(n) if n != j.labels().len() => return Err(Error::field("p_sx[0]").dims(n, j.labels().len())),
+            _ => return Ok((j.secret().clone(), j.labels().clone(), j.p_sx().clone())),
+        }
+    }
+    check_size("p_sx", f.p_sx.len())?;
+    let nx = match nx {
+        Some(n) => n,
+        None => {
+            let n = f.p_sx[0].len();
+            check_size("p_sx[0]", n)?;
+            n
+        }
+    };
+    let m = Matrix::from_rows("p_sx", &f.p_sx, nx)?;
+    m.check_joint("p_sx")?;
+    let secret = labels_or_indices("secret_labels", f.secret_labels, m.rows())?;
+    let labels = labels_or_indices("labels", f.labels, nx)?;
+    Ok((secret, labels, m))
+}
+
+/// A set of priors: labels (indices when absent) and the priors as given (each one is
+/// checked by the designer, which names it `priors[i]`).
+pub fn load_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>), Error> {
+    let Some(first) = f.priors.first() else {
+        return Err(Error::InvalidArgument { name: "priors".into(), reason: "need at least one prior".into() });
+    };
+    let k = first.len();
+    check_size("priors[0]", k)?;
+    let labels = labels_or_indices("labels", f.labels, k)?;
+    Ok((labels, f.priors))
+}
+
+/// A distortion matrix (square; its size and entries are checked by the designer).
+pub fn load_distortion(f: DistortionFile) -> Result<Matrix, Error> {
+    check_size("d", f.d.len())?;
+    let ny = f.d[0].len();
+    check_size("d[0]", ny)?;
+    Matrix::from_rows("d", &f.d, ny)
+}
+
+/// Every design method, by the name the CLI and the JS binding use.
+pub const METHODS: [&str; 15] = [
+    "krr",
+    "oue",
+    "rr-lip",
+    "rr-lip-interval",
+    "rr-bp-lip",
+    "linear-markov",
+    "linear-tv",
+    "linear-distance",
+    "orr-lip",
+    "orr-alip",
+    "orr-ldp",
+    "watchdog",
+    "subset-merging",
+    "srr",
+    "srlip",
+];
+
+/// The methods that protect a secret S by a lift notion ([`lift_design`]): they take a
+/// prior or a joint and the budgets of [`Budget`].
+pub const LIFT_METHODS: [&str; 6] = ["orr-lip", "orr-alip", "orr-ldp", "watchdog", "subset-merging", "srr"];
+
+/// The budget of a lift-notion design: `epsilon` (LIP, LDP) or `eps_l`, `eps_u` (ALIP;
+/// either for `l1`, `chi2`, `alpha`, where `epsilon` means εl = εu = ε), the notion by
+/// name ([`NOTIONS`]) and the order α (> 1) of the `alpha` notion.
+#[derive(Debug, Clone, Default)]
+pub struct Budget {
+    /// ε in nats: the budget of LIP and LDP, or εl = εu for `l1`, `chi2`, `alpha`.
+    pub epsilon: Option<f64>,
+    /// εl in nats: the lower budget of ALIP, or the lift-inverse one of `l1`, `chi2`, `alpha`.
+    pub eps_l: Option<f64>,
+    /// εu in nats: the upper budget of ALIP, or the lift-based one of `l1`, `chi2`, `alpha`.
+    pub eps_u: Option<f64>,
+    /// The notion by name ([`NOTIONS`]); the `orr-*` methods fix their own.
+    pub notion: Option<String>,
+    /// The order α (> 1) of the `alpha` notion (refused with any other).
+    pub alpha_order: Option<f64>,
+}
+
+/// The notions [`Budget::notion`] accepts: LIP, ALIP, LDP w.r.t. S and the lift-based +
+/// lift-inverse notions of Zarrabian et al. Sec. VI-B (ℓ1, χ², α-lift; [`Notion`]).
+pub const NOTIONS: [&str; 6] = ["lip", "alip", "ldp", "l1", "chi2", "alpha"];
+
+impl Budget {
+    /// The notion `method` designs for. `orr-lip` is LIP and `orr-alip` ALIP whatever
+    /// `notion` says (a conflicting `notion` is refused); the watchdog family reads
+    /// `notion`, by default `alip` when `eps_l`/`eps_u` are given and `lip` otherwise.
+    ///
+    /// # Errors
+    /// `invalid_argument` for an unknown notion, a missing budget, or a budget the
+    /// notion does not take (`epsilon` with `eps_l`, `eps_u` for ALIP, …); for
+    /// `alpha_order` with a notion other than `alpha`, or `alpha` without one. (The
+    /// order's value is checked with the budgets, by [`Notion::check`].)
+    pub fn notion(&self, method: &str) -> Result<Notion, Error> {
+        let fixed = match method {
+            "orr-lip" => Some("lip"),
+            "orr-alip" => Some("alip"),
+            "orr-ldp" => Some("ldp"),
+            _ => None,
+        };
+        let name = match (fixed, self.notion.as_deref()) {
+            (Some(f), Some(n)) if f != n => {
+                return Err(Error::InvalidArgument {
+                    name: "notion".into(),
+                    reason: alloc::format!("design method `{method}` is for `{f}`, not `{n}`"),
+                })
+            }
+            (Some(f), _) => f,
+            (None, Some(n)) => n,
+            (None, None) if self.eps_l.is_some() || self.eps_u.is_some() => "alip",
+            (None, None) => "lip",
+        };
+        let asym = self.eps_l.is_some() || self.eps_u.is_some();
+        let two = |m: &str| -> Result<(f64, f64), Error> {
+            if self.epsilon.is_some() {
+                return Err(Error::InvalidArgument {
+                    name: "epsilon".into(),
+                    reason: alloc::format!("`{m}` takes `eps_l` and `eps_u`, not `epsilon`"),
+                });
+            }
+            Ok((self.eps_l.ok_or_else(|| missing(m, "eps_l"))?, self.eps_u.ok_or_else(|| missing(m, "eps_u"))?))
+        };
+        let one = |m: &str| -> Result<f64, Error> {
+            if asym {
+                return Err(Error::InvalidArgument {
+                    name: "eps_l, eps_u".into(),
+                    reason: alloc::format!("`{m}` takes `epsilon`, not `eps_l`/`eps_u`"),
+                });
+            }
+            self.epsilon.ok_or_else(|| missing(m, "epsilon"))
+        };
+        if self.alpha_order.is_some() && name != "alpha" {
+            return Err(Error::InvalidArgument {
+                name: "alpha_order".into(),
+                reason: alloc::format!("only the `alpha` notion takes `alpha_order`, not `{name}`"),
+            });
+        }
+        let label = alloc::format!("{method} --notion {name}");
+        // ℓ1, χ², α-lift: (εl, εu), or `epsilon` for εl = εu.
+        let either = |m: &str| -> Result<(f64, f64), Error> {
+            match self.epsilon {
+                Some(e) if asym => Err(Error::InvalidArgument {
+                    name: "epsilon".into(),
+                    reason: alloc::format!("`{m}` takes `epsilon` ({e}) or `eps_l` and `eps_u`, not both"),
+                }),
+                Some(e) => Ok((e, e)),
+                None if asym => two(m),
+                None => Err(missing(m, "epsilon` or `eps_l` and `eps_u")),
+            }
+        };
+        match name {
+            "lip" => Ok(Notion::Lip { eps: one(&label)? }),
+            "ldp" => Ok(Notion::Ldp { eps: one(&label)? }),
+            "alip" => {
+                let (eps_l, eps_u) = two(&label)?;
+                Ok(Notion::Alip { eps_l, eps_u })
+            }
+            "l1" => {
+                let (eps_l, eps_u) = either(&label)?;
+                Ok(Notion::L1 { eps_l, eps_u })
+            }
+            "chi2" => {
+                let (eps_l, eps_u) = either(&label)?;
+                Ok(Notion::Chi2 { eps_l, eps_u })
+            }
+            "alpha" => {
+                let order = self.alpha_order.ok_or_else(|| missing(&label, "alpha_order"))?;
+                let (eps_l, eps_u) = either(&label)?;
+                Ok(Notion::AlphaLift { order, eps_l, eps_u })
+            }
+            other => Err(Error::InvalidArgument {
+                name: "notion".into(),
+                reason: alloc::format!("unknown notion `{other}` (expected one of {})", NOTIONS.join(", ")),
+            }),
+        }
+    }
+}
+
+/// Runs a lift-notion design ([`LIFT_METHODS`]) on `source`.
+///
+/// # Errors
+/// `invalid_argument` for an unknown method, a bad budget or notion, or a size the
+/// vertex enumeration refuses (the message suggests `srr`); the design's own errors
+/// (`infeasible` when no private watchdog exists).
+pub fn lift_design(method: &str, source: &Source, budget: &Budget, id: &str) -> Result<Document, Error> {
+    let notion = budget.notion(method)?;
+    match method {
+        "orr-lip" | "orr-alip" => orr::optimal(source, notion, id),
+        "orr-ldp" => match notion {
+            Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, eps, id),
+            _ => Err(Error::InvalidArgument { name: "notion".into(), reason: "`orr-ldp` is for `ldp`".into() }),
+        },
+        "watchdog" => watchdog::watchdog(source, notion, id),
+        "subset-merging" => watchdog::subset_merging(source, notion, id),
+        "srr" => srr::srr(source, notion, id),
+        _ => Err(Error::InvalidArgument {
+            name: "method".into(),
+            reason: alloc::format!("`{method}` is not a lift-notion design ({})", LIFT_METHODS.join(", ")),
+        }),
+    }
+}
+
+/// The document id of a lift-notion design when none is given: `METHOD-NOTION-epsE`
+/// or `METHOD-NOTION-epsA-B` (NOTION `alphaK` for the α-lift notion of order K).
+pub fn lift_default_id(method: &str, budget: &Budget) -> String {
+    let name = match (method, budget.notion(method)) {
+        ("orr-lip" | "orr-alip" | "orr-ldp", _) => method.into(),
+        (_, Ok(Notion::AlphaLift { order, .. })) => alloc::format!("{method}-alpha{order}"),
+        (_, n) => alloc::format!("{method}-{}", n.map(|n| n.name()).unwrap_or("lift")),
+    };
+    match (budget.epsilon, budget.eps_l, budget.eps_u) {
+        (Some(e), _, _) => alloc::format!("{name}-eps{e}"),
+        (None, Some(a), Some(b)) => alloc::format!("{name}-eps{a}-{b}"),
+        _ => name,
+    }
+}
+
+/// A design request: the inputs a method needs (the others absent).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DesignRequest {
+    /// The prior of X (`P.json`), or `joint`; `rr-lip-interval` takes only its labels.
+    #[serde(default)]
+    pub prior: Option<PriorFile>,
+    /// The joint of S and X (`J.json`), or `prior`; `srlip` and the `linear-*` methods need it.
+    #[serde(default)]
+    pub joint: Option<JointFile>,
+    /// The set of priors of `rr-bp-lip` (`PS.json`).
+    #[serde(default)]
+    pub priors: Option<PriorsFile>,
+    /// The distortion of `rr-bp-lip` and `linear-distance` (`D.json`); |x − y| on indices when absent.
+    #[serde(default)]
+    pub distortion: Option<DistortionFile>,
+    /// The budget ε in nats (for the lift methods, see [`Budget::epsilon`]).
+    #[serde(default)]
+    pub epsilon: Option<f64>,
+    /// The factor α ∈ (0, 1] of the `linear-*` methods.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// The lower end a of the interval P_X(1) ∈ [a, b] of `rr-lip-interval`.
+    #[serde(default)]
+    pub a: Option<f64>,
+    /// The upper end b of the interval P_X(1) ∈ [a, b] of `rr-lip-interval`.
+    #[serde(default)]
+    pub b: Option<f64>,
+    /// The lower budget εl in nats of the lift methods ([`Budget::eps_l`]).
+    #[serde(default)]
+    pub eps_l: Option<f64>,
+    /// The upper budget εu in nats of the lift methods ([`Budget::eps_u`]).
+    #[serde(default)]
+    pub eps_u: Option<f64>,
+    /// The lift notion by name ([`NOTIONS`]).
+    #[serde(default)]
+    pub notion: Option<String>,
+    /// The order α (> 1) of the `alpha` notion.
+    #[serde(default)]
+    pub alpha_order: Option<f64>,
+    /// The document id; by default [`lift_default_id`] or [`default_id`] of the method.
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+fn missing(method: &str, what: &str) -> Error {
+    Error::InvalidArgument { name: what.into(), reason: alloc::format!("design method `{method}` needs `{what}`") }
+}
+
+/// A validated distortion for `k` symbols: `k × k`, finite, non-negative.
+pub fn checked_distortion(f: DistortionFile, k: usize) -> Result<Matrix, Error> {
+    let d = load_distortion(f)?;
+    if d.rows() != k {
+        return Err(Error::DimensionMismatch { field: "d".into(), expected: k, found: d.rows() });
+    }
+    if d.cols() != k {
+        return Err(Error::DimensionMismatch { field: "d[0]".into(), expected: k, found: d.cols() });
+    }
+    for x in 0..k {
+        matrix_check_entries(&alloc::format!("d[{x}]"), d.row(x))?;
+    }
+    Ok(d)
+}
+
+/// A validated set of priors (each of length |labels|, at most [`MAX_PRIORS`]).
+pub fn checked_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>), Error> {
+    let (labels, priors) = load_priors(f)?;
+    if priors.len() > MAX_PRIORS {
+        return Err(Error::InvalidArgument {
+            name: "priors".into(),
+            reason: alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", priors.len()),
+        });
+    }
+    for (i, p) in priors.iter().enumerate() {
+        let field = alloc::format!("priors[{i}]");
+        if p.len() != labels.len() {
+            return Err(Error::DimensionMismatch { field, expected: labels.len(), found: p.len() });
+        }
+        check_distribution(&field, p)?;
+    }
+    Ok((labels, priors))
+}
+
+/// An error of [`design_inputs`], with the input it is about (`"prior"`, `"joint"`,
+/// `"priors"`, `"distortion"`), if any: a command-line tool names that input's file.
+#[derive(Debug)]
+pub struct InputError {
+    /// The request field whose content is wrong; `None` for the method, the budget or
+    /// the design itself.
+    pub input: Option<&'static str>,
+    /// The error.
+    pub error: Error,
+}
+
+impl From<Error> for InputError {
+    fn from(error: Error) -> Self {
+        InputError { input: None, error }
+    }
+}
+
+/// Tags the errors of loading one input with its name.
+fn input<T>(name: &'static str, r: Result<T, Error>) -> Result<T, InputError> {
+    r.map_err(|error| InputError { input: Some(name), error })
+}
+
+fn source_of(method: &str, req: &mut DesignRequest) -> Result<Source, InputError> {
+    match (req.prior.take(), req.joint.take()) {
+        (Some(_), Some(_)) => Err(Error::InvalidArgument {
+            name: "prior, joint".into(),
+            reason: alloc::format!("design method `{method}` takes either `prior` or `joint`, not both"),
+        }
+        .into()),
+        (Some(p), None) => input("prior", load_prior(p).and_then(|(labels, p)| Source::prior(labels, p))),
+        (None, Some(j)) => {
+            input("joint", load_joint(j, None).and_then(|(secret, labels, p_sx)| Source::joint(secret, labels, p_sx)))
+        }
+        (None, None) => Err(missing(method, "prior` or `joint").into()),
+    }
+}
+
+/// Runs design `method` on `req` and returns the published (audited) document: the one
+/// dispatch from a method name to its designer (the CLI, the wasm module and
+/// [`design`] all call it).
+///
+/// # Errors
+/// As [`design`], each with the input it is about.
+pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, InputError> {
+    let eps = req.epsilon;
+    if LIFT_METHODS.contains(&method) {
+        let budget = Budget {
+            epsilon: eps,
+            eps_l: req.eps_l,
+            eps_u: req.eps_u,
+            notion: req.notion.take(),
+            alpha_order: req.alpha_order,
+        };
+        let id = req.id.take().unwrap_or_else(|| lift_default_id(method, &budget));
+        let src = source_of(method, &mut req)?;
+        return Ok(lift_design(method, &src, &budget, &id)?);
+    }
+    let id = req.id.take().unwrap_or_else(|| default_id(method, eps));
+    let need_eps = || eps.ok_or_else(|| missing(method, "epsilon"));
+    let need_alpha = || req.alpha.ok_or_else(|| missing(method, "alpha"));
+    let doc = match method {
+        "krr" => rr::krr(&source_of(method, &mut req)?, need_eps()?, &id)?,
+        "oue" => oue::oue(&source_of(method, &mut req)?, need_eps()?, &id)?,
+        "rr-lip" => rr::rr_lip(&source_of(method, &mut req)?, need_eps()?, &id)?,
+        "rr-lip-interval" => {
+            let (a, b) = (req.a.ok_or_else(|| missing(method, "a"))?, req.b.ok_or_else(|| missing(method, "b"))?);
+            let labels = match req.prior.take() {
+                Some(p) => input("prior", load_prior(p).and_then(|(l, _)| rr::binary_labels(l)))?,
+                None => Alphabet::indices("labels", 2)?,
+            };
+            rr::rr_lip_interval(labels, a, b, need_eps()?, &id)?
+        }
+        "rr-bp-lip" => {
+            let priors = req.priors.take().ok_or_else(|| missing(method, "priors"))?;
+            let (labels, priors) = input("priors", checked_priors(priors))?;
+            let d =
+                req.distortion.take().map(|d| input("distortion", checked_distortion(d, labels.len()))).transpose()?;
+            rr::rr_bp_lip(labels, &priors, need_eps()?, d.as_ref(), &id)?
+        }
+        "srlip" => {
+            let joint = req.joint.take().ok_or_else(|| missing(method, "joint"))?;
+            let joint = input("joint", srlip::load_multi_joint(joint))?;
+            srlip::srlip(&joint, need_eps()?, &id)?
+        }
+        "linear-markov" | "linear-tv" | "linear-distance" => {
+            let alpha = need_alpha()?;
+            let src = source_of(method, &mut req)?;
+            match method {
+                "linear-markov" => linear::markov(&src, alpha, &id)?,
+                "linear-tv" => linear::tv(&src, alpha, &id)?,
+                _ => {
+                    let d = req
+                        .distortion
+                        .take()
+                        .map(|d| input("distortion", checked_distortion(d, src.labels().len())))
+                        .transpose()?;
+                    linear::distance(&src, alpha, d.as_ref(), &id)?
+                }
+            }
+        }
+        _ => {
+            return Err(Error::InvalidArgument {
+                name: "method".into(),
+                reason: alloc::format!("unknown design method `{method}` (expected one of {})", METHODS.join(", ")),
+            }
+            .into())
+        }
+    };
+    Ok(doc)
+}
+
+/// Runs design `method` on `req` and returns the published (audited) document.
+///
+/// # Errors
+/// `invalid_argument` for an unknown method or a missing input; the validation and
+/// design errors of the method.
+pub fn design(method: &str, req: DesignRequest) -> Result<Document, Error> {
+    design_inputs(method, req).map_err(|e| e.error)
+}

@@ -1,0 +1,359 @@
+//! Randomised response: k-ary RR for ε-LDP, the prior-aware optimal RR for ε-LIP
+//! (Jiang et al. eq 19, with the exact condition under which it is ε-LIP and an LP when
+//! it is not), the binary RR for an uncertain prior P_X(1) ∈ [a,b] (Jiang et al.
+//! IV-B2), and BP-LIP RR for a finite set of priors (an LP, Jiang et al. V-A (c)).
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::lp::{Cmp, Lp};
+use super::utility::{absolute_distance, channel_utility, check_distortion};
+use super::{check_eps, clean_rows, publish, Audited, Source};
+use privlift::document::{Alphabet, BpLipJson, Claims, Document, Matrix, MechanismKind};
+use privlift::error::{Error, Result};
+
+/// The k-RR channel: e^ε/(e^ε+k−1) on the diagonal, 1/(e^ε+k−1) elsewhere.
+pub fn krr_matrix(k: usize, eps: f64) -> Matrix {
+    let e = libm::exp(eps);
+    let (d, o) = (e / (e + k as f64 - 1.0), 1.0 / (e + k as f64 - 1.0));
+    Matrix::from_flat(k, k, (0..k * k).map(|i| if i / k == i % k { d } else { o }).collect())
+}
+
+/// k-ary randomised response, ε-LDP (Jiang et al. V-A (d)).
+///
+/// # Privacy
+/// Claims `ldp_x = ε` (prior-free), plus the audited LIP (and LDP w.r.t. S for a joint).
+pub fn krr(source: &Source, eps: f64, id: &str) -> Result<Document> {
+    check_eps("epsilon", eps)?;
+    let k = source.labels().len();
+    let w = krr_matrix(k, eps);
+    let utility = channel_utility(&source.p_x(), &w, None);
+    let claims = Claims { ldp_x: Some(eps), ..Claims::default() };
+    let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
+    publish(id, source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, audited, utility)
+}
+
+/// Whether Jiang et al.'s eq 19 is ε-LIP for `prior`.
+///
+/// Eq 19 sets q_xy = P(y)e^{−ε} (x ≠ y) and q_xx = 1 − (1 − P(x))e^{−ε}, so P_Y = P_X
+/// and every off-diagonal lift is exactly e^{−ε}. The diagonal lift is
+/// q_xx/P(x) = (1 − (1 − P)e^{−ε})/P, and with t = e^ε,
+/// q_xx/P(x) ≤ t ⟺ P t² − t + (1 − P) ≥ 0 ⟺ (t − 1)(P t − (1 − P)) ≥ 0,
+/// so for ε > 0 it holds **iff P(x) ≥ 1/(1 + e^ε)** for every x with P(x) > 0. The
+/// paper states eq 19 as optimal without this condition; for |X| ≥ 3 and small ε it
+/// fails on most priors (e.g. uniform on 3 symbols at ε = 0.5: 1/3 < 0.378).
+pub fn eq19_is_lip(prior: &[f64], eps: f64) -> bool {
+    let bound = 1.0 / (1.0 + libm::exp(eps));
+    prior.iter().all(|&p| p == 0.0 || p >= bound)
+}
+
+/// The channel of eq 19 (valid as ε-LIP only when [`eq19_is_lip`]).
+pub fn eq19_matrix(prior: &[f64], eps: f64) -> Matrix {
+    let k = prior.len();
+    let e = libm::exp(-eps);
+    Matrix::from_flat(
+        k,
+        k,
+        (0..k * k).map(|i| if i / k == i % k { 1.0 - (1.0 - prior[i / k]) * e } else { prior[i % k] * e }).collect(),
+    )
+}
+
+/// Prior-aware optimal RR for ε-LIP with a fixed prior.
+///
+/// Uses eq 19 when it is ε-LIP ([`eq19_is_lip`]); otherwise solves the LP
+/// max Σ_x P(x) q_xx (i.e. min P(Y ≠ X)) over row-stochastic q with
+/// e^{−ε} P_Y(y) ≤ q_xy ≤ e^{ε} P_Y(y) for every x with P(x) > 0 — the exact set of
+/// ε-LIP channels with |Y| = |X| (eq 8 with the lift written as q_xy / P_Y(y)).
+///
+/// The objective is the papers' P(Y ≠ X). On a skewed prior at a small ε its optimum can
+/// be degenerate: for P = (0.9, 0.1) at ε = 1 the best ε-LIP channel releases the
+/// majority value always (P(Y ≠ X) = 0.1, I(X;Y) = 0). That is the true optimum of the
+/// stated objective; the document's `utility.nmi` shows it, and a curator who wants
+/// information should use a larger ε or another design (e.g. k-RR).
+///
+/// # Privacy
+/// Claims `lip = ε` w.r.t. the source's secret (for a joint: by the linkage inequality,
+/// Jiang et al. Lemma 1.5, LIP w.r.t. S ≤ LIP w.r.t. X).
+pub fn rr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
+    check_eps("epsilon", eps)?;
+    let prior = source.p_x();
+    let w = if eq19_is_lip(&prior, eps) {
+        eq19_matrix(&prior, eps)
+    } else {
+        bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&hamming_distance(prior.len())), false)?
+    };
+    let utility = channel_utility(&prior, &w, None);
+    let claims = Claims { lip: Some(eps), ..Claims::default() };
+    publish(id, source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, Audited::default(), utility)
+}
+
+/// The closed form of Jiang et al. IV-B2 for P_X(1) ∈ [a, b]:
+/// q01 = b/(b − a + e^ε), q10 = (1 − a)/(b − a + e^ε) (rows x = 0, 1).
+pub fn interval_matrix(a: f64, b: f64, eps: f64) -> Matrix {
+    let d = b - a + libm::exp(eps);
+    let (q01, q10) = (b / d, (1.0 - a) / d);
+    Matrix::from_flat(2, 2, vec![1.0 - q01, q01, q10, 1.0 - q10])
+}
+
+/// sup over p ∈ [a, b] and all (x, y) of |ln l(x, y)| for a binary channel.
+///
+/// l(x,y) = W_xy / P_Y(y) with P_Y(y) affine in p, so each lift is monotone in p and its
+/// extremes are at p = a or p = b. The lifts of an input with prior 0 at an endpoint are
+/// included as limits (an interior prior gives it positive mass).
+pub fn interval_lip(w: &Matrix, a: f64, b: f64) -> f64 {
+    let mut worst = 0.0f64;
+    for p in [a, b] {
+        for y in 0..2 {
+            if w.get(0, y) == 0.0 && w.get(1, y) == 0.0 {
+                continue; // never released
+            }
+            let py = (1.0 - p) * w.get(0, y) + p * w.get(1, y);
+            for x in 0..2 {
+                let l = w.get(x, y) / py;
+                worst = worst.max(if l > 0.0 && l.is_finite() { libm::log(l).abs() } else { f64::INFINITY });
+            }
+        }
+    }
+    worst
+}
+
+/// The labels of a binary X.
+///
+/// # Errors
+/// `dimension_mismatch` (field `labels`) unless there are exactly two.
+pub fn binary_labels(labels: Alphabet) -> Result<Alphabet> {
+    if labels.len() != 2 {
+        return Err(Error::field("labels").dims(2, labels.len()));
+    }
+    Ok(labels)
+}
+
+/// Binary RR for an uncertain prior P_X(1) ∈ [a, b] (Jiang et al. IV-B2).
+///
+/// The printed closed form is checked with [`interval_lip`]; it is not ε-LIP on every
+/// interval (e.g. a = b = 0.1 at ε = 1 reduces to eq 19 with P(1) = 0.1 < 1/(1+e)). When
+/// it fails, the BP-LIP LP over the two endpoint priors (with every input constrained,
+/// see [`interval_lip`]) gives the optimal RR instead.
+///
+/// # Privacy
+/// Claims `bp_lip` with ε over the endpoint priors, and `lip = ε` under the midpoint
+/// prior the document declares. Every prior in [a, b] is ε-LIP by the monotonicity
+/// argument of [`interval_lip`].
+pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> Result<Document> {
+    check_eps("epsilon", eps)?;
+    let labels = binary_labels(labels)?;
+    if !(a.is_finite() && b.is_finite() && 0.0 <= a && a <= b && b <= 1.0) {
+        return Err(Error::InvalidArgument {
+            name: "a, b".into(),
+            reason: alloc::format!("need 0 ≤ a ≤ b ≤ 1, got [{a}, {b}]"),
+        });
+    }
+    let priors = vec![vec![1.0 - a, a], vec![1.0 - b, b]];
+    let closed = interval_matrix(a, b, eps);
+    let w = if interval_lip(&closed, a, b) <= eps * (1.0 - 1e-12) {
+        closed
+    } else {
+        bp_lip_channel(&priors, eps, Some(&hamming_distance(2)), true)?
+    };
+    if interval_lip(&w, a, b) > eps * (1.0 + 1e-9) {
+        return Err(Error::DesignFailed { reason: "interval RR misses ε at an endpoint".into() });
+    }
+    let mid = (a + b) / 2.0;
+    let source = Source::prior(labels, vec![1.0 - mid, mid])?;
+    let utility = channel_utility(&source.p_x(), &w, None);
+    let claims = Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors }), ..Claims::default() };
+    publish(id, &source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, Audited::default(), utility)
+}
+
+/// BP-LIP randomised response for a finite set of priors (Jiang et al. V-A (c)): the LP
+/// min E_{P̄}[d(X,Y)] s.t. ε-LIP under every prior, P̄ the average of the priors, d the
+/// given distortion (default |x − y| on indices).
+///
+/// # Privacy
+/// Claims `bp_lip` with ε over `priors` and `lip = ε` under the declared prior P̄ (by the
+/// modular property, Jiang et al. Lemma 2, a mixture of ε-LIP priors is ε-LIP).
+pub fn rr_bp_lip(
+    labels: Alphabet,
+    priors: &[Vec<f64>],
+    eps: f64,
+    distortion: Option<&Matrix>,
+    id: &str,
+) -> Result<Document> {
+    check_eps("epsilon", eps)?;
+    let k = labels.len();
+    if priors.is_empty() {
+        return Err(Error::InvalidArgument { name: "priors".into(), reason: "need at least one prior".into() });
+    }
+    for (i, p) in priors.iter().enumerate() {
+        let f = alloc::format!("priors[{i}]");
+        if p.len() != k {
+            return Err(Error::field(f).dims(k, p.len()));
+        }
+        privlift::document::check_distribution(&f, p)?;
+    }
+    if let Some(d) = distortion {
+        check_distortion(d, k)?;
+    }
+    let w = bp_lip_channel(priors, eps, distortion, false)?;
+    let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
+    let source = Source::prior(labels, mean)?;
+    let utility = channel_utility(&source.p_x(), &w, distortion);
+    let claims =
+        Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors: priors.to_vec() }), ..Claims::default() };
+    publish(id, &source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, Audited::default(), utility)
+}
+
+/// The BP-LIP LP. With `all_rows`, inputs with prior 0 are constrained too (needed for
+/// the interval design, whose endpoints stand for the interior priors).
+///
+/// The LP is solved at ε·(1 − 1e-7) so that the solver's feasibility tolerance cannot
+/// push a lift past ε; the result is then re-checked by the caller's audit.
+pub(crate) fn bp_lip_channel(
+    priors: &[Vec<f64>],
+    eps: f64,
+    distortion: Option<&Matrix>,
+    all_rows: bool,
+) -> Result<Matrix> {
+    let k = priors[0].len();
+    let d = distortion.cloned().unwrap_or_else(|| absolute_distance(k));
+    let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
+    let target = eps * (1.0 - 1e-7);
+    let (up, lo) = (libm::exp(target), libm::exp(-target));
+    let mut lp = Lp::minimise();
+    let q: Vec<usize> = (0..k * k).map(|i| lp.var(mean[i / k] * d.get(i / k, i % k))).collect();
+    for x in 0..k {
+        let row: Vec<(usize, f64)> = (0..k).map(|y| (q[x * k + y], 1.0)).collect();
+        lp.constraint(&row, Cmp::Eq, 1.0);
+    }
+    for p in priors {
+        let t: Vec<usize> = (0..k).map(|_| lp.var(0.0)).collect();
+        for y in 0..k {
+            let mut terms: Vec<(usize, f64)> = (0..k).filter(|&x| p[x] > 0.0).map(|x| (q[x * k + y], p[x])).collect();
+            terms.push((t[y], -1.0));
+            lp.constraint(&terms, Cmp::Eq, 0.0);
+            for x in (0..k).filter(|&x| all_rows || p[x] > 0.0) {
+                lp.constraint(&[(q[x * k + y], 1.0), (t[y], -up)], Cmp::Le, 0.0);
+                lp.constraint(&[(q[x * k + y], 1.0), (t[y], -lo)], Cmp::Ge, 0.0);
+            }
+        }
+    }
+    let (v, _) = lp.solve("BP-LIP RR")?;
+    let w = clean_rows(k, k, v[..k * k].to_vec(), 1e-7, "BP-LIP RR")?;
+    repair(drop_negligible_outputs(w, priors, all_rows), priors, eps, all_rows)
+}
+
+/// An output the LP leaves at P_Y(y) ≈ 0 (below the solver's tolerance) has entries that
+/// are noise, and a noise entry of 0 next to a positive P_Y(y) is an infinite lift. Such
+/// an output is removed: its entries in the constrained rows are set to 0 and those rows
+/// renormalised (a change of at most |Y|·1e-9 per row), so it is never released.
+fn drop_negligible_outputs(w: Matrix, priors: &[Vec<f64>], all_rows: bool) -> Matrix {
+    let (k, ny) = (w.rows(), w.cols());
+    let constrained: Vec<bool> = (0..k).map(|x| all_rows || priors.iter().any(|p| p[x] > 0.0)).collect();
+    let mut v = w.as_slice().to_vec();
+    for y in 0..ny {
+        let peak = (0..k).filter(|&x| constrained[x]).map(|x| v[x * ny + y]).fold(0.0, f64::max);
+        if peak > 0.0 && peak < 1e-9 {
+            for x in (0..k).filter(|&x| constrained[x]) {
+                v[x * ny + y] = 0.0;
+            }
+        }
+    }
+    for r in v.chunks_mut(ny) {
+        let s: f64 = r.iter().sum();
+        r.iter_mut().for_each(|e| *e /= s);
+    }
+    Matrix::from_flat(k, ny, v)
+}
+
+/// The ε-LIP LP for one prior, exposed for optimality tests.
+#[doc(hidden)]
+pub fn bp_lip_channel_for_test(prior: &[f64], eps: f64) -> Matrix {
+    bp_lip_channel(&[prior.to_vec()], eps, Some(&hamming_distance(prior.len())), false).expect("LP")
+}
+
+fn hamming_distance(k: usize) -> Matrix {
+    Matrix::from_flat(k, k, (0..k * k).map(|i| if i / k == i % k { 0.0 } else { 1.0 }).collect())
+}
+
+/// Worst |ln l(x,y)| over the priors (inputs with prior 0 included when `all_rows`).
+fn worst_lip(w: &Matrix, priors: &[Vec<f64>], all_rows: bool) -> f64 {
+    let (k, ny) = (w.rows(), w.cols());
+    let mut worst = 0.0f64;
+    for p in priors {
+        for y in 0..ny {
+            let py: f64 = (0..k).map(|x| p[x] * w.get(x, y)).sum();
+            if py <= 0.0 {
+                // Unreleased under this prior; with `all_rows`, an input of prior 0 that
+                // releases y makes the lift of the others 0 at nearby priors.
+                if all_rows && (0..k).any(|x| w.get(x, y) > 0.0) {
+                    return f64::INFINITY;
+                }
+                continue;
+            }
+            for x in (0..k).filter(|&x| all_rows || p[x] > 0.0) {
+                let l = w.get(x, y) / py;
+                worst = worst.max(if l > 0.0 { libm::log(l).abs() } else { f64::INFINITY });
+            }
+        }
+    }
+    worst
+}
+
+/// The LP's vertex meets each constraint only to the solver's absolute tolerance
+/// (1e-10), so a lift over a small P_Y(y) can exceed e^ε by a relative 1e-10/P_Y(y). If
+/// that happens, mix the channel with the output distribution r = P̄_Y,
+/// W' = (1−λ)W + λ·1rᵀ, which pulls every lift towards 1 (exactly, for a single prior:
+/// l' = (1−λ)l + λ), for the smallest λ found by bisection that restores ε with a 1e-10
+/// relative margin for the audit's upward rounding. λ = 1 gives an output independent
+/// of X, so a solution always exists; the utility lost is of the order of λ.
+fn repair(w: Matrix, priors: &[Vec<f64>], eps: f64, all_rows: bool) -> Result<Matrix> {
+    let target = eps * (1.0 - 1e-10);
+    if worst_lip(&w, priors, all_rows) <= target {
+        return Ok(w);
+    }
+    let (k, ny) = (w.rows(), w.cols());
+    let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
+    let r: Vec<f64> = (0..ny).map(|y| (0..k).map(|x| mean[x] * w.get(x, y)).sum()).collect();
+    let mix = |lambda: f64| {
+        let v: Vec<f64> = (0..k * ny).map(|i| (1.0 - lambda) * w.as_slice()[i] + lambda * r[i % ny]).collect();
+        Matrix::from_flat(k, ny, v)
+    };
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..64 {
+        let mid = 0.5 * (lo + hi);
+        if worst_lip(&mix(mid), priors, all_rows) <= target {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    let m = mix(hi);
+    if worst_lip(&m, priors, all_rows) <= target {
+        Ok(m)
+    } else {
+        Err(Error::DesignFailed { reason: "could not bring the LP solution within ε".into() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eq19_condition_is_exact() {
+        let eps: f64 = 1.0;
+        let bound = 1.0 / (1.0 + eps.exp());
+        for (p, ok) in [(bound * 1.000001, true), (bound * 0.999, false)] {
+            let prior = [p, 1.0 - p];
+            assert_eq!(eq19_is_lip(&prior, eps), ok);
+            let w = eq19_matrix(&prior, eps);
+            let l = privlift::leakage::audit(
+                &super::super::Source::prior(Alphabet::indices("l", 2).unwrap(), prior.to_vec()).unwrap().p_sx(),
+                &w,
+                2.0,
+            )
+            .unwrap();
+            assert_eq!(l.lip <= eps * (1.0 + 1e-9), ok, "p = {p}: lip {}", l.lip);
+        }
+    }
+}

@@ -1,0 +1,548 @@
+//! The pivoting vertex search of [`LiftPolytope`] (see [`LiftPolytope::vertices_sparse`]),
+//! written to pay per basis only for the work the search needs: no allocation per
+//! basis (flat stacks), the visited set keyed by the (sorted) basic variables and the
+//! sides of the non-basic secret rows in a flat hash map ([`crate::keyset`];
+//! one word per basis, a bit per variable, when |X'| + 2|S| ≤ 64),
+//! B⁻¹ updated by the pivot and factorised afresh every [`REFRESH`] pivots, B⁻¹[1; A]
+//! for all columns at once, only the edges along which the start's objective does not
+//! decrease (see [`LiftPolytope::vertices_by_pivoting`]), and the vertices returned
+//! sparse (at most |S| non-zeros each, so storing one costs O(|S|) whatever |X|). The
+//! work per basis is still O(|X| · |S|) plus one hash probe per followed edge, so the
+//! cost per vertex grows with |X| (≈ 3 µs at |X| = 17, 45–90 µs at |X| = 200, |S| = 5).
+
+// `!(a >= b)` is deliberate: it also rejects NaN. Index loops mirror the maths.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
+
+use alloc::vec;
+use alloc::vec::Vec;
+
+use super::{generic_cost, too_many_vertices, LiftPolytope, BASIC, LOWER, TOLERANCE, UPPER};
+use crate::keyset::{KeyMap, WordSet};
+use crate::linalg::invert;
+use privlift::error::{Error, Result};
+
+/// Caps of one vertex search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Most feasible bases visited.
+    pub max_bases: usize,
+    /// Most vertices returned.
+    pub max_vertices: usize,
+}
+
+/// Vertices stored sparse: vertex i has the non-zeros `idx[start[i]..start[i + 1]]`
+/// (increasing) with values `val[..]` (summing to 1).
+#[derive(Debug, Clone)]
+pub struct SparseVertices {
+    n: usize,
+    start: Vec<usize>,
+    idx: Vec<u32>,
+    val: Vec<f64>,
+}
+
+impl SparseVertices {
+    pub(super) fn new(n: usize) -> Self {
+        SparseVertices { n, start: vec![0], idx: Vec::new(), val: Vec::new() }
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.start.len() - 1
+    }
+
+    /// Whether there is none (the polytope is empty).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The support and values of vertex `i`.
+    pub fn get(&self, i: usize) -> (&[u32], &[f64]) {
+        let r = self.start[i]..self.start[i + 1];
+        (&self.idx[r.clone()], &self.val[r])
+    }
+
+    /// Vertex `i` as a dense vector over X'.
+    pub fn dense(&self, i: usize) -> Vec<f64> {
+        let mut v = vec![0.0; self.n];
+        let (idx, val) = self.get(i);
+        for (&j, &e) in idx.iter().zip(val) {
+            v[j as usize] = e;
+        }
+        v
+    }
+
+    pub(super) fn push(&mut self, idx: &[u32], val: &[f64]) {
+        self.idx.extend_from_slice(idx);
+        self.val.extend_from_slice(val);
+        self.start.push(self.idx.len());
+    }
+}
+
+/// Packs sorted indices (16 bits each) and side bits into `key`.
+fn pack_key(basis: &[u32], upper: &[u64], key: &mut Vec<u64>) {
+    key.clear();
+    for chunk in basis.chunks(4) {
+        let mut w = 0u64;
+        for (i, &b) in chunk.iter().enumerate() {
+            w |= u64::from(b + 1) << (16 * i);
+        }
+        key.push(w);
+    }
+    key.extend_from_slice(upper);
+}
+
+/// The visited bases: one word per basis (a bit per basic variable, then the side bits
+/// of the secret rows) when |X'| + 2|S| ≤ 64, else the sorted basis packed by
+/// [`pack_key`].
+enum Seen {
+    Narrow(WordSet, usize),
+    Wide(KeyMap, Vec<u64>),
+}
+
+impl Seen {
+    fn new(nv: usize, ns: usize, words: usize) -> Self {
+        if nv + ns <= 64 {
+            Seen::Narrow(WordSet::new(), nv)
+        } else {
+            Seen::Wide(KeyMap::new(words), Vec::new())
+        }
+    }
+
+    /// Records the (sorted) basis with its sides; whether it was there already.
+    fn insert_seen(&mut self, basis: &[u32], upper: &[u64]) -> bool {
+        match self {
+            Seen::Narrow(set, nv) => {
+                let bits = basis.iter().fold(0u64, |w, &b| w | 1 << b);
+                set.insert_seen(bits | upper.first().map_or(0, |&u| u << *nv))
+            }
+            Seen::Wide(map, key) => {
+                pack_key(basis, upper, key);
+                map.get_or_insert(key, 0).is_some()
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Seen::Narrow(set, _) => set.len(),
+            Seen::Wide(map, _) => map.len(),
+        }
+    }
+}
+
+/// Pivots after which a basis is factorised afresh instead of updated.
+const REFRESH: u8 = 16;
+
+/// B⁻¹ after the column with d = B⁻¹a replaces basic position `i` (product form), into
+/// `out` (rows in the old positions).
+fn pivot_inverse(inv: &[f64], d: &[f64], i: usize, m: usize, out: &mut [f64]) {
+    let p = d[i];
+    for c in 0..m {
+        out[i * m + c] = inv[i * m + c] / p;
+    }
+    for r in (0..m).filter(|&r| r != i) {
+        let f = d[r];
+        for c in 0..m {
+            out[r * m + c] = inv[r * m + c] - f * out[i * m + c];
+        }
+    }
+}
+
+/// Work space of one search: the basis being evaluated.
+struct Scratch {
+    bm: Vec<f64>,
+    col: Vec<f64>,
+    rhs: Vec<f64>,
+}
+
+impl LiftPolytope {
+    /// Every vertex by the pivoting search (see [`LiftPolytope::vertices_by_pivoting`]),
+    /// sparse, each post-checked against all constraints ([`LiftPolytope::contains`] on
+    /// its support, relative tolerance [`TOLERANCE`]). `Ok(None)` if no starting basis
+    /// could be identified (callers fall back to the support enumeration).
+    ///
+    /// # Errors
+    /// `invalid_argument` beyond `limits` (the message points to SRR); `design_failed` on
+    /// solver trouble.
+    pub fn vertices_sparse(&self, limits: Limits) -> Result<Option<SparseVertices>> {
+        let (n, ns, m) = (self.n, self.ns, self.ns + 1);
+        let nv = n + ns;
+        if nv >= u16::MAX as usize {
+            return Err(Error::InvalidArgument {
+                name: "alphabet".into(),
+                reason: alloc::format!("vertex search needs |X| + |S| < 65535, got {nv}"),
+            });
+        }
+        let mut out = SparseVertices::new(n);
+        let Some(status) = self.start_status()? else { return Ok(Some(out)) };
+        let sw = ns.div_ceil(64);
+        let mut basis: Vec<u32> = (0..nv).filter(|&j| status[j] == BASIC).map(|j| j as u32).collect();
+        let mut upper = vec![0u64; sw];
+        for s in 0..ns {
+            if status[n + s] == UPPER {
+                upper[s / 64] |= 1 << (s % 64);
+            }
+        }
+        let mut scratch = Scratch { bm: vec![0.0; m * m], col: vec![0.0; m], rhs: vec![0.0; m] };
+        let (mut inv, mut x) = (vec![0.0; m * m], vec![0.0; m]);
+        if basis.len() != m || !self.evaluate_basis(&basis, &upper, &mut inv, &mut x, &mut scratch) {
+            return Ok(None);
+        }
+        let mut key = Vec::new();
+        pack_key(&basis, &upper, &mut key);
+        let mut seen = Seen::new(nv, ns, key.len());
+        seen.insert_seen(&basis, &upper);
+        // The stack of feasible bases still to expand, flat.
+        let (mut st_basis, mut st_upper, mut st_inv, mut st_x) = (basis.clone(), upper.clone(), inv.clone(), x.clone());
+        // Pivots since the basis was last factorised afresh.
+        let mut st_gen: Vec<u8> = vec![0];
+        let mut dmat = vec![0.0; m * n];
+        // A generic objective of which the start is the unique minimiser: 0 on the basic
+        // variables, generic costs pushing every non-basic one towards its bound.
+        let cost: Vec<f64> = (0..nv)
+            .map(|j| match status[j] {
+                BASIC => 0.0,
+                UPPER => -generic_cost(j),
+                _ => generic_cost(j),
+            })
+            .collect();
+        let mut cb = vec![0.0; m];
+        let mut order: Vec<(u32, usize)> = Vec::with_capacity(m);
+        // Vertices by support: the first vertex of each support, then a chain.
+        let mut by_support = KeyMap::new(m.div_ceil(4));
+        let mut next: Vec<u32> = Vec::new();
+        let (mut sup, mut vals) = (Vec::with_capacity(m), Vec::with_capacity(m));
+        let mut d = vec![0.0; m];
+        let mut nb = vec![0u32; m];
+        let mut nup = vec![0u64; sw];
+        let mut is_basic = vec![false; nv];
+        let mut moves: Vec<(f64, usize, u8)> = Vec::new();
+        while !st_x.is_empty() {
+            let top = st_x.len() / m - 1;
+            basis.copy_from_slice(&st_basis[top * m..]);
+            upper.copy_from_slice(&st_upper[top * sw..]);
+            inv.copy_from_slice(&st_inv[top * m * m..]);
+            x.copy_from_slice(&st_x[top * m..]);
+            st_basis.truncate(top * m);
+            st_upper.truncate(top * sw);
+            st_inv.truncate(top * m * m);
+            st_x.truncate(top * m);
+            let gen = st_gen.pop().unwrap_or(0);
+
+            // The vertex: basic v's above the tolerance, renormalised.
+            sup.clear();
+            vals.clear();
+            for (i, &var) in basis.iter().enumerate() {
+                if (var as usize) < n && x[i] > TOLERANCE {
+                    sup.push(var);
+                    vals.push(x[i]);
+                }
+            }
+            let total: f64 = vals.iter().sum();
+            vals.iter_mut().for_each(|e| *e /= total);
+            if !sup.is_empty() && self.contains_sparse(&sup, &vals, TOLERANCE) {
+                pack_key(&sup, &[], &mut key);
+                key.resize(m.div_ceil(4), 0);
+                let id = out.len() as u32;
+                let mut duplicate = false;
+                match by_support.get_or_insert(&key, id) {
+                    None => next.push(u32::MAX),
+                    Some(head) => {
+                        let mut c = head;
+                        while c != u32::MAX {
+                            let (_, w) = out.get(c as usize);
+                            if w.iter().zip(&vals).all(|(a, b)| (a - b).abs() <= 1e-9) {
+                                duplicate = true;
+                                break;
+                            }
+                            c = next[c as usize];
+                        }
+                        if !duplicate {
+                            next.push(head);
+                            by_support.set(&key, id);
+                        }
+                    }
+                }
+                if !duplicate {
+                    out.push(&sup, &vals);
+                    if out.len() > limits.max_vertices {
+                        return Err(too_many_vertices(n, ns));
+                    }
+                }
+            }
+
+            // Neighbours: every non-basic variable leaves its bound; the ratio test
+            // picks the basic variable hitting a bound first, or each of the tied ones.
+            basis.iter().for_each(|&b| is_basic[b as usize] = true);
+            // B⁻¹ [1; a_s(j)] for every v_j at once (row-major, contiguous in j).
+            for r in 0..m {
+                let row = &inv[r * m..(r + 1) * m];
+                let dr = &mut dmat[r * n..(r + 1) * n];
+                dr.iter_mut().for_each(|e| *e = row[0]);
+                for s in 0..ns {
+                    let c = row[s + 1];
+                    if c != 0.0 {
+                        for (o, &a) in dr.iter_mut().zip(&self.a[s * n..(s + 1) * n]) {
+                            *o += c * a;
+                        }
+                    }
+                }
+            }
+            for (r, &b) in basis.iter().enumerate() {
+                cb[r] = cost[b as usize];
+            }
+            for j in 0..nv {
+                if is_basic[j] {
+                    continue;
+                }
+                let at_upper = j >= n && upper[(j - n) / 64] >> ((j - n) % 64) & 1 == 1;
+                let sigma = if at_upper { -1.0 } else { 1.0 };
+                if j < n {
+                    for r in 0..m {
+                        d[r] = dmat[r * n + j];
+                    }
+                } else {
+                    for r in 0..m {
+                        d[r] = -inv[r * m + (j - n) + 1];
+                    }
+                }
+                // Only edges along which the generic objective does not decrease (and
+                // every degenerate pivot): every vertex is reached from the start, its
+                // minimiser, by such a path (the reverse of a simplex path to it).
+                let rc = cost[j] - cb.iter().zip(&d).map(|(c, e)| c * e).sum::<f64>();
+                if sigma * rc < -1e-9 {
+                    let degenerate = basis.iter().enumerate().any(|(i, &var)| {
+                        let delta = -sigma * d[i];
+                        let (lo, hi) = self.bounds(var as usize);
+                        (delta < -1e-12 && x[i] - lo <= 1e-12 * -delta)
+                            || (delta > 1e-12 && hi.is_finite() && hi - x[i] <= 1e-12 * delta)
+                    });
+                    if !degenerate {
+                        continue;
+                    }
+                }
+                moves.clear();
+                if j >= n {
+                    let s = j - n;
+                    moves.push((self.hi[s] - self.lo[s], usize::MAX, 0));
+                }
+                for (i, &var) in basis.iter().enumerate() {
+                    let delta = -sigma * d[i];
+                    let var = var as usize;
+                    let (lo, hi) = self.bounds(var);
+                    if delta < -1e-12 {
+                        moves.push(((x[i] - lo).max(0.0) / -delta, i, LOWER));
+                    } else if delta > 1e-12 && hi.is_finite() {
+                        moves.push(((hi - x[i]).max(0.0) / delta, i, UPPER));
+                    }
+                }
+                let Some(best) = moves.iter().map(|m| m.0).reduce(f64::min) else { continue };
+                if best > 1e-12 && sigma * rc < -1e-9 {
+                    continue;
+                }
+                for &(t, i, to) in &moves {
+                    if t > best + 1e-11 {
+                        continue;
+                    }
+                    nb.copy_from_slice(&basis);
+                    nup.copy_from_slice(&upper);
+                    if i == usize::MAX {
+                        let s = j - n;
+                        nup[s / 64] ^= 1 << (s % 64);
+                    } else {
+                        let leaving = basis[i] as usize;
+                        nb[i] = j as u32;
+                        nb.sort_unstable();
+                        if j >= n {
+                            let s = j - n;
+                            nup[s / 64] &= !(1 << (s % 64));
+                        }
+                        if leaving >= n && to == UPPER {
+                            let s = leaving - n;
+                            nup[s / 64] |= 1 << (s % 64);
+                        }
+                    }
+                    if seen.insert_seen(&nb, &nup) {
+                        continue;
+                    }
+                    if seen.len() > limits.max_bases {
+                        basis.iter().for_each(|&b| is_basic[b as usize] = false);
+                        return Err(Error::InvalidArgument {
+                            name: "alphabet".into(),
+                            reason: alloc::format!(
+                                "vertex search with |X| = {n}, |S| = {ns} visited more than {} bases; use subset \
+                                 random response (srr) instead",
+                                limits.max_bases
+                            ),
+                        });
+                    }
+                    let (ni, nx) = (st_inv.len(), st_x.len());
+                    st_inv.resize(ni + m * m, 0.0);
+                    st_x.resize(nx + m, 0.0);
+                    // B⁻¹ of the child: the parent's updated by the pivot (O(m²)), or
+                    // factorised afresh every REFRESH pivots (bounded drift).
+                    let child_gen = if i == usize::MAX { gen } else { gen + 1 };
+                    let ok = if child_gen >= REFRESH {
+                        self.evaluate_basis(&nb, &nup, &mut st_inv[ni..], &mut st_x[nx..], &mut scratch)
+                    } else {
+                        let ci = &mut st_inv[ni..];
+                        if i == usize::MAX {
+                            ci.copy_from_slice(&inv);
+                        } else {
+                            pivot_inverse(&inv, &d, i, m, &mut scratch.bm);
+                            // Rows follow the sorted basis: basis[i] was replaced by j.
+                            order.clear();
+                            order
+                                .extend(basis.iter().enumerate().map(|(r, &b)| (if r == i { j as u32 } else { b }, r)));
+                            order.sort_unstable();
+                            for (dst, &(_, src)) in order.iter().enumerate() {
+                                ci[dst * m..(dst + 1) * m].copy_from_slice(&scratch.bm[src * m..(src + 1) * m]);
+                            }
+                        }
+                        self.basic_values(&nb, &nup, &st_inv[ni..], &mut st_x[nx..], &mut scratch.rhs)
+                    };
+                    if ok {
+                        st_basis.extend_from_slice(&nb);
+                        st_upper.extend_from_slice(&nup);
+                        st_gen.push(if child_gen >= REFRESH { 0 } else { child_gen });
+                    } else {
+                        st_inv.truncate(ni);
+                        st_x.truncate(nx);
+                    }
+                }
+            }
+            basis.iter().for_each(|&b| is_basic[b as usize] = false);
+        }
+        Ok(Some(out))
+    }
+
+    /// A feasible basis at a vertex with support 1 (e_x, if x's own lifts are within the
+    /// bounds: v_x basic with every r) or 2 (v_x, v_x' basic, one secret t at a bound,
+    /// the other r's basic), scanning x < x' and t in order; `None` if there is none
+    /// (or |X'|² |S| is too large to scan cheaply). Cheaper than the LP start for small
+    /// polytopes, and found in O(|X'|² |S|²) at worst.
+    pub(super) fn small_start(&self) -> Option<Vec<u8>> {
+        let (n, ns) = (self.n, self.ns);
+        let status_of = |support: &[usize], tight: Option<(usize, u8)>| {
+            let mut st = vec![LOWER; n + ns];
+            support.iter().for_each(|&j| st[j] = BASIC);
+            (0..ns).for_each(|s| st[n + s] = BASIC);
+            if let Some((t, side)) = tight {
+                st[n + t] = side;
+            }
+            st
+        };
+        let col = |j: usize| (0..ns).map(move |s| self.a[s * n + j]);
+        for j in 0..n {
+            if self.contains_sparse(&[j as u32], &[1.0], TOLERANCE) {
+                let st = status_of(&[j], None);
+                if self.feasible_status(&st) {
+                    return Some(st);
+                }
+            }
+        }
+        if n * n * ns > 4_000_000 {
+            return None;
+        }
+        for j in 0..n {
+            for k in j + 1..n {
+                for t in 0..ns {
+                    // v_j + v_k = 1 and a_t(j) v_j + a_t(k) v_k = b: v_j = (b − a_t(k)) / (a_t(j) − a_t(k)).
+                    let (aj, ak) = (col(j).nth(t).unwrap_or(0.0), col(k).nth(t).unwrap_or(0.0));
+                    if !((aj - ak).abs() > 1e-12) {
+                        continue;
+                    }
+                    for (b, side) in [(self.lo[t], LOWER), (self.hi[t], UPPER)] {
+                        let vj = (b - ak) / (aj - ak);
+                        if !(vj > TOLERANCE && vj < 1.0 - TOLERANCE) {
+                            continue;
+                        }
+                        if self.contains_sparse(&[j as u32, k as u32], &[vj, 1.0 - vj], TOLERANCE) {
+                            let st = status_of(&[j, k], Some((t, side)));
+                            if self.feasible_status(&st) {
+                                return Some(st);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the status vector (BASIC / LOWER / UPPER per variable) is a feasible,
+    /// non-singular basis.
+    pub(super) fn feasible_status(&self, status: &[u8]) -> bool {
+        let (n, ns, m) = (self.n, self.ns, self.ns + 1);
+        let basis: Vec<u32> = (0..n + ns).filter(|&j| status[j] == BASIC).map(|j| j as u32).collect();
+        if basis.len() != m {
+            return false;
+        }
+        let mut upper = vec![0u64; ns.div_ceil(64)];
+        for s in (0..ns).filter(|&s| status[n + s] == UPPER) {
+            upper[s / 64] |= 1 << (s % 64);
+        }
+        let mut w = Scratch { bm: vec![0.0; m * m], col: vec![0.0; m], rhs: vec![0.0; m] };
+        let (mut inv, mut x) = (vec![0.0; m * m], vec![0.0; m]);
+        self.evaluate_basis(&basis, &upper, &mut inv, &mut x, &mut w)
+    }
+
+    /// Factorises a basis afresh (no drift along long pivot paths) into `inv` and its
+    /// basic values `x`; false if singular or infeasible beyond 1e-10 (relative to hi_s
+    /// for an r).
+    fn evaluate_basis(&self, basis: &[u32], upper: &[u64], inv: &mut [f64], x: &mut [f64], w: &mut Scratch) -> bool {
+        let m = self.ns + 1;
+        for (i, &j) in basis.iter().enumerate() {
+            self.column(j as usize, &mut w.col);
+            for r in 0..m {
+                w.bm[r * m + i] = w.col[r];
+            }
+        }
+        if !invert(&mut w.bm, inv, m, 1e-12) {
+            return false;
+        }
+        self.basic_values(basis, upper, inv, x, &mut w.rhs)
+    }
+
+    /// x_B = B⁻¹ rhs for the basis (rhs: 1, then the bound of each non-basic secret
+    /// row); false if infeasible beyond 1e-10 (relative to hi_s for an r).
+    fn basic_values(&self, basis: &[u32], upper: &[u64], inv: &[f64], x: &mut [f64], rhs: &mut [f64]) -> bool {
+        let m = self.ns + 1;
+        let w_rhs = rhs;
+        w_rhs.iter_mut().for_each(|e| *e = 0.0);
+        w_rhs[0] = 1.0;
+        let mut b = 0;
+        for s in 0..self.ns {
+            while b < m && (basis[b] as usize) < self.n + s {
+                b += 1;
+            }
+            if b < m && basis[b] as usize == self.n + s {
+                continue;
+            }
+            w_rhs[s + 1] = if upper[s / 64] >> (s % 64) & 1 == 1 { self.hi[s] } else { self.lo[s] };
+        }
+        for r in 0..m {
+            x[r] = inv[r * m..(r + 1) * m].iter().zip(w_rhs.iter()).map(|(p, q)| p * q).sum();
+        }
+        for (i, &var) in basis.iter().enumerate() {
+            let (lo, hi) = self.bounds(var as usize);
+            let tol = if (var as usize) < self.n { 1e-10 } else { 1e-10 * hi };
+            if !(x[i] >= lo - tol) || x[i] > hi + tol {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// [`LiftPolytope::contains`] for a point given by its support and values.
+    pub(crate) fn contains_sparse(&self, idx: &[u32], val: &[f64], tol: f64) -> bool {
+        if val.iter().any(|&e| !(e >= 0.0)) || (val.iter().sum::<f64>() - 1.0).abs() > tol * self.n as f64 {
+            return false;
+        }
+        (0..self.ns).all(|s| {
+            let a = &self.a[s * self.n..(s + 1) * self.n];
+            let r: f64 = idx.iter().zip(val).map(|(&j, &e)| a[j as usize] * e).sum();
+            r >= self.lo[s] * (1.0 - tol) && r <= self.hi[s] * (1.0 + tol)
+        })
+    }
+}
