@@ -1,6 +1,32 @@
 // Shared by the privlift entry points ('privlift', 'privlift/continuous', 'privlift/design'):
 // the error class, argument checks, document text and downloads. No wasm here.
 
+// BEGIN GENERATED from the Rust core by `PRIVLIFT_BLESS_GENERATED=1 cargo test --test generated`; do not edit.
+/** The codes the Rust core throws (`privlift::Error::CODES`), in its order. */
+export const CORE_ERROR_CODES = Object.freeze([
+  'json', 'unsupported_format', 'unsupported_version', 'unsupported_mechanism', 'non_finite',
+  'negative_probability', 'not_normalized', 'dimension_mismatch', 'duplicate_label',
+  'too_many_symbols', 'empty_alphabet', 'prior_mismatch', 'unknown_value', 'unknown_output',
+  'claim_violated', 'policy_violated', 'no_claims', 'invalid_argument', 'rng', 'io', 'infeasible',
+  'design_failed', 'too_costly',
+]);
+
+/** The `mechanism.kind` values of continuous documents (`privlift::document::CONTINUOUS_KINDS`). */
+export const CONTINUOUS_KINDS = Object.freeze(['gaussian', 'laplace', 'sampling']);
+// END GENERATED
+
+/**
+ * Codes only this JS layer throws; every other code comes from the core (CORE_ERROR_CODES).
+ * The `JsErrorCode` type of privlift.d.ts lists them too (tests/js checks the two agree).
+ */
+export const JS_ERROR_CODES = Object.freeze([
+  'http', // fetchMechanism: the server answered with a non-2xx status
+  'network', // fetchMechanism: fetch() itself failed (DNS, CORS, offline, aborted)
+  'init', // the wasm module could not be loaded or instantiated
+  'budget_exceeded', // ledger: the release would take the total leakage above the budget
+  'storage', // ledger: the requested storage (IndexedDB) failed
+]);
+
 /** The one error class privlift throws. Branch on `code`, never on `message`. */
 export class PrivliftError extends Error {
   /**
@@ -171,9 +197,6 @@ export async function fetchBytes(url, fetchOptions, init) {
   await loading;
   return bytes;
 }
-
-/** The `mechanism.kind` values of continuous documents ('privlift/continuous'). */
-export const CONTINUOUS_KINDS = Object.freeze(['gaussian', 'laplace', 'sampling']);
 
 const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
 

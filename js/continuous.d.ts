@@ -38,7 +38,10 @@ export interface ContinuousPolicy {
   maxVerifyWork?: number;
 }
 
+// BEGIN GENERATED from the Rust core by `PRIVLIFT_BLESS_GENERATED=1 cargo test --test generated`; do not edit.
+/** The `kind` tag of a continuous mechanism document (`privlift::document::CONTINUOUS_KINDS`). */
 export type ContinuousKind = 'gaussian' | 'laplace' | 'sampling';
+// END GENERATED
 
 /** Values in [lo, hi] are released on the lattice lo + step·j; `points` lattice points lie in the domain. */
 export interface Domain {

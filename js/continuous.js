@@ -8,7 +8,7 @@
 
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, describe, invalid, toSeed, documentText, peekKind, fetchBytes, wasmSource, typeOf,
+  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentText, peekKind, fetchBytes, wasmSource, typeOf,
 } from './common.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
@@ -51,21 +51,12 @@ export async function parseContinuousMechanism(document) {
  * @returns {Promise<ContinuousMechanism>}
  */
 export async function fetchContinuousMechanism(url, policy, fetchOptions) {
-  checkContinuousPolicy(policy);
   const doc = await parseContinuousMechanism(await fetchBytes(url, fetchOptions, init));
   try {
     return doc.verify(policy);
   } finally {
     doc.free();
   }
-}
-
-function checkContinuousPolicy(policy, name = 'policy') {
-  if (policy === undefined || policy === null) return undefined;
-  if (typeof policy !== 'object' || Array.isArray(policy)) {
-    throw invalid(name, `expected an object such as {lip: {eps: 1, delta: 1e-6}} (nats), got ${describe(policy)}`);
-  }
-  return policy; // keys and ranges are checked by the core
 }
 
 
@@ -102,21 +93,24 @@ export class ContinuousDocument {
 
   /** Every claim and policy check, without throwing on a failed check. */
   check(policy) {
-    checkContinuousPolicy(policy);
     return guard(() => this.#d.check(policy));
   }
 
   /** Verifies claims and `policy` ({lip?: {eps, delta}, ldp?: {eps, delta}}); returns a ContinuousMechanism or throws. */
   verify(policy) {
-    checkContinuousPolicy(policy);
     return new ContinuousMechanism(guard(() => this.#d.verify(policy)));
   }
 
   free() { this.#d.free(); }
 }
 
-function checkNumber(v, name) {
-  if (typeof v !== 'number' || !Number.isFinite(v)) {
+/**
+ * A number as the f64 wasm takes: wasm-bindgen would coerce anything else ('52000' →
+ * 52000), so that is refused here; the core refuses NaN and ±Infinity (non_finite) and
+ * values outside the domain (unknown_value).
+ */
+function checkNumber(v, name, finite = false) {
+  if (typeof v !== 'number' || (finite && !Number.isFinite(v))) {
     // The type only: `v` may be the user's value, which no error message contains.
     throw new PrivliftError('non_finite', `\`${name}\` must be a finite number, got ${typeOf(v)}`);
   }
@@ -174,7 +168,8 @@ export class ContinuousMechanism {
    * curve to draw), its exact extremes, and the value at the user's own `x` if given.
    */
   receipt(y, x) {
-    checkNumber(y, 'y');
+    // Finite here too: the core's code for a NaN `y` is unknown_output (no lattice value), this API's non_finite.
+    checkNumber(y, 'y', true);
     if (x !== undefined) checkNumber(x, 'x');
     return guard(() => this.#m.receipt(y, x));
   }

@@ -8,7 +8,7 @@
 
 import initWasm, * as raw from '../pkg-design/privlift_design.js';
 import { PrivliftError } from './privlift.js';
-import { wasmSource } from './common.js';
+import { convert, guard, invalid, wasmSource } from './common.js';
 
 let ready = null;
 
@@ -26,13 +26,6 @@ export function initDesign(input) {
   return ready;
 }
 
-function convert(e) {
-  if (e !== null && typeof e === 'object' && e.name === 'PrivliftError' && typeof e.code === 'string') {
-    return e instanceof PrivliftError ? e : new PrivliftError(e.code, e.message, { cause: e });
-  }
-  return e;
-}
-
 /**
  * Designs a mechanism and returns its document as JSON text (already audited: every claim
  * holds). `request` holds the method's inputs, as in the CLI's files:
@@ -41,7 +34,7 @@ function convert(e) {
  */
 export async function design(method, request) {
   await initDesign();
-  if (typeof method !== 'string') throw new PrivliftError('invalid_argument', 'invalid `method`: expected a string');
+  if (typeof method !== 'string') throw invalid('method', 'expected a string'); // wasm takes a &str
   let doc;
   try {
     doc = raw.design(method, JSON.stringify(request ?? {}));
@@ -86,7 +79,8 @@ export async function estimate(documentJson, counts, { n, project = false } = {}
 export async function designContinuous(request) {
   await initDesign();
   if (request === null || typeof request !== 'object') {
-    throw new PrivliftError('invalid_argument', 'invalid `request`: expected an object {method, domain, prior, epsilon, delta}');
+    // Sent as JSON text; the core would call a non-object `json`, this API says invalid_argument.
+    throw invalid('request', 'expected an object {method, domain, prior, epsilon, delta}');
   }
   let doc;
   try {
@@ -113,14 +107,12 @@ export async function continuousDesignMethods() {
 export async function fitGmm(samples, maxComponents = 4) {
   await initDesign();
   if (samples === null || typeof samples !== 'object' || typeof samples[Symbol.iterator] !== 'function') {
-    throw new PrivliftError('invalid_argument', 'invalid `samples`: expected an array or Float64Array of numbers');
+    throw invalid('samples', 'expected an array or Float64Array of numbers');
   }
-  if (!Number.isInteger(maxComponents) || maxComponents < 1) {
-    throw new PrivliftError('invalid_argument', `invalid \`maxComponents\`: expected a positive integer, got ${maxComponents}`);
+  // The usize wasm takes would wrap any other number; its range (1 to 64) is the core's.
+  if (!Number.isInteger(maxComponents) || maxComponents < 0) {
+    throw invalid('maxComponents', `expected a positive integer, got ${maxComponents}`);
   }
-  try {
-    return raw.fitGmm(samples instanceof Float64Array ? samples : Float64Array.from(samples), maxComponents);
-  } catch (e) {
-    throw convert(e);
-  }
+  const max = Math.min(maxComponents, 0xffff_ffff);
+  return guard(() => raw.fitGmm(samples instanceof Float64Array ? samples : Float64Array.from(samples), max));
 }

@@ -18,13 +18,10 @@
 
 import * as raw from '../pkg/privlift.js';
 import { init, PrivliftError } from './privlift.js';
+import { invalid } from './common.js';
 
 const DB = 'privlift-ledger';
 const LS_PREFIX = 'privlift-ledger:';
-
-function invalid(name, reason) {
-  return new PrivliftError('invalid_argument', `invalid \`${name}\`: ${reason}`);
-}
 
 // ---------------------------------------------------------------------------------------
 // Storage back ends: { all(origin), add(rec), getMemo(key), putMemo(key, y), clear(origin) }

@@ -1,8 +1,10 @@
-// Types of the privlift ES module (js/privlift.js). Hand-written; keep in step with
-// src/error.rs (Error::CODES), src/verify.rs, src/leakage/mod.rs, src/mechanism/receipt.rs
-// and src/spec/wire.rs. Every privacy quantity is in nats.
+// Types of the privlift ES module (js/privlift.js). Hand-written, except the marked region
+// (error codes and mechanism kinds, generated from the Rust core); keep the rest in step
+// with src/verify/, src/leakage/mod.rs, src/mechanism/receipt.rs and src/document/wire.rs.
+// Every privacy quantity is in nats.
 
-/** Codes thrown by the Rust core (src/error.rs `Error::CODES`). */
+// BEGIN GENERATED from the Rust core by `PRIVLIFT_BLESS_GENERATED=1 cargo test --test generated`; do not edit.
+/** Codes thrown by the Rust core (`privlift::Error::CODES`). */
 export type CoreErrorCode =
   | 'json'
   | 'unsupported_format'
@@ -24,11 +26,13 @@ export type CoreErrorCode =
   | 'invalid_argument'
   | 'rng'
   | 'io'
-  /** Curator side (mechanism design), never thrown by the client API. */
   | 'infeasible'
   | 'design_failed'
-  /** Verifying the document would cost more than the budget (raise it with `maxVerifyWork`). */
   | 'too_costly';
+
+/** The `kind` tag of a discrete mechanism document (`privlift::document::MechanismKind::tag`). */
+export type MechanismKind = 'matrix' | 'per_secret' | 'unary';
+// END GENERATED
 
 /** Codes thrown only by the JS layer. */
 export type JsErrorCode =
@@ -43,6 +47,12 @@ export type JsErrorCode =
   /** Ledger: the requested storage (IndexedDB) failed. */
   | 'storage';
 
+/**
+ * Every `code` a PrivliftError can carry. Of the core's, `infeasible` and `design_failed`
+ * come from the curator side ('privlift/design') only; `too_costly` means verifying (or
+ * downloading) the document would cost more than the budget (`maxVerifyWork`,
+ * `fetchOptions.maxBytes`).
+ */
 export type ErrorCode = CoreErrorCode | JsErrorCode;
 
 /** Every code a PrivliftError can carry. */
@@ -119,9 +129,6 @@ export interface Claims {
   /** ε-SRLIP w.r.t. S (privacy funnel Def 3) for X = (X¹,…,Xᵐ) with these attribute sizes (product |X|, row-major). */
   srlip?: { eps: number; attributes: number[] };
 }
-
-/** The `kind` tag of a mechanism document. */
-export type MechanismKind = 'matrix' | 'per_secret' | 'unary';
 
 /** Every leakage measure of the audit (nats unless said otherwise; may be Infinity). */
 export interface Leakage {

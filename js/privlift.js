@@ -1,40 +1,24 @@
 // privlift: client-side local information privacy (ES module, browsers and Node ≥ 20).
 //
 // A thin wrapper over the wasm-bindgen glue in ../pkg/privlift.js. All parsing,
-// verification, sampling and receipts happen in the Rust core compiled to wasm; this file
-// loads the module, checks argument types, maps labels to indices, and turns every error
-// into a PrivliftError with a stable `code`.
+// verification, sampling and receipts happen in the Rust core compiled to wasm, and so do
+// the checks of policies, indices and bits; this file loads the module, converts arguments
+// that cannot cross the boundary as they are, maps labels to indices, and turns every
+// error into a PrivliftError with a stable `code`.
 //
 // Randomness: Mechanism.perturb* draw from crypto.getRandomValues inside the wasm module.
 // Nothing in this file draws randomness itself.
 
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, convert, guard, describe, typeOf, invalid, toSeed, documentText, peekKind, fetchBytes,
-  wasmSource,
+  PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, CONTINUOUS_KINDS, guard, describe, typeOf, invalid, toSeed,
+  documentText, peekKind, fetchBytes, wasmSource,
 } from './common.js';
 
 export { PrivliftError };
 
-/** Codes the Rust core throws (src/error.rs Error::CODES). tests/js checks this list. */
-const CORE_CODES = [
-  'json', 'unsupported_format', 'unsupported_version', 'unsupported_mechanism',
-  'non_finite', 'negative_probability', 'not_normalized', 'dimension_mismatch',
-  'duplicate_label', 'too_many_symbols', 'empty_alphabet', 'prior_mismatch',
-  'unknown_value', 'unknown_output', 'claim_violated', 'policy_violated', 'no_claims',
-  'invalid_argument', 'rng', 'io', 'infeasible', 'design_failed', 'too_costly',
-];
-/** Codes only this JS layer throws. */
-const JS_CODES = [
-  'http', // fetchMechanism: the server answered with a non-2xx status
-  'network', // fetchMechanism: fetch() itself failed (DNS, CORS, offline, aborted)
-  'init', // the wasm module could not be loaded or instantiated
-  'budget_exceeded', // ledger: the release would take the total leakage above the budget
-  'storage', // ledger: the requested storage (IndexedDB) failed
-];
-
-/** Every `code` a PrivliftError can carry. */
-export const errorCodes = Object.freeze([...CORE_CODES, ...JS_CODES]);
+/** Every `code` a PrivliftError can carry: the core's (generated from Rust), then the JS layer's. */
+export const errorCodes = Object.freeze([...CORE_ERROR_CODES, ...JS_ERROR_CODES]);
 
 // ---------------------------------------------------------------------------------------
 // Loading the module
@@ -67,27 +51,22 @@ export function init(input) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Errors and argument checks
+// Argument conversion. Policies (shape, keys, ranges: Policy::from_entries), index ranges
+// (unknown_value, unknown_output) and bits (0 or 1) are checked by the core, once.
+
+const U32_MAX = 0xffff_ffff;
 
 /**
- * A non-negative integer index, or throws `invalid_argument` naming the argument (and
- * the type of what was given, never its value: it may be the user's).
+ * An index as the u32 wasm takes: wasm-bindgen would wrap any other number (-1 → 2^32 − 1,
+ * 1.5 → 1, 2^32 → 0), so that is refused here, naming the argument and the type of what was
+ * given, never its value (it may be the user's). Beyond 2^32 − 1 it saturates, an index no
+ * alphabet reaches (at most 4096 symbols), so the core refuses it as out of range.
  */
-function checkIndex(v, name) {
+function toU32(v, name) {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) {
     throw invalid(name, `expected a label string or a non-negative integer index, got ${typeOf(v)}`);
   }
-  return v;
-}
-
-function checkPolicy(policy, name = 'policy') {
-  if (policy === undefined || policy === null) return undefined;
-  if (typeof policy !== 'object' || Array.isArray(policy)) {
-    throw invalid(name, `expected an object such as {maxLdpX: 1.1} (nats), got ${describe(policy)}`);
-  }
-  // Key names, duplicates, types and ranges: the core's one policy reader
-  // (Policy::from_entries), the same as `privlift verify`.
-  return policy;
+  return Math.min(v, U32_MAX);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -117,7 +96,6 @@ export async function parseMechanism(document) {
  * @returns {Promise<Mechanism>}
  */
 export async function fetchMechanism(url, policy, fetchOptions) {
-  checkPolicy(policy);
   const doc = await parseMechanism(await fetchBytes(url, fetchOptions, init));
   try {
     return doc.verify(policy);
@@ -156,13 +134,11 @@ export class Document {
 
   /** Every claim and policy check, without throwing on a failed check. */
   check(policy) {
-    checkPolicy(policy);
     return guard(() => this.#d.check(policy));
   }
 
   /** Verifies claims and policy on the exact sampler; returns a Mechanism or throws. */
   verify(policy) {
-    checkPolicy(policy);
     return new Mechanism(guard(() => this.#d.verify(policy)));
   }
 
@@ -207,19 +183,26 @@ export class Mechanism {
 
   /** Input index of a label or index; throws `unknown_value` / `invalid_argument`. */
   inputIndex(x, name = 'x') {
-    if (typeof x === 'string') {
-      const i = this.#index.get(x);
-      // Not a label: the core also accepts a decimal index string ("2").
-      return i !== undefined ? i : guard(() => this.#m.inputIndex(x));
-    }
-    checkIndex(x, name);
-    if (x >= this.#labels.length) {
-      // Never the value or its index in the message (errors may reach telemetry).
+    const i = this.#input(x, name);
+    if (i >= this.#labels.length) {
+      // The one range check in JS: this method answers without a wasm call (perturb and
+      // the others leave it to the core). Never the value or its index in the message.
       throw new PrivliftError('unknown_value', `\`${name}\`: the input value is refused: its index is out of range (the input alphabet has ${this.#labels.length} values)`);
     }
-    return x;
+    return i;
   }
 
+  /** The index wasm takes for a label or an index; its range is the core's to check. */
+  #input(x, name) {
+    if (typeof x === 'string') {
+      const i = this.#index.get(x);
+      // Not a label: the core also accepts a decimal index string ("2"), or refuses it.
+      return i !== undefined ? i : guard(() => this.#m.inputIndex(x));
+    }
+    return toU32(x, name);
+  }
+
+  // The core refuses these too (invalid_argument), naming its Rust methods; these name the JS ones.
   #notUnary(method) {
     if (this.#kind === 'unary') {
       throw invalid('mechanism', `unary encoding releases a bit vector: use ${method}`);
@@ -235,7 +218,7 @@ export class Mechanism {
   /** Perturbs one value (label or input index); returns the output index. */
   perturb(x) {
     this.#notUnary('perturbBits');
-    const i = this.inputIndex(x, 'x');
+    const i = this.#input(x, 'x');
     return guard(() => this.#m.perturb(i));
   }
 
@@ -244,8 +227,9 @@ export class Mechanism {
     return this.#outputLabels[this.perturb(x)];
   }
 
+  /** Labels or indices as the Uint32Array wasm takes (the core checks the range). */
   #indices(xs, name) {
-    if (xs instanceof Uint32Array) return xs; // range checked by the core (unknown_value)
+    if (xs instanceof Uint32Array) return xs;
     if (typeof xs === 'string' || xs === null || typeof xs !== 'object' || typeof xs[Symbol.iterator] !== 'function') {
       throw invalid(name, `expected an array or Uint32Array of labels or indices, got ${typeOf(xs)}`);
     }
@@ -253,11 +237,7 @@ export class Mechanism {
     const out = new Uint32Array(arr.length);
     for (let k = 0; k < arr.length; k++) {
       const v = arr[k];
-      if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < this.#labels.length) {
-        out[k] = v;
-      } else {
-        out[k] = this.inputIndex(v, `${name}[${k}]`);
-      }
+      out[k] = typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= U32_MAX ? v : this.#input(v, `${name}[${k}]`);
     }
     return out;
   }
@@ -283,14 +263,14 @@ export class Mechanism {
   /** Unary encoding: the perturbed bit vector (Uint8Array of 0/1, one per input label). */
   perturbBits(x) {
     this.#unary('perturbBits');
-    const i = this.inputIndex(x, 'x');
+    const i = this.#input(x, 'x');
     return guard(() => this.#m.perturbBits(i));
   }
 
   /** DETERMINISTIC perturbBits from `seed`: for tests and simulations only. */
   perturbBitsSeededForTesting(x, seed) {
     this.#unary('perturbBitsSeededForTesting');
-    const i = this.inputIndex(x, 'x');
+    const i = this.#input(x, 'x');
     const s = toSeed(seed);
     return guard(() => this.#m.perturbBitsSeededForTesting(i, s));
   }
@@ -300,12 +280,13 @@ export class Mechanism {
     this.#unary('receiptBits');
     let b;
     if (bits instanceof Uint8Array) {
-      b = bits; // values > 1 are refused by the core (invalid_argument)
+      b = bits; // a byte other than 0 or 1 is refused by the core (invalid_argument `bits[k]`)
     } else if (bits !== null && typeof bits === 'object' && typeof bits[Symbol.iterator] === 'function') {
       const arr = Array.from(bits);
       b = new Uint8Array(arr.length);
       arr.forEach((v, k) => {
-        if (v === 0 || v === 1 || v === false || v === true) b[k] = Number(v);
+        // Booleans become bytes; a value that is no byte would be wrapped by Uint8Array (256 → 0).
+        if (typeof v === 'boolean' || (Number.isInteger(v) && v >= 0 && v <= 255)) b[k] = Number(v);
         else throw invalid(`bits[${k}]`, `a bit is 0, 1, false or true, got ${describe(v)}`);
       });
     } else {
@@ -318,11 +299,8 @@ export class Mechanism {
   receipt(y) {
     this.#notUnary('receiptBits');
     if (typeof y === 'string') return guard(() => this.#m.receiptForLabel(y));
-    checkIndex(y, 'y');
-    if (y >= this.#outputLabels.length) {
-      throw new PrivliftError('unknown_output', `\`y\` = ${y}: index ${y} is not in the mechanism's output alphabet (it has ${this.#outputLabels.length} values)`);
-    }
-    return guard(() => this.#m.receipt(y));
+    const j = toU32(y, 'y');
+    return guard(() => this.#m.receipt(j));
   }
 
   /** The audited leakage of the sampler that runs, w.r.t. the document's secret S. */

@@ -119,3 +119,28 @@ test('fitGmm recovers a two-component salary mixture and BIC picks two', async (
   });
   assert.equal((await parseContinuousMechanism(json)).check().claims_hold, true);
 });
+
+test('numbers and policies are checked once, by the core, with the same codes as before', async () => {
+  const json = await designContinuous({ method: 'laplace-lip', domain, prior: gmm, epsilon: 1 });
+  const doc = await parseContinuousMechanism(json);
+  for (const bad of ['strict', 5, [1]]) {
+    assert.throws(() => doc.verify(bad), (e) => e instanceof PrivliftError && e.code === 'invalid_argument' && /policy/.test(e.message));
+    assert.throws(() => doc.check(bad), (e) => e.code === 'invalid_argument' && /policy/.test(e.message));
+  }
+  assert.throws(() => doc.verify({ lip: { eps: 1, delt: 1 } }), (e) => e.code === 'invalid_argument' && /delt/.test(e.message));
+  const mech = doc.verify(null);
+  // The core refuses what is not finite (non_finite) or outside the domain (unknown_value);
+  // JS refuses only what would be coerced on the way in ('52000' → 52000).
+  for (const x of [NaN, Infinity, -Infinity]) {
+    assert.throws(() => mech.perturb(x), (e) => e.code === 'non_finite');
+    assert.throws(() => mech.perturbMany([52000, x]), (e) => e.code === 'non_finite');
+    assert.throws(() => mech.receipt(x), (e) => e.code === 'non_finite');
+    assert.throws(() => mech.receipt(mech.perturb(52000), x), (e) => e.code === 'non_finite');
+  }
+  for (const x of ['52000', null, 52000n]) {
+    assert.throws(() => mech.perturb(x), (e) => e.code === 'non_finite' && !e.message.includes('52000'));
+    assert.throws(() => mech.perturbMany([52000, x]), (e) => e.code === 'non_finite' && /xs\[1\]/.test(e.message));
+  }
+  assert.throws(() => mech.perturb(-5), (e) => e.code === 'unknown_value' && !e.message.includes('-5'));
+  assert.throws(() => mech.receipt(52000.5), (e) => e.code === 'unknown_output');
+});

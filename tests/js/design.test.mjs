@@ -2,7 +2,7 @@
 // estimation from counts matches a direct computation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { design, designMethods, estimate } from 'privlift/design';
+import { design, designMethods, estimate, fitGmm } from 'privlift/design';
 import { parseMechanism, PrivliftError } from 'privlift';
 
 const prior = { labels: ['a', 'b', 'c', 'd'], p: [0.1, 0.2, 0.3, 0.4] };
@@ -72,4 +72,12 @@ test('lift-measure notions and SRLIP design documents the client verifies', asyn
   const doc = await parseMechanism(json);
   assert.equal(doc.check({}).claims_hold, true);
   assert.deepEqual(JSON.parse(json).claims.srlip.attributes, [2, 2]);
+});
+
+test('fitGmm: what cannot cross as a usize is refused in JS, the range (1 to 64) by the core', async () => {
+  const samples = Array.from({ length: 60 }, (_, i) => (i % 2 ? 10 : 50) + (i % 7));
+  for (const m of [0, 65, 2 ** 32, 2 ** 32 + 1, 1.5, -1, '2']) {
+    await assert.rejects(fitGmm(samples, m), (e) => e instanceof PrivliftError && e.code === 'invalid_argument', `maxComponents ${m}`);
+  }
+  assert.ok((await fitGmm(samples, 1)).components === 1);
 });

@@ -251,6 +251,14 @@ describe('unary encoding (q01 = q10 = 1/4)', () => {
     await rejectsWith(() => krr.perturbBits(0), 'invalid_argument', 'unary');
     await rejectsWith(() => krr.receiptBits([0, 1, 0]), 'invalid_argument', 'unary');
   });
+
+  test('bits that are no byte are refused, not wrapped (256 would become 0)', async () => {
+    await rejectsWith(() => mech.receiptBits([0, 256, 1]), 'invalid_argument', 'bits[1]');
+    await rejectsWith(() => mech.receiptBits([0, 1.5, 1]), 'invalid_argument', 'bits[1]');
+    await rejectsWith(() => mech.receiptBits([0, '1', 1]), 'invalid_argument', 'bits[1]');
+    await rejectsWith(() => mech.receiptBits([false, 255, true]), 'invalid_argument', 'bits[1]');
+    assert.equal(mech.receiptBits([false, true, true]).output, '011');
+  });
 });
 
 describe('errors', () => {
@@ -353,6 +361,30 @@ describe('errors', () => {
   test('unknown outputs: unknown_output', async () => {
     await rejectsWith(() => mech.receipt(3), 'unknown_output');
     await rejectsWith(() => mech.receipt('Z'), 'unknown_output');
+  });
+
+  test('indices beyond 2^32 are refused by the core, not wrapped into range', async () => {
+    // wasm takes u32: 2^32 + 1 would wrap to 1, a valid index, without the JS conversion.
+    for (const big of [2 ** 32, 2 ** 32 + 1, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
+      await rejectsWith(() => mech.receipt(big), 'unknown_output');
+      await rejectsWith(() => mech.perturb(big), 'unknown_value');
+      await rejectsWith(() => mech.perturbMany([0, big]), 'unknown_value');
+      await rejectsWith(() => mech.perturbManySeededForTesting([big], 1n), 'unknown_value');
+      await rejectsWith(() => mech.inputIndex(big), 'unknown_value');
+    }
+    await rejectsWith(() => mech.perturb(0xffff_ffff), 'unknown_value');
+    assert.equal(mech.inputIndex(2), 2);
+    await rejectsWith(() => mech.inputIndex(3), 'unknown_value');
+  });
+
+  test('policies are read by the core alone: the same codes through every entry point', async () => {
+    for (const bad of ['strict', 5, true, [1], () => 1]) {
+      await rejectsWith(() => doc.verify(bad), 'invalid_argument', 'policy');
+      await rejectsWith(() => doc.check(bad), 'invalid_argument', 'policy');
+    }
+    await rejectsWith(() => doc.check({ maxLdpx: 1 }), 'invalid_argument', 'maxLdpx');
+    assert.equal(doc.check(null).policy.length, 0);
+    assert.equal(doc.verify(undefined).id, doc.id);
   });
 
   test('errorCodes lists the core codes, the JS codes and the TypeScript union', async () => {

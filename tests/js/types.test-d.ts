@@ -3,7 +3,7 @@
 import {
   init, parseMechanism, fetchMechanism, PrivliftError, errorCodes,
   type Document, type Mechanism, type Policy, type Receipt, type ReceiptEntry,
-  type Leakage, type Verification, type Check, type Claims, type ErrorCode,
+  type Leakage, type Verification, type Check, type Claims, type ErrorCode, type MechanismKind,
 } from 'privlift';
 
 export async function usage(): Promise<void> {
@@ -55,6 +55,11 @@ export async function usage(): Promise<void> {
   doc.verify({ maxLdpX: '1' });
   // @ts-expect-error: not an error code
   const bad: ErrorCode = 'policy_violation';
+  // The generated unions (tests/generated.rs): discrete and continuous kinds are apart.
+  const kinds: MechanismKind[] = ['matrix', 'per_secret', 'unary', doc.kind, mech.kind];
+  // @ts-expect-error: a continuous kind is not a discrete one
+  const notDiscrete: MechanismKind = 'gaussian';
+  void [kinds, notDiscrete];
   // @ts-expect-error: Mechanism has no public constructor
   new (mech.constructor as typeof Mechanism)();
   // @ts-expect-error: perturbMany returns indices, not labels
@@ -65,8 +70,8 @@ export async function usage(): Promise<void> {
 }
 
 import {
-  parseContinuousMechanism, fetchContinuousMechanism,
-  type ContinuousDocument, type ContinuousMechanism, type ContinuousReceipt, type ContinuousPolicy,
+  parseContinuousMechanism, fetchContinuousMechanism, CONTINUOUS_KINDS,
+  type ContinuousDocument, type ContinuousMechanism, type ContinuousReceipt, type ContinuousPolicy, type ContinuousKind,
 } from 'privlift/continuous';
 import { designContinuous, fitGmm, type GmmFit } from 'privlift/design';
 
@@ -83,7 +88,10 @@ export async function continuousUsage(): Promise<void> {
   const r: ContinuousReceipt = mech.receipt(y, 3.3);
   const curve: number[] = r.ratios;
   const m2: ContinuousMechanism = await fetchContinuousMechanism('https://example.invalid/c.json', undefined);
-  void [curve, m2];
+  const kinds: readonly ContinuousKind[] = [...CONTINUOUS_KINDS, doc.kind, 'sampling'];
+  // @ts-expect-error: a discrete kind is not a continuous one
+  const notContinuous: ContinuousKind = 'matrix';
+  void [curve, m2, kinds, notContinuous];
   // @ts-expect-error: continuous policies are {lip, ldp}, not discrete limits
   doc.verify({ maxLip: 1 });
   // @ts-expect-error: values are numbers, not labels

@@ -1,0 +1,213 @@
+// The README's JS snippets, run in Node against the built package (`node --test tests/js/`
+// after scripts/build-wasm.sh). Every ```js / ```javascript block of README.md is run as its
+// own ES module, with its `privlift…` imports resolved to this package (as a web app's
+// bundler resolves them) and its relative URLs served by a local server standing in for
+// the page's origin; then the block's CHECKS entry asserts what the snippet promises.
+// A browser-only block may be listed in SKIPPED with the reason instead; a block in
+// neither list, or an entry that matches no block, fails the test.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+
+import { designContinuous, fitGmm } from 'privlift/design';
+
+const ROOT = new URL('../../', import.meta.url);
+
+/** Blocks that cannot run in Node, by key (see blockKey), each with the reason. */
+const SKIPPED = {};
+
+/**
+ * What each block promises, by key: `check(scope, site)` gets the block's top-level
+ * bindings and what the stand-in origin saw.
+ */
+const CHECKS = {
+  'In a web app (npm package) #1': ({ mechanism, y, receipt }, site) => {
+    assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json', 'POST /collect']);
+    assert.ok(Number.isInteger(y) && y >= 0 && y < mechanism.outputLabels.length, `y = ${y}`);
+    assert.deepEqual(site.collected, [mechanism.outputLabels[y]], 'the perturbed label is what is sent');
+    assert.deepEqual(receipt.entries.map((e) => e.label), [...mechanism.labels]);
+    assert.ok(receipt.entries.every((e) => e.lift >= receipt.min_lift_bound && e.lift <= receipt.max_lift_bound));
+    assert.equal(site.logged.length, receipt.entries.length + 1, site.logged.join('\n'));
+    assert.match(site.logged.at(-1), /^every lift stays in \[[0-9.e-]+, [0-9.e-]+\]$/);
+  },
+  'Curator side in the browser, and a privacy ledger #1': ({ json, mechanism, output, bound, memoized }, site) => {
+    const doc = JSON.parse(json);
+    assert.equal(doc.format, 'privlift-mechanism');
+    assert.deepEqual(doc.labels, ['a', 'b', 'c']);
+    assert.ok(doc.claims.lip <= 0.5 * (1 + 1e-9), JSON.stringify(doc.claims));
+    assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json']);
+    assert.ok(Number.isInteger(output) && output < mechanism.outputLabels.length);
+    assert.equal(memoized, false);
+    assert.equal(bound.releases, 1);
+    assert.ok(bound.ldp > 0 && bound.ldp <= 1 * (1 + 1e-9) && bound.ldp <= 4, JSON.stringify(bound));
+    assert.ok(bound.lip > 0 && bound.lip <= bound.ldp, JSON.stringify(bound));
+  },
+  'A number (salary, reading): `privlift/continuous` #1': ({ salary, y, r }, site) => {
+    assert.deepEqual(site.requests, ['GET /mechanisms/salary-gaussian-lip.json']);
+    const { lo, step } = salary.domain;
+    const j = (y - lo) / step; // noise may take y beyond the domain, never off the lattice
+    assert.ok(Math.abs(j - Math.round(j)) < 1e-9, `y = ${y} is a lattice value`);
+    assert.equal(r.output, y);
+    assert.equal(r.user_point, 52000, 'the nearest lattice point to 52 300');
+    assert.ok(r.user_ratio > 0 && r.user_ratio >= r.min_ratio && r.user_ratio <= r.max_ratio);
+    assert.equal(r.xs.length, r.ratios.length);
+    const v = salary.verification();
+    assert.ok(v.policy_holds && v.policy.length > 0, 'verified against the (1 nat, 1e-5)-LIP policy');
+  },
+};
+
+/** The ```js / ```javascript blocks of `markdown`, each with its key "heading #n". */
+function jsBlocks(markdown) {
+  const blocks = [];
+  let heading = '(before any heading)';
+  let inHeading = 0;
+  let open = null; // the fence of the block being read, or null
+  let body = null;
+  for (const line of markdown.split('\n')) {
+    if (open !== null) {
+      if (line.trimEnd() === open) {
+        if (body !== null) {
+          inHeading += 1;
+          blocks.push({ key: `${heading} #${inHeading}`, code: body.join('\n') });
+        }
+        open = null;
+        body = null;
+      } else if (body !== null) {
+        body.push(line);
+      }
+      continue;
+    }
+    const fence = line.match(/^(```+)\s*([\w-]*)/);
+    if (fence) {
+      open = fence[1];
+      body = ['js', 'javascript', 'mjs'].includes(fence[2].toLowerCase()) ? [] : null;
+      continue;
+    }
+    const h = line.match(/^#{1,6}\s+(.*?)\s*$/);
+    if (h) {
+      heading = h[1];
+      inHeading = 0;
+    }
+  }
+  assert.equal(open, null, 'README.md ends inside a code block');
+  return blocks;
+}
+
+/**
+ * The block as a module: its `privlift…` imports resolved to this package (package.json
+ * "exports", through the package's self-reference), its top-level bindings exported.
+ */
+function asModule(code) {
+  const resolved = code.replace(/(\bfrom\s*|\bimport\s*)(['"])(privlift(?:\/[\w-]+)?)\2/g,
+    (_, kw, q, spec) => `${kw}${q}${import.meta.resolve(spec)}${q}`);
+  const names = new Set();
+  for (const m of code.matchAll(/^(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=/gm)) names.add(m[1]);
+  for (const m of code.matchAll(/^(?:const|let|var)\s*\{([^}]*)\}\s*=/gm)) {
+    for (const part of m[1].split(',')) {
+      const name = part.split(':').at(-1).split('=')[0].trim();
+      if (name) names.add(name);
+    }
+  }
+  return `${resolved}\nexport { ${[...names].join(', ')} };\n`;
+}
+
+// ---------------------------------------------------------------------------------------
+// The page's origin: www/mechanisms/, the salary document the demo stages (designed here
+// from data/priors/salary-samples.csv as scripts/stage-site.sh does), and /collect.
+
+let server;
+let base;
+const site = { requests: [], collected: [], logged: [] };
+let salaryJson;
+
+before(async () => {
+  const csv = await readFile(new URL('data/priors/salary-samples.csv', ROOT), 'utf8');
+  const samples = csv.split('\n').slice(1).filter((l) => l.trim() !== '').map(Number);
+  const fit = await fitGmm(samples);
+  salaryJson = await designContinuous({
+    method: 'gaussian-lip', domain: { lo: 15000, hi: 240000, step: 1000 },
+    prior: { gmm: { weights: fit.weights, means: fit.means, sds: fit.sds } }, epsilon: 1, delta: 1e-5,
+    id: 'salary-gaussian-lip',
+  });
+  server = createServer(async (req, res) => {
+    site.requests.push(`${req.method} ${req.url}`);
+    const chunks = [];
+    for await (const c of req) chunks.push(c);
+    if (req.method === 'POST' && req.url === '/collect') {
+      site.collected.push(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(204).end();
+      return;
+    }
+    const file = req.method === 'GET' && req.url.match(/^\/mechanisms\/([\w-]+\.json)$/)?.[1];
+    try {
+      const body = file === 'salary-gaussian-lip.json' ? salaryJson
+        : file ? await readFile(new URL(`www/mechanisms/${file}`, ROOT)) : null;
+      if (body === null) throw new Error('not served');
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${server.address().port}/`;
+});
+
+after(() => server?.close());
+
+/** Runs `module` with fetch resolving relative URLs against the stand-in origin and console.log recorded. */
+async function runInPage(module) {
+  const realFetch = globalThis.fetch;
+  const realLog = console.log;
+  site.requests = [];
+  site.collected = [];
+  site.logged = [];
+  globalThis.fetch = (url, init) => realFetch(typeof url === 'string' ? new URL(url, base) : url, init);
+  console.log = (...args) => { site.logged.push(args.join(' ')); };
+  try {
+    return await import(`data:text/javascript,${encodeURIComponent(module)}`);
+  } finally {
+    globalThis.fetch = realFetch;
+    console.log = realLog;
+  }
+}
+
+const readme = await readFile(new URL('README.md', ROOT), 'utf8');
+const blocks = jsBlocks(readme);
+
+test('every README JS block is run or skipped with a reason, and every entry matches a block', () => {
+  const keys = blocks.map((b) => b.key);
+  assert.ok(keys.length > 0, 'no ```js block found in README.md');
+  for (const key of keys) {
+    assert.ok(key in CHECKS || key in SKIPPED,
+      `README block "${key}" is neither checked nor skipped: add what it promises to CHECKS in tests/js/readme.test.mjs (or, if it only runs in a browser, a reason to SKIPPED)`);
+    assert.ok(!(key in CHECKS && key in SKIPPED), `README block "${key}" is both checked and skipped`);
+  }
+  for (const key of [...Object.keys(CHECKS), ...Object.keys(SKIPPED)]) {
+    assert.ok(keys.includes(key), `"${key}" in tests/js/readme.test.mjs matches no README block (renamed heading?)`);
+  }
+  for (const [key, reason] of Object.entries(SKIPPED)) assert.ok(typeof reason === 'string' && reason.length > 10, key);
+});
+
+test('the block reader finds js blocks under their headings and nothing else', () => {
+  const md = ['# A', '```js', 'one', '```', '```sh', 'not js', '```', '## B', '````javascript', '```', 'two', '````',
+    '```json', '{}', '```', '```js', 'three', '```'].join('\n');
+  assert.deepEqual(jsBlocks(md), [
+    { key: 'A #1', code: 'one' }, { key: 'B #1', code: '```\ntwo' }, { key: 'B #2', code: 'three' },
+  ]);
+  assert.match(asModule("import { a } from 'privlift/ledger';\nconst { b, c: d } = a;\nlet e = 1;"),
+    /from 'file:\/\/[^']*\/js\/ledger\.js';[\s\S]*export \{ e, b, d \};/);
+});
+
+for (const block of blocks) {
+  if (block.key in SKIPPED) {
+    test(`README: ${block.key}`, { skip: SKIPPED[block.key] }, () => {});
+    continue;
+  }
+  test(`README: ${block.key}`, async () => {
+    const scope = await runInPage(asModule(block.code));
+    const check = CHECKS[block.key];
+    assert.ok(check, `no CHECKS entry for "${block.key}" (it ran without error)`);
+    check(scope, site);
+  });
+}
