@@ -5,7 +5,7 @@
 //!
 //! `single/k=K`, one report per iteration:
 //! * `perturb_seeded`: `VerifiedMechanism::perturb` on `DeterministicRngForTesting`
-//! * `perturb_os`: `VerifiedMechanism::perturb_os` on `rng::os_rng()` (pooled OS CSPRNG)
+//! * `perturb_os`: `VerifiedMechanism::perturb` on `rng::os_rng()` (pooled OS CSPRNG)
 //! * `naive_scan_chacha`: baseline (i), a cumulative-sum threshold scan over the f64 row with
 //!   a uniform from the same ChaCha12
 //! * `os_reseed_per_call`: baseline (ii), `getrandom` 32 bytes → ChaCha12 seed → one draw, on
@@ -13,7 +13,7 @@
 //!
 //! `batch/k=K`, 10^5 reports per iteration:
 //! * `perturb_many_seeded`: `perturb_many` on `DeterministicRngForTesting`
-//! * `perturb_many_os`: `perturb_many_os` on `rng::os_rng()`
+//! * `perturb_many_os`: `perturb_many` on `rng::os_rng()`
 //! * `sampler_words_only`: `sample::ChannelSampler::sample_word` over pre-drawn words (the
 //!   alias sampler alone: no RNG, no input checks)
 //! * `getrandom_bulk_words`: `getrandom::fill` straight into the word buffer, then the same
@@ -126,7 +126,7 @@ fn single(c: &mut Criterion) {
         let mut seeded = DeterministicRngForTesting::seed_from_u64(1);
         g.bench_function("perturb_seeded", |b| b.iter(|| m.perturb(black_box(next_x()), &mut seeded).unwrap()));
         let mut os = os_rng();
-        g.bench_function("perturb_os", |b| b.iter(|| m.perturb_os(black_box(next_x()), &mut os).unwrap()));
+        g.bench_function("perturb_os", |b| b.iter(|| m.perturb(black_box(next_x()), &mut os).unwrap()));
         let mut chacha = ChaCha12Rng::seed_from_u64(2);
         g.bench_function("naive_scan_chacha", |b| b.iter(|| naive_scan(&rows[black_box(next_x())], &mut chacha)));
         g.bench_function("os_reseed_per_call", |b| {
@@ -151,7 +151,7 @@ fn batch(c: &mut Criterion) {
         let mut seeded = DeterministicRngForTesting::seed_from_u64(1);
         g.bench_function("perturb_many_seeded", |b| b.iter(|| m.perturb_many(black_box(&xs), &mut seeded).unwrap()));
         let mut os = os_rng();
-        g.bench_function("perturb_many_os", |b| b.iter(|| m.perturb_many_os(black_box(&xs), &mut os).unwrap()));
+        g.bench_function("perturb_many_os", |b| b.iter(|| m.perturb_many(black_box(&xs), &mut os).unwrap()));
         let mut words = vec![0u64; BATCH];
         getrandom::fill(bytemuck_words(&mut words)).unwrap();
         let sampler = ChannelSampler::new(k, k, &rows.concat()).unwrap();

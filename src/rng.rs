@@ -1,5 +1,8 @@
-//! Randomness. The core never chooses an RNG: mechanisms take `&mut (impl RngCore +
-//! CryptoRng)`. This module provides the two an application should use:
+//! Randomness. The core never chooses an RNG: mechanisms take `&mut impl`
+//! [`Randomness`], which every `RngCore + CryptoRng` is (its draws cannot fail) and the
+//! OS pool is (its draws can: the OS may refuse, which is the `rng` error, never a
+//! panic). One `perturb` serves both. This module provides the two an application
+//! should use:
 //!
 //! * [`OsPoolRng`] (feature `std`, or the wasm build): bytes straight from the operating
 //!   system / browser CSPRNG (`getrandom`; `crypto.getRandomValues` in browsers and
@@ -11,6 +14,55 @@
 
 use rand::{CryptoRng, RngCore};
 use rand_chacha::rand_core::SeedableRng;
+
+use crate::error::Result;
+
+/// A cryptographic generator behind a trait object (the samplers' draws take one).
+pub trait CryptoRngCore: RngCore + CryptoRng {}
+impl<R: RngCore + CryptoRng + ?Sized> CryptoRngCore for R {}
+
+/// The randomness a mechanism draws: uniform 64-bit words from a CSPRNG, whose source may
+/// fail (the OS) or not (a generator in memory).
+pub trait Randomness {
+    /// One uniform 64-bit word.
+    ///
+    /// # Errors
+    /// `rng` if the source fails.
+    fn next_word(&mut self) -> Result<u64>;
+    /// Fills `out` with uniform 64-bit words.
+    ///
+    /// # Errors
+    /// `rng` if the source fails.
+    fn fill_words(&mut self, out: &mut [u64]) -> Result<()>;
+    /// Runs `draw`, which takes a variable number of words (a rejection sampler), on an
+    /// infallible view of this source, with at least `reserve` bytes made available
+    /// first (so that the OS is asked, fallibly, before the draw starts).
+    ///
+    /// # Errors
+    /// `rng` if the source fails while reserving.
+    fn draw<T>(&mut self, reserve: usize, draw: impl FnOnce(&mut dyn CryptoRngCore) -> T) -> Result<T>;
+}
+
+impl<R: RngCore + CryptoRng> Randomness for R {
+    fn next_word(&mut self) -> Result<u64> {
+        Ok(self.next_u64())
+    }
+    fn fill_words(&mut self, out: &mut [u64]) -> Result<()> {
+        // One `fill_bytes` per 256 words (the stream a seeded test has always seen).
+        let mut bytes = [0u8; 256 * 8];
+        for chunk in out.chunks_mut(256) {
+            let b = &mut bytes[..chunk.len() * 8];
+            self.fill_bytes(b);
+            for (w, c) in chunk.iter_mut().zip(b.chunks_exact(8)) {
+                *w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            }
+        }
+        Ok(())
+    }
+    fn draw<T>(&mut self, _reserve: usize, draw: impl FnOnce(&mut dyn CryptoRngCore) -> T) -> Result<T> {
+        Ok(draw(self))
+    }
+}
 use rand_chacha::ChaCha12Rng;
 
 /// A seeded ChaCha12 generator, for reproducible tests and simulations.
@@ -56,10 +108,11 @@ mod os {
     /// The OS/browser CSPRNG, read through a pool (see the module docs).
     ///
     /// Used bytes are overwritten with zeros before they are handed out again, so the
-    /// pool never returns a byte twice. If the OS source fails, [`OsPoolRng::try_fill`]
-    /// returns an error; the infallible `RngCore` methods panic in that case (rand's
-    /// contract) — the runtime calls [`OsPoolRng::try_fill`] first so that the panic
-    /// path is never reached from privlift's own API.
+    /// pool never returns a byte twice. It is a [`Randomness`], not an `RngCore`: every
+    /// draw is fallible, and a failing OS source is the `rng` error. Only inside
+    /// [`Randomness::draw`], after the pool was refilled fallibly, does a rejection
+    /// sampler see an infallible view (which would panic only if a single draw needed
+    /// more than the reserve and the OS then failed).
     #[derive(Debug)]
     pub struct OsPoolRng {
         buf: alloc::boxed::Box<[u8; POOL]>,
@@ -135,7 +188,23 @@ mod os {
         }
     }
 
-    impl RngCore for OsPoolRng {
+    impl Randomness for OsPoolRng {
+        fn next_word(&mut self) -> Result<u64> {
+            self.try_next_u64()
+        }
+        fn fill_words(&mut self, out: &mut [u64]) -> Result<()> {
+            self.try_fill_words(out)
+        }
+        fn draw<T>(&mut self, reserve: usize, draw: impl FnOnce(&mut dyn CryptoRngCore) -> T) -> Result<T> {
+            self.ensure(reserve)?;
+            Ok(draw(&mut Reserved(self)))
+        }
+    }
+
+    /// The infallible view of a pool that [`OsPoolRng::ensure`] just filled.
+    struct Reserved<'a>(&'a mut OsPoolRng);
+
+    impl RngCore for Reserved<'_> {
         fn next_u32(&mut self) -> u32 {
             let mut b = [0u8; 4];
             self.fill_bytes(&mut b);
@@ -147,12 +216,12 @@ mod os {
             u64::from_le_bytes(b)
         }
         fn fill_bytes(&mut self, dst: &mut [u8]) {
-            if let Err(e) = self.try_fill(dst) {
+            if let Err(e) = self.0.try_fill(dst) {
                 panic!("{e}");
             }
         }
     }
-    impl CryptoRng for OsPoolRng {}
+    impl CryptoRng for Reserved<'_> {}
 }
 
 #[cfg(test)]
@@ -176,7 +245,7 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         // 3 pools' worth of words: crossing refills must not repeat words.
         for _ in 0..(3 * 64 * 1024 / 8) {
-            assert!(seen.insert(r.next_u64()), "a 64-bit word repeated");
+            assert!(seen.insert(r.next_word().unwrap()), "a 64-bit word repeated");
         }
         // Bulk reads after an unaligned byte read, across refills, never repeat either.
         let mut b = [0u8; 3];

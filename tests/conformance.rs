@@ -91,7 +91,7 @@ fn os_randomness_path_matches_the_row() {
     let eff = m.effective_channel().unwrap();
     let mut rng = privlift::rng::os_rng();
     let n = 500_000;
-    let ys = m.perturb_many_os(&vec![3u32; n], &mut rng).unwrap();
+    let ys = m.perturb_many(&vec![3u32; n], &mut rng).unwrap();
     let mut counts = vec![0u64; K];
     for y in ys {
         counts[y as usize] += 1;

@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use privlift::rng::{os_rng, DeterministicRngForTesting};
+use privlift::rng::{os_rng, DeterministicRngForTesting, Randomness};
 use privlift::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use privlift_design::continuous::{calibrate_at, fit_gmm, Gaussian, GaussianMixture};
 use rand::RngCore;
@@ -69,13 +69,13 @@ fn noise(c: &mut Criterion) {
         b.iter(|| (0..DRAWS).fold(0i64, |a, _| a.wrapping_add(lap.sample(&mut seeded))))
     });
     g.bench_function("discrete_laplace_os", |b| {
-        b.iter(|| (0..DRAWS).fold(0i64, |a, _| a.wrapping_add(lap.sample(&mut os))))
+        b.iter(|| (0..DRAWS).fold(0i64, |a, _| a.wrapping_add(os.draw(1024, |r| lap.sample(r)).unwrap())))
     });
     g.bench_function("discrete_gaussian_seeded", |b| {
         b.iter(|| (0..DRAWS).fold(0i64, |a, _| a.wrapping_add(gau.sample(&mut seeded))))
     });
     g.bench_function("discrete_gaussian_os", |b| {
-        b.iter(|| (0..DRAWS).fold(0i64, |a, _| a.wrapping_add(gau.sample(&mut os))))
+        b.iter(|| (0..DRAWS).fold(0i64, |a, _| a.wrapping_add(os.draw(1024, |r| gau.sample(r)).unwrap())))
     });
     g.bench_function("float_laplace_chacha", |b| {
         b.iter(|| {

@@ -405,7 +405,7 @@ fn perturb_os_releases_lattice_values() {
         .unwrap();
     let mut rng = privlift::rng::os_rng();
     for _ in 0..1000 {
-        let y = m.perturb_os(3.3, &mut rng).unwrap();
+        let y = m.perturb(3.3, &mut rng).unwrap();
         assert!(m.document().lattice().output_index(y).is_ok());
     }
 }

@@ -63,7 +63,7 @@ pub struct DomainJson {
     /// `hi`: the upper end of the domain (finite, > `lo`); the last lattice point is ≤ `hi`.
     pub hi: f64,
     /// `step`: the spacing of the lattice (finite, > 0); the domain may hold at most
-    /// [`crate::continuous::MAX_LATTICE_POINTS`] points.
+    /// [`crate::sample::lattice::MAX_LATTICE_POINTS`] points.
     pub step: f64,
 }
 

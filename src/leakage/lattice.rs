@@ -6,7 +6,7 @@
 //! A value is released as `lo + step·j` for an integer `j`: the mechanism is a discrete
 //! channel `P(j | k)` with input `k ∈ 0..n` and output `j ∈ ℤ`, and its (ε, δ) can be
 //! computed **exactly** (up to a tail mass bounded analytically from the noise pmf),
-//! instead of by the continuous-density calculators of [`crate::continuous`], which
+//! instead of by the continuous-density calculators of the `privlift-design` crate, which
 //! describe a mechanism nobody can sample exactly in floating point (Mironov 2012).
 //! The prior over the lattice is the prior's mass in each point's cell
 //! `[x_k − step/2, x_k + step/2] ∩ [lo, hi]`, conditioned on the domain (mapping a

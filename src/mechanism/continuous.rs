@@ -7,13 +7,12 @@
 //! * [`ContinuousDocument::verify`]`(&ContinuousPolicy)` → [`VerifiedContinuous`], or
 //!   `claim_violated` / `policy_violated` / `no_claims`;
 //! * [`VerifiedContinuous::perturb`]`(x, rng)` → the released `y` (on the lattice, f64);
-//!   `perturb_os(x, &mut OsPoolRng)` in the browser/OS build;
 //! * [`VerifiedContinuous::receipt`]`(y, Some(x))` → [`ContinuousReceipt`]: the ratio
 //!   `P(y|x_k)/P(y)` over the lattice (≤ 256 points for drawing, exact min/max over all
 //!   points) and its value at the user's own `x`.
 //!
 //! # What verification checks
-//! The audit runs on the **exact sampler** ([`crate::continuous::LatticeMechanism`]:
+//! The audit runs on the **exact sampler** ([`crate::sample::lattice::LatticeMechanism`]:
 //! rational variance/scale rounded up, λ rounded down), not on the document's floats. A
 //! claim `{eps, delta}` with `delta > 0` holds when the audited δ at `eps` is at most
 //! `delta`; with `delta = 0` when the audited pure ε is at most `eps`; both with the
@@ -21,11 +20,11 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use rand::{CryptoRng, RngCore};
 use serde::Serialize;
 
 use crate::document::{ContinuousDocument, EpsDelta};
 use crate::error::{Error, Result};
+use crate::rng::Randomness;
 use crate::sample::lattice::LatticeMechanism;
 pub use crate::verify::continuous::{
     audit_with, AuditedEpsDelta, ContinuousAudit, ContinuousPolicy, ContinuousVerification,
@@ -65,7 +64,7 @@ pub struct VerifiedContinuous {
     verification: ContinuousVerification,
 }
 
-/// Random bytes kept available in the OS pool before a draw ([`VerifiedContinuous::perturb_os`]).
+/// Random bytes kept available in the OS pool before a draw ([`VerifiedContinuous::perturb_index`]).
 pub const OS_RESERVE: usize = 16 * 1024;
 
 /// Most points of a receipt's curve.
@@ -132,29 +131,12 @@ impl VerifiedContinuous {
     /// # Privacy
     /// As verified (the claims). Timing: the draw's running time depends on the random
     /// bits and the noise scale only, not on `x` — except for a Gaussian mechanism with
-    /// one σ per point, where it depends on σ(x) (see [`crate::continuous::lattice`]).
+    /// one σ per point, where it depends on σ(x) (see [`crate::sample::lattice`]).
     ///
     /// # Errors
     /// `non_finite` / `unknown_value` for `x` not finite or outside the domain.
-    pub fn perturb<R: RngCore + CryptoRng + ?Sized>(&self, x: f64, rng: &mut R) -> Result<f64> {
-        let k = self.doc.lattice().index_of(x)?;
-        let j = self.runtime.sample_index(k, rng)?;
-        Ok(self.doc.lattice().value(j))
-    }
-
-    /// [`VerifiedContinuous::perturb`] on the OS/browser CSPRNG pool. The pool is
-    /// refilled first (fallibly: a failing source is the `rng` error) unless it holds
-    /// [`OS_RESERVE`] bytes; a draw of the exact samplers uses a few dozen bytes on
-    /// average (geometric tails), so the infallible `RngCore` path, which panics on an OS
-    /// failure, is reached only by a draw needing more than that many random bytes.
-    ///
-    /// # Errors
-    /// As [`VerifiedContinuous::perturb`]; `rng` if the OS source fails.
-    #[cfg(feature = "std")]
-    pub fn perturb_os(&self, x: f64, rng: &mut crate::rng::OsPoolRng) -> Result<f64> {
-        let k = self.doc.lattice().index_of(x)?;
-        rng.ensure(OS_RESERVE)?;
-        let j = self.runtime.sample_index(k, rng)?;
+    pub fn perturb<R: Randomness + ?Sized>(&self, x: f64, rng: &mut R) -> Result<f64> {
+        let j = self.perturb_index(x, rng)?;
         Ok(self.doc.lattice().value(j))
     }
 
@@ -162,9 +144,13 @@ impl VerifiedContinuous {
     ///
     /// # Errors
     /// As [`VerifiedContinuous::perturb`].
-    pub fn perturb_index<R: RngCore + CryptoRng + ?Sized>(&self, x: f64, rng: &mut R) -> Result<i64> {
+    ///
+    /// The OS pool is refilled first (fallibly: a failing source is the `rng` error)
+    /// unless it holds [`OS_RESERVE`] bytes; a draw of the exact samplers uses a few dozen
+    /// bytes on average (geometric tails).
+    pub fn perturb_index<R: Randomness + ?Sized>(&self, x: f64, rng: &mut R) -> Result<i64> {
         let k = self.doc.lattice().index_of(x)?;
-        self.runtime.sample_index(k, rng)
+        rng.draw(OS_RESERVE, |r| self.runtime.sample_index(k, r))?
     }
 
     /// The receipt of a released `y`, optionally at the user's own `x`.

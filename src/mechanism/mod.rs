@@ -14,11 +14,11 @@ pub use continuous::{
 pub use receipt::{Receipt, ReceiptEntry, ReceiptSection};
 
 use alloc::vec::Vec;
-use rand::{CryptoRng, RngCore};
 
 use crate::document::{Document, Matrix};
 use crate::error::{Error, Result};
 use crate::leakage::{JointSY, Leakage, DEFAULT_ALPHA_ORDER};
+use crate::rng::Randomness;
 use crate::sample::ChannelSampler;
 use crate::verify::discrete::{joint_of_x, wrong_kind};
 use crate::verify::runtime::Runtime;
@@ -133,24 +133,33 @@ impl VerifiedMechanism {
     /// # Privacy
     /// The output is drawn exactly from the audited row P(·|x) (integer alias table).
     /// Use a CSPRNG seeded by the OS: [`crate::rng::os_rng`].
-    pub fn perturb<R: RngCore + CryptoRng + ?Sized>(&self, x: usize, rng: &mut R) -> Result<usize> {
+    ///
+    /// # Errors
+    /// `unknown_value` for an `x` outside the alphabet or of prior 0; `rng` if the random
+    /// source fails; `invalid_argument` for unary encoding (use `perturb_bits`).
+    pub fn perturb<R: Randomness + ?Sized>(&self, x: usize, rng: &mut R) -> Result<usize> {
         let s = self.channel()?;
         self.check_input(x)?;
-        Ok(s.sample(x, rng))
+        Ok(s.sample_word(x, rng.next_word()?))
     }
 
     /// Perturbs an input given by label (or by decimal index).
-    pub fn perturb_label<R: RngCore + CryptoRng + ?Sized>(&self, value: &str, rng: &mut R) -> Result<usize> {
+    pub fn perturb_label<R: Randomness + ?Sized>(&self, value: &str, rng: &mut R) -> Result<usize> {
         let x = self.doc.input_index(value)?;
         self.perturb(x, rng)
     }
 
     /// Perturbs many inputs; every input is checked before any randomness is used.
-    pub fn perturb_many<R: RngCore + CryptoRng + ?Sized>(&self, xs: &[u32], rng: &mut R) -> Result<Vec<u32>> {
+    pub fn perturb_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R) -> Result<Vec<u32>> {
         let s = self.channel()?;
         self.check_all(xs)?;
-        let mut out = Vec::new();
-        s.sample_many(xs, rng, &mut out);
+        let mut out = Vec::with_capacity(xs.len());
+        let mut words = [0u64; 256];
+        for chunk in xs.chunks(256) {
+            let w = &mut words[..chunk.len()];
+            rng.fill_words(w)?;
+            out.extend(chunk.iter().zip(w.iter()).map(|(&x, &r)| s.sample_word(x as usize, r) as u32));
+        }
         Ok(out)
     }
 
@@ -162,37 +171,8 @@ impl VerifiedMechanism {
         }
     }
 
-    /// [`VerifiedMechanism::perturb`] on the OS/browser CSPRNG pool, with no panic path:
-    /// a failing random source is returned as the `rng` error.
-    #[cfg(feature = "std")]
-    pub fn perturb_os(&self, x: usize, rng: &mut crate::rng::OsPoolRng) -> Result<usize> {
-        let s = self.channel()?;
-        self.check_input(x)?;
-        Ok(s.sample_word(x, rng.try_next_u64()?))
-    }
-
-    /// [`VerifiedMechanism::perturb_many`] on the OS/browser CSPRNG pool (no panic path).
-    #[cfg(feature = "std")]
-    pub fn perturb_many_os(&self, xs: &[u32], rng: &mut crate::rng::OsPoolRng) -> Result<Vec<u32>> {
-        let s = self.channel()?;
-        self.check_all(xs)?;
-        let mut out = Vec::with_capacity(xs.len());
-        let mut words = [0u64; 1024];
-        for chunk in xs.chunks(1024) {
-            let w = &mut words[..chunk.len()];
-            rng.try_fill_words(w)?;
-            out.extend(chunk.iter().zip(w.iter()).map(|(&x, &r)| s.sample_word(x as usize, r) as u32));
-        }
-        Ok(out)
-    }
-
     /// The curator's side of a per-secret mechanism: perturbs `x` knowing the secret `s`.
-    pub fn perturb_with_secret<R: RngCore + CryptoRng + ?Sized>(
-        &self,
-        s: usize,
-        x: usize,
-        rng: &mut R,
-    ) -> Result<usize> {
+    pub fn perturb_with_secret<R: Randomness + ?Sized>(&self, s: usize, x: usize, rng: &mut R) -> Result<usize> {
         self.check_input(x)?;
         let ns = self.doc.secret().len();
         if s >= ns {
@@ -208,31 +188,19 @@ impl VerifiedMechanism {
             });
         }
         match &self.runtime {
-            Runtime::PerSecret { sampler, nx } => Ok(sampler.sample(s * nx + x, rng)),
-            Runtime::Channel(c) => Ok(c.sample(x, rng)),
+            Runtime::PerSecret { sampler, nx } => Ok(sampler.sample_word(s * nx + x, rng.next_word()?)),
+            Runtime::Channel(c) => Ok(c.sample_word(x, rng.next_word()?)),
             Runtime::Unary(_) => Err(wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
         }
     }
 
     /// Unary encoding: the perturbed bit vector for input `x` (|X| words of randomness).
-    pub fn perturb_bits<R: RngCore + CryptoRng + ?Sized>(&self, x: usize, rng: &mut R) -> Result<Vec<bool>> {
+    pub fn perturb_bits<R: Randomness + ?Sized>(&self, x: usize, rng: &mut R) -> Result<Vec<bool>> {
         let Runtime::Unary(u) = &self.runtime else {
             return Err(wrong_kind("perturb_bits is for unary encoding; use perturb"));
         };
         self.check_input(x)?;
-        let words: Vec<u64> = (0..u.len()).map(|_| rng.next_u64()).collect();
-        Ok(u.sample_words(x, &words))
-    }
-
-    /// [`VerifiedMechanism::perturb_bits`] on the OS/browser CSPRNG pool (no panic path).
-    #[cfg(feature = "std")]
-    pub fn perturb_bits_os(&self, x: usize, rng: &mut crate::rng::OsPoolRng) -> Result<Vec<bool>> {
-        let Runtime::Unary(u) = &self.runtime else {
-            return Err(wrong_kind("perturb_bits is for unary encoding; use perturb"));
-        };
-        self.check_input(x)?;
-        let mut words = alloc::vec![0u64; u.len()];
-        rng.try_fill_words(&mut words)?;
+        let words = (0..u.len()).map(|_| rng.next_word()).collect::<Result<Vec<u64>>>()?;
         Ok(u.sample_words(x, &words))
     }
 

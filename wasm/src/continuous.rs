@@ -165,12 +165,12 @@ impl WasmContinuousMechanism {
     }
     /// Releases a perturbed value for `x ∈ [lo, hi]` with the browser CSPRNG.
     pub fn perturb(&mut self, x: f64) -> Result<f64, JsValue> {
-        self.mech.perturb_os(x, &mut self.rng).map_err(js_error)
+        self.mech.perturb(x, &mut self.rng).map_err(js_error)
     }
     /// [`WasmContinuousMechanism::perturb`] for many values; stops at the first bad one.
     #[wasm_bindgen(js_name = perturbMany)]
     pub fn perturb_many(&mut self, xs: &[f64]) -> Result<Vec<f64>, JsValue> {
-        xs.iter().map(|&x| self.mech.perturb_os(x, &mut self.rng)).collect::<Result<Vec<_>, _>>().map_err(js_error)
+        xs.iter().map(|&x| self.mech.perturb(x, &mut self.rng)).collect::<Result<Vec<_>, _>>().map_err(js_error)
     }
     /// Deterministic perturbation from `seed` — for tests and simulations only.
     #[wasm_bindgen(js_name = perturbManySeededForTesting)]

@@ -216,13 +216,13 @@ impl WasmMechanism {
 
     /// Perturbs input index `x` with the browser CSPRNG; returns the output index.
     pub fn perturb(&mut self, x: u32) -> Result<u32, JsValue> {
-        self.mech.perturb_os(x as usize, &mut self.rng).map(|y| y as u32).map_err(js_error)
+        self.mech.perturb(x as usize, &mut self.rng).map(|y| y as u32).map_err(js_error)
     }
 
     /// Perturbs many input indices with the browser CSPRNG.
     #[wasm_bindgen(js_name = perturbMany)]
     pub fn perturb_many(&mut self, xs: &[u32]) -> Result<Vec<u32>, JsValue> {
-        self.mech.perturb_many_os(xs, &mut self.rng).map_err(js_error)
+        self.mech.perturb_many(xs, &mut self.rng).map_err(js_error)
     }
 
     /// Deterministic perturbation from `seed` — for tests and simulations only.
@@ -248,7 +248,7 @@ impl WasmMechanism {
     #[wasm_bindgen(js_name = perturbBits)]
     pub fn perturb_bits(&mut self, x: u32) -> Result<Vec<u8>, JsValue> {
         // The fallible path: a failing browser source is an `rng` error, never a panic.
-        let bits = self.mech.perturb_bits_os(x as usize, &mut self.rng).map_err(js_error)?;
+        let bits = self.mech.perturb_bits(x as usize, &mut self.rng).map_err(js_error)?;
         Ok(bits.into_iter().map(u8::from).collect())
     }
 

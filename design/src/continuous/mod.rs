@@ -36,7 +36,7 @@
 //! # Sampling
 //! Noise is never drawn in floating point: [`privlift::sample::discrete`] draws exact
 //! discrete Laplace / Gaussian noise on a lattice `γℤ` (Canonne, Kamath, Steinke 2020);
-//! [`lattice_index`] maps a real value to the lattice (round to nearest, ties away from 0).
+//! [`privlift::document::lattice_index`] maps a real value to the lattice (round to nearest, ties away from 0).
 
 mod baselines;
 pub mod design;
