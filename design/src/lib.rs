@@ -203,15 +203,9 @@ pub(crate) fn publish(
     Ok(doc)
 }
 
-/// Checks a budget ε: finite and > 0.
+/// Checks a designer's budget ε: [`privlift::param::Epsilon::positive`], in (0, 700].
 pub(crate) fn check_eps(name: &str, eps: f64) -> Result<()> {
-    if !eps.is_finite() || eps <= 0.0 {
-        return Err(Error::InvalidArgument {
-            name: name.into(),
-            reason: alloc::format!("must be finite and > 0, got {eps}"),
-        });
-    }
-    Ok(())
+    privlift::param::Epsilon::positive(name, eps).map(drop)
 }
 
 /// Cleans an LP solution into a row-stochastic matrix: entries within `tol` below 0 are

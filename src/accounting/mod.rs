@@ -71,28 +71,19 @@ pub(crate) fn invalid(name: &str, reason: impl Into<String>) -> Error {
     Error::InvalidArgument { name: name.into(), reason: reason.into() }
 }
 
-/// ε ∈ [0, +∞].
+/// ε ∈ [0, +∞] ([`crate::param::Budget`]).
 pub(crate) fn check_eps(name: &str, eps: f64) -> Result<()> {
-    if eps.is_nan() || eps < 0.0 {
-        return Err(invalid(name, alloc::format!("must be a number >= 0 (nats); got {eps}")));
-    }
-    Ok(())
+    crate::param::Budget::new(name, eps).map(drop)
 }
 
-/// Pmin ∈ (0, 1].
+/// Pmin ∈ (0, 1] ([`crate::param::Probability::positive`]).
 pub(crate) fn check_pmin(name: &str, p: f64) -> Result<()> {
-    if p.is_nan() || p <= 0.0 || p > 1.0 {
-        return Err(invalid(name, alloc::format!("must be in (0, 1]; got {p}")));
-    }
-    Ok(())
+    crate::param::Probability::positive(name, p).map(drop)
 }
 
-/// Pmin ∈ [0, 1].
+/// Pmin ∈ [0, 1] ([`crate::param::Probability`]).
 pub(crate) fn check_pmin_or_zero(name: &str, p: f64) -> Result<()> {
-    if p.is_nan() || !(0.0..=1.0).contains(&p) {
-        return Err(invalid(name, alloc::format!("must be in [0, 1]; got {p}")));
-    }
-    Ok(())
+    crate::param::Probability::new(name, p).map(drop)
 }
 
 /// A non-empty probability vector.

@@ -275,23 +275,14 @@ pub fn parse_any(text: &str) -> Result<AnyDocument> {
 
 fn check_eps_delta(name: &str, c: Option<EpsDelta>) -> Result<()> {
     let Some(c) = c else { return Ok(()) };
+    // Non-finite numbers first (either field), then the ranges.
     for (f, v) in [("eps", c.eps), ("delta", c.delta)] {
         if !v.is_finite() {
             return Err(Error::field(alloc::format!("{name}.{f}")).non_finite());
         }
     }
-    if c.eps < 0.0 {
-        return Err(Error::InvalidArgument {
-            name: alloc::format!("{name}.eps"),
-            reason: alloc::format!("a privacy budget must be ≥ 0 nats, got {}", c.eps),
-        });
-    }
-    if !(0.0..=1.0).contains(&c.delta) {
-        return Err(Error::InvalidArgument {
-            name: alloc::format!("{name}.delta"),
-            reason: alloc::format!("must be in [0, 1], got {}", c.delta),
-        });
-    }
+    crate::param::Budget::finite(&alloc::format!("{name}.eps"), c.eps)?;
+    crate::param::Delta::new(&alloc::format!("{name}.delta"), c.delta)?;
     Ok(())
 }
 

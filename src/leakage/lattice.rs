@@ -138,10 +138,7 @@ fn half_width(s2: f64) -> usize {
 }
 
 fn check_eps(eps: f64) -> Result<f64> {
-    if !(eps.is_finite() && (0.0..=700.0).contains(&eps)) {
-        return Err(invalid("epsilon", alloc::format!("must be in [0, 700] nats; got {eps}")));
-    }
-    Ok(eps)
+    Ok(crate::param::Epsilon::new("epsilon", eps)?.get())
 }
 
 impl LatticeMechanism {

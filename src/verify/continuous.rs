@@ -148,12 +148,8 @@ impl ContinuousDocument {
     pub(crate) fn prepare(&self, policy: &ContinuousPolicy) -> Result<(ContinuousVerification, LatticeMechanism)> {
         for (name, c) in [("policy.lip", policy.lip), ("policy.ldp", policy.ldp)] {
             if let Some(c) = c {
-                if !(c.eps >= 0.0 && (0.0..=1.0).contains(&c.delta)) {
-                    return Err(Error::InvalidArgument {
-                        name: name.into(),
-                        reason: alloc::format!("needs eps ≥ 0 and delta in [0, 1]; got {c:?}"),
-                    });
-                }
+                crate::param::Budget::new(name, c.eps)?;
+                crate::param::Delta::new(name, c.delta)?;
             }
         }
         // δ at each claim's ε (2), and at each policy limit's.

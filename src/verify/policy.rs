@@ -191,9 +191,7 @@ impl Policy {
     pub fn validate(&self) -> Result<()> {
         for (name, v) in self.limits() {
             if let Some(v) = v {
-                if v.is_nan() || v < 0.0 {
-                    return Err(bad(name, alloc::format!("a limit must be a number ≥ 0 (nats), got {v}")));
-                }
+                crate::param::Budget::new(name, v)?;
             }
         }
         super::work_budget(self.max_verify_work)?;

@@ -1,15 +1,11 @@
 //! The LDP baselines the paper compares its context-aware mechanisms with (§IV-C-2).
 
-use super::{bisect_smallest, invalid, non_negative, phi, positive, widen_up};
+use super::{bisect_smallest, invalid, phi, positive, widen_up};
 use privlift::error::Result;
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
 
 fn check_eps(eps: f64) -> Result<f64> {
-    non_negative("epsilon", eps)?;
-    if eps > 700.0 {
-        return Err(invalid("epsilon", alloc::format!("must be at most 700 nats; got {eps}")));
-    }
-    Ok(eps)
+    Ok(privlift::param::Epsilon::new("epsilon", eps)?.get())
 }
 
 /// The vanilla Gaussian mechanism's bound (the paper's \[39\], Dwork–Roth Thm A.1 solved

@@ -105,9 +105,7 @@ fn need_delta(delta: f64) -> Result<f64> {
 /// `design_failed` if the audited document misses its claims.
 pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> {
     let eps = req.epsilon;
-    if !(eps.is_finite() && eps > 0.0 && eps <= 700.0) {
-        return Err(bad("epsilon", alloc::format!("must be in (0, 700] nats; got {eps}")));
-    }
+    privlift::param::Epsilon::positive("epsilon", eps)?;
     let d = req.domain;
     let lattice = Lattice::new(d.lo, d.hi, d.step)?;
     let prior = parse_prior(&req.prior)?;

@@ -151,11 +151,7 @@ pub struct LipDelta {
 }
 
 fn check_eps(eps: f64) -> Result<f64> {
-    non_negative("epsilon", eps)?;
-    if eps > 700.0 {
-        return Err(invalid("epsilon", alloc::format!("must be at most 700 nats (e^eps overflows); got {eps}")));
-    }
-    Ok(eps)
+    Ok(privlift::param::Epsilon::new("epsilon", eps)?.get())
 }
 
 /// `e^{−ε}` rounded up.

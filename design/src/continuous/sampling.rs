@@ -15,18 +15,13 @@
 //! Under a discrete prior the atoms only help ([`sampling_delta_discrete`] ≤ the
 //! atomless δ, with equality in the limit of a fine uniform grid; see the tests).
 
-use super::{invalid, non_negative, widen_down, widen_up};
+use super::{widen_down, widen_up};
 use privlift::error::Result;
 use privlift::numeric::UNIT_ROUNDOFF;
 
 fn check(eps: f64, name: &str, v: f64) -> Result<()> {
-    non_negative("epsilon", eps)?;
-    if eps > 700.0 {
-        return Err(invalid("epsilon", alloc::format!("must be at most 700 nats; got {eps}")));
-    }
-    if !(0.0..=1.0).contains(&v) {
-        return Err(invalid(name, alloc::format!("must be in [0, 1]; got {v}")));
-    }
+    privlift::param::Epsilon::new("epsilon", eps)?;
+    privlift::param::Probability::new(name, v)?;
     Ok(())
 }
 
