@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The wasm test suite, in every JS runtime the package supports:
-#   1. wasm/tests/web.rs in Node            (wasm-pack test wasm --node)
-#   2. wasm/tests/web.rs in headless Chrome (chromium + Debian's chromedriver)
-#   3. wasm/tests/web.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
+#   1. wasm/tests/{web,vectors}.rs in Node            (wasm-pack test wasm --node)
+#   2. wasm/tests/{web,vectors}.rs in headless Chrome (chromium + Debian's chromedriver)
+#   3. wasm/tests/{web,vectors}.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
+#      (vectors.rs: the golden vectors of tests/vectors/, which tests/vectors.rs replays natively)
 #   4. the npm package (js/): scripts/build-wasm.sh, the TypeScript type test, then
 #      node --test tests/js/ (Node, and headless Chromium through playwright-core)
-# Fails if a run fails OR ran no test: without WASM_BINDGEN_USE_BROWSER=1 a browser run
-# prints "only configured to run in node.js … skipping" and exits 0.
+# Fails if a run fails OR one of its test files ran no test: without
+# WASM_BINDGEN_USE_BROWSER=1 a browser run prints "only configured to run in node.js …
+# skipping" and exits 0.
 #
 # Env: PRIVLIFT_NO_FIREFOX=1 skips step 3 (e.g. where firefox-esr is not installed).
 set -euo pipefail
@@ -17,10 +19,15 @@ log() { printf '[test-wasm] %s\n' "$*" >&2; }
 out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
 
-# Only wasm/tests/web.rs (the bindings crate's one test file).
-CARGO_ARGS=(-- --test web)
+# The bindings crate's test files, with the continuous bindings (feature `continuous`)
+# that vectors.rs replays the continuous vectors through.
+TEST_FILES=(web vectors)
+CARGO_ARGS=(--)
+for t in "${TEST_FILES[@]}"; do CARGO_ARGS+=(--test "$t"); done
+CARGO_ARGS+=(--features continuous)
 
-# run NAME EXPECT_BANNER CMD...: runs CMD, echoes its output, checks it ran > 0 tests.
+# run NAME EXPECT_BANNER CMD...: runs CMD, echoes its output, checks that every file of
+# TEST_FILES ran > 0 tests (one "test result: ok. N passed" line per file).
 run() {
   local name=$1 banner=$2
   shift 2
@@ -36,10 +43,15 @@ run() {
     log "$name: FAILED: no \"$banner\" line; the tests were skipped"
     exit 1
   fi
-  local n
+  local n files
   n=$(grep -oE 'test result: ok\. [0-9]+ passed' "$out_dir/$name.log" | awk '{s += $4} END {print s + 0}')
+  files=$(grep -oE 'test result: ok\. [0-9]+ passed' "$out_dir/$name.log" | awk '$4 > 0 {c++} END {print c + 0}')
   if [ "$n" -eq 0 ]; then
     log "$name: FAILED: ran no test"
+    exit 1
+  fi
+  if [ "$files" -lt "${#TEST_FILES[@]}" ]; then
+    log "$name: FAILED: only $files of the ${#TEST_FILES[@]} test files (${TEST_FILES[*]}) ran tests"
     exit 1
   fi
   log "$name: $n passed"

@@ -40,6 +40,7 @@ extern crate alloc;
 
 pub mod continuous;
 pub mod estimate;
+pub mod inputs;
 mod keyset;
 pub mod lift;
 mod linalg;

@@ -1,165 +1,15 @@
-//! Design requests as data: the input shapes the CLI reads from files (P.json, J.json,
-//! PS.json, D.json, M.json) and the JS binding receives as objects, their validation (the
-//! same rules and codes as documents), and [`design`], which runs a named method.
+//! Design requests as data ([`DesignRequest`], whose inputs are [`crate::inputs`]) and
+//! [`design_inputs`], the one dispatch from a method name to its designer.
 
 use alloc::string::String;
-use alloc::vec::Vec;
 use serde::Deserialize;
+
+pub use super::inputs::*;
 
 use super::lift::Notion;
 use super::{default_id, linear, optimal_ldp, orr, oue, rr, srlip, srr, watchdog, Source};
-use privlift::document::{
-    check_distribution, matrix_check_entries, Alphabet, Document, LabelJson, Matrix, MAX_PRIORS, MAX_SYMBOLS,
-};
+use privlift::document::{Alphabet, Document};
 use privlift::error::Error;
-
-/// `M.json`: the channel P(Y|X), rows x, columns y.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatrixFile {
-    /// P(y|x): one row per input x, each a distribution over the outputs y.
-    pub p_y_given_x: Vec<Vec<f64>>,
-}
-
-/// `P.json`: the prior of X (the secret is X itself).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PriorFile {
-    /// The symbols of X; the indices `"0"`, …, `n-1` when absent.
-    #[serde(default)]
-    pub labels: Option<Vec<LabelJson>>,
-    /// P_X, one probability per symbol.
-    pub p: Vec<f64>,
-}
-
-/// `J.json`: the joint of S and X, rows s, columns x.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JointFile {
-    /// The symbols of S (the rows of `p_sx`); indices when absent.
-    #[serde(default)]
-    pub secret_labels: Option<Vec<LabelJson>>,
-    /// The symbols of X (the columns of `p_sx`); indices when absent. Not with `attributes`.
-    #[serde(default)]
-    pub labels: Option<Vec<LabelJson>>,
-    /// P_SX: one row per secret s, one column per input x, summing to 1.
-    pub p_sx: Vec<Vec<f64>>,
-    /// A multi-attribute X = (X¹,…,Xᵐ) instead of `labels`: the columns of `p_sx` are
-    /// the tuples, flattened row-major ([`super::srlip::load_multi_joint`], `srlip`).
-    #[serde(default)]
-    pub attributes: Option<Vec<super::srlip::AttributeFile>>,
-}
-
-/// `PS.json`: a finite set of priors of X (for BP-LIP).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PriorsFile {
-    /// The symbols of X; indices when absent.
-    #[serde(default)]
-    pub labels: Option<Vec<LabelJson>>,
-    /// The priors of X, each a distribution over the symbols.
-    pub priors: Vec<Vec<f64>>,
-}
-
-/// `D.json`: a distortion d[x][y].
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DistortionFile {
-    /// `d[x][y]`: the cost of releasing y for the input x.
-    pub d: Vec<Vec<f64>>,
-}
-
-/// Alphabet size checks in the order and with the codes a document gets.
-pub fn check_size(field: &str, n: usize) -> Result<(), Error> {
-    if n == 0 {
-        return Err(Error::EmptyAlphabet { field: field.into() });
-    }
-    if n > MAX_SYMBOLS {
-        return Err(Error::TooManySymbols { field: field.into(), found: n, max: MAX_SYMBOLS });
-    }
-    Ok(())
-}
-
-/// Optional labels (unique, at most [`MAX_SYMBOLS`], exactly `n` of them), or the
-/// indices `"0"`, …, `n-1` when absent.
-pub fn labels_or_indices(field: &str, labels: Option<Vec<LabelJson>>, n: usize) -> Result<Alphabet, Error> {
-    match labels {
-        None => Alphabet::indices(field, n),
-        Some(l) => {
-            let a = Alphabet::new(field, l.into_iter().map(LabelJson::into_string).collect())?;
-            if a.len() != n {
-                return Err(Error::DimensionMismatch { field: field.into(), expected: n, found: a.len() });
-            }
-            Ok(a)
-        }
-    }
-}
-
-/// A validated channel.
-pub fn load_matrix(f: MatrixFile) -> Result<Matrix, Error> {
-    check_size("p_y_given_x", f.p_y_given_x.len())?;
-    let ny = f.p_y_given_x[0].len();
-    check_size("p_y_given_x[0]", ny)?;
-    let m = Matrix::from_rows("p_y_given_x", &f.p_y_given_x, ny)?;
-    m.check_row_stochastic("p_y_given_x")?;
-    Ok(m)
-}
-
-/// A validated prior: its labels (indices when absent) and p.
-pub fn load_prior(f: PriorFile) -> Result<(Alphabet, Vec<f64>), Error> {
-    check_size("p", f.p.len())?;
-    let labels = labels_or_indices("labels", f.labels, f.p.len())?;
-    check_distribution("p", &f.p)?;
-    Ok((labels, f.p))
-}
-
-/// A validated joint: secret labels, input labels (indices when absent) and P_SX.
-/// `nx` is the number of inputs the caller expects (the channel's rows), if any;
-/// otherwise the first row decides.
-pub fn load_joint(f: JointFile, nx: Option<usize>) -> Result<(Alphabet, Alphabet, Matrix), Error> {
-    if f.attributes.is_some() {
-        // A multi-attribute joint is also a joint over its flattened tuples.
-        let j = super::srlip::load_multi_joint(f)?;
-        match nx {
-            Some(n) if n != j.labels().len() => return Err(Error::field("p_sx[0]").dims(n, j.labels().len())),
-            _ => return Ok((j.secret().clone(), j.labels().clone(), j.p_sx().clone())),
-        }
-    }
-    check_size("p_sx", f.p_sx.len())?;
-    let nx = match nx {
-        Some(n) => n,
-        None => {
-            let n = f.p_sx[0].len();
-            check_size("p_sx[0]", n)?;
-            n
-        }
-    };
-    let m = Matrix::from_rows("p_sx", &f.p_sx, nx)?;
-    m.check_joint("p_sx")?;
-    let secret = labels_or_indices("secret_labels", f.secret_labels, m.rows())?;
-    let labels = labels_or_indices("labels", f.labels, nx)?;
-    Ok((secret, labels, m))
-}
-
-/// A set of priors: labels (indices when absent) and the priors as given (each one is
-/// checked by the designer, which names it `priors[i]`).
-pub fn load_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>), Error> {
-    let Some(first) = f.priors.first() else {
-        return Err(Error::InvalidArgument { name: "priors".into(), reason: "need at least one prior".into() });
-    };
-    let k = first.len();
-    check_size("priors[0]", k)?;
-    let labels = labels_or_indices("labels", f.labels, k)?;
-    Ok((labels, f.priors))
-}
-
-/// A distortion matrix (square; its size and entries are checked by the designer).
-pub fn load_distortion(f: DistortionFile) -> Result<Matrix, Error> {
-    check_size("d", f.d.len())?;
-    let ny = f.d[0].len();
-    check_size("d[0]", ny)?;
-    Matrix::from_rows("d", &f.d, ny)
-}
 
 /// Every design method, by the name the CLI and the JS binding use.
 pub const METHODS: [&str; 15] = [
@@ -386,40 +236,6 @@ pub struct DesignRequest {
 
 fn missing(method: &str, what: &str) -> Error {
     Error::InvalidArgument { name: what.into(), reason: alloc::format!("design method `{method}` needs `{what}`") }
-}
-
-/// A validated distortion for `k` symbols: `k × k`, finite, non-negative.
-pub fn checked_distortion(f: DistortionFile, k: usize) -> Result<Matrix, Error> {
-    let d = load_distortion(f)?;
-    if d.rows() != k {
-        return Err(Error::DimensionMismatch { field: "d".into(), expected: k, found: d.rows() });
-    }
-    if d.cols() != k {
-        return Err(Error::DimensionMismatch { field: "d[0]".into(), expected: k, found: d.cols() });
-    }
-    for x in 0..k {
-        matrix_check_entries(&alloc::format!("d[{x}]"), d.row(x))?;
-    }
-    Ok(d)
-}
-
-/// A validated set of priors (each of length |labels|, at most [`MAX_PRIORS`]).
-pub fn checked_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>), Error> {
-    let (labels, priors) = load_priors(f)?;
-    if priors.len() > MAX_PRIORS {
-        return Err(Error::InvalidArgument {
-            name: "priors".into(),
-            reason: alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", priors.len()),
-        });
-    }
-    for (i, p) in priors.iter().enumerate() {
-        let field = alloc::format!("priors[{i}]");
-        if p.len() != labels.len() {
-            return Err(Error::DimensionMismatch { field, expected: labels.len(), found: p.len() });
-        }
-        check_distribution(&field, p)?;
-    }
-    Ok((labels, priors))
 }
 
 /// An error of [`design_inputs`], with the input it is about (`"prior"`, `"joint"`,

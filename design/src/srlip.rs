@@ -61,190 +61,21 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use serde::Deserialize;
 
+pub use super::inputs::{load_multi_joint, tuple_labels, MultiJoint};
 use super::lift::{design_budget, JointView, Notion};
 use super::optimal_ldp::LdpPolytope;
 use super::orr::{assemble, optimal_response, response_over_vertices, with_extra};
-use super::request::{check_size, labels_or_indices, JointFile};
 use super::rr::krr_matrix;
 use super::utility::channel_utility;
-use super::{check_eps, publish, Audited, Source};
-use privlift::document::{Alphabet, Claims, Document, LabelJson, Matrix, MechanismKind, SrlipJson};
+use super::{check_eps, publish, Audited};
+use privlift::document::{Alphabet, Claims, Document, Matrix, MechanismKind, SrlipJson};
 use privlift::error::{Error, Result};
-use privlift::leakage::{audit_srlip, MAX_SRLIP_ATTRIBUTES};
-
-/// One attribute of a multi-attribute joint file: its labels.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AttributeFile {
-    /// The symbols of this attribute Xʲ.
-    pub labels: Vec<LabelJson>,
-}
+use privlift::leakage::audit_srlip;
 
 /// Largest number of candidate solves of one attribute's optimal-LDP enumeration before
 /// the design falls back to RR for that attribute.
 pub const MAX_ATTRIBUTE_CANDIDATES: u64 = 2_000_000;
-
-/// A joint P(S, X¹, …, Xᵐ): rows s, columns the tuples x = (x¹,…,xᵐ) flattened
-/// row-major (attribute 1 most significant, see [`privlift::document::SrlipJson`]).
-#[derive(Debug, Clone)]
-pub struct MultiJoint {
-    secret: Alphabet,
-    attributes: Vec<Alphabet>,
-    labels: Alphabet,
-    p_sx: Matrix,
-}
-
-impl MultiJoint {
-    /// A validated multi-attribute joint.
-    ///
-    /// # Errors
-    /// `invalid_argument` for 0 or more than [`MAX_SRLIP_ATTRIBUTES`] attributes;
-    /// `too_many_symbols` when Π|Xʲ| exceeds [`privlift::document::MAX_SYMBOLS`];
-    /// `dimension_mismatch` when P_SX does not have |S| rows and Π|Xʲ| columns;
-    /// `negative_probability`, `non_finite`, `not_normalized` for a bad joint.
-    pub fn new(secret: Alphabet, attributes: Vec<Alphabet>, p_sx: Matrix) -> Result<Self> {
-        if attributes.is_empty() || attributes.len() > MAX_SRLIP_ATTRIBUTES {
-            return Err(Error::InvalidArgument {
-                name: "attributes".into(),
-                reason: alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attributes.len()),
-            });
-        }
-        let nx = product_size(&attributes.iter().map(Alphabet::len).collect::<Vec<_>>())?;
-        if p_sx.rows() != secret.len() {
-            return Err(Error::field("p_sx").dims(secret.len(), p_sx.rows()));
-        }
-        if p_sx.cols() != nx {
-            return Err(Error::field("p_sx[0]").dims(nx, p_sx.cols()));
-        }
-        p_sx.check_joint("p_sx")?;
-        let labels = tuple_labels("labels", &attributes)?;
-        Ok(MultiJoint { secret, attributes, labels, p_sx })
-    }
-
-    /// |X¹|, …, |Xᵐ|.
-    pub fn sizes(&self) -> Vec<usize> {
-        self.attributes.iter().map(Alphabet::len).collect()
-    }
-    /// The alphabets of X¹, …, Xᵐ.
-    pub fn attributes(&self) -> &[Alphabet] {
-        &self.attributes
-    }
-    /// The symbols of the secret S (the rows of [`Self::p_sx`]).
-    pub fn secret(&self) -> &Alphabet {
-        &self.secret
-    }
-    /// The tuple labels of X (see [`tuple_labels`]).
-    pub fn labels(&self) -> &Alphabet {
-        &self.labels
-    }
-    /// P_SX over the flattened tuples.
-    pub fn p_sx(&self) -> &Matrix {
-        &self.p_sx
-    }
-
-    /// The same joint as a single-attribute design source (X flattened).
-    pub fn source(&self) -> Result<Source> {
-        Source::joint(self.secret.clone(), self.labels.clone(), self.p_sx.clone())
-    }
-
-    /// P(Tʲ, Xʲ) with Tʲ = (S, X^{−j}): rows t = s·(|X|/|Xʲ|) + x^{−j} (the other
-    /// attributes flattened row-major), columns xʲ.
-    pub fn side_joint(&self, j: usize) -> Matrix {
-        let sizes = self.sizes();
-        let (nx, aj) = (self.p_sx.cols(), sizes[j]);
-        let rest = nx / aj;
-        let inner: usize = sizes[j + 1..].iter().product();
-        let mut m = vec![0.0; self.p_sx.rows() * rest * aj];
-        for s in 0..self.p_sx.rows() {
-            for x in 0..nx {
-                let (hi, xj, lo) = (x / (inner * aj), (x / inner) % aj, x % inner);
-                let t = s * rest + hi * inner + lo;
-                m[t * aj + xj] = self.p_sx.get(s, x);
-            }
-        }
-        Matrix::from_flat(self.p_sx.rows() * rest, aj, m)
-    }
-}
-
-/// Π sizes, checked against [`privlift::document::MAX_SYMBOLS`] (`too_many_symbols`, also on
-/// overflow) and for empty attributes (`empty_alphabet`).
-fn product_size(sizes: &[usize]) -> Result<usize> {
-    let mut n = 1usize;
-    for (j, &a) in sizes.iter().enumerate() {
-        check_size(&alloc::format!("attributes[{j}].labels"), a)?;
-        n = n.saturating_mul(a);
-    }
-    check_size("attributes", n)?;
-    Ok(n)
-}
-
-/// The labels of the flattened tuples: the attribute labels joined by `,` (e.g.
-/// `"young,F,yes"`), or, when some attribute label contains a `,`, each tuple as a JSON
-/// array of strings (e.g. `["a,b","F"]`), so that labels are always unambiguous.
-pub fn tuple_labels(field: &str, attributes: &[Alphabet]) -> Result<Alphabet> {
-    let json = attributes.iter().any(|a| a.labels().iter().any(|l| l.contains(',')));
-    let sizes: Vec<usize> = attributes.iter().map(Alphabet::len).collect();
-    let n = product_size(&sizes)?;
-    let mut out = Vec::with_capacity(n);
-    let mut digits = vec![0usize; sizes.len()];
-    for _ in 0..n {
-        let parts: Vec<&str> = digits.iter().zip(attributes).map(|(&d, a)| a.labels()[d].as_str()).collect();
-        out.push(if json { serde_json::to_string(&parts).unwrap_or_default() } else { parts.join(",") });
-        for j in (0..sizes.len()).rev() {
-            digits[j] += 1;
-            if digits[j] < sizes[j] {
-                break;
-            }
-            digits[j] = 0;
-        }
-    }
-    Alphabet::new(field, out)
-}
-
-/// A validated multi-attribute J.json: `attributes` (each with its `labels`), optional
-/// `secret_labels`, and `p_sx` with rows s and columns the flattened tuples
-/// (docs/cli.md). `labels` must be absent (the tuples are named by [`tuple_labels`]).
-///
-/// # Errors
-/// `invalid_argument` without `attributes` or with `labels`; `duplicate_label`,
-/// `empty_alphabet`; and the errors of [`MultiJoint::new`].
-pub fn load_multi_joint(f: JointFile) -> Result<MultiJoint> {
-    let Some(attrs) = f.attributes else {
-        return Err(Error::InvalidArgument {
-            name: "attributes".into(),
-            reason: "a multi-attribute joint needs `attributes: [{\"labels\": [...]}, ...]`".into(),
-        });
-    };
-    if f.labels.is_some() {
-        return Err(Error::InvalidArgument {
-            name: "labels".into(),
-            reason: "a multi-attribute joint names its inputs by `attributes`; drop `labels`".into(),
-        });
-    }
-    if attrs.is_empty() || attrs.len() > MAX_SRLIP_ATTRIBUTES {
-        return Err(Error::InvalidArgument {
-            name: "attributes".into(),
-            reason: alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attrs.len()),
-        });
-    }
-    let attributes = attrs
-        .into_iter()
-        .enumerate()
-        .map(|(j, a)| {
-            Alphabet::new(
-                &alloc::format!("attributes[{j}].labels"),
-                a.labels.into_iter().map(LabelJson::into_string).collect(),
-            )
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let nx = product_size(&attributes.iter().map(Alphabet::len).collect::<Vec<_>>())?;
-    check_size("p_sx", f.p_sx.len())?;
-    let p_sx = Matrix::from_rows("p_sx", &f.p_sx, nx)?;
-    let secret = labels_or_indices("secret_labels", f.secret_labels, p_sx.rows())?;
-    MultiJoint::new(secret, attributes, p_sx)
-}
 
 /// The product channel P(y|x) = Π_j Qʲ(yʲ|xʲ) over the flattened alphabets (rows x,
 /// columns y, both row-major with attribute 1 most significant): the Kronecker product

@@ -304,7 +304,7 @@ impl Document {
         }
         if let Some(c) = &w.claims.srlip {
             check_claim("srlip.eps", Some(c.eps))?;
-            crate::leakage::check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
+            check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
         }
 
         Ok(Document {
@@ -572,4 +572,31 @@ fn channel(field: &str, rows: &[Vec<f64>], nx: usize) -> Result<Matrix> {
 /// Label first, then a decimal index.
 pub(crate) fn resolve(a: &Alphabet, value: &str) -> Option<usize> {
     a.position(value).or_else(|| value.parse::<usize>().ok().filter(|&i| i < a.len()))
+}
+
+/// Largest number of attributes an SRLIP audit takes (it visits all 2ᵐ subsets).
+pub const MAX_SRLIP_ATTRIBUTES: usize = 16;
+
+/// Checks an attribute list against |X|: 1..=[`MAX_SRLIP_ATTRIBUTES`] attributes, each
+/// of size ≥ 1, whose sizes multiply to `nx`.
+///
+/// # Errors
+/// `invalid_argument` naming `field` for a bad list, `dimension_mismatch` when the
+/// product is not `nx`.
+pub fn check_attributes(field: &str, attributes: &[usize], nx: usize) -> Result<()> {
+    if attributes.is_empty() || attributes.len() > MAX_SRLIP_ATTRIBUTES {
+        return Err(Error::InvalidArgument {
+            name: field.into(),
+            reason: alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attributes.len()),
+        });
+    }
+    if let Some(j) = attributes.iter().position(|&a| a == 0) {
+        return Err(Error::EmptyAlphabet { field: alloc::format!("{field}[{j}]") });
+    }
+    let product = attributes.iter().try_fold(1usize, |p, &a| p.checked_mul(a));
+    match product {
+        Some(p) if p == nx => Ok(()),
+        Some(p) => Err(Error::field(field).dims(nx, p)),
+        None => Err(Error::field(field).dims(nx, usize::MAX)),
+    }
 }

@@ -25,11 +25,9 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use crate::document::Matrix;
+pub use crate::document::{check_attributes, MAX_SRLIP_ATTRIBUTES};
 use crate::error::{Error, Result};
 use crate::numeric::{abs_ln_up, gamma, ln_up};
-
-/// Largest number of attributes an SRLIP audit takes (it visits all 2ᵐ subsets).
-pub const MAX_SRLIP_ATTRIBUTES: usize = 16;
 
 /// Largest 2ᵐ·|S|·|X|·|Y| (multiply-adds) of one SRLIP audit: a few seconds at most,
 /// also in a browser.
@@ -48,30 +46,6 @@ pub struct Srlip {
     /// The worst leakage for each subset J, indexed by the bit mask of J
     /// (bit j set ⇔ attribute j ∈ J); `by_subset[0]` is the LIP w.r.t. S.
     pub by_subset: Vec<f64>,
-}
-
-/// Checks an attribute list against |X|: 1..=[`MAX_SRLIP_ATTRIBUTES`] attributes, each
-/// of size ≥ 1, whose sizes multiply to `nx`.
-///
-/// # Errors
-/// `invalid_argument` naming `field` for a bad list, `dimension_mismatch` when the
-/// product is not `nx`.
-pub fn check_attributes(field: &str, attributes: &[usize], nx: usize) -> Result<()> {
-    if attributes.is_empty() || attributes.len() > MAX_SRLIP_ATTRIBUTES {
-        return Err(Error::InvalidArgument {
-            name: field.into(),
-            reason: alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attributes.len()),
-        });
-    }
-    if let Some(j) = attributes.iter().position(|&a| a == 0) {
-        return Err(Error::EmptyAlphabet { field: alloc::format!("{field}[{j}]") });
-    }
-    let product = attributes.iter().try_fold(1usize, |p, &a| p.checked_mul(a));
-    match product {
-        Some(p) if p == nx => Ok(()),
-        Some(p) => Err(Error::field(field).dims(nx, p)),
-        None => Err(Error::field(field).dims(nx, usize::MAX)),
-    }
 }
 
 /// Exact SRLIP leakage (Def 3, eq 12) of the channel `p_y_given_x` (rows x over the
