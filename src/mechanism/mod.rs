@@ -140,7 +140,7 @@ impl VerifiedMechanism {
     pub fn perturb<R: Randomness + ?Sized>(&self, x: usize, rng: &mut R) -> Result<usize> {
         let s = self.channel()?;
         self.check_input(x)?;
-        Ok(s.sample_word(x, rng.next_word()?))
+        s.sample(x, rng)
     }
 
     /// Perturbs an input given by label (or by decimal index).
@@ -153,13 +153,8 @@ impl VerifiedMechanism {
     pub fn perturb_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R) -> Result<Vec<u32>> {
         let s = self.channel()?;
         self.check_all(xs)?;
-        let mut out = Vec::with_capacity(xs.len());
-        let mut words = [0u64; 256];
-        for chunk in xs.chunks(256) {
-            let w = &mut words[..chunk.len()];
-            rng.fill_words(w)?;
-            out.extend(chunk.iter().zip(w.iter()).map(|(&x, &r)| s.sample_word(x as usize, r) as u32));
-        }
+        let mut out = Vec::new();
+        s.sample_many(xs, rng, &mut out)?;
         Ok(out)
     }
 
@@ -188,8 +183,8 @@ impl VerifiedMechanism {
             });
         }
         match &self.runtime {
-            Runtime::PerSecret { sampler, nx } => Ok(sampler.sample_word(s * nx + x, rng.next_word()?)),
-            Runtime::Channel(c) => Ok(c.sample_word(x, rng.next_word()?)),
+            Runtime::PerSecret { sampler, nx } => sampler.sample(s * nx + x, rng),
+            Runtime::Channel(c) => c.sample(x, rng),
             Runtime::Unary(_) => Err(wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
         }
     }

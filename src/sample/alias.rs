@@ -34,6 +34,7 @@ use alloc::vec::Vec;
 use rand::RngCore;
 
 use crate::error::{Error, Result};
+use crate::rng::Randomness;
 
 /// Integer weights summing to exactly 2⁶⁴, from a non-negative finite row.
 fn quantise(p: &[f64]) -> Result<Vec<u128>> {
@@ -228,31 +229,29 @@ impl ChannelSampler {
         select(&self.entries[x * self.cols..(x + 1) * self.cols], self.bits, r)
     }
 
-    /// One draw for input `x`.
-    pub fn sample<R: RngCore + ?Sized>(&self, x: usize, rng: &mut R) -> usize {
-        self.sample_word(x, rng.next_u64())
+    /// One draw for input `x` (caller checks `x < inputs()`): one word of `rng`.
+    ///
+    /// # Errors
+    /// `rng` if the random source fails.
+    pub fn sample<R: Randomness + ?Sized>(&self, x: usize, rng: &mut R) -> Result<usize> {
+        Ok(self.sample_word(x, rng.next_word()?))
     }
 
-    /// Draws for every input in `xs` into `out` (cleared first). Inputs must be valid.
-    pub fn sample_many<R: RngCore + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) {
+    /// Draws for every input in `xs` into `out` (cleared first), one word each, fetched
+    /// 1024 at a time. Inputs must be valid.
+    ///
+    /// # Errors
+    /// `rng` if the random source fails.
+    pub fn sample_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) -> Result<()> {
         out.clear();
         out.reserve(xs.len());
-        let mut buf = [0u64; 256];
-        for chunk in xs.chunks(256) {
+        let mut buf = [0u64; 1024];
+        for chunk in xs.chunks(1024) {
             let words = &mut buf[..chunk.len()];
-            fill_words(rng, words);
+            rng.fill_words(words)?;
             out.extend(chunk.iter().zip(words.iter()).map(|(&x, &r)| self.sample_word(x as usize, r) as u32));
         }
-    }
-}
-
-/// Fills `words` with random 64-bit words using one `fill_bytes` call.
-fn fill_words<R: RngCore + ?Sized>(rng: &mut R, words: &mut [u64]) {
-    let mut bytes = [0u8; 256 * 8];
-    let b = &mut bytes[..words.len() * 8];
-    rng.fill_bytes(b);
-    for (w, c) in words.iter_mut().zip(b.chunks_exact(8)) {
-        *w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        Ok(())
     }
 }
 
