@@ -43,8 +43,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use super::{check_header, Document, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
-use super::{Document, FORMAT, VERSION};
 use crate::error::{Error, Result};
 use crate::sample::lattice::LatticeMechanism;
 
@@ -346,12 +346,7 @@ impl ContinuousDocument {
     /// # Errors
     /// As listed; every error names its field.
     pub fn from_wire(w: ContinuousDocumentJson) -> Result<Self> {
-        if w.format != FORMAT {
-            return Err(Error::UnsupportedFormat { found: w.format });
-        }
-        if w.version != VERSION {
-            return Err(Error::UnsupportedVersion { found: w.version });
-        }
+        check_header(&w.format, w.version)?;
         let lattice = Lattice::new(w.domain.lo, w.domain.hi, w.domain.step)?;
         let prior = parse_prior(&w.prior)?;
         let lattice_prior = prior.lattice_pmf(&lattice)?;

@@ -23,7 +23,9 @@ pub use continuous::{
 };
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
-pub use wire::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION};
+pub use wire::{
+    check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION,
+};
 
 use crate::error::{Error, Result};
 
@@ -191,12 +193,7 @@ impl Document {
     /// `dimension_mismatch`, `duplicate_label`, `too_many_symbols`, `empty_alphabet`,
     /// `prior_mismatch` (prior ≠ column sums of `secret.p_sx` beyond 1e-9).
     pub fn from_wire(w: DocumentJson) -> Result<Self> {
-        if w.format != FORMAT {
-            return Err(Error::UnsupportedFormat { found: w.format });
-        }
-        if w.version != VERSION {
-            return Err(Error::UnsupportedVersion { found: w.version });
-        }
+        check_header(&w.format, w.version)?;
         let input = labels("labels", w.labels)?;
         let nx = input.len();
 

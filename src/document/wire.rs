@@ -34,6 +34,20 @@ pub const FORMAT: &str = "privlift-mechanism";
 /// The document version this build reads and writes.
 pub const VERSION: u64 = 1;
 
+/// Checks the header every document carries: `format` is [`FORMAT`], `version` is [`VERSION`].
+///
+/// # Errors
+/// `unsupported_format`, then `unsupported_version`.
+pub fn check_header(format: &str, version: u64) -> crate::error::Result<()> {
+    if format != FORMAT {
+        return Err(crate::error::Error::UnsupportedFormat { found: format.into() });
+    }
+    if version != VERSION {
+        return Err(crate::error::Error::UnsupportedVersion { found: version });
+    }
+    Ok(())
+}
+
 /// A label: JSON strings are kept, numbers are kept in their JSON spelling.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]

@@ -48,6 +48,7 @@ use alloc::vec::Vec;
 use crate::error::Result;
 use crate::numeric::{abs_ln_up, gamma, next_up, UNIT_ROUNDOFF};
 use crate::param::invalid;
+use crate::param::Epsilon;
 use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use crate::sample::lattice::{Kind, LatticeMechanism};
 
@@ -137,10 +138,6 @@ fn half_width(s2: f64) -> usize {
     half
 }
 
-fn check_eps(eps: f64) -> Result<f64> {
-    Ok(crate::param::Epsilon::new("epsilon", eps)?.get())
-}
-
 impl LatticeMechanism {
     /// Pure ε-LIP, pure ε-LDP and the tail mass (see [`LatticeAudit`]).
     ///
@@ -202,7 +199,7 @@ impl LatticeMechanism {
     /// # Errors
     /// `invalid_argument` for ε not in `[0, 700]` or an audit above [`MAX_AUDIT_WORK`].
     pub fn lip_delta(&self, eps: f64) -> Result<f64> {
-        check_eps(eps)?;
+        Epsilon::new("epsilon", eps)?;
         let d = match &self.kind {
             Kind::Gaussian { .. } => self.gaussian_lip_delta(eps, f64::INFINITY)?,
             Kind::Laplace(l) => self.laplace_lip_delta(l, eps),
@@ -219,7 +216,7 @@ impl LatticeMechanism {
     /// # Errors
     /// As [`LatticeMechanism::lip_delta`].
     pub fn lip_delta_exceeds(&self, eps: f64, target: f64) -> Result<bool> {
-        check_eps(eps)?;
+        Epsilon::new("epsilon", eps)?;
         Ok(match &self.kind {
             Kind::Gaussian { .. } => self.gaussian_lip_delta(eps, target)?.min(1.0) > target,
             _ => self.lip_delta(eps)? > target,
@@ -232,7 +229,7 @@ impl LatticeMechanism {
     /// # Errors
     /// As [`LatticeMechanism::lip_delta`].
     pub fn ldp_delta(&self, eps: f64) -> Result<f64> {
-        check_eps(eps)?;
+        Epsilon::new("epsilon", eps)?;
         let n = self.lattice.len();
         let gam = libm::exp(eps);
         let d = match &self.kind {

@@ -3,10 +3,7 @@
 use super::{bisect_smallest, invalid, phi, positive, widen_up};
 use privlift::error::Result;
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
-
-fn check_eps(eps: f64) -> Result<f64> {
-    Ok(privlift::param::Epsilon::new("epsilon", eps)?.get())
-}
+use privlift::param::Epsilon;
 
 /// The vanilla Gaussian mechanism's bound (the paper's \[39\], Dwork–Roth Thm A.1 solved
 /// for δ): `δ ≤ 1.25·exp(−ε²σ²/(2Δ²))`, rounded up.
@@ -17,7 +14,7 @@ fn check_eps(eps: f64) -> Result<f64> {
 /// # Errors
 /// `invalid_argument` for `ε` not in `[0, 700]`, `σ` or `Δ` not finite and > 0.
 pub fn vanilla_gaussian_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result<f64> {
-    check_eps(eps)?;
+    Epsilon::new("epsilon", eps)?;
     positive("sigma", sigma)?;
     positive("sensitivity", sensitivity)?;
     let t = eps * sigma / sensitivity;
@@ -35,7 +32,7 @@ pub fn vanilla_gaussian_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result<
 /// # Errors
 /// As [`vanilla_gaussian_delta`].
 pub fn analytic_gaussian_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result<f64> {
-    check_eps(eps)?;
+    Epsilon::new("epsilon", eps)?;
     positive("sigma", sigma)?;
     positive("sensitivity", sensitivity)?;
     let a = sensitivity / (2.0 * sigma);
@@ -55,7 +52,7 @@ pub fn analytic_gaussian_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result
 /// # Errors
 /// As [`vanilla_gaussian_delta`] and `invalid_argument` for `delta` outside `(0, 1)`.
 pub fn analytic_gaussian_sigma(eps: f64, delta: f64, sensitivity: f64) -> Result<f64> {
-    check_eps(eps)?;
+    Epsilon::new("epsilon", eps)?;
     positive("sensitivity", sensitivity)?;
     if !(delta > 0.0 && delta < 1.0) {
         return Err(invalid("delta", alloc::format!("must be in (0, 1); got {delta}")));

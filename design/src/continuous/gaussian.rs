@@ -22,7 +22,7 @@
 //! `x`, the true output density is the mixture `f_Y(y) = ∫ f_X(x') N(y; x', σ_N(x')²) dx'`,
 //! which is not Gaussian, so the δ that Cor 10 reports is not the δ the users get.
 //! [`calibrate_at`] implements Cor 10 as stated (under definition (3)). Measured in
-//! `tests/continuous.rs` (ε = 1, target δ = 1e-4, μ = 0, σ_X = 5): the true mixture `f_Y`
+//! `design/tests/continuous.rs` (ε = 1, target δ = 1e-4, μ = 0, σ_X = 5): the true mixture `f_Y`
 //! is much heavier-tailed, and the δ users really get is ≈ 0.12 at x = 0 (σ_N = 11.5),
 //! 0.0066 at x = 5, 0.041 at x = 10, 0.10 at x = 15 — 60× to 1200× the target. Cor 10's
 //! σ_N(x) is a per-value heuristic, not a guarantee, unless the output density is
@@ -43,6 +43,7 @@ use super::{
 };
 use privlift::error::Result;
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
+use privlift::param::Epsilon;
 
 /// Absolute slack added to every E-divergence value, per unit of `1 + γ` (see
 /// [`e_divergence`]).
@@ -150,10 +151,6 @@ pub struct LipDelta {
     pub delta_cor9: f64,
 }
 
-fn check_eps(eps: f64) -> Result<f64> {
-    Ok(privlift::param::Epsilon::new("epsilon", eps)?.get())
-}
-
 /// `e^{−ε}` rounded up.
 fn exp_neg_up(eps: f64) -> f64 {
     if eps == 0.0 {
@@ -196,7 +193,7 @@ fn delta_parts(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> LipDelta {
 /// # Ok::<(), privlift::Error>(())
 /// ```
 pub fn delta_at(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> Result<LipDelta> {
-    check_eps(eps)?;
+    Epsilon::new("epsilon", eps)?;
     positive("sigma_n", sigma_n)?;
     finite("x", x)?;
     Ok(delta_parts(eps, sigma_n, x, prior))
@@ -208,7 +205,7 @@ pub fn delta_at(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> Result<LipD
 /// # Errors
 /// As [`delta_at`].
 pub fn delta_at_mixture(eps: f64, sigma_n: f64, x: f64, prior: &GaussianMixture) -> Result<f64> {
-    check_eps(eps)?;
+    Epsilon::new("epsilon", eps)?;
     positive("sigma_n", sigma_n)?;
     finite("x", x)?;
     Ok(prior
@@ -320,7 +317,7 @@ const DECISION_BUDGET: usize = 200_000;
 /// # Errors
 /// As [`delta_at`]; `invalid_argument` for a domain with `lo > hi` or infinite ends.
 pub fn delta_on_domain(eps: f64, sigma_n: f64, prior: &GaussianMixture, lo: f64, hi: f64) -> Result<f64> {
-    check_eps(eps)?;
+    Epsilon::new("epsilon", eps)?;
     positive("sigma_n", sigma_n)?;
     check_domain(lo, hi)?;
     let f = |x: f64| mixture_delta(eps, sigma_n, x, prior);
@@ -382,7 +379,7 @@ fn check_delta(delta: f64) -> Result<f64> {
 /// # Ok::<(), privlift::Error>(())
 /// ```
 pub fn calibrate_at(eps: f64, delta: f64, x: f64, prior: &GaussianMixture) -> Result<Calibration> {
-    check_eps(eps)?;
+    Epsilon::new("epsilon", eps)?;
     check_delta(delta)?;
     finite("x", x)?;
     let start = prior.components().map(|(_, g)| g.sd().max((x - g.mean()).abs())).fold(1e-3, f64::max);
@@ -397,7 +394,7 @@ pub fn calibrate_at(eps: f64, delta: f64, x: f64, prior: &GaussianMixture) -> Re
 /// # Errors
 /// As [`calibrate_at`] and [`delta_on_domain`].
 pub fn calibrate_on_domain(eps: f64, delta: f64, prior: &GaussianMixture, lo: f64, hi: f64) -> Result<Calibration> {
-    check_eps(eps)?;
+    Epsilon::new("epsilon", eps)?;
     check_delta(delta)?;
     check_domain(lo, hi)?;
     let start = prior
