@@ -177,8 +177,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 /// installed).
 fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
     let req = request(a)?;
+    // (|S|, |X|) as the files declare them (with a prior, S = X); validated by the library.
     let inputs = match (&req.prior, &req.joint) {
-        (Some(p), _) => Some((1, p.p.len())),
+        (Some(p), _) => Some((p.p.len(), p.p.len())),
         (None, Some(j)) => Some((j.p_sx.len(), j.p_sx.first().map_or(0, Vec::len))),
         (None, None) => None,
     };
@@ -187,7 +188,6 @@ fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
         (method.starts_with("orr-") || method == "srr") && inputs.is_some_and(|(_, nx)| nx > LONG_DESIGN_INPUTS);
     let start = std::time::Instant::now();
     if let (true, Some((ns, nx))) = (enumerates, inputs) {
-        let ns = if req.prior.is_some() { nx } else { ns };
         progress(&format!("designing `{method}` for |S| = {ns}, |X| = {nx} by vertex enumeration (Ctrl-C to cancel)"));
     }
     let doc = design_inputs(method, req).map_err(|e| match e.input.and_then(|i| a.value(i)) {
