@@ -18,6 +18,10 @@ use privlift_design::watchdog::{self, Partition};
 use privlift_design::Source;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+#[path = "../../tests/common/lifts.rs"]
+mod lifts;
+use lifts::{random_lifts, Lifts};
 use serde_json::{json, Value};
 
 // ---------- Helpers: joints, and the measures recomputed from a published document ----------
@@ -492,28 +496,6 @@ fn budget_and_alpha_order_errors() {
 
 // ---------- Sec. VI: the measures against LIP / ALIP ----------
 
-/// (P(s), [y][s] lifts) of a random mechanism on a random joint (the generator of
-/// `tests/optimal.rs`, `lift_paper_props_1_3_5`).
-fn random_lifts(rng: &mut ChaCha8Rng) -> (Vec<f64>, Vec<Vec<f64>>) {
-    let (ns, nx, ny) = (rng.random_range(2..5), rng.random_range(2..6), rng.random_range(2..6));
-    let skew = rng.random_range(1..4);
-    let p: Vec<Vec<f64>> = (0..ns).map(|_| (0..nx).map(|_| rng.random::<f64>().powi(skew)).collect()).collect();
-    let t: f64 = p.iter().flatten().sum();
-    let p: Vec<Vec<f64>> = p.iter().map(|r| r.iter().map(|v| v / t).collect()).collect();
-    let w: Vec<Vec<f64>> = (0..nx)
-        .map(|_| {
-            let r: Vec<f64> = (0..ny).map(|_| 0.02 + rng.random::<f64>().powi(skew)).collect();
-            let t: f64 = r.iter().sum();
-            r.iter().map(|v| v / t).collect()
-        })
-        .collect();
-    let p_s: Vec<f64> = p.iter().map(|r| r.iter().sum()).collect();
-    let p_sy: Vec<Vec<f64>> =
-        (0..ny).map(|y| (0..ns).map(|s| (0..nx).map(|x| p[s][x] * w[x][y]).sum()).collect()).collect();
-    let l = p_sy.iter().map(|r| (0..ns).map(|s| r[s] / (p_s[s] * r.iter().sum::<f64>())).collect()).collect();
-    (p_s, l)
-}
-
 /// Props 4 and 6 and the Sec. VI-B "relaxation" on 20,000 random mechanisms. All hold
 /// (0 violations); the library relies on none of them — every claim is audited
 /// directly — and the docs state only these.
@@ -555,7 +537,7 @@ fn lift_paper_props_4_6_and_relaxation() {
     let mut fails = [0usize; 14];
     let tol = 1e-9;
     for _ in 0..20_000 {
-        let (p_s, l) = random_lifts(&mut rng);
+        let Lifts { p_s, l, .. } = random_lifts(&mut rng);
         let ny = l.len();
         let avg = |y: usize, f: &dyn Fn(f64) -> f64| -> f64 { p_s.iter().zip(&l[y]).map(|(p, &v)| p * f(v)).sum() };
         let maxy = |f: &dyn Fn(usize) -> f64| -> f64 { (0..ny).map(f).fold(0.0f64, f64::max) };

@@ -16,6 +16,10 @@ use privlift_design::{optimal_ldp, orr, rr, srr, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+#[path = "../../tests/common/lifts.rs"]
+mod lifts;
+use lifts::random_lifts;
+
 /// A joint with i.i.d. uniform entries, normalised (the papers' random instances).
 fn joint(rng: &mut ChaCha8Rng, ns: usize, nx: usize) -> Source {
     let v: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>()).collect();
@@ -666,34 +670,6 @@ fn alip_lambda_065_beats_035_at_eps_4() {
 }
 
 // ---------- The lift paper's Props 1, 3 and 5, checked before anything relies on them ----------
-
-/// Lifts l(s, y) and P(y) of a random mechanism on a random joint.
-struct Lifts {
-    p_s: Vec<f64>,
-    p_y: Vec<f64>,
-    l: Vec<Vec<f64>>, // [y][s]
-}
-
-fn random_lifts(rng: &mut ChaCha8Rng) -> Lifts {
-    let (ns, nx, ny) = (rng.random_range(2..5), rng.random_range(2..6), rng.random_range(2..6));
-    let skew = rng.random_range(1..4);
-    let p: Vec<Vec<f64>> = (0..ns).map(|_| (0..nx).map(|_| rng.random::<f64>().powi(skew)).collect()).collect();
-    let t: f64 = p.iter().flatten().sum();
-    let p: Vec<Vec<f64>> = p.iter().map(|r| r.iter().map(|v| v / t).collect()).collect();
-    let w: Vec<Vec<f64>> = (0..nx)
-        .map(|_| {
-            let r: Vec<f64> = (0..ny).map(|_| 0.02 + rng.random::<f64>().powi(skew)).collect();
-            let t: f64 = r.iter().sum();
-            r.iter().map(|v| v / t).collect()
-        })
-        .collect();
-    let p_s: Vec<f64> = p.iter().map(|r| r.iter().sum()).collect();
-    let p_sy: Vec<Vec<f64>> =
-        (0..ny).map(|y| (0..ns).map(|s| (0..nx).map(|x| p[s][x] * w[x][y]).sum()).collect()).collect();
-    let p_y: Vec<f64> = p_sy.iter().map(|r: &Vec<f64>| r.iter().sum()).collect();
-    let l = (0..ny).map(|y| (0..ns).map(|s| p_sy[y][s] / (p_s[s] * p_y[y])).collect()).collect();
-    Lifts { p_s, p_y, l }
-}
 
 /// Props 1, 3 and 5 of Zarrabian et al. on 20,000 random mechanisms, each at its own
 /// tight budgets εl = −ln min Ψ, εu = ln max Λ (so it is exactly (εl, εu)-ALIP).
