@@ -183,13 +183,9 @@ export class Mechanism {
 
   /** Input index of a label or index; throws `unknown_value` / `invalid_argument`. */
   inputIndex(x, name = 'x') {
-    const i = this.#input(x, name);
-    if (i >= this.#labels.length) {
-      // The one range check in JS: this method answers without a wasm call (perturb and
-      // the others leave it to the core). Never the value or its index in the message.
-      throw new PrivliftError('unknown_value', `\`${name}\`: the input value is refused: its index is out of range (the input alphabet has ${this.#labels.length} values)`);
-    }
-    return i;
+    if (typeof x === 'string') return this.#input(x, name);
+    // An index's range is the core's to check (Document::input_index), as for a string.
+    return guard(() => this.#m.inputIndex(String(toU32(x, name))));
   }
 
   /** The index wasm takes for a label or an index; its range is the core's to check. */
