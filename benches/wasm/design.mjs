@@ -1,5 +1,5 @@
 // Design times of privlift/design in wasm (Node's V8, the engine of Chromium), the same
-// cases as benches/design.rs natively. Prints one JSON object. Run after
+// cases as design/benches/design.rs natively. Prints one JSON object. Run after
 // scripts/build-wasm.sh:  node benches/wasm/design.mjs
 import { design } from '../../js/design.js';
 

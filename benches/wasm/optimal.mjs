@@ -1,7 +1,7 @@
 // Optimal lift designs in wasm (Node's V8, the engine of Chromium): AORR at |X| = 17,
 // |S| = 5, εl = εu = 1 and 0.25, and ORR (ε-LIP) and optimal ε-LDP at |X| = 5, |S| = 2,
 // on joints with i.i.d. uniform entries (the papers' instances; not the same draws as
-// benches/optimal.rs, which uses ChaCha8). Prints one JSON object. Run after
+// design/benches/optimal.rs, which uses ChaCha8). Prints one JSON object. Run after
 // scripts/build-wasm.sh:  node benches/wasm/optimal.mjs
 import { design } from '../../js/design.js';
 

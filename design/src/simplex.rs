@@ -36,7 +36,7 @@
 //! vertex: no point of the polytope prices out either, and the answer is the optimum
 //! of LP (22) over all mechanisms (Zarrabian et al. eq 12), not only over the pool. The
 //! [`super::orr::Method::FullLp`] reference (microlp over the dense model) agrees to
-//! 1e-9 in I(X;Y) on random instances (`tests/colgen.rs`).
+//! 1e-9 in I(X;Y) on random instances (`design/tests/colgen.rs`).
 
 // `!(a >= b)` is deliberate: it also rejects NaN. Index loops mirror the maths.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]

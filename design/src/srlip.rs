@@ -25,7 +25,7 @@
 //! [1, 1, 6, 1]]/20 (binary S, X¹, X²) with Q¹ = [[0.6, 0.4], [0.1, 0.9]] and
 //! Q² = [[0.2, 0.8], [0.6, 0.4]] meets the hypothesis at ε¹ + ε² = 0.5745 nats, and the
 //! product audits at 0.6176; a local search over such binary instances found products at
-//! up to ~1.6·Σ εʲ. Both instances are pinned in `tests/srlip.rs`;
+//! up to ~1.6·Σ εʲ. Both instances are pinned in `cli/tests/srlip.rs`;
 //! [`hypothesis_leakage`] computes the εʲ of eqs 15–16.
 //!
 //! # A composition that holds

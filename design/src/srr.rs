@@ -10,7 +10,7 @@
 //! mass on the other symbols of the group). We test the feasibility of (22) itself.
 //! Since every column sums to 1, Σ_k β_k v_k = P_X|_{X_i} forces Σ β = P(X_i), so (22)
 //! is feasible **iff the merged posterior P_X|_{X_i} / P(X_i) lies in Π_i, i.e. iff the
-//! group merged into one output is private** (pinned in `tests/optimal.rs`).
+//! group merged into one output is private** (pinned in `design/tests/optimal.rs`).
 //!
 //! **Observation.** Every group Algorithm 1 returns is private when merged, and its
 //! merged posterior P_X|_{X_i} / P(X_i) is then a point of Π_i that makes (22)

@@ -21,7 +21,7 @@
 //! lattice audit gives δ ≤ the target; `utility.cor10_true_delta` records the δ Cor 10's
 //! own σ(·) really has, so the discrepancy is visible in every such document.
 //!
-//! Measured (`tests/continuous_doc.rs`, `report_numbers`; prior N(0, 1), domain [−4, 4],
+//! Measured (`design/tests/continuous_doc.rs`, `report_numbers`; prior N(0, 1), domain [−4, 4],
 //! step 0.008, ε = 1): Cor 10's own σ(·) really gives δ = 0.14 for a target of 1e-3 and
 //! 0.137 for 1e-5 (140× and 13 700× the target); the audited design multiplies it by
 //! 4.8 (resp. 5.1), and the result (σ from 9.24 to 10.59, resp. 14.3 to 15.4) saves at

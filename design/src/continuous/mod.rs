@@ -23,7 +23,7 @@
 //! reported separately so that Cor 9's value can be recovered. For the Gaussian
 //! mechanism the choice does not matter in practice: `E_{e^ε}(f_Y‖f_{Y|X})` (f_Y is the
 //! wider Gaussian) was the larger term on every one of 200 000 random instances, so both
-//! give the same δ (pinned in `tests/continuous.rs`). (Definition (3) is also
+//! give the same δ (pinned in `design/tests/continuous.rs`). (Definition (3) is also
 //! what Prop 2's λ is tight for, see [`sampling_lambda`]: the paper's sections disagree.)
 //! By joint convexity of `E_γ` (an f-divergence), the sup over sets `S_x` is attained at
 //! single points, so δ is a supremum over `x` of a per-`x` value.
