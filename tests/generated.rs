@@ -28,6 +28,10 @@ fn discrete_kinds() -> Vec<&'static str> {
         MechanismKind::Matrix(Matrix::diag(&[1.0])),
         MechanismKind::PerSecret { p_y_given_sx: Vec::new(), markov: None },
         MechanismKind::Unary { q01: 0.0, q10: 1.0 },
+        MechanismKind::Krr { epsilon: None, keep: 0.5 },
+        MechanismKind::RrLip { keep: 0.5, mixing: vec![1.0] },
+        MechanismKind::Merge { blocks: vec![0], inner: None },
+        MechanismKind::Sparse(privlift::document::Sparse::from_matrix(&Matrix::diag(&[1.0]))),
     ]
     .iter()
     .map(MechanismKind::tag)
@@ -186,7 +190,7 @@ fn the_generated_kinds_are_the_ones_the_parser_reads() {
         assert_ne!(refusal(kind, CONTINUOUS), "unsupported_mechanism", "{kind}");
     }
     // A continuous kind with discrete fields stays on the discrete path, which refuses it.
-    for kind in ["nope", "Matrix", "gauss", ""].into_iter().chain(CONTINUOUS_KINDS) {
+    for kind in ["nope", "Matrix", "gauss", "", "KRR", "merged"].into_iter().chain(CONTINUOUS_KINDS) {
         assert_eq!(refusal(kind, DISCRETE), "unsupported_mechanism", "{kind}");
     }
     let continuous = |k: &str| CONTINUOUS_KINDS.contains(&k);

@@ -112,7 +112,8 @@ fn receipt_lifts_are_posterior_over_prior_and_within_bounds() {
         assert!(sec.min_lift_bound >= (-1.0f64).exp() * (1.0 - 1e-8));
         let py: f64 = (0..4).map(|x| d.prior()[x] * w.get(x, y)).sum();
         for e in &sec.entries {
-            let pxs = d.p_sx().row(e.index);
+            let joint = d.p_sx();
+            let pxs = joint.row(e.index);
             let psy: f64 = (0..4).map(|x| pxs[x] * w.get(x, y)).sum();
             assert!((e.posterior - psy / py).abs() < 1e-14);
             assert!((e.lift - e.posterior / e.prior).abs() < 1e-12);

@@ -172,8 +172,16 @@ pub fn estimate_document(doc: &Document, counts: &[f64], n: Option<f64>) -> Resu
     match doc.mechanism() {
         MechanismKind::Matrix(w) | MechanismKind::PerSecret { markov: Some(w), .. } => estimate_matrix(w, counts),
         MechanismKind::PerSecret { p_y_given_sx, markov: None } => {
-            estimate_matrix(&privlift::leakage::induced_channel(doc.p_sx(), p_y_given_sx), counts)
+            estimate_matrix(&privlift::leakage::induced_channel(&doc.p_sx(), p_y_given_sx), counts)
         }
+        // The structured kinds: the channel they state, dense.
+        MechanismKind::Krr { .. }
+        | MechanismKind::RrLip { .. }
+        | MechanismKind::Merge { .. }
+        | MechanismKind::Sparse(_) => match doc.mechanism().channel_matrix(doc.input().len()) {
+            Some(w) => estimate_matrix(&w, counts),
+            None => Err(Error::UnsupportedMechanism { kind: doc.mechanism().tag().into() }),
+        },
         MechanismKind::Unary { q01, q10 } => {
             let n = n.ok_or_else(|| Error::InvalidArgument {
                 name: "n".into(),

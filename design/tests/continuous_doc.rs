@@ -413,24 +413,12 @@ fn perturb_os_releases_lattice_values() {
 /// The additive samplers never see x: with the same random bits, every input gets the
 /// same noise (`j − k` equal) and consumes the same number of random words — the running
 /// time depends on the bits and the scale only. The sampling mechanism uses two words.
+#[path = "../../tests/common/counting.rs"]
+mod counting;
+
 #[test]
 fn noise_and_randomness_consumed_do_not_depend_on_x() {
-    struct Counting(DeterministicRngForTesting, usize);
-    impl rand::RngCore for Counting {
-        fn next_u32(&mut self) -> u32 {
-            self.1 += 1;
-            self.0.next_u32()
-        }
-        fn next_u64(&mut self) -> u64 {
-            self.1 += 1;
-            self.0.next_u64()
-        }
-        fn fill_bytes(&mut self, d: &mut [u8]) {
-            self.1 += d.len().div_ceil(8);
-            self.0.fill_bytes(d)
-        }
-    }
-    impl rand::CryptoRng for Counting {}
+    use counting::CountingRng as Counting;
     let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.04 };
     for m in ["gaussian-lip", "laplace-lip", "sampling"] {
         let v =

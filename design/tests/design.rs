@@ -108,7 +108,7 @@ fn linear_reduction_example_1() {
         }
         let induced = match doc.mechanism() {
             MechanismKind::PerSecret { p_y_given_sx, .. } => {
-                privlift::leakage::induced_channel(doc.p_sx(), p_y_given_sx)
+                privlift::leakage::induced_channel(&doc.p_sx(), p_y_given_sx)
             }
             _ => unreachable!(),
         };

@@ -9,8 +9,11 @@ pub mod continuous;
 mod matrix;
 mod prior;
 pub mod strict;
+mod structured;
 pub mod wire;
 
+use alloc::borrow::Cow;
+use alloc::boxed::Box;
 use alloc::collections::BTreeSet;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -23,6 +26,7 @@ pub use continuous::{
 };
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
+pub use structured::{krr_keep, Sparse, MAX_SPARSE_ENTRIES};
 pub use wire::{
     check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION,
 };
@@ -111,6 +115,31 @@ pub enum MechanismKind {
         /// Probability that a 1 bit is reported as 0 (`q10`, in [0, 1]).
         q10: f64,
     },
+    /// k-ary randomised response over X (Y = X): P(y|x) = κ·[y = x] + (1 − κ)/|X|.
+    Krr {
+        /// The ε the document gave (κ was derived from it by [`krr_keep`]), if any.
+        epsilon: Option<f64>,
+        /// κ, the probability of keeping x before the uniform mixing.
+        keep: f64,
+    },
+    /// Randomised response with a mixing distribution (Y = X):
+    /// P(y|x) = κ·[y = x] + (1 − κ)·m_y (Jiang et al. eq 19 is κ = 1 − e^{−ε}, m = P_X).
+    RrLip {
+        /// κ.
+        keep: f64,
+        /// m, a distribution over the |X| outputs.
+        mixing: Vec<f64>,
+    },
+    /// A partition of X followed by a mechanism on the blocks: P(y|x) = Q(y | b(x)).
+    Merge {
+        /// The block b(x) of each input; every block 0..B−1 is non-empty.
+        blocks: Vec<u32>,
+        /// Q, over the B blocks (a `Matrix`, `Sparse`, `Krr` or `RrLip`); `None`: the block
+        /// itself is released.
+        inner: Option<Box<MechanismKind>>,
+    },
+    /// A channel P(Y|X) given by its non-zero entries.
+    Sparse(Sparse),
 }
 
 impl MechanismKind {
@@ -120,10 +149,57 @@ impl MechanismKind {
             MechanismKind::Matrix(_) => "matrix",
             MechanismKind::PerSecret { .. } => "per_secret",
             MechanismKind::Unary { .. } => "unary",
+            MechanismKind::Krr { .. } => "krr",
+            MechanismKind::RrLip { .. } => "rr_lip",
+            MechanismKind::Merge { .. } => "merge",
+            MechanismKind::Sparse(_) => "sparse",
+        }
+    }
+
+    /// The channel P(Y|X) as the document states it, dense (`nx` rows): for estimation,
+    /// utility figures and tests. `None` for a mechanism that is not a channel (per-secret
+    /// without a Markov form, unary encoding). Costs O(|X|·|Y|).
+    pub fn channel_matrix(&self, nx: usize) -> Option<Matrix> {
+        match self {
+            MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => Some(m.clone()),
+            MechanismKind::PerSecret { markov: None, .. } | MechanismKind::Unary { .. } => None,
+            MechanismKind::Krr { .. } | MechanismKind::RrLip { .. } => {
+                let (keep, mixing) = self.mix(nx)?;
+                let mut w = alloc::vec![0.0; nx * nx];
+                for x in 0..nx {
+                    for y in 0..nx {
+                        w[x * nx + y] = (1.0 - keep) * mixing[y] + if x == y { keep } else { 0.0 };
+                    }
+                }
+                Some(Matrix::from_flat(nx, nx, w))
+            }
+            MechanismKind::Merge { blocks, inner } => {
+                let nb = blocks.iter().max().map_or(0, |&b| b as usize + 1);
+                let q = match inner {
+                    Some(i) => i.channel_matrix(nb)?,
+                    None => Matrix::diag(&alloc::vec![1.0; nb]),
+                };
+                let ny = q.cols();
+                let w = blocks.iter().flat_map(|&b| q.row(b as usize).iter().copied()).collect();
+                Some(Matrix::from_flat(nx, ny, w))
+            }
+            MechanismKind::Sparse(s) => Some(s.to_matrix()),
+        }
+    }
+
+    /// (κ, m) of a `Krr` (m uniform over `nx`) or `RrLip` mechanism.
+    pub fn mix(&self, nx: usize) -> Option<(f64, Cow<'_, [f64]>)> {
+        match self {
+            MechanismKind::Krr { keep, .. } => Some((*keep, Cow::Owned(alloc::vec![1.0 / nx as f64; nx]))),
+            MechanismKind::RrLip { keep, mixing } => Some((*keep, Cow::Borrowed(mixing))),
+            _ => None,
         }
     }
 
     fn to_json(&self) -> serde_json::Value {
+        if let Some(v) = structured::to_json(self) {
+            return v;
+        }
         match self {
             MechanismKind::Matrix(m) => serde_json::json!({"kind": "matrix", "p_y_given_x": m.to_rows()}),
             MechanismKind::PerSecret { p_y_given_sx, markov } => {
@@ -137,6 +213,7 @@ impl MechanismKind {
                 v
             }
             MechanismKind::Unary { q01, q10 } => serde_json::json!({"kind": "unary", "q01": q01, "q10": q10}),
+            _ => serde_json::Value::Null,
         }
     }
 }
@@ -152,8 +229,9 @@ pub struct Document {
     /// True when the document declared a secret; false when S = X.
     has_secret: bool,
     prior: Vec<f64>,
-    /// Joint P_SX, rows s, columns x (diagonal of the prior when S = X).
-    p_sx: Matrix,
+    /// Joint P_SX, rows s, columns x, when the document declares a secret (S = X: `None`,
+    /// the joint is diag(prior), built only on request: at |X| = 4096 it is 134 MB).
+    joint: Option<Matrix>,
     mechanism: MechanismKind,
     claims: Claims,
     utility: Option<serde_json::Value>,
@@ -206,14 +284,16 @@ impl Document {
             .to_string();
         let ns_declared = w.secret.as_ref().map(|s| s.p_sx.len());
         let mechanism = parse_mechanism(&kind, w.mechanism, nx, ns_declared)?;
-        let ny = match &mechanism {
-            MechanismKind::Matrix(m) => m.cols(),
-            MechanismKind::PerSecret { p_y_given_sx, .. } => p_y_given_sx[0].cols(),
-            MechanismKind::Unary { .. } => nx,
-        };
+        let ny = structured::outputs(&mechanism, nx);
         let output = match w.output_labels {
             Some(l) => labels("output_labels", l)?,
-            None if matches!(mechanism, MechanismKind::Unary { .. }) => input.clone(),
+            None if matches!(
+                mechanism,
+                MechanismKind::Unary { .. } | MechanismKind::Krr { .. } | MechanismKind::RrLip { .. }
+            ) =>
+            {
+                input.clone()
+            }
             None => Alphabet::indices("output_labels", ny)?,
         };
         if output.len() != ny {
@@ -225,14 +305,8 @@ impl Document {
         }
         check_distribution("prior", &w.prior)?;
 
-        let (secret, p_sx, has_secret) = match w.secret {
-            None => {
-                let mut d = alloc::vec![0.0; nx * nx];
-                for (i, &p) in w.prior.iter().enumerate() {
-                    d[i * nx + i] = p;
-                }
-                (input.clone(), Matrix::from_flat(nx, nx, d), false)
-            }
+        let (secret, joint, has_secret) = match w.secret {
+            None => (input.clone(), None, false),
             Some(s) => {
                 let ns = s.p_sx.len();
                 if ns > MAX_SYMBOLS {
@@ -256,7 +330,7 @@ impl Document {
                         return Err(Error::PriorMismatch { index: i, prior: p, marginal: m });
                     }
                 }
-                (alpha, joint, true)
+                (alpha, Some(joint), true)
             }
         };
 
@@ -312,7 +386,7 @@ impl Document {
             secret,
             has_secret,
             prior: w.prior,
-            p_sx,
+            joint,
             mechanism,
             claims: w.claims,
             utility: w.utility,
@@ -390,8 +464,9 @@ impl Document {
             output_labels: Some(text(&self.output)),
             prior: self.prior.clone(),
             secret: self
-                .has_secret
-                .then(|| wire::SecretJson { labels: Some(text(&self.secret)), p_sx: self.p_sx.to_rows() }),
+                .joint
+                .as_ref()
+                .map(|j| wire::SecretJson { labels: Some(text(&self.secret)), p_sx: j.to_rows() }),
             mechanism: self.mechanism.to_json(),
             claims: self.claims.clone(),
             utility: self.utility.clone(),
@@ -431,9 +506,17 @@ impl Document {
     pub fn prior(&self) -> &[f64] {
         &self.prior
     }
-    /// Joint P_SX (rows s, columns x).
-    pub fn p_sx(&self) -> &Matrix {
-        &self.p_sx
+    /// Joint P_SX (rows s, columns x): the declared one, or diag(prior) built on request
+    /// (O(|X|²)) when S = X.
+    pub fn p_sx(&self) -> Cow<'_, Matrix> {
+        match &self.joint {
+            Some(j) => Cow::Borrowed(j),
+            None => Cow::Owned(Matrix::diag(&self.prior)),
+        }
+    }
+    /// The declared joint P_SX, `None` when S = X (no allocation either way).
+    pub fn declared_joint(&self) -> Option<&Matrix> {
+        self.joint.as_ref()
     }
     /// The validated mechanism.
     pub fn mechanism(&self) -> &MechanismKind {
@@ -469,6 +552,9 @@ impl Document {
 }
 
 fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
+    if structured::KINDS.contains(&kind) {
+        return structured::parse("mechanism", kind, v, nx);
+    }
     let bad = |e: serde_json::Error| Error::Json { message: alloc::format!("`mechanism`: {e}") };
     let too_many = |field: &str, found: usize| Error::TooManySymbols { field: field.into(), found, max: MAX_SYMBOLS };
     match kind {

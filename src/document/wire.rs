@@ -247,3 +247,66 @@ pub struct SrlipJson {
     /// [`crate::leakage::MAX_SRLIP_ATTRIBUTES`] of them.
     pub attributes: Vec<usize>,
 }
+
+/// `mechanism` with `kind: "krr"`: k-ary randomised response over the input alphabet
+/// (Y = X), P(y|x) = κ·[y = x] + (1 − κ)/k. Exactly one of `epsilon` (then
+/// κ = (e^ε − 1)/(e^ε + k − 1), the ε-LDP k-RR of Kairouz et al.; Jiang et al. V-A (d)) and
+/// `keep` (κ itself) is given. O(1) bytes whatever k is.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KrrMechanismJson {
+    /// `kind`: `"krr"`.
+    pub kind: String,
+    /// `epsilon`: the LDP budget ε in nats, in [0, 700].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon: Option<f64>,
+    /// `keep`: the probability κ ∈ [0, 1] of releasing x itself before the uniform mixing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<f64>,
+}
+
+/// `mechanism` with `kind: "rr_lip"`: randomised response with a mixing distribution
+/// (Y = X), P(y|x) = κ·[y = x] + (1 − κ)·m_y. Jiang et al. eq 19 is κ = 1 − e^{−ε} and
+/// m = P_X; `keep: 1` is the identity. O(k) bytes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RrLipMechanismJson {
+    /// `kind`: `"rr_lip"`.
+    pub kind: String,
+    /// `keep`: κ ∈ [0, 1].
+    pub keep: f64,
+    /// `mixing`: the distribution m over the |X| outputs.
+    pub mixing: Vec<f64>,
+}
+
+/// `mechanism` with `kind: "merge"`: a partition of X into blocks followed by an inner
+/// mechanism on the blocks, P(y|x) = Q(y | b(x)) (the watchdog and subset merging of
+/// Zarrabian et al., Sec. V). `blocks[x]` is the block of input x; every block
+/// 0..B−1 has at least one input. Without `inner` the block itself is released
+/// (Y = the blocks). O(k) bytes plus the inner mechanism's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MergeMechanismJson {
+    /// `kind`: `"merge"`.
+    pub kind: String,
+    /// `blocks`: the block index of each input, in input order.
+    pub blocks: Vec<usize>,
+    /// `inner`: a `matrix`, `sparse`, `krr` or `rr_lip` mechanism whose inputs are the
+    /// blocks; absent: the identity.
+    #[serde(default, deserialize_with = "super::strict::option", skip_serializing_if = "Option::is_none")]
+    pub inner: Option<serde_json::Value>,
+}
+
+/// `mechanism` with `kind: "sparse"`: a channel P(Y|X) given by its non-zero entries,
+/// `rows[x]` the pairs `[y, P(y|x)]` in increasing y (the LP designs, whose vertices
+/// have few non-zeros, and subset random response). O(non-zeros) bytes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SparseMechanismJson {
+    /// `kind`: `"sparse"`.
+    pub kind: String,
+    /// `outputs`: |Y|.
+    pub outputs: usize,
+    /// `rows`: one list of `[y, p]` pairs per input x.
+    pub rows: Vec<Vec<(usize, f64)>>,
+}

@@ -30,6 +30,9 @@ pub struct JointSY {
     pub(crate) support_y: Vec<bool>,
     /// Number of roundings bounding the relative error of each P(s,y) and P(y).
     pub(crate) roundings: usize,
+    /// Number of roundings bounding the relative error of a computed lift
+    /// ([`JointSY::lift_rel_error`]).
+    pub(crate) lift_roundings: usize,
     /// Some product fell below [`UNDERFLOW_THRESHOLD`]: the rounding bounds do not hold.
     pub(crate) underflow: bool,
 }
@@ -89,13 +92,23 @@ impl JointSY {
         }
         // Each P(s,y) is a sum of ≤ |X| products: ≤ |X| + 1 roundings, +1 for the
         // f64 conversion of an integer-quantised channel entry; P(y) adds ≤ |S|.
-        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings: nx + 2 + ns, underflow }
+        let roundings = nx + 2 + ns;
+        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings, lift_roundings: 2 * roundings + 4, underflow }
+    }
+
+    /// The joint of `p_sx`'s rows read as declared entries that each carry `n` roundings
+    /// already (a merged joint, whose entries are sums): every bound widens accordingly
+    /// (P(s,y), P(y) and P(s) each inherit them).
+    pub(crate) fn with_input_roundings(mut self, n: usize) -> Self {
+        self.roundings += n;
+        self.lift_roundings += 3 * n;
+        self
     }
 
     /// Relative error bound of a computed lift: P(s,y), P(y) (one more sum over s),
     /// P(s) (a sum over x), the product P(s)P(y) and the division.
     pub(crate) fn lift_rel_error(&self) -> f64 {
-        crate::numeric::gamma(2 * self.roundings + 4)
+        crate::numeric::gamma(self.lift_roundings)
     }
 
     /// Computed lift l(s,y); `None` when P(s) = 0 or P(y) = 0 (ignored outputs).

@@ -9,15 +9,19 @@
 //!   are never below the exact value, the lower bound `min_lift` never above it.
 //!   Mutual informations are utility/average figures and are reported as computed.
 
+mod columns;
 pub mod lattice;
 mod lift;
 mod measures;
 mod srlip;
+mod structured;
 mod unary;
 
+pub use columns::{Columns, Term};
 pub use lift::JointSY;
 pub use measures::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
 pub use srlip::{audit_srlip, check_attributes, Srlip, MAX_SRLIP_ATTRIBUTES, MAX_SRLIP_WORK};
+pub use structured::{audit_exact, joint_of, lip_exact, srlip_channel, Exact, Joint, MixExact};
 pub use unary::{audit_unary, unary_lift, unary_lifts_x, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
 
 use alloc::vec::Vec;
@@ -149,36 +153,35 @@ pub(crate) fn check_alpha(a: f64) -> Result<()> {
 
 /// Every S-side measure from P_SY. `ldp_x`, `mi_xy` and `maximal_leakage` are left
 /// at 0 for the caller to fill from the channel.
-pub fn from_joint(j: &JointSY, alpha: f64) -> Leakage {
+pub fn from_joint<J: Columns + ?Sized>(j: &J, alpha: f64) -> Leakage {
     let rel = j.lift_rel_error();
-    let (ns, ny) = (j.ns, j.ny);
     let mut min_l = f64::INFINITY;
     let mut max_l = 0.0f64;
     let mut ldp = 0.0f64;
     let mut mi_sy = 0.0;
     let (mut l1, mut chi2, mut al, mut l1i, mut chi2i, mut ali) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    let mut lifts: Vec<(f64, f64)> = Vec::with_capacity(ns);
-    for y in 0..ny {
-        if !j.support_y[y] {
+    let mut terms: Vec<Term> = Vec::new();
+    let mut lifts: Vec<(f64, f64)> = Vec::new();
+    let ratio_rel = gamma(2 * j.roundings() + 3);
+    for y in 0..j.ny() {
+        terms.clear();
+        if !j.column(y, &mut terms) {
             continue;
         }
         lifts.clear();
         let (mut pmax, mut pmin) = (0.0f64, f64::INFINITY);
-        for s in 0..ns {
-            let Some(l) = j.lift(s, y) else { continue };
-            lifts.push((j.p_s[s], l));
-            min_l = min_l.min(l);
-            max_l = max_l.max(l);
-            // P(y|s) = P(s,y)/P(s) for the LDP w.r.t. S.
-            let pys = j.p_sy[s * ny + y] / j.p_s[s];
-            pmax = pmax.max(pys);
-            pmin = pmin.min(pys);
-            mi_sy += xlogy_ratio(j.p_sy[s * ny + y], j.p_s[s] * j.p_y[y]);
+        for t in &terms {
+            lifts.push((t.weight, t.lift));
+            min_l = min_l.min(t.lift);
+            max_l = max_l.max(t.lift);
+            // P(y|s) for the LDP w.r.t. S.
+            pmax = pmax.max(t.cond);
+            pmin = pmin.min(t.cond);
+            mi_sy += xlogy_ratio(t.joint, t.independent);
         }
         if lifts.is_empty() {
             continue;
         }
-        let ratio_rel = gamma(2 * j.roundings + 3);
         ldp = ldp.max(if pmin == 0.0 { f64::INFINITY } else { ln_up(pmax / pmin, ratio_rel) });
         l1 = l1.max(l1_lift(&lifts, rel, false));
         chi2 = chi2.max(chi2_lift(&lifts, rel, false));
@@ -193,7 +196,7 @@ pub fn from_joint(j: &JointSY, alpha: f64) -> Leakage {
         max_l = 1.0;
     }
     let Alip { eps_l, eps_u } = alip_of_extremes(min_l, max_l, rel);
-    if j.underflow {
+    if j.underflowed() {
         // A subnormal product: the computed lifts have no relative error bound (F8).
         let inf = f64::INFINITY;
         return Leakage {
@@ -250,24 +253,30 @@ pub fn lip_only(p_sx: &Matrix, p_y_given_x: &Matrix) -> Result<f64> {
     if p_sx.cols() != p_y_given_x.rows() {
         return Err(Error::field("p_y_given_x").dims(p_sx.cols(), p_y_given_x.rows()));
     }
-    let j = JointSY::markov(p_sx, p_y_given_x);
-    if j.underflow {
-        return Ok(f64::INFINITY);
+    Ok(lip_of(&JointSY::markov(p_sx, p_y_given_x)))
+}
+
+/// The `lip` of [`from_joint`], bit for bit, from the lifts alone.
+pub fn lip_of<J: Columns + ?Sized>(j: &J) -> f64 {
+    if j.underflowed() {
+        return f64::INFINITY;
     }
     let (mut min_l, mut max_l) = (f64::INFINITY, 0.0f64);
-    for y in (0..j.ny).filter(|&y| j.support_y[y]) {
-        for s in 0..j.ns {
-            if let Some(l) = j.lift(s, y) {
-                min_l = min_l.min(l);
-                max_l = max_l.max(l);
+    let mut terms = Vec::new();
+    for y in 0..j.ny() {
+        terms.clear();
+        if j.column(y, &mut terms) {
+            for t in &terms {
+                min_l = min_l.min(t.lift);
+                max_l = max_l.max(t.lift);
             }
         }
     }
     if min_l == f64::INFINITY {
-        return Ok(0.0);
+        return 0.0;
     }
     let a = alip_of_extremes(min_l, max_l, j.lift_rel_error());
-    Ok(a.eps_l.max(a.eps_u))
+    a.eps_l.max(a.eps_u)
 }
 
 /// LDP w.r.t. X: max over outputs y that some input with positive prior can produce of

@@ -17,11 +17,11 @@ use alloc::vec::Vec;
 
 use crate::document::{Document, Matrix};
 use crate::error::{Error, Result};
-use crate::leakage::{JointSY, Leakage, DEFAULT_ALPHA_ORDER};
+use crate::leakage::{self, Joint, JointSY, Leakage, DEFAULT_ALPHA_ORDER};
 use crate::rng::Randomness;
-use crate::sample::ChannelSampler;
-use crate::verify::discrete::{joint_of_x, wrong_kind};
-use crate::verify::runtime::Runtime;
+use crate::sample::Categorical;
+use crate::verify::discrete::wrong_kind;
+use crate::verify::runtime::{exact, Runtime};
 use crate::verify::{Policy, Verification};
 
 impl Document {
@@ -38,11 +38,11 @@ impl Document {
         verification.clone().into_result()?;
         let (joint_x, joint_s) = match &channels {
             Some((channel, blocks)) => {
-                let x = JointSY::markov(&joint_of_x(self), channel);
-                let s = match (self.has_secret(), blocks) {
-                    (false, _) => None,
-                    (true, Some(b)) => Some(JointSY::per_secret(self.p_sx(), b)),
-                    (true, None) => Some(JointSY::markov(self.p_sx(), channel)),
+                let x = leakage::joint_of(None, self.prior(), channel);
+                let s = match (self.declared_joint(), blocks) {
+                    (None, _) => None,
+                    (Some(j), Some(b)) => Some(Joint::Dense(JointSY::per_secret(j, b))),
+                    (Some(j), None) => Some(leakage::joint_of(Some(j), self.prior(), channel)),
                 };
                 (Some(x), s)
             }
@@ -60,9 +60,9 @@ pub struct VerifiedMechanism {
     verification: Verification,
     /// P(X,Y) under the declared prior (the receipt's rows of the user's values); `None`
     /// for unary encoding.
-    joint_x: Option<JointSY>,
+    joint_x: Option<Joint>,
     /// P(S,Y) under the declared joint, when the document declares a secret.
-    joint_s: Option<JointSY>,
+    joint_s: Option<Joint>,
 }
 
 impl VerifiedMechanism {
@@ -91,12 +91,13 @@ impl VerifiedMechanism {
     /// `invalid_argument` for unary encoding (its channel has 2^|X| columns).
     pub fn effective_channel(&self) -> Result<Matrix> {
         match &self.runtime {
-            Runtime::Channel(s) | Runtime::PerSecret { sampler: s, .. } => Ok(Runtime::effective(s)),
+            Runtime::Channel(c) => Ok(exact(c).to_dense()),
+            Runtime::PerSecret { sampler: s, .. } => Ok(Runtime::effective(s)),
             Runtime::Unary(_) => Err(wrong_kind("unary encoding has no explicit channel matrix")),
         }
     }
 
-    fn channel(&self) -> Result<&ChannelSampler> {
+    fn channel(&self) -> Result<&Categorical> {
         match &self.runtime {
             Runtime::Channel(s) => Ok(s),
             Runtime::PerSecret { .. } => {
@@ -254,10 +255,10 @@ impl VerifiedMechanism {
         }
     }
 
-    pub(crate) fn joint_x(&self) -> Option<&JointSY> {
+    pub(crate) fn joint_x(&self) -> Option<&Joint> {
         self.joint_x.as_ref()
     }
-    pub(crate) fn joint_s(&self) -> Option<&JointSY> {
+    pub(crate) fn joint_s(&self) -> Option<&Joint> {
         self.joint_s.as_ref()
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::VerifiedMechanism;
 use crate::document::{Alphabet, Matrix};
 use crate::error::{Error, Result};
-use crate::leakage::{JointSY, Leakage};
+use crate::leakage::{Joint, Leakage};
 use crate::numeric::{down_rel, up_rel};
 
 /// One row of a receipt: a value (of X, or of the secret S) and what the released output
@@ -104,12 +104,12 @@ impl Receipt {
                 value: alloc::format!("{out_label:?} (this mechanism never releases it)"),
             });
         }
-        // The lifts are computed exactly as the audit computes them (JointSY::lift on the
+        // The lifts are computed exactly as the audit computes them (Joint::lift on the
         // same joint), so they lie within its bounds without any widening.
-        let rows = |j: &JointSY, labels: &Alphabet| -> Vec<ReceiptEntry> {
+        let rows = |j: &Joint, labels: &Alphabet| -> Vec<ReceiptEntry> {
             (0..j.ns())
                 .map(|v| {
-                    let prior = j.p_s()[v];
+                    let prior = j.p_s(v);
                     let lift = if prior > 0.0 { j.lift(v, y).unwrap_or(0.0) } else { 0.0 };
                     row(labels, v, prior, j.posterior(v, y), lift)
                 })
@@ -148,7 +148,7 @@ impl Receipt {
         let x_rows = lifts.iter().enumerate().map(|(x, &l)| row(doc.input(), x, prior[x], l * prior[x], l)).collect();
         let input = section(x_rows, m.leakage_x(), g);
         let secret =
-            if doc.has_secret() { Some(section(rows(doc.p_sx(), doc.secret())?, m.leakage(), g)) } else { None };
+            if doc.has_secret() { Some(section(rows(&doc.p_sx(), doc.secret())?, m.leakage(), g)) } else { None };
         let label: String = bits.iter().map(|&b| if b { '1' } else { '0' }).collect();
         Ok(Receipt { mechanism_id: doc.id().into(), output_index: None, output: label, input, secret })
     }

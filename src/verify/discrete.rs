@@ -2,10 +2,9 @@
 //! claims and the policy ([`Document::audit`], [`Document::check`]). The verified
 //! runtime is built from the result by [`Document::verify`] in [`crate::mechanism`].
 
-use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
-use super::runtime::{Channels, Runtime};
+use super::runtime::{exact, Channels, Runtime};
 use super::{evaluate, Policy, Verification, Work};
 use crate::document::{Document, Matrix};
 use crate::error::{Error, Result};
@@ -18,37 +17,37 @@ struct Audits {
     x: Leakage,
 }
 
-/// The audit of the exact channel P(Y|X) (a unary encoding's, in closed form) under `joint`.
-pub(crate) fn audit_channel(runtime: &Runtime, channels: &Channels, joint: &Matrix, alpha: f64) -> Result<Leakage> {
+/// The audit of the exact channel P(Y|X) (a unary encoding's, in closed form) under the
+/// declared `joint` (`None`: S = X under `prior`).
+pub(crate) fn audit_channel(
+    runtime: &Runtime,
+    channels: &Channels,
+    joint: Option<&Matrix>,
+    prior: &[f64],
+    alpha: f64,
+) -> Result<Leakage> {
     match (runtime, channels) {
         (Runtime::Unary(u), _) => {
             let (q01, q10) = u.effective();
-            leakage::audit_unary(joint, q01, q10, alpha)
+            match joint {
+                Some(j) => leakage::audit_unary(j, q01, q10, alpha),
+                None => leakage::audit_unary(&Matrix::diag(prior), q01, q10, alpha),
+            }
         }
-        (_, Some((channel, _))) => leakage::audit(joint, channel, alpha),
+        (_, Some((channel, _))) => leakage::audit_exact(joint, prior, channel, alpha),
         // A channel runtime always has channels; kept as a typed error rather than a panic.
         (_, None) => Err(wrong_kind("internal: no channel for a channel mechanism")),
     }
 }
 
 fn audit_exact(doc: &Document, runtime: &Runtime, channels: &Channels, alpha: f64) -> Result<Audits> {
-    let x = audit_channel(runtime, channels, &joint_of_x(doc), alpha)?;
-    let s = match channels {
-        _ if !doc.has_secret() => x.clone(),
-        Some((_, Some(blocks))) => leakage::audit_per_secret(doc.p_sx(), blocks, alpha)?,
-        _ => audit_channel(runtime, channels, doc.p_sx(), alpha)?,
+    let x = audit_channel(runtime, channels, None, doc.prior(), alpha)?;
+    let s = match (doc.declared_joint(), channels) {
+        (None, _) => x.clone(),
+        (Some(j), Some((_, Some(blocks)))) => leakage::audit_per_secret(j, blocks, alpha)?,
+        (Some(j), _) => audit_channel(runtime, channels, Some(j), doc.prior(), alpha)?,
     };
     Ok(Audits { s, x })
-}
-
-/// The joint of S = X, diag(P_X): the document's own joint when it declares no secret
-/// (borrowed: at |X| = 4096 a copy is 134 MB), else built.
-pub(crate) fn joint_of_x(doc: &Document) -> Cow<'_, Matrix> {
-    if doc.has_secret() {
-        Cow::Owned(Matrix::diag(doc.prior()))
-    } else {
-        Cow::Borrowed(doc.p_sx())
-    }
 }
 
 /// Worst LIP w.r.t. X over a set of priors (the `bp_lip` claim), on the exact channel
@@ -63,10 +62,9 @@ fn bp_lip(runtime: &Runtime, channels: &Channels, priors: &[Vec<f64>]) -> Result
     }
     let mut worst = 0.0f64;
     for p in priors {
-        let diag = Matrix::diag(p);
         let lip = match (runtime, channels) {
-            (Runtime::Channel(_), Some((channel, _))) => leakage::lip_only(&diag, channel)?,
-            _ => audit_channel(runtime, channels, &diag, DEFAULT_ALPHA_ORDER)?.lip,
+            (Runtime::Channel(_), Some((channel, _))) => leakage::lip_exact(p, channel)?,
+            _ => audit_channel(runtime, channels, None, p, DEFAULT_ALPHA_ORDER)?.lip,
         };
         worst = worst.max(lip);
     }
@@ -97,10 +95,25 @@ impl Document {
         Work::of(self).check("this document", crate::verify::DEFAULT_MAX_VERIFY_WORK)?;
         match Runtime::build(self)? {
             Runtime::Channel(sampler) => {
-                Ok(Some(leakage::audit_srlip(self.p_sx(), &Runtime::effective(&sampler), &c.attributes)?))
+                let channel = exact(&sampler);
+                Ok(Some(leakage::audit_srlip(&self.p_sx(), &leakage::srlip_channel(&channel), &c.attributes)?))
             }
             _ => Err(srlip_needs_a_channel()),
         }
+    }
+
+    /// The exact channel P(Y|X) the document's sampler draws from, in the form of its kind
+    /// (dense, mixture, sparse or merge; [`leakage::Exact`]); `None` for unary encoding and
+    /// a per-secret mechanism that is not Markov.
+    ///
+    /// # Errors
+    /// `too_costly` above the default verification budget; sampler errors.
+    pub fn exact_channel(&self) -> Result<Option<leakage::Exact>> {
+        Work::of(self).check("this document", crate::verify::DEFAULT_MAX_VERIFY_WORK)?;
+        Ok(match Runtime::build(self)? {
+            Runtime::Channel(c) => Some(exact(&c)),
+            _ => None,
+        })
     }
 
     /// Builds the exact sampler and audits the channel it *actually* draws from
@@ -126,7 +139,7 @@ impl Document {
         policy.validate()?;
         Work::of(self).check("this document", crate::verify::work_budget(policy.max_verify_work)?)?;
         let runtime = Runtime::build(self)?;
-        let channels = runtime.channels(self.p_sx());
+        let channels = runtime.channels(self.declared_joint());
         let Audits { s, x } = audit_exact(self, &runtime, &channels, alpha_order)?;
         let bp = match &self.claims().bp_lip {
             Some(c) => Some(bp_lip(&runtime, &channels, &c.priors)?),
@@ -136,7 +149,7 @@ impl Document {
         let srlip = match (&self.claims().srlip, &runtime, &channels) {
             (None, _, _) => None,
             (Some(c), Runtime::Channel(_), Some((channel, _))) => {
-                Some(leakage::audit_srlip(self.p_sx(), channel, &c.attributes)?.eps)
+                Some(leakage::audit_srlip(&self.p_sx(), &leakage::srlip_channel(channel), &c.attributes)?.eps)
             }
             (Some(_), _, _) => return Err(srlip_needs_a_channel()),
         };

@@ -1,36 +1,93 @@
 //! The exact sampler of a discrete document: what verification audits and what the
 //! verified mechanism then runs (one value, built once).
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::document::{Document, Matrix, MechanismKind};
 use crate::error::Result;
-use crate::leakage;
-use crate::sample::{ChannelSampler, UnarySampler};
+use crate::leakage::{self, Exact, MixExact};
+use crate::sample::{Categorical, ChannelSampler, MixSampler, SparseSampler, UnarySampler};
 
 /// The exact sampler of a document, and the channel it realises.
 #[derive(Debug, Clone)]
 pub(crate) enum Runtime {
-    /// Rows x: a matrix mechanism, or a per-secret one that is Markov.
-    Channel(ChannelSampler),
+    /// Rows x: a categorical channel of any kind, or a per-secret mechanism that is Markov.
+    Channel(Categorical),
     /// Rows s·|X| + x: a per-secret (non-Markov) mechanism, run by the curator.
     PerSecret { sampler: ChannelSampler, nx: usize },
     /// Unary encoding.
     Unary(UnarySampler),
 }
 
+const TWO64: f64 = 18446744073709551616.0;
+
+/// The sampler of a categorical kind over `nx` inputs (`None` for the other kinds).
+fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
+    Ok(Some(match kind {
+        MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
+            Categorical::Dense(ChannelSampler::new(m.rows(), m.cols(), m.as_slice())?)
+        }
+        MechanismKind::Krr { .. } | MechanismKind::RrLip { .. } => match kind.mix(nx) {
+            Some((keep, mixing)) => Categorical::Mix(MixSampler::new(keep, &mixing)?),
+            None => return Ok(None),
+        },
+        MechanismKind::Sparse(s) => {
+            let rows: Vec<&[(u32, f64)]> = (0..s.inputs()).map(|x| s.row(x)).collect();
+            Categorical::Sparse(SparseSampler::new(s.outputs(), &rows)?)
+        }
+        MechanismKind::Merge { blocks, inner } => {
+            let nb = blocks.iter().max().map_or(0, |&b| b as usize + 1);
+            let inner = match inner {
+                None => Categorical::Mix(MixSampler::identity(nb)?),
+                Some(i) => match categorical(i, nb)? {
+                    Some(c) => c,
+                    None => return Ok(None),
+                },
+            };
+            Categorical::Merge { blocks: blocks.clone(), inner: Box::new(inner) }
+        }
+        MechanismKind::PerSecret { markov: None, .. } | MechanismKind::Unary { .. } => return Ok(None),
+    }))
+}
+
+/// The exact channel a categorical sampler realises: each probability the exact rational
+/// of its integer numerators, rounded once to f64.
+pub(crate) fn exact(c: &Categorical) -> Exact {
+    let ratio = |w: u128| w as f64 / TWO64;
+    match c {
+        Categorical::Dense(s) => Exact::Dense(Runtime::effective(s)),
+        Categorical::Mix(m) => {
+            let k = m.keep_weight();
+            Exact::Mix(MixExact {
+                keep: ratio(k),
+                comp: ratio((1u128 << 64) - k),
+                mixing: m.mixing_weights().into_iter().map(ratio).collect(),
+            })
+        }
+        Categorical::Sparse(s) => Exact::Sparse {
+            outputs: c.outputs(),
+            rows: (0..c.inputs()).map(|x| s.row_weights(x).into_iter().map(|(y, w)| (y, ratio(w))).collect()).collect(),
+        },
+        Categorical::Merge { blocks, inner } => Exact::Merge { blocks: blocks.clone(), inner: Box::new(exact(inner)) },
+    }
+}
+
 impl Runtime {
     pub(crate) fn build(doc: &Document) -> Result<Self> {
+        let nx = doc.input().len();
+        if let Some(c) = categorical(doc.mechanism(), nx)? {
+            return Ok(Runtime::Channel(c));
+        }
         Ok(match doc.mechanism() {
-            MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
-                Runtime::Channel(ChannelSampler::new(m.rows(), m.cols(), m.as_slice())?)
-            }
-            MechanismKind::PerSecret { p_y_given_sx, markov: None } => {
+            MechanismKind::PerSecret { p_y_given_sx, .. } => {
                 let (nx, ny) = (p_y_given_sx[0].rows(), p_y_given_sx[0].cols());
                 let stacked: Vec<f64> = p_y_given_sx.iter().flat_map(|m| m.as_slice().iter().copied()).collect();
                 Runtime::PerSecret { sampler: ChannelSampler::new(stacked.len() / ny, ny, &stacked)?, nx }
             }
-            MechanismKind::Unary { q01, q10 } => Runtime::Unary(UnarySampler::new(doc.input().len(), *q01, *q10)?),
+            MechanismKind::Unary { q01, q10 } => Runtime::Unary(UnarySampler::new(nx, *q01, *q10)?),
+            // `categorical` covers every other kind.
+            _ => return Err(crate::verify::discrete::wrong_kind("internal: no sampler for this mechanism kind")),
         })
     }
 
@@ -47,14 +104,21 @@ impl Runtime {
     }
 
     /// The exact channels the sampler realises: P(Y|X) (for a per-secret mechanism the
-    /// induced channel of Ding, Liu, Farokhi eq 9) and, for a per-secret one, its blocks
-    /// P(Y|S=s,X). `None` for unary encoding (2^|X| outputs; audited in closed form).
-    pub(crate) fn channels(&self, p_sx: &Matrix) -> Channels {
+    /// induced channel of Ding, Liu, Farokhi eq 9, dense) and, for a per-secret one, its
+    /// blocks P(Y|S=s,X). `None` for unary encoding (2^|X| outputs; audited in closed form).
+    pub(crate) fn channels(&self, p_sx: Option<&Matrix>) -> Channels {
         match self {
-            Runtime::Channel(s) => Some((Self::effective(s), None)),
+            Runtime::Channel(c) => Some((exact(c), None)),
             Runtime::PerSecret { sampler, nx } => {
                 let blocks = Self::per_secret_blocks(sampler, *nx);
-                Some((leakage::induced_channel(p_sx, &blocks), Some(blocks)))
+                // A per-secret document always declares its joint (validation); without one
+                // every P(x) is 0 and the induced rows are the per-secret rows' average.
+                let zero = || Matrix::from_flat(blocks.len(), *nx, alloc::vec![0.0; blocks.len() * nx]);
+                let induced = match p_sx {
+                    Some(j) => leakage::induced_channel(j, &blocks),
+                    None => leakage::induced_channel(&zero(), &blocks),
+                };
+                Some((Exact::Dense(induced), Some(blocks)))
             }
             Runtime::Unary(_) => None,
         }
@@ -62,4 +126,4 @@ impl Runtime {
 }
 
 /// The exact channels a runtime realises ([`Runtime::channels`]), built once per verification.
-pub(crate) type Channels = Option<(Matrix, Option<Vec<Matrix>>)>;
+pub(crate) type Channels = Option<(Exact, Option<Vec<Matrix>>)>;

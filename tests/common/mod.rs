@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+pub mod counting;
 pub mod receipt_props;
 
 /// k-ary randomised response at ε (Jiang et al. V-A (d)): e^ε/(e^ε+k−1) on the diagonal.

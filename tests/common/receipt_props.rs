@@ -158,7 +158,7 @@ fn independent_x_audit(doc: &Document, m: &VerifiedMechanism) -> leakage::Leakag
             let blocks: Vec<Matrix> = (0..doc.secret().len())
                 .map(|s| Matrix::from_flat(nx, ny, eff.as_slice()[s * nx * ny..(s + 1) * nx * ny].to_vec()))
                 .collect();
-            leakage::audit(&diag, &leakage::induced_channel(doc.p_sx(), &blocks), 2.0).unwrap()
+            leakage::audit(&diag, &leakage::induced_channel(&doc.p_sx(), &blocks), 2.0).unwrap()
         }
         _ => leakage::audit(&diag, &m.effective_channel().unwrap(), 2.0).unwrap(),
     }

@@ -1,0 +1,278 @@
+//! The structured mechanism kinds: `krr`, `rr_lip`, `merge` and `sparse`. Each states a
+//! channel P(Y|X) in O(k) (or O(non-zeros)) numbers instead of a dense k × k matrix, and
+//! each is validated here as strictly as a `matrix`: every probability finite, non-negative,
+//! not below [`MIN_PROBABILITY`], every row a distribution.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+
+use super::wire::{KrrMechanismJson, MergeMechanismJson, RrLipMechanismJson, SparseMechanismJson};
+use super::{channel, Matrix, MechanismKind, MAX_SYMBOLS};
+use crate::error::{Error, Result};
+use crate::param::{check_distribution, check_not_tiny, Epsilon, Probability};
+
+/// Largest number of non-zero entries of a `sparse` mechanism.
+pub const MAX_SPARSE_ENTRIES: usize = 1 << 24;
+
+/// A channel P(Y|X) stored by its non-zero entries: row x is the pairs (y, P(y|x)) in
+/// increasing y.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sparse {
+    outputs: usize,
+    /// Row x is `entries[offsets[x]..offsets[x + 1]]`.
+    offsets: Vec<usize>,
+    entries: Vec<(u32, f64)>,
+}
+
+impl Sparse {
+    /// Validates `rows` (one list of `(y, p)` pairs per input) as a channel with `outputs`
+    /// outputs: y < `outputs` and strictly increasing in each row, every row a distribution.
+    ///
+    /// # Errors
+    /// `too_many_symbols`, `empty_alphabet`, `invalid_argument` (an output out of range or
+    /// out of order, naming `field[x][j]`), and the probability-vector errors naming the row.
+    pub fn new(field: &str, outputs: usize, rows: &[Vec<(usize, f64)>]) -> Result<Self> {
+        if outputs == 0 {
+            return Err(Error::EmptyAlphabet { field: alloc::format!("{field}.outputs") });
+        }
+        if outputs > MAX_SYMBOLS {
+            return Err(Error::TooManySymbols {
+                field: alloc::format!("{field}.outputs"),
+                found: outputs,
+                max: MAX_SYMBOLS,
+            });
+        }
+        let nnz = rows.iter().fold(0usize, |n, r| n.saturating_add(r.len()));
+        if nnz > MAX_SPARSE_ENTRIES {
+            return Err(Error::TooManySymbols {
+                field: alloc::format!("{field}.rows"),
+                found: nnz,
+                max: MAX_SPARSE_ENTRIES,
+            });
+        }
+        let mut offsets = Vec::with_capacity(rows.len() + 1);
+        let mut entries = Vec::with_capacity(nnz);
+        let mut values = Vec::new();
+        offsets.push(0);
+        for (x, row) in rows.iter().enumerate() {
+            let f = alloc::format!("{field}.rows[{x}]");
+            values.clear();
+            let mut last: Option<usize> = None;
+            for (j, &(y, p)) in row.iter().enumerate() {
+                if y >= outputs || last.is_some_and(|l| y <= l) {
+                    return Err(Error::InvalidArgument {
+                        name: alloc::format!("{f}[{j}]"),
+                        reason: alloc::format!(
+                            "output {y} is out of range or out of order (outputs are 0..{outputs}, increasing in each row)"
+                        ),
+                    });
+                }
+                last = Some(y);
+                values.push(p);
+                entries.push((y as u32, p));
+            }
+            if values.is_empty() {
+                return Err(Error::EmptyAlphabet { field: f });
+            }
+            check_distribution(&f, &values)?;
+            offsets.push(entries.len());
+        }
+        Ok(Sparse { outputs, offsets, entries })
+    }
+
+    /// The non-zero entries of a dense channel (the curator side).
+    pub fn from_matrix(m: &Matrix) -> Self {
+        let mut offsets = alloc::vec![0];
+        let mut entries = Vec::new();
+        for x in 0..m.rows() {
+            entries.extend(m.row(x).iter().enumerate().filter(|(_, &p)| p != 0.0).map(|(y, &p)| (y as u32, p)));
+            offsets.push(entries.len());
+        }
+        Sparse { outputs: m.cols(), offsets, entries }
+    }
+
+    /// |X|.
+    pub fn inputs(&self) -> usize {
+        self.offsets.len() - 1
+    }
+    /// |Y|.
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+    /// Number of stored entries.
+    pub fn nonzeros(&self) -> usize {
+        self.entries.len()
+    }
+    /// Row x: the pairs (y, P(y|x)).
+    pub fn row(&self, x: usize) -> &[(u32, f64)] {
+        &self.entries[self.offsets[x]..self.offsets[x + 1]]
+    }
+    /// The dense channel.
+    pub fn to_matrix(&self) -> Matrix {
+        let (nx, ny) = (self.inputs(), self.outputs);
+        let mut w = alloc::vec![0.0; nx * ny];
+        for x in 0..nx {
+            for &(y, p) in self.row(x) {
+                w[x * ny + y as usize] = p;
+            }
+        }
+        Matrix::from_flat(nx, ny, w)
+    }
+    fn to_json(&self) -> serde_json::Value {
+        let rows: Vec<Vec<(u32, f64)>> = (0..self.inputs()).map(|x| self.row(x).to_vec()).collect();
+        serde_json::json!({"kind": "sparse", "outputs": self.outputs, "rows": rows})
+    }
+}
+
+/// κ of k-RR at ε: (e^ε − 1)/(e^ε + k − 1), so that P(x|x)/P(y|x) = e^ε.
+pub fn krr_keep(k: usize, eps: f64) -> f64 {
+    let g = libm::expm1(eps);
+    g / (g + k as f64)
+}
+
+/// The JSON form of a structured kind (`None` for the other kinds).
+pub(super) fn to_json(kind: &MechanismKind) -> Option<serde_json::Value> {
+    Some(match kind {
+        MechanismKind::Krr { epsilon: Some(e), .. } => serde_json::json!({"kind": "krr", "epsilon": e}),
+        MechanismKind::Krr { epsilon: None, keep } => serde_json::json!({"kind": "krr", "keep": keep}),
+        MechanismKind::RrLip { keep, mixing } => serde_json::json!({"kind": "rr_lip", "keep": keep, "mixing": mixing}),
+        MechanismKind::Merge { blocks, inner } => {
+            let mut v = serde_json::json!({"kind": "merge", "blocks": blocks});
+            if let Some(i) = inner {
+                v["inner"] = i.to_json();
+            }
+            v
+        }
+        MechanismKind::Sparse(s) => s.to_json(),
+        _ => return None,
+    })
+}
+
+fn bad(field: &str) -> impl Fn(serde_json::Error) -> Error + '_ {
+    move |e| Error::Json { message: alloc::format!("`{field}`: {e}") }
+}
+
+/// The `kind` tags of the structured kinds.
+pub(super) const KINDS: [&str; 4] = ["krr", "rr_lip", "merge", "sparse"];
+
+/// Parses a structured kind (one of [`KINDS`]) over `nx` inputs; `field` names the
+/// mechanism object (`mechanism`, or `mechanism.inner`).
+pub(super) fn parse(field: &str, kind: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
+    match kind {
+        "krr" => krr(field, v, nx),
+        "rr_lip" => rr_lip(field, v, nx),
+        "merge" => merge(field, v, nx),
+        "sparse" => sparse(field, v, nx),
+        _ => Err(Error::UnsupportedMechanism { kind: kind.into() }),
+    }
+}
+
+fn krr(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
+    let m: KrrMechanismJson = serde_json::from_value(v).map_err(bad(field))?;
+    match (m.epsilon, m.keep) {
+        (Some(e), None) => {
+            let e = Epsilon::new(&alloc::format!("{field}.epsilon"), e)?.get();
+            Ok(MechanismKind::Krr { epsilon: Some(e), keep: krr_keep(nx, e) })
+        }
+        (None, Some(k)) => Ok(MechanismKind::Krr { epsilon: None, keep: keep(field, k)? }),
+        _ => Err(Error::InvalidArgument {
+            name: field.into(),
+            reason: "a `krr` mechanism gives exactly one of `epsilon` and `keep`".into(),
+        }),
+    }
+}
+
+fn keep(field: &str, k: f64) -> Result<f64> {
+    let name = alloc::format!("{field}.keep");
+    if !k.is_finite() {
+        return Err(Error::field(name).non_finite());
+    }
+    let k = Probability::new(&name, k)?.get();
+    check_not_tiny(&name, &[k])?;
+    Ok(k)
+}
+
+fn rr_lip(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
+    let m: RrLipMechanismJson = serde_json::from_value(v).map_err(bad(field))?;
+    let k = keep(field, m.keep)?;
+    let f = alloc::format!("{field}.mixing");
+    if m.mixing.len() != nx {
+        return Err(Error::field(f).dims(nx, m.mixing.len()));
+    }
+    check_distribution(&f, &m.mixing)?;
+    Ok(MechanismKind::RrLip { keep: k, mixing: m.mixing })
+}
+
+fn merge(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
+    let m: MergeMechanismJson = serde_json::from_value(v).map_err(bad(field))?;
+    let f = alloc::format!("{field}.blocks");
+    if m.blocks.len() != nx {
+        return Err(Error::field(f).dims(nx, m.blocks.len()));
+    }
+    let nb = m.blocks.iter().max().map_or(0, |&b| b.saturating_add(1));
+    if nb > nx {
+        return Err(Error::InvalidArgument {
+            name: f,
+            reason: alloc::format!("block {} does not exist: blocks are numbered 0..B−1 with B ≤ |X| = {nx}", nb - 1),
+        });
+    }
+    let mut used = alloc::vec![false; nb];
+    for &b in &m.blocks {
+        used[b] = true;
+    }
+    if let Some(b) = used.iter().position(|u| !u) {
+        return Err(Error::InvalidArgument { name: f, reason: alloc::format!("block {b} has no input") });
+    }
+    let inner = match m.inner {
+        None => None,
+        Some(v) => {
+            let fi = alloc::format!("{field}.inner");
+            let kind = v
+                .get("kind")
+                .and_then(|k| k.as_str())
+                .ok_or_else(|| Error::Json { message: alloc::format!("`{fi}.kind` is missing or not a string") })?
+                .to_owned();
+            let inner = match kind.as_str() {
+                "matrix" => {
+                    let w: super::wire::MatrixMechanismJson = serde_json::from_value(v).map_err(bad(&fi))?;
+                    MechanismKind::Matrix(channel(&alloc::format!("{fi}.p_y_given_x"), &w.p_y_given_x, nb)?)
+                }
+                "krr" | "rr_lip" | "sparse" => parse(&fi, &kind, v, nb)?,
+                _ => {
+                    return Err(Error::InvalidArgument {
+                        name: fi,
+                        reason: alloc::format!(
+                            "a merge's inner mechanism is `matrix`, `sparse`, `krr` or `rr_lip`, not {kind:?}"
+                        ),
+                    })
+                }
+            };
+            Some(Box::new(inner))
+        }
+    };
+    Ok(MechanismKind::Merge { blocks: m.blocks.iter().map(|&b| b as u32).collect(), inner })
+}
+
+fn sparse(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
+    let m: SparseMechanismJson = serde_json::from_value(v).map_err(bad(field))?;
+    let f = alloc::format!("{field}.rows");
+    if m.rows.len() != nx {
+        return Err(Error::field(f).dims(nx, m.rows.len()));
+    }
+    Ok(MechanismKind::Sparse(Sparse::new(field, m.outputs, &m.rows)?))
+}
+
+/// The number of outputs of a structured kind over `nx` inputs.
+pub(super) fn outputs(kind: &MechanismKind, nx: usize) -> usize {
+    match kind {
+        MechanismKind::Krr { .. } | MechanismKind::RrLip { .. } => nx,
+        MechanismKind::Merge { blocks, inner } => {
+            let nb = blocks.iter().max().map_or(0, |&b| b as usize + 1);
+            inner.as_ref().map_or(nb, |i| outputs(i, nb))
+        }
+        MechanismKind::Sparse(s) => s.outputs(),
+        MechanismKind::Matrix(m) => m.cols(),
+        MechanismKind::PerSecret { p_y_given_sx, .. } => p_y_given_sx[0].cols(),
+        MechanismKind::Unary { .. } => nx,
+    }
+}
