@@ -487,7 +487,7 @@ fn serve_static_files() {
     assert_eq!(r.status, 200);
     assert_eq!(r.body, b"<!doctype html><p>hi</p>");
     assert_eq!(r.header("content-type"), Some("text/html; charset=utf-8"));
-    assert_eq!(r.header("cache-control"), Some("no-store"));
+    assert_eq!(r.header("cache-control"), Some("no-cache"));
     assert_eq!(r.header("connection"), Some("close"));
 
     let r = get(&addr, "/pkg/privlift_bg.wasm?v=1");
@@ -531,4 +531,158 @@ fn serve_refuses_a_missing_dir() {
     let out = run(&["serve", "--dir", missing.to_str().unwrap(), "--port", "0"]);
     out.fails("io", 1);
     assert!(out.stderr.contains("no-such-dir"), "{}", out.stderr);
+}
+
+/// GET `path` with extra header lines `fields` (each ending in CRLF).
+fn get_with(addr: &str, path: &str, fields: &str) -> Response {
+    request(addr, &format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n{fields}\r\n"))
+}
+
+/// The body of `r` decoded by its Content-Encoding.
+fn decoded(r: &Response) -> Vec<u8> {
+    let mut out = Vec::new();
+    match r.header("content-encoding") {
+        None => out.clone_from(&r.body),
+        Some("gzip") => {
+            flate2::read::GzDecoder::new(&r.body[..]).read_to_end(&mut out).unwrap();
+        }
+        Some("br") => brotli::BrotliDecompress(&mut &r.body[..], &mut out).unwrap(),
+        Some(other) => panic!("unexpected Content-Encoding {other}"),
+    }
+    out
+}
+
+/// A JSON document of about `n` bytes, compressible like a mechanism document.
+fn json_of_size(n: usize) -> String {
+    let cells: Vec<String> = (0..n / 8).map(|i| format!("{:.4}", (i % 17) as f64 / 17.0)).collect();
+    format!("[{}]", cells.join(","))
+}
+
+#[test]
+fn serve_compresses_by_accept_encoding() {
+    let t = TempDir::new("cli");
+    let json = json_of_size(20_000);
+    let js = "export const x = 1;\n".repeat(100);
+    let mut wasm = vec![0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+    wasm.extend((0..4000u32).map(|i| (i % 7) as u8));
+    let png = vec![7u8; 4000]; // compressible bytes, but not a compressible type
+    t.write("doc.json", &json);
+    t.write("small.json", r#"{"a": 1}"#);
+    t.write("app.js", &js);
+    std::fs::write(t.0.join("m.wasm"), &wasm).unwrap();
+    std::fs::write(t.0.join("a.png"), &png).unwrap();
+    let (_server, addr) = start_server(&t.0);
+
+    for (path, bytes) in [("/doc.json", json.as_bytes()), ("/m.wasm", &wasm[..]), ("/app.js", js.as_bytes())] {
+        for (accept, coding) in [
+            ("gzip", Some("gzip")),
+            ("br", Some("br")),
+            ("gzip, deflate, br, zstd", Some("br")),
+            ("br;q=0.5, gzip", Some("gzip")),
+            ("gzip;q=0, br;q=0", None),
+            ("*", Some("br")),
+            ("br;q=0, *", Some("gzip")),
+            ("*;q=0", None),
+            ("identity", None),
+            ("", None),
+        ] {
+            let r = get_with(&addr, path, &format!("Accept-Encoding: {accept}\r\n"));
+            let what = format!("{path} with {accept:?}");
+            assert_eq!(r.status, 200, "{what}");
+            assert_eq!(r.header("content-encoding"), coding, "{what}");
+            assert_eq!(r.header("vary"), Some("Accept-Encoding"), "{what}");
+            assert_eq!(r.header("content-length"), Some(r.body.len().to_string().as_str()), "{what}");
+            assert_eq!(decoded(&r), bytes, "{what}");
+            if coding.is_some() {
+                assert!(r.body.len() < bytes.len() / 2, "{what}: {} bytes", r.body.len());
+            }
+        }
+        // No Accept-Encoding at all: identity.
+        let r = get(&addr, path);
+        assert_eq!((r.header("content-encoding"), r.body.as_slice()), (None, bytes), "{path}");
+    }
+    let r = get_with(&addr, "/doc.json", "Accept-Encoding: gzip\r\n");
+    assert_eq!(r.header("content-type"), Some("application/json"));
+
+    // Small bodies and other types are sent as they are.
+    let r = get_with(&addr, "/small.json", "Accept-Encoding: br, gzip\r\n");
+    assert_eq!((r.header("content-encoding"), r.body.as_slice()), (None, br#"{"a": 1}"#.as_slice()));
+    let r = get_with(&addr, "/a.png", "Accept-Encoding: br, gzip\r\n");
+    assert_eq!((r.header("content-encoding"), r.header("vary"), &r.body), (None, None, &png));
+
+    // HEAD: the headers of the GET, no body.
+    for accept in ["br", "gzip", "identity"] {
+        let fields = format!("Accept-Encoding: {accept}\r\n");
+        let g = get_with(&addr, "/doc.json", &fields);
+        let h = request(&addr, &format!("HEAD /doc.json HTTP/1.1\r\nHost: x\r\n{fields}\r\n"));
+        assert_eq!((h.status, &h.headers), (200, &g.headers), "{accept}");
+        assert!(h.body.is_empty(), "{accept}");
+    }
+}
+
+#[test]
+fn serve_etags_and_revalidation() {
+    let t = TempDir::new("cli");
+    t.write("doc.json", &json_of_size(5_000));
+    let (_server, addr) = start_server(&t.0);
+    let etag = |accept: &str| get_with(&addr, "/doc.json", accept).header("etag").unwrap().to_string();
+
+    let plain = etag("");
+    let hex = plain.trim_matches('"');
+    assert!(plain.starts_with('"') && plain.ends_with('"') && hex.len() == 32, "{plain}");
+    assert!(hex.bytes().all(|b| b.is_ascii_hexdigit()), "{plain}");
+    let (br, gz) = (etag("Accept-Encoding: br\r\n"), etag("Accept-Encoding: gzip\r\n"));
+    assert_eq!((br.as_str(), gz.as_str()), (format!("\"{hex}-br\"").as_str(), format!("\"{hex}-gz\"").as_str()));
+    assert_eq!(etag(""), plain, "stable across requests");
+
+    // A matching If-None-Match, for each representation: 304, its validators, no body.
+    for (accept, tag) in [("", &plain), ("Accept-Encoding: br\r\n", &br), ("Accept-Encoding: gzip\r\n", &gz)] {
+        for inm in [tag.to_string(), format!("W/{tag}"), format!("\"other\", {tag}"), "*".to_string()] {
+            let fields = format!("{accept}If-None-Match: {inm}\r\n");
+            let r = get_with(&addr, "/doc.json", &fields);
+            assert_eq!(r.status, 304, "{fields:?}");
+            assert!(r.body.is_empty(), "{fields:?}");
+            assert_eq!(r.header("etag"), Some(tag.as_str()), "{fields:?}");
+            assert_eq!(r.header("cache-control"), Some("no-cache"), "{fields:?}");
+            assert_eq!(r.header("vary"), Some("Accept-Encoding"), "{fields:?}");
+            assert_eq!((r.header("content-encoding"), r.header("content-length")), (None, None), "{fields:?}");
+            let h = request(&addr, &format!("HEAD /doc.json HTTP/1.1\r\n{fields}\r\n"));
+            assert_eq!((h.status, h.header("etag")), (304, Some(tag.as_str())), "HEAD {fields:?}");
+        }
+    }
+    // Another representation's ETag does not match.
+    let r = get_with(&addr, "/doc.json", &format!("Accept-Encoding: br\r\nIf-None-Match: {plain}, {gz}\r\n"));
+    assert_eq!((r.status, r.header("etag")), (200, Some(br.as_str())));
+
+    // New content: new ETags, and the old ones no longer match.
+    let changed = json_of_size(6_000);
+    t.write("doc.json", &changed);
+    assert_ne!(etag(""), plain);
+    for (accept, old) in [("", &plain), ("Accept-Encoding: br\r\n", &br), ("Accept-Encoding: gzip\r\n", &gz)] {
+        let r = get_with(&addr, "/doc.json", &format!("{accept}If-None-Match: {old}\r\n"));
+        assert_eq!(r.status, 200, "{accept:?}");
+        assert_ne!(r.header("etag"), Some(old.as_str()), "{accept:?}");
+        assert_eq!(decoded(&r), changed.as_bytes(), "{accept:?}: the compressed body follows the file");
+    }
+}
+
+#[test]
+fn serve_cache_control() {
+    let t = TempDir::new("cli");
+    std::fs::create_dir_all(t.0.join("pkg")).unwrap();
+    for name in ["pkg/privlift_bg.3f2a9c1e.wasm", "pkg/app-0c5e7d91aa.js", "pkg/privlift_bg.wasm", "data-1234.json"] {
+        t.write(name, "x");
+    }
+    let (_server, addr) = start_server(&t.0);
+    let cache = |path: &str| get(&addr, path).header("cache-control").map(str::to_string);
+    let immutable = Some("public, max-age=31536000, immutable".to_string());
+    assert_eq!(cache("/pkg/privlift_bg.3f2a9c1e.wasm"), immutable);
+    assert_eq!(cache("/pkg/app-0c5e7d91aa.js"), immutable);
+    assert_eq!(cache("/pkg/privlift_bg.wasm").as_deref(), Some("no-cache"));
+    assert_eq!(cache("/data-1234.json").as_deref(), Some("no-cache"));
+    let r = request(&addr, "HEAD /pkg/privlift_bg.3f2a9c1e.wasm HTTP/1.1\r\n\r\n");
+    assert_eq!(r.header("cache-control").map(str::to_string), immutable);
+    // Errors and redirects are never kept.
+    assert_eq!(cache("/missing.3f2a9c1e.wasm").as_deref(), Some("no-store"));
+    assert_eq!(cache("/pkg").as_deref(), Some("no-store"));
 }
