@@ -19,6 +19,7 @@ use privlift_design::Source;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod common;
 #[path = "../../tests/common/lifts.rs"]
 mod lifts;
 use lifts::{random_lifts, Lifts};
@@ -50,7 +51,7 @@ fn output_lifts(doc: &Value) -> Vec<Vec<(f64, f64)>> {
             .collect()
     };
     let p_sx = rows(&doc["secret"]["p_sx"]);
-    let w = rows(&doc["mechanism"]["p_y_given_x"]);
+    let w = common::channel_rows(doc);
     let (ns, nx, ny) = (p_sx.len(), w.len(), w[0].len());
     let p_s: Vec<f64> = p_sx.iter().map(|r| r.iter().sum()).collect();
     let mut out = Vec::new();

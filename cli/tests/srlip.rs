@@ -271,8 +271,8 @@ fn design_verifies_on_random_instances_and_calibration_only_helps() {
         assert!(u["nmi"].as_f64().unwrap() <= 1.0);
         // ORR on the flattened alphabet: ε-LIP, but side channels break it.
         let orr = orr::orr_lip(&joint.source().unwrap(), eps, "orr").unwrap();
-        let privlift::document::MechanismKind::Matrix(w) = orr.mechanism() else { panic!() };
-        if audit_srlip(joint.p_sx(), w, sizes).unwrap().eps > eps * 1.01 {
+        let w = orr.mechanism().channel_matrix(orr.input().len()).expect("ORR is a channel");
+        if audit_srlip(joint.p_sx(), &w, sizes).unwrap().eps > eps * 1.01 {
             orr_violates += 1;
         }
     }
@@ -441,7 +441,7 @@ fn cli_designs_and_audits_srlip() {
     assert_eq!(check["actual"], a["srlip"]["eps"]);
 
     // A bare channel with a multi-attribute joint is audited for SRLIP too.
-    let m = dir.write("m.json", &json!({"p_y_given_x": doc["mechanism"]["p_y_given_x"]}).to_string());
+    let m = dir.write("m.json", &json!({"p_y_given_x": common::channel_rows(&doc)}).to_string());
     let (code, out, err) = run(&["audit", "--matrix", &m, "--joint", &j]);
     assert_eq!(code, 0, "{err}");
     let bare: Value = serde_json::from_str(&out).unwrap();

@@ -204,6 +204,19 @@ pub(crate) fn publish(
     Ok(doc)
 }
 
+/// The most compact document kind that states the channel `w` exactly: `sparse` when at
+/// most 40 % of its entries are non-zero (a sparse entry `[y, p]` costs about 2.5 dense
+/// numbers of JSON), else `matrix`. The LP and vertex designs (ORR, SRR, the LP fallback
+/// of RR for LIP) have few non-zeros per row.
+pub(crate) fn compact(w: Matrix) -> MechanismKind {
+    let cells = w.rows() * w.cols();
+    if 5 * w.nonzeros() <= 2 * cells {
+        MechanismKind::Sparse(privlift::document::Sparse::from_matrix(&w))
+    } else {
+        MechanismKind::Matrix(w)
+    }
+}
+
 /// Checks a designer's budget ε: [`privlift::param::Epsilon::positive`], in (0, 700].
 pub(crate) fn check_eps(name: &str, eps: f64) -> Result<()> {
     privlift::param::Epsilon::positive(name, eps).map(drop)

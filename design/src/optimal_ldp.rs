@@ -50,7 +50,7 @@ use super::orr::{assemble, response_over_vertices, with_extra};
 use super::utility::channel_utility;
 use super::vertex::{binomial, next_combination, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
 use super::{check_eps, publish, Audited, Source};
-use privlift::document::{Alphabet, Claims, Document, MechanismKind};
+use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
 
 /// Γ' of the module docs on a subset X' of X: the posterior columns whose lifts are
@@ -298,7 +298,7 @@ pub fn optimal_ldp(source: &Source, eps: f64, id: &str) -> Result<Document> {
     let utility = channel_utility(&source.p_x(), &w, None);
     let output = Alphabet::indices("output_labels", ny)?;
     let claims = Claims { ldp: Some(eps), ..Claims::default() };
-    let doc = publish(id, source, Some(output), MechanismKind::Matrix(w), claims, Audited::default(), utility)?;
+    let doc = publish(id, source, Some(output), super::compact(w), claims, Audited::default(), utility)?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
 }
 

@@ -30,7 +30,7 @@ use super::simplex::{self, Columns};
 use super::utility::{channel_utility, entropy};
 use super::vertex::{LiftPolytope, Limits};
 use super::{clean_rows, publish, Audited, Source};
-use privlift::document::{Alphabet, Document, Matrix, MechanismKind};
+use privlift::document::{Alphabet, Document, Matrix};
 use privlift::error::{Error, Result};
 
 /// An optimal random response on a subset X' of X: posterior columns over X' (in the
@@ -313,8 +313,7 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
     let w = assemble(&view, &[], &[(subset, r)])?;
     let utility = channel_utility(&source.p_x(), &w, None);
     let output = Alphabet::indices("output_labels", ny)?;
-    let doc =
-        publish(id, source, Some(output), MechanismKind::Matrix(w), notion.claims(), Audited::default(), utility)?;
+    let doc = publish(id, source, Some(output), super::compact(w), notion.claims(), Audited::default(), utility)?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
 }
 

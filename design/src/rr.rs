@@ -26,11 +26,12 @@ pub fn krr_matrix(k: usize, eps: f64) -> Matrix {
 pub fn krr(source: &Source, eps: f64, id: &str) -> Result<Document> {
     check_eps("epsilon", eps)?;
     let k = source.labels().len();
-    let w = krr_matrix(k, eps);
-    let utility = channel_utility(&source.p_x(), &w, None);
+    let utility = channel_utility(&source.p_x(), &krr_matrix(k, eps), None);
     let claims = Claims { ldp_x: Some(eps), ..Claims::default() };
     let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
-    publish(id, source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, audited, utility)
+    // Published as the O(1) `krr` kind: κ = (e^ε − 1)/(e^ε + k − 1), the same channel.
+    let mechanism = MechanismKind::Krr { epsilon: Some(eps), keep: privlift::document::krr_keep(k, eps) };
+    publish(id, source, Some(source.labels().clone()), mechanism, claims, audited, utility)
 }
 
 /// Whether Jiang et al.'s eq 19 is ε-LIP for `prior`.
@@ -77,14 +78,17 @@ pub fn eq19_matrix(prior: &[f64], eps: f64) -> Matrix {
 pub fn rr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
     check_eps("epsilon", eps)?;
     let prior = source.p_x();
-    let w = if eq19_is_lip(&prior, eps) {
-        eq19_matrix(&prior, eps)
+    let (w, mechanism) = if eq19_is_lip(&prior, eps) {
+        // Eq 19 is the mixture κ·I + (1 − κ)·1P_Xᵀ with κ = 1 − e^{−ε}: the O(k) `rr_lip` kind.
+        let mechanism = MechanismKind::RrLip { keep: -libm::expm1(-eps), mixing: prior.clone() };
+        (eq19_matrix(&prior, eps), mechanism)
     } else {
-        bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&hamming_distance(prior.len())), false)?
+        let w = bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&hamming_distance(prior.len())), false)?;
+        (w.clone(), super::compact(w))
     };
     let utility = channel_utility(&prior, &w, None);
     let claims = Claims { lip: Some(eps), ..Claims::default() };
-    publish(id, source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, Audited::default(), utility)
+    publish(id, source, Some(source.labels().clone()), mechanism, claims, Audited::default(), utility)
 }
 
 /// The closed form of Jiang et al. IV-B2 for P_X(1) ∈ [a, b]:
@@ -200,7 +204,7 @@ pub fn rr_bp_lip(
     let utility = channel_utility(&source.p_x(), &w, distortion);
     let claims =
         Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors: priors.to_vec() }), ..Claims::default() };
-    publish(id, &source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, Audited::default(), utility)
+    publish(id, &source, Some(source.labels().clone()), super::compact(w), claims, Audited::default(), utility)
 }
 
 /// The BP-LIP LP. With `all_rows`, inputs with prior 0 are constrained too (needed for

@@ -69,7 +69,7 @@ use super::orr::{assemble, optimal_response, response_over_vertices, with_extra}
 use super::rr::krr_matrix;
 use super::utility::channel_utility;
 use super::{check_eps, publish, Audited};
-use privlift::document::{Alphabet, Claims, Document, Matrix, MechanismKind, SrlipJson};
+use privlift::document::{Alphabet, Claims, Document, Matrix, SrlipJson};
 use privlift::error::{Error, Result};
 use privlift::leakage::audit_srlip;
 
@@ -273,7 +273,7 @@ pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
     let utility = channel_utility(&source.p_x(), &w, None);
     let claims =
         Claims { lip: Some(eps), srlip: Some(SrlipJson { eps, attributes: sizes.clone() }), ..Claims::default() };
-    let doc = publish(id, &source, Some(output), MechanismKind::Matrix(w), claims, Audited::default(), utility)?;
+    let doc = publish(id, &source, Some(output), super::compact(w), claims, Audited::default(), utility)?;
     let per: Vec<serde_json::Value> = designs
         .iter()
         .zip(&sizes)

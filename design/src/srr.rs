@@ -29,7 +29,7 @@ use super::orr::{assemble, optimal_response, with_extra, Response};
 use super::utility::channel_utility;
 use super::watchdog::{merging_document, output_labels, subset_merging_partition, Partition};
 use super::{publish, Audited, Source};
-use privlift::document::{Document, MechanismKind};
+use privlift::document::Document;
 use privlift::error::{Error, Result};
 
 /// SRR for LIP or ALIP (Algorithm 2 on the partition of Algorithm 1).
@@ -127,8 +127,7 @@ pub fn srr_with_partition(source: &Source, notion: Notion, partition: &Partition
     let utility = channel_utility(&source.p_x(), &w, None);
     let counts: Vec<(Vec<usize>, usize)> = accepted.iter().map(|(g, r)| (g.clone(), r.q.len())).collect();
     let output = output_labels(source.labels(), &partition.low_risk, &counts)?;
-    let doc =
-        publish(id, source, Some(output), MechanismKind::Matrix(w), notion.claims(), Audited::default(), utility)?;
+    let doc = publish(id, source, Some(output), super::compact(w), notion.claims(), Audited::default(), utility)?;
     let groups: Vec<&Vec<usize>> = accepted.iter().map(|(g, _)| g).collect();
     let vertices: Vec<usize> = accepted.iter().map(|(_, r)| r.vertices).collect();
     Ok(with_extra(

@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use super::lift::{JointView, MergedLifts, Notion};
 use super::orr::with_extra;
 use super::utility::channel_utility;
-use super::{clean_rows, publish, Audited, Source};
+use super::{publish, Audited, Source};
 use privlift::document::{Alphabet, Document, MechanismKind};
 use privlift::error::{Error, Result};
 
@@ -219,25 +219,30 @@ pub(crate) fn output_labels(labels: &Alphabet, low: &[usize], groups: &[(Vec<usi
 }
 
 /// The deterministic channel of a partition and its document, with `groups` and
-/// `low_risk` in the utility object.
+/// `low_risk` in the utility object. Published as the O(|X|) `merge` kind with no inner
+/// mechanism: block i is the i-th low-risk input, then the groups.
 pub(crate) fn merging_document(source: &Source, notion: &Notion, p: &Partition, id: &str) -> Result<Document> {
     let nx = source.labels().len();
     let ny = p.low_risk.len() + p.groups.len();
-    let mut w = alloc::vec![0.0; nx * ny];
+    let mut blocks = alloc::vec![u32::MAX; nx];
     for (y, &x) in p.low_risk.iter().enumerate() {
-        w[x * ny + y] = 1.0;
+        blocks[x] = y as u32;
     }
     for (i, g) in p.groups.iter().enumerate() {
         for &x in g {
-            w[x * ny + p.low_risk.len() + i] = 1.0;
+            blocks[x] = (p.low_risk.len() + i) as u32;
         }
     }
-    let w = clean_rows(nx, ny, w, 1e-12, "watchdog")?;
+    if let Some(x) = blocks.iter().position(|&b| b == u32::MAX) {
+        return Err(Error::DesignFailed { reason: alloc::format!("the partition leaves input {x} out") });
+    }
+    let mechanism = MechanismKind::Merge { blocks, inner: None };
+    let w = mechanism.channel_matrix(nx).ok_or_else(|| Error::DesignFailed { reason: "no channel".into() })?;
+    debug_assert_eq!(w.cols(), ny);
     let utility = channel_utility(&source.p_x(), &w, None);
     let groups: Vec<(Vec<usize>, usize)> = p.groups.iter().map(|g| (g.clone(), 1)).collect();
     let output = output_labels(source.labels(), &p.low_risk, &groups)?;
-    let doc =
-        publish(id, source, Some(output), MechanismKind::Matrix(w), notion.claims(), Audited::default(), utility)?;
+    let doc = publish(id, source, Some(output), mechanism, notion.claims(), Audited::default(), utility)?;
     Ok(with_extra(
         doc,
         alloc::vec![("groups", serde_json::json!(p.groups)), ("low_risk", serde_json::json!(p.low_risk))],

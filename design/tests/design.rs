@@ -33,12 +33,11 @@ fn audit_published(doc: &Document) -> VerifiedMechanism {
     let doc = Document::from_json(&doc.to_json()).expect("published JSON re-parses");
     let report = doc.check(&Policy::default()).unwrap();
     assert!(report.claims_hold && !report.claims.is_empty(), "{:?}", report.claims);
-    let rows: Vec<&Matrix> = match doc.mechanism() {
-        MechanismKind::Matrix(m) => vec![m],
-        MechanismKind::PerSecret { p_y_given_sx, .. } => p_y_given_sx.iter().collect(),
-        _ => vec![],
+    let rows: Vec<Matrix> = match doc.mechanism() {
+        MechanismKind::PerSecret { p_y_given_sx, .. } => p_y_given_sx.clone(),
+        kind => kind.channel_matrix(doc.input().len()).into_iter().collect(),
     };
-    for m in rows {
+    for m in &rows {
         for x in 0..m.rows() {
             let s: f64 = m.row(x).iter().sum();
             assert!((s - 1.0).abs() <= 1e-12, "row {x} sums to {s}");
@@ -344,8 +343,8 @@ fn estimators_are_unbiased_within_four_standard_errors() {
         if name == "krr" {
             // The closed form and the generic matrix inverse agree.
             let closed = estimate_krr(6, 1.0, &counts).unwrap();
-            let MechanismKind::Matrix(w) = doc.mechanism() else { unreachable!() };
-            let generic = estimate_matrix(w, &counts).unwrap();
+            let w = doc.mechanism().channel_matrix(6).expect("k-RR is a channel");
+            let generic = estimate_matrix(&w, &counts).unwrap();
             for x in 0..6 {
                 assert!((closed.estimate[x] - generic.estimate[x]).abs() < 1e-12);
                 assert!((closed.std_error[x] - generic.std_error[x]).abs() < 1e-12);

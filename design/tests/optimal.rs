@@ -544,7 +544,7 @@ fn optimal_ldp_beats_every_ldp_baseline() {
             assert_eq!(doc.claims().ldp, Some(eps));
             let p = src.p_sx();
             let p_sx: Vec<Vec<f64>> = (0..ns).map(|s| p.row(s).to_vec()).collect();
-            let privlift::document::MechanismKind::Matrix(m) = doc.mechanism() else { panic!("not a matrix") };
+            let m = doc.mechanism().channel_matrix(nx).expect("a channel");
             let w: Vec<Vec<f64>> = (0..nx).map(|x| m.row(x).to_vec()).collect();
             let (mi, ldp) = mi_and_ldp(&p_sx, &w);
             assert!(ldp <= eps + 1e-12 && (mi - opt).abs() < 1e-9, "ldp {ldp} > {eps}");

@@ -40,3 +40,63 @@ pub fn lifts_within_bounds(r: &privlift::Receipt) -> bool {
         })
     })
 }
+
+/// The channel P(Y|X) a discrete document states, as dense rows, expanded from its JSON
+/// by hand for every channel kind (`matrix`, `krr`, `rr_lip`, `merge`, `sparse`): an
+/// oracle independent of the library's own reading.
+pub fn channel_rows(doc: &Value) -> Vec<Vec<f64>> {
+    let nx = doc["labels"].as_array().expect("labels").len();
+    expand(&doc["mechanism"], nx)
+}
+
+fn expand(m: &Value, nx: usize) -> Vec<Vec<f64>> {
+    let num = |v: &Value| v.as_f64().expect("a number");
+    match m["kind"].as_str().expect("a kind") {
+        "matrix" => m["p_y_given_x"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_array().unwrap().iter().map(num).collect())
+            .collect(),
+        "krr" | "rr_lip" => {
+            let keep = match (m.get("keep"), m.get("epsilon")) {
+                (Some(k), _) => num(k),
+                (None, Some(e)) => (num(e).exp() - 1.0) / (num(e).exp() + nx as f64 - 1.0),
+                _ => panic!("krr without keep or epsilon"),
+            };
+            let mixing: Vec<f64> = match m.get("mixing") {
+                Some(v) => v.as_array().unwrap().iter().map(num).collect(),
+                None => vec![1.0 / nx as f64; nx],
+            };
+            (0..nx)
+                .map(|x| (0..nx).map(|y| (1.0 - keep) * mixing[y] + if x == y { keep } else { 0.0 }).collect())
+                .collect()
+        }
+        "sparse" => {
+            let ny = m["outputs"].as_u64().unwrap() as usize;
+            m["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| {
+                    let mut row = vec![0.0; ny];
+                    for e in r.as_array().unwrap() {
+                        row[e[0].as_u64().unwrap() as usize] = num(&e[1]);
+                    }
+                    row
+                })
+                .collect()
+        }
+        "merge" => {
+            let blocks: Vec<usize> =
+                m["blocks"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap() as usize).collect();
+            let nb = blocks.iter().max().map_or(0, |b| b + 1);
+            let inner = match m.get("inner") {
+                Some(i) => expand(i, nb),
+                None => (0..nb).map(|b| (0..nb).map(|y| if y == b { 1.0 } else { 0.0 }).collect()).collect(),
+            };
+            blocks.iter().map(|&b| inner[b].clone()).collect()
+        }
+        k => panic!("no channel for kind {k}"),
+    }
+}

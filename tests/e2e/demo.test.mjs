@@ -48,9 +48,31 @@ async function choose(file) {
   await page.waitForFunction(() => window.__privlift.ready, null, { timeout: 15000 });
 }
 
-/** P(y|x) of a document: its matrix, or Σ_s P(s|x)·P(y|s,x) for a per-secret one. */
+/** P(y|x) of a discrete mechanism object over `nx` inputs, expanded by hand for every channel kind. */
+function expand(m, nx) {
+  switch (m.kind) {
+    case 'matrix': return m.p_y_given_x;
+    case 'krr':
+    case 'rr_lip': {
+      const keep = m.keep ?? Math.expm1(m.epsilon) / (Math.expm1(m.epsilon) + nx);
+      const mix = m.mixing ?? Array(nx).fill(1 / nx);
+      return mix.map((_, x) => mix.map((v, y) => (1 - keep) * v + (x === y ? keep : 0)));
+    }
+    case 'sparse':
+      return m.rows.map((r) => { const row = Array(m.outputs).fill(0); r.forEach(([y, p]) => { row[y] = p; }); return row; });
+    case 'merge': {
+      const nb = Math.max(...m.blocks) + 1;
+      const inner = m.inner ? expand(m.inner, nb) : Array.from({ length: nb }, (_, b) => Array.from({ length: nb }, (_, y) => (y === b ? 1 : 0)));
+      return m.blocks.map((b) => inner[b]);
+    }
+    default: throw new Error(`no channel for kind ${m.kind}`);
+  }
+}
+
+/** P(y|x) of a document: its channel, or Σ_s P(s|x)·P(y|s,x) for a per-secret one. */
 function channel(doc) {
   const m = doc.mechanism;
+  if (m.kind !== 'per_secret') return expand(m, doc.labels.length);
   if (m.p_y_given_x) return m.p_y_given_x;
   return doc.prior.map((px, x) => m.p_y_given_sx[0][x].map((_, y) =>
     doc.secret.p_sx.reduce((a, row, s) => a + row[x] * m.p_y_given_sx[s][x][y], 0) / px));
