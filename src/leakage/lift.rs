@@ -63,12 +63,15 @@ impl JointSY {
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; ns];
         let mut underflow = false;
+        let mut widest = 1usize;
         for s in 0..ns {
             let (out, w_s) = (&mut p_sy[s * ny..(s + 1) * ny], channel(s));
+            let mut terms = 0usize;
             for (x, &psx) in p_sx.row(s).iter().enumerate() {
                 if psx == 0.0 {
                     continue;
                 }
+                terms += 1;
                 p_s[s] += psx;
                 for ((o, sp), &w) in out.iter_mut().zip(support_y.iter_mut()).zip(w_s.row(x)) {
                     let prod = psx * w;
@@ -77,6 +80,7 @@ impl JointSY {
                     underflow |= w > 0.0 && prod < UNDERFLOW_THRESHOLD;
                 }
             }
+            widest = widest.max(terms);
         }
         let mut p_y = vec![0.0; ny];
         for s in 0..ns {
@@ -91,9 +95,12 @@ impl JointSY {
             }
         }
         // Each P(s,y) is a sum of ≤ |X| products: ≤ |X| + 1 roundings, +1 for the
-        // f64 conversion of an integer-quantised channel entry; P(y) adds ≤ |S|.
+        // f64 conversion of an integer-quantised channel entry; P(y) adds ≤ |S|. A lift
+        // P(s,y)/(P(s)P(y)) adds the product and the division, and P(s), a sum of the
+        // `widest` non-zeros of a joint row (none for the diagonal joint of S = X).
         let roundings = nx + 2 + ns;
-        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings, lift_roundings: 2 * roundings + 4, underflow }
+        let lift_roundings = 2 * roundings + 4 + (widest - 1);
+        JointSY { ns, ny, p_sy, p_s, p_y, support_y, roundings, lift_roundings, underflow }
     }
 
     /// The joint of `p_sx`'s rows read as declared entries that each carry `n` roundings
