@@ -1,7 +1,7 @@
 //! `privlift audit`: the leakage of a mechanism document, or of a bare channel with a
 //! prior or a joint, printed as one JSON object.
 
-use privlift::leakage::{Alip, DEFAULT_ALPHA_ORDER};
+use privlift::leakage::{Alip, Scope, DEFAULT_ALPHA_ORDER};
 use privlift::verify::Check;
 use privlift::{Document, Error, Leakage, Policy};
 use serde::Serialize;
@@ -184,7 +184,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
     let doc = Document::from_json(&files::read(path)?).map_err(|e| CliError::in_file(path, e))?;
     // The exact sampler a client runs, not the document's floats (one audit path).
-    let v = doc.check_at(&Policy::default(), alpha).map_err(|e| CliError::in_file(path, e))?;
+    let v = doc.check_in(&Policy::default(), alpha, Scope::ALL).map_err(|e| CliError::in_file(path, e))?;
     let claims = (!v.claims.is_empty()).then_some(v.claims.as_slice());
     let mut report = Report::new(&v.leakage, claims);
     report.x = Some((&v.leakage_x).into());

@@ -21,7 +21,7 @@ pub use columns::{Columns, Term};
 pub use lift::JointSY;
 pub use measures::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
 pub use srlip::{audit_srlip, check_attributes, Srlip, MAX_SRLIP_ATTRIBUTES, MAX_SRLIP_WORK};
-pub use structured::{audit_exact, joint_of, lip_exact, srlip_channel, Exact, Joint, MixExact};
+pub use structured::{audit_exact, joint_of, lip_exact, measure, srlip_channel, Exact, Joint, MixExact};
 pub use unary::{audit_unary, unary_lift, unary_lifts_x, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
 
 use alloc::vec::Vec;
@@ -44,6 +44,11 @@ pub struct Alip {
 }
 
 /// Everything the audit computes for one mechanism and one joint P_SX.
+///
+/// A verification computes only what its claims, the policy and the receipts read
+/// ([`Scope`]): the measures it did not need (`mi_sy`, `mi_xy`, `maximal_leakage` and,
+/// without an ℓ1/χ²/α claim, the lift measures) are NaN ("not computed", `null` in JSON);
+/// [`audit`] and `Document::audit` compute every one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Leakage {
     /// ε-LIP leakage w.r.t. S: sup_{s,y} |ln l(s,y)| (Jiang et al. eq 8, with S for X).
@@ -151,9 +156,37 @@ pub(crate) fn check_alpha(a: f64) -> Result<()> {
     Ok(())
 }
 
+/// Which of the optional measures an audit computes; the others are NaN. The lift bounds
+/// (`lip`, `alip`, `min_lift`, `max_lift`) and the LDPs are always computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Scope {
+    /// The ℓ1, χ² and α lift measures (Zarrabian et al. eqs 27–32).
+    pub lift_measures: bool,
+    /// I(S;Y), I(X;Y) and maximal leakage.
+    pub information: bool,
+}
+
+impl Scope {
+    /// Every measure (what `privlift audit` prints).
+    pub const ALL: Scope = Scope { lift_measures: true, information: true };
+    /// What a verification needs for `claims`: the lift measures only when an ℓ1, χ² or
+    /// α claim reads them; no information measure (no claim or limit reads one).
+    pub fn for_claims(claims: &crate::document::Claims) -> Scope {
+        Scope {
+            lift_measures: claims.l1.is_some() || claims.chi2.is_some() || claims.alpha.is_some(),
+            information: false,
+        }
+    }
+}
+
 /// Every S-side measure from P_SY. `ldp_x`, `mi_xy` and `maximal_leakage` are left
 /// at 0 for the caller to fill from the channel.
 pub fn from_joint<J: Columns + ?Sized>(j: &J, alpha: f64) -> Leakage {
+    from_joint_in(j, alpha, Scope::ALL)
+}
+
+/// [`from_joint`] computing only the measures of `scope` (the others NaN).
+pub fn from_joint_in<J: Columns + ?Sized>(j: &J, alpha: f64, scope: Scope) -> Leakage {
     let rel = j.lift_rel_error();
     let mut min_l = f64::INFINITY;
     let mut max_l = 0.0f64;
@@ -177,12 +210,17 @@ pub fn from_joint<J: Columns + ?Sized>(j: &J, alpha: f64) -> Leakage {
             // P(y|s) for the LDP w.r.t. S.
             pmax = pmax.max(t.cond);
             pmin = pmin.min(t.cond);
-            mi_sy += xlogy_ratio(t.joint, t.independent);
+            if scope.information {
+                mi_sy += xlogy_ratio(t.joint, t.independent);
+            }
         }
         if lifts.is_empty() {
             continue;
         }
         ldp = ldp.max(if pmin == 0.0 { f64::INFINITY } else { ln_up(pmax / pmin, ratio_rel) });
+        if !scope.lift_measures {
+            continue;
+        }
         l1 = l1.max(l1_lift(&lifts, rel, false));
         chi2 = chi2.max(chi2_lift(&lifts, rel, false));
         al = al.max(alpha_lift(&lifts, alpha, rel, false));
@@ -195,6 +233,30 @@ pub fn from_joint<J: Columns + ?Sized>(j: &J, alpha: f64) -> Leakage {
         min_l = 1.0;
         max_l = 1.0;
     }
+    let mut out = leakage_of(j, alpha, rel, (min_l, max_l, ldp, mi_sy), [l1, chi2, al, l1i, chi2i, ali]);
+    let nan = f64::NAN;
+    if !scope.information {
+        (out.mi_sy, out.mi_xy, out.maximal_leakage) = (nan, nan, nan);
+    }
+    if !scope.lift_measures {
+        out.l1_lift = nan;
+        out.chi2_lift = nan;
+        out.alpha_lift = nan;
+        out.l1_lift_inverse = nan;
+        out.chi2_lift_inverse = nan;
+        out.alpha_lift_inverse = nan;
+    }
+    out
+}
+
+/// The [`Leakage`] of the extremes and sums [`from_joint_in`] gathered.
+fn leakage_of<J: Columns + ?Sized>(
+    j: &J,
+    alpha: f64,
+    rel: f64,
+    (min_l, max_l, ldp, mi_sy): (f64, f64, f64, f64),
+    [l1, chi2, al, l1i, chi2i, ali]: [f64; 6],
+) -> Leakage {
     let Alip { eps_l, eps_u } = alip_of_extremes(min_l, max_l, rel);
     if j.underflowed() {
         // A subnormal product: the computed lifts have no relative error bound (F8).

@@ -27,7 +27,9 @@ use alloc::vec::Vec;
 
 use super::columns::{Columns, Term};
 use super::lift::UNDERFLOW_THRESHOLD;
-use super::{audit, from_joint, ldp_of_rows, lip_of, lip_only, maximal_leakage, JointSY, Leakage};
+use super::{
+    from_joint_in, ldp_of_rows, lip_of, lip_only, maximal_leakage, mutual_information_xy, JointSY, Leakage, Scope,
+};
 use crate::document::Matrix;
 use crate::error::Result;
 use crate::numeric::{gamma, ln_up, prefix_suffix_sums, up_rel};
@@ -567,25 +569,32 @@ fn maximal(ch: &Exact, prior: &[f64]) -> f64 {
 /// # Errors
 /// As [`audit`].
 pub fn audit_exact(joint: Option<&Matrix>, prior: &[f64], ch: &Exact, alpha: f64) -> Result<Leakage> {
-    if let Exact::Dense(m) = ch {
-        return match joint {
-            None => audit(&Matrix::diag(prior), m, alpha),
-            Some(j) => audit(j, m, alpha),
-        };
-    }
     super::check_alpha(alpha)?;
-    let mut out = from_joint(&build(joint, prior, ch, 0), alpha);
+    Ok(measure(&build(joint, prior, ch, 0), joint, prior, ch, alpha, Scope::ALL))
+}
+
+/// The measures of `scope` from `j`, the joint of `ch` under `joint` (`None`: S = X under
+/// `prior`) as [`joint_of`] builds it: what a verification computes, on the joint the
+/// verified mechanism then keeps for its receipts. With [`Scope::ALL`] it is
+/// [`audit_exact`], bit for bit.
+pub fn measure(j: &Joint, joint: Option<&Matrix>, prior: &[f64], ch: &Exact, alpha: f64, scope: Scope) -> Leakage {
+    let mut out = from_joint_in(j, alpha, scope);
+    out.ldp_x = ldp_x(ch);
+    if !scope.information {
+        return out;
+    }
     let p_x: Cow<'_, [f64]> = match joint {
         None => Cow::Borrowed(prior),
-        Some(j) => Cow::Owned(j.col_sums()),
+        Some(js) => Cow::Owned(js.col_sums()),
     };
-    out.mi_xy = match joint {
-        None => out.mi_sy,
-        Some(_) => from_joint(&build(None, &p_x, ch, 0), alpha).mi_sy,
-    };
-    out.ldp_x = ldp_x(ch);
     out.maximal_leakage = maximal(ch, &p_x);
-    Ok(out)
+    out.mi_xy = match (ch, j, joint) {
+        // `audit`'s I(X;Y): the channel under the marginal, against the joint's P(y).
+        (Exact::Dense(m), Joint::Dense(d), _) => mutual_information_xy(&p_x, m, d.p_y()),
+        (_, _, None) => out.mi_sy,
+        (_, _, Some(_)) => from_joint_in(&build(None, &p_x, ch, 0), alpha, scope).mi_sy,
+    };
+    out
 }
 
 /// LIP alone under S = X with `prior` (a `bp_lip` prior): [`lip_only`] for a dense channel.

@@ -17,7 +17,7 @@ use alloc::vec::Vec;
 
 use crate::document::{Document, Matrix};
 use crate::error::{Error, Result};
-use crate::leakage::{self, Joint, JointSY, Leakage, DEFAULT_ALPHA_ORDER};
+use crate::leakage::{Joint, Leakage, Scope, DEFAULT_ALPHA_ORDER};
 use crate::rng::Randomness;
 use crate::sample::Categorical;
 use crate::verify::discrete::wrong_kind;
@@ -34,20 +34,11 @@ impl Document {
     /// `too_costly` (refused before any allocation), `invalid_argument` (a malformed
     /// policy).
     pub fn verify(&self, policy: &Policy) -> Result<VerifiedMechanism> {
-        let (verification, runtime, channels) = self.prepare(policy, DEFAULT_ALPHA_ORDER)?;
+        let (verification, runtime, _, audits) =
+            self.prepare(policy, DEFAULT_ALPHA_ORDER, Scope::for_claims(self.claims()))?;
         verification.clone().into_result()?;
-        let (joint_x, joint_s) = match &channels {
-            Some((channel, blocks)) => {
-                let x = leakage::joint_of(None, self.prior(), channel);
-                let s = match (self.declared_joint(), blocks) {
-                    (None, _) => None,
-                    (Some(j), Some(b)) => Some(Joint::Dense(JointSY::per_secret(j, b))),
-                    (Some(j), None) => Some(leakage::joint_of(Some(j), self.prior(), channel)),
-                };
-                (Some(x), s)
-            }
-            None => (None, None),
-        };
+        // The receipts read the joints the audit read: their lifts are the audited ones.
+        let (joint_x, joint_s) = (audits.joint_x, audits.joint_s);
         Ok(VerifiedMechanism { doc: self.clone(), runtime, verification, joint_x, joint_s })
     }
 }

@@ -8,13 +8,16 @@ use super::runtime::{exact, Channels, Runtime};
 use super::{evaluate, Policy, Verification, Work};
 use crate::document::{Document, Matrix};
 use crate::error::{Error, Result};
-use crate::leakage::{self, Leakage, DEFAULT_ALPHA_ORDER};
+use crate::leakage::{self, Joint, JointSY, Leakage, Scope, DEFAULT_ALPHA_ORDER};
 
 /// The exact sampler's audits: w.r.t. S under the declared joint, and w.r.t. X under the
-/// declared prior (S = X), sharing the channels built once.
-struct Audits {
+/// declared prior (S = X), sharing the channels built once; and the joints they read,
+/// which the verified mechanism keeps for its receipts (`None` for unary encoding).
+pub(crate) struct Audits {
     s: Leakage,
     x: Leakage,
+    pub(crate) joint_x: Option<Joint>,
+    pub(crate) joint_s: Option<Joint>,
 }
 
 /// The audit of the exact channel P(Y|X) (a unary encoding's, in closed form) under the
@@ -40,14 +43,46 @@ pub(crate) fn audit_channel(
     }
 }
 
-fn audit_exact(doc: &Document, runtime: &Runtime, channels: &Channels, alpha: f64) -> Result<Audits> {
-    let x = audit_channel(runtime, channels, None, doc.prior(), alpha)?;
-    let s = match (doc.declared_joint(), channels) {
-        (None, _) => x.clone(),
-        (Some(j), Some((_, Some(blocks)))) => leakage::audit_per_secret(j, blocks, alpha)?,
-        (Some(j), _) => audit_channel(runtime, channels, Some(j), doc.prior(), alpha)?,
+fn audit_exact(doc: &Document, runtime: &Runtime, channels: &Channels, alpha: f64, scope: Scope) -> Result<Audits> {
+    let prior = doc.prior();
+    let Some((ch, blocks)) = channels else {
+        // Unary encoding: its closed-form audits (every measure).
+        let x = audit_channel(runtime, channels, None, prior, alpha)?;
+        let s = match doc.declared_joint() {
+            None => x.clone(),
+            Some(j) => audit_channel(runtime, channels, Some(j), prior, alpha)?,
+        };
+        return Ok(Audits { s, x, joint_x: None, joint_s: None });
     };
-    Ok(Audits { s, x })
+    leakage::check_alpha(alpha)?;
+    let joint_x = leakage::joint_of(None, prior, ch);
+    let x = leakage::measure(&joint_x, None, prior, ch, alpha, scope);
+    let (s, joint_s) = match (doc.declared_joint(), blocks) {
+        (None, _) => (x.clone(), None),
+        (Some(j), Some(b)) => (leakage::audit_per_secret(j, b, alpha)?, Some(Joint::Dense(JointSY::per_secret(j, b)))),
+        (Some(j), None) => {
+            let js = leakage::joint_of(Some(j), prior, ch);
+            (leakage::measure(&js, Some(j), prior, ch, alpha, scope), Some(js))
+        }
+    };
+    Ok(Audits { s, x, joint_x: Some(joint_x), joint_s })
+}
+
+/// The audit w.r.t. S at another α-order (an `alpha` claim's), the lift measures only,
+/// on the joints `a` already built.
+fn audit_s_at(doc: &Document, runtime: &Runtime, channels: &Channels, a: &Audits, order: f64) -> Result<Leakage> {
+    let scope = Scope { lift_measures: true, information: false };
+    match (channels, doc.declared_joint(), &a.joint_x, &a.joint_s) {
+        (Some((_, Some(b))), Some(j), _, _) => leakage::audit_per_secret(j, b, order),
+        (Some((ch, None)), j, Some(jx), js) => {
+            leakage::check_alpha(order)?;
+            Ok(match (j, js) {
+                (Some(j), Some(js)) => leakage::measure(js, Some(j), doc.prior(), ch, order, scope),
+                _ => leakage::measure(jx, None, doc.prior(), ch, order, scope),
+            })
+        }
+        _ => audit_channel(runtime, channels, doc.declared_joint(), doc.prior(), order),
+    }
 }
 
 /// Worst LIP w.r.t. X over a set of priors (the `bp_lip` claim), on the exact channel
@@ -79,7 +114,7 @@ impl Document {
     /// # Errors
     /// `too_costly` above [`crate::verify::DEFAULT_MAX_VERIFY_WORK`]; sampler errors.
     pub fn audit(&self, alpha_order: f64) -> Result<Leakage> {
-        Ok(self.check_at(&Policy::default(), alpha_order)?.leakage)
+        Ok(self.prepare(&Policy::default(), alpha_order, Scope::ALL)?.0.leakage)
     }
 
     /// The exact SRLIP leakage (Lopuhaä-Zwakenberg, privacy funnel, Def 3) of the exact
@@ -132,20 +167,42 @@ impl Document {
     /// # Errors
     /// As [`Document::check`]; `invalid_argument` for an α-order not > 0 and ≠ 1.
     pub fn check_at(&self, policy: &Policy, alpha_order: f64) -> Result<Verification> {
-        Ok(self.prepare(policy, alpha_order)?.0)
+        self.check_in(policy, alpha_order, Scope::for_claims(self.claims()))
     }
 
-    pub(crate) fn prepare(&self, policy: &Policy, alpha_order: f64) -> Result<(Verification, Runtime, Channels)> {
+    /// [`Document::check_at`] computing the measures of `scope` (at least those the claims
+    /// read): `Scope::ALL` for a report that prints every measure, as `privlift audit` does.
+    ///
+    /// # Errors
+    /// As [`Document::check_at`].
+    pub fn check_in(&self, policy: &Policy, alpha_order: f64, scope: Scope) -> Result<Verification> {
+        let needed = Scope::for_claims(self.claims());
+        let scope = Scope {
+            lift_measures: scope.lift_measures || needed.lift_measures,
+            information: scope.information || needed.information,
+        };
+        Ok(self.prepare(policy, alpha_order, scope)?.0)
+    }
+
+    /// Builds the sampler, audits it (the measures of `scope`: a verification computes what
+    /// the claims, the policy and the receipts read), and checks claims and policy.
+    pub(crate) fn prepare(
+        &self,
+        policy: &Policy,
+        alpha_order: f64,
+        scope: Scope,
+    ) -> Result<(Verification, Runtime, Channels, Audits)> {
         policy.validate()?;
         Work::of(self).check("this document", crate::verify::work_budget(policy.max_verify_work)?)?;
         let runtime = Runtime::build(self)?;
         let channels = runtime.channels(self.declared_joint());
-        let Audits { s, x } = audit_exact(self, &runtime, &channels, alpha_order)?;
+        let audits = audit_exact(self, &runtime, &channels, alpha_order, scope)?;
+        let (s, x) = (audits.s.clone(), audits.x.clone());
         let bp = match &self.claims().bp_lip {
             Some(c) => Some(bp_lip(&runtime, &channels, &c.priors)?),
             None => None,
         };
-        let alpha = alpha_claim(self, &s, |k| Ok(audit_exact(self, &runtime, &channels, k)?.s))?;
+        let alpha = alpha_claim(self, &s, |k| audit_s_at(self, &runtime, &channels, &audits, k))?;
         let srlip = match (&self.claims().srlip, &runtime, &channels) {
             (None, _, _) => None,
             (Some(c), Runtime::Channel(_), Some((channel, _))) => {
@@ -154,7 +211,7 @@ impl Document {
             (Some(_), _, _) => return Err(srlip_needs_a_channel()),
         };
         let verification = evaluate(s, x, self.claims(), policy, bp, alpha).with_srlip(self.claims(), srlip);
-        Ok((verification, runtime, channels))
+        Ok((verification, runtime, channels, audits))
     }
 }
 
