@@ -23,6 +23,9 @@
 //!
 //! `verify/krr_S16/K`: `Document::verify` (alias tables + exact-channel audit) of a k-RR
 //! channel under a random joint P_SX with 16 secrets, claim `ldp_x`.
+//! `verify/krr_kind/K`, `verify/krr_matrix/K`: the same k-RR channel, S = X, as the
+//! structured `krr` kind and as a dense matrix; `…_parse_verify` adds `Document::from_json`
+//! of the JSON text (what a page does after the download).
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -193,16 +196,49 @@ fn bytemuck_words(w: &mut [u64]) -> &mut [u8] {
     mid
 }
 
+/// The JSON text of a k-RR document with a uniform prior (S = X), its mechanism given by
+/// `mechanism` (the dense `matrix` or the structured `krr` kind).
+fn krr_text(k: usize, mechanism: serde_json::Value) -> String {
+    json!({
+        "format": "privlift-mechanism", "version": 1, "id": format!("krr-{k}"),
+        "labels": (0..k).map(|i| format!("v{i}")).collect::<Vec<_>>(),
+        "prior": vec![1.0 / k as f64; k],
+        "mechanism": mechanism,
+        "claims": {"ldp_x": EPS, "lip": EPS}
+    })
+    .to_string()
+}
+
 fn verify(c: &mut Criterion) {
     let mut g = c.benchmark_group("verify");
     g.sample_size(10);
+    g.throughput(Throughput::Elements(1));
     for k in [256usize, 1024] {
         let doc = krr_secret_doc(k, 16, EPS, 9);
-        g.throughput(Throughput::Elements(1));
         g.bench_with_input(BenchmarkId::new("krr_S16", k), &doc, |b, d| {
             b.iter(|| d.verify(&Policy::default()).unwrap())
         });
     }
+    // The same k-RR channel as a dense matrix and as the structured `krr` kind (S = X):
+    // verify alone, and parse + verify from the JSON text (what a page does).
+    for k in [1024usize, 4096] {
+        let structured = krr_text(k, json!({"kind": "krr", "epsilon": EPS}));
+        let doc = Document::from_json(&structured).unwrap();
+        g.bench_with_input(BenchmarkId::new("krr_kind", k), &doc, |b, d| {
+            b.iter(|| d.verify(&Policy::default()).unwrap())
+        });
+        g.bench_with_input(BenchmarkId::new("krr_kind_parse_verify", k), &structured, |b, t| {
+            b.iter(|| Document::from_json(t).unwrap().verify(&Policy::default()).unwrap())
+        });
+    }
+    let dense = krr_text(1024, json!({"kind": "matrix", "p_y_given_x": krr_matrix(1024, EPS)}));
+    let doc = Document::from_json(&dense).unwrap();
+    g.bench_with_input(BenchmarkId::new("krr_matrix", 1024), &doc, |b, d| {
+        b.iter(|| d.verify(&Policy::default()).unwrap())
+    });
+    g.bench_with_input(BenchmarkId::new("krr_matrix_parse_verify", 1024), &dense, |b, t| {
+        b.iter(|| Document::from_json(t).unwrap().verify(&Policy::default()).unwrap())
+    });
     g.finish();
 }
 
