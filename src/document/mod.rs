@@ -15,6 +15,7 @@ pub mod wire;
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
 use alloc::string::{String, ToString};
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 pub use crate::param::{check_distribution, check_entries as matrix_check_entries, MIN_PROBABILITY, SUM_TOLERANCE};
@@ -44,7 +45,7 @@ pub const MAX_PER_SECRET_ENTRIES: usize = 1 << 24;
 /// mechanism keeps a copy of its document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Alphabet {
-    labels: alloc::sync::Arc<[String]>,
+    labels: Arc<[String]>,
 }
 
 impl Alphabet {
@@ -232,8 +233,10 @@ pub struct Document {
     prior: Vec<f64>,
     /// Joint P_SX, rows s, columns x, when the document declares a secret (S = X: `None`,
     /// the joint is diag(prior), built only on request: at |X| = 4096 it is 134 MB).
-    joint: Option<Matrix>,
-    mechanism: MechanismKind,
+    joint: Option<Arc<Matrix>>,
+    /// Shared: a verified mechanism keeps a copy of its document, and a dense channel at
+    /// k = 1024 is 8 MB.
+    mechanism: Arc<MechanismKind>,
     claims: Claims,
     utility: Option<serde_json::Value>,
 }
@@ -331,7 +334,7 @@ impl Document {
                         return Err(Error::PriorMismatch { index: i, prior: p, marginal: m });
                     }
                 }
-                (alpha, Some(joint), true)
+                (alpha, Some(Arc::new(joint)), true)
             }
         };
 
@@ -388,7 +391,7 @@ impl Document {
             has_secret,
             prior: w.prior,
             joint,
-            mechanism,
+            mechanism: Arc::new(mechanism),
             claims: w.claims,
             utility: w.utility,
         })
@@ -511,13 +514,13 @@ impl Document {
     /// (O(|X|²)) when S = X.
     pub fn p_sx(&self) -> Cow<'_, Matrix> {
         match &self.joint {
-            Some(j) => Cow::Borrowed(j),
+            Some(j) => Cow::Borrowed(&**j),
             None => Cow::Owned(Matrix::diag(&self.prior)),
         }
     }
     /// The declared joint P_SX, `None` when S = X (no allocation either way).
     pub fn declared_joint(&self) -> Option<&Matrix> {
-        self.joint.as_ref()
+        self.joint.as_deref()
     }
     /// The validated mechanism.
     pub fn mechanism(&self) -> &MechanismKind {

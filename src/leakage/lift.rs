@@ -47,23 +47,64 @@ impl JointSY {
     /// costs O(|X|·|Y|), not O(|X|²·|Y|).
     pub fn markov(p_sx: &Matrix, p_y_given_x: &Matrix) -> Self {
         debug_assert_eq!(p_sx.cols(), p_y_given_x.rows());
-        Self::accumulate(p_sx, p_y_given_x.cols(), |_| p_y_given_x)
+        Self::accumulate(p_sx, p_y_given_x.cols(), true, |_| p_y_given_x)
+    }
+
+    /// [`JointSY::markov`] for S = X, the joint diag(`prior`), bit for bit, without building
+    /// (or scanning) the |X| × |X| diagonal matrix.
+    pub fn diagonal(prior: &[f64], p_y_given_x: &Matrix) -> Self {
+        debug_assert_eq!(prior.len(), p_y_given_x.rows());
+        let (nx, ny) = (prior.len(), p_y_given_x.cols());
+        let mut p_sy = vec![0.0; nx * ny];
+        let mut support_y = vec![false; ny];
+        let mut p_s = vec![0.0; nx];
+        let mut underflow = false;
+        for (s, &psx) in prior.iter().enumerate() {
+            if psx == 0.0 {
+                continue;
+            }
+            p_s[s] = psx;
+            let row = p_y_given_x.row(s);
+            // Monotone in w: the smallest positive entry decides the underflow (see `accumulate`).
+            let min_pos = row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, f64::min);
+            underflow |= psx * min_pos < UNDERFLOW_THRESHOLD;
+            for (sp, &w) in support_y.iter_mut().zip(row) {
+                *sp |= w > 0.0;
+            }
+            for (o, &w) in p_sy[s * ny..(s + 1) * ny].iter_mut().zip(row) {
+                *o = psx * w;
+            }
+        }
+        Self::finish(nx, ny, p_sy, p_s, support_y, underflow, 1)
     }
 
     /// P(s,y) = Σ_x P(s,x) P(y|s,x) for a non-Markov mechanism (one channel per secret).
     pub fn per_secret(p_sx: &Matrix, p_y_given_sx: &[Matrix]) -> Self {
         let ny = p_y_given_sx.first().map_or(0, Matrix::cols);
-        Self::accumulate(p_sx, ny, |s| &p_y_given_sx[s])
+        Self::accumulate(p_sx, ny, false, |s| &p_y_given_sx[s])
     }
 
     /// P(s,y) = Σ_x P(s,x) P(y|x) with `channel(s)` the channel used for secret s.
-    fn accumulate<'a>(p_sx: &Matrix, ny: usize, channel: impl Fn(usize) -> &'a Matrix) -> Self {
+    ///
+    /// A product P(s,x)·w is monotone in w, so it underflows for some w > 0 of a channel
+    /// row iff it does for the row's smallest positive entry; with one channel for every
+    /// secret (`shared`) those minima and the support of y are found once, per input, and
+    /// the inner loop is a plain multiply-add (the same sums, in the same order).
+    fn accumulate<'a>(p_sx: &Matrix, ny: usize, shared: bool, channel: impl Fn(usize) -> &'a Matrix) -> Self {
         let (ns, nx) = (p_sx.rows(), p_sx.cols());
         let mut p_sy = vec![0.0; ns * ny];
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; ns];
         let mut underflow = false;
         let mut widest = 1usize;
+        let min_positive = |row: &[f64]| row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, f64::min);
+        let mut min_pos = vec![f64::INFINITY; nx];
+        let mut used = vec![false; nx];
+        if shared && ns > 0 {
+            for (x, m) in min_pos.iter_mut().enumerate() {
+                *m = min_positive(channel(0).row(x));
+            }
+        }
         for s in 0..ns {
             let (out, w_s) = (&mut p_sy[s * ny..(s + 1) * ny], channel(s));
             let mut terms = 0usize;
@@ -73,15 +114,43 @@ impl JointSY {
                 }
                 terms += 1;
                 p_s[s] += psx;
-                for ((o, sp), &w) in out.iter_mut().zip(support_y.iter_mut()).zip(w_s.row(x)) {
-                    let prod = psx * w;
-                    *o += prod;
-                    *sp |= w > 0.0;
-                    underflow |= w > 0.0 && prod < UNDERFLOW_THRESHOLD;
+                let row = w_s.row(x);
+                if !shared {
+                    min_pos[x] = min_positive(row);
+                    for (sp, &w) in support_y.iter_mut().zip(row) {
+                        *sp |= w > 0.0;
+                    }
+                }
+                used[x] = true;
+                underflow |= psx * min_pos[x] < UNDERFLOW_THRESHOLD;
+                for (o, &w) in out.iter_mut().zip(row) {
+                    *o += psx * w;
                 }
             }
             widest = widest.max(terms);
         }
+        if shared && ns > 0 {
+            for x in (0..nx).filter(|&x| used[x]) {
+                for (sp, &w) in support_y.iter_mut().zip(channel(0).row(x)) {
+                    *sp |= w > 0.0;
+                }
+            }
+        }
+        Self::finish(nx, ny, p_sy, p_s, support_y, underflow, widest)
+    }
+
+    /// P(y), the underflow check of the lifts' denominators and the rounding counts, from
+    /// P(s,y) over `nx` inputs (`widest`: most non-zeros of a joint row).
+    fn finish(
+        nx: usize,
+        ny: usize,
+        p_sy: Vec<f64>,
+        p_s: Vec<f64>,
+        support_y: Vec<bool>,
+        mut underflow: bool,
+        widest: usize,
+    ) -> Self {
+        let ns = p_s.len();
         let mut p_y = vec![0.0; ny];
         for s in 0..ns {
             for (py, v) in p_y.iter_mut().zip(&p_sy[s * ny..(s + 1) * ny]) {

@@ -345,14 +345,18 @@ pub fn lip_of<J: Columns + ?Sized>(j: &J) -> f64 {
 /// ln max_x P(y|x) / min_x P(y|x), over *all* inputs x (LDP is prior-free: an input the
 /// curator says is impossible is still protected). Exact entries, one division, one log.
 pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
-    let mut worst = 0.0f64;
-    for y in 0..p_y_given_x.cols() {
-        let (mut hi, mut lo) = (0.0f64, f64::INFINITY);
-        for x in 0..p_y_given_x.rows() {
-            let v = p_y_given_x.get(x, y);
-            hi = hi.max(v);
-            lo = lo.min(v);
+    // Column extremes gathered row by row (the matrix is row-major): max and min are exact,
+    // so the order does not change the result.
+    let ny = p_y_given_x.cols();
+    let (mut hi, mut lo) = (alloc::vec![0.0f64; ny], alloc::vec![f64::INFINITY; ny]);
+    for x in 0..p_y_given_x.rows() {
+        for ((h, l), &v) in hi.iter_mut().zip(lo.iter_mut()).zip(p_y_given_x.row(x)) {
+            *h = h.max(v);
+            *l = l.min(v);
         }
+    }
+    let mut worst = 0.0f64;
+    for (&hi, &lo) in hi.iter().zip(&lo) {
         if hi == 0.0 {
             continue; // y is never produced
         }

@@ -464,7 +464,7 @@ fn build(joint: Option<&Matrix>, prior: &[f64], ch: &Exact, input_roundings: usi
         |j: JointSY| Joint::Dense(if input_roundings == 0 { j } else { j.with_input_roundings(input_roundings) });
     match ch {
         Exact::Dense(m) => match joint {
-            None => with(JointSY::markov(&Matrix::diag(prior), m)),
+            None => with(JointSY::diagonal(prior, m)),
             Some(j) => with(JointSY::markov(j, m)),
         },
         Exact::Mix(mx) => match joint {
@@ -570,16 +570,25 @@ fn maximal(ch: &Exact, prior: &[f64]) -> f64 {
 /// As [`audit`].
 pub fn audit_exact(joint: Option<&Matrix>, prior: &[f64], ch: &Exact, alpha: f64) -> Result<Leakage> {
     super::check_alpha(alpha)?;
-    Ok(measure(&build(joint, prior, ch, 0), joint, prior, ch, alpha, Scope::ALL))
+    Ok(measure(&build(joint, prior, ch, 0), joint, prior, ch, alpha, Scope::ALL, None))
 }
 
 /// The measures of `scope` from `j`, the joint of `ch` under `joint` (`None`: S = X under
 /// `prior`) as [`joint_of`] builds it: what a verification computes, on the joint the
 /// verified mechanism then keeps for its receipts. With [`Scope::ALL`] it is
-/// [`audit_exact`], bit for bit.
-pub fn measure(j: &Joint, joint: Option<&Matrix>, prior: &[f64], ch: &Exact, alpha: f64, scope: Scope) -> Leakage {
+/// [`audit_exact`], bit for bit. `known_ldp_x` is the channel's LDP w.r.t. X when an
+/// audit under another joint already computed it (it is prior-free).
+pub fn measure(
+    j: &Joint,
+    joint: Option<&Matrix>,
+    prior: &[f64],
+    ch: &Exact,
+    alpha: f64,
+    scope: Scope,
+    known_ldp_x: Option<f64>,
+) -> Leakage {
     let mut out = from_joint_in(j, alpha, scope);
-    out.ldp_x = ldp_x(ch);
+    out.ldp_x = known_ldp_x.unwrap_or_else(|| ldp_x(ch));
     if !scope.information {
         return out;
     }
@@ -603,7 +612,7 @@ pub fn measure(j: &Joint, joint: Option<&Matrix>, prior: &[f64], ch: &Exact, alp
 /// As [`lip_only`].
 pub fn lip_exact(prior: &[f64], ch: &Exact) -> Result<f64> {
     match ch {
-        Exact::Dense(m) => lip_only(&Matrix::diag(prior), m),
+        Exact::Dense(m) if m.rows() != prior.len() => lip_only(&Matrix::diag(prior), m),
         _ => Ok(lip_of(&build(None, prior, ch, 0))),
     }
 }

@@ -36,8 +36,8 @@ use rand::RngCore;
 use crate::error::{Error, Result};
 use crate::rng::Randomness;
 
-/// Integer weights summing to exactly 2⁶⁴, from a non-negative finite row.
-fn quantise(p: &[f64]) -> Result<Vec<u128>> {
+/// Integer weights summing to exactly 2⁶⁴, from a non-negative finite row, into `w`.
+fn quantise_into(p: &[f64], w: &mut Vec<u128>) -> Result<()> {
     const TWO64: u128 = 1 << 64;
     let sum: f64 = crate::numeric::sum(p);
     if sum.is_nan() || sum <= 0.0 || !sum.is_finite() || p.iter().any(|v| !v.is_finite() || *v < 0.0) {
@@ -47,17 +47,18 @@ fn quantise(p: &[f64]) -> Result<Vec<u128>> {
         });
     }
     let scale = 18446744073709551616.0f64; // 2^64
-    let mut w: Vec<u128> = p
-        .iter()
-        .map(|&v| {
-            if v == 0.0 {
-                0
-            } else {
-                let q = (v / sum * scale) as u128; // `as` floors and saturates
-                q.clamp(1, TWO64)
-            }
-        })
-        .collect();
+    w.clear();
+    w.extend(p.iter().map(|&v| {
+        if v == 0.0 {
+            0
+        } else {
+            // Floors (`as`); at or above 2⁶⁴ it is 2⁶⁴. Through u64: a hardware conversion,
+            // where f64 → u128 is a soft-float call.
+            let q = v / sum * scale;
+            let q = if q >= scale { TWO64 } else { q as u64 as u128 };
+            q.clamp(1, TWO64)
+        }
+    }));
     let total: u128 = w.iter().sum();
     let (imax, _) = w.iter().enumerate().max_by_key(|(_, v)| **v).expect("non-empty row");
     if total > TWO64 {
@@ -65,7 +66,76 @@ fn quantise(p: &[f64]) -> Result<Vec<u128>> {
     } else {
         w[imax] += TWO64 - total;
     }
-    Ok(w)
+    Ok(())
+}
+
+/// W/2⁶⁴ for a weight W ≤ 2⁶⁴, rounded once (through u64: u128 → f64 is a soft-float call).
+pub(crate) fn probability(w: u128) -> f64 {
+    let v = if w >= 1 << 64 { 18446744073709551616.0 } else { w as u64 as f64 };
+    v / 18446744073709551616.0
+}
+
+/// Buffers reused by every row of a [`ChannelSampler`] (one allocation each, not per row).
+#[derive(Default)]
+struct Scratch {
+    w: Vec<u128>,
+    t: Vec<u128>,
+    alias: Vec<usize>,
+    small: Vec<usize>,
+    large: Vec<usize>,
+}
+
+/// Appends the `cols = 2^bits` entries of the alias table of `p` to `out` (Vose's method on
+/// exact integer weights).
+fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>) -> Result<()> {
+    let cols = 1usize << bits;
+    let cap: u128 = 1u128 << (64 - bits);
+    quantise_into(p, &mut s.w)?;
+    s.w.resize(cols, 0);
+    s.t.clear();
+    s.t.resize(cols, 0);
+    s.alias.clear();
+    s.alias.extend(0..cols);
+    s.small.clear();
+    s.large.clear();
+    for i in 0..cols {
+        if s.w[i] < cap {
+            s.small.push(i);
+        } else {
+            s.large.push(i);
+        }
+    }
+    let w = &mut s.w;
+    while let (Some(&sm), Some(&l)) = (s.small.last(), s.large.last()) {
+        s.small.pop();
+        s.t[sm] = w[sm];
+        s.alias[sm] = l;
+        w[l] -= cap - w[sm];
+        if w[l] < cap {
+            s.large.pop();
+            s.small.push(l);
+        }
+    }
+    // Exact integer arithmetic: the columns left over hold exactly C each.
+    debug_assert!(s.small.is_empty());
+    for &i in &s.large {
+        debug_assert_eq!(w[i], cap);
+        s.t[i] = 0;
+        s.alias[i] = i;
+    }
+    out.extend((0..cols).map(|i| ((s.t[i] as u64) << bits) | s.alias[i] as u64));
+    Ok(())
+}
+
+/// Table width for `k` outcomes: 2^bits ≥ k columns, at least 2.
+fn width(k: usize) -> Result<u32> {
+    if k == 0 || k > (1 << 31) {
+        return Err(Error::InvalidArgument {
+            name: "row".into(),
+            reason: alloc::format!("a sampler needs 1..2^31 outcomes, got {k}"),
+        });
+    }
+    Ok(k.next_power_of_two().max(2).trailing_zeros())
 }
 
 /// The alias table of one distribution over `k` outcomes.
@@ -84,41 +154,10 @@ impl AliasTable {
     /// `invalid_argument` for an empty row, more than 2³¹ outcomes, or a row with a
     /// negative / non-finite entry or a zero sum.
     pub fn new(p: &[f64]) -> Result<Self> {
-        let k = p.len();
-        if k == 0 || k > (1 << 31) {
-            return Err(Error::InvalidArgument {
-                name: "row".into(),
-                reason: alloc::format!("a sampler needs 1..2^31 outcomes, got {k}"),
-            });
-        }
-        let cols = k.next_power_of_two().max(2);
-        let bits = cols.trailing_zeros();
-        let cap: u128 = 1u128 << (64 - bits);
-        let mut w = quantise(p)?;
-        w.resize(cols, 0);
-
-        let mut t = vec![0u128; cols];
-        let mut alias: Vec<usize> = (0..cols).collect();
-        let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..cols).partition(|&i| w[i] < cap);
-        while let (Some(&s), Some(&l)) = (small.last(), large.last()) {
-            small.pop();
-            t[s] = w[s];
-            alias[s] = l;
-            w[l] -= cap - w[s];
-            if w[l] < cap {
-                large.pop();
-                small.push(l);
-            }
-        }
-        // Exact integer arithmetic: the columns left over hold exactly C each.
-        debug_assert!(small.is_empty());
-        for i in large {
-            debug_assert_eq!(w[i], cap);
-            t[i] = 0;
-            alias[i] = i;
-        }
-        let entries = (0..cols).map(|i| ((t[i] as u64) << bits) | alias[i] as u64).collect();
-        Ok(AliasTable { k, bits, entries })
+        let bits = width(p.len())?;
+        let mut entries = Vec::with_capacity(1 << bits);
+        build_into(p, bits, &mut Scratch::default(), &mut entries)?;
+        Ok(AliasTable { k: p.len(), bits, entries })
     }
 
     /// Number of outcomes.
@@ -137,7 +176,7 @@ impl AliasTable {
 
     /// Exact probabilities, each rounded once to the nearest f64.
     pub fn probabilities(&self) -> Vec<f64> {
-        self.weights().into_iter().map(|w| w as f64 / 18446744073709551616.0).collect()
+        self.weights().into_iter().map(probability).collect()
     }
 
     /// Maps one uniform 64-bit word to an outcome (branch-free).
@@ -191,14 +230,12 @@ pub struct ChannelSampler {
 impl ChannelSampler {
     /// Builds tables for every row of a row-stochastic matrix (rows x, columns y).
     pub fn new(rows: usize, cols_y: usize, data: &[f64]) -> Result<Self> {
-        let mut entries = Vec::new();
-        let mut bits = 1;
-        let mut cols = 2;
+        let bits = width(cols_y)?;
+        let cols = 1usize << bits;
+        let mut entries = Vec::with_capacity(rows * cols);
+        let mut scratch = Scratch::default();
         for x in 0..rows {
-            let t = AliasTable::new(&data[x * cols_y..(x + 1) * cols_y])?;
-            bits = t.bits;
-            cols = t.entries.len();
-            entries.extend_from_slice(&t.entries);
+            build_into(&data[x * cols_y..(x + 1) * cols_y], bits, &mut scratch, &mut entries)?;
         }
         Ok(ChannelSampler { nx: rows, ny: cols_y, bits, cols, entries })
     }
@@ -218,7 +255,7 @@ impl ChannelSampler {
         let mut out = Vec::with_capacity(self.nx * self.ny);
         for x in 0..self.nx {
             let row = &self.entries[x * self.cols..(x + 1) * self.cols];
-            out.extend(table_weights(row, self.bits, self.ny).into_iter().map(|w| w as f64 / 18446744073709551616.0));
+            out.extend(table_weights(row, self.bits, self.ny).into_iter().map(probability));
         }
         out
     }

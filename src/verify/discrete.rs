@@ -56,13 +56,13 @@ fn audit_exact(doc: &Document, runtime: &Runtime, channels: &Channels, alpha: f6
     };
     leakage::check_alpha(alpha)?;
     let joint_x = leakage::joint_of(None, prior, ch);
-    let x = leakage::measure(&joint_x, None, prior, ch, alpha, scope);
+    let x = leakage::measure(&joint_x, None, prior, ch, alpha, scope, None);
     let (s, joint_s) = match (doc.declared_joint(), blocks) {
         (None, _) => (x.clone(), None),
         (Some(j), Some(b)) => (leakage::audit_per_secret(j, b, alpha)?, Some(Joint::Dense(JointSY::per_secret(j, b)))),
         (Some(j), None) => {
             let js = leakage::joint_of(Some(j), prior, ch);
-            (leakage::measure(&js, Some(j), prior, ch, alpha, scope), Some(js))
+            (leakage::measure(&js, Some(j), prior, ch, alpha, scope, Some(x.ldp_x)), Some(js))
         }
     };
     Ok(Audits { s, x, joint_x: Some(joint_x), joint_s })
@@ -77,8 +77,8 @@ fn audit_s_at(doc: &Document, runtime: &Runtime, channels: &Channels, a: &Audits
         (Some((ch, None)), j, Some(jx), js) => {
             leakage::check_alpha(order)?;
             Ok(match (j, js) {
-                (Some(j), Some(js)) => leakage::measure(js, Some(j), doc.prior(), ch, order, scope),
-                _ => leakage::measure(jx, None, doc.prior(), ch, order, scope),
+                (Some(j), Some(js)) => leakage::measure(js, Some(j), doc.prior(), ch, order, scope, None),
+                _ => leakage::measure(jx, None, doc.prior(), ch, order, scope, None),
             })
         }
         _ => audit_channel(runtime, channels, doc.declared_joint(), doc.prior(), order),

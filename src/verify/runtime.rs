@@ -20,8 +20,6 @@ pub(crate) enum Runtime {
     Unary(UnarySampler),
 }
 
-const TWO64: f64 = 18446744073709551616.0;
-
 /// The sampler of a categorical kind over `nx` inputs (`None` for the other kinds).
 fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
     Ok(Some(match kind {
@@ -54,7 +52,7 @@ fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
 /// The exact channel a categorical sampler realises: each probability the exact rational
 /// of its integer numerators, rounded once to f64.
 pub(crate) fn exact(c: &Categorical) -> Exact {
-    let ratio = |w: u128| w as f64 / TWO64;
+    let ratio = crate::sample::alias::probability;
     match c {
         Categorical::Dense(s) => Exact::Dense(Runtime::effective(s)),
         Categorical::Mix(m) => {
