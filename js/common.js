@@ -1,5 +1,5 @@
 // Shared by the privlift entry points ('privlift', 'privlift/continuous', 'privlift/design'):
-// the error class, argument checks, document text and downloads. No wasm here.
+// the error class, argument checks, document input and downloads. No wasm here.
 
 // BEGIN GENERATED from the Rust core by `PRIVLIFT_BLESS_GENERATED=1 cargo test --test generated`; do not edit.
 /** The codes the Rust core throws (`privlift::Error::CODES`), in its order. */
@@ -89,18 +89,26 @@ export function toSeed(seed) {
   throw invalid('seed', `expected an integer in [0, 2^64) (a BigInt or a safe integer), got ${describe(seed)}`);
 }
 
-const decoder = typeof TextDecoder === 'undefined' ? null : new TextDecoder('utf-8', { fatal: true });
+let encoder = null;
+const encode = (text) => (encoder ??= new TextEncoder()).encode(text);
 
-export function documentText(input) {
-  if (typeof input === 'string') return input;
+/**
+ * The document as the UTF-8 bytes the wasm parser reads. The core parses it once, its
+ * `mechanism.kind` included; nothing here parses or decodes it.
+ * - bytes: a Uint8Array view of the same memory, not copied; a leading byte-order mark is
+ *   skipped (as a TextDecoder does); bytes that are not UTF-8 are the core's `json` error;
+ * - a string: TextEncoder's bytes (faster than wasm-bindgen's own copy of a string, which
+ *   loops in JS and reserves 3× the length for non-ASCII text);
+ * - a plain object: its JSON.stringify text, encoded likewise.
+ * @returns {Uint8Array}
+ */
+export function documentBytes(input) {
+  if (typeof input === 'string') return encode(input);
   if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
-    const bytes = input instanceof ArrayBuffer ? new Uint8Array(input)
-      : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-    try {
-      return decoder.decode(bytes);
-    } catch (e) {
-      throw new PrivliftError('json', 'the document is not valid UTF-8', { cause: e });
-    }
+    const bytes = input instanceof Uint8Array ? input
+      : input instanceof ArrayBuffer ? new Uint8Array(input)
+        : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
   }
   if (input !== null && typeof input === 'object') {
     let text;
@@ -109,19 +117,9 @@ export function documentText(input) {
     } catch (e) {
       throw invalid('document', `cannot be serialised to JSON: ${e.message}`);
     }
-    return text;
+    return encode(text);
   }
   throw invalid('document', `expected a JSON string, bytes or a plain object, got ${describe(input)}`);
-}
-
-/** `mechanism.kind` of a JSON text, or '' (the core reports every malformation). */
-export function peekKind(text) {
-  try {
-    const kind = JSON.parse(text)?.mechanism?.kind;
-    return typeof kind === 'string' ? kind : '';
-  } catch {
-    return '';
-  }
 }
 
 export function checkUrl(url) {

@@ -8,7 +8,7 @@
 
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentText, peekKind, fetchBytes, wasmSource, typeOf,
+  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, fetchBytes, wasmSource, typeOf,
 } from './common.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
@@ -35,13 +35,11 @@ export function init(input) {
  * @returns {Promise<ContinuousDocument>}
  */
 export async function parseContinuousMechanism(document) {
-  const text = documentText(document);
+  const bytes = documentBytes(document);
   await init();
-  const kind = peekKind(text);
-  if (kind !== '' && !CONTINUOUS_KINDS.includes(kind)) {
-    throw new PrivliftError('unsupported_mechanism', `mechanism kind '${kind}' is a discrete document: use parseMechanism from 'privlift'`);
-  }
-  return new ContinuousDocument(guard(() => raw.ContinuousDocument.parse(text)));
+  // Parsed once, by the core: a discrete document is `unsupported_mechanism` there,
+  // naming parseMechanism from 'privlift'.
+  return new ContinuousDocument(guard(() => raw.ContinuousDocument.parseBytes(bytes)));
 }
 
 /**

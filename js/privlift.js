@@ -11,8 +11,8 @@
 
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
-  PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, CONTINUOUS_KINDS, guard, describe, typeOf, invalid, toSeed,
-  documentText, peekKind, fetchBytes, wasmSource,
+  PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
+  documentBytes, fetchBytes, wasmSource,
 } from './common.js';
 
 export { PrivliftError };
@@ -78,14 +78,11 @@ function toU32(v, name) {
  * @returns {Promise<Document>}
  */
 export async function parseMechanism(document) {
-  const text = documentText(document);
+  const bytes = documentBytes(document);
   await init();
-  const kind = peekKind(text);
-  if (CONTINUOUS_KINDS.includes(kind)) {
-    throw new PrivliftError('unsupported_mechanism', `mechanism kind '${kind}' is a continuous document: `
-      + "use parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'");
-  }
-  return new Document(guard(() => raw.Document.parse(text)));
+  // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
+  // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
+  return new Document(guard(() => raw.Document.parseBytes(bytes)));
 }
 
 

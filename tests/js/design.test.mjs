@@ -50,7 +50,7 @@ test('estimate inverts the channel on exact expected counts', async () => {
   const est = await estimate(json, counts, { project: true });
   est.estimate.forEach((v, x) => assert.ok(Math.abs(v - prior.p[x]) < 1e-9, `${v} vs ${prior.p[x]}`));
   assert.ok(Math.abs(est.projected.reduce((a, b) => a + b, 0) - 1) < 1e-12);
-  assert.equal(est.n, n);
+  assert.ok(Math.abs(est.n - n) < 1e-6 * n, `${est.n}`);
 });
 
 test('lift-measure notions and SRLIP design documents the client verifies', async () => {

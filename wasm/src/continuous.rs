@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, to_js};
-use privlift::document::ContinuousDocument;
+use privlift::document::{ContinuousDocument, ContinuousDocumentJson, CONTINUOUS_KINDS};
 use privlift::error::Error;
 use privlift::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
 use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
@@ -74,9 +74,27 @@ pub struct WasmContinuousDocument {
 
 #[wasm_bindgen(js_class = ContinuousDocument)]
 impl WasmContinuousDocument {
-    /// Parses and validates a JSON document (throws `PrivliftError`).
+    /// Parses and validates a JSON document (throws `PrivliftError`). A discrete document
+    /// is `unsupported_mechanism`, naming `parseMechanism`.
     pub fn parse(json: &str) -> Result<WasmContinuousDocument, JsValue> {
-        ContinuousDocument::from_json(json).map(|doc| WasmContinuousDocument { doc }).map_err(js_error)
+        Self::read(json.as_bytes())
+    }
+
+    /// [`WasmContinuousDocument::parse`] of the document's UTF-8 bytes, read as they are (the
+    /// text is never made a JS string); bytes that are not UTF-8 are `json`.
+    #[wasm_bindgen(js_name = parseBytes)]
+    pub fn parse_bytes(json: &[u8]) -> Result<WasmContinuousDocument, JsValue> {
+        Self::read(json)
+    }
+
+    fn read(json: &[u8]) -> Result<WasmContinuousDocument, JsValue> {
+        let discrete = |kind: &str| {
+            (!CONTINUOUS_KINDS.contains(&kind)).then(|| {
+                alloc::format!("mechanism kind '{kind}' is a discrete document: use parseMechanism from 'privlift'")
+            })
+        };
+        crate::parse::parse_document::<ContinuousDocumentJson, _>(json, ContinuousDocument::from_wire, discrete)
+            .map(|doc| WasmContinuousDocument { doc })
     }
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> String {

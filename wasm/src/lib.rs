@@ -1,8 +1,9 @@
 //! `privlift-wasm`: the JS bindings of the privlift core (wasm-bindgen), the one
 //! `cdylib` of the workspace, so that the core stays an `rlib` a Rust user can depend on
 //! with `default-features = false`. The bindings mirror the core one to one and contain
-//! no maths: parsing, verification, sampling and receipts all happen in the core; this
-//! crate only converts values and errors at the boundary.
+//! no maths: validation, verification, sampling and receipts all happen in the core; this
+//! crate only converts values and errors at the boundary (documents: UTF-8 bytes or text
+//! read by serde_json into the core's wire types, see `parse.rs`).
 //!
 //! Errors cross as real JS `Error` objects with `name = "PrivliftError"` and a stable
 //! `code` property (see [`privlift::Error::code`]).
@@ -24,7 +25,7 @@ use wasm_bindgen::prelude::*;
 use privlift::error::Error;
 #[cfg(feature = "client")]
 use privlift::{
-    document::Document,
+    document::{Document, DocumentJson, CONTINUOUS_KINDS},
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
     verify::{Policy, PolicyValue},
@@ -42,11 +43,21 @@ pub mod continuous;
 #[cfg(feature = "design")]
 pub mod design;
 
+/// Reading documents from text or UTF-8 bytes, and naming the right entry point for a
+/// document of the other family.
+mod parse;
+
 /// Converts a core error into a JS `Error` with `code`.
 pub(crate) fn js_error(e: Error) -> JsValue {
-    let err = js_sys::Error::new(&alloc::format!("{e}"));
+    coded_error(e.code(), &alloc::format!("{e}"))
+}
+
+/// A JS `Error` named `PrivliftError` with `message` and the property `code` (one of
+/// [`Error::CODES`]).
+pub(crate) fn coded_error(code: &str, message: &str) -> JsValue {
+    let err = js_sys::Error::new(message);
     err.set_name("PrivliftError");
-    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
+    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(code));
     err.into()
 }
 
@@ -101,9 +112,29 @@ pub struct WasmDocument {
 #[cfg(feature = "client")]
 #[wasm_bindgen(js_class = Document)]
 impl WasmDocument {
-    /// Parses and validates a JSON document (throws `PrivliftError`).
+    /// Parses and validates a JSON document (throws `PrivliftError`). A continuous
+    /// document is `unsupported_mechanism`, naming `parseContinuousMechanism`.
     pub fn parse(json: &str) -> Result<WasmDocument, JsValue> {
-        Document::from_json(json).map(|doc| WasmDocument { doc }).map_err(js_error)
+        Self::read(json.as_bytes())
+    }
+
+    /// [`WasmDocument::parse`] of the document's UTF-8 bytes, read as they are (the
+    /// text is never made a JS string); bytes that are not UTF-8 are `json`.
+    #[wasm_bindgen(js_name = parseBytes)]
+    pub fn parse_bytes(json: &[u8]) -> Result<WasmDocument, JsValue> {
+        Self::read(json)
+    }
+
+    fn read(json: &[u8]) -> Result<WasmDocument, JsValue> {
+        let continuous = |kind: &str| {
+            CONTINUOUS_KINDS.contains(&kind).then(|| {
+                alloc::format!(
+                    "mechanism kind '{kind}' is a continuous document: use parseContinuousMechanism / \
+                     fetchContinuousMechanism from 'privlift/continuous'"
+                )
+            })
+        };
+        parse::parse_document::<DocumentJson, _>(json, Document::from_wire, continuous).map(|doc| WasmDocument { doc })
     }
 
     #[wasm_bindgen(getter)]

@@ -217,3 +217,76 @@ fn unary_encoding_bits_and_receipt() {
     assert_eq!(code_of(mech.perturb(0).unwrap_err()), "invalid_argument");
     assert_eq!(code_of(mech.receipt(0).unwrap_err()), "invalid_argument");
 }
+
+/// The JS error's `message`.
+fn message_of(err: &JsValue) -> String {
+    err.dyn_ref::<js_sys::Error>().expect("a JS Error object").message().into()
+}
+
+/// A continuous document (the core's doc example).
+const GAUSSIAN: &str = r#"{"format": "privlift-mechanism", "version": 1, "id": "age-gaussian-lip",
+    "domain": {"lo": 0, "hi": 100, "step": 0.5}, "prior": {"gaussian": {"mean": 40, "sd": 12}},
+    "mechanism": {"kind": "gaussian", "sigma": 228}, "claims": {"lip": {"eps": 1.0, "delta": 1e-5}}}"#;
+
+#[wasm_bindgen_test]
+fn parse_bytes_reads_utf8_as_parse_reads_text() {
+    let text = krr_json(core::f64::consts::LN_2).replace(r#"["a", "b", "c"]"#, r#"["ä", "日本", "\ud83d\ude00"]"#);
+    let from_text = WasmDocument::parse(&text).expect("parse");
+    let from_bytes = WasmDocument::parse_bytes(text.as_bytes()).expect("parseBytes");
+    assert_eq!(from_bytes.labels(), ["ä", "日本", "😀"]);
+    assert_eq!(from_bytes.labels(), from_text.labels());
+    assert_eq!(from_bytes.prior(), from_text.prior());
+
+    // Bytes that are not UTF-8, in a string or between values, are `json`.
+    for bad in [&b"\xff"[..], b"\x80", b"\xc0\xaf", b"\xed\xa0\x80", b"\xe6\x97"] {
+        for at in [text.find("krr3").unwrap(), text.find("\"prior\"").unwrap()] {
+            let mut bytes = text.as_bytes().to_vec();
+            bytes.splice(at..at, bad.iter().copied());
+            let err = WasmDocument::parse_bytes(&bytes).unwrap_err();
+            assert!(message_of(&err).contains("not valid UTF-8"), "{}", message_of(&err));
+            assert_eq!(code_of(err), "json");
+        }
+    }
+    // A continuous document with a bad byte: `json` before its family is looked at.
+    let mut bytes = GAUSSIAN.as_bytes().to_vec();
+    bytes.splice(30..30, [0xff]);
+    assert_eq!(code_of(WasmDocument::parse_bytes(&bytes).unwrap_err()), "json");
+}
+
+#[wasm_bindgen_test]
+fn a_continuous_document_names_the_continuous_entry_point() {
+    for kind in ["gaussian", "laplace", "sampling"] {
+        let text = GAUSSIAN.replace(r#""kind": "gaussian""#, &format!(r#""kind": "{kind}""#));
+        for err in [WasmDocument::parse(&text).unwrap_err(), WasmDocument::parse_bytes(text.as_bytes()).unwrap_err()] {
+            let message = message_of(&err);
+            assert!(message.contains(&format!("mechanism kind '{kind}' is a continuous document")), "{message}");
+            assert!(message.contains("parseContinuousMechanism"), "{message}");
+            assert_eq!(code_of(err), "unsupported_mechanism");
+        }
+    }
+    // No string `mechanism.kind`: the parse error stands.
+    let no_kind = GAUSSIAN.replace(r#""kind": "gaussian","#, "");
+    assert_eq!(code_of(WasmDocument::parse(&no_kind).unwrap_err()), "json");
+    let numeric = GAUSSIAN.replace(r#""kind": "gaussian""#, r#""kind": 1"#);
+    assert_eq!(code_of(WasmDocument::parse(&numeric).unwrap_err()), "json");
+}
+
+#[cfg(feature = "continuous")]
+#[wasm_bindgen_test]
+fn a_discrete_document_names_the_discrete_entry_point() {
+    use privlift_wasm::continuous::WasmContinuousDocument;
+    let text = krr_json(core::f64::consts::LN_2);
+    for err in [
+        WasmContinuousDocument::parse(&text).unwrap_err(),
+        WasmContinuousDocument::parse_bytes(text.as_bytes()).unwrap_err(),
+    ] {
+        let message = message_of(&err);
+        assert!(message.contains("mechanism kind 'matrix' is a discrete document: use parseMechanism"), "{message}");
+        assert_eq!(code_of(err), "unsupported_mechanism");
+    }
+    let doc = WasmContinuousDocument::parse_bytes(GAUSSIAN.as_bytes()).expect("parseBytes");
+    assert_eq!(doc.kind(), "gaussian");
+    let mut bytes = text.into_bytes();
+    bytes.push(0xff);
+    assert_eq!(code_of(WasmContinuousDocument::parse_bytes(&bytes).unwrap_err()), "json");
+}
