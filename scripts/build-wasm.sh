@@ -19,8 +19,10 @@ size_of() { wc -c <"$1" | tr -d ' '; }
 gz_size_of() { gzip -9 -n -c <"$1" | wc -c | tr -d ' '; }
 
 # wasm-opt = false in Cargo.toml metadata, so wasm-pack downloads and runs nothing extra.
-# The bindings are the crate wasm/ (privlift-wasm); --out-dir is relative to it.
-wasm-pack build wasm --mode no-install --release --target web --out-dir ../pkg --out-name privlift
+# The bindings are the crate wasm/ (privlift-wasm); --out-dir is relative to it. The two
+# client modules use the `wasm` profile (Cargo.toml): opt-level "s" except the random
+# generator, −10 % gzip against opt-level 3 for −8 % `perturbMany` (BENCHMARKS.md).
+wasm-pack build wasm --mode no-install --profile wasm --target web --out-dir ../pkg --out-name privlift
 
 # wasm-pack writes these for a stand-alone pkg/ package; the npm package is the repo root.
 # pkg/package.json would make pkg/ its own package scope, pkg/.gitignore ("*") hides it.
@@ -73,16 +75,17 @@ printf 'pkg/privlift_bg.wasm: %s bytes raw, %s bytes gzip -9\n' "$(size_of pkg/p
 # The continuous-documents client module for `privlift/continuous` (feature `continuous`
 # without the default `client`: continuous bindings only, so neither client carries the
 # other's code).
-wasm-pack build wasm --mode no-install --release --target web --out-dir ../pkg-continuous --out-name privlift_continuous -- --no-default-features --features continuous
+wasm-pack build wasm --mode no-install --profile wasm --target web --out-dir ../pkg-continuous --out-name privlift_continuous -- --no-default-features --features continuous
 rm -f pkg-continuous/.gitignore pkg-continuous/package.json pkg-continuous/README.md pkg-continuous/LICENSE*
 optimise pkg-continuous/privlift_continuous_bg.wasm scripts/smoke-continuous.mjs
 printf 'pkg-continuous/privlift_continuous_bg.wasm: %s bytes raw, %s bytes gzip -9\n' \
   "$(size_of pkg-continuous/privlift_continuous_bg.wasm)" "$(gz_size_of pkg-continuous/privlift_continuous_bg.wasm)"
 
 # The curator-side module (designers, LP solver, estimation) for `privlift/design`. Kept
-# out of the client module so a page that only verifies and perturbs never loads it.
+# out of the client module so a page that only verifies and perturbs never loads it; built
+# with the release profile (opt-level 3: the designers' LPs and vertex searches are hot).
 wasm-pack build wasm --mode no-install --release --target web --out-dir ../pkg-design --out-name privlift_design -- --features design
 rm -f pkg-design/.gitignore pkg-design/package.json pkg-design/README.md pkg-design/LICENSE*
-node scripts/smoke-design.mjs
+optimise pkg-design/privlift_design_bg.wasm scripts/smoke-design.mjs
 printf 'pkg-design/privlift_design_bg.wasm: %s bytes raw, %s bytes gzip -9\n' \
   "$(size_of pkg-design/privlift_design_bg.wasm)" "$(gz_size_of pkg-design/privlift_design_bg.wasm)"

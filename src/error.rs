@@ -302,8 +302,10 @@ impl fmt::Display for Error {
             }
             Error::TooCostly { what, work, limit } => write!(
                 f,
-                "verifying {what} needs about {work:.3e} work units, above the budget of {limit:.3e}; \
-                 a client that accepts the cost can raise it with the policy's maxVerifyWork"
+                "verifying {what} needs about {} work units, above the budget of {}; \
+                 a client that accepts the cost can raise it with the policy's maxVerifyWork",
+                crate::numeric::Sci(*work),
+                crate::numeric::Sci(*limit)
             ),
         }
     }

@@ -214,3 +214,69 @@ mod tests {
         assert!((mass(10.0, 11.0) - (q(10.0) - q(11.0))).abs() < 1e-30);
     }
 }
+
+/// `v` in scientific notation with 4 significant digits (`1.235e8`, `-2e-300`, `inf`), for
+/// messages to people. Written with integer formatting only: core's float exponent
+/// formatting costs the client module several kilobytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Sci(pub f64);
+
+impl core::fmt::Display for Sci {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let v = self.0;
+        if v.is_nan() {
+            return f.write_str("NaN");
+        }
+        if v.is_infinite() {
+            return f.write_str(if v > 0.0 { "inf" } else { "-inf" });
+        }
+        if v == 0.0 {
+            return f.write_str("0");
+        }
+        let sign = if v < 0.0 { "-" } else { "" };
+        let a = v.abs();
+        let mut e = libm::floor(libm::log10(a)) as i32;
+        // Four digits d.ddd: the mantissa's integer part in [1000, 10000).
+        let mut m = libm::round(a / libm::pow(10.0, f64::from(e - 3))) as u64;
+        if m >= 10_000 {
+            m /= 10;
+            e += 1;
+        } else if m < 1000 {
+            m *= 10;
+            e -= 1;
+        }
+        let (int, mut frac, mut width) = (m / 1000, m % 1000, 3);
+        while width > 0 && frac % 10 == 0 {
+            frac /= 10;
+            width -= 1;
+        }
+        if width == 0 {
+            write!(f, "{sign}{int}e{e}")
+        } else {
+            write!(f, "{sign}{int}.{frac:0width$}e{e}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod sci_tests {
+    use super::Sci;
+    use alloc::string::ToString;
+
+    #[test]
+    fn four_significant_digits() {
+        for (v, s) in [
+            (123456789.0, "1.235e8"),
+            (1e-300, "1e-300"),
+            (-2.5e-7, "-2.5e-7"),
+            (268435456.0, "2.684e8"),
+            (9.9999e5, "1e6"),
+            (1.0, "1e0"),
+            (0.0, "0"),
+            (f64::INFINITY, "inf"),
+            (1.1830521861667747e-271, "1.183e-271"),
+        ] {
+            assert_eq!(Sci(v).to_string(), s, "{v}");
+        }
+    }
+}

@@ -104,8 +104,9 @@ pub fn tiny(name: &str, v: f64) -> Error {
     Error::InvalidArgument {
         name: name.into(),
         reason: alloc::format!(
-            "{v:e} is below the smallest supported positive probability 2^-900 (≈ 1.18e-271), where \
-             floating-point rounding is no longer bounded; use 0 or a larger value"
+            "{} is below the smallest supported positive probability 2^-900 (≈ 1.18e-271), where \
+             floating-point rounding is no longer bounded; use 0 or a larger value",
+            crate::numeric::Sci(v)
         ),
     }
 }

@@ -6,6 +6,7 @@
 //! question answered by [`crate::verify`].
 
 pub mod continuous;
+mod fields;
 mod matrix;
 mod prior;
 pub mod strict;
@@ -57,11 +58,8 @@ impl Alphabet {
         if labels.len() > MAX_SYMBOLS {
             return Err(Error::TooManySymbols { field: field.into(), found: labels.len(), max: MAX_SYMBOLS });
         }
-        // Sorted views find a repeated label in O(k log k) without allocating per label.
-        let mut sorted: Vec<&str> = labels.iter().map(String::as_str).collect();
-        sorted.sort_unstable();
-        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-            return Err(Error::DuplicateLabel { field: field.into(), label: w[0].into() });
+        if let Some(label) = repeated(&labels) {
+            return Err(Error::DuplicateLabel { field: field.into(), label: label.into() });
         }
         Ok(Alphabet { labels: labels.into() })
     }
@@ -91,6 +89,29 @@ impl Alphabet {
     pub fn position(&self, label: &str) -> Option<usize> {
         self.labels.iter().position(|l| l == label)
     }
+}
+
+/// The first label that repeats an earlier one, found in O(k) with an open-addressing
+/// table of indices (FNV-1a hashes, linear probing): a sort or a tree set costs kilobytes
+/// of the client module and O(k log k) string comparisons.
+fn repeated(labels: &[String]) -> Option<&str> {
+    let slots = (2 * labels.len()).next_power_of_two().max(2);
+    let mut table = alloc::vec![u32::MAX; slots];
+    for (i, label) in labels.iter().enumerate() {
+        let hash = label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+        let mut slot = hash as usize & (slots - 1);
+        loop {
+            match table[slot] {
+                u32::MAX => {
+                    table[slot] = i as u32;
+                    break;
+                }
+                j if labels[j as usize] == *label => return Some(label),
+                _ => slot = (slot + 1) & (slots - 1),
+            }
+        }
+    }
+    None
 }
 
 /// The privacy a document claims, in nats.
@@ -287,7 +308,7 @@ impl Document {
             .ok_or_else(|| Error::Json { message: "`mechanism.kind` is missing or not a string".into() })?
             .to_string();
         let ns_declared = w.secret.as_ref().map(|s| s.p_sx.len());
-        let mechanism = parse_mechanism(&kind, w.mechanism, nx, ns_declared)?;
+        let mechanism = parse_mechanism(&kind, &w.mechanism, nx, ns_declared)?;
         let ny = structured::outputs(&mechanism, nx);
         let output = match w.output_labels {
             Some(l) => labels("output_labels", l)?,
@@ -555,45 +576,49 @@ impl Document {
     }
 }
 
-fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
+fn parse_mechanism(kind: &str, v: &serde_json::Value, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
     if structured::KINDS.contains(&kind) {
         return structured::parse("mechanism", kind, v, nx);
     }
-    let bad = |e: serde_json::Error| Error::Json { message: alloc::format!("`mechanism`: {e}") };
+    let field = "mechanism";
     let too_many = |field: &str, found: usize| Error::TooManySymbols { field: field.into(), found, max: MAX_SYMBOLS };
     match kind {
-        "matrix" => {
-            let m: wire::MatrixMechanismJson = serde_json::from_value(v).map_err(bad)?;
-            Ok(MechanismKind::Matrix(channel("mechanism.p_y_given_x", &m.p_y_given_x, nx)?))
-        }
+        "matrix" => parse_matrix(field, v, nx),
         "per_secret" => {
-            let m: wire::PerSecretMechanismJson = serde_json::from_value(v).map_err(bad)?;
+            let m = fields::object(field, v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
+            let blocks = fields::array("mechanism.p_y_given_sx", fields::required(field, m, "p_y_given_sx")?)?;
             let Some(ns) = ns else {
                 return Err(Error::InvalidArgument {
                     name: "mechanism.p_y_given_sx".into(),
                     reason: "a per-secret mechanism needs the document's `secret`".into(),
                 });
             };
-            if m.p_y_given_sx.len() != ns {
-                return Err(Error::field("mechanism.p_y_given_sx").dims(ns, m.p_y_given_sx.len()));
+            if blocks.len() != ns {
+                return Err(Error::field("mechanism.p_y_given_sx").dims(ns, blocks.len()));
             }
-            let ny = m.p_y_given_sx.first().and_then(|r| r.first()).map_or(0, Vec::len);
+            let ny = blocks
+                .first()
+                .and_then(|b| b.as_array())
+                .and_then(|r| r.first())
+                .and_then(|r| r.as_array())
+                .map_or(0, Vec::len);
             if ns.saturating_mul(nx).saturating_mul(ny) > MAX_PER_SECRET_ENTRIES {
                 return Err(too_many("mechanism.p_y_given_sx", ns * nx * ny));
             }
             let mut mats = Vec::with_capacity(ns);
-            for (s, rows) in m.p_y_given_sx.iter().enumerate() {
+            for (s, b) in blocks.iter().enumerate() {
                 let f = alloc::format!("mechanism.p_y_given_sx[{s}]");
-                let mm = channel(&f, rows, nx)?;
+                let mm = channel(&f, &fields::rows(&f, b)?, nx)?;
                 if mm.cols() != ny {
                     return Err(Error::field(alloc::format!("{f}[0]")).dims(ny, mm.cols()));
                 }
                 mats.push(mm);
             }
-            let markov = match m.p_y_given_x {
-                None => None,
+            let markov = match m.get("p_y_given_x") {
+                None | Some(serde_json::Value::Null) => None,
                 Some(rows) => {
-                    let mm = channel("mechanism.p_y_given_x", &rows, nx)?;
+                    let f = "mechanism.p_y_given_x";
+                    let mm = channel(f, &fields::rows(f, rows)?, nx)?;
                     if mm.cols() != ny {
                         return Err(Error::field("mechanism.p_y_given_x[0]").dims(ny, mm.cols()));
                     }
@@ -615,8 +640,10 @@ fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize
             Ok(MechanismKind::PerSecret { p_y_given_sx: mats, markov })
         }
         "unary" => {
-            let m: wire::UnaryMechanismJson = serde_json::from_value(v).map_err(bad)?;
-            for (name, p) in [("mechanism.q01", m.q01), ("mechanism.q10", m.q10)] {
+            let m = fields::object(field, v, &["kind", "q01", "q10"])?;
+            let mut q = [0.0; 2];
+            for (slot, (name, key)) in q.iter_mut().zip([("mechanism.q01", "q01"), ("mechanism.q10", "q10")]) {
+                let p = fields::number(name, fields::required(field, m, key)?)?;
                 if !p.is_finite() {
                     return Err(Error::field(name).non_finite());
                 }
@@ -632,11 +659,20 @@ fn parse_mechanism(kind: &str, v: serde_json::Value, nx: usize, ns: Option<usize
                 if p > 0.0 && p < MIN_PROBABILITY {
                     return Err(crate::param::tiny(name, p));
                 }
+                *slot = p;
             }
-            Ok(MechanismKind::Unary { q01: m.q01, q10: m.q10 })
+            Ok(MechanismKind::Unary { q01: q[0], q10: q[1] })
         }
         _ => Err(Error::UnsupportedMechanism { kind: kind.into() }),
     }
+}
+
+/// A `matrix` mechanism over `nx` inputs (`field` names the object).
+fn parse_matrix(field: &str, v: &serde_json::Value, nx: usize) -> Result<MechanismKind> {
+    let m = fields::object(field, v, &["kind", "p_y_given_x"])?;
+    let f = alloc::format!("{field}.p_y_given_x");
+    let rows = fields::rows(&f, fields::required(field, m, "p_y_given_x")?)?;
+    Ok(MechanismKind::Matrix(channel(&f, &rows, nx)?))
 }
 
 /// A validated row-stochastic channel with `nx` rows.

@@ -6,8 +6,10 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::wire::{KrrMechanismJson, MergeMechanismJson, RrLipMechanismJson, SparseMechanismJson};
-use super::{channel, Matrix, MechanismKind, MAX_SYMBOLS};
+use serde_json::Value;
+
+use super::fields::{array, index, number, numbers, object, optional_number, required};
+use super::{Matrix, MechanismKind, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::param::{check_distribution, check_not_tiny, Epsilon, Probability};
 
@@ -148,16 +150,12 @@ pub(super) fn to_json(kind: &MechanismKind) -> Option<serde_json::Value> {
     })
 }
 
-fn bad(field: &str) -> impl Fn(serde_json::Error) -> Error + '_ {
-    move |e| Error::Json { message: alloc::format!("`{field}`: {e}") }
-}
-
 /// The `kind` tags of the structured kinds.
 pub(super) const KINDS: [&str; 4] = ["krr", "rr_lip", "merge", "sparse"];
 
 /// Parses a structured kind (one of [`KINDS`]) over `nx` inputs; `field` names the
 /// mechanism object (`mechanism`, or `mechanism.inner`).
-pub(super) fn parse(field: &str, kind: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
+pub(super) fn parse(field: &str, kind: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
     match kind {
         "krr" => krr(field, v, nx),
         "rr_lip" => rr_lip(field, v, nx),
@@ -167,9 +165,9 @@ pub(super) fn parse(field: &str, kind: &str, v: serde_json::Value, nx: usize) ->
     }
 }
 
-fn krr(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
-    let m: KrrMechanismJson = serde_json::from_value(v).map_err(bad(field))?;
-    match (m.epsilon, m.keep) {
+fn krr(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+    let m = object(field, v, &["kind", "epsilon", "keep"])?;
+    match (optional_number(field, m, "epsilon")?, optional_number(field, m, "keep")?) {
         (Some(e), None) => {
             let e = Epsilon::new(&alloc::format!("{field}.epsilon"), e)?.get();
             Ok(MechanismKind::Krr { epsilon: Some(e), keep: krr_keep(nx, e) })
@@ -184,32 +182,32 @@ fn krr(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
 
 fn keep(field: &str, k: f64) -> Result<f64> {
     let name = alloc::format!("{field}.keep");
-    if !k.is_finite() {
-        return Err(Error::field(name).non_finite());
-    }
     let k = Probability::new(&name, k)?.get();
     check_not_tiny(&name, &[k])?;
     Ok(k)
 }
 
-fn rr_lip(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
-    let m: RrLipMechanismJson = serde_json::from_value(v).map_err(bad(field))?;
-    let k = keep(field, m.keep)?;
+fn rr_lip(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+    let m = object(field, v, &["kind", "keep", "mixing"])?;
+    let k = keep(field, number(&alloc::format!("{field}.keep"), required(field, m, "keep")?)?)?;
     let f = alloc::format!("{field}.mixing");
-    if m.mixing.len() != nx {
-        return Err(Error::field(f).dims(nx, m.mixing.len()));
+    let mixing = numbers(&f, required(field, m, "mixing")?)?;
+    if mixing.len() != nx {
+        return Err(Error::field(f).dims(nx, mixing.len()));
     }
-    check_distribution(&f, &m.mixing)?;
-    Ok(MechanismKind::RrLip { keep: k, mixing: m.mixing })
+    check_distribution(&f, &mixing)?;
+    Ok(MechanismKind::RrLip { keep: k, mixing })
 }
 
-fn merge(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
-    let m: MergeMechanismJson = serde_json::from_value(v).map_err(bad(field))?;
+fn merge(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+    let m = object(field, v, &["kind", "blocks", "inner"])?;
     let f = alloc::format!("{field}.blocks");
-    if m.blocks.len() != nx {
-        return Err(Error::field(f).dims(nx, m.blocks.len()));
+    let blocks = array(&f, required(field, m, "blocks")?)?;
+    if blocks.len() != nx {
+        return Err(Error::field(f).dims(nx, blocks.len()));
     }
-    let nb = m.blocks.iter().max().map_or(0, |&b| b.saturating_add(1));
+    let blocks: Vec<usize> = blocks.iter().map(|b| index(&f, b)).collect::<Result<_>>()?;
+    let nb = blocks.iter().max().map_or(0, |&b| b.saturating_add(1));
     if nb > nx {
         return Err(Error::InvalidArgument {
             name: f,
@@ -217,27 +215,23 @@ fn merge(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> 
         });
     }
     let mut used = alloc::vec![false; nb];
-    for &b in &m.blocks {
+    for &b in &blocks {
         used[b] = true;
     }
     if let Some(b) = used.iter().position(|u| !u) {
         return Err(Error::InvalidArgument { name: f, reason: alloc::format!("block {b} has no input") });
     }
-    let inner = match m.inner {
-        None => None,
+    let inner = match m.get("inner") {
+        None | Some(Value::Null) => None,
         Some(v) => {
             let fi = alloc::format!("{field}.inner");
             let kind = v
                 .get("kind")
-                .and_then(|k| k.as_str())
-                .ok_or_else(|| Error::Json { message: alloc::format!("`{fi}.kind` is missing or not a string") })?
-                .to_owned();
-            let inner = match kind.as_str() {
-                "matrix" => {
-                    let w: super::wire::MatrixMechanismJson = serde_json::from_value(v).map_err(bad(&fi))?;
-                    MechanismKind::Matrix(channel(&alloc::format!("{fi}.p_y_given_x"), &w.p_y_given_x, nb)?)
-                }
-                "krr" | "rr_lip" | "sparse" => parse(&fi, &kind, v, nb)?,
+                .and_then(Value::as_str)
+                .ok_or_else(|| Error::Json { message: alloc::format!("`{fi}.kind` is missing or not a string") })?;
+            let inner = match kind {
+                "matrix" => super::parse_matrix(&fi, v, nb)?,
+                "krr" | "rr_lip" | "sparse" => parse(&fi, kind, v, nb)?,
                 _ => {
                     return Err(Error::InvalidArgument {
                         name: fi,
@@ -250,16 +244,30 @@ fn merge(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> 
             Some(Box::new(inner))
         }
     };
-    Ok(MechanismKind::Merge { blocks: m.blocks.iter().map(|&b| b as u32).collect(), inner })
+    Ok(MechanismKind::Merge { blocks: blocks.iter().map(|&b| b as u32).collect(), inner })
 }
 
-fn sparse(field: &str, v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
-    let m: SparseMechanismJson = serde_json::from_value(v).map_err(bad(field))?;
+fn sparse(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+    let m = object(field, v, &["kind", "outputs", "rows"])?;
+    let outputs = index(&alloc::format!("{field}.outputs"), required(field, m, "outputs")?)?;
     let f = alloc::format!("{field}.rows");
-    if m.rows.len() != nx {
-        return Err(Error::field(f).dims(nx, m.rows.len()));
+    let rows = array(&f, required(field, m, "rows")?)?;
+    if rows.len() != nx {
+        return Err(Error::field(f).dims(nx, rows.len()));
     }
-    Ok(MechanismKind::Sparse(Sparse::new(field, m.outputs, &m.rows)?))
+    let rows: Vec<Vec<(usize, f64)>> = rows
+        .iter()
+        .map(|r| {
+            array(&f, r)?
+                .iter()
+                .map(|pair| match array(&f, pair)? {
+                    [y, p] => Ok((index(&f, y)?, number(&f, p)?)),
+                    _ => Err(Error::Json { message: alloc::format!("`{f}`: an entry is a pair [y, p]") }),
+                })
+                .collect()
+        })
+        .collect::<Result<_>>()?;
+    Ok(MechanismKind::Sparse(Sparse::new(field, outputs, &rows)?))
 }
 
 /// The number of outputs of a structured kind over `nx` inputs.

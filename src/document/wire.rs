@@ -16,8 +16,20 @@
 //! }
 //! ```
 //!
-//! Forward compatibility: `mechanism` is tagged by `kind`. This reader implements
-//! `"matrix"`, `"per_secret"` and `"unary"`; the continuous kinds (`"gaussian"`,
+//! Forward compatibility: `mechanism` is tagged by `kind` and kept as raw JSON until its
+//! kind is known; `super::fields` then reads its fields (unknown ones refused):
+//!
+//! | `kind` | fields |
+//! |---|---|
+//! | `matrix` | `p_y_given_x` (rows x, columns y) |
+//! | `per_secret` | `p_y_given_sx` (`[s][x][y]`), optional `p_y_given_x` (the Markov form) |
+//! | `unary` | `q01`, `q10` (bit-flip probabilities; the report is a bit vector) |
+//! | `krr` | `epsilon` or `keep` (κ): P(y\|x) = κ·[y = x] + (1 − κ)/\|X\| |
+//! | `rr_lip` | `keep` (κ), `mixing` (m over X): κ·[y = x] + (1 − κ)·m_y |
+//! | `merge` | `blocks` (b(x) per input), optional `inner` (`matrix`, `sparse`, `krr` or `rr_lip` over the blocks) |
+//! | `sparse` | `outputs` (\|Y\|), `rows` (per input, `[y, p]` pairs in increasing y) |
+//!
+//! The continuous kinds (`"gaussian"`,
 //! `"laplace"`, `"sampling"`) have their own document shape (`domain` and a continuous
 //! `prior` instead of `labels`; see [`super::continuous`], read by
 //! [`super::parse_any`]). A document of an older kind keeps parsing unchanged, and a
@@ -148,49 +160,6 @@ pub struct SecretJson {
     pub p_sx: Vec<Vec<f64>>,
 }
 
-/// `mechanism` with `kind: "matrix"`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MatrixMechanismJson {
-    /// `kind`: `"matrix"`.
-    pub kind: String,
-    /// Row-stochastic P(Y|X): rows x, columns y.
-    pub p_y_given_x: Vec<Vec<f64>>,
-}
-
-/// `mechanism` with `kind: "per_secret"`: a non-Markov mechanism P(Y|S,X) that the
-/// curator (who sees S) applies. When the mechanism happens to be Markov, the document
-/// also carries `p_y_given_x`, every `p_y_given_sx[s]` must equal it, and a client can
-/// run it from x alone.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PerSecretMechanismJson {
-    /// `kind`: `"per_secret"`.
-    pub kind: String,
-    /// Indexed `[s][x][y]`.
-    pub p_y_given_sx: Vec<Vec<Vec<f64>>>,
-    /// `p_y_given_x`: the Markov form P(Y|X) (rows x, columns y), if the mechanism is Markov;
-    /// every `p_y_given_sx[s]` must equal it within 1e-9.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub p_y_given_x: Option<Vec<Vec<f64>>>,
-}
-
-/// `mechanism` with `kind: "unary"`: unary encoding (Wang et al. 2017, Jiang et al.
-/// V-A (e)). x is encoded as the one-hot vector e_x of length |X| and each bit is
-/// flipped independently: a 0 becomes 1 w.p. `q01`, a 1 becomes 0 w.p. `q10`. The
-/// report is a bit vector of length |X| (output labels are the input labels, naming
-/// the bits).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UnaryMechanismJson {
-    /// `kind`: `"unary"`.
-    pub kind: String,
-    /// `q01`: probability that a 0 bit is reported as 1, in [0, 1].
-    pub q01: f64,
-    /// `q10`: probability that a 1 bit is reported as 0, in [0, 1].
-    pub q10: f64,
-}
-
 /// Bounded-prior LIP (Jiang et al. Def 6): ε-LIP under every prior of a finite set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -279,67 +248,4 @@ pub struct SrlipJson {
     /// `attributes`: the sizes |X¹|, …, |Xᵐ|, each ≥ 1, with product |X|; at most
     /// [`crate::leakage::MAX_SRLIP_ATTRIBUTES`] of them.
     pub attributes: Vec<usize>,
-}
-
-/// `mechanism` with `kind: "krr"`: k-ary randomised response over the input alphabet
-/// (Y = X), P(y|x) = κ·[y = x] + (1 − κ)/k. Exactly one of `epsilon` (then
-/// κ = (e^ε − 1)/(e^ε + k − 1), the ε-LDP k-RR of Kairouz et al.; Jiang et al. V-A (d)) and
-/// `keep` (κ itself) is given. O(1) bytes whatever k is.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct KrrMechanismJson {
-    /// `kind`: `"krr"`.
-    pub kind: String,
-    /// `epsilon`: the LDP budget ε in nats, in [0, 700].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub epsilon: Option<f64>,
-    /// `keep`: the probability κ ∈ [0, 1] of releasing x itself before the uniform mixing.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub keep: Option<f64>,
-}
-
-/// `mechanism` with `kind: "rr_lip"`: randomised response with a mixing distribution
-/// (Y = X), P(y|x) = κ·[y = x] + (1 − κ)·m_y. Jiang et al. eq 19 is κ = 1 − e^{−ε} and
-/// m = P_X; `keep: 1` is the identity. O(k) bytes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RrLipMechanismJson {
-    /// `kind`: `"rr_lip"`.
-    pub kind: String,
-    /// `keep`: κ ∈ [0, 1].
-    pub keep: f64,
-    /// `mixing`: the distribution m over the |X| outputs.
-    pub mixing: Vec<f64>,
-}
-
-/// `mechanism` with `kind: "merge"`: a partition of X into blocks followed by an inner
-/// mechanism on the blocks, P(y|x) = Q(y | b(x)) (the watchdog and subset merging of
-/// Zarrabian et al., Sec. V). `blocks[x]` is the block of input x; every block
-/// 0..B−1 has at least one input. Without `inner` the block itself is released
-/// (Y = the blocks). O(k) bytes plus the inner mechanism's.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MergeMechanismJson {
-    /// `kind`: `"merge"`.
-    pub kind: String,
-    /// `blocks`: the block index of each input, in input order.
-    pub blocks: Vec<usize>,
-    /// `inner`: a `matrix`, `sparse`, `krr` or `rr_lip` mechanism whose inputs are the
-    /// blocks; absent: the identity.
-    #[serde(default, deserialize_with = "super::strict::option", skip_serializing_if = "Option::is_none")]
-    pub inner: Option<serde_json::Value>,
-}
-
-/// `mechanism` with `kind: "sparse"`: a channel P(Y|X) given by its non-zero entries,
-/// `rows[x]` the pairs `[y, P(y|x)]` in increasing y (the LP designs, whose vertices
-/// have few non-zeros, and subset random response). O(non-zeros) bytes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SparseMechanismJson {
-    /// `kind`: `"sparse"`.
-    pub kind: String,
-    /// `outputs`: |Y|.
-    pub outputs: usize,
-    /// `rows`: one list of `[y, p]` pairs per input x.
-    pub rows: Vec<Vec<(usize, f64)>>,
 }

@@ -277,7 +277,9 @@ impl LatticeMechanism {
             return Err(invalid(
                 "mechanism.sigma",
                 alloc::format!(
-                    "an exact audit needs {work:.3e} operations (limit {MAX_AUDIT_WORK:.0e}): use a coarser step"
+                    "an exact audit needs {} operations (limit {}): use a coarser step",
+                    crate::numeric::Sci(work),
+                    crate::numeric::Sci(MAX_AUDIT_WORK)
                 ),
             ));
         }

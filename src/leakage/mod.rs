@@ -181,12 +181,14 @@ impl Scope {
 
 /// Every S-side measure from P_SY. `ldp_x`, `mi_xy` and `maximal_leakage` are left
 /// at 0 for the caller to fill from the channel.
-pub fn from_joint<J: Columns + ?Sized>(j: &J, alpha: f64) -> Leakage {
+pub fn from_joint(j: &dyn Columns, alpha: f64) -> Leakage {
     from_joint_in(j, alpha, Scope::ALL)
 }
 
 /// [`from_joint`] computing only the measures of `scope` (the others NaN).
-pub fn from_joint_in<J: Columns + ?Sized>(j: &J, alpha: f64, scope: Scope) -> Leakage {
+///
+/// One copy in the client module for every kind of joint (`dyn`, called once per column).
+pub fn from_joint_in(j: &dyn Columns, alpha: f64, scope: Scope) -> Leakage {
     let rel = j.lift_rel_error();
     let mut min_l = f64::INFINITY;
     let mut max_l = 0.0f64;
@@ -250,8 +252,8 @@ pub fn from_joint_in<J: Columns + ?Sized>(j: &J, alpha: f64, scope: Scope) -> Le
 }
 
 /// The [`Leakage`] of the extremes and sums [`from_joint_in`] gathered.
-fn leakage_of<J: Columns + ?Sized>(
-    j: &J,
+fn leakage_of(
+    j: &dyn Columns,
     alpha: f64,
     rel: f64,
     (min_l, max_l, ldp, mi_sy): (f64, f64, f64, f64),
@@ -319,7 +321,7 @@ pub fn lip_only(p_sx: &Matrix, p_y_given_x: &Matrix) -> Result<f64> {
 }
 
 /// The `lip` of [`from_joint`], bit for bit, from the lifts alone.
-pub fn lip_of<J: Columns + ?Sized>(j: &J) -> f64 {
+pub fn lip_of(j: &dyn Columns) -> f64 {
     if j.underflowed() {
         return f64::INFINITY;
     }
