@@ -130,7 +130,12 @@ export interface Claims {
   srlip?: { eps: number; attributes: number[] };
 }
 
-/** Every leakage measure of the audit (nats unless said otherwise; may be Infinity). */
+/**
+ * Every leakage measure of the audit (nats unless said otherwise; may be Infinity).
+ * A verification computes what the claims, the policy and the receipts read: the measures it
+ * did not need (`mi_sy`, `mi_xy`, `maximal_leakage`, and the ℓ1/χ²/α lift measures without such
+ * a claim) are NaN; `Document.audit()` computes every one.
+ */
 export interface Leakage {
   lip: number;
   alip: Alip;

@@ -112,7 +112,7 @@ export class Document {
   }
 
   get id() { return this.#d.id; }
-  /** The mechanism kind: 'matrix', 'per_secret' or 'unary'. */
+  /** The mechanism kind: 'matrix', 'per_secret', 'unary', or a structured kind ('krr', 'rr_lip', 'merge', 'sparse'). */
   get kind() { return this.#d.kind; }
   get description() { return this.#d.description; }
   get labels() { return this.#d.labels; }
@@ -167,7 +167,7 @@ export class Mechanism {
   }
 
   get id() { return this.#m.id; }
-  /** The mechanism kind: 'matrix', 'per_secret' or 'unary' (unary: use perturbBits / receiptBits). */
+  /** The mechanism kind: 'matrix', 'per_secret', 'unary' (use perturbBits / receiptBits), 'krr', 'rr_lip', 'merge' or 'sparse'. */
   get kind() { return this.#kind; }
   /** Input alphabet X. */
   get labels() { return this.#labels; }
