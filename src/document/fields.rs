@@ -55,7 +55,16 @@ pub(super) fn numbers(field: &str, v: &Value) -> Result<Vec<f64>> {
     array(field, v)?.iter().map(|e| number(field, e)).collect()
 }
 
-/// An array of arrays of numbers (rows).
-pub(super) fn rows(field: &str, v: &Value) -> Result<Vec<Vec<f64>>> {
-    array(field, v)?.iter().map(|r| numbers(field, r)).collect()
+/// An array of arrays of numbers (rows), consuming `v` row by row (a dense 1024 × 1024
+/// channel's JSON tree is freed as its rows are read, not kept beside them).
+pub(super) fn rows(field: &str, v: Value) -> Result<Vec<Vec<f64>>> {
+    match v {
+        Value::Array(a) => a.into_iter().map(|r| numbers(field, &r)).collect(),
+        _ => Err(json(field, "expected an array")),
+    }
+}
+
+/// The member `key` of the object `v`, moved out of it (`Null` when absent).
+pub(super) fn take(v: &mut Value, key: &str) -> Value {
+    v.get_mut(key).map(Value::take).unwrap_or(Value::Null)
 }

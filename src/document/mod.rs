@@ -308,7 +308,7 @@ impl Document {
             .ok_or_else(|| Error::Json { message: "`mechanism.kind` is missing or not a string".into() })?
             .to_string();
         let ns_declared = w.secret.as_ref().map(|s| s.p_sx.len());
-        let mechanism = parse_mechanism(&kind, &w.mechanism, nx, ns_declared)?;
+        let mechanism = parse_mechanism(&kind, w.mechanism, nx, ns_declared)?;
         let ny = structured::outputs(&mechanism, nx);
         let output = match w.output_labels {
             Some(l) => labels("output_labels", l)?,
@@ -576,16 +576,18 @@ impl Document {
     }
 }
 
-fn parse_mechanism(kind: &str, v: &serde_json::Value, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
+fn parse_mechanism(kind: &str, mut v: serde_json::Value, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
     if structured::KINDS.contains(&kind) {
-        return structured::parse("mechanism", kind, v, nx);
+        return structured::parse("mechanism", kind, &v, nx);
     }
     let field = "mechanism";
     let too_many = |field: &str, found: usize| Error::TooManySymbols { field: field.into(), found, max: MAX_SYMBOLS };
     match kind {
         "matrix" => parse_matrix(field, v, nx),
         "per_secret" => {
-            let m = fields::object(field, v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
+            fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
+            let markov_rows = fields::take(&mut v, "p_y_given_x");
+            let m = fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
             let blocks = fields::array("mechanism.p_y_given_sx", fields::required(field, m, "p_y_given_sx")?)?;
             let Some(ns) = ns else {
                 return Err(Error::InvalidArgument {
@@ -608,15 +610,15 @@ fn parse_mechanism(kind: &str, v: &serde_json::Value, nx: usize, ns: Option<usiz
             let mut mats = Vec::with_capacity(ns);
             for (s, b) in blocks.iter().enumerate() {
                 let f = alloc::format!("mechanism.p_y_given_sx[{s}]");
-                let mm = channel(&f, &fields::rows(&f, b)?, nx)?;
+                let mm = channel(&f, &fields::rows(&f, b.clone())?, nx)?;
                 if mm.cols() != ny {
                     return Err(Error::field(alloc::format!("{f}[0]")).dims(ny, mm.cols()));
                 }
                 mats.push(mm);
             }
-            let markov = match m.get("p_y_given_x") {
-                None | Some(serde_json::Value::Null) => None,
-                Some(rows) => {
+            let markov = match markov_rows {
+                serde_json::Value::Null => None,
+                rows => {
                     let f = "mechanism.p_y_given_x";
                     let mm = channel(f, &fields::rows(f, rows)?, nx)?;
                     if mm.cols() != ny {
@@ -640,7 +642,7 @@ fn parse_mechanism(kind: &str, v: &serde_json::Value, nx: usize, ns: Option<usiz
             Ok(MechanismKind::PerSecret { p_y_given_sx: mats, markov })
         }
         "unary" => {
-            let m = fields::object(field, v, &["kind", "q01", "q10"])?;
+            let m = fields::object(field, &v, &["kind", "q01", "q10"])?;
             let mut q = [0.0; 2];
             for (slot, (name, key)) in q.iter_mut().zip([("mechanism.q01", "q01"), ("mechanism.q10", "q10")]) {
                 let p = fields::number(name, fields::required(field, m, key)?)?;
@@ -668,10 +670,11 @@ fn parse_mechanism(kind: &str, v: &serde_json::Value, nx: usize, ns: Option<usiz
 }
 
 /// A `matrix` mechanism over `nx` inputs (`field` names the object).
-fn parse_matrix(field: &str, v: &serde_json::Value, nx: usize) -> Result<MechanismKind> {
-    let m = fields::object(field, v, &["kind", "p_y_given_x"])?;
+fn parse_matrix(field: &str, mut v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
+    let m = fields::object(field, &v, &["kind", "p_y_given_x"])?;
+    fields::required(field, m, "p_y_given_x")?;
     let f = alloc::format!("{field}.p_y_given_x");
-    let rows = fields::rows(&f, fields::required(field, m, "p_y_given_x")?)?;
+    let rows = fields::rows(&f, fields::take(&mut v, "p_y_given_x"))?;
     Ok(MechanismKind::Matrix(channel(&f, &rows, nx)?))
 }
 

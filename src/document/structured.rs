@@ -230,7 +230,7 @@ fn merge(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
                 .and_then(Value::as_str)
                 .ok_or_else(|| Error::Json { message: alloc::format!("`{fi}.kind` is missing or not a string") })?;
             let inner = match kind {
-                "matrix" => super::parse_matrix(&fi, v, nb)?,
+                "matrix" => super::parse_matrix(&fi, v.clone(), nb)?,
                 "krr" | "rr_lip" | "sparse" => parse(&fi, kind, v, nb)?,
                 _ => {
                     return Err(Error::InvalidArgument {
