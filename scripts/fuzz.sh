@@ -6,7 +6,7 @@
 # Targets (fuzz/fuzz_targets/):
 #   document           raw bytes -> Document::from_json -> audit/check/verify -> perturb/receipt
 #   policy_and_claims  structured generator (arbitrary f64s incl. NaN/inf/negatives/subnormals;
-#                      matrix, per_secret and unary mechanisms; claims and policy limits placed
+#                      matrix, per_secret, unary and the structured kinds; claims and policy limits placed
 #                      around the audited leakage) -> DocumentJson -> Document::from_wire -> same
 #   receipt_bounds     bytes -> a document (small alphabets, zeros, tiny entries, trivial secrets,
 #                      claims and X/S limits around the audit) -> verify -> every receipt within its

@@ -219,7 +219,7 @@ fn run(u: &mut Unstructured) -> Result<()> {
         None
     };
     let ns = secret.as_ref().map_or(nx, |s| s.p_sx.len());
-    let mechanism = match u.int_in_range(0u8..=7)? {
+    let mechanism = match u.int_in_range(0u8..=9)? {
         // Per-secret P(Y|S,X) (non-Markov), or Markov with a declared P(Y|X).
         0 | 1 => {
             let mats: Vec<Vec<Vec<f64>>> = (0..ns).map(|_| channel(u, nx, ny)).collect::<Result<_>>()?;
@@ -241,6 +241,38 @@ fn run(u: &mut Unstructured) -> Result<()> {
                 Ok(if u.arbitrary()? { any_f64(u)? } else { u.arbitrary::<u8>()? as f64 / 255.0 })
             };
             serde_json::json!({"kind": "unary", "q01": q(u)?, "q10": q(u)?})
+        }
+        // The structured kinds: k-RR, mixtures, merges (with and without an inner
+        // mechanism) and sparse channels, with arbitrary (possibly hostile) numbers.
+        3 => {
+            ny = nx;
+            match u.int_in_range(0u8..=2)? {
+                0 => serde_json::json!({"kind": "krr", "epsilon": any_f64(u)?}),
+                1 => serde_json::json!({"kind": "krr", "keep": u.arbitrary::<u8>()? as f64 / 255.0}),
+                _ => serde_json::json!({"kind": "rr_lip", "keep": any_f64(u)?, "mixing": row(u, nx, 1)?}),
+            }
+        }
+        4 => {
+            let nb = u.int_in_range(1usize..=nx)?;
+            let blocks: Vec<usize> =
+                (0..nx).map(|x| if x < nb { Ok(x) } else { u.int_in_range(0..=nb - 1) }).collect::<Result<_>>()?;
+            let mut v = serde_json::json!({"kind": "merge", "blocks": blocks});
+            ny = nb;
+            if u.arbitrary()? {
+                v["inner"] = if u.arbitrary()? {
+                    serde_json::json!({"kind": "krr", "keep": u.arbitrary::<u8>()? as f64 / 255.0})
+                } else {
+                    serde_json::json!({"kind": "matrix", "p_y_given_x": channel(u, nb, ny)?})
+                };
+            }
+            v
+        }
+        5 => {
+            let rows: Vec<Vec<(usize, f64)>> = channel(u, nx, ny)?
+                .into_iter()
+                .map(|r| r.into_iter().enumerate().filter(|(_, p)| *p != 0.0).collect())
+                .collect();
+            serde_json::json!({"kind": "sparse", "outputs": ny, "rows": rows})
         }
         _ => serde_json::json!({"kind": "matrix", "p_y_given_x": channel(u, nx, ny)?}),
     };
