@@ -31,7 +31,7 @@ export type CoreErrorCode =
   | 'too_costly';
 
 /** The `kind` tag of a discrete mechanism document (`privlift::document::MechanismKind::tag`). */
-export type MechanismKind = 'matrix' | 'per_secret' | 'unary' | 'krr' | 'rr_lip' | 'merge' | 'sparse';
+export type MechanismKind = 'matrix' | 'per_secret' | 'unary' | 'krr' | 'rr_lip' | 'merge' | 'sparse' | 'srr';
 // END GENERATED
 
 /** Codes thrown only by the JS layer. */

@@ -32,6 +32,13 @@ fn discrete_kinds() -> Vec<&'static str> {
         MechanismKind::RrLip { keep: 0.5, mixing: vec![1.0] },
         MechanismKind::Merge { blocks: vec![0], inner: None },
         MechanismKind::Sparse(privlift::document::Sparse::from_matrix(&Matrix::diag(&[1.0]))),
+        MechanismKind::Sparse(
+            privlift::document::Sparse::srr_from_matrix(
+                &Matrix::diag(&[1.0]),
+                privlift::document::Srr { low_risk: vec![0], groups: vec![] },
+            )
+            .unwrap(),
+        ),
     ]
     .iter()
     .map(MechanismKind::tag)

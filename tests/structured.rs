@@ -39,7 +39,7 @@ fn sparse_rows(rng: &mut ChaCha8Rng, nx: usize, ny: usize) -> Vec<Vec<(usize, f6
 
 /// A random structured mechanism over `nx` inputs.
 fn mechanism(rng: &mut ChaCha8Rng, nx: usize, depth: usize) -> Value {
-    match rng.random_range(0..if depth == 0 { 5 } else { 4 }) {
+    match rng.random_range(0..if depth == 0 { 6 } else { 4 }) {
         0 => json!({"kind": "krr", "epsilon": rng.random_range(0.0..4.0)}),
         1 => json!({"kind": "rr_lip", "keep": rng.random::<f64>(), "mixing": distribution(rng, nx, true)}),
         2 => {
@@ -47,6 +47,33 @@ fn mechanism(rng: &mut ChaCha8Rng, nx: usize, depth: usize) -> Value {
             json!({"kind": "sparse", "outputs": ny, "rows": sparse_rows(rng, nx, ny)})
         }
         3 => json!({"kind": "krr", "keep": if rng.random_bool(0.2) { 1.0 } else { rng.random::<f64>() }}),
+        5 => {
+            // Subset random response: some inputs low-risk, the rest in groups, maybe some
+            // left to `others`.
+            let mut xs: Vec<usize> = (0..nx).collect();
+            for i in (1..nx).rev() {
+                xs.swap(i, rng.random_range(0..=i));
+            }
+            let low: Vec<usize> = xs.drain(..rng.random_range(0..=xs.len())).collect();
+            let left_out = rng.random_range(0..=xs.len().min(1));
+            let rest: Vec<usize> = xs.split_off(xs.len() - left_out);
+            let mut groups = vec![];
+            while !xs.is_empty() {
+                let g: Vec<usize> = xs.drain(..rng.random_range(1..=xs.len())).collect();
+                let r = rng.random_range(1..4);
+                let rows: Vec<Vec<f64>> = g.iter().map(|_| distribution(rng, r, true)).collect();
+                groups.push(json!({"inputs": g, "p_y_given_x": rows}));
+            }
+            let ny = low.len() + groups.iter().map(|g| g["p_y_given_x"][0].as_array().unwrap().len()).sum::<usize>();
+            let mut m = json!({"kind": "srr", "low_risk": low, "groups": groups});
+            if !rest.is_empty() {
+                if ny == 0 {
+                    return json!({"kind": "krr", "epsilon": 1.0});
+                }
+                m["others"] = json!(distribution(rng, ny, true));
+            }
+            m
+        }
         _ => {
             let nb = rng.random_range(1..=nx);
             let mut blocks: Vec<usize> = (0..nx).map(|x| if x < nb { x } else { rng.random_range(0..nb) }).collect();
@@ -148,7 +175,7 @@ fn the_grouped_audit_is_the_dense_audit_of_the_same_channel() {
         }
     }
     // Every kind was drawn many times.
-    for k in ["krr", "rr_lip", "sparse", "merge"] {
+    for k in ["krr", "rr_lip", "sparse", "merge", "srr"] {
         assert!(kinds.get(k).copied().unwrap_or(0) > 60, "{k}: {kinds:?}");
     }
 }

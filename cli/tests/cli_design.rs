@@ -138,6 +138,7 @@ fn every_method_designs_a_document_whose_claims_hold() {
                     "krr" => &["krr"],
                     "rr-lip" => &["rr_lip", "sparse", "matrix"],
                     "watchdog" | "subset-merging" => &["merge"],
+                    m if m.starts_with("orr-") || m == "srr" => &["srr", "sparse", "matrix"],
                     _ => &["sparse", "matrix"],
                 };
                 assert!(expected.contains(&kind), "{m}: {kind}");

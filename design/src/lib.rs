@@ -217,6 +217,20 @@ pub(crate) fn compact(w: Matrix) -> MechanismKind {
     }
 }
 
+/// The `srr` form of an assembled subset random response `w` (low-risk inputs, then
+/// `parts` with their number of outputs: [`orr::assemble`]'s layout), else the most
+/// compact kind ([`compact`]).
+pub(crate) fn srr_form(w: Matrix, low: &[usize], parts: &[(Vec<usize>, usize)]) -> MechanismKind {
+    let srr = privlift::document::Srr {
+        low_risk: low.iter().map(|&x| x as u32).collect(),
+        groups: parts.iter().map(|(g, r)| (g.iter().map(|&x| x as u32).collect(), *r)).collect(),
+    };
+    match privlift::document::Sparse::srr_from_matrix(&w, srr) {
+        Ok(s) => MechanismKind::Sparse(s),
+        Err(_) => compact(w),
+    }
+}
+
 /// Checks a designer's budget ε: [`privlift::param::Epsilon::positive`], in (0, 700].
 pub(crate) fn check_eps(name: &str, eps: f64) -> Result<()> {
     privlift::param::Epsilon::positive(name, eps).map(drop)

@@ -310,10 +310,11 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
     let r = optimal_response(&view, &subset, ln_lo, ln_hi)?;
     let vertices = r.vertices;
     let ny = r.q.len();
-    let w = assemble(&view, &[], &[(subset, r)])?;
+    let w = assemble(&view, &[], &[(subset.clone(), r)])?;
     let utility = channel_utility(&source.p_x(), &w, None);
     let output = Alphabet::indices("output_labels", ny)?;
-    let doc = publish(id, source, Some(output), super::compact(w), notion.claims(), Audited::default(), utility)?;
+    let mechanism = super::srr_form(w, &[], &[(subset, ny)]);
+    let doc = publish(id, source, Some(output), mechanism, notion.claims(), Audited::default(), utility)?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
 }
 

@@ -127,7 +127,8 @@ pub fn srr_with_partition(source: &Source, notion: Notion, partition: &Partition
     let utility = channel_utility(&source.p_x(), &w, None);
     let counts: Vec<(Vec<usize>, usize)> = accepted.iter().map(|(g, r)| (g.clone(), r.q.len())).collect();
     let output = output_labels(source.labels(), &partition.low_risk, &counts)?;
-    let doc = publish(id, source, Some(output), super::compact(w), notion.claims(), Audited::default(), utility)?;
+    let mechanism = super::srr_form(w, &partition.low_risk, &counts);
+    let doc = publish(id, source, Some(output), mechanism, notion.claims(), Audited::default(), utility)?;
     let groups: Vec<&Vec<usize>> = accepted.iter().map(|(g, _)| g).collect();
     let vertices: Vec<usize> = accepted.iter().map(|(_, r)| r.vertices).collect();
     Ok(with_extra(

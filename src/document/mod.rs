@@ -27,7 +27,7 @@ pub use continuous::{
 };
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
-pub use structured::{krr_keep, Sparse, MAX_SPARSE_ENTRIES};
+pub use structured::{krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
 pub use wire::{
     check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION,
 };
@@ -175,6 +175,7 @@ impl MechanismKind {
             MechanismKind::Krr { .. } => "krr",
             MechanismKind::RrLip { .. } => "rr_lip",
             MechanismKind::Merge { .. } => "merge",
+            MechanismKind::Sparse(s) if s.srr().is_some() => "srr",
             MechanismKind::Sparse(_) => "sparse",
         }
     }

@@ -28,6 +28,7 @@
 //! | `rr_lip` | `keep` (κ), `mixing` (m over X): κ·[y = x] + (1 − κ)·m_y |
 //! | `merge` | `blocks` (b(x) per input), optional `inner` (`matrix`, `sparse`, `krr` or `rr_lip` over the blocks) |
 //! | `sparse` | `outputs` (\|Y\|), `rows` (per input, `[y, p]` pairs in increasing y) |
+//! | `srr` | `low_risk`, `groups` (`{inputs, p_y_given_x}` over each group's outputs), `others` (the row of the remaining inputs) |
 //!
 //! The continuous kinds (`"gaussian"`,
 //! `"laplace"`, `"sampling"`) have their own document shape (`domain` and a continuous

@@ -87,6 +87,32 @@ fn expand(m: &Value, nx: usize) -> Vec<Vec<f64>> {
                 })
                 .collect()
         }
+        "srr" => {
+            let low: Vec<usize> =
+                m["low_risk"].as_array().map_or(vec![], |a| a.iter().map(|x| x.as_u64().unwrap() as usize).collect());
+            let groups = m["groups"].as_array().unwrap();
+            let ny = low.len() + groups.iter().map(|g| g["p_y_given_x"][0].as_array().unwrap().len()).sum::<usize>();
+            let mut rows: Vec<Option<Vec<f64>>> = vec![None; nx];
+            for (i, &x) in low.iter().enumerate() {
+                let mut r = vec![0.0; ny];
+                r[i] = 1.0;
+                rows[x] = Some(r);
+            }
+            let mut y0 = low.len();
+            for g in groups {
+                let block = g["p_y_given_x"].as_array().unwrap();
+                for (j, x) in g["inputs"].as_array().unwrap().iter().enumerate() {
+                    let mut r = vec![0.0; ny];
+                    for (y, p) in block[j].as_array().unwrap().iter().enumerate() {
+                        r[y0 + y] = num(p);
+                    }
+                    rows[x.as_u64().unwrap() as usize] = Some(r);
+                }
+                y0 += block[0].as_array().unwrap().len();
+            }
+            let others: Option<Vec<f64>> = m.get("others").map(|o| o.as_array().unwrap().iter().map(num).collect());
+            rows.into_iter().map(|r| r.or_else(|| others.clone()).expect("an uncovered input has `others`")).collect()
+        }
         "merge" => {
             let blocks: Vec<usize> =
                 m["blocks"].as_array().unwrap().iter().map(|b| b.as_u64().unwrap() as usize).collect();

@@ -60,6 +60,18 @@ function expand(m, nx) {
     }
     case 'sparse':
       return m.rows.map((r) => { const row = Array(m.outputs).fill(0); r.forEach(([y, p]) => { row[y] = p; }); return row; });
+    case 'srr': {
+      const low = m.low_risk ?? [];
+      const ny = low.length + m.groups.reduce((a, g) => a + g.p_y_given_x[0].length, 0);
+      const rows = Array(nx).fill(null);
+      low.forEach((x, i) => { rows[x] = Array(ny).fill(0); rows[x][i] = 1; });
+      let y0 = low.length;
+      for (const g of m.groups) {
+        g.inputs.forEach((x, j) => { rows[x] = Array(ny).fill(0); g.p_y_given_x[j].forEach((p, y) => { rows[x][y0 + y] = p; }); });
+        y0 += g.p_y_given_x[0].length;
+      }
+      return rows.map((r) => r ?? m.others);
+    }
     case 'merge': {
       const nb = Math.max(...m.blocks) + 1;
       const inner = m.inner ? expand(m.inner, nb) : Array.from({ length: nb }, (_, b) => Array.from({ length: nb }, (_, y) => (y === b ? 1 : 0)));
