@@ -192,7 +192,7 @@ pub fn from_joint_in(j: &dyn Columns, alpha: f64, scope: Scope) -> Leakage {
     let rel = j.lift_rel_error();
     let mut min_l = f64::INFINITY;
     let mut max_l = 0.0f64;
-    let mut ldp = 0.0f64;
+    let mut worst_ratio = 0.0f64;
     let mut mi_sy = 0.0;
     let (mut l1, mut chi2, mut al, mut l1i, mut chi2i, mut ali) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let mut terms: Vec<Term> = Vec::new();
@@ -219,7 +219,8 @@ pub fn from_joint_in(j: &dyn Columns, alpha: f64, scope: Scope) -> Leakage {
         if lifts.is_empty() {
             continue;
         }
-        ldp = ldp.max(if pmin == 0.0 { f64::INFINITY } else { ln_up(pmax / pmin, ratio_rel) });
+        // ln_up is increasing: the largest ratio gives the largest bound (one log, not one per y).
+        worst_ratio = worst_ratio.max(if pmin == 0.0 { f64::INFINITY } else { pmax / pmin });
         if !scope.lift_measures {
             continue;
         }
@@ -235,6 +236,7 @@ pub fn from_joint_in(j: &dyn Columns, alpha: f64, scope: Scope) -> Leakage {
         min_l = 1.0;
         max_l = 1.0;
     }
+    let ldp = if worst_ratio == 0.0 { 0.0 } else { ln_up(worst_ratio, ratio_rel).max(0.0) };
     let mut out = leakage_of(j, alpha, rel, (min_l, max_l, ldp, mi_sy), [l1, chi2, al, l1i, chi2i, ali]);
     let nan = f64::NAN;
     if !scope.information {
@@ -357,14 +359,19 @@ pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
             *l = l.min(v);
         }
     }
+    // The largest ratio, then one log (ln_up is increasing).
     let mut worst = 0.0f64;
     for (&hi, &lo) in hi.iter().zip(&lo) {
         if hi == 0.0 {
             continue; // y is never produced
         }
-        worst = worst.max(if lo == 0.0 { f64::INFINITY } else { ln_up(hi / lo, gamma(3)) });
+        worst = worst.max(if lo == 0.0 { f64::INFINITY } else { hi / lo });
     }
-    worst
+    if worst == 0.0 {
+        0.0
+    } else {
+        ln_up(worst, gamma(3)).max(0.0)
+    }
 }
 
 /// I(X;Y) = Σ_x P(x) Σ_y P(y|x) ln(P(y|x)/P(y)), in nats.

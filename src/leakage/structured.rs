@@ -498,12 +498,14 @@ fn ldp_x(ch: &Exact) -> f64 {
                 return 0.0;
             }
             let (off, diag) = mx.entries();
-            // P(y|y) and (1 − κ)m_y: ≤ 4 and 3 roundings, one division.
-            let rel = gamma(8);
-            off.iter()
+            // P(y|y) and (1 − κ)m_y: ≤ 4 and 3 roundings, one division; the largest ratio,
+            // then one log (ln_up is increasing).
+            let worst = off
+                .iter()
                 .zip(&diag)
                 .filter(|(_, &d)| d > 0.0)
-                .fold(0.0f64, |w, (&o, &d)| w.max(if o == 0.0 { f64::INFINITY } else { ln_up(d / o, rel) }))
+                .fold(0.0f64, |w, (&o, &d)| w.max(if o == 0.0 { f64::INFINITY } else { d / o }));
+            ln_of_ratio(worst, gamma(8))
         }
         Exact::Sparse { outputs, rows } => {
             let (mut hi, mut lo, mut count) =
@@ -516,12 +518,22 @@ fn ldp_x(ch: &Exact) -> f64 {
                     count[y] += usize::from(p > 0.0);
                 }
             }
-            (0..*outputs).filter(|&y| hi[y] > 0.0).fold(0.0f64, |w, y| {
-                w.max(if count[y] < rows.len() { f64::INFINITY } else { ln_up(hi[y] / lo[y], gamma(3)) })
-            })
+            let worst = (0..*outputs)
+                .filter(|&y| hi[y] > 0.0)
+                .fold(0.0f64, |w, y| w.max(if count[y] < rows.len() { f64::INFINITY } else { hi[y] / lo[y] }));
+            ln_of_ratio(worst, gamma(3))
         }
         // Every block has an input, so the prior-free maximum over x is the one over blocks.
         Exact::Merge { inner, .. } => ldp_x(inner),
+    }
+}
+
+/// ln of the largest LDP ratio, rounded up (0 when no output is released).
+fn ln_of_ratio(worst: f64, rel: f64) -> f64 {
+    if worst == 0.0 {
+        0.0
+    } else {
+        ln_up(worst, rel).max(0.0)
     }
 }
 
