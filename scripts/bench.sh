@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # privlift benchmarks: native criterion benches, then the wasm package in headless Chromium.
 #
-#   scripts/bench.sh [--native-only | --browser-only]
+#   scripts/bench.sh [--native-only | --browser-only | --navigate]
 #
 # Writes target/bench-results/ and prints a summary:
 #   target/bench-results/native.txt      criterion output of `cargo bench --bench perturb`
 #   target/bench-results/native.json     per-benchmark median throughput (from target/criterion)
 #   target/bench-results/browser.json    results of benches/browser/bench.mjs
 #   target/bench-results/wasm-size.txt   pkg/privlift_bg.wasm raw and gzip -9 bytes
+#   target/bench-results/navigate.json   --navigate only: benches/browser/navigate.mjs (cold loads
+#                                        to a verified mechanism, verify alone, memory, perturbMany)
 # The browser part needs pkg/ (bash scripts/build-wasm.sh), node_modules/playwright-core
 # (npm ci) and /usr/bin/chromium. It serves the repository root with `privlift serve`
 # when target/*/privlift is built, else with `python3 -m http.server --bind 127.0.0.1`.
@@ -18,12 +20,13 @@ out=target/bench-results
 mkdir -p "$out"
 log() { printf '[bench] %s\n' "$*" >&2; }
 
-native=1 browser=1
+native=1 browser=1 navigate=0
 case "${1:-}" in
   --native-only) browser=0 ;;
   --browser-only) native=0 ;;
+  --navigate) native=0 browser=0 navigate=1 ;;
   "") ;;
-  *) echo "usage: $0 [--native-only | --browser-only]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--native-only | --browser-only | --navigate]" >&2; exit 2 ;;
 esac
 
 if [ "$native" = 1 ]; then
@@ -63,7 +66,7 @@ PY
 fi
 
 wasm=pkg/privlift_bg.wasm
-if [ "$browser" = 1 ]; then
+if [ "$browser" = 1 ] || [ "$navigate" = 1 ]; then
   [ -f "$wasm" ] || { log "no $wasm: run bash scripts/build-wasm.sh first"; exit 1; }
   [ -d node_modules/playwright-core ] || { log "no node_modules/playwright-core: run npm ci"; exit 1; }
   srv_log=$(mktemp)
@@ -86,6 +89,12 @@ if [ "$browser" = 1 ]; then
   done
   [ -n "$base" ] || { log "server did not start:"; cat "$srv_log" >&2; exit 1; }
   log "browser: headless Chromium, server $base ($([ -n "$bin" ] && echo "$bin serve" || echo python3 http.server))"
+fi
+if [ "$navigate" = 1 ]; then
+  log "navigate: benches/browser/navigate.mjs (~1 min)"
+  node benches/browser/navigate.mjs "$base" --out "$out/navigate.json"
+fi
+if [ "$browser" = 1 ]; then
   node benches/browser/bench.mjs "$base" --out "$out/browser.json" >/dev/null
   python3 - "$out/browser.json" <<'PY'
 import json, sys
