@@ -32,13 +32,14 @@ export class PrivliftError extends Error {
   /**
    * @param {string} code
    * @param {string} message
-   * @param {{cause?: unknown, status?: number}} [options]
+   * @param {{cause?: unknown, status?: number, serverCode?: string}} [options]
    */
   constructor(code, message, options = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'PrivliftError';
     this.code = code;
     if (options.status !== undefined) this.status = options.status;
+    if (options.serverCode !== undefined) this.serverCode = options.serverCode;
   }
 }
 

@@ -60,11 +60,13 @@ export const errorCodes: readonly ErrorCode[];
 
 /** The one error class privlift throws. Branch on `code`, never on `message`. */
 export class PrivliftError extends Error {
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; status?: number });
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; status?: number; serverCode?: string });
   readonly name: 'PrivliftError';
   readonly code: ErrorCode;
   /** The HTTP status, for `code === 'http'`. */
   readonly status?: number;
+  /** The error code a collector answered with, for `code === 'http'` from sendReports. */
+  readonly serverCode?: string;
 }
 
 /**
@@ -248,6 +250,49 @@ export type FetchOptions = RequestInit & { maxBytes?: number };
 /** Parses and validates a mechanism document. Throws PrivliftError (parse codes, `invalid_argument`). */
 export function parseMechanism(document: DocumentInput): Promise<Document>;
 
+/** What a client sends a collector for one released output (`Mechanism.report`). */
+export interface ReportEnvelope {
+  /** The document's `id`. */
+  readonly mechanism: string;
+  /** SHA-256 of the document's bytes (lower-case hex): counts of two versions never mix. */
+  readonly sha256: string;
+  /** The released output's label (unary encoding: the bits as a '0'/'1' string). */
+  readonly output: string;
+  /** 32 lower-case hex digits from crypto.getRandomValues: a retried post is counted once. */
+  readonly report_id: string;
+}
+
+export interface SendReportsOptions {
+  /** Further attempts after a network error, HTTP 429 or 5xx (default 3), with the same report ids. */
+  retries?: number;
+  /** The first wait between attempts in ms, doubled each time (default 250). */
+  backoffMs?: number;
+  signal?: AbortSignal;
+  /** The fetch to use (default globalThis.fetch). */
+  fetch?: (input: string | URL, init?: object) => Promise<{ status: number; json(): Promise<unknown> }>;
+}
+
+/**
+ * Posts reports to a collector's `POST /v1/reports`; resolves to its 202 `{accepted,
+ * duplicates}`. Throws PrivliftError `invalid_argument`, `http` (a refused batch: `status`,
+ * `serverCode`), `network` (every attempt failed).
+ */
+export function sendReports(
+  url: string | URL,
+  reports: readonly ReportEnvelope[],
+  options?: SendReportsOptions,
+): Promise<{ accepted: number; duplicates: number }>;
+
+/**
+ * Sends `pending()`'s reports with navigator.sendBeacon when the page is hidden; returns a
+ * function that stops listening.
+ */
+export function beaconOnPageHide(
+  url: string | URL,
+  pending: () => readonly ReportEnvelope[],
+  options?: { target?: { addEventListener(t: string, f: () => void): void; removeEventListener(t: string, f: () => void): void }; beacon?: (url: string, data: Blob) => boolean },
+): () => void;
+
 /**
  * Downloads, parses and verifies a mechanism document. Throws PrivliftError with `network`,
  * `http`, a parse code, `no_claims`, `claim_violated`, `policy_violated` or `too_costly`.
@@ -262,6 +307,8 @@ export function fetchMechanism(
 export class Document {
   private constructor();
   readonly id: string;
+  /** SHA-256 (lower-case hex) of the document's bytes as parsed. */
+  readonly sha256: string;
   readonly kind: MechanismKind;
   readonly description: string | undefined;
   readonly labels: string[];
@@ -283,6 +330,14 @@ export class Document {
 export class Mechanism {
   private constructor();
   readonly id: string;
+  /** SHA-256 (lower-case hex) of the verified document's bytes. */
+  readonly sha256: string;
+  /**
+   * The report envelope for a released output (an output index or label; for unary
+   * encoding the bits from perturbBits): the output label (or '0'/'1' string) and a fresh
+   * random 128-bit `report_id`. Never the user's value. Throws `unknown_output`.
+   */
+  report(y: number | string | Uint8Array | ArrayLike<number | boolean>): ReportEnvelope;
   /** `unary` mechanisms release bit vectors: use perturbBits / receiptBits. */
   readonly kind: MechanismKind;
   /** Input alphabet X. */

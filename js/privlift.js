@@ -14,8 +14,10 @@ import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
   documentBytes, fetchBytes, wasmSource,
 } from './common.js';
+import { sha256Hex, reportId } from './reports.js';
 
 export { PrivliftError };
+export { sendReports, beaconOnPageHide } from './reports.js';
 
 /** Every `code` a PrivliftError can carry: the core's (generated from Rust), then the JS layer's. */
 export const errorCodes = Object.freeze([...CORE_ERROR_CODES, ...JS_ERROR_CODES]);
@@ -79,10 +81,12 @@ function toU32(v, name) {
  */
 export async function parseMechanism(document) {
   const bytes = documentBytes(document);
-  await init();
+  // The SHA-256 of exactly these bytes goes into every report (the collector never mixes
+  // the counts of two versions of a document).
+  const [sha256] = await Promise.all([sha256Hex(bytes), init()]);
   // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
   // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
-  return new Document(guard(() => raw.Document.parseBytes(bytes)));
+  return new Document(guard(() => raw.Document.parseBytes(bytes)), sha256);
 }
 
 
@@ -104,14 +108,18 @@ export async function fetchMechanism(url, policy, fetchOptions) {
 /** A parsed, validated, NOT yet verified document. Get one from parseMechanism. */
 export class Document {
   #d;
+  #sha256;
 
   /** @internal */
-  constructor(handle) {
+  constructor(handle, sha256) {
     if (!(handle instanceof raw.Document)) throw invalid('handle', 'use parseMechanism() to make a Document');
     this.#d = handle;
+    this.#sha256 = sha256;
   }
 
   get id() { return this.#d.id; }
+  /** SHA-256 (lower-case hex) of the document's bytes as parsed. */
+  get sha256() { return this.#sha256; }
   /** The mechanism kind: 'matrix', 'per_secret', 'unary', or a structured kind ('krr', 'rr_lip', 'merge', 'sparse'). */
   get kind() { return this.#d.kind; }
   get description() { return this.#d.description; }
@@ -136,7 +144,7 @@ export class Document {
 
   /** Verifies claims and policy on the exact sampler; returns a Mechanism or throws. */
   verify(policy) {
-    return new Mechanism(guard(() => this.#d.verify(policy)));
+    return new Mechanism(guard(() => this.#d.verify(policy)), this.#sha256);
   }
 
   /** Releases the wasm memory now (otherwise the garbage collector does it). */
@@ -153,16 +161,48 @@ export class Mechanism {
   #secretLabels;
   #index;
   #kind;
+  #sha256;
 
   /** @internal */
-  constructor(handle) {
+  constructor(handle, sha256) {
     if (!(handle instanceof raw.Mechanism)) throw invalid('handle', 'use Document.verify() to make a Mechanism');
     this.#m = handle;
+    this.#sha256 = sha256;
     // Read once: the getter builds a string in wasm on every call (it cost 10× on perturb).
     this.#kind = handle.kind;
   }
 
   get id() { return this.#m.id; }
+  /** SHA-256 (lower-case hex) of the verified document's bytes. */
+  get sha256() { return this.#sha256; }
+
+  /**
+   * The report envelope for a released output: `{mechanism, sha256, output, report_id}`,
+   * with the output label (from an output index or label; for unary encoding the released
+   * bits as a '0'/'1' string) and a fresh random 128-bit id. Nothing else: not the user's
+   * value, no time, no identifier. Throws `unknown_output` for an output outside Y.
+   */
+  report(y) {
+    let output;
+    if (this.#kind === 'unary') {
+      if (!(Array.isArray(y) || y instanceof Uint8Array) || y.length !== this.labels.length) {
+        throw invalid('bits', `expected ${this.labels.length} bits from perturbBits, got ${describe(y)}`);
+      }
+      output = Array.from(y, (b) => (b === 1 || b === true ? '1' : b === 0 || b === false ? '0' : '?')).join('');
+      if (output.includes('?')) throw invalid('bits', 'every bit must be 0/1 or a boolean');
+    } else if (typeof y === 'string') {
+      if (!this.outputLabels.includes(y)) throw new PrivliftError('unknown_output', 'the output is not in the output alphabet');
+      output = y;
+    } else {
+      const j = toU32(y, 'y');
+      if (j >= this.outputLabels.length) {
+        throw new PrivliftError('unknown_output', `the output index is out of range (${this.outputLabels.length} outputs)`);
+      }
+      output = this.outputLabels[j];
+    }
+    return Object.freeze({ mechanism: this.id, sha256: this.#sha256, output, report_id: reportId() });
+  }
+
   /** The mechanism kind: 'matrix', 'per_secret', 'unary' (use perturbBits / receiptBits), 'krr', 'rr_lip', 'merge' or 'sparse'. */
   get kind() { return this.#kind; }
   // The alphabets are copied out of wasm on first use and then kept: at 4096 labels the

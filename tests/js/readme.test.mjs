@@ -8,6 +8,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 
 import { designContinuous, fitGmm } from 'privlift/design';
@@ -22,10 +23,12 @@ const SKIPPED = {};
  * bindings and what the stand-in origin saw.
  */
 const CHECKS = {
-  'In a web app (npm package) #1': ({ mechanism, y, receipt }, site) => {
-    assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json', 'POST /collect']);
+  'In a web app (npm package) #1': ({ mechanism, y, report, receipt }, site) => {
+    assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json', 'POST /v1/reports']);
     assert.ok(Number.isInteger(y) && y >= 0 && y < mechanism.outputLabels.length, `y = ${y}`);
-    assert.deepEqual(site.collected, [mechanism.outputLabels[y]], 'the perturbed label is what is sent');
+    assert.deepEqual(site.collected, [{ reports: [{ ...report }] }], 'the report envelope is what is sent');
+    assert.equal(report.output, mechanism.outputLabels[y], 'the perturbed label');
+    assert.equal(report.sha256, site.sha256['age-krr.json'], 'the hash of the document served');
     assert.deepEqual(receipt.entries.map((e) => e.label), [...mechanism.labels]);
     assert.ok(receipt.entries.every((e) => e.lift >= receipt.min_lift_bound && e.lift <= receipt.max_lift_bound));
     assert.equal(site.logged.length, receipt.entries.length + 1, site.logged.join('\n'));
@@ -114,11 +117,12 @@ function asModule(code) {
 
 // ---------------------------------------------------------------------------------------
 // The page's origin: www/mechanisms/, the salary document the demo stages (designed here
-// from data/priors/salary-samples.csv as scripts/stage-site.sh does), and /collect.
+// from data/priors/salary-samples.csv as scripts/stage-site.sh does), and a collector's
+// POST /v1/reports.
 
 let server;
 let base;
-const site = { requests: [], collected: [], logged: [] };
+const site = { requests: [], collected: [], logged: [], sha256: {} };
 let salaryJson;
 
 before(async () => {
@@ -134,9 +138,11 @@ before(async () => {
     site.requests.push(`${req.method} ${req.url}`);
     const chunks = [];
     for await (const c of req) chunks.push(c);
-    if (req.method === 'POST' && req.url === '/collect') {
-      site.collected.push(Buffer.concat(chunks).toString('utf8'));
-      res.writeHead(204).end();
+    if (req.method === 'POST' && req.url === '/v1/reports') {
+      const batch = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      site.collected.push(batch);
+      res.writeHead(202, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ accepted: batch.reports.length, duplicates: 0 }));
       return;
     }
     const file = req.method === 'GET' && req.url.match(/^\/mechanisms\/([\w-]+\.json)$/)?.[1];
@@ -144,6 +150,7 @@ before(async () => {
       const body = file === 'salary-gaussian-lip.json' ? salaryJson
         : file ? await readFile(new URL(`www/mechanisms/${file}`, ROOT)) : null;
       if (body === null) throw new Error('not served');
+      site.sha256[file] = createHash('sha256').update(body).digest('hex');
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     } catch {
       res.writeHead(404).end();

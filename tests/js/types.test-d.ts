@@ -1,7 +1,8 @@
 // Type test of js/privlift.d.ts (npm run typecheck). Compiled, never run: the
 // `@ts-expect-error` lines fail the check if the types stop rejecting them.
 import {
-  init, parseMechanism, fetchMechanism, PrivliftError, errorCodes,
+  init, parseMechanism, fetchMechanism, PrivliftError, errorCodes, sendReports, beaconOnPageHide,
+  type ReportEnvelope,
   type Document, type Mechanism, type Policy, type Receipt, type ReceiptEntry,
   type Leakage, type Verification, type Check, type Claims, type ErrorCode, type MechanismKind,
 } from 'privlift';
@@ -28,6 +29,12 @@ export async function usage(): Promise<void> {
   const labels: readonly string[] = mech.labels;
   const m2: Mechanism = await fetchMechanism('https://example.invalid/m.json', { maxLdpX: 1 }, { cache: 'no-store', maxBytes: 1 << 20 });
   const codes: readonly ErrorCode[] = errorCodes;
+  const report: ReportEnvelope = mech.report(y);
+  const sha: string = mech.sha256 + doc.sha256 + report.report_id;
+  const ack: { accepted: number; duplicates: number } = await sendReports('https://example.invalid/v1/reports', [report], { retries: 2 });
+  const stop: () => void = beaconOnPageHide('https://example.invalid/v1/reports', () => [report]);
+  // @ts-expect-error a report is read-only
+  report.output = 'other';
   try {
     mech.perturb(-1);
   } catch (err) {
