@@ -20,6 +20,11 @@ impl Args {
         self.values.iter().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
     }
 
+    /// Every value of the repeatable option `name`, in the order given.
+    pub fn values(&self, name: &str) -> Vec<&str> {
+        self.values.iter().filter(|(n, _)| *n == name).map(|(_, v)| v.as_str()).collect()
+    }
+
     /// Whether switch `name` was given.
     pub fn switch(&self, name: &str) -> bool {
         self.switches.contains(&name)
@@ -39,6 +44,18 @@ impl Args {
 /// Parses `argv` for command `cmd`. `valued` lists options that take a value and
 /// `switches` options that take none, both without the leading `--`.
 pub fn parse(cmd: &str, argv: &[String], valued: &[&'static str], switches: &[&'static str]) -> Result<Args, CliError> {
+    parse_repeatable(cmd, argv, valued, &[], switches)
+}
+
+/// [`parse`] where the options of `repeatable` (also in `valued`) may be given more than
+/// once (read them with [`Args::values`]).
+pub fn parse_repeatable(
+    cmd: &str,
+    argv: &[String],
+    valued: &[&'static str],
+    repeatable: &[&'static str],
+    switches: &[&'static str],
+) -> Result<Args, CliError> {
     let mut out = Args::default();
     let mut it = argv.iter();
     while let Some(arg) = it.next() {
@@ -62,7 +79,7 @@ pub fn parse(cmd: &str, argv: &[String], valued: &[&'static str], switches: &[&'
             None => (body, None),
         };
         if let Some(&name) = valued.iter().find(|&&v| v == name) {
-            if out.value(name).is_some() {
+            if out.value(name).is_some() && !repeatable.contains(&name) {
                 return Err(CliError::usage(format!("option `--{name}` is given twice")));
             }
             let value = match inline {
@@ -108,6 +125,15 @@ mod tests {
         assert_eq!(a.value("dir"), Some("d"));
         assert!(a.switch("public"));
         assert!(!a.help);
+    }
+
+    #[test]
+    fn repeatable_options_keep_every_value() {
+        let a = parse_repeatable("t", &argv(&["--c", "1", "--c=2", "--s", "x"]), &["c", "s"], &["c"], &[]).unwrap();
+        assert_eq!(a.values("c"), ["1", "2"]);
+        assert_eq!(a.value("c"), Some("1"));
+        assert!(usage_msg(parse_repeatable("t", &argv(&["--s", "1", "--s", "2"]), &["c", "s"], &["c"], &[]))
+            .contains("given twice"));
     }
 
     #[test]

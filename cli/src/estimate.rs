@@ -1,8 +1,10 @@
-//! `privlift estimate --spec SPEC.json --counts C.json [--project]`: the curator's
-//! unbiased estimate of the input histogram P_X from the counts of the reports.
+//! `privlift estimate --spec SPEC.json --counts C1.json [--counts C2.json …] [--project]`:
+//! the curator's unbiased estimate of the input histogram P_X from the counts of the
+//! reports.
 //!
 //! Counts are mergeable (the counts of two shards add up to those of their union), so
-//! the curator counts with whatever engine they run and hands over only the vector.
+//! the curator counts with whatever engine they run, one `GROUP BY` per shard, and hands
+//! over the count files: they are summed here.
 
 use std::fmt;
 
@@ -103,7 +105,7 @@ fn count_json(n: f64) -> serde_json::Value {
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = args::parse("estimate", argv, &["spec", "counts"], &["project"])?;
+    let a = args::parse_repeatable("estimate", argv, &["spec", "counts"], &["counts"], &["project"])?;
     if a.help {
         return crate::help::print("estimate");
     }
@@ -111,27 +113,50 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         return Err(CliError::usage(format!("unexpected argument `{extra}`")));
     }
     let spec = a.value("spec").ok_or_else(|| CliError::usage("`privlift estimate` needs `--spec SPEC.json`"))?;
-    let counts_path =
-        a.value("counts").ok_or_else(|| CliError::usage("`privlift estimate` needs `--counts C.json`"))?;
+    let paths = a.values("counts");
+    if paths.is_empty() {
+        return Err(CliError::usage("`privlift estimate` needs `--counts C.json` (one per shard)"));
+    }
 
     let doc = Document::from_json(&files::read(spec)?).map_err(|e| CliError::in_file(spec, e))?;
-    let file: CountsFile = files::parse_file(counts_path)?;
-    let in_counts = |e| CliError::in_file(counts_path, e);
-    let counts = counts_vector(file.counts, doc.output()).map_err(in_counts)?;
     let unary = matches!(doc.mechanism(), MechanismKind::Unary { .. });
-    if let (Some(n), false) = (file.n, unary) {
-        let sum: f64 = counts.iter().sum();
-        if (n - sum).abs() > 1e-9 * sum.abs().max(1.0) {
-            return Err(in_counts(Error::InvalidArgument {
-                name: "n".into(),
-                reason: format!("{n} reports, but the counts add up to {sum}"),
-            }));
+    // The shards' counts, summed; their `n` too (each must give it, or none may).
+    let (mut counts, mut n): (Option<Vec<f64>>, Option<Option<f64>>) = (None, None);
+    for &path in &paths {
+        let file: CountsFile = files::parse_file(path)?;
+        let in_counts = |e| CliError::in_file(path, e);
+        let shard = counts_vector(file.counts, doc.output()).map_err(in_counts)?;
+        if let (Some(n), false) = (file.n, unary) {
+            let sum: f64 = shard.iter().sum();
+            if (n - sum).abs() > 1e-9 * sum.abs().max(1.0) {
+                return Err(in_counts(Error::InvalidArgument {
+                    name: "n".into(),
+                    reason: format!("{n} reports, but the counts add up to {sum}"),
+                }));
+            }
         }
+        counts = Some(match counts {
+            None => shard,
+            Some(total) if total.len() == shard.len() => total.iter().zip(&shard).map(|(a, b)| a + b).collect(),
+            Some(total) => return Err(in_counts(Error::field("counts").dims(total.len(), shard.len()))),
+        });
+        n = match n {
+            None => Some(file.n),
+            Some(total) if total.is_some() == file.n.is_some() => Some(total.zip(file.n).map(|(a, b)| a + b)),
+            Some(_) => {
+                return Err(in_counts(Error::InvalidArgument {
+                    name: "n".into(),
+                    reason: "every shard gives `n`, or none does".into(),
+                }))
+            }
+        };
     }
-    let mut est = estimate_document(&doc, &counts, file.n).map_err(|e| match &e {
+    let (counts, n) = (counts.unwrap_or_default(), n.flatten());
+    let counts_path = paths.join(", ");
+    let mut est = estimate_document(&doc, &counts, n).map_err(|e| match &e {
         // The channel itself cannot be inverted: a property of the document.
         Error::InvalidArgument { name, .. } if name == "mechanism" => CliError::in_file(spec, e),
-        _ => CliError::in_file(counts_path, e),
+        _ => CliError::in_file(&counts_path, e),
     })?;
     if a.switch("project") {
         est = est.with_projection();

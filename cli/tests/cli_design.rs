@@ -376,6 +376,17 @@ fn estimate_matches_the_library_and_counts_merge() {
     assert_eq!(estimate_json(&["--spec", &spec, "--counts", &m]), out);
     let shard = dir.write("c1.json", &json!({ "counts": c1 }).to_string());
     assert_ne!(estimate_json(&["--spec", &spec, "--counts", &shard])["n"], json!(1000));
+    // The CLI sums the shards itself: `--counts` once per shard, in any format.
+    let shard2 = dir.write("c2.json", &json!({ "counts": [c2["a"], c2["b"], c2["c"]] }).to_string());
+    assert_eq!(estimate_json(&["--spec", &spec, "--counts", &shard, "--counts", &shard2]), out);
+    // `n` in every shard (then summed) or in none.
+    let (n1, n2) = (reports[..377].len(), reports[377..].len());
+    let s1n = dir.write("c1n.json", &json!({ "counts": c1, "n": n1 }).to_string());
+    let s2n = dir.write("c2n.json", &json!({ "counts": c2, "n": n2 }).to_string());
+    assert_eq!(estimate_json(&["--spec", &spec, "--counts", &s1n, "--counts", &s2n]), out);
+    let mixed = run(&["estimate", "--spec", &spec, "--counts", &s1n, "--counts", &shard2]);
+    mixed.fails("invalid_argument", 1);
+    assert!(mixed.stderr.contains("c2.json"), "names the shard: {}", mixed.stderr);
 
     // --project adds a distribution; the estimate itself is unchanged.
     let skewed = dir.write("ck.json", r#"{"counts": [600, 400, 0]}"#);
