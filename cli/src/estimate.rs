@@ -1,6 +1,7 @@
-//! `privlift estimate --spec SPEC.json --counts C1.json [--counts C2.json …] [--project]`:
-//! the curator's unbiased estimate of the input histogram P_X from the counts of the
-//! reports.
+//! `privlift estimate --spec SPEC.json --counts C1.json [--counts C2.json …]
+//! [--method mle|unbiased] [--project]`: the curator's estimate of the input histogram
+//! P_X from the counts of the reports: maximum likelihood by EM (the default; any channel,
+//! with the directions it cannot identify) or the unbiased inversion (an invertible one).
 //!
 //! Counts are mergeable (the counts of two shards add up to those of their union), so
 //! the curator counts with whatever engine they run, one `GROUP BY` per shard, and hands
@@ -10,7 +11,8 @@ use std::fmt;
 
 use privlift::document::{Alphabet, MechanismKind};
 use privlift::{Document, Error};
-use privlift_design::estimate::estimate_document;
+use privlift_design::estimate::{document_channel, estimate_document, Estimate};
+use privlift_design::mle::estimate_mle;
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -91,9 +93,17 @@ struct Report<'a> {
     std_error: &'a [f64],
     n: serde_json::Value,
     labels: &'a [String],
+    /// `mle` or `unbiased`.
+    method: &'static str,
+    /// (mle) Directions of P_X the channel cannot identify (unit vectors summing to 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unidentified: Option<&'a [Vec<f64>]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     projected: Option<&'a [f64]>,
 }
+
+/// EM iterations `--method mle` runs at most.
+const MAX_EM_ITERATIONS: usize = 200_000;
 
 /// A count as JSON: an integer when it is one (exactly representable), else a float.
 fn count_json(n: f64) -> serde_json::Value {
@@ -105,7 +115,7 @@ fn count_json(n: f64) -> serde_json::Value {
 }
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = args::parse_repeatable("estimate", argv, &["spec", "counts"], &["counts"], &["project"])?;
+    let a = args::parse_repeatable("estimate", argv, &["spec", "counts", "method"], &["counts"], &["project"])?;
     if a.help {
         return crate::help::print("estimate");
     }
@@ -118,8 +128,19 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         return Err(CliError::usage("`privlift estimate` needs `--counts C.json` (one per shard)"));
     }
 
+    let method = a.value("method");
+    if let Some(m) = method.filter(|m| !["mle", "unbiased"].contains(m)) {
+        return Err(CliError::usage(format!("`--method` is `mle` or `unbiased`, not {m:?}")));
+    }
     let doc = Document::from_json(&files::read(spec)?).map_err(|e| CliError::in_file(spec, e))?;
     let unary = matches!(doc.mechanism(), MechanismKind::Unary { .. });
+    if unary && method == Some("mle") {
+        return Err(CliError::usage(
+            "maximum likelihood from a unary encoding's bit counts is not implemented: use `--method unbiased`",
+        ));
+    }
+    // Maximum likelihood by default; unary encoding's bit counts have the unbiased estimate.
+    let mle = method.unwrap_or(if unary { "unbiased" } else { "mle" }) == "mle";
     // The shards' counts, summed; their `n` too (each must give it, or none may).
     let (mut counts, mut n): (Option<Vec<f64>>, Option<Option<f64>>) = (None, None);
     for &path in &paths {
@@ -153,11 +174,19 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     let (counts, n) = (counts.unwrap_or_default(), n.flatten());
     let counts_path = paths.join(", ");
-    let mut est = estimate_document(&doc, &counts, n).map_err(|e| match &e {
+    let blame = |e: Error| match &e {
         // The channel itself cannot be inverted: a property of the document.
         Error::InvalidArgument { name, .. } if name == "mechanism" => CliError::in_file(spec, e),
         _ => CliError::in_file(&counts_path, e),
-    })?;
+    };
+    let (mut est, unidentified) = if mle {
+        let w = document_channel(&doc).map_err(|e| CliError::in_file(spec, e))?;
+        let m = estimate_mle(&w, &counts, MAX_EM_ITERATIONS).map_err(blame)?;
+        let est = Estimate { estimate: m.estimate, std_error: m.std_error, n: m.n, projected: None };
+        (est, Some(m.unidentified))
+    } else {
+        (estimate_document(&doc, &counts, n).map_err(blame)?, None)
+    };
     if a.switch("project") {
         est = est.with_projection();
     }
@@ -166,6 +195,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         std_error: &est.std_error,
         n: count_json(est.n),
         labels: doc.input().labels(),
+        method: if mle { "mle" } else { "unbiased" },
+        unidentified: unidentified.as_deref(),
         projected: est.projected.as_deref(),
     };
     let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json { message: e.to_string() })?;

@@ -38,7 +38,7 @@ Usage:
   privlift design METHOD [--prior P.json | --joint J.json | --priors PS.json]
                   [--epsilon E] [--alpha A] [--a A --b B] [--distortion D.json]
                   [--eps-l EL --eps-u EU] [--notion NOTION] [--alpha-order K] [--id ID]
-  privlift estimate --spec SPEC.json --counts C.json [--counts C2.json …] [--project]
+  privlift estimate --spec SPEC.json --counts C.json [--counts C2.json …] [--method mle|unbiased] [--project]
   privlift bound lip-to-ldp --epsilon E --pmin P
   privlift bound ldp-to-lip --epsilon E --pmin P
   privlift bound lip-to-ldp-exact --prior P.json --epsilon E

@@ -290,10 +290,14 @@ fn design_input_errors_exit_1_with_the_library_code() {
     }
 }
 
-/// Runs `privlift estimate ARGS` and returns its JSON output (asserting success).
+/// Runs `privlift estimate ARGS` (the unbiased method unless ARGS name one) and returns
+/// its JSON output (asserting success).
 fn estimate_json(args: &[&str]) -> Value {
     let mut argv = vec!["estimate"];
     argv.extend_from_slice(args);
+    if !args.contains(&"--method") {
+        argv.extend(["--method", "unbiased"]);
+    }
     run(&argv).json()
 }
 
@@ -319,7 +323,7 @@ fn estimate_matches_the_library_and_counts_merge() {
 
     let counts = [310.0, 480.0, 210.0];
     let c = dir.write("c.json", r#"{"counts": [310, 480, 210]}"#);
-    let text = run(&["estimate", "--spec", &spec, "--counts", &c]).stdout;
+    let text = run(&["estimate", "--spec", &spec, "--counts", &c, "--method", "unbiased"]).stdout;
     let at: Vec<usize> = ["\"estimate\"", "\"std_error\"", "\"n\"", "\"labels\""]
         .iter()
         .map(|k| text.find(k).unwrap_or_else(|| panic!("{k} missing: {text}")))
@@ -408,6 +412,46 @@ fn estimate_matches_the_library_and_counts_merge() {
 }
 
 #[test]
+fn estimate_by_maximum_likelihood_is_the_default_and_reports_what_it_cannot_identify() {
+    let dir = TempDir::new();
+    let i = dir.inputs();
+    let (_, spec) = design_and_audit(&dir, "krr.json", &["krr", "--prior", &i.prior, "--epsilon", "1"]);
+    let doc = Document::from_json(&std::fs::read_to_string(&spec).unwrap()).unwrap();
+    let c = dir.write("c.json", r#"{"counts": [310, 480, 210]}"#);
+    let out = run(&["estimate", "--spec", &spec, "--counts", &c]).json();
+    assert_eq!(out["method"], json!("mle"));
+    let w = privlift_design::estimate::document_channel(&doc).unwrap();
+    let want = privlift_design::mle::estimate_mle(&w, &[310.0, 480.0, 210.0], 200_000).unwrap();
+    assert_close(&floats(&out["estimate"]), &want.estimate);
+    assert_close(&floats(&out["std_error"]), &want.std_error);
+    assert_eq!(out["unidentified"], json!([]));
+    assert!((floats(&out["estimate"]).iter().sum::<f64>() - 1.0).abs() < 1e-12, "a distribution");
+    assert_eq!(estimate_json(&["--spec", &spec, "--counts", &c, "--method", "mle"]), out);
+    let unbiased = estimate_json(&["--spec", &spec, "--counts", &c]);
+    assert_eq!(unbiased["method"], json!("unbiased"));
+    assert!(unbiased.get("unidentified").is_none());
+
+    // A watchdog design is rank-deficient: the inversion refuses it, MLE estimates it and
+    // names the direction it cannot identify.
+    let (_, wd) = design_and_audit(&dir, "wd.json", &["watchdog", "--joint", &i.joint, "--epsilon", "0.5"]);
+    let wdoc = Document::from_json(&std::fs::read_to_string(&wd).unwrap()).unwrap();
+    let ny = wdoc.output().len();
+    let counts: Vec<u64> = (0..ny as u64).map(|y| 100 + 37 * y).collect();
+    let cw = dir.write("cw.json", &json!({ "counts": counts }).to_string());
+    assert!(ny < wdoc.input().len(), "the watchdog merges inputs");
+    {
+        run(&["estimate", "--spec", &wd, "--counts", &cw, "--method", "unbiased"]).fails("invalid_argument", 1);
+        let m = run(&["estimate", "--spec", &wd, "--counts", &cw]).json();
+        let dirs = m["unidentified"].as_array().unwrap();
+        assert_eq!(dirs.len(), wdoc.input().len() - ny, "{m}");
+        for d in dirs {
+            assert!(floats(d).iter().sum::<f64>().abs() < 1e-9, "a direction on the simplex: {d}");
+        }
+    }
+    run(&["estimate", "--spec", &spec, "--counts", &c, "--method", "median"]).fails("invalid_argument", 2);
+}
+
+#[test]
 fn estimate_errors() {
     let dir = TempDir::new();
     let i = dir.inputs();
@@ -445,6 +489,7 @@ fn estimate_unary_needs_n() {
     let no_n = dir.write("c.json", r#"{"counts": [420, 560, 380]}"#);
     let err = run(&["estimate", "--spec", &spec, "--counts", &no_n]).fails("invalid_argument", 1).to_string();
     assert!(err.contains("`n`"), "{err}");
+    run(&["estimate", "--spec", &spec, "--counts", &no_n, "--method", "mle"]).fails("invalid_argument", 2);
     let with_n = dir.write("cn.json", r#"{"counts": [420, 560, 380], "n": 1000}"#);
     let out = estimate_json(&["--spec", &spec, "--counts", &with_n, "--project"]);
     let want = estimate_document(&doc, &ones, Some(1000.0)).unwrap().with_projection();

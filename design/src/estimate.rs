@@ -35,7 +35,8 @@ pub struct Estimate {
     pub projected: Option<Vec<f64>>,
 }
 
-fn check_counts(counts: &[f64], len: usize) -> Result<f64> {
+/// Checks per-output counts (`len` of them, finite, ≥ 0, not all 0) and returns their sum.
+pub(crate) fn check_counts(counts: &[f64], len: usize) -> Result<f64> {
     if counts.len() != len {
         return Err(Error::field("counts").dims(len, counts.len()));
     }
@@ -164,6 +165,23 @@ pub fn estimate_unary(q01: f64, q10: f64, ones: &[f64], n: f64) -> Result<Estima
         n,
         projected: None,
     })
+}
+
+/// The channel P(Y|X) counts are read through: the document's (dense), or for a
+/// per-secret mechanism the induced channel (Ding, Liu, Farokhi eq 9).
+///
+/// # Errors
+/// `invalid_argument` (`mechanism`) for unary encoding, whose reports are bit vectors.
+pub fn document_channel(doc: &Document) -> Result<Matrix> {
+    match doc.mechanism() {
+        MechanismKind::PerSecret { p_y_given_sx, markov: None } => {
+            Ok(privlift::leakage::induced_channel(&doc.p_sx(), p_y_given_sx))
+        }
+        kind => kind.channel_matrix(doc.input().len()).ok_or_else(|| Error::InvalidArgument {
+            name: "mechanism".into(),
+            reason: "unary encoding reports bit vectors: estimate it from its bit counts".into(),
+        }),
+    }
 }
 
 /// Estimates P_X from a document and counts (per output; for unary encoding, the

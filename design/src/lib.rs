@@ -46,6 +46,7 @@ pub mod lift;
 mod linalg;
 pub mod linear;
 mod lp;
+pub mod mle;
 pub mod optimal_ldp;
 pub mod orr;
 pub mod oue;

@@ -1,0 +1,169 @@
+//! Maximum-likelihood estimation of P_X from report counts, for **every** channel,
+//! invertible or not: the EM algorithm (the iterative Bayesian update of Agrawal,
+//! Srikant & Thomas, *Privacy-preserving data mining*, and of Kairouz et al.'s
+//! discrete distribution estimation under LDP) on the probability simplex.
+//!
+//! With counts c_y (n in all) and λ = Wᵀp the report distribution, the log-likelihood is
+//! ℓ(p) = Σ_y c_y ln λ_y, and one EM step is p_x ← p_x Σ_y W_xy (c_y/n) / λ_y: it stays on
+//! the simplex and never decreases ℓ.
+//!
+//! **Standard errors** come from the observed information J = Σ_y c_y W_·y W_·yᵀ / λ_y²
+//! on the simplex's tangent space {v : Σ v = 0}: its pseudo-inverse there is the
+//! covariance of p̂ along the directions the reports identify. A direction v with
+//! Wᵀv = 0 (a watchdog's merged inputs, an LP design's unused outputs) changes no report
+//! probability: it is returned in `unidentified`, never hidden, and the standard errors
+//! are those of the identified part.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use serde::Serialize;
+
+use super::estimate::check_counts;
+use super::linalg::symmetric_eigen;
+use privlift::document::Matrix;
+use privlift::error::{Error, Result};
+
+/// Largest |X| whose standard errors are computed (an O(|X|³) eigen-decomposition);
+/// above it they are NaN.
+pub const MAX_SE_SYMBOLS: usize = 512;
+
+/// Relative size below which an eigenvalue of the information counts as 0.
+const IDENTIFIED: f64 = 1e-9;
+
+/// The maximum-likelihood estimate and what the reports cannot tell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Mle {
+    /// p̂, a distribution over X.
+    pub estimate: Vec<f64>,
+    /// Standard error of each entry along the identified directions (NaN above
+    /// [`MAX_SE_SYMBOLS`]).
+    pub std_error: Vec<f64>,
+    /// Number of reports.
+    pub n: f64,
+    /// Unit directions v (Σ v = 0) that change no report probability: P_X + t·v explains
+    /// the counts exactly as well.
+    pub unidentified: Vec<Vec<f64>>,
+    /// EM iterations run.
+    pub iterations: usize,
+    /// ℓ(p̂) in nats.
+    pub log_likelihood: f64,
+}
+
+/// Maximum-likelihood P_X for the channel `w` (rows x, columns y) from per-output counts.
+///
+/// Runs EM from the uniform distribution until no entry moves by more than 1e-12 in a
+/// step, or `max_iterations`.
+///
+/// # Errors
+/// `dimension_mismatch` (counts ≠ |Y|), `non_finite` / `invalid_argument` for a count that
+/// is not a finite number ≥ 0 or no reports at all, `invalid_argument` naming
+/// `counts[y]` for reports of an output the channel never releases.
+pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result<Mle> {
+    let (nx, ny) = (w.rows(), w.cols());
+    let n = check_counts(counts, ny)?;
+    if let Some(y) = (0..ny).find(|&y| counts[y] > 0.0 && (0..nx).all(|x| w.get(x, y) == 0.0)) {
+        return Err(Error::InvalidArgument {
+            name: alloc::format!("counts[{y}]"),
+            reason: "reports of an output this channel never releases".into(),
+        });
+    }
+    let f: Vec<f64> = counts.iter().map(|c| c / n).collect();
+    let mut p = vec![1.0 / nx as f64; nx];
+    let mut lambda = vec![0.0; ny];
+    let mut iterations = 0;
+    while iterations < max_iterations {
+        report_distribution(w, &p, &mut lambda);
+        let mut moved = 0.0f64;
+        for (x, px) in p.iter_mut().enumerate() {
+            let g: f64 = w
+                .row(x)
+                .iter()
+                .zip(&f)
+                .zip(&lambda)
+                .filter(|&((_, &fy), _)| fy > 0.0)
+                .map(|((&wxy, &fy), &l)| wxy * fy / l)
+                .sum();
+            let next = *px * g;
+            moved = moved.max((next - *px).abs());
+            *px = next;
+        }
+        iterations += 1;
+        if moved <= 1e-12 {
+            break;
+        }
+    }
+    // Renormalise the rounding drift of the steps.
+    let total: f64 = p.iter().sum();
+    p.iter_mut().for_each(|v| *v /= total);
+    report_distribution(w, &p, &mut lambda);
+    let log_likelihood = counts.iter().zip(&lambda).filter(|(&c, _)| c > 0.0).map(|(&c, &l)| c * libm::log(l)).sum();
+    let (std_error, unidentified) =
+        if nx <= MAX_SE_SYMBOLS { information_errors(w, counts, &lambda) } else { (vec![f64::NAN; nx], Vec::new()) };
+    Ok(Mle { estimate: p, std_error, n, unidentified, iterations, log_likelihood })
+}
+
+/// λ = Wᵀp.
+fn report_distribution(w: &Matrix, p: &[f64], lambda: &mut [f64]) {
+    lambda.iter_mut().for_each(|l| *l = 0.0);
+    for (x, &px) in p.iter().enumerate() {
+        for (l, &wxy) in lambda.iter_mut().zip(w.row(x)) {
+            *l += px * wxy;
+        }
+    }
+}
+
+/// Standard errors from the pseudo-inverse of the observed information on the tangent
+/// space, and the unidentified directions (module docs).
+fn information_errors(w: &Matrix, counts: &[f64], lambda: &[f64]) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let k = w.rows();
+    let mut j = vec![0.0; k * k];
+    for (y, (&c, &l)) in counts.iter().zip(lambda).enumerate() {
+        if c == 0.0 || l <= 0.0 {
+            continue;
+        }
+        let s = c / (l * l);
+        for a in 0..k {
+            let wa = w.get(a, y);
+            if wa == 0.0 {
+                continue;
+            }
+            for b in 0..k {
+                j[a * k + b] += s * wa * w.get(b, y);
+            }
+        }
+    }
+    // H = P J P with P = I − 11ᵀ/k, the projection onto {v : Σ v = 0}.
+    let (row_mean, total): (Vec<f64>, f64) = {
+        let rm: Vec<f64> = (0..k).map(|a| j[a * k..(a + 1) * k].iter().sum::<f64>() / k as f64).collect();
+        let t = rm.iter().sum::<f64>() / k as f64;
+        (rm, t)
+    };
+    let h: Vec<f64> = (0..k * k).map(|i| j[i] - row_mean[i / k] - row_mean[i % k] + total).collect();
+    let (vals, vecs) = symmetric_eigen(&h, k);
+    let top = vals.iter().copied().fold(0.0f64, f64::max);
+    let mut var = vec![0.0; k];
+    // The null space of H holds the simplex's normal 1/√k and the unidentified directions,
+    // possibly mixed by the solver: its vectors are projected onto {Σ v = 0} and
+    // orthonormalised (Gram–Schmidt), the normal's remnant dropping out.
+    let mut unidentified: Vec<Vec<f64>> = Vec::new();
+    for (i, &val) in vals.iter().enumerate() {
+        let v: Vec<f64> = (0..k).map(|a| vecs[a * k + i]).collect();
+        if val > IDENTIFIED * top {
+            for (a, va) in var.iter_mut().enumerate() {
+                *va += v[a] * v[a] / val;
+            }
+            continue;
+        }
+        let mean = v.iter().sum::<f64>() / k as f64;
+        let mut u: Vec<f64> = v.iter().map(|x| x - mean).collect();
+        for b in &unidentified {
+            let d: f64 = u.iter().zip(b).map(|(x, y)| x * y).sum();
+            u.iter_mut().zip(b).for_each(|(x, y)| *x -= d * y);
+        }
+        let norm = libm::sqrt(u.iter().map(|x| x * x).sum::<f64>());
+        if norm > 1e-6 {
+            unidentified.push(u.into_iter().map(|x| x / norm).collect());
+        }
+    }
+    (var.into_iter().map(libm::sqrt).collect(), unidentified)
+}
