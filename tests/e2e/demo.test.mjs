@@ -347,11 +347,25 @@ test("the README's JavaScript example runs as written", async () => {
     '\nwindow.__readme = { y, receipt };\n';
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
+  // A collector's POST /v1/reports (the demo's static server has none): record and acknowledge.
+  const posted = [];
+  await page.route('**/v1/reports', async (route) => {
+    const batch = JSON.parse(route.request().postData());
+    posted.push(batch);
+    await route.fulfill({ status: 202, contentType: 'application/json',
+      body: JSON.stringify({ accepted: batch.reports.length, duplicates: 0 }) });
+  });
   await page.goto(base);
   await page.addScriptTag({ type: 'module', content: code });
   await page.waitForFunction(() => window.__readme, null, { timeout: 15000 });
-  const { receipt } = await page.evaluate(() => window.__readme);
+  await page.unroute('**/v1/reports');
+  const { y, receipt } = await page.evaluate(() => window.__readme);
   assert.equal(receipt.mechanism_id, 'age-krr-eps1');
+  assert.equal(posted.length, 1, 'one batch sent');
+  const [report] = posted[0].reports;
+  assert.deepEqual(Object.keys(report).sort(), ['mechanism', 'output', 'report_id', 'sha256']);
+  assert.equal(report.mechanism, 'age-krr-eps1');
+  assert.ok(Number.isInteger(y) && typeof report.output === 'string');
   assert.ok(logs.some((l) => l.startsWith('every lift stays in [')), logs.join('\n'));
 });
 
