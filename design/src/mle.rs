@@ -43,7 +43,7 @@ pub struct Mle {
     /// Unit directions v (Σ v = 0) that change no report probability: P_X + t·v explains
     /// the counts exactly as well.
     pub unidentified: Vec<Vec<f64>>,
-    /// EM iterations run.
+    /// EM steps run (three per SQUAREM cycle).
     pub iterations: usize,
     /// ℓ(p̂) in nats.
     pub log_likelihood: f64,
@@ -51,8 +51,8 @@ pub struct Mle {
 
 /// Maximum-likelihood P_X for the channel `w` (rows x, columns y) from per-output counts.
 ///
-/// Runs EM from the uniform distribution until no entry moves by more than 1e-12 in a
-/// step, or `max_iterations`.
+/// Runs EM, accelerated by SQUAREM, from the uniform distribution until no entry moves by
+/// more than 1e-12 in a cycle, or `max_iterations` EM steps.
 ///
 /// # Errors
 /// `dimension_mismatch` (counts ≠ |Y|), `non_finite` / `invalid_argument` for a count that
@@ -70,24 +70,63 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
     let f: Vec<f64> = counts.iter().map(|c| c / n).collect();
     let mut p = vec![1.0 / nx as f64; nx];
     let mut lambda = vec![0.0; ny];
+    let em = |p: &[f64], lambda: &mut [f64]| -> Vec<f64> {
+        report_distribution(w, p, lambda);
+        (0..nx)
+            .map(|x| {
+                let g: f64 = w
+                    .row(x)
+                    .iter()
+                    .zip(&f)
+                    .zip(lambda.iter())
+                    .filter(|&((_, &fy), _)| fy > 0.0)
+                    .map(|((&wxy, &fy), &l)| wxy * fy / l)
+                    .sum();
+                p[x] * g
+            })
+            .collect()
+    };
+    let loglik = |p: &[f64], lambda: &mut [f64]| -> f64 {
+        report_distribution(w, p, lambda);
+        f.iter().zip(lambda.iter()).filter(|(&fy, _)| fy > 0.0).map(|(&fy, &l)| fy * libm::log(l)).sum()
+    };
+    // SQUAREM (Varadhan & Roland, *Simple and globally convergent methods for accelerating
+    // the convergence of any EM algorithm*, Scand. J. Stat. 2008, scheme S3): two EM steps
+    // p1 = F(p0), p2 = F(p1) give r = p1 − p0 and v = p2 − p1 − r; the extrapolation
+    // p0 − 2αr + α²v with α = −‖r‖/‖v‖ (at most −1), kept in the simplex, is followed by
+    // one EM step, and replaced by p2 whenever it would lower the likelihood. A plain EM
+    // step at ε = 1, k = 256 shrinks the error by 0.7 %, so thousands are needed; a cycle
+    // here takes three and converges in tens.
     let mut iterations = 0;
     while iterations < max_iterations {
-        report_distribution(w, &p, &mut lambda);
-        let mut moved = 0.0f64;
-        for (x, px) in p.iter_mut().enumerate() {
-            let g: f64 = w
-                .row(x)
+        let p1 = em(&p, &mut lambda);
+        let p2 = em(&p1, &mut lambda);
+        iterations += 2;
+        let r: Vec<f64> = p1.iter().zip(&p).map(|(a, b)| a - b).collect();
+        let v: Vec<f64> = p2.iter().zip(&p1).zip(&r).map(|((a, b), r)| a - b - r).collect();
+        let (nr, nv) = (norm(&r), norm(&v));
+        let next = if nv > 0.0 {
+            let alpha = (-nr / nv).min(-1.0);
+            let mut q: Vec<f64> = p
                 .iter()
-                .zip(&f)
-                .zip(&lambda)
-                .filter(|&((_, &fy), _)| fy > 0.0)
-                .map(|((&wxy, &fy), &l)| wxy * fy / l)
-                .sum();
-            let next = *px * g;
-            moved = moved.max((next - *px).abs());
-            *px = next;
-        }
-        iterations += 1;
+                .zip(&r)
+                .zip(&v)
+                .map(|((p, r), v)| (p - 2.0 * alpha * r + alpha * alpha * v).max(0.0))
+                .collect();
+            let total: f64 = q.iter().sum();
+            q.iter_mut().for_each(|x| *x /= total);
+            let stabilised = em(&q, &mut lambda);
+            iterations += 1;
+            if loglik(&stabilised, &mut lambda) >= loglik(&p2, &mut lambda) {
+                stabilised
+            } else {
+                p2
+            }
+        } else {
+            p2
+        };
+        let moved = next.iter().zip(&p).map(|(a, b)| (a - b).abs()).fold(0.0f64, f64::max);
+        p = next;
         if moved <= 1e-12 {
             break;
         }
@@ -100,6 +139,10 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
     let (std_error, unidentified) =
         if nx <= MAX_SE_SYMBOLS { information_errors(w, counts, &lambda) } else { (vec![f64::NAN; nx], Vec::new()) };
     Ok(Mle { estimate: p, std_error, n, unidentified, iterations, log_likelihood })
+}
+
+fn norm(v: &[f64]) -> f64 {
+    libm::sqrt(v.iter().map(|x| x * x).sum())
 }
 
 /// λ = Wᵀp.

@@ -62,6 +62,40 @@ fn a_merge_reports_the_direction_it_cannot_identify() {
     assert!(m.std_error.iter().all(|s| s.is_finite()));
 }
 
+/// One plain EM step from `p`.
+fn em_step(w: &Matrix, counts: &[f64], p: &[f64]) -> Vec<f64> {
+    let n: f64 = counts.iter().sum();
+    let lambda: Vec<f64> = (0..w.cols()).map(|y| (0..w.rows()).map(|x| p[x] * w.get(x, y)).sum()).collect();
+    (0..w.rows())
+        .map(|x| {
+            p[x] * (0..w.cols())
+                .filter(|&y| counts[y] > 0.0)
+                .map(|y| w.get(x, y) * counts[y] / n / lambda[y])
+                .sum::<f64>()
+        })
+        .collect()
+}
+
+#[test]
+fn the_accelerated_estimate_is_a_fixed_point_of_em_on_the_boundary_too() {
+    // The log-likelihood is concave in p: a fixed point of EM on the simplex is the MLE.
+    // Counts that put the MLE on the boundary (an output seen less than the mixing alone
+    // explains), a large k-RR and a sparse LP-like channel.
+    let cases: Vec<(Matrix, Vec<f64>)> = vec![
+        (krr(4, 0.5), vec![100.0, 100.0, 100.0, 40.0]),
+        (krr(64, 1.0), (0..64).map(|y| 1000.0 + (y * y % 97) as f64 * 50.0).collect()),
+        (Matrix::from_flat(3, 3, vec![0.7, 0.3, 0.0, 0.0, 0.6, 0.4, 0.2, 0.0, 0.8]), vec![10.0, 500.0, 3.0]),
+    ];
+    for (w, c) in cases {
+        let m = estimate_mle(&w, &c, 100_000).unwrap();
+        assert!(m.iterations < 100_000, "converged: {}", m.iterations);
+        let next = em_step(&w, &c, &m.estimate);
+        let moved = next.iter().zip(&m.estimate).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(moved < 1e-9, "one more EM step moves it by {moved}");
+        assert!(m.estimate.iter().all(|&v| v >= 0.0) && (m.estimate.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    }
+}
+
 #[test]
 fn impossible_and_malformed_counts_are_typed_errors() {
     let w = Matrix::from_flat(2, 3, vec![0.5, 0.5, 0.0, 0.2, 0.8, 0.0]);
