@@ -70,10 +70,12 @@ Commands:
             claims and `utility` (mi_xy, nmi, tv, hamming, expected_distortion;
             null where undefined). Every design is audited by the library before
             it is printed; one that misses its claims is an error, never a document.
-  estimate  Print the unbiased estimate of the input histogram P_X from the counts
-            of the reports: {\"estimate\", \"std_error\", \"n\", \"labels\"}, plus
-            \"projected\" (onto the probability simplex) with --project. Counts
-            are mergeable: add the count vectors of shards before estimating.
+  estimate  Print the estimate of the input histogram P_X from the counts of the
+            reports: {\"estimate\", \"std_error\", \"n\", \"labels\", \"method\"}.
+            --method mle (default): maximum likelihood by EM, any channel, plus
+            \"unidentified\" (directions the channel cannot identify); --method
+            unbiased: the inversion. \"projected\" (onto the simplex) with
+            --project. Counts are mergeable: give --counts once per shard.
   bound     Print a privacy-accounting bound (Jiang et al., Context-Aware LIP)
             as one JSON object (nats; unbounded = \"inf\"):
             lip-to-ldp        {\"bound\"}: LDP implied by E-LIP when min P = P (Prop 1)
