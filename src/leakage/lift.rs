@@ -141,7 +141,7 @@ impl JointSY {
 
     /// P(y), the underflow check of the lifts' denominators and the rounding counts, from
     /// P(s,y) over `nx` inputs (`widest`: most non-zeros of a joint row).
-    fn finish(
+    pub(crate) fn finish(
         nx: usize,
         ny: usize,
         p_sy: Vec<f64>,

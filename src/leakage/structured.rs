@@ -173,18 +173,9 @@ impl MixJoint {
         let mut support_y = vec![false; k];
         let mut underflow = false;
         for y in 0..k {
-            rest[y] = before[y] + after[y + 1];
-            others[y] = positive > usize::from(prior[y] > 0.0);
-            // Structural supports from the exact numerators (all ≥ 2⁻¹²⁸ when non-zero).
-            let off_pos = mx.comp > 0.0 && mx.mixing[y] > 0.0;
-            let diag_pos = mx.keep > 0.0 || off_pos;
-            let (a_pos, b_pos) = (prior[y] > 0.0 && diag_pos, others[y] && off_pos);
-            let (a, b) = (prior[y] * diag[y], rest[y] * off[y]);
-            underflow |= (off_pos && off[y] < UNDERFLOW_THRESHOLD)
-                || (a_pos && a < UNDERFLOW_THRESHOLD)
-                || (b_pos && b < UNDERFLOW_THRESHOLD);
-            p_y[y] = a + b;
-            support_y[y] = a_pos || b_pos;
+            let c = mix_cell(mx, &off, &diag, prior, (&before, &after, positive), y);
+            (rest[y], others[y], p_y[y], support_y[y]) = (c.rest, c.others, c.joint, c.support);
+            underflow |= c.underflow;
         }
         MixJoint { prior: prior.to_vec(), off, diag, rest, others, p_y, support_y, input_roundings, underflow }
     }
@@ -371,35 +362,49 @@ fn mix_joint_declared(p_sx: &Matrix, mx: &MixExact) -> JointSY {
         let (before, after) = prefix_suffix_sums(row);
         let positive = row.iter().filter(|&&p| p > 0.0).count();
         for y in 0..nx {
-            let off_pos = mx.comp > 0.0 && mx.mixing[y] > 0.0;
-            let diag_pos = mx.keep > 0.0 || off_pos;
-            let others = positive > usize::from(row[y] > 0.0);
-            let (a_pos, b_pos) = (row[y] > 0.0 && diag_pos, others && off_pos);
-            let (a, b) = (row[y] * diag[y], (before[y] + after[y + 1]) * off[y]);
-            underflow |= (off_pos && off[y] < UNDERFLOW_THRESHOLD)
-                || (a_pos && a < UNDERFLOW_THRESHOLD)
-                || (b_pos && b < UNDERFLOW_THRESHOLD);
-            p_sy[s * nx + y] = a + b;
-            support_y[y] |= a_pos || b_pos;
+            let c = mix_cell(mx, &off, &diag, row, (&before, &after, positive), y);
+            p_sy[s * nx + y] = c.joint;
+            support_y[y] |= c.support;
+            underflow |= c.underflow;
         }
     }
-    let mut p_y = vec![0.0; nx];
-    for s in 0..ns {
-        for (py, v) in p_y.iter_mut().zip(&p_sy[s * nx..(s + 1) * nx]) {
-            *py += v;
-        }
-    }
-    underflow |= denominators_underflow(&p_s, &p_y, &support_y);
+    let mut j = JointSY::finish(nx, nx, p_sy, p_s, support_y, underflow, 1);
     // P(s,y): |X| + 5 roundings (see the module docs); P(y) adds |S|; the lift adds P(s)
     // (a sum of ≤ |X| terms), the product and the division.
-    let roundings = nx + 5 + ns;
-    JointSY { ns, ny: nx, p_sy, p_s, p_y, support_y, roundings, lift_roundings: 2 * roundings + nx + 4, underflow }
+    j.roundings = nx + 5 + ns;
+    j.lift_roundings = 2 * j.roundings + nx + 4;
+    j
 }
 
-fn denominators_underflow(p_s: &[f64], p_y: &[f64], support_y: &[bool]) -> bool {
-    p_s.iter()
-        .filter(|&&ps| ps > 0.0)
-        .any(|&ps| p_y.iter().zip(support_y).any(|(&py, &sp)| sp && ps * py < UNDERFLOW_THRESHOLD))
+/// One cell of a mixture's joint, for a joint row (P(s,x) over x; the prior for S = X).
+struct MixCell {
+    /// row[y]·P(y|y) + (Σ_{x≠y} row[x])·(1 − κ)m_y.
+    joint: f64,
+    /// Σ_{x≠y} row[x], from prefix and suffix sums.
+    rest: f64,
+    /// Whether some x ≠ y has row[x] > 0.
+    others: bool,
+    /// Whether the cell is structurally positive (from the exact numerators, all ≥ 2⁻¹²⁸ when
+    /// non-zero, not from the computed product).
+    support: bool,
+    /// Some structurally positive product fell into the subnormal range.
+    underflow: bool,
+}
+
+/// The mixture's cell (row, y); `sums` are the row's prefix and suffix sums and its number
+/// of positive entries.
+fn mix_cell(mx: &MixExact, off: &[f64], diag: &[f64], row: &[f64], sums: (&[f64], &[f64], usize), y: usize) -> MixCell {
+    let (before, after, positive) = sums;
+    let rest = before[y] + after[y + 1];
+    let others = positive > usize::from(row[y] > 0.0);
+    let off_pos = mx.comp > 0.0 && mx.mixing[y] > 0.0;
+    let diag_pos = mx.keep > 0.0 || off_pos;
+    let (a_pos, b_pos) = (row[y] > 0.0 && diag_pos, others && off_pos);
+    let (a, b) = (row[y] * diag[y], rest * off[y]);
+    let underflow = (off_pos && off[y] < UNDERFLOW_THRESHOLD)
+        || (a_pos && a < UNDERFLOW_THRESHOLD)
+        || (b_pos && b < UNDERFLOW_THRESHOLD);
+    MixCell { joint: a + b, rest, others, support: a_pos || b_pos, underflow }
 }
 
 /// P(s,y) of a sparse channel, over its non-zero entries (the same sums, in the same order,
@@ -436,25 +441,7 @@ fn sparse_joint(joint: Option<&Matrix>, prior: &[f64], outputs: usize, rows: &[V
             }
         }
     }
-    let mut p_y = vec![0.0; outputs];
-    for s in 0..ns {
-        for (py, v) in p_y.iter_mut().zip(&p_sy[s * outputs..(s + 1) * outputs]) {
-            *py += v;
-        }
-    }
-    underflow |= denominators_underflow(&p_s, &p_y, &support_y);
-    let roundings = nx + 2 + ns;
-    JointSY {
-        ns,
-        ny: outputs,
-        p_sy,
-        p_s,
-        p_y,
-        support_y,
-        roundings,
-        lift_roundings: 2 * roundings + 4 + (max_row - 1),
-        underflow,
-    }
+    JointSY::finish(nx, outputs, p_sy, p_s, support_y, underflow, max_row)
 }
 
 /// P_SY of the exact channel `ch` under the declared joint `joint` (`None`: S = X under
