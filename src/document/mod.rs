@@ -27,7 +27,7 @@ pub use continuous::{
 };
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
-pub use structured::{krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
+pub use structured::{block_count, krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
 pub use wire::{
     check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION,
 };
@@ -198,7 +198,7 @@ impl MechanismKind {
                 Some(Matrix::from_flat(nx, nx, w))
             }
             MechanismKind::Merge { blocks, inner } => {
-                let nb = blocks.iter().max().map_or(0, |&b| b as usize + 1);
+                let nb = block_count(blocks);
                 let q = match inner {
                     Some(i) => i.channel_matrix(nb)?,
                     None => Matrix::diag(&alloc::vec![1.0; nb]),

@@ -196,6 +196,11 @@ impl Sparse {
     }
 }
 
+/// B, the number of blocks of a merge's `blocks` (b(x) for each input, 0..B−1).
+pub fn block_count(blocks: &[u32]) -> usize {
+    blocks.iter().max().map_or(0, |&b| b as usize + 1)
+}
+
 /// The first output and the number of outputs of group `g`.
 fn group_outputs(srr: &Srr, g: usize) -> (usize, usize) {
     let y0 = srr.low_risk.len() + srr.groups[..g].iter().map(|(_, r)| r).sum::<usize>();
@@ -471,7 +476,7 @@ pub(super) fn outputs(kind: &MechanismKind, nx: usize) -> usize {
     match kind {
         MechanismKind::Krr { .. } | MechanismKind::RrLip { .. } => nx,
         MechanismKind::Merge { blocks, inner } => {
-            let nb = blocks.iter().max().map_or(0, |&b| b as usize + 1);
+            let nb = block_count(blocks);
             inner.as_ref().map_or(nb, |i| outputs(i, nb))
         }
         MechanismKind::Sparse(s) => s.outputs(),

@@ -236,7 +236,7 @@ pub fn from_joint_in(j: &dyn Columns, alpha: f64, scope: Scope) -> Leakage {
         min_l = 1.0;
         max_l = 1.0;
     }
-    let ldp = if worst_ratio == 0.0 { 0.0 } else { ln_up(worst_ratio, ratio_rel).max(0.0) };
+    let ldp = ln_of_ratio(worst_ratio, ratio_rel);
     let mut out = leakage_of(j, alpha, rel, (min_l, max_l, ldp, mi_sy), [l1, chi2, al, l1i, chi2i, ali]);
     let nan = f64::NAN;
     if !scope.information {
@@ -367,10 +367,17 @@ pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
         }
         worst = worst.max(if lo == 0.0 { f64::INFINITY } else { hi / lo });
     }
+    ln_of_ratio(worst, gamma(3))
+}
+
+/// An LDP from its largest ratio P(y|a)/P(y|b) (≥ 1, computed to relative error `rel`):
+/// ln of it rounded up, 0 when no output is released (ratio 0). `ln_up` is increasing, so
+/// one log of the largest ratio is the largest of the per-output bounds.
+pub(crate) fn ln_of_ratio(worst: f64, rel: f64) -> f64 {
     if worst == 0.0 {
         0.0
     } else {
-        ln_up(worst, gamma(3)).max(0.0)
+        ln_up(worst, rel).max(0.0)
     }
 }
 

@@ -27,6 +27,7 @@ use alloc::vec::Vec;
 
 use super::columns::{Columns, Term};
 use super::lift::UNDERFLOW_THRESHOLD;
+use super::ln_of_ratio;
 use super::{
     from_joint_in, ldp_of_rows, lip_of, lip_only, maximal_leakage, mutual_information_xy, JointSY, Leakage, Scope,
 };
@@ -512,15 +513,6 @@ fn ldp_x(ch: &Exact) -> f64 {
         }
         // Every block has an input, so the prior-free maximum over x is the one over blocks.
         Exact::Merge { inner, .. } => ldp_x(inner),
-    }
-}
-
-/// ln of the largest LDP ratio, rounded up (0 when no output is released).
-fn ln_of_ratio(worst: f64, rel: f64) -> f64 {
-    if worst == 0.0 {
-        0.0
-    } else {
-        ln_up(worst, rel).max(0.0)
     }
 }
 

@@ -160,7 +160,7 @@ fn structured_units(
             build + again * (x_audit + s_audit) + priors * x_audit
         }
         MechanismKind::Merge { blocks, inner } => {
-            let nb = blocks.iter().max().map_or(0.0, |&b| b as f64 + 1.0);
+            let nb = crate::document::block_count(blocks) as f64;
             let merged_nnz = if has_secret { ns * nb } else { nb };
             let pass = 4.0 * nx * if has_secret { ns } else { 1.0 };
             let inner_units = match inner {

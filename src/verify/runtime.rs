@@ -35,7 +35,7 @@ fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
             Categorical::Sparse(SparseSampler::new(s.outputs(), &rows)?)
         }
         MechanismKind::Merge { blocks, inner } => {
-            let nb = blocks.iter().max().map_or(0, |&b| b as usize + 1);
+            let nb = crate::document::block_count(blocks);
             let inner = match inner {
                 None => Categorical::Mix(MixSampler::identity(nb)?),
                 Some(i) => match categorical(i, nb)? {
