@@ -5,8 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-# The demo needs no Firefox (that is only for the browser test matrix).
-PRIVLIFT_NO_FIREFOX=1 bash scripts/setup.sh
+# The demo needs no Firefox and no PostgreSQL (those are for the test matrix).
+PRIVLIFT_NO_FIREFOX=1 PRIVLIFT_NO_POSTGRES=1 bash scripts/setup.sh
 bash scripts/build-wasm.sh
 cargo build --release -p privlift-cli
 bash scripts/stage-site.sh >/dev/null

@@ -13,10 +13,14 @@ GECKODRIVER_VERSION=0.37.1
 
 export PATH="$HOME/.cargo/bin:$PATH"
 
-# --- Debian packages: browsers and their drivers (for browser tests and the e2e demo test) ---
+# --- Debian packages: browsers and their drivers (browser tests, the e2e demo test), PostgreSQL ---
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+# PostgreSQL: the collector's tests run on it beside SQLite (scripts/postgres.sh).
+if [ "${PRIVLIFT_NO_POSTGRES:-0}" != 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  need_apt+=(postgresql)
+fi
 if [ "${PRIVLIFT_NO_FIREFOX:-0}" != 1 ]; then
   command -v firefox-esr >/dev/null 2>&1 || need_apt+=(firefox-esr)
 fi

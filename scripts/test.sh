@@ -24,6 +24,11 @@ cargo build -p privlift-no-std-consumer
 cargo build -p privlift-no-std-consumer --target wasm32-unknown-unknown
 
 step "native tests: the core, privlift-design, privlift-cli (the bindings run in step wasm)"
+# The collector's tests run on SQLite and on a throw-away PostgreSQL.
+pg=$(bash scripts/postgres.sh start)
+PRIVLIFT_TEST_POSTGRES=${pg% *} pg_dir=${pg#* }
+trap 'bash scripts/postgres.sh stop "$pg_dir"' EXIT
+export PRIVLIFT_TEST_POSTGRES PRIVLIFT_REQUIRE_POSTGRES=1
 cargo test --workspace --exclude privlift-wasm
 
 step "wasm: Node, Chromium, Firefox; npm package"

@@ -1,5 +1,6 @@
 //! `privlift estimate --spec SPEC.json --counts C1.json [--counts C2.json …]
-//! [--method mle|unbiased] [--project]`: the curator's estimate of the input histogram
+//! [--method mle|unbiased] [--project]`, or `privlift estimate --db URL --mechanism ID
+//! [--sha256 HEX]` for the reports a collector stored: the curator's estimate of the input histogram
 //! P_X from the counts of the reports: maximum likelihood by EM (the default; any channel,
 //! with the directions it cannot identify) or the unbiased inversion (an invertible one).
 //!
@@ -13,6 +14,7 @@ use privlift::document::{Alphabet, MechanismKind};
 use privlift::{Document, Error};
 use privlift_design::estimate::{document_channel, estimate_document, Estimate};
 use privlift_design::mle::estimate_mle;
+use privlift_design::secret::{estimate_secret, SecretEstimate};
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
@@ -86,27 +88,41 @@ fn counts_vector(counts: Counts, output: &Alphabet) -> Result<Vec<f64>, Error> {
     }
 }
 
-/// What `privlift estimate` prints. Field names and order are the CLI's contract.
+/// What `privlift estimate` prints (and `GET /v1/estimates/ID` answers). Field names and
+/// order are the CLI's contract.
 #[derive(Debug, Serialize)]
-struct Report<'a> {
-    estimate: &'a [f64],
-    std_error: &'a [f64],
-    n: serde_json::Value,
-    labels: &'a [String],
-    /// `mle` or `unbiased`.
-    method: &'static str,
+pub struct Estimated {
+    /// P̂_X (a continuous document: the lattice histogram); `null` without reports.
+    pub estimate: Option<Vec<f64>>,
+    pub std_error: Option<Vec<f64>>,
+    pub n: serde_json::Value,
+    pub labels: Vec<String>,
+    /// `mle` or `unbiased` (`null` without reports).
+    pub method: Option<&'static str>,
     /// (mle) Directions of P_X the channel cannot identify (unit vectors summing to 0).
     #[serde(skip_serializing_if = "Option::is_none")]
-    unidentified: Option<&'a [Vec<f64>]>,
+    pub unidentified: Option<Vec<Vec<f64>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    projected: Option<&'a [f64]>,
+    pub projected: Option<Vec<f64>>,
+    /// (mle, a document with a declared secret) P_S = Σ_x P(s|x) P_X(x) from the
+    /// document's joint, with its standard errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<SecretEstimate>,
+    /// (continuous) The mean of X and its standard error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_std_error: Option<f64>,
+    /// (from a collector's database) The document version's SHA-256.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
 }
 
 /// EM iterations `--method mle` runs at most.
-const MAX_EM_ITERATIONS: usize = 200_000;
+pub const MAX_EM_ITERATIONS: usize = 200_000;
 
 /// A count as JSON: an integer when it is one (exactly representable), else a float.
-fn count_json(n: f64) -> serde_json::Value {
+pub fn count_json(n: f64) -> serde_json::Value {
     if n.fract() == 0.0 && (0.0..=9_007_199_254_740_992.0).contains(&n) {
         serde_json::Value::from(n as u64)
     } else {
@@ -114,33 +130,132 @@ fn count_json(n: f64) -> serde_json::Value {
     }
 }
 
+/// An estimator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Maximum likelihood by EM: any channel.
+    Mle,
+    /// The unbiased inversion: an invertible channel, or a unary encoding's bit counts.
+    Unbiased,
+}
+
+impl Method {
+    /// `mle` or `unbiased` (`None`: the default, chosen per document by [`estimate`]).
+    pub fn parse(name: Option<&str>) -> Result<Option<Method>, CliError> {
+        match name {
+            None => Ok(None),
+            Some("mle") => Ok(Some(Method::Mle)),
+            Some("unbiased") => Ok(Some(Method::Unbiased)),
+            Some(m) => Err(CliError::usage(format!("`--method` is `mle` or `unbiased`, not {m:?}"))),
+        }
+    }
+}
+
+/// What an estimate's failure is about: the document (its channel cannot be inverted,
+/// or has no estimator) or the counts.
+#[derive(Debug)]
+pub enum Blame {
+    Document(Error),
+    Counts(Error),
+}
+
+/// The estimate of P_X (and of P_S for a document with a declared secret) from counts
+/// per output (for a unary encoding: ones per bit, and `n`), as the JSON the CLI prints.
+/// Maximum likelihood by default; a unary encoding's bit counts have the unbiased
+/// estimate only.
+pub fn estimate(
+    doc: &Document,
+    counts: &[f64],
+    n: Option<f64>,
+    method: Option<Method>,
+    project: bool,
+) -> Result<Estimated, Blame> {
+    let unary = matches!(doc.mechanism(), MechanismKind::Unary { .. });
+    if unary && method == Some(Method::Mle) {
+        return Err(Blame::Document(Error::InvalidArgument {
+            name: "method".into(),
+            reason: "maximum likelihood from a unary encoding's bit counts is not implemented: use `unbiased`".into(),
+        }));
+    }
+    let mle = method.unwrap_or(if unary { Method::Unbiased } else { Method::Mle }) == Method::Mle;
+    let blame = |e: Error| match &e {
+        // The channel itself cannot be inverted: a property of the document.
+        Error::InvalidArgument { name, .. } if name == "mechanism" => Blame::Document(e),
+        _ => Blame::Counts(e),
+    };
+    let (mut est, unidentified, secret) = if mle {
+        let w = document_channel(doc).map_err(Blame::Document)?;
+        let m = estimate_mle(&w, counts, MAX_EM_ITERATIONS).map_err(blame)?;
+        let secret = estimate_secret(doc, &m);
+        let est = Estimate { estimate: m.estimate, std_error: m.std_error, n: m.n, projected: None };
+        (est, Some(m.unidentified), secret)
+    } else {
+        (estimate_document(doc, counts, n).map_err(blame)?, None, None)
+    };
+    if project {
+        est = est.with_projection();
+    }
+    Ok(Estimated {
+        estimate: Some(est.estimate),
+        std_error: Some(est.std_error),
+        n: count_json(est.n),
+        labels: doc.input().labels().to_vec(),
+        method: Some(if mle { "mle" } else { "unbiased" }),
+        unidentified,
+        projected: est.projected,
+        secret,
+        mean: None,
+        mean_std_error: None,
+        sha256: None,
+    })
+}
+
+/// Prints `value` as pretty JSON with a final newline.
+pub fn print_json(value: &impl Serialize) -> Result<(), CliError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Json { message: e.to_string() })?;
+    text.push('\n');
+    crate::print_stdout(&text)
+}
+
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = args::parse_repeatable("estimate", argv, &["spec", "counts", "method"], &["counts"], &["project"])?;
+    let a = args::parse_repeatable(
+        "estimate",
+        argv,
+        &["spec", "counts", "method", "db", "mechanism", "sha256"],
+        &["counts"],
+        &["project"],
+    )?;
     if a.help {
         return crate::help::print("estimate");
     }
     if let Some(extra) = a.positionals.first() {
         return Err(CliError::usage(format!("unexpected argument `{extra}`")));
     }
-    let spec = a.value("spec").ok_or_else(|| CliError::usage("`privlift estimate` needs `--spec SPEC.json`"))?;
+    let method = Method::parse(a.value("method"))?;
+    if let Some(db) = a.value("db") {
+        if a.value("spec").is_some() || !a.values("counts").is_empty() {
+            return Err(CliError::usage(
+                "`--db` takes the document and the counts from the database: no `--spec` or `--counts`",
+            ));
+        }
+        let id = a
+            .value("mechanism")
+            .ok_or_else(|| CliError::usage("`privlift estimate --db URL` needs `--mechanism ID`"))?;
+        let value = crate::collect::estimate_from_db(db, id, a.value("sha256"), method, a.switch("project"))?;
+        return print_json(&value);
+    }
+    if a.value("mechanism").is_some() || a.value("sha256").is_some() {
+        return Err(CliError::usage("`--mechanism` and `--sha256` go with `--db URL`"));
+    }
+    let spec = a.value("spec").ok_or_else(|| {
+        CliError::usage("`privlift estimate` needs `--spec SPEC.json` (or `--db URL --mechanism ID`)")
+    })?;
     let paths = a.values("counts");
     if paths.is_empty() {
         return Err(CliError::usage("`privlift estimate` needs `--counts C.json` (one per shard)"));
     }
-
-    let method = a.value("method");
-    if let Some(m) = method.filter(|m| !["mle", "unbiased"].contains(m)) {
-        return Err(CliError::usage(format!("`--method` is `mle` or `unbiased`, not {m:?}")));
-    }
     let doc = Document::from_json(&files::read(spec)?).map_err(|e| CliError::in_file(spec, e))?;
     let unary = matches!(doc.mechanism(), MechanismKind::Unary { .. });
-    if unary && method == Some("mle") {
-        return Err(CliError::usage(
-            "maximum likelihood from a unary encoding's bit counts is not implemented: use `--method unbiased`",
-        ));
-    }
-    // Maximum likelihood by default; unary encoding's bit counts have the unbiased estimate.
-    let mle = method.unwrap_or(if unary { "unbiased" } else { "mle" }) == "mle";
     // The shards' counts, summed; their `n` too (each must give it, or none may).
     let (mut counts, mut n): (Option<Vec<f64>>, Option<Option<f64>>) = (None, None);
     for &path in &paths {
@@ -173,35 +288,16 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         };
     }
     let (counts, n) = (counts.unwrap_or_default(), n.flatten());
-    let counts_path = paths.join(", ");
-    let blame = |e: Error| match &e {
-        // The channel itself cannot be inverted: a property of the document.
-        Error::InvalidArgument { name, .. } if name == "mechanism" => CliError::in_file(spec, e),
-        _ => CliError::in_file(&counts_path, e),
-    };
-    let (mut est, unidentified) = if mle {
-        let w = document_channel(&doc).map_err(|e| CliError::in_file(spec, e))?;
-        let m = estimate_mle(&w, &counts, MAX_EM_ITERATIONS).map_err(blame)?;
-        let est = Estimate { estimate: m.estimate, std_error: m.std_error, n: m.n, projected: None };
-        (est, Some(m.unidentified))
-    } else {
-        (estimate_document(&doc, &counts, n).map_err(blame)?, None)
-    };
-    if a.switch("project") {
-        est = est.with_projection();
+    if unary && method == Some(Method::Mle) {
+        return Err(CliError::usage(
+            "maximum likelihood from a unary encoding's bit counts is not implemented: use `--method unbiased`",
+        ));
     }
-    let report = Report {
-        estimate: &est.estimate,
-        std_error: &est.std_error,
-        n: count_json(est.n),
-        labels: doc.input().labels(),
-        method: if mle { "mle" } else { "unbiased" },
-        unidentified: unidentified.as_deref(),
-        projected: est.projected.as_deref(),
-    };
-    let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json { message: e.to_string() })?;
-    text.push('\n');
-    crate::print_stdout(&text)
+    let value = estimate(&doc, &counts, n, method, a.switch("project")).map_err(|b| match b {
+        Blame::Document(e) => CliError::in_file(spec, e),
+        Blame::Counts(e) => CliError::in_file(&paths.join(", "), e),
+    })?;
+    print_json(&value)
 }
 
 #[cfg(test)]

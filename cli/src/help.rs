@@ -89,18 +89,19 @@ pub fn print(cmd: &str) -> Result<(), crate::CliError> {
 mod tests {
     use super::*;
 
-    const COMMANDS: [&str; 11] = [
-        "audit", "design", "estimate", "bound", "receipt", "verify", "gaussian", "laplace", "sampling", "serve", "help",
+    const COMMANDS: [&str; 13] = [
+        "audit", "design", "estimate", "bound", "receipt", "verify", "gaussian", "laplace", "sampling", "serve",
+        "collect", "simulate", "help",
     ];
 
     #[test]
     fn every_command_has_its_own_shorter_help() {
-        for cmd in &COMMANDS[..10] {
+        for cmd in &COMMANDS[..12] {
             let h = for_command(cmd).unwrap_or_else(|| panic!("{cmd}: no help"));
             assert!(h.contains(&format!("privlift {cmd} ")), "{cmd}: {h}");
             assert!(h.lines().count() < crate::HELP.lines().count() / 2 || *cmd == "design", "{cmd}: too long");
             assert!(h.contains("Exit codes"), "{cmd}");
-            for other in COMMANDS[..10].iter().filter(|o| *o != cmd) {
+            for other in COMMANDS[..12].iter().filter(|o| *o != cmd) {
                 assert!(!h.contains(&format!("privlift {other} ")), "{cmd}'s help shows {other}: {h}");
             }
         }

@@ -5,7 +5,9 @@
 //! * `privlift design` designs a mechanism and prints its (audited) document;
 //! * `privlift gaussian`, `laplace`, `sampling` calibrate the continuous-data mechanisms;
 //! * `privlift estimate` estimates the input histogram from the counts of the reports;
-//! * `privlift serve` serves a directory over HTTP/1.1 on loopback (browser demo, tests).
+//! * `privlift serve` serves a directory over HTTP/1.1 on loopback (browser demo, tests);
+//! * `privlift collect` serves the published documents and stores the reports in SQLite or
+//!   PostgreSQL, and answers the curator's estimates from them.
 //!
 //! Every error is printed to stderr as `privlift: error[CODE]: MESSAGE`, where CODE is
 //! [`privlift::Error::code`]. Exit codes: 0 success, 1 invalid input or I/O failure,
@@ -15,6 +17,7 @@
 mod args;
 mod audit;
 mod bound;
+mod collect;
 mod continuous;
 mod continuous_design;
 mod design;
@@ -39,6 +42,9 @@ Usage:
                   [--epsilon E] [--alpha A] [--a A --b B] [--distortion D.json]
                   [--eps-l EL --eps-u EU] [--notion NOTION] [--alpha-order K] [--id ID]
   privlift estimate --spec SPEC.json --counts C.json [--counts C2.json …] [--method mle|unbiased] [--project]
+  privlift estimate --db URL --mechanism ID [--sha256 HEX] [--method mle|unbiased] [--project]
+  privlift collect --db URL --dir MECHANISMS_DIR [--port PORT] [--host HOST] [--public] [--threads N]
+  privlift simulate --db URL --dir MECHANISMS_DIR --users N [--seed S] [--truth OUT.json]
   privlift bound lip-to-ldp --epsilon E --pmin P
   privlift bound ldp-to-lip --epsilon E --pmin P
   privlift bound lip-to-ldp-exact --prior P.json --epsilon E
@@ -76,6 +82,25 @@ Commands:
             \"unidentified\" (directions the channel cannot identify); --method
             unbiased: the inversion. \"projected\" (onto the simplex) with
             --project. Counts are mergeable: give --counts once per shard.
+            A document with a declared secret adds \"secret\": P_S from its joint.
+            --db URL --mechanism ID: the counts and the document a collector
+            stored (the latest version, or --sha256 HEX), plus \"sha256\"; a
+            continuous document adds \"mean\" and \"mean_std_error\" (the
+            estimate is then the lattice histogram, by EM deconvolution).
+  collect   The curator's collector: serves the documents of MECHANISMS_DIR
+            (GET /v1/mechanisms/ID, ETag = SHA-256), takes reports (POST
+            /v1/reports {\"reports\": [{\"mechanism\", \"sha256\", \"output\",
+            \"report_id\"}]} -> 202 {\"accepted\", \"duplicates\"}; a bad report
+            refuses the whole batch: 400/404 {\"code\", \"message\"}) and answers
+            GET /v1/estimates/ID as `estimate --db` does. URL is sqlite:PATH
+            (created, write-ahead log) or postgres://USER@HOST:PORT/DATABASE.
+            Loopback unless --public (default port 8081); prints
+            `listening on http://HOST:PORT` once ready.
+  simulate  A synthetic population (a simulation, seeded: never for real
+            users): N users per document of MECHANISMS_DIR draw their value
+            from its prior, perturb it with the verified mechanism, and their
+            reports are stored in the collector's database (the same seed
+            stores nothing twice). --truth writes their true histograms.
   bound     Print a privacy-accounting bound (Jiang et al., Context-Aware LIP)
             as one JSON object (nats; unbounded = \"inf\"):
             lip-to-ldp        {\"bound\"}: LDP implied by E-LIP when min P = P (Prop 1)
@@ -270,6 +295,8 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "bound" => bound::run(rest),
         "design" => design::run(rest),
         "estimate" => estimate::run(rest),
+        "collect" => collect::run(rest),
+        "simulate" => collect::simulate::run(rest),
         "receipt" => receipt::run(rest),
         "gaussian" => continuous::gaussian(rest),
         "laplace" => continuous::laplace(rest),
@@ -283,8 +310,8 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "--version" | "-V" | "version" => print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION"))),
         other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
         other => Err(CliError::usage(format!(
-            "unknown command `{other}` (expected `audit`, `bound`, `design`, `estimate`, `gaussian`, `laplace`, \
-             `receipt`, `sampling`, `serve`, `verify` or `help`)"
+            "unknown command `{other}` (expected `audit`, `bound`, `collect`, `design`, `estimate`, `gaussian`, `laplace`, \
+             `receipt`, `sampling`, `serve`, `simulate`, `verify` or `help`)"
         ))),
     }
 }

@@ -63,25 +63,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         return Err(CliError::usage(format!("unexpected argument `{extra}` (use `--dir DIR`)")));
     }
     let dir = a.value("dir").unwrap_or("www");
-    let host = a.value("host").unwrap_or("127.0.0.1");
-    let port: u16 = match a.value("port") {
-        None => 8080,
-        Some(p) => {
-            p.parse().map_err(|_| CliError::usage(format!("`--port` must be a number from 0 to 65535, got {p:?}")))?
-        }
-    };
-    let addrs: Vec<SocketAddr> = (host, port)
-        .to_socket_addrs()
-        .map_err(|e| CliError::usage(format!("cannot resolve `--host` {host:?}: {e}")))?
-        .collect();
-    if addrs.is_empty() {
-        return Err(CliError::usage(format!("`--host` {host:?} resolves to no address")));
-    }
-    if !a.switch("public") && addrs.iter().any(|s| !s.ip().is_loopback()) {
-        return Err(CliError::usage(format!(
-            "refusing to serve on the non-loopback host {host:?}; add `--public` to expose DIR to the network"
-        )));
-    }
+    // Usage errors (the host, the port) before the directory's I/O errors.
+    let listener = bind(&a, 8080, "DIR")?;
     let meta = std::fs::metadata(dir).map_err(|e| CliError::io(format!("cannot serve {dir}"), e))?;
     if !meta.is_dir() {
         return Err(CliError::io(
@@ -89,8 +72,6 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             io::Error::new(io::ErrorKind::InvalidInput, "not a directory"),
         ));
     }
-    let listener =
-        TcpListener::bind(&addrs[..]).map_err(|e| CliError::io(format!("cannot listen on {host}:{port}"), e))?;
     let local = listener.local_addr().map_err(|e| CliError::io("cannot read the bound address", e))?;
     crate::print_stdout(&format!("privlift: serving {dir} at http://{local}/\n"))?;
 
@@ -113,6 +94,31 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// The listening socket of `--host H` (default loopback) and `--port P`: a host that is
+/// not loopback needs `--public` (`what` names what it would expose).
+pub fn bind(a: &args::Args, default_port: u16, what: &str) -> Result<TcpListener, CliError> {
+    let host = a.value("host").unwrap_or("127.0.0.1");
+    let port: u16 = match a.value("port") {
+        None => default_port,
+        Some(p) => {
+            p.parse().map_err(|_| CliError::usage(format!("`--port` must be a number from 0 to 65535, got {p:?}")))?
+        }
+    };
+    let addrs: Vec<SocketAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| CliError::usage(format!("cannot resolve `--host` {host:?}: {e}")))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(CliError::usage(format!("`--host` {host:?} resolves to no address")));
+    }
+    if !a.switch("public") && addrs.iter().any(|s| !s.ip().is_loopback()) {
+        return Err(CliError::usage(format!(
+            "refusing to serve on the non-loopback host {host:?}; add `--public` to expose {what} to the network"
+        )));
+    }
+    TcpListener::bind(&addrs[..]).map_err(|e| CliError::io(format!("cannot listen on {host}:{port}"), e))
 }
 
 /// An HTTP status with its reason phrase.

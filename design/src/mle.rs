@@ -47,6 +47,13 @@ pub struct Mle {
     pub iterations: usize,
     /// ℓ(p̂) in nats.
     pub log_likelihood: f64,
+    /// Covariance of p̂ along the identified directions, |X|×|X| row-major: the
+    /// pseudo-inverse Σ v vᵀ/μ over the eigenpairs (μ, v) of the projected information that
+    /// the reports identify (module docs), so `std_error[x]² = covariance[x·|X| + x]`.
+    /// A linear functional aᵀp̂ has variance aᵀ C a (the delta method is exact for it).
+    /// Empty above [`MAX_SE_SYMBOLS`].
+    #[serde(skip)]
+    pub covariance: Vec<f64>,
 }
 
 /// Maximum-likelihood P_X for the channel `w` (rows x, columns y) from per-output counts.
@@ -136,9 +143,14 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
     p.iter_mut().for_each(|v| *v /= total);
     report_distribution(w, &p, &mut lambda);
     let log_likelihood = counts.iter().zip(&lambda).filter(|(&c, _)| c > 0.0).map(|(&c, &l)| c * libm::log(l)).sum();
-    let (std_error, unidentified) =
-        if nx <= MAX_SE_SYMBOLS { information_errors(w, counts, &lambda) } else { (vec![f64::NAN; nx], Vec::new()) };
-    Ok(Mle { estimate: p, std_error, n, unidentified, iterations, log_likelihood })
+    let (covariance, unidentified) =
+        if nx <= MAX_SE_SYMBOLS { information_covariance(w, counts, &lambda) } else { (Vec::new(), Vec::new()) };
+    let std_error = if covariance.is_empty() {
+        vec![f64::NAN; nx]
+    } else {
+        (0..nx).map(|x| libm::sqrt(covariance[x * nx + x])).collect()
+    };
+    Ok(Mle { estimate: p, std_error, n, unidentified, iterations, log_likelihood, covariance })
 }
 
 fn norm(v: &[f64]) -> f64 {
@@ -155,9 +167,9 @@ fn report_distribution(w: &Matrix, p: &[f64], lambda: &mut [f64]) {
     }
 }
 
-/// Standard errors from the pseudo-inverse of the observed information on the tangent
-/// space, and the unidentified directions (module docs).
-fn information_errors(w: &Matrix, counts: &[f64], lambda: &[f64]) -> (Vec<f64>, Vec<Vec<f64>>) {
+/// The covariance (row-major) from the pseudo-inverse of the observed information on the
+/// tangent space, and the unidentified directions (module docs).
+fn information_covariance(w: &Matrix, counts: &[f64], lambda: &[f64]) -> (Vec<f64>, Vec<Vec<f64>>) {
     let k = w.rows();
     let mut j = vec![0.0; k * k];
     for (y, (&c, &l)) in counts.iter().zip(lambda).enumerate() {
@@ -184,7 +196,7 @@ fn information_errors(w: &Matrix, counts: &[f64], lambda: &[f64]) -> (Vec<f64>, 
     let h: Vec<f64> = (0..k * k).map(|i| j[i] - row_mean[i / k] - row_mean[i % k] + total).collect();
     let (vals, vecs) = symmetric_eigen(&h, k);
     let top = vals.iter().copied().fold(0.0f64, f64::max);
-    let mut var = vec![0.0; k];
+    let mut cov = vec![0.0; k * k];
     // The null space of H holds the simplex's normal 1/√k and the unidentified directions,
     // possibly mixed by the solver: its vectors are projected onto {Σ v = 0} and
     // orthonormalised (Gram–Schmidt), the normal's remnant dropping out.
@@ -192,9 +204,7 @@ fn information_errors(w: &Matrix, counts: &[f64], lambda: &[f64]) -> (Vec<f64>, 
     for (i, &val) in vals.iter().enumerate() {
         let v: Vec<f64> = (0..k).map(|a| vecs[a * k + i]).collect();
         if val > IDENTIFIED * top {
-            for (a, va) in var.iter_mut().enumerate() {
-                *va += v[a] * v[a] / val;
-            }
+            add_outer(&mut cov, &v, val);
             continue;
         }
         let mean = v.iter().sum::<f64>() / k as f64;
@@ -208,5 +218,19 @@ fn information_errors(w: &Matrix, counts: &[f64], lambda: &[f64]) -> (Vec<f64>, 
             unidentified.push(u.into_iter().map(|x| x / norm).collect());
         }
     }
-    (var.into_iter().map(libm::sqrt).collect(), unidentified)
+    (cov, unidentified)
+}
+
+/// C += v vᵀ/μ (row-major, |v| × |v|).
+fn add_outer(cov: &mut [f64], v: &[f64], mu: f64) {
+    let k = v.len();
+    for (a, &va) in v.iter().enumerate() {
+        if va == 0.0 {
+            continue;
+        }
+        let row = &mut cov[a * k..(a + 1) * k];
+        for (c, &vb) in row.iter_mut().zip(v) {
+            *c += va * vb / mu;
+        }
+    }
 }

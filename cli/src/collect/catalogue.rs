@@ -1,0 +1,194 @@
+//! The documents a collector knows: those published in `--dir` (served, and the current
+//! version of each mechanism), and earlier versions registered in the database by any
+//! collector (still accepted, counted apart).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use privlift::document::MechanismKind;
+use privlift::sample::lattice::LatticeMechanism;
+use privlift::{parse_any, AnyDocument, Document, Error};
+use sha2::{Digest, Sha256};
+
+use super::store::{Store, Version};
+
+/// Earlier versions kept in memory at most; more are parsed again on each batch.
+const MAX_CACHED_VERSIONS: usize = 256;
+
+/// A parsed document version, registered in the database.
+pub struct Published {
+    pub id: String,
+    /// Lower-case hex SHA-256 of the document's bytes: its version and ETag.
+    pub sha256: String,
+    /// `privlift_documents.version`.
+    pub version: i64,
+    /// The bytes as published.
+    pub text: String,
+    pub doc: Parsed,
+}
+
+#[allow(clippy::large_enum_variant)] // one per document version, kept behind an Arc
+pub enum Parsed {
+    Discrete(Document),
+    /// A continuous document, with the lattice sampler its outputs come from.
+    Continuous(LatticeMechanism),
+}
+
+/// Why a report's output is refused (never echoing the output itself).
+#[derive(Debug, PartialEq, Eq)]
+pub struct BadOutput(pub &'static str);
+
+impl Published {
+    /// Parses `text` (any document kind).
+    pub fn parse(text: String, version: i64) -> Result<Self, Error> {
+        let sha256 = sha256_hex(text.as_bytes());
+        let (id, doc) = match parse_any(&text)? {
+            AnyDocument::Discrete(d) => (d.id().to_string(), Parsed::Discrete(d)),
+            AnyDocument::Continuous(c) => (c.id().to_string(), Parsed::Continuous(c.sampler()?)),
+        };
+        Ok(Published { id, sha256, version, text, doc })
+    }
+
+    /// The canonical stored form of an output: the output label (from a label or an
+    /// index), the bit string of a unary encoding, or the lattice value `lo + step·j` in
+    /// Rust's shortest round-trip form.
+    pub fn canonical_output(&self, output: &serde_json::Value) -> Result<String, BadOutput> {
+        match &self.doc {
+            Parsed::Discrete(d) if matches!(d.mechanism(), MechanismKind::Unary { .. }) => {
+                let k = d.input().len();
+                match output.as_str() {
+                    Some(s) if s.len() == k && s.bytes().all(|b| b == b'0' || b == b'1') => Ok(s.to_string()),
+                    _ => Err(BadOutput("expected a string of one '0' or '1' per input label")),
+                }
+            }
+            Parsed::Discrete(d) => {
+                let out = d.output();
+                match output {
+                    serde_json::Value::String(s) if out.position(s).is_some() => Ok(s.clone()),
+                    serde_json::Value::String(_) => Err(BadOutput("not an output label of this mechanism")),
+                    serde_json::Value::Number(n) => {
+                        match n.as_u64().and_then(|i| out.label(usize::try_from(i).ok()?)) {
+                            Some(label) => Ok(label.to_string()),
+                            None => Err(BadOutput("not an output index of this mechanism")),
+                        }
+                    }
+                    _ => Err(BadOutput("expected an output label or index")),
+                }
+            }
+            Parsed::Continuous(m) => {
+                let lattice = m.lattice();
+                let j = output
+                    .as_f64()
+                    .and_then(|y| lattice.output_index(y).ok())
+                    .ok_or(BadOutput("expected a released value lo + step·j of this mechanism's lattice"))?;
+                Ok(format!("{}", lattice.value(j)))
+            }
+        }
+    }
+}
+
+/// Lower-case hex SHA-256.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The published documents (by id) and a cache of earlier versions.
+pub struct Catalogue {
+    current: HashMap<String, Arc<Published>>,
+    earlier: Mutex<HashMap<(String, String), Arc<Published>>>,
+}
+
+/// Why a report's (mechanism, sha256) has no document.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unknown {
+    Mechanism,
+    Version,
+}
+
+impl Catalogue {
+    /// Reads every `*.json` in `dir` that is a mechanism document (other JSON files, such
+    /// as an index, are skipped with a note on stderr) and registers each in `store`.
+    /// Two documents with one id are an error.
+    pub fn load(dir: &str, store: &mut dyn Store) -> Result<Self, crate::CliError> {
+        let entries = std::fs::read_dir(dir).map_err(|e| crate::CliError::io(format!("cannot read {dir}"), e))?;
+        let mut paths: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        paths.sort();
+        let mut current: HashMap<String, Arc<Published>> = HashMap::new();
+        for path in paths {
+            let name = path.display().to_string();
+            let text = crate::files::read(&name)?;
+            if !looks_like_a_document(&text) {
+                eprintln!("privlift: collect: skipping {name} (not a mechanism document)");
+                continue;
+            }
+            let mut p = Published::parse(text, 0).map_err(|e| crate::CliError::in_file(&name, e))?;
+            let v = store.register(&p.id, &p.sha256, &p.text).map_err(super::storage_failure)?;
+            p.version = v.version;
+            if current.contains_key(&p.id) {
+                return Err(crate::CliError::in_file(
+                    &name,
+                    Error::InvalidArgument {
+                        name: "id".into(),
+                        reason: format!("a second document with id {:?}", p.id),
+                    },
+                ));
+            }
+            current.insert(p.id.clone(), Arc::new(p));
+        }
+        Ok(Catalogue { current, earlier: Mutex::default() })
+    }
+
+    /// The published (current) version of `id`.
+    pub fn current(&self, id: &str) -> Option<&Arc<Published>> {
+        self.current.get(id)
+    }
+
+    /// The published documents, by id.
+    pub fn published(&self) -> Vec<&Arc<Published>> {
+        let mut v: Vec<_> = self.current.values().collect();
+        v.sort_by(|a, b| a.id.cmp(&b.id));
+        v
+    }
+
+    pub fn len(&self) -> usize {
+        self.current.len()
+    }
+
+    /// The version of `id` with this SHA-256: the published one, or an earlier one from
+    /// the database.
+    pub fn find(
+        &self,
+        store: &mut dyn Store,
+        id: &str,
+        sha256: &str,
+    ) -> Result<Result<Arc<Published>, Unknown>, super::store::StoreError> {
+        if let Some(p) = self.current.get(id).filter(|p| p.sha256 == sha256) {
+            return Ok(Ok(Arc::clone(p)));
+        }
+        let key = (id.to_string(), sha256.to_string());
+        if let Some(p) = self.earlier.lock().unwrap_or_else(PoisonError::into_inner).get(&key) {
+            return Ok(Ok(Arc::clone(p)));
+        }
+        let Some(Version { version, document, .. }) = store.version(id, sha256)? else {
+            return Ok(Err(if self.current.contains_key(id) { Unknown::Version } else { Unknown::Mechanism }));
+        };
+        // A version some collector registered from its own `--dir`: it parsed then.
+        let p = Arc::new(
+            Published::parse(document, version)
+                .map_err(|e| super::store::StoreError(format!("stored document {id} {sha256}: {e}")))?,
+        );
+        let mut earlier = self.earlier.lock().unwrap_or_else(PoisonError::into_inner);
+        if earlier.len() < MAX_CACHED_VERSIONS {
+            earlier.insert(key, Arc::clone(&p));
+        }
+        Ok(Ok(p))
+    }
+}
+
+/// A mechanism document has a `mechanism` object; an index of documents does not.
+fn looks_like_a_document(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text).map_or(true, |v| v.get("mechanism").is_some())
+}

@@ -1,0 +1,363 @@
+//! `privlift collect --db URL --dir MECHANISMS_DIR [--port P] [--host H] [--public]
+//! [--threads N]`: the curator's collector.
+//!
+//! Routes (JSON in and out; errors are `{"code", "message"}`):
+//! - `GET /v1/mechanisms/ID`: the published document, its SHA-256 as a strong `ETag`
+//!   (`If-None-Match` answers 304).
+//! - `POST /v1/reports`: `{"reports": [{"mechanism", "sha256", "output", "report_id"}]}`
+//!   → 202 `{"accepted": N, "duplicates": M}` once the batch is durable. Every report is
+//!   checked against the document version it names before any is stored ([`wire`]): a
+//!   batch is stored whole or not at all. A report id already stored (a retry, by any
+//!   collector on the database) is a duplicate, counted once.
+//! - `GET /v1/estimates/ID[?sha256=HEX]`: the estimate from the reports of the published
+//!   version (or the one named), by [`estimate_version`].
+//!
+//! The process is stateless: all state is in the database ([`store`]), so collectors scale
+//! out behind a load balancer. Loopback unless `--public`; bodies of at most
+//! [`MAX_BODY`] bytes and batches of at most [`wire::MAX_BATCH`] reports; SQL parameters
+//! only, never SQL text built from a request. Responses allow any origin (CORS): reports
+//! carry no credentials, and a web app's collector is usually on another origin.
+
+mod catalogue;
+pub mod simulate;
+mod store;
+mod wire;
+
+use std::io::Read;
+use std::sync::Arc;
+
+use privlift::document::MechanismKind;
+use privlift::Error;
+use privlift_design::lattice_estimate::estimate_lattice;
+use tiny_http::{Header, Method as HttpMethod, Request, Response, Server};
+
+use crate::args;
+use crate::estimate::{count_json, estimate, Blame, Estimated, Method, MAX_EM_ITERATIONS};
+use crate::CliError;
+use catalogue::{Catalogue, Parsed, Published};
+use store::{Store, StoreError};
+
+/// Largest request body read (a batch of 10,000 reports is about 1.5 MB).
+pub const MAX_BODY: usize = 4 * 1024 * 1024;
+/// Worker threads, each with its own database connection, by default.
+const DEFAULT_THREADS: usize = 8;
+const MAX_THREADS: usize = 256;
+
+/// An HTTP error answer: status and a JSON `{"code", "message"}` body.
+#[derive(Debug)]
+pub struct ApiError {
+    status: u16,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    fn new(status: u16, code: &'static str, message: String) -> Self {
+        ApiError { status, code, message }
+    }
+    fn bad_request(code: &'static str, message: String) -> Self {
+        Self::new(400, code, message)
+    }
+    /// A database failure: logged in full, answered 503 (clients retry with the same ids).
+    fn storage(e: StoreError) -> Self {
+        eprintln!("privlift: collect: {e}");
+        Self::new(503, "storage", "the collector's database failed; retry later".into())
+    }
+    fn from_library(e: Error) -> Self {
+        Self::new(422, e.code(), e.to_string())
+    }
+}
+
+/// A database failure of a command (code `io`).
+pub fn storage_failure(e: StoreError) -> CliError {
+    CliError::Lib { context: Some("database".into()), error: Error::Io { message: e.0 } }
+}
+
+pub fn run(argv: &[String]) -> Result<(), CliError> {
+    let a = args::parse("collect", argv, &["db", "dir", "port", "host", "threads"], &["public"])?;
+    if a.help {
+        return crate::help::print("collect");
+    }
+    if let Some(extra) = a.positionals.first() {
+        return Err(CliError::usage(format!("unexpected argument `{extra}`")));
+    }
+    let db = a
+        .value("db")
+        .ok_or_else(|| CliError::usage("`privlift collect` needs `--db sqlite:PATH` or `--db postgres://…`"))?;
+    if !store::is_database_url(db) {
+        return Err(CliError::usage("`--db` is `sqlite:PATH` or `postgres://USER@HOST:PORT/DATABASE`"));
+    }
+    let dir = a.value("dir").ok_or_else(|| CliError::usage("`privlift collect` needs `--dir MECHANISMS_DIR`"))?;
+    let threads = match a.value("threads") {
+        None => DEFAULT_THREADS,
+        Some(t) => t.parse().ok().filter(|t| (1..=MAX_THREADS).contains(t)).ok_or_else(|| {
+            CliError::usage(format!("`--threads` must be a number from 1 to {MAX_THREADS}, got {t:?}"))
+        })?,
+    };
+    let listener = crate::serve::bind(&a, 8081, "the collector")?;
+    let mut first = store::open(db).map_err(storage_failure)?;
+    let catalogue = Arc::new(Catalogue::load(dir, first.as_mut())?);
+    let mut stores = vec![first];
+    for _ in 1..threads {
+        stores.push(store::open(db).map_err(storage_failure)?);
+    }
+    let local = listener.local_addr().map_err(|e| CliError::io("cannot read the bound address", e))?;
+    let server = Arc::new(
+        Server::from_listener(listener, None)
+            .map_err(|e| CliError::io("cannot start the HTTP server", std::io::Error::other(e.to_string())))?,
+    );
+    eprintln!("privlift: collect: {} mechanisms from {dir}, {threads} threads", catalogue.len());
+    crate::print_stdout(&format!("listening on http://{local}\n"))?;
+    let workers: Vec<_> = stores
+        .into_iter()
+        .map(|mut store| {
+            let (server, catalogue) = (Arc::clone(&server), Arc::clone(&catalogue));
+            std::thread::spawn(move || {
+                while let Ok(request) = server.recv() {
+                    // A client that went away concerns that client only.
+                    let _ = handle(request, &catalogue, store.as_mut());
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        let _ = w.join();
+    }
+    Ok(())
+}
+
+fn header(name: &str, value: &str) -> Header {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("header names and values here are ASCII")
+}
+
+fn json_response(status: u16, body: String) -> Response<std::io::Cursor<Vec<u8>>> {
+    Response::from_data(body.into_bytes())
+        .with_status_code(status)
+        .with_header(header("Content-Type", "application/json"))
+        .with_header(header("Cache-Control", "no-store"))
+}
+
+fn error_response(e: &ApiError) -> Response<std::io::Cursor<Vec<u8>>> {
+    json_response(e.status, serde_json::json!({"code": e.code, "message": e.message}).to_string())
+}
+
+fn handle(mut request: Request, catalogue: &Catalogue, store: &mut dyn Store) -> std::io::Result<()> {
+    let url = request.url().to_string();
+    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
+    let cors = |r: Response<_>| r.with_header(header("Access-Control-Allow-Origin", "*"));
+    let method = request.method().clone();
+    let answer = match (&method, path) {
+        (HttpMethod::Options, _) if path.starts_with("/v1/") => {
+            let r = Response::from_data(Vec::new())
+                .with_status_code(204)
+                .with_header(header("Access-Control-Allow-Methods", "GET, POST"))
+                .with_header(header("Access-Control-Allow-Headers", "content-type, if-none-match"))
+                .with_header(header("Access-Control-Max-Age", "86400"));
+            return request.respond(cors(r));
+        }
+        (HttpMethod::Get | HttpMethod::Head, p) if p.starts_with("/v1/mechanisms/") => {
+            let id = &p["/v1/mechanisms/".len()..];
+            match catalogue.current(id) {
+                None => Err(ApiError::new(404, "unknown_mechanism", format!("no mechanism {id:?}"))),
+                Some(doc) => {
+                    let etag = format!("\"{}\"", doc.sha256);
+                    let matches = request
+                        .headers()
+                        .iter()
+                        .filter(|h| h.field.equiv("If-None-Match"))
+                        .any(|h| h.value.as_str().split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+                    let r = if matches {
+                        Response::from_data(Vec::new()).with_status_code(304)
+                    } else {
+                        Response::from_data(doc.text.clone().into_bytes())
+                            .with_header(header("Content-Type", "application/json"))
+                    };
+                    let r = r.with_header(header("ETag", &etag)).with_header(header("Cache-Control", "no-cache"));
+                    return request.respond(cors(r));
+                }
+            }
+        }
+        (HttpMethod::Post, "/v1/reports") => post_reports(&mut request, catalogue, store),
+        (HttpMethod::Get, p) if p.starts_with("/v1/estimates/") => {
+            get_estimate(&p["/v1/estimates/".len()..], query, catalogue, store)
+        }
+        (_, "/v1/reports") => Err(ApiError::new(405, "method_not_allowed", "use POST".into())),
+        (_, p) if p.starts_with("/v1/mechanisms/") || p.starts_with("/v1/estimates/") => {
+            Err(ApiError::new(405, "method_not_allowed", "use GET".into()))
+        }
+        _ => Err(ApiError::new(404, "not_found", "no such route".into())),
+    };
+    let r = match answer {
+        Ok((status, body)) => json_response(status, body),
+        Err(e) => error_response(&e),
+    };
+    request.respond(cors(r))
+}
+
+fn post_reports(
+    request: &mut Request,
+    catalogue: &Catalogue,
+    store: &mut dyn Store,
+) -> Result<(u16, String), ApiError> {
+    let too_large = || ApiError::new(413, "body_too_large", format!("the body exceeds {MAX_BODY} bytes"));
+    if request.body_length().is_some_and(|n| n > MAX_BODY) {
+        return Err(too_large());
+    }
+    let mut body = Vec::new();
+    request
+        .as_reader()
+        .take(MAX_BODY as u64 + 1)
+        .read_to_end(&mut body)
+        .map_err(|e| ApiError::bad_request("io", format!("cannot read the body: {e}")))?;
+    if body.len() > MAX_BODY {
+        return Err(too_large());
+    }
+    let reports = wire::parse_batch(&body, catalogue, store)?;
+    let accepted = store.insert(&reports).map_err(ApiError::storage)?;
+    Ok((202, serde_json::json!({"accepted": accepted, "duplicates": reports.len() as u64 - accepted}).to_string()))
+}
+
+fn get_estimate(
+    id: &str,
+    query: &str,
+    catalogue: &Catalogue,
+    store: &mut dyn Store,
+) -> Result<(u16, String), ApiError> {
+    let sha = query.split('&').find_map(|kv| kv.strip_prefix("sha256="));
+    let published = match (sha, catalogue.current(id)) {
+        (None, Some(p)) => Arc::clone(p),
+        (None, None) => return Err(ApiError::new(404, "unknown_mechanism", format!("no mechanism {id:?}"))),
+        (Some(sha), _) => catalogue
+            .find(store, id, sha)
+            .map_err(ApiError::storage)?
+            .map_err(|_| ApiError::new(404, "unknown_version", format!("no version of {id:?} has this SHA-256")))?,
+    };
+    let counts = store.counts(published.version).map_err(ApiError::storage)?;
+    let e = estimate_version(&published, &counts, None, false).map_err(|b| match b {
+        Blame::Document(e) | Blame::Counts(e) => ApiError::from_library(e),
+    })?;
+    let body = serde_json::to_string(&e).map_err(|e| ApiError::from_library(Error::Json { message: e.to_string() }))?;
+    Ok((200, body))
+}
+
+/// The estimate from a document version's stored counts (`output`, reports): the fields
+/// of `privlift estimate` plus `sha256`. No reports yet: `n` is 0 and the estimate, its
+/// errors and the method are `null`.
+pub fn estimate_version(
+    p: &Published,
+    counts: &[(String, u64)],
+    method: Option<Method>,
+    project: bool,
+) -> Result<Estimated, Blame> {
+    let n: u64 = counts.iter().map(|(_, c)| c).sum();
+    let stored = |what: &str| Blame::Counts(Error::Io { message: format!("a stored output is not {what}") });
+    let lattice_labels = |m: &privlift::sample::lattice::LatticeMechanism| -> Vec<String> {
+        (0..m.lattice().len()).map(|k| format!("{}", m.lattice().value(k as i64))).collect()
+    };
+    let mut e = if n == 0 {
+        let labels = match &p.doc {
+            Parsed::Discrete(d) => d.input().labels().to_vec(),
+            Parsed::Continuous(m) => lattice_labels(m),
+        };
+        Estimated {
+            estimate: None,
+            std_error: None,
+            n: count_json(0.0),
+            labels,
+            method: None,
+            unidentified: None,
+            projected: None,
+            secret: None,
+            mean: None,
+            mean_std_error: None,
+            sha256: None,
+        }
+    } else {
+        match &p.doc {
+            Parsed::Discrete(d) if matches!(d.mechanism(), MechanismKind::Unary { .. }) => {
+                let mut ones = vec![0.0; d.input().len()];
+                for (bits, c) in counts {
+                    if bits.len() != ones.len() {
+                        return Err(stored("a bit string of this encoding"));
+                    }
+                    for (o, b) in ones.iter_mut().zip(bits.bytes()) {
+                        *o += if b == b'1' { *c as f64 } else { 0.0 };
+                    }
+                }
+                estimate(d, &ones, Some(n as f64), method, project)?
+            }
+            Parsed::Discrete(d) => {
+                let mut v = vec![0.0; d.output().len()];
+                for (label, c) in counts {
+                    v[d.output().position(label).ok_or_else(|| stored("an output label"))?] += *c as f64;
+                }
+                estimate(d, &v, None, method, project)?
+            }
+            Parsed::Continuous(m) => {
+                if method == Some(Method::Unbiased) {
+                    return Err(Blame::Document(Error::InvalidArgument {
+                        name: "method".into(),
+                        reason: "a continuous document's histogram is estimated by maximum likelihood only".into(),
+                    }));
+                }
+                let mut pairs = Vec::with_capacity(counts.len());
+                for (value, c) in counts {
+                    let y: f64 = value.parse().map_err(|_| stored("a number"))?;
+                    let j = m.lattice().output_index(y).map_err(|_| stored("a lattice value"))?;
+                    pairs.push((j, *c as f64));
+                }
+                let l = estimate_lattice(m, &pairs, MAX_EM_ITERATIONS).map_err(Blame::Counts)?;
+                Estimated {
+                    estimate: Some(l.histogram),
+                    std_error: Some(l.std_error),
+                    n: count_json(l.n),
+                    labels: lattice_labels(m),
+                    method: Some("mle"),
+                    unidentified: None,
+                    projected: None,
+                    secret: None,
+                    mean: Some(l.mean),
+                    mean_std_error: Some(l.mean_std_error),
+                    sha256: None,
+                }
+            }
+        }
+    };
+    e.sha256 = Some(p.sha256.clone());
+    Ok(e)
+}
+
+/// `privlift estimate --db URL --mechanism ID [--sha256 HEX]`: the estimate from a
+/// collector's database, offline (the most recently registered version by default).
+pub fn estimate_from_db(
+    db: &str,
+    id: &str,
+    sha256: Option<&str>,
+    method: Option<Method>,
+    project: bool,
+) -> Result<Estimated, CliError> {
+    if !store::is_database_url(db) {
+        return Err(CliError::usage("`--db` is `sqlite:PATH` or `postgres://USER@HOST:PORT/DATABASE`"));
+    }
+    let mut store = store::open(db).map_err(storage_failure)?;
+    let version = match sha256 {
+        Some(sha) => store.version(id, sha),
+        None => store.latest(id),
+    }
+    .map_err(storage_failure)?
+    .ok_or_else(|| CliError::Lib {
+        context: Some(db.into()),
+        error: Error::InvalidArgument {
+            name: "mechanism".into(),
+            reason: format!(
+                "no {} of mechanism {id:?} in the database",
+                if sha256.is_some() { "such version" } else { "version" }
+            ),
+        },
+    })?;
+    let published = Published::parse(version.document, version.version).map_err(|e| CliError::in_file(db, e))?;
+    let counts = store.counts(published.version).map_err(storage_failure)?;
+    estimate_version(&published, &counts, method, project).map_err(|b| match b {
+        Blame::Document(e) | Blame::Counts(e) => CliError::in_file(db, e),
+    })
+}

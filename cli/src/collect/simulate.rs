@@ -1,0 +1,178 @@
+//! `privlift simulate --db URL --dir MECHANISMS_DIR --users N [--seed S] [--truth OUT.json]`:
+//! a synthetic population for a demo or a dry run of the curator's pipeline. For each
+//! published document, N users draw their value (and secret) from the document's own
+//! prior, perturb it with the verified mechanism, and their reports are stored as the
+//! collector would store them; `--truth` writes the population's true histograms.
+//!
+//! A **simulation**: the randomness is [`DeterministicRngForTesting`], seeded, so the
+//! same seed gives the same reports with the same ids, and running it again stores
+//! nothing twice. Never a way to perturb a real user's value.
+
+use std::sync::Arc;
+
+use privlift::document::MechanismKind;
+use privlift::rng::DeterministicRngForTesting;
+use privlift::verify::continuous::ContinuousPolicy;
+use privlift::{Document, Error, Policy};
+use rand::RngCore;
+use serde_json::{json, Value};
+
+use super::catalogue::{Catalogue, Parsed, Published};
+use super::storage_failure;
+use super::store::{self, Report};
+use crate::args;
+use crate::CliError;
+
+/// Most simulated users per mechanism.
+const MAX_USERS: u64 = 10_000_000;
+/// Reports per stored batch.
+const BATCH: usize = 1000;
+
+pub fn run(argv: &[String]) -> Result<(), CliError> {
+    let a = args::parse("simulate", argv, &["db", "dir", "users", "seed", "truth"], &[])?;
+    if a.help {
+        return crate::help::print("simulate");
+    }
+    if let Some(extra) = a.positionals.first() {
+        return Err(CliError::usage(format!("unexpected argument `{extra}`")));
+    }
+    let db = a.value("db").ok_or_else(|| CliError::usage("`privlift simulate` needs `--db URL`"))?;
+    if !store::is_database_url(db) {
+        return Err(CliError::usage("`--db` is `sqlite:PATH` or `postgres://USER@HOST:PORT/DATABASE`"));
+    }
+    let dir = a.value("dir").ok_or_else(|| CliError::usage("`privlift simulate` needs `--dir MECHANISMS_DIR`"))?;
+    let users: u64 = a
+        .value("users")
+        .and_then(|u| u.parse().ok())
+        .filter(|u| (1..=MAX_USERS).contains(u))
+        .ok_or_else(|| CliError::usage(format!("`--users` must be a number from 1 to {MAX_USERS}")))?;
+    let seed: u64 = match a.value("seed") {
+        None => 1,
+        Some(s) => s.parse().map_err(|_| CliError::usage(format!("`--seed` must be a number, got {s:?}")))?,
+    };
+    let mut store = store::open(db).map_err(storage_failure)?;
+    let catalogue = Catalogue::load(dir, store.as_mut())?;
+    let mut truth = serde_json::Map::new();
+    let mut stored = 0;
+    for p in catalogue.published() {
+        // A document that fails its own verification gets no users: no client would use it.
+        let (reports, t) = match population(p, users, seed) {
+            Ok(r) => r,
+            Err(e @ (Error::ClaimViolated { .. } | Error::PolicyViolated { .. })) => {
+                eprintln!("privlift: simulate: skipping {} ({}: {e})", p.id, e.code());
+                continue;
+            }
+            Err(e) => return Err(CliError::in_file(&p.id, e)),
+        };
+        for chunk in reports.chunks(BATCH) {
+            stored += store.insert(chunk).map_err(storage_failure)?;
+        }
+        truth.insert(p.id.clone(), t);
+    }
+    eprintln!(
+        "privlift: simulate: {users} users × {} mechanisms, {stored} new reports stored (the rest were there)",
+        catalogue.len()
+    );
+    if let Some(path) = a.value("truth") {
+        let text =
+            serde_json::to_string_pretty(&Value::Object(truth)).map_err(|e| Error::Json { message: e.to_string() })?;
+        std::fs::write(path, text + "\n").map_err(|e| CliError::io(format!("cannot write {path}"), e))?;
+    }
+    Ok(())
+}
+
+/// FNV-1a of the mechanism id: each mechanism's stream depends on the seed and its id
+/// only, not on the other files in the directory.
+fn stream_seed(seed: u64, id: &str) -> u64 {
+    id.bytes().fold(0xcbf2_9ce4_8422_2325 ^ seed, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A uniform draw in [0, 1) from 53 random bits.
+fn uniform(rng: &mut DeterministicRngForTesting) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// An index drawn from the weights `w` (summing to about 1) by inversion.
+fn draw(w: &[f64], rng: &mut DeterministicRngForTesting) -> usize {
+    let total: f64 = w.iter().sum();
+    let mut u = uniform(rng) * total;
+    for (i, &p) in w.iter().enumerate() {
+        if u < p {
+            return i;
+        }
+        u -= p;
+    }
+    w.iter().rposition(|&p| p > 0.0).unwrap_or(0)
+}
+
+fn report_id(rng: &mut DeterministicRngForTesting) -> String {
+    format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64())
+}
+
+/// The reports of `users` simulated users of `p`, and their true histograms.
+fn population(p: &Arc<Published>, users: u64, seed: u64) -> Result<(Vec<Report>, Value), Error> {
+    let mut rng = DeterministicRngForTesting::seed_from_u64(stream_seed(seed, &p.id));
+    let mut reports = Vec::with_capacity(users as usize);
+    let mut push = |output: String, rng: &mut DeterministicRngForTesting| {
+        reports.push(Report { report_id: report_id(rng), version: p.version, output })
+    };
+    let truth = match &p.doc {
+        Parsed::Discrete(doc) => {
+            let (nx, ns) = (doc.input().len(), doc.secret().len());
+            let joint = doc.p_sx();
+            let flat: Vec<f64> =
+                (0..ns).flat_map(|s| (0..nx).map(move |x| (s, x))).map(|(s, x)| joint.get(s, x)).collect();
+            let m = doc.verify(&Policy::default())?;
+            let unary = matches!(doc.mechanism(), MechanismKind::Unary { .. });
+            let (mut hx, mut hs) = (vec![0u64; nx], vec![0u64; ns]);
+            for _ in 0..users {
+                let cell = draw(&flat, &mut rng);
+                let (s, x) = (cell / nx, cell % nx);
+                hx[x] += 1;
+                hs[s] += 1;
+                let output = if unary {
+                    m.perturb_bits(x, &mut rng)?.iter().map(|&b| if b { '1' } else { '0' }).collect()
+                } else {
+                    doc.output().labels()[m.perturb_with_secret(s, x, &mut rng)?].clone()
+                };
+                push(output, &mut rng);
+            }
+            histograms(doc, users, &hx, &hs)
+        }
+        Parsed::Continuous(sampler) => {
+            let doc = match privlift::parse_any(&p.text)? {
+                privlift::AnyDocument::Continuous(c) => c,
+                privlift::AnyDocument::Discrete(_) => unreachable!("parsed as continuous before"),
+            };
+            let m = doc.verify(&ContinuousPolicy::default())?;
+            let lattice = sampler.lattice();
+            let mut h = vec![0u64; lattice.len()];
+            for _ in 0..users {
+                let k = draw(doc.lattice_prior(), &mut rng);
+                h[k] += 1;
+                let y = m.perturb(lattice.value(k as i64), &mut rng)?;
+                push(format!("{y}"), &mut rng);
+            }
+            let mean =
+                h.iter().enumerate().map(|(k, &c)| c as f64 * lattice.value(k as i64)).sum::<f64>() / users as f64;
+            json!({
+                "n": users,
+                "labels": (0..lattice.len()).map(|k| format!("{}", lattice.value(k as i64))).collect::<Vec<_>>(),
+                "p": h.iter().map(|&c| c as f64 / users as f64).collect::<Vec<_>>(),
+                "mean": mean,
+            })
+        }
+    };
+    let mut truth = truth;
+    truth["sha256"] = Value::from(p.sha256.clone());
+    Ok((reports, truth))
+}
+
+fn histograms(doc: &Document, users: u64, hx: &[u64], hs: &[u64]) -> Value {
+    let freq = |h: &[u64]| h.iter().map(|&c| c as f64 / users as f64).collect::<Vec<_>>();
+    let mut t = json!({"n": users, "labels": doc.input().labels(), "p": freq(hx)});
+    if doc.has_secret() {
+        t["secret"] = json!({"labels": doc.secret().labels(), "p": freq(hs)});
+    }
+    t
+}

@@ -1,0 +1,122 @@
+//! Where the collector keeps its state: the published document versions and the reports,
+//! behind one small trait with two engines ([`sqlite`], the embedded default, and
+//! [`postgres`]). The collector process holds no state of its own: a report id's
+//! uniqueness is the database's primary key, so any number of collectors on one database
+//! count a retried batch once.
+//!
+//! The schema ([`schema`], the same on both engines; `privlift_` prefixes keep it apart
+//! from an application's own tables): `privlift_documents (version, mechanism, sha256,
+//! document)`, one row per published document version, and `privlift_reports (report_id
+//! PRIMARY KEY, version, output)`, one row per report, indexed by `(version, output)`.
+//!
+//! Counting is one `GROUP BY` in the database ([`COUNT_SQL`]): the reports of different
+//! versions of a document (different SHA-256) are never mixed.
+
+pub mod postgres;
+pub mod sqlite;
+
+use std::fmt;
+
+/// One report as stored: already checked against its document version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    /// 32 lower-case hex digits.
+    pub report_id: String,
+    /// `privlift_documents.version` of the document the client verified.
+    pub version: i64,
+    /// The canonical output (a label, a bit string, or a lattice value).
+    pub output: String,
+}
+
+/// A registered document version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Version {
+    pub version: i64,
+    pub mechanism: String,
+    pub sha256: String,
+    pub document: String,
+}
+
+/// The schema, in the SQL both engines speak; `serial` is the engine's auto-numbered
+/// primary key type.
+pub fn schema(serial: &str) -> String {
+    format!(
+        "CREATE TABLE IF NOT EXISTS privlift_documents (
+  version   {serial} PRIMARY KEY,
+  mechanism TEXT NOT NULL,
+  sha256    TEXT NOT NULL,
+  document  TEXT NOT NULL,
+  UNIQUE (mechanism, sha256));
+CREATE TABLE IF NOT EXISTS privlift_reports (
+  report_id TEXT PRIMARY KEY,
+  version   BIGINT NOT NULL REFERENCES privlift_documents (version),
+  output    TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS privlift_reports_count ON privlift_reports (version, output);"
+    )
+}
+
+/// The counts of one document version: `SELECT output, COUNT(*) … GROUP BY output`.
+pub const COUNT_SQL: &str = "SELECT output, COUNT(*) FROM privlift_reports WHERE version = $1 GROUP BY output";
+
+/// A failure of the database (connection, constraint, I/O). Its text is for the
+/// operator's log; clients get a generic `storage` error.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError(format!("sqlite: {e}"))
+    }
+}
+
+impl From<::postgres::Error> for StoreError {
+    fn from(e: ::postgres::Error) -> Self {
+        StoreError(format!("postgres: {e}"))
+    }
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// One connection to the collector's database. Each collector thread owns one.
+pub trait Store: Send {
+    /// Registers a document version (idempotent, safe against concurrent registration
+    /// by other collectors) and returns it with its version number.
+    fn register(&mut self, mechanism: &str, sha256: &str, document: &str) -> Result<Version>;
+    /// A registered version of `mechanism` with this SHA-256.
+    fn version(&mut self, mechanism: &str, sha256: &str) -> Result<Option<Version>>;
+    /// The most recently registered version of `mechanism`.
+    fn latest(&mut self, mechanism: &str) -> Result<Option<Version>>;
+    /// Stores a batch in one transaction; reports whose id is already stored (by this
+    /// or any other collector, or earlier in the batch) are skipped. Returns how many
+    /// were new. Nothing is stored if it fails; once it returns, the batch is durable.
+    fn insert(&mut self, reports: &[Report]) -> Result<u64>;
+    /// Reports per output of one version ([`COUNT_SQL`]).
+    fn counts(&mut self, version: i64) -> Result<Vec<(String, u64)>>;
+}
+
+/// Opens a connection to `url`: `sqlite:PATH` (created if missing) or
+/// `postgres://…` / `postgresql://…` (libpq's URL form). Creates the schema if needed.
+pub fn open(url: &str) -> Result<Box<dyn Store>> {
+    if let Some(path) = url.strip_prefix("sqlite:") {
+        let path = path.strip_prefix("//").unwrap_or(path);
+        if path.is_empty() {
+            return Err(StoreError("`sqlite:` needs a file path, as in `sqlite:reports.db`".into()));
+        }
+        Ok(Box::new(sqlite::Sqlite::open(path)?))
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Ok(Box::new(postgres::Postgres::open(url)?))
+    } else {
+        Err(StoreError("`--db` is `sqlite:PATH` or `postgres://USER@HOST:PORT/DATABASE`".into()))
+    }
+}
+
+/// Whether `url` names a database engine [`open`] knows (checked before anything else).
+pub fn is_database_url(url: &str) -> bool {
+    url.starts_with("sqlite:") || url.starts_with("postgres://") || url.starts_with("postgresql://")
+}

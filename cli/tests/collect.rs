@@ -1,0 +1,562 @@
+//! `privlift collect`: the routes, whole-batch refusal, versions, durability across
+//! `kill -9`, and several collectors on one database, on SQLite and on PostgreSQL.
+//!
+//! PostgreSQL runs when `PRIVLIFT_TEST_POSTGRES` names a server this test may create
+//! databases on (`scripts/test.sh` starts a throw-away one); with
+//! `PRIVLIFT_REQUIRE_POSTGRES=1` its absence is a failure, not a skip.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::cli::{run, TempDir, BIN};
+use serde_json::{json, Value};
+
+const GRADE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
+const AGE_RETIRED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/age-retired.json");
+
+/// The databases to test on: a fresh SQLite file, and a fresh PostgreSQL database when a
+/// server is given.
+fn engines(t: &TempDir) -> Vec<String> {
+    let mut out = vec![format!("sqlite:{}", t.0.join("reports.db").display())];
+    match std::env::var("PRIVLIFT_TEST_POSTGRES") {
+        Ok(admin) => out.push(fresh_postgres_database(&admin)),
+        Err(_) => assert!(
+            std::env::var("PRIVLIFT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
+            "PRIVLIFT_REQUIRE_POSTGRES=1 but PRIVLIFT_TEST_POSTGRES is not set"
+        ),
+    }
+    out
+}
+
+/// Creates an empty database on the server of `admin` (a `postgres://…/DB` URL) and
+/// returns its URL.
+fn fresh_postgres_database(admin: &str) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let name = format!("privlift_test_{}_{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst));
+    let mut client = postgres::Client::connect(admin, postgres::NoTls).expect("connect to PRIVLIFT_TEST_POSTGRES");
+    client.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+    let base = admin.rsplit_once('/').map_or(admin, |(b, _)| b);
+    format!("{base}/{name}")
+}
+
+/// A collector process, killed (SIGKILL) when dropped.
+struct Collector {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Collector {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(db: &str, dir: &str, extra: &[&str]) -> Collector {
+    let mut child = Command::new(BIN)
+        .args(["collect", "--db", db, "--dir", dir, "--port", "0", "--threads", "4"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line:?}")).trim().to_string();
+    Collector { child, addr }
+}
+
+struct Response {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Response {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+    }
+    /// Asserts an error answer and returns its code.
+    fn code(&self, status: u16) -> String {
+        assert_eq!(self.status, status, "{}", String::from_utf8_lossy(&self.body));
+        self.json()["code"].as_str().unwrap().to_string()
+    }
+}
+
+fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> std::io::Result<Response> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    s.write_all(head.as_bytes())?;
+    s.write_all(body)?;
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf)?;
+    let end = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "no complete response head"))?;
+    let text = String::from_utf8_lossy(&buf[..end]).to_string();
+    let mut lines = text.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers =
+        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+    let mut body = buf[end + 4..].to_vec();
+    if text.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        body = dechunk(&body);
+    }
+    Ok(Response { status, headers, body })
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let eol = b.windows(2).position(|w| w == b"\r\n").unwrap();
+        let len = usize::from_str_radix(std::str::from_utf8(&b[..eol]).unwrap().trim(), 16).unwrap();
+        if len == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[eol + 2..eol + 2 + len]);
+        b = &b[eol + 4 + len..];
+    }
+}
+
+fn post(addr: &str, body: &Value) -> Response {
+    http(addr, "POST", "/v1/reports", &[("Content-Type", "application/json")], body.to_string().as_bytes()).unwrap()
+}
+
+fn get(addr: &str, path: &str) -> Response {
+    http(addr, "GET", path, &[], b"").unwrap()
+}
+
+/// A mechanisms directory with the documents of `designs` (CLI arguments after `design`).
+fn mechanisms(t: &TempDir, name: &str, designs: &[&[&str]]) -> String {
+    let dir = t.0.join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    for args in designs {
+        let out = run(&[&["design"], *args].concat());
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        let id = serde_json::from_str::<Value>(&out.stdout).unwrap()["id"].as_str().unwrap().to_string();
+        std::fs::write(dir.join(format!("{id}.json")), &out.stdout).unwrap();
+    }
+    dir.to_str().unwrap().to_string()
+}
+
+fn sha256_of(addr: &str, id: &str) -> String {
+    let r = get(addr, &format!("/v1/mechanisms/{id}"));
+    assert_eq!(r.status, 200);
+    r.header("ETag").unwrap().trim_matches('"').to_string()
+}
+
+/// `n` reports of `mechanism` with ids `first..first + n` and outputs from `output(i)`.
+fn batch(mechanism: &str, sha: &str, first: u64, n: u64, output: impl Fn(u64) -> Value) -> Value {
+    let reports: Vec<Value> = (first..first + n)
+        .map(|i| json!({"mechanism": mechanism, "sha256": sha, "output": output(i), "report_id": format!("{i:032x}")}))
+        .collect();
+    json!({ "reports": reports })
+}
+
+fn grade_label(i: u64) -> Value {
+    Value::from(((i * 7) % 21).to_string())
+}
+
+#[test]
+fn documents_reports_and_estimates() {
+    let t = TempDir::new("collect");
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    for db in engines(&t) {
+        let c = start(&db, &dir, &[]);
+        // The document, with its SHA-256 as a strong ETag.
+        let r = get(&c.addr, "/v1/mechanisms/grade");
+        assert_eq!(r.status, 200);
+        let text = std::fs::read_to_string(format!("{dir}/grade.json")).unwrap();
+        assert_eq!(r.body, text.as_bytes());
+        let sha = sha256_of(&c.addr, "grade");
+        assert_eq!(sha.len(), 64);
+        let etag = format!("\"{sha}\"");
+        let r = http(&c.addr, "GET", "/v1/mechanisms/grade", &[("If-None-Match", &etag)], b"").unwrap();
+        assert_eq!(r.status, 304);
+        assert!(r.body.is_empty());
+        assert_eq!(get(&c.addr, "/v1/mechanisms/nope").code(404), "unknown_mechanism");
+
+        // No reports yet.
+        let e = get(&c.addr, "/v1/estimates/grade").json();
+        assert_eq!(e["n"], 0);
+        assert!(e["estimate"].is_null());
+
+        // Labels and indices; a retry of the same ids is all duplicates.
+        let b = batch("grade", &sha, 0, 600, grade_label);
+        let r = post(&c.addr, &b);
+        assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+        assert_eq!(r.json(), json!({"accepted": 600, "duplicates": 0}));
+        assert_eq!(r.header("Access-Control-Allow-Origin"), Some("*"));
+        assert_eq!(post(&c.addr, &b).json(), json!({"accepted": 0, "duplicates": 600}));
+        let by_index = batch("grade", &sha, 600, 400, |i| Value::from((i * 7) % 21));
+        // Overlapping ids inside a batch and with the stored ones count once.
+        let mut overlapping = by_index.clone();
+        let again = b["reports"][0].clone();
+        overlapping["reports"].as_array_mut().unwrap().extend([again, by_index["reports"][0].clone()]);
+        assert_eq!(post(&c.addr, &overlapping).json(), json!({"accepted": 400, "duplicates": 2}));
+
+        // The estimate is the CLI's on the same counts.
+        let e = get(&c.addr, "/v1/estimates/grade").json();
+        assert_eq!(e["n"], 1000);
+        assert_eq!(e["method"], "mle");
+        assert_eq!(e["sha256"], Value::from(sha.clone()));
+        let mut counts = vec![0u64; 21];
+        for i in 0..1000u64 {
+            counts[((i * 7) % 21) as usize] += 1;
+        }
+        let c_path = t.write("counts.json", &json!({ "counts": counts }).to_string());
+        let mut offline = run(&["estimate", "--spec", &format!("{dir}/grade.json"), "--counts", &c_path]).json();
+        offline["sha256"] = Value::from(sha.clone());
+        assert_eq!(e, offline);
+        // And `estimate --db` reads the same from the database, offline.
+        assert_eq!(run(&["estimate", "--db", &db, "--mechanism", "grade"]).json(), e);
+        let unbiased = run(&["estimate", "--db", &db, "--mechanism", "grade", "--method", "unbiased"]).json();
+        assert_eq!(unbiased["method"], "unbiased");
+        run(&["estimate", "--db", &db, "--mechanism", "nope"]).fails("invalid_argument", 1);
+
+        // CORS preflight.
+        let r = http(&c.addr, "OPTIONS", "/v1/reports", &[("Origin", "http://example.com")], b"").unwrap();
+        assert_eq!(r.status, 204);
+        assert_eq!(r.header("Access-Control-Allow-Origin"), Some("*"));
+        assert!(r.header("Access-Control-Allow-Headers").unwrap().contains("content-type"));
+        assert_eq!(get(&c.addr, "/v1/reports").code(405), "method_not_allowed");
+        assert_eq!(get(&c.addr, "/nope").code(404), "not_found");
+    }
+}
+
+#[test]
+fn a_bad_report_refuses_its_whole_batch() {
+    let t = TempDir::new("collect");
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    for db in engines(&t) {
+        let c = start(&db, &dir, &[]);
+        let sha = sha256_of(&c.addr, "grade");
+        let good =
+            |i: u64| json!({"mechanism": "grade", "sha256": sha, "output": "3", "report_id": format!("{i:032x}")});
+        let cases: Vec<(Value, u16, &str)> = vec![
+            (
+                json!({"reports": [good(1), {"mechanism": "grade", "sha256": sha, "output": "21", "report_id": format!("{:032x}", 2)}]}),
+                400,
+                "unknown_output",
+            ),
+            (
+                json!({"reports": [good(1), {"mechanism": "grade", "sha256": sha, "output": 21, "report_id": format!("{:032x}", 2)}]}),
+                400,
+                "unknown_output",
+            ),
+            (
+                json!({"reports": [good(1), {"mechanism": "grade", "sha256": sha, "output": [1], "report_id": format!("{:032x}", 2)}]}),
+                400,
+                "unknown_output",
+            ),
+            (
+                json!({"reports": [good(1), {"mechanism": "nope", "sha256": sha, "output": "3", "report_id": format!("{:032x}", 2)}]}),
+                404,
+                "unknown_mechanism",
+            ),
+            (
+                json!({"reports": [good(1), {"mechanism": "grade", "sha256": "0".repeat(64), "output": "3", "report_id": format!("{:032x}", 2)}]}),
+                404,
+                "unknown_version",
+            ),
+            (
+                json!({"reports": [good(1), {"mechanism": "grade", "sha256": sha, "output": "3", "report_id": "XYZ"}]}),
+                400,
+                "invalid_report",
+            ),
+            (
+                json!({"reports": [good(1), {"mechanism": "grade", "sha256": sha.to_uppercase(), "output": "3", "report_id": format!("{:032x}", 2)}]}),
+                400,
+                "invalid_report",
+            ),
+            (
+                json!({"reports": [good(1), {"mechanism": "grade", "sha256": sha, "output": "3", "report_id": format!("{:032x}", 2), "x": 1}]}),
+                400,
+                "json",
+            ),
+            (json!({"reports": [good(1), {"mechanism": "grade", "sha256": sha, "output": "3"}]}), 400, "json"),
+            (json!({"reports": []}), 400, "empty_batch"),
+            (json!([good(1)]), 400, "json"),
+        ];
+        for (body, status, code) in cases {
+            assert_eq!(post(&c.addr, &body).code(status), code, "{body}");
+        }
+        let r = http(&c.addr, "POST", "/v1/reports", &[], b"{\"reports\": [").unwrap();
+        assert_eq!(r.code(400), "json");
+        let big = batch("grade", &sha, 0, 10_001, grade_label);
+        assert_eq!(post(&c.addr, &big).code(413), "batch_too_large");
+        let huge = vec![b' '; 4 * 1024 * 1024 + 1];
+        assert_eq!(http(&c.addr, "POST", "/v1/reports", &[], &huge).unwrap().code(413), "body_too_large");
+        // The error never repeats the output it refused.
+        let r = post(
+            &c.addr,
+            &json!({"reports": [{"mechanism": "grade", "sha256": sha, "output": "secret-ish", "report_id": format!("{:032x}", 9)}]}),
+        );
+        assert!(!String::from_utf8_lossy(&r.body).contains("secret-ish"));
+        // Nothing of any refused batch was stored.
+        assert_eq!(get(&c.addr, "/v1/estimates/grade").json()["n"], 0);
+        assert_eq!(post(&c.addr, &json!({"reports": [good(1)]})).json(), json!({"accepted": 1, "duplicates": 0}));
+    }
+}
+
+#[test]
+fn versions_are_counted_apart_and_old_ones_still_accepted() {
+    let t = TempDir::new("collect");
+    let v1 = mechanisms(&t, "v1", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let v2 = mechanisms(&t, "v2", &[&["krr", "--prior", GRADE, "--epsilon", "2", "--id", "grade"]]);
+    for db in engines(&t) {
+        let c = start(&db, &v1, &[]);
+        let sha1 = sha256_of(&c.addr, "grade");
+        assert_eq!(post(&c.addr, &batch("grade", &sha1, 0, 100, grade_label)).status, 202);
+        drop(c);
+        let c = start(&db, &v2, &[]);
+        let sha2 = sha256_of(&c.addr, "grade");
+        assert_ne!(sha1, sha2);
+        // A client still holding version 1 is counted with version 1.
+        assert_eq!(post(&c.addr, &batch("grade", &sha1, 100, 50, grade_label)).json()["accepted"], 50);
+        assert_eq!(post(&c.addr, &batch("grade", &sha2, 150, 30, grade_label)).json()["accepted"], 30);
+        assert_eq!(get(&c.addr, "/v1/estimates/grade").json()["n"], 30);
+        let old = get(&c.addr, &format!("/v1/estimates/grade?sha256={sha1}")).json();
+        assert_eq!((old["n"].clone(), old["sha256"].clone()), (json!(150), json!(sha1)));
+        assert_eq!(
+            get(&c.addr, &format!("/v1/estimates/grade?sha256={}", "a".repeat(64))).code(404),
+            "unknown_version"
+        );
+        // Offline: the latest registered version, or the one named.
+        assert_eq!(run(&["estimate", "--db", &db, "--mechanism", "grade"]).json()["n"], 30);
+        assert_eq!(run(&["estimate", "--db", &db, "--mechanism", "grade", "--sha256", &sha1]).json()["n"], 150);
+    }
+}
+
+#[test]
+fn unary_continuous_and_secret_documents() {
+    let t = TempDir::new("collect");
+    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/salary-samples.csv");
+    let dir = mechanisms(
+        &t,
+        "m",
+        &[
+            &["oue", "--prior", GRADE, "--epsilon", "1", "--id", "grade-oue"],
+            &["krr", "--joint", AGE_RETIRED, "--epsilon", "1", "--id", "age"],
+            &[
+                "laplace-lip",
+                "--samples",
+                samples,
+                "--epsilon",
+                "1",
+                "--domain",
+                "15000,240000",
+                "--step",
+                "1000",
+                "--id",
+                "salary",
+            ],
+        ],
+    );
+    for db in engines(&t) {
+        let c = start(&db, &dir, &[]);
+        // Unary: one bit per input label.
+        let sha = sha256_of(&c.addr, "grade-oue");
+        let bits = |i: u64| {
+            Value::from((0..21).map(|j| if (i + j).is_multiple_of(5) { '1' } else { '0' }).collect::<String>())
+        };
+        assert_eq!(post(&c.addr, &batch("grade-oue", &sha, 0, 200, bits)).json()["accepted"], 200);
+        let wrong = batch("grade-oue", &sha, 500, 1, |_| Value::from("0101"));
+        assert_eq!(post(&c.addr, &wrong).code(400), "unknown_output");
+        let e = get(&c.addr, "/v1/estimates/grade-oue").json();
+        assert_eq!((e["n"].clone(), e["method"].clone()), (json!(200), json!("unbiased")));
+        assert_eq!(e["estimate"].as_array().unwrap().len(), 21);
+
+        // A declared secret: P_S too.
+        let sha = sha256_of(&c.addr, "age");
+        let labels = ["18-24", "25-34", "35-44", "45-54", "55-64", "65+"];
+        assert_eq!(
+            post(&c.addr, &batch("age", &sha, 1000, 300, |i| Value::from(labels[(i % 6) as usize]))).status,
+            202
+        );
+        let e = get(&c.addr, "/v1/estimates/age").json();
+        assert_eq!(e["secret"]["labels"], json!(["working", "retired"]));
+        let ps: f64 = e["secret"]["estimate"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).sum();
+        assert!((ps - 1.0).abs() < 1e-9, "{e}");
+
+        // Continuous: lattice values; the mean and the histogram.
+        let sha = sha256_of(&c.addr, "salary");
+        let values = |i: u64| Value::from(40_000.0 + 1000.0 * ((i % 41) as f64) - 20_000.0);
+        assert_eq!(post(&c.addr, &batch("salary", &sha, 2000, 400, values)).json()["accepted"], 400);
+        let off_lattice = batch("salary", &sha, 3000, 1, |_| Value::from(40_500.5));
+        assert_eq!(post(&c.addr, &off_lattice).code(400), "unknown_output");
+        let e = get(&c.addr, "/v1/estimates/salary").json();
+        assert_eq!(e["n"], 400);
+        let mean: f64 = (2000..2400u64).map(|i| 20_000.0 + 1000.0 * ((i % 41) as f64)).sum::<f64>() / 400.0;
+        assert!((e["mean"].as_f64().unwrap() - mean).abs() < 1e-6 * mean, "{e}");
+        assert!(e["mean_std_error"].as_f64().unwrap() > 0.0);
+        let hist: f64 = e["estimate"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).sum();
+        assert!((hist - 1.0).abs() < 1e-9);
+        assert_eq!(e["labels"].as_array().unwrap().len(), e["estimate"].as_array().unwrap().len());
+    }
+}
+
+/// Posts batches of `size` with ids from `first` until the collector stops answering;
+/// returns the batches it acknowledged.
+fn stream(addr: &str, sha: &str, first: u64, size: u64, max: u64) -> Vec<u64> {
+    let mut acked = Vec::new();
+    for k in 0..max {
+        let b = batch("grade", sha, first + k * size, size, grade_label);
+        match http(addr, "POST", "/v1/reports", &[], b.to_string().as_bytes()) {
+            Ok(r) if r.status == 202 => acked.push(k),
+            _ => break,
+        }
+    }
+    acked
+}
+
+#[test]
+fn acknowledged_reports_survive_kill_9_and_count_once() {
+    let t = TempDir::new("collect");
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    for db in engines(&t) {
+        let mut c = start(&db, &dir, &[]);
+        let sha = sha256_of(&c.addr, "grade");
+        let (size, max) = (250u64, 400u64);
+        let addr = c.addr.clone();
+        let poster = {
+            let sha = sha.clone();
+            std::thread::spawn(move || stream(&addr, &sha, 0, size, max))
+        };
+        std::thread::sleep(Duration::from_millis(700));
+        c.child.kill().unwrap(); // SIGKILL: no chance to flush anything
+        c.child.wait().unwrap();
+        let acked = poster.join().unwrap();
+        assert!(!acked.is_empty() && (acked.len() as u64) < max, "killed after {} batches", acked.len());
+
+        let c = start(&db, &dir, &[]);
+        let stored = get(&c.addr, "/v1/estimates/grade").json()["n"].as_u64().unwrap();
+        // Every acknowledged batch is there; at most the one in flight besides.
+        let acked_reports = acked.len() as u64 * size;
+        assert!(
+            stored == acked_reports || stored == acked_reports + size,
+            "stored {stored}, acknowledged {acked_reports}"
+        );
+        // The client retries everything it sent (acknowledged or not): each id counts once.
+        let sent = acked.len() as u64 + 1;
+        let mut accepted = 0;
+        for k in 0..sent {
+            let r = post(&c.addr, &batch("grade", &sha, k * size, size, grade_label)).json();
+            assert_eq!(r["accepted"].as_u64().unwrap() + r["duplicates"].as_u64().unwrap(), size);
+            accepted += r["accepted"].as_u64().unwrap();
+        }
+        assert_eq!(stored + accepted, sent * size);
+        assert_eq!(get(&c.addr, "/v1/estimates/grade").json()["n"].as_u64().unwrap(), sent * size);
+    }
+}
+
+#[test]
+fn two_collectors_on_one_database_count_a_retried_batch_once() {
+    let t = TempDir::new("collect");
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    for db in engines(&t) {
+        let (a, b) = (start(&db, &dir, &[]), start(&db, &dir, &[]));
+        let sha = sha256_of(&a.addr, "grade");
+        assert_eq!(sha, sha256_of(&b.addr, "grade"));
+        let rounds = 20u64;
+        let size = 300u64;
+        let mut accepted = 0;
+        for k in 0..rounds {
+            let body = batch("grade", &sha, k * size, size, grade_label);
+            // The same batch to both collectors at once, as a load balancer's retry would.
+            let handles: Vec<_> = [a.addr.clone(), b.addr.clone()]
+                .into_iter()
+                .map(|addr| {
+                    let body = body.clone();
+                    std::thread::spawn(move || post(&addr, &body).json())
+                })
+                .collect();
+            for h in handles {
+                let r = h.join().unwrap();
+                assert_eq!(r["accepted"].as_u64().unwrap() + r["duplicates"].as_u64().unwrap(), size);
+                accepted += r["accepted"].as_u64().unwrap();
+            }
+        }
+        assert_eq!(accepted, rounds * size);
+        for c in [&a, &b] {
+            assert_eq!(get(&c.addr, "/v1/estimates/grade").json()["n"].as_u64().unwrap(), rounds * size);
+        }
+    }
+}
+
+#[test]
+fn command_line_errors() {
+    let t = TempDir::new("collect");
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let db = format!("sqlite:{}", t.0.join("r.db").display());
+    run(&["collect", "--dir", &dir]).fails("invalid_argument", 2);
+    run(&["collect", "--db", "mysql://x", "--dir", &dir]).fails("invalid_argument", 2);
+    run(&["collect", "--db", &db]).fails("invalid_argument", 2);
+    run(&["collect", "--db", &db, "--dir", &dir, "--host", "0.0.0.0", "--port", "0"]).fails("invalid_argument", 2);
+    run(&["collect", "--db", &db, "--dir", &dir, "--threads", "0"]).fails("invalid_argument", 2);
+    run(&["collect", "--db", &db, "--dir", t.0.join("none").to_str().unwrap()]).fails("io", 1);
+    // Two documents with one id.
+    let twice = t.0.join("twice");
+    std::fs::create_dir_all(&twice).unwrap();
+    let doc = std::fs::read_to_string(format!("{dir}/grade.json")).unwrap();
+    std::fs::write(twice.join("a.json"), &doc).unwrap();
+    std::fs::write(twice.join("b.json"), doc.replace("\"id\"", "\"description\": \"copy\", \"id\"")).unwrap();
+    run(&["collect", "--db", &db, "--dir", twice.to_str().unwrap(), "--port", "0"]).fails("invalid_argument", 1);
+    run(&["estimate", "--db", &db, "--mechanism", "grade", "--spec", "x.json"]).fails("invalid_argument", 2);
+    run(&["estimate", "--mechanism", "grade", "--spec", "x.json", "--counts", "c.json"]).fails("invalid_argument", 2);
+}
+
+#[test]
+fn simulate_seeds_a_population_once() {
+    let t = TempDir::new("collect");
+    let dir = mechanisms(
+        &t,
+        "m",
+        &[
+            &["krr", "--prior", GRADE, "--epsilon", "2", "--id", "grade"],
+            &["krr", "--joint", AGE_RETIRED, "--epsilon", "1", "--id", "age"],
+        ],
+    );
+    let db = format!("sqlite:{}", t.0.join("sim.db").display());
+    let truth = t.0.join("truth.json");
+    let args =
+        ["simulate", "--db", &db, "--dir", &dir, "--users", "5000", "--seed", "7", "--truth", truth.to_str().unwrap()];
+    let first = run(&args);
+    assert_eq!(first.code, 0, "{}", first.stderr);
+    assert!(first.stderr.contains("10000 new reports"), "{}", first.stderr);
+    // The same seed gives the same report ids: nothing is stored twice.
+    assert!(run(&args).stderr.contains(" 0 new reports"));
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(&truth).unwrap()).unwrap();
+    for id in ["grade", "age"] {
+        let e = run(&["estimate", "--db", &db, "--mechanism", id]).json();
+        assert_eq!(e["n"], 5000);
+        assert_eq!(truth[id]["sha256"], e["sha256"]);
+        let p: Vec<f64> = truth[id]["p"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+    // The curator learns the secret's distribution: within 4 standard errors of the truth.
+    let e = run(&["estimate", "--db", &db, "--mechanism", "age"]).json();
+    for s in 0..2 {
+        let (est, se) = (e["secret"]["estimate"][s].as_f64().unwrap(), e["secret"]["std_error"][s].as_f64().unwrap());
+        let want = truth["age"]["secret"]["p"][s].as_f64().unwrap();
+        assert!((est - want).abs() < 4.0 * se, "P_S[{s}] = {est} ± {se}, truth {want}");
+    }
+    run(&["simulate", "--db", &db, "--dir", &dir, "--users", "0"]).fails("invalid_argument", 2);
+}
