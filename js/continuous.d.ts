@@ -99,10 +99,21 @@ export interface ContinuousReceipt {
   ldp: EpsDelta | null;
 }
 
+/** What a client sends a collector for one released value (`ContinuousMechanism.report`). */
+export interface ContinuousReportEnvelope {
+  readonly mechanism: string;
+  readonly sha256: string;
+  /** The released value lo + step·j. */
+  readonly output: number;
+  readonly report_id: string;
+}
+
 /** A parsed and validated continuous document whose claims are NOT yet verified. */
 export class ContinuousDocument {
   private constructor();
   readonly id: string;
+  /** SHA-256 (lower-case hex) of the document's bytes. */
+  readonly sha256: string;
   readonly kind: ContinuousKind;
   readonly description: string | undefined;
   readonly domain: Domain;
@@ -124,6 +135,13 @@ export class ContinuousDocument {
 export class ContinuousMechanism {
   private constructor();
   readonly id: string;
+  /** SHA-256 (lower-case hex) of the verified document's bytes. */
+  readonly sha256: string;
+  /**
+   * The report envelope for a released value (from perturb), with a fresh random 128-bit id;
+   * send it with `sendReports` from 'privlift'. Throws `unknown_output` off the lattice.
+   */
+  report(y: number): ContinuousReportEnvelope;
   readonly kind: ContinuousKind;
   readonly domain: Domain;
   readonly latticePrior: number[];

@@ -7,6 +7,7 @@
 // crypto.getRandomValues inside the wasm module; nothing here draws randomness.
 
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
+import { sha256Hex, reportId } from './reports.js';
 import {
   PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, fetchBytes, wasmSource, typeOf,
 } from './common.js';
@@ -36,10 +37,11 @@ export function init(input) {
  */
 export async function parseContinuousMechanism(document) {
   const bytes = documentBytes(document);
-  await init();
+  // The SHA-256 of exactly these bytes goes into every report (see Mechanism.report).
+  const [sha256] = await Promise.all([sha256Hex(bytes), init()]);
   // Parsed once, by the core: a discrete document is `unsupported_mechanism` there,
   // naming parseMechanism from 'privlift'.
-  return new ContinuousDocument(guard(() => raw.ContinuousDocument.parseBytes(bytes)));
+  return new ContinuousDocument(guard(() => raw.ContinuousDocument.parseBytes(bytes)), sha256);
 }
 
 /**
@@ -65,14 +67,18 @@ export async function fetchContinuousMechanism(url, policy, fetchOptions) {
  */
 export class ContinuousDocument {
   #d;
+  #sha256;
 
   /** @internal */
-  constructor(handle) {
+  constructor(handle, sha256) {
     if (!(handle instanceof raw.ContinuousDocument)) throw invalid('handle', 'use parseMechanism() to make a ContinuousDocument');
     this.#d = handle;
+    this.#sha256 = sha256;
   }
 
   get id() { return this.#d.id; }
+  /** SHA-256 (lower-case hex) of the document's bytes. */
+  get sha256() { return this.#sha256; }
   /** 'gaussian', 'laplace' or 'sampling'. */
   get kind() { return this.#d.kind; }
   get description() { return this.#d.description; }
@@ -96,7 +102,7 @@ export class ContinuousDocument {
 
   /** Verifies claims and `policy` ({lip?: {eps, delta}, ldp?: {eps, delta}}); returns a ContinuousMechanism or throws. */
   verify(policy) {
-    return new ContinuousMechanism(guard(() => this.#d.verify(policy)));
+    return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.#sha256);
   }
 
   free() { this.#d.free(); }
@@ -129,15 +135,34 @@ function toFloat64(xs, name) {
 export class ContinuousMechanism {
   #m;
   #kind;
+  #sha256;
 
   /** @internal */
-  constructor(handle) {
+  constructor(handle, sha256) {
     if (!(handle instanceof raw.ContinuousMechanism)) throw invalid('handle', 'use ContinuousDocument.verify() to make a ContinuousMechanism');
     this.#m = handle;
     this.#kind = handle.kind;
+    this.#sha256 = sha256;
   }
 
   get id() { return this.#m.id; }
+  /** SHA-256 (lower-case hex) of the verified document's bytes. */
+  get sha256() { return this.#sha256; }
+
+  /**
+   * The report envelope for a released value `y` (from perturb): `{mechanism, sha256,
+   * output, report_id}` with a fresh random 128-bit id. Nothing else: not the user's value,
+   * no time, no identifier. Throws `unknown_output` for a value that is not on the lattice.
+   */
+  report(y) {
+    checkNumber(y, 'y', true);
+    const { lo, step } = this.domain;
+    const j = Math.round((y - lo) / step);
+    if (!(Math.abs(lo + step * j - y) <= 1e-6 * step)) {
+      throw new PrivliftError('unknown_output', 'the value is not lo + step·j of this mechanism\'s lattice');
+    }
+    return Object.freeze({ mechanism: this.id, sha256: this.#sha256, output: y, report_id: reportId() });
+  }
   get kind() { return this.#kind; }
   get domain() { return guard(() => this.#m.domain); }
   get latticePrior() { return Array.from(this.#m.latticePrior); }

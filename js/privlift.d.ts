@@ -256,8 +256,8 @@ export interface ReportEnvelope {
   readonly mechanism: string;
   /** SHA-256 of the document's bytes (lower-case hex): counts of two versions never mix. */
   readonly sha256: string;
-  /** The released output's label (unary encoding: the bits as a '0'/'1' string). */
-  readonly output: string;
+  /** The released output's label (unary encoding: the bits as a '0'/'1' string; a continuous mechanism: the released number). */
+  readonly output: string | number;
   /** 32 lower-case hex digits from crypto.getRandomValues: a retried post is counted once. */
   readonly report_id: string;
 }

@@ -35,8 +35,8 @@ function envelope(r, i) {
   if (typeof sha256 !== 'string' || sha256.length !== 64 || !HEX.test(sha256)) {
     throw invalid(`${name}.sha256`, 'expected 64 lower-case hex digits');
   }
-  if (typeof output !== 'string' && !(Number.isInteger(output) && output >= 0)) {
-    throw invalid(`${name}.output`, 'expected an output label, index or bit string');
+  if (typeof output !== 'string' && !(typeof output === 'number' && Number.isFinite(output))) {
+    throw invalid(`${name}.output`, 'expected an output label, index, bit string or released number');
   }
   if (typeof id !== 'string' || id.length !== 32 || !HEX.test(id)) {
     throw invalid(`${name}.report_id`, 'expected 32 lower-case hex digits');

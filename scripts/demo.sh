@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build the wasm package and the curator CLI,
-# and serve the demo page on loopback. Prints the URL. Ctrl-C stops it.
-#   PORT=8080 (default) — port to serve on
+# and serve the demo page on loopback, with the curator's collector beside it on an
+# embedded SQLite database (target/demo/reports.db) seeded with a synthetic population
+# of 20,000 users per mechanism. Prints the URL. Ctrl-C stops both.
+#   PORT=8080 (default) — port to serve the page on; the collector takes PORT + 1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -10,4 +12,16 @@ PRIVLIFT_NO_FIREFOX=1 PRIVLIFT_NO_POSTGRES=1 bash scripts/setup.sh
 bash scripts/build-wasm.sh
 cargo build --release -p privlift-cli
 bash scripts/stage-site.sh >/dev/null
-exec target/release/privlift serve --dir target/site --port "${PORT:-8080}"
+port=${PORT:-8080}
+cport=$((port + 1))
+mkdir -p target/demo
+db="sqlite:target/demo/reports.db"
+# The synthetic population: seeded, so a restart stores nothing twice.
+target/release/privlift simulate --db "$db" --dir target/site/mechanisms --users 20000 --seed 1 \
+  --truth target/site/mechanisms/truth.json
+target/release/privlift collect --db "$db" --dir target/site/mechanisms --port "$cport" >/dev/null &
+collector=$!
+trap 'kill "$collector" 2>/dev/null' EXIT INT TERM
+printf '{"collector": "http://127.0.0.1:%s"}\n' "$cport" >target/site/collector.json
+echo "privlift: the curator's collector is at http://127.0.0.1:$cport/ (reports in target/demo/reports.db)"
+target/release/privlift serve --dir target/site --port "$port"

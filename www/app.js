@@ -4,11 +4,13 @@
 import { fetchMechanism, parseMechanism, PrivliftError } from './privlift/js/privlift.js';
 import { design } from './privlift/js/design.js';
 import { openLedger } from './privlift/js/ledger.js';
+import { collector, truth, send, estimate, pct, interval } from './curator.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
   mechanism: null, entry: null, lastInput: null, lastOutput: null, receipt: null,
   error: null, ready: false, utility: null, designs: 0, ledger: null, lastRelease: null,
+  published: false, lastReport: null, sendResult: null, learn: null,
 };
 window.__privlift = state; // read by the end-to-end tests
 let index = [];
@@ -85,6 +87,9 @@ async function loadMechanism() {
   state.entry = entry;
   state.lastOutput = null; state.lastInput = null; state.receipt = null;
   $('sent').textContent = '';
+  $('send').disabled = true;
+  $('send-status').textContent = '';
+  state.published = false; state.lastReport = null; state.sendResult = null;
   drawReceipt(null);
   const tune = $('tune-row');
   tune.hidden = !entry.method;
@@ -97,10 +102,12 @@ async function loadMechanism() {
     const doc = await (await fetch('mechanisms/' + entry.file)).json();
     $('description').textContent = doc.description || '';
     activate(await fetchMechanism('mechanisms/' + entry.file, policy()), doc);
+    state.published = true;
   } catch (e) {
     refused(e);
   }
   if (state.ledger) await showLedger();
+  await showEstimate(entry.file.replace(/\.json$/, ''));
   state.ready = true;
 }
 
@@ -118,6 +125,7 @@ async function redesign() {
       if (pending !== run) return;
       const doc = JSON.parse(json);
       activate((await parseMechanism(json)).verify(policy()), doc);
+      state.published = false; // the collector takes the curator's published version only
       state.designs += 1;
       if (state.lastOutput !== null) showReceipt(state.lastInput, state.lastOutput);
     } catch (e) {
@@ -182,6 +190,77 @@ function showReceipt(x, y) {
   $('sent').replaceChildren('Would be sent: ', elem('strong', m.outputLabels[y]),
     ` (your true answer was ${m.labels[x]}; only the randomised value leaves the device)`);
   drawReceipt(state.receipt);
+  enableSend();
+}
+
+/** The send button: only for the curator's published mechanism, and with a collector. */
+async function enableSend() {
+  const c = await collector();
+  const ok = Boolean(c && state.mechanism && state.published && state.lastOutput !== null);
+  $('send').disabled = !ok;
+  if (!c) $('send-status').textContent = 'No collector is running with this page: nothing can be sent.';
+  else if (!state.published) $('send-status').textContent = "A mechanism redesigned in your browser is not the curator's published one: its collector would refuse the report.";
+  else $('send-status').textContent = '';
+}
+
+/** Sends the randomised value (only it, with the mechanism's id and hash and a random report id). */
+async function sendOutput() {
+  const m = state.mechanism;
+  if (!m || state.lastOutput === null) return;
+  $('send').disabled = true;
+  try {
+    const report = m.report(state.lastOutput);
+    state.lastReport = report;
+    const r = await send(report);
+    state.sendResult = r;
+    $('send-status').textContent = r.accepted === 1
+      ? `Stored by the curator's collector (report ${report.report_id.slice(0, 8)}…): only “${report.output}” was sent.`
+      : 'The collector already had this report: it is counted once.';
+  } catch (e) {
+    state.sendResult = { error: e.code ?? String(e) };
+    $('send-status').textContent = `Not stored: ${e.message}${e.code ? ` [${e.code}]` : ''}`;
+  }
+  await showEstimate(m.id);
+}
+
+/** One row of an estimate table: the label, the true share, the estimate, its interval and a bar. */
+function learnRow(label, truthShare, est, se) {
+  const tr = document.createElement('tr');
+  const bars = elem('td', '');
+  const bar = (v, cls) => { const b = elem('span', '', { className: cls }); b.style.width = `${Math.round(240 * Math.max(0, v))}px`; return b; };
+  if (Number.isFinite(truthShare)) bars.append(bar(truthShare, 'bar truth'), document.createElement('br'));
+  bars.append(bar(est, 'bar'));
+  tr.append(elem('th', label, { scope: 'row' }), elem('td', pct(truthShare)), elem('td', pct(est)), elem('td', interval(est, se)), bars);
+  return tr;
+}
+
+/** Fills section 4 with the collector's estimate for mechanism `id` next to the synthetic truth. */
+async function showEstimate(id) {
+  const c = await collector();
+  if (!c) {
+    $('learn-status').textContent = 'Start the demo with its collector (scripts/demo.sh) to see what the curator learns.';
+    return;
+  }
+  try {
+    const [e, t] = await Promise.all([estimate(id), truth()]);
+    state.learn = e;
+    const real = t[id];
+    if (!e || e.n === 0 || !e.estimate) {
+      $('learn-status').textContent = 'The collector has no reports for this mechanism yet.';
+      $('learn').hidden = true; $('learn-secret').hidden = true;
+      return;
+    }
+    const hidden = e.unidentified?.length ? ` The channel cannot tell some answers apart (${e.unidentified.length} direction(s) not identified): their split is a guess, only their sum is learnt.` : '';
+    $('learn-status').textContent = `From ${e.n.toLocaleString('en-US')} randomised reports (${real ? `${real.n.toLocaleString('en-US')} synthetic people${e.n > real.n ? ' and real visitors' : ''}` : 'collected'}), by ${e.method === 'mle' ? 'maximum likelihood' : 'inversion'}.${hidden}`;
+    $('learn').querySelector('tbody').replaceChildren(...e.labels.map((l, i) => learnRow(l, real?.p?.[i], e.estimate[i], e.std_error[i])));
+    $('learn').hidden = false;
+    const s = e.secret;
+    $('learn-secret').querySelector('tbody').replaceChildren(...(s ? s.labels.map((l, i) => learnRow(l, real?.secret?.p?.[i], s.estimate[i], s.identified[i] ? s.std_error[i] : NaN)) : []));
+    $('learn-secret').hidden = !s;
+  } catch (e) {
+    state.learn = { error: e.message };
+    $('learn-status').textContent = `The collector did not answer: ${e.message}`;
+  }
 }
 
 /** Fills one receipt table (X rows or S rows) and its bounds paragraph; hides it when `section` is absent. */
@@ -249,6 +328,7 @@ async function main() {
   $('mechanism').addEventListener('change', loadMechanism);
   $('cap').addEventListener('change', loadMechanism);
   $('perturb').addEventListener('click', perturb);
+  $('send').addEventListener('click', sendOutput);
   $('budget').addEventListener('change', openMyLedger);
   $('clear-ledger').addEventListener('click', async () => { await state.ledger.clear(); await showLedger(); });
   await openMyLedger();

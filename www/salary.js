@@ -4,9 +4,10 @@
 // audits each document itself, perturbs on a lattice with exact noise, and draws the
 // posterior/prior ratio P(y | x) / P(y) over every salary x for the released y.
 import { parseContinuousMechanism, PrivliftError } from './privlift/js/continuous.js';
+import { collector, truth, send, estimate } from './curator.js';
 
 const $ = (id) => document.getElementById(id);
-const state = { entries: [], mechanisms: [], receipts: [], outputs: [], errors: [], ready: false };
+const state = { entries: [], mechanisms: [], receipts: [], outputs: [], errors: [], ready: false, sent: null, learn: [] };
 window.__privliftSalary = state; // read by the end-to-end tests
 const COLORS = ['#2563eb', '#b45309', '#7c3aed', '#0f766e'];
 const money = (v) => Math.round(v).toLocaleString('en-US');
@@ -74,7 +75,87 @@ async function load() {
   }
   $('salary-status').textContent = `✓ ${ok} of ${state.entries.length} mechanisms verified in your browser (exact audit of the noise that will be drawn).`;
   $('salary-release').disabled = ok === 0;
+  await showEstimates();
   state.ready = true;
+}
+
+const idOf = (entry) => entry.file.replace(/\.json$/, '');
+
+/** Sends each mechanism's released value (one report each) to the collector. */
+async function sendAll() {
+  $('salary-send').disabled = true;
+  state.sent = null;
+  try {
+    let accepted = 0;
+    for (const [i, m] of state.mechanisms.entries()) {
+      if (!m || state.outputs[i] === undefined) continue;
+      accepted += (await send(m.report(state.outputs[i]))).accepted;
+    }
+    state.sent = { accepted };
+    $('salary-learn-status').textContent = `Sent: ${accepted} noisy value(s), nothing else.`;
+  } catch (e) {
+    state.sent = { error: e.code ?? String(e) };
+    $('salary-learn-status').textContent = `Not stored: ${e.message}${e.code ? ` [${e.code}]` : ''}`;
+  }
+  await showEstimates();
+}
+
+/** The curator's estimated mean salary per mechanism, and the estimated histogram. */
+async function showEstimates() {
+  if (!(await collector())) return;
+  const t = await truth();
+  const rows = [];
+  const learn = [];
+  for (const [i, entry] of state.entries.entries()) {
+    const id = idOf(entry);
+    let e;
+    try { e = await estimate(id); } catch (err) { e = { error: err.message }; }
+    learn[i] = e;
+    if (!e || e.error || !e.n) continue;
+    const lo = e.mean - 1.96 * e.mean_std_error, hi = e.mean + 1.96 * e.mean_std_error;
+    const tr = document.createElement('tr');
+    tr.append(cell('th', String(entry.title), { scope: 'row' }), cell('td', e.n.toLocaleString('en-US')),
+      cell('td', t[id] ? money(t[id].mean) : '–'), cell('td', money(e.mean)), cell('td', `${money(lo)} – ${money(hi)}`));
+    rows.push(tr);
+  }
+  $('salary-learn').querySelector('tbody').replaceChildren(...rows);
+  $('salary-learn').hidden = rows.length === 0;
+  // The histogram of the mechanism with the least noise (the smallest standard error of
+  // the mean): with noise wider than the salary range, only a rough shape is learnt.
+  let k = -1;
+  learn.forEach((e, i) => { if (e?.estimate && (k < 0 || e.mean_std_error < learn[k].mean_std_error)) k = i; });
+  $('salary-hist-figure').hidden = k < 0;
+  if (k >= 0) {
+    histogram(learn[k], t[idOf(state.entries[k])], COLORS[k]);
+    $('salary-hist-mechanism').textContent = state.entries[k].title;
+  }
+  state.learn = learn;
+}
+
+/** Bars: the synthetic truth; line: the curator's estimated histogram, on the lattice. */
+function histogram(e, real, color) {
+  const svg = $('salary-hist');
+  [...svg.querySelectorAll(':not(title)')].forEach((n) => n.remove());
+  const ns = 'http://www.w3.org/2000/svg';
+  const el = (tag, attrs, text) => {
+    const n = document.createElementNS(ns, tag);
+    for (const [a, v] of Object.entries(attrs)) n.setAttribute(a, v);
+    if (text !== undefined) n.textContent = text;
+    svg.append(n);
+    return n;
+  };
+  const W = 640, H = 200, L = 8, R = 8, T = 8, B = 28;
+  const n = e.estimate.length;
+  const top = Math.max(...e.estimate, ...(real?.p ?? [0])) || 1;
+  const px = (k) => L + (k + 0.5) / n * (W - L - R);
+  const py = (v) => H - B - v / top * (H - T - B);
+  const w = (W - L - R) / n;
+  real?.p?.forEach((v, k) => el('rect', { x: px(k) - w / 2, y: py(v), width: Math.max(w - 0.5, 0.5), height: H - B - py(v), fill: '#d1d5db', class: 'truth' }));
+  el('path', { d: e.estimate.map((v, k) => `${k ? 'L' : 'M'}${px(k).toFixed(1)},${py(v).toFixed(1)}`).join(''), fill: 'none', stroke: color, 'stroke-width': 2, class: 'estimate' });
+  for (let q = 0; q <= 4; q++) {
+    const k = Math.round((n - 1) * q / 4);
+    el('text', { x: Math.min(Math.max(px(k), L + 24), W - R - 28), y: H - 8, 'text-anchor': 'middle' }, money(Number(e.labels[k])));
+  }
 }
 
 function release() {
@@ -96,6 +177,7 @@ function release() {
     $('salary-error').textContent = `✗ ${e.message} [${e.code}]`;
   }
   draw(x);
+  collector().then((c) => { $('salary-send').disabled = !c || state.outputs.length === 0; });
 }
 
 /** The ratio curves on a log scale, with e^{±ε} of the LIP claims and the visitor's salary. */
@@ -142,4 +224,5 @@ function draw(x) {
 }
 
 $('salary-release').addEventListener('click', release);
+$('salary-send').addEventListener('click', sendAll);
 load().catch((e) => { $('salary-status').textContent = `✗ ${e.message}`; state.ready = true; });

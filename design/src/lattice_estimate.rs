@@ -43,6 +43,12 @@ use privlift::sample::lattice::{Lattice, LatticeMechanism};
 /// Most cells (lattice points × output columns) of the deconvolution channel.
 pub const MAX_CHANNEL_CELLS: usize = 1 << 22;
 
+/// Channel cells visited by EM in all (steps × lattice points × output columns): about
+/// half a second. Noise several lattice steps wide makes the histogram weakly identified and EM
+/// slow to converge (thousands of steps); stopping it early is the usual regularisation
+/// of EM deconvolution (the estimate stays on the simplex and its likelihood only grows).
+pub const EM_WORK_BUDGET: usize = 100_000_000;
+
 /// What the released lattice indices tell about the inputs.
 #[derive(Debug, Clone, Serialize)]
 pub struct LatticeEstimate {
@@ -68,7 +74,8 @@ pub struct LatticeEstimate {
 /// lattice indices (module docs).
 ///
 /// `counts`: (output index j, count) pairs; j may lie outside 0..n (noise), repeated j
-/// are summed, zero counts are ignored. `max_iterations` bounds the EM steps.
+/// are summed, zero counts are ignored. `max_iterations` bounds the EM steps, and so does
+/// [`EM_WORK_BUDGET`] (at least 50 steps).
 ///
 /// # Errors
 /// `invalid_argument` for no counts or a zero total, a negative count, a total that
@@ -105,6 +112,7 @@ pub fn estimate_lattice(m: &LatticeMechanism, counts: &[(i64, f64)], max_iterati
         let seen: f64 = row[..cols - 1].iter().sum();
         row[cols - 1] = (1.0 - seen).max(0.0);
     }
+    let max_iterations = max_iterations.min((EM_WORK_BUDGET / (points * cols)).max(50));
     let mle = estimate_mle(&Matrix::from_flat(points, cols, w), &group_counts, max_iterations)?;
     let (mean, mean_std_error) = mean(m, &observed, n);
     Ok(LatticeEstimate {

@@ -3,7 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -11,21 +11,36 @@ import { chromium } from 'playwright-core';
 const root = new URL('../../', import.meta.url).pathname;
 const shots = join(root, 'test-output', 'e2e');
 mkdirSync(shots, { recursive: true });
-let server, context, page, base;
+const cli = join(root, 'target/release/privlift');
+const mechanisms = join(root, 'target/site/mechanisms');
+let server, collectorProc, context, page, base, collectorUrl, dbDir;
 
-before(async () => {
-  server = spawn(join(root, 'target/release/privlift'), ['serve', '--dir', join(root, 'target/site'), '--port', '0'],
-    { stdio: ['ignore', 'pipe', 'inherit'] });
-  base = await new Promise((resolve, reject) => {
+/** Resolves to the first match of `re` on the process's stdout. */
+function firstLine(proc, re, what) {
+  return new Promise((resolve, reject) => {
     let out = '';
-    server.stdout.on('data', (d) => {
+    proc.stdout.on('data', (d) => {
       out += d;
-      const m = out.match(/(http:\/\/127\.0\.0\.1:\d+\/)/);
+      const m = out.match(re);
       if (m) resolve(m[1]);
     });
-    server.on('exit', (c) => reject(new Error('server exited ' + c)));
-    setTimeout(() => reject(new Error('server did not start: ' + out)), 10000);
+    proc.on('exit', (c) => reject(new Error(`${what} exited ${c}`)));
+    setTimeout(() => reject(new Error(`${what} did not start: ${out}`)), 10000);
   });
+}
+
+before(async () => {
+  // The curator's side, as scripts/demo.sh runs it: a synthetic population in a fresh
+  // SQLite file, and the collector the page sends reports to.
+  dbDir = mkdtempSync(join(tmpdir(), 'privlift-e2e-db-'));
+  const db = 'sqlite:' + join(dbDir, 'reports.db');
+  execFileSync(cli, ['simulate', '--db', db, '--dir', mechanisms, '--users', '20000', '--seed', '1',
+    '--truth', join(mechanisms, 'truth.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  collectorProc = spawn(cli, ['collect', '--db', db, '--dir', mechanisms, '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  collectorUrl = await firstLine(collectorProc, /listening on (http:\/\/\S+)/, 'collector');
+  writeFileSync(join(root, 'target/site/collector.json'), JSON.stringify({ collector: collectorUrl }));
+  server = spawn(cli, ['serve', '--dir', join(root, 'target/site'), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  base = await firstLine(server, /(http:\/\/127\.0\.0\.1:\d+\/)/, 'server');
   context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'privlift-e2e-')), {
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -40,6 +55,8 @@ before(async () => {
 after(async () => {
   await context?.close();
   server?.kill();
+  collectorProc?.kill('SIGKILL');
+  if (dbDir) rmSync(dbDir, { recursive: true, force: true });
 });
 
 async function choose(file) {
@@ -466,4 +483,93 @@ test("the README's continuous example runs as written", async () => {
   assert.equal(r.output, y);
   assert.equal(r.user_point, 52000);
   assert.ok(r.user_ratio > 0 && r.ratios.length === r.xs.length);
+});
+
+test("the visitor's report is stored once even when its POST is retried, and the curator's estimate moves", async () => {
+  await page.goto(base);
+  await page.waitForFunction(() => window.__privlift && window.__privlift.ready, null, { timeout: 20000 });
+  await page.fill('#cap', '5');
+  await choose('grade-krr.json');
+  await page.waitForFunction(() => window.__privlift.learn && window.__privlift.learn.n > 0);
+  const before = await page.evaluate(() => window.__privlift.learn);
+  const truth = JSON.parse(readFileSync(join(mechanisms, 'truth.json'), 'utf8'))['grade-krr'];
+  assert.equal(before.n, truth.n, 'the synthetic population only');
+  assert.equal(before.sha256, truth.sha256);
+  // The table shows the truth beside the estimate and its interval, for every answer.
+  assert.equal(await page.$$eval('#learn tbody tr', (r) => r.length), truth.labels.length);
+  assert.equal(await page.isVisible('#learn'), true);
+  assert.equal(await page.isVisible('#learn-secret'), false);
+
+  // The first POST reaches the collector, but its answer is lost: the client retries.
+  const posts = [];
+  await page.route(`${collectorUrl}/v1/reports`, async (route) => {
+    const req = route.request();
+    if (req.method() !== 'POST') return route.continue();
+    posts.push(JSON.parse(req.postData()));
+    if (posts.length === 1) {
+      await route.fetch();
+      return route.abort('connectionreset');
+    }
+    return route.continue();
+  });
+  await page.selectOption('#value', '10');
+  await page.click('#perturb');
+  await page.waitForFunction(() => !document.getElementById('send').disabled);
+  await page.click('#send');
+  await page.waitForFunction((n) => window.__privlift.sendResult && window.__privlift.learn && window.__privlift.learn.n !== n, before.n);
+  await page.unroute(`${collectorUrl}/v1/reports`);
+  const s = await page.evaluate(() => ({ result: window.__privlift.sendResult, report: window.__privlift.lastReport, learn: window.__privlift.learn, y: window.__privlift.lastOutput }));
+  assert.equal(posts.length, 2, 'one retry');
+  assert.deepEqual(posts[0], posts[1], 'the retry sends the same report id');
+  assert.deepEqual(s.result, { accepted: 0, duplicates: 1 }, 'the retry is a duplicate: the first attempt was stored');
+  // Only the randomised output leaves: the envelope's four fields.
+  assert.deepEqual(Object.keys(posts[0].reports[0]).sort(), ['mechanism', 'output', 'report_id', 'sha256']);
+  assert.equal(s.report.output, String(s.y));
+  assert.equal(s.learn.n, before.n + 1, 'counted exactly once');
+  assert.notDeepEqual(s.learn.estimate, before.estimate);
+  // The collector's count agrees.
+  const direct = await (await fetch(`${collectorUrl}/v1/estimates/grade-krr`)).json();
+  assert.equal(direct.n, before.n + 1);
+  await page.locator('section[aria-labelledby="h-learn"]').screenshot({ path: join(shots, 'curator-learns.png') });
+
+  // A declared secret: the curator's estimate of P_S beside the truth.
+  await choose('age-retired-krr.json');
+  await page.waitForFunction(() => window.__privlift.learn && window.__privlift.learn.secret);
+  assert.equal(await page.isVisible('#learn-secret'), true);
+  assert.equal(await page.$$eval('#learn-secret tbody tr', (r) => r.length), 2);
+
+  // A mechanism redesigned in the browser is not the published one: nothing is sent.
+  await choose('grade-krr.json');
+  await page.evaluate(() => { window.__privlift.ready = false; });
+  await page.$eval('#tune', (el) => { el.value = '2'; el.dispatchEvent(new Event('change')); });
+  await page.waitForFunction(() => window.__privlift.ready && window.__privlift.designs > 0);
+  await page.click('#perturb');
+  await page.waitForFunction(() => /redesigned/.test(document.getElementById('send-status').textContent));
+  assert.equal(await page.isDisabled('#send'), true);
+});
+
+test('salary: the noisy values are sent and the curator learns the mean and the histogram', async () => {
+  await page.goto(base);
+  await page.waitForFunction(() => window.__privliftSalary && window.__privliftSalary.ready, null, { timeout: 30000 });
+  const truth = JSON.parse(readFileSync(join(mechanisms, 'truth.json'), 'utf8'));
+  const before = await page.evaluate(() => window.__privliftSalary.learn.map((e) => e?.n));
+  assert.deepEqual(before, [20000, 20000, 20000]);
+  assert.equal(await page.$$eval('#salary-learn tbody tr', (r) => r.length), 3);
+  await page.fill('#salary', '52300');
+  await page.click('#salary-release');
+  await page.waitForFunction(() => !document.getElementById('salary-send').disabled);
+  await page.click('#salary-send');
+  await page.waitForFunction(() => window.__privliftSalary.sent && window.__privliftSalary.learn.every((e) => e && e.n === 20001));
+  const s = await page.evaluate(() => ({ sent: window.__privliftSalary.sent, learn: window.__privliftSalary.learn, entries: window.__privliftSalary.entries }));
+  assert.deepEqual(s.sent, { accepted: 3 });
+  for (const [i, e] of s.learn.entries()) {
+    const id = s.entries[i].file.replace('.json', '');
+    // The mean is learnt from the noise: the synthetic truth within 4 standard errors.
+    assert.ok(Math.abs(e.mean - truth[id].mean) < 4 * e.mean_std_error, `${id}: ${e.mean} ± ${e.mean_std_error} vs ${truth[id].mean}`);
+    const total = e.estimate.reduce((a, b) => a + b, 0);
+    assert.ok(Math.abs(total - 1) < 1e-9, `${id}: histogram sums to ${total}`);
+  }
+  assert.equal(await page.isVisible('#salary-hist-figure'), true);
+  assert.equal(await page.$$eval('#salary-hist path.estimate', (p) => p.length), 1);
+  await page.locator('section[aria-labelledby="h-salary"]').screenshot({ path: join(shots, 'salary-learns.png') });
 });

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { designContinuous, continuousDesignMethods, fitGmm } from 'privlift/design';
 import { parseContinuousMechanism, fetchContinuousMechanism, CONTINUOUS_KINDS, PrivliftError } from 'privlift/continuous';
-import { parseMechanism, PrivliftError as RootError } from 'privlift';
+import { parseMechanism, sendReports, PrivliftError as RootError } from 'privlift';
+import { createHash } from 'node:crypto';
 
 const domain = { lo: 20000, hi: 200000, step: 1000 };
 const gmm = { gmm: { weights: [0.6, 0.4], means: [45000, 90000], sds: [12000, 30000] } };
@@ -143,4 +144,35 @@ test('numbers and policies are checked once, by the core, with the same codes as
   }
   assert.throws(() => mech.perturb(-5), (e) => e.code === 'unknown_value' && !e.message.includes('-5'));
   assert.throws(() => mech.receipt(52000.5), (e) => e.code === 'unknown_output');
+});
+
+test('report: the released value, the document hash and a fresh id, nothing else', async () => {
+  const json = await designContinuous({ method: 'laplace-lip', domain, prior: gmm, epsilon: 1 });
+  const doc = await parseContinuousMechanism(json);
+  const mech = doc.verify({ lip: { eps: 1 } });
+  const sha = createHash('sha256').update(json).digest('hex');
+  assert.equal(doc.sha256, sha);
+  assert.equal(mech.sha256, sha);
+  const y = mech.perturb(52300);
+  const r = mech.report(y);
+  assert.deepEqual(Object.keys(r).sort(), ['mechanism', 'output', 'report_id', 'sha256']);
+  assert.equal(r.output, y);
+  assert.equal(r.mechanism, mech.id);
+  assert.match(r.report_id, /^[0-9a-f]{32}$/);
+  assert.notEqual(mech.report(y).report_id, r.report_id);
+  assert.ok(Object.isFrozen(r));
+  // A value off the lattice, or not a number, is refused.
+  assert.throws(() => mech.report(y + 0.5), (e) => e.code === 'unknown_output');
+  assert.throws(() => mech.report(NaN), (e) => e.code === 'non_finite');
+  assert.throws(() => mech.report(String(y)), (e) => e.code === 'non_finite');
+  // sendReports posts it as it is.
+  let body;
+  const fetch = async (_url, init) => {
+    body = JSON.parse(init.body);
+    return new Response(JSON.stringify({ accepted: 1, duplicates: 0 }), { status: 202 });
+  };
+  assert.deepEqual(await sendReports('http://127.0.0.1:9/v1/reports', [r], { fetch }), { accepted: 1, duplicates: 0 });
+  assert.deepEqual(body, { reports: [{ ...r }] });
+  doc.free();
+  mech.free();
 });

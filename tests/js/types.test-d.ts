@@ -79,6 +79,7 @@ export async function usage(): Promise<void> {
 import {
   parseContinuousMechanism, fetchContinuousMechanism, CONTINUOUS_KINDS,
   type ContinuousDocument, type ContinuousMechanism, type ContinuousReceipt, type ContinuousPolicy, type ContinuousKind,
+  type ContinuousReportEnvelope,
 } from 'privlift/continuous';
 import { designContinuous, fitGmm, type GmmFit } from 'privlift/design';
 
@@ -94,6 +95,9 @@ export async function continuousUsage(): Promise<void> {
   const y: number = mech.perturb(3.3);
   const r: ContinuousReceipt = mech.receipt(y, 3.3);
   const curve: number[] = r.ratios;
+  const envelope: ContinuousReportEnvelope = mech.report(y);
+  const released: number = envelope.output;
+  const versions: string = mech.sha256 + doc.sha256 + envelope.report_id + envelope.mechanism;
   const m2: ContinuousMechanism = await fetchContinuousMechanism('https://example.invalid/c.json', undefined);
   const kinds: readonly ContinuousKind[] = [...CONTINUOUS_KINDS, doc.kind, 'sampling'];
   // @ts-expect-error: a discrete kind is not a continuous one

@@ -96,6 +96,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 pub struct Catalogue {
     current: HashMap<String, Arc<Published>>,
     earlier: Mutex<HashMap<(String, String), Arc<Published>>>,
+    /// The last estimate answered per version, with the counts it came from.
+    estimates: Mutex<HashMap<i64, (Vec<(String, u64)>, String)>>,
 }
 
 /// Why a report's (mechanism, sha256) has no document.
@@ -138,7 +140,7 @@ impl Catalogue {
             }
             current.insert(p.id.clone(), Arc::new(p));
         }
-        Ok(Catalogue { current, earlier: Mutex::default() })
+        Ok(Catalogue { current, earlier: Mutex::default(), estimates: Mutex::default() })
     }
 
     /// The published (current) version of `id`.
@@ -155,6 +157,21 @@ impl Catalogue {
 
     pub fn len(&self) -> usize {
         self.current.len()
+    }
+
+    /// The estimate last answered for `version` if it came from exactly these counts.
+    pub fn cached_estimate(&self, version: i64, counts: &[(String, u64)]) -> Option<String> {
+        let cache = self.estimates.lock().unwrap_or_else(PoisonError::into_inner);
+        cache.get(&version).filter(|(c, _)| c == counts).map(|(_, body)| body.clone())
+    }
+
+    /// Keeps the estimate of `version` from `counts` (one per version, of the versions
+    /// this collector was asked about: bounded by [`MAX_CACHED_VERSIONS`] plus the published).
+    pub fn cache_estimate(&self, version: i64, counts: Vec<(String, u64)>, body: String) {
+        let mut cache = self.estimates.lock().unwrap_or_else(PoisonError::into_inner);
+        if cache.len() < MAX_CACHED_VERSIONS + self.current.len() || cache.contains_key(&version) {
+            cache.insert(version, (counts, body));
+        }
     }
 
     /// The version of `id` with this SHA-256: the published one, or an earlier one from
