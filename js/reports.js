@@ -115,7 +115,10 @@ export function beaconOnPageHide(url, pending, options = {}) {
   const send = () => {
     const reports = pending();
     if (!Array.isArray(reports) || reports.length === 0) return;
-    beacon(String(url), new Blob([reportsBody(reports)], { type: 'application/json' }));
+    // text/plain is CORS-safelisted: a beacon of another type to a collector on another
+    // origin is dropped by browsers (no preflight for beacons). The collector reads the
+    // body as JSON whatever its type.
+    beacon(String(url), new Blob([reportsBody(reports)], { type: 'text/plain;charset=utf-8' }));
   };
   const onVisibility = () => { if (globalThis.document?.visibilityState === 'hidden') send(); };
   target.addEventListener('pagehide', send);

@@ -150,7 +150,7 @@ test('beaconOnPageHide hands the pending reports to sendBeacon on page hide', as
   target.dispatchEvent(new Event('pagehide'));
   assert.equal(beacons.length, 1);
   assert.equal(beacons[0].url, 'http://x/v1/reports');
-  assert.equal(beacons[0].data.type, 'application/json');
+  assert.equal(beacons[0].data.type, 'text/plain;charset=utf-8'); // CORS-safelisted
   assert.deepEqual(JSON.parse(await beacons[0].data.text()).reports.map((r) => r.report_id), pending.map((r) => r.report_id));
   pending = [];
   target.dispatchEvent(new Event('pagehide'));
