@@ -14,7 +14,7 @@ export function parseContinuousMechanism(document: DocumentInput): Promise<Conti
 /** fetchMechanism for a continuous document. */
 export function fetchContinuousMechanism(
   url: string | URL | Request,
-  policy: ContinuousPolicy | undefined,
+  policy?: ContinuousPolicy,
   fetchOptions?: FetchOptions,
 ): Promise<ContinuousMechanism>;
 

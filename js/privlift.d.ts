@@ -299,7 +299,7 @@ export function beaconOnPageHide(
  */
 export function fetchMechanism(
   url: string | URL | Request,
-  policy: Policy | undefined,
+  policy?: Policy,
   fetchOptions?: FetchOptions,
 ): Promise<Mechanism>;
 

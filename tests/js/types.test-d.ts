@@ -28,6 +28,8 @@ export async function usage(): Promise<void> {
   const eu: number = leak.alip.eps_u;
   const labels: readonly string[] = mech.labels;
   const m2: Mechanism = await fetchMechanism('https://example.invalid/m.json', { maxLdpX: 1 }, { cache: 'no-store', maxBytes: 1 << 20 });
+  // The policy is optional, as at runtime (TS2554 before).
+  const m4: Mechanism = await fetchMechanism('https://example.invalid/m.json');
   const codes: readonly ErrorCode[] = errorCodes;
   const report: ReportEnvelope = mech.report(y);
   const sha: string = mech.sha256 + doc.sha256 + report.report_id;
@@ -99,6 +101,8 @@ export async function continuousUsage(): Promise<void> {
   const released: number = envelope.output;
   const versions: string = mech.sha256 + doc.sha256 + envelope.report_id + envelope.mechanism;
   const m2: ContinuousMechanism = await fetchContinuousMechanism('https://example.invalid/c.json', undefined);
+  // The policy is optional, as at runtime (TS2554 before).
+  const m3: ContinuousMechanism = await fetchContinuousMechanism('https://example.invalid/c.json');
   const kinds: readonly ContinuousKind[] = [...CONTINUOUS_KINDS, doc.kind, 'sampling'];
   // @ts-expect-error: a discrete kind is not a continuous one
   const notContinuous: ContinuousKind = 'matrix';
