@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::estimate::check_counts;
-use super::linalg::symmetric_eigen;
+use super::linalg::{add_scaled_rows, dot, gram, symmetric_eigen};
 use privlift::document::Matrix;
 use privlift::error::{Error, Result};
 
@@ -77,63 +77,66 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
     let f: Vec<f64> = counts.iter().map(|c| c / n).collect();
     let mut p = vec![1.0 / nx as f64; nx];
     let mut lambda = vec![0.0; ny];
-    let em = |p: &[f64], lambda: &mut [f64]| -> Vec<f64> {
-        report_distribution(w, p, lambda);
-        (0..nx)
-            .map(|x| {
-                let g: f64 = w
-                    .row(x)
-                    .iter()
-                    .zip(&f)
-                    .zip(lambda.iter())
-                    .filter(|&((_, &fy), _)| fy > 0.0)
-                    .map(|((&wxy, &fy), &l)| wxy * fy / l)
-                    .sum();
-                p[x] * g
-            })
-            .collect()
+    report_distribution(w, &p, &mut lambda);
+    let loglik = |lambda: &[f64]| -> f64 {
+        f.iter().zip(lambda).filter(|(&fy, _)| fy > 0.0).map(|(&fy, &l)| fy * libm::log(l)).sum()
     };
-    let loglik = |p: &[f64], lambda: &mut [f64]| -> f64 {
-        report_distribution(w, p, lambda);
-        f.iter().zip(lambda.iter()).filter(|(&fy, _)| fy > 0.0).map(|(&fy, &l)| fy * libm::log(l)).sum()
-    };
+    // Buffers: the two EM steps, the extrapolation, its stabilising step, each with its λ.
+    let mut ratio = vec![0.0; ny];
+    let (mut p1, mut l1) = (vec![0.0; nx], vec![0.0; ny]);
+    let (mut p2, mut l2) = (vec![0.0; nx], vec![0.0; ny]);
+    let (mut q, mut lq) = (vec![0.0; nx], vec![0.0; ny]);
+    let (mut s, mut ls) = (vec![0.0; nx], vec![0.0; ny]);
     // SQUAREM (Varadhan & Roland, *Simple and globally convergent methods for accelerating
     // the convergence of any EM algorithm*, Scand. J. Stat. 2008, scheme S3): two EM steps
     // p1 = F(p0), p2 = F(p1) give r = p1 − p0 and v = p2 − p1 − r; the extrapolation
     // p0 − 2αr + α²v with α = −‖r‖/‖v‖ (at most −1), kept in the simplex, is followed by
-    // one EM step, and replaced by p2 whenever it would lower the likelihood. A plain EM
+    // one EM step, and replaced by p2 whenever it would lower the likelihood. |α| is capped
+    // by the adaptive bound of the SQUAREM package (Du & Varadhan, *SQUAREM: an R package
+    // for off-the-shelf acceleration of EM, MM and other EM-like monotone algorithms*,
+    // J. Stat. Softw. 92(7), 2020: step.max0 = 1, mstep = 4): a step that reaches the cap
+    // multiplies it by 4 when kept and divides it by 4 when replaced, so that a run of
+    // overshooting extrapolations (each a wasted EM step) cannot persist. A plain EM
     // step at ε = 1, k = 256 shrinks the error by 0.7 %, so thousands are needed; a cycle
-    // here takes three and converges in tens.
+    // here takes three and converges in tens to a few hundred. Each EM step also returns
+    // its result's λ, and the λ of the point kept is the next cycle's: a cycle computes
+    // four λ (not five) and three steps.
+    let mut step_max = 1.0f64;
     let mut iterations = 0;
     while iterations < max_iterations {
-        let p1 = em(&p, &mut lambda);
-        let p2 = em(&p1, &mut lambda);
+        em_step(w, &f, &p, &lambda, &mut ratio, &mut p1, &mut l1);
+        em_step(w, &f, &p1, &l1, &mut ratio, &mut p2, &mut l2);
         iterations += 2;
-        let r: Vec<f64> = p1.iter().zip(&p).map(|(a, b)| a - b).collect();
-        let v: Vec<f64> = p2.iter().zip(&p1).zip(&r).map(|((a, b), r)| a - b - r).collect();
-        let (nr, nv) = (norm(&r), norm(&v));
-        let next = if nv > 0.0 {
-            let alpha = (-nr / nv).min(-1.0);
-            let mut q: Vec<f64> = p
-                .iter()
-                .zip(&r)
-                .zip(&v)
-                .map(|((p, r), v)| (p - 2.0 * alpha * r + alpha * alpha * v).max(0.0))
-                .collect();
+        let mut nr = 0.0;
+        let mut nv = 0.0;
+        for ((&a, &b), &c) in p.iter().zip(&p1).zip(&p2) {
+            let r = b - a;
+            let v = c - b - r;
+            nr += r * r;
+            nv += v * v;
+        }
+        let (nr, nv) = (libm::sqrt(nr), libm::sqrt(nv));
+        let take_stabilised = nv > 0.0 && {
+            let alpha = (-nr / nv).min(-1.0).max(-step_max);
+            for (((qx, &a), &b), &c) in q.iter_mut().zip(&p).zip(&p1).zip(&p2) {
+                let (r, v) = (b - a, c - b - (b - a));
+                *qx = (a - 2.0 * alpha * r + alpha * alpha * v).max(0.0);
+            }
             let total: f64 = q.iter().sum();
             q.iter_mut().for_each(|x| *x /= total);
-            let stabilised = em(&q, &mut lambda);
+            report_distribution(w, &q, &mut lq);
+            em_step(w, &f, &q, &lq, &mut ratio, &mut s, &mut ls);
             iterations += 1;
-            if loglik(&stabilised, &mut lambda) >= loglik(&p2, &mut lambda) {
-                stabilised
-            } else {
-                p2
+            let kept = loglik(&ls) >= loglik(&l2);
+            if alpha == -step_max {
+                step_max = if kept { 4.0 * step_max } else { (step_max / 4.0).max(1.0) };
             }
-        } else {
-            p2
+            kept
         };
+        let (next, next_lambda) = if take_stabilised { (&mut s, &mut ls) } else { (&mut p2, &mut l2) };
         let moved = next.iter().zip(&p).map(|(a, b)| (a - b).abs()).fold(0.0f64, f64::max);
-        p = next;
+        core::mem::swap(&mut p, next);
+        core::mem::swap(&mut lambda, next_lambda);
         if moved <= 1e-12 {
             break;
         }
@@ -153,60 +156,74 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
     Ok(Mle { estimate: p, std_error, n, unidentified, iterations, log_likelihood, covariance })
 }
 
-fn norm(v: &[f64]) -> f64 {
-    libm::sqrt(v.iter().map(|x| x * x).sum())
+/// One EM step from `p`, whose report distribution is `lambda`: `next`_x =
+/// p_x Σ_y W_xy (f_y/λ_y) over the outputs seen (a dot product per row), and
+/// `next_lambda` = Wᵀ`next` (the next step's λ, or the likelihood's).
+/// `ratio` is scratch (|Y|).
+fn em_step(
+    w: &Matrix,
+    f: &[f64],
+    p: &[f64],
+    lambda: &[f64],
+    ratio: &mut [f64],
+    next: &mut [f64],
+    next_lambda: &mut [f64],
+) {
+    for ((r, &fy), &l) in ratio.iter_mut().zip(f).zip(lambda) {
+        *r = if fy > 0.0 { fy / l } else { 0.0 };
+    }
+    for (x, (nx, &px)) in next.iter_mut().zip(p).enumerate() {
+        *nx = px * dot(w.row(x), ratio);
+    }
+    report_distribution(w, next, next_lambda);
 }
 
 /// λ = Wᵀp.
 fn report_distribution(w: &Matrix, p: &[f64], lambda: &mut [f64]) {
     lambda.iter_mut().for_each(|l| *l = 0.0);
-    for (x, &px) in p.iter().enumerate() {
-        for (l, &wxy) in lambda.iter_mut().zip(w.row(x)) {
-            *l += px * wxy;
-        }
-    }
+    add_scaled_rows(lambda, p, w.as_slice());
 }
 
 /// The covariance (row-major) from the pseudo-inverse of the observed information on the
 /// tangent space, and the unidentified directions (module docs).
+///
+/// J = AᵀA with one row a_y = √c_y/λ_y W_·y per output seen, so the projected information
+/// is H = P J P = BᵀB with b_y = a_y P = a_y − mean(a_y)·1 (P = I − 11ᵀ/k, the projection
+/// onto {v : Σ v = 0}): a Gram matrix of contiguous rows. The covariance Σ v vᵀ/μ over the
+/// identified eigenpairs is likewise UᵀU with rows u = v/√μ.
 fn information_covariance(w: &Matrix, counts: &[f64], lambda: &[f64]) -> (Vec<f64>, Vec<Vec<f64>>) {
     let k = w.rows();
-    let mut j = vec![0.0; k * k];
+    let mut b: Vec<f64> = Vec::with_capacity(counts.len() * k);
+    let mut rows = 0;
     for (y, (&c, &l)) in counts.iter().zip(lambda).enumerate() {
         if c == 0.0 || l <= 0.0 {
             continue;
         }
-        let s = c / (l * l);
-        for a in 0..k {
-            let wa = w.get(a, y);
-            if wa == 0.0 {
-                continue;
-            }
-            for b in 0..k {
-                j[a * k + b] += s * wa * w.get(b, y);
-            }
-        }
+        let s = libm::sqrt(c) / l;
+        let start = b.len();
+        b.extend((0..k).map(|x| s * w.get(x, y)));
+        let mean = b[start..].iter().sum::<f64>() / k as f64;
+        b[start..].iter_mut().for_each(|v| *v -= mean);
+        rows += 1;
     }
-    // H = P J P with P = I − 11ᵀ/k, the projection onto {v : Σ v = 0}.
-    let (row_mean, total): (Vec<f64>, f64) = {
-        let rm: Vec<f64> = (0..k).map(|a| j[a * k..(a + 1) * k].iter().sum::<f64>() / k as f64).collect();
-        let t = rm.iter().sum::<f64>() / k as f64;
-        (rm, t)
-    };
-    let h: Vec<f64> = (0..k * k).map(|i| j[i] - row_mean[i / k] - row_mean[i % k] + total).collect();
+    let h = gram(&b, rows, k);
     let (vals, vecs) = symmetric_eigen(&h, k);
     let top = vals.iter().copied().fold(0.0f64, f64::max);
-    let mut cov = vec![0.0; k * k];
     // The null space of H holds the simplex's normal 1/√k and the unidentified directions,
     // possibly mixed by the solver: its vectors are projected onto {Σ v = 0} and
     // orthonormalised (Gram–Schmidt), the normal's remnant dropping out.
     let mut unidentified: Vec<Vec<f64>> = Vec::new();
+    let mut u: Vec<f64> = Vec::with_capacity(k * k);
+    let mut identified = 0;
     for (i, &val) in vals.iter().enumerate() {
-        let v: Vec<f64> = (0..k).map(|a| vecs[a * k + i]).collect();
+        let v = (0..k).map(|a| vecs[a * k + i]);
         if val > IDENTIFIED * top {
-            add_outer(&mut cov, &v, val);
+            let scale = 1.0 / libm::sqrt(val);
+            u.extend(v.map(|x| x * scale));
+            identified += 1;
             continue;
         }
+        let v: Vec<f64> = v.collect();
         let mean = v.iter().sum::<f64>() / k as f64;
         let mut u: Vec<f64> = v.iter().map(|x| x - mean).collect();
         for b in &unidentified {
@@ -218,19 +235,5 @@ fn information_covariance(w: &Matrix, counts: &[f64], lambda: &[f64]) -> (Vec<f6
             unidentified.push(u.into_iter().map(|x| x / norm).collect());
         }
     }
-    (cov, unidentified)
-}
-
-/// C += v vᵀ/μ (row-major, |v| × |v|).
-fn add_outer(cov: &mut [f64], v: &[f64], mu: f64) {
-    let k = v.len();
-    for (a, &va) in v.iter().enumerate() {
-        if va == 0.0 {
-            continue;
-        }
-        let row = &mut cov[a * k..(a + 1) * k];
-        for (c, &vb) in row.iter_mut().zip(v) {
-            *c += va * vb / mu;
-        }
-    }
+    (gram(&u, identified, k), unidentified)
 }
