@@ -290,6 +290,13 @@ test('the lying document is refused and cannot be used', async () => {
   assert.equal(st.mechanism, null);
   assert.match(await page.textContent('#status'), /Refused/);
   assert.equal(await page.isDisabled('#perturb'), true);
+  // A static document has no slider: hidden, not shown with the last mechanism's label.
+  assert.equal(await page.isVisible('#tune-row'), false);
+  await choose('grade-krr.json');
+  assert.equal(await page.isVisible('#tune-row'), true);
+  await choose('age-krr.json');
+  assert.equal(await page.isVisible('#tune-row'), false);
+  await choose('lying.json');
   await page.screenshot({ path: join(shots, 'refused-lying.png'), fullPage: true });
 });
 
