@@ -97,8 +97,11 @@ pub struct Catalogue {
     current: HashMap<String, Arc<Published>>,
     earlier: Mutex<HashMap<(String, String), Arc<Published>>>,
     /// The last estimate answered per version, with the counts it came from.
-    estimates: Mutex<HashMap<i64, (Vec<(String, u64)>, String)>>,
+    estimates: Mutex<HashMap<i64, Answered>>,
 }
+
+/// An estimate's JSON and the counts (`output`, reports) it came from.
+type Answered = (Vec<(String, u64)>, String);
 
 /// Why a report's (mechanism, sha256) has no document.
 #[derive(Debug, PartialEq, Eq)]
