@@ -484,3 +484,15 @@ describe('fetchMechanism (server on 127.0.0.1)', () => {
     await rejectsWith(() => fetchMechanism(`http://127.0.0.1:${port}/krr.json`, {}), 'network');
   });
 });
+
+test('the npm tarball carries both licences and every file package.json names', async () => {
+  const { execFileSync } = await import('node:child_process');
+  // --ignore-scripts: the prepack build has already run (scripts/build-wasm.sh).
+  const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const packed = new Set(JSON.parse(out)[0].files.map((f) => f.path));
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8'));
+  for (const f of ['LICENSE-MIT', 'LICENSE-APACHE', ...pkg.files]) assert.ok(packed.has(f), `${f} is not in the tarball`);
+  assert.equal(pkg.license, 'MIT OR Apache-2.0');
+  const apache = await readFile(new URL('../../LICENSE-APACHE', import.meta.url), 'utf8');
+  assert.match(apache, /Apache License\s+Version 2\.0, January 2004/);
+});
