@@ -214,3 +214,28 @@ export async function wasmSource(url) {
   }
   return url;
 }
+
+/**
+ * Gives a class a summary for `JSON.stringify` (`toJSON`) and `console.log` in Node
+ * (`util.inspect`): `summary(obj)` returns a plain object. After `free()` the summary is
+ * `{freed: true}` instead of a wasm error.
+ */
+export function summarised(cls, summary) {
+  Object.defineProperty(cls.prototype, 'toJSON', {
+    value() {
+      try {
+        return summary(this);
+      } catch {
+        return { freed: true };
+      }
+    },
+    writable: true, configurable: true,
+  });
+  Object.defineProperty(cls.prototype, Symbol.for('nodejs.util.inspect.custom'), {
+    value(depth, options, inspect) {
+      const body = this.toJSON();
+      return `${cls.name} ${typeof inspect === 'function' ? inspect(body, options) : JSON.stringify(body)}`;
+    },
+    writable: true, configurable: true,
+  });
+}

@@ -129,6 +129,8 @@ export class ContinuousDocument {
   /** Verifies claims and policy on the exact sampler; throws `no_claims`, `claim_violated`, `policy_violated`, `invalid_argument`. */
   verify(policy?: ContinuousPolicy): ContinuousMechanism;
   free(): void;
+  /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
+  toJSON(): Record<string, unknown>;
 }
 
 /** A verified continuous mechanism; perturbs with crypto.getRandomValues. */
@@ -155,5 +157,7 @@ export class ContinuousMechanism {
   audit(): ContinuousAudit;
   verification(): ContinuousVerification;
   free(): void;
+  /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
+  toJSON(): Record<string, unknown>;
 }
 

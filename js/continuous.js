@@ -9,7 +9,7 @@
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import { sha256Hex, reportId } from './reports.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, fetchBytes, wasmSource, typeOf,
+  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, fetchBytes, wasmSource, typeOf, summarised,
 } from './common.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
@@ -210,3 +210,7 @@ if (typeof Symbol.dispose === 'symbol') {
   ContinuousDocument.prototype[Symbol.dispose] = ContinuousDocument.prototype.free;
   ContinuousMechanism.prototype[Symbol.dispose] = ContinuousMechanism.prototype.free;
 }
+
+// What console.log and JSON.stringify show (id, kind, domain, claims), not `ContinuousMechanism {}`.
+summarised(ContinuousDocument, (d) => ({ id: d.id, kind: d.kind, sha256: d.sha256, domain: d.domain, claims: d.claims, verified: false }));
+summarised(ContinuousMechanism, (m) => ({ id: m.id, kind: m.kind, sha256: m.sha256, domain: m.domain, verified: true, audit: m.audit() }));

@@ -324,6 +324,8 @@ export class Document {
   verify(policy?: Policy): Mechanism;
   /** Releases the wasm memory now (otherwise the garbage collector does). */
   free(): void;
+  /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
+  toJSON(): Record<string, unknown>;
 }
 
 /** A verified mechanism; perturbs with crypto.getRandomValues. */
@@ -381,4 +383,6 @@ export class Mechanism {
   verification(): Verification;
   /** Releases the wasm memory now (otherwise the garbage collector does). */
   free(): void;
+  /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
+  toJSON(): Record<string, unknown>;
 }

@@ -12,7 +12,7 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, fetchBytes, wasmSource,
+  documentBytes, fetchBytes, wasmSource, summarised,
 } from './common.js';
 import { sha256Hex, reportId } from './reports.js';
 
@@ -367,6 +367,14 @@ if (typeof Symbol.dispose === 'symbol') {
   Document.prototype[Symbol.dispose] = Document.prototype.free;
   Mechanism.prototype[Symbol.dispose] = Mechanism.prototype.free;
 }
+
+// What console.log and JSON.stringify show (ids, sizes, claims), not `Mechanism {}`.
+const sizes = (o) => ({ inputs: o.labels.length, outputs: o.outputLabels.length });
+summarised(Document, (d) => ({ id: d.id, kind: d.kind, sha256: d.sha256, ...sizes(d), claims: d.claims, verified: false }));
+summarised(Mechanism, (m) => ({
+  id: m.id, kind: m.kind, sha256: m.sha256, ...sizes(m), verified: true,
+  claims: Object.fromEntries(m.verification().claims.map((c) => [c.notion, { bound: c.bound, audited: c.actual }])),
+}));
 
 /** Whether the wasm module is loaded (init() has completed). */
 export function isInitialized() {

@@ -176,3 +176,19 @@ test('report: the released value, the document hash and a fresh id, nothing else
   doc.free();
   mech.free();
 });
+
+test('console.log and JSON.stringify show a summary of a continuous mechanism', async () => {
+  const { inspect } = await import('node:util');
+  const json = await designContinuous({ method: 'laplace-lip', domain, prior: gmm, epsilon: 1 });
+  const doc = await parseContinuousMechanism(json);
+  const mech = doc.verify({ lip: { eps: 1 } });
+  assert.match(inspect(mech), /^ContinuousMechanism \{[\s\S]*kind: 'laplace'/);
+  const s = JSON.parse(JSON.stringify(mech));
+  assert.equal(s.domain.points, 181);
+  assert.equal(s.verified, true);
+  assert.ok(s.audit.lip.eps <= 1 + 1e-9);
+  assert.equal(JSON.parse(JSON.stringify(doc)).verified, false);
+  mech.free();
+  doc.free();
+  assert.deepEqual(JSON.parse(JSON.stringify(mech)), { freed: true });
+});

@@ -496,3 +496,23 @@ test('the npm tarball carries both licences and every file package.json names', 
   const apache = await readFile(new URL('../../LICENSE-APACHE', import.meta.url), 'utf8');
   assert.match(apache, /Apache License\s+Version 2\.0, January 2004/);
 });
+
+test('console.log and JSON.stringify show a summary, not an empty object', async () => {
+  const { inspect } = await import('node:util');
+  const text = JSON.stringify({
+    format: 'privlift-mechanism', version: 1, id: 'grade', labels: ['A', 'B', 'C'], prior: [0.2, 0.5, 0.3],
+    mechanism: { kind: 'krr', epsilon: 1 }, claims: { ldp_x: 1 },
+  });
+  const doc = await parseMechanism(text);
+  assert.match(inspect(doc), /^Document \{[\s\S]*id: 'grade'[\s\S]*verified: false/);
+  const m = doc.verify({});
+  const summary = JSON.parse(JSON.stringify(m));
+  assert.deepEqual(Object.keys(summary), ['id', 'kind', 'sha256', 'inputs', 'outputs', 'verified', 'claims']);
+  assert.equal(summary.inputs, 3);
+  assert.equal(summary.claims.ldp_x.bound, 1);
+  assert.ok(summary.claims.ldp_x.audited <= 1 + 1e-9);
+  assert.match(inspect(m), /^Mechanism \{/);
+  m.free();
+  doc.free();
+  assert.deepEqual(JSON.parse(JSON.stringify(m)), { freed: true });
+});
