@@ -414,17 +414,20 @@ fn unary_continuous_and_secret_documents() {
 }
 
 /// Posts batches of `size` with ids from `first` until the collector stops answering;
-/// returns the batches it acknowledged.
-fn stream(addr: &str, sha: &str, first: u64, size: u64, max: u64) -> Vec<u64> {
-    let mut acked = Vec::new();
-    for k in 0..max {
+/// returns the batches it acknowledged, counting them in `acked` as they come.
+fn stream(addr: &str, sha: &str, first: u64, size: u64, acked: &AtomicUsize) -> Vec<u64> {
+    let mut out = Vec::new();
+    for k in 0.. {
         let b = batch("grade", sha, first + k * size, size, grade_label);
         match http(addr, "POST", "/v1/reports", &[], b.to_string().as_bytes()) {
-            Ok(r) if r.status == 202 => acked.push(k),
+            Ok(r) if r.status == 202 => {
+                out.push(k);
+                acked.fetch_add(1, Ordering::SeqCst);
+            }
             _ => break,
         }
     }
-    acked
+    out
 }
 
 #[test]
@@ -434,17 +437,21 @@ fn acknowledged_reports_survive_kill_9_and_count_once() {
     for db in engines(&t) {
         let mut c = start(&db, &dir, &[]);
         let sha = sha256_of(&c.addr, "grade");
-        let (size, max) = (250u64, 400u64);
-        let addr = c.addr.clone();
+        let size = 250u64;
+        let acked_so_far = std::sync::Arc::new(AtomicUsize::new(0));
         let poster = {
-            let sha = sha.clone();
-            std::thread::spawn(move || stream(&addr, &sha, 0, size, max))
+            let (addr, sha, acked) = (c.addr.clone(), sha.clone(), std::sync::Arc::clone(&acked_so_far));
+            std::thread::spawn(move || stream(&addr, &sha, 0, size, &acked))
         };
-        std::thread::sleep(Duration::from_millis(700));
+        // Killed in the middle of the stream, whatever the machine's speed.
+        while acked_so_far.load(Ordering::SeqCst) < 20 {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         c.child.kill().unwrap(); // SIGKILL: no chance to flush anything
         c.child.wait().unwrap();
         let acked = poster.join().unwrap();
-        assert!(!acked.is_empty() && (acked.len() as u64) < max, "killed after {} batches", acked.len());
+        assert!(acked.len() >= 20, "killed after {} batches", acked.len());
+        assert_eq!(acked, (0..acked.len() as u64).collect::<Vec<_>>(), "batches are acknowledged in order");
 
         let c = start(&db, &dir, &[]);
         let stored = get(&c.addr, "/v1/estimates/grade").json()["n"].as_u64().unwrap();
