@@ -287,9 +287,11 @@ impl fmt::Display for Error {
                 write!(f, "{value} is not in the mechanism's output alphabet")
             }
             Error::ClaimViolated { notion, claimed, actual } => {
+                let (claimed, actual) = for_people(*claimed, *actual);
                 write!(f, "the document claims {notion} ≤ {claimed} nats, but its mechanism leaks {actual} nats")
             }
             Error::PolicyViolated { notion, limit, actual } => {
+                let (limit, actual) = for_people(*limit, *actual);
                 write!(f, "{notion} leakage {actual} nats exceeds the policy limit of {limit} nats")
             }
             Error::NoClaims => write!(f, "the document makes no privacy claim (`claims` is empty)"),
@@ -317,6 +319,38 @@ impl std::error::Error for Error {}
 /// Result alias used across the crate.
 pub type Result<T> = core::result::Result<T, Error>;
 
+/// Two figures for a message, to 4 significant digits, or to as many more as it takes to
+/// tell them apart (up to 17, every digit of an f64): "claims ≤ 1 nats, but leaks 1.000000000000002".
+/// The exact values stay in the error's fields.
+fn for_people(a: f64, b: f64) -> (String, String) {
+    let mut digits = 4;
+    loop {
+        let (x, y) = (significant(a, digits), significant(b, digits));
+        if x != y || digits >= 17 || a == b {
+            return (x, y);
+        }
+        digits += 1;
+    }
+}
+
+/// `x` rounded to `digits` significant digits, printed in Rust's shortest form. By powers
+/// of ten and `Display` only: precision formatting (`{:.4e}`) would add 15 KB of exact
+/// float printing to the client's `.wasm`.
+fn significant(x: f64, digits: usize) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return alloc::format!("{x}");
+    }
+    let k = libm::floor(libm::log10(libm::fabs(x))) as i32 - (digits as i32 - 1);
+    let rounded = if k >= 0 {
+        let p = libm::pow(10.0, f64::from(k));
+        libm::round(x / p) * p
+    } else {
+        let p = libm::pow(10.0, f64::from(-k));
+        libm::round(x * p) / p
+    };
+    alloc::format!("{rounded}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,5 +364,31 @@ mod tests {
         }
         assert_eq!(Error::NoClaims.code(), "no_claims");
         assert!(Error::CODES.contains(&Error::NoClaims.code()));
+    }
+}
+
+#[cfg(test)]
+mod for_people_tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn figures_are_rounded_for_people_but_told_apart() {
+        let e = Error::ClaimViolated { notion: "ldp".into(), claimed: 1.0, actual: 3.0000000000000053 };
+        assert_eq!(e.to_string(), "the document claims ldp ≤ 1 nats, but its mechanism leaks 3 nats");
+        let e = Error::ClaimViolated { notion: "lip".into(), claimed: 0.5, actual: 0.50006123 };
+        assert_eq!(e.to_string(), "the document claims lip ≤ 0.5 nats, but its mechanism leaks 0.5001 nats");
+        // Equal at 4 digits: as many as it takes to see the difference.
+        let e = Error::PolicyViolated { notion: "ldp_x".into(), limit: 1.0, actual: 1.0000000000000016 };
+        assert_eq!(e.to_string(), "ldp_x leakage 1.000000000000002 nats exceeds the policy limit of 1 nats");
+        assert_eq!(significant(1.234567e-7, 4), "0.0000001235");
+        assert_eq!(significant(-2.34567, 3), "-2.35");
+        assert_eq!(significant(123456.7, 4), "123500");
+        assert_eq!(significant(f64::INFINITY, 4), "inf");
+        // The exact values stay in the fields.
+        match e {
+            Error::PolicyViolated { actual, .. } => assert_eq!(actual, 1.0000000000000016),
+            _ => unreachable!(),
+        }
     }
 }
