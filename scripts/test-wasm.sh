@@ -81,6 +81,13 @@ bash scripts/build-wasm.sh
 if [ -x node_modules/.bin/tsc ]; then
   log "types: tsc -p tests/js/tsconfig.json (js/privlift.d.ts)"
   node_modules/.bin/tsc -p tests/js/tsconfig.json
+  # The older `moduleResolution: node` ignores "exports": the package, installed under
+  # node_modules (a symlink), must resolve its subpaths through "typesVersions".
+  d=target/types-node10
+  rm -rf "$d" && mkdir -p "$d/node_modules" && ln -s "$PWD" "$d/node_modules/privlift"
+  cp tests/js/types-node10.test-d.ts tests/js/tsconfig.node10.json "$d/"
+  log "types: tsc with moduleResolution node (typesVersions)"
+  node_modules/.bin/tsc -p "$d/tsconfig.node10.json"
 else
   log "types: skipped (typescript not installed; run npm ci)"
 fi

@@ -516,3 +516,14 @@ test('console.log and JSON.stringify show a summary, not an empty object', async
   doc.free();
   assert.deepEqual(JSON.parse(JSON.stringify(m)), { freed: true });
 });
+
+test("the .wasm files are exported, so init()'s advice (pass the .wasm URL) can be followed", async () => {
+  const { existsSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  for (const spec of ['privlift/pkg/privlift_bg.wasm', 'privlift/pkg-continuous/privlift_continuous_bg.wasm', 'privlift/pkg-design/privlift_design_bg.wasm']) {
+    const url = import.meta.resolve(spec);
+    assert.ok(existsSync(fileURLToPath(url)), `${spec} → ${url}`);
+  }
+  const bytes = await readFile(new URL(import.meta.resolve('privlift/pkg/privlift_bg.wasm')));
+  assert.ok(WebAssembly.validate(bytes));
+});
