@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use privlift::document::Lattice;
 use privlift::document::MechanismKind;
 use privlift::sample::lattice::LatticeMechanism;
-use privlift::{parse_any, AnyDocument, Document, Error};
+use privlift::{parse_any, AnyDocument, ContinuousDocument, Document, Error};
 use sha2::{Digest, Sha256};
 
 use super::store::{Store, Version};
@@ -31,7 +32,10 @@ pub struct Published {
 pub enum Parsed {
     Discrete(Document),
     /// A continuous document, with the lattice sampler its outputs come from.
-    Continuous(LatticeMechanism),
+    Continuous {
+        doc: ContinuousDocument,
+        sampler: LatticeMechanism,
+    },
 }
 
 /// Why a report's output is refused (never echoing the output itself).
@@ -44,7 +48,10 @@ impl Published {
         let sha256 = sha256_hex(text.as_bytes());
         let (id, doc) = match parse_any(&text)? {
             AnyDocument::Discrete(d) => (d.id().to_string(), Parsed::Discrete(d)),
-            AnyDocument::Continuous(c) => (c.id().to_string(), Parsed::Continuous(c.sampler()?)),
+            AnyDocument::Continuous(c) => {
+                let sampler = c.sampler()?;
+                (c.id().to_string(), Parsed::Continuous { doc: c, sampler })
+            }
         };
         Ok(Published { id, sha256, version, text, doc })
     }
@@ -75,16 +82,27 @@ impl Published {
                     _ => Err(BadOutput("expected an output label or index")),
                 }
             }
-            Parsed::Continuous(m) => {
-                let lattice = m.lattice();
+            Parsed::Continuous { doc, .. } => {
+                let lattice = doc.lattice();
                 let j = output
                     .as_f64()
                     .and_then(|y| lattice.output_index(y).ok())
                     .ok_or(BadOutput("expected a released value lo + step·j of this mechanism's lattice"))?;
-                Ok(format!("{}", lattice.value(j)))
+                Ok(lattice_label(lattice, j))
             }
         }
     }
+}
+
+/// The text of the lattice value lo + step·j: a stored continuous output, and a label of
+/// the lattice points (Rust's shortest round-trip form, read back by `output_index`).
+pub fn lattice_label(lattice: &Lattice, j: i64) -> String {
+    format!("{}", lattice.value(j))
+}
+
+/// The labels of the lattice points, lo + step·k for k = 0..n.
+pub fn lattice_labels(lattice: &Lattice) -> Vec<String> {
+    (0..lattice.len() as i64).map(|k| lattice_label(lattice, k)).collect()
 }
 
 /// Lower-case hex SHA-256.

@@ -34,7 +34,7 @@ use tiny_http::{Header, Method as HttpMethod, Request, Response, Server};
 use crate::args;
 use crate::estimate::{count_json, estimate, Blame, Estimated, Method, MAX_EM_ITERATIONS};
 use crate::CliError;
-use catalogue::{Catalogue, Parsed, Published};
+use catalogue::{lattice_labels, Catalogue, Parsed, Published};
 use store::{Store, StoreError};
 
 /// Largest request body read (a batch of 10,000 reports is about 1.5 MB).
@@ -65,6 +65,15 @@ impl ApiError {
     }
     fn from_library(e: Error) -> Self {
         Self::new(422, e.code(), e.to_string())
+    }
+}
+
+/// `--db` names an engine this build knows (a usage error before any connection).
+pub fn check_database_url(db: &str) -> Result<(), CliError> {
+    if store::is_database_url(db) {
+        Ok(())
+    } else {
+        Err(CliError::usage("`--db` is `sqlite:PATH` or `postgres://USER@HOST:PORT/DATABASE`"))
     }
 }
 
@@ -258,13 +267,10 @@ pub fn estimate_version(
 ) -> Result<Estimated, Blame> {
     let n: u64 = counts.iter().map(|(_, c)| c).sum();
     let stored = |what: &str| Blame::Counts(Error::Io { message: format!("a stored output is not {what}") });
-    let lattice_labels = |m: &privlift::sample::lattice::LatticeMechanism| -> Vec<String> {
-        (0..m.lattice().len()).map(|k| format!("{}", m.lattice().value(k as i64))).collect()
-    };
     let mut e = if n == 0 {
         let labels = match &p.doc {
             Parsed::Discrete(d) => d.input().labels().to_vec(),
-            Parsed::Continuous(m) => lattice_labels(m),
+            Parsed::Continuous { doc, .. } => lattice_labels(doc.lattice()),
         };
         Estimated {
             estimate: None,
@@ -300,7 +306,7 @@ pub fn estimate_version(
                 }
                 estimate(d, &v, None, method, project)?
             }
-            Parsed::Continuous(m) => {
+            Parsed::Continuous { sampler: m, .. } => {
                 if method == Some(Method::Unbiased) {
                     return Err(Blame::Document(Error::InvalidArgument {
                         name: "method".into(),
@@ -318,7 +324,7 @@ pub fn estimate_version(
                     estimate: Some(l.histogram),
                     std_error: Some(l.std_error),
                     n: count_json(l.n),
-                    labels: lattice_labels(m),
+                    labels: lattice_labels(m.lattice()),
                     method: Some("mle"),
                     unidentified: None,
                     projected: None,
@@ -343,9 +349,7 @@ pub fn estimate_from_db(
     method: Option<Method>,
     project: bool,
 ) -> Result<Estimated, CliError> {
-    if !store::is_database_url(db) {
-        return Err(CliError::usage("`--db` is `sqlite:PATH` or `postgres://USER@HOST:PORT/DATABASE`"));
-    }
+    check_database_url(db)?;
     let mut store = store::open(db).map_err(storage_failure)?;
     let version = match sha256 {
         Some(sha) => store.version(id, sha),

@@ -17,7 +17,7 @@ use privlift::{Document, Error, Policy};
 use rand::RngCore;
 use serde_json::{json, Value};
 
-use super::catalogue::{Catalogue, Parsed, Published};
+use super::catalogue::{lattice_label, lattice_labels, Catalogue, Parsed, Published};
 use super::storage_failure;
 use super::store::{self, Report};
 use crate::args;
@@ -37,9 +37,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         return Err(CliError::usage(format!("unexpected argument `{extra}`")));
     }
     let db = a.value("db").ok_or_else(|| CliError::usage("`privlift simulate` needs `--db URL`"))?;
-    if !store::is_database_url(db) {
-        return Err(CliError::usage("`--db` is `sqlite:PATH` or `postgres://USER@HOST:PORT/DATABASE`"));
-    }
+    super::check_database_url(db)?;
     let dir = a.value("dir").ok_or_else(|| CliError::usage("`privlift simulate` needs `--dir MECHANISMS_DIR`"))?;
     let users: u64 = a
         .value("users")
@@ -139,25 +137,21 @@ fn population(p: &Arc<Published>, users: u64, seed: u64) -> Result<(Vec<Report>,
             }
             histograms(doc, users, &hx, &hs)
         }
-        Parsed::Continuous(sampler) => {
-            let doc = match privlift::parse_any(&p.text)? {
-                privlift::AnyDocument::Continuous(c) => c,
-                privlift::AnyDocument::Discrete(_) => unreachable!("parsed as continuous before"),
-            };
+        Parsed::Continuous { doc, .. } => {
             let m = doc.verify(&ContinuousPolicy::default())?;
-            let lattice = sampler.lattice();
+            let lattice = doc.lattice();
             let mut h = vec![0u64; lattice.len()];
             for _ in 0..users {
                 let k = draw(doc.lattice_prior(), &mut rng);
                 h[k] += 1;
-                let y = m.perturb(lattice.value(k as i64), &mut rng)?;
-                push(format!("{y}"), &mut rng);
+                let j = m.perturb_index(lattice.value(k as i64), &mut rng)?;
+                push(lattice_label(lattice, j), &mut rng);
             }
             let mean =
                 h.iter().enumerate().map(|(k, &c)| c as f64 * lattice.value(k as i64)).sum::<f64>() / users as f64;
             json!({
                 "n": users,
-                "labels": (0..lattice.len()).map(|k| format!("{}", lattice.value(k as i64))).collect::<Vec<_>>(),
+                "labels": lattice_labels(lattice),
                 "p": h.iter().map(|&c| c as f64 / users as f64).collect::<Vec<_>>(),
                 "mean": mean,
             })
