@@ -1,8 +1,7 @@
 //! Integration tests of the `privlift` command-line tool.
 //! Run with `cargo test -p privlift-cli --test cli`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
@@ -11,6 +10,7 @@ use serde_json::Value;
 
 mod common;
 use common::cli::{run, TempDir, BIN};
+use common::http::{exchange, Response};
 
 const KRR3: &str = r#"[[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]"#;
 const LN2: f64 = std::f64::consts::LN_2;
@@ -416,35 +416,9 @@ impl Drop for Server {
     }
 }
 
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-}
-
+/// One raw request to a server that closes after one response.
 fn request(addr: &str, raw: &str) -> Response {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(5))).unwrap();
-    s.write_all(raw.as_bytes()).unwrap();
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).unwrap(); // the server closes after one response
-    let end = buf.windows(4).position(|w| w == b"\r\n\r\n").expect("a complete head");
-    let head = std::str::from_utf8(&buf[..end]).unwrap();
-    let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers = lines
-        .map(|l| {
-            let (k, v) = l.split_once(':').unwrap();
-            (k.trim().to_string(), v.trim().to_string())
-        })
-        .collect();
-    Response { status, headers, body: buf[end + 4..].to_vec() }
+    exchange(addr, raw.as_bytes()).unwrap()
 }
 
 fn get(addr: &str, path: &str) -> Response {

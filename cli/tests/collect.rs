@@ -7,13 +7,13 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::cli::{run, TempDir, BIN};
+use common::http::{exchange, Response};
 use serde_json::{json, Value};
 
 const GRADE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
@@ -71,68 +71,18 @@ fn start(db: &str, dir: &str, extra: &[&str]) -> Collector {
     Collector { child, addr }
 }
 
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
-    }
-    /// Asserts an error answer and returns its code.
-    fn code(&self, status: u16) -> String {
-        assert_eq!(self.status, status, "{}", String::from_utf8_lossy(&self.body));
-        self.json()["code"].as_str().unwrap().to_string()
-    }
-}
-
 fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> std::io::Result<Response> {
-    let mut s = TcpStream::connect(addr)?;
-    s.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let mut head = format!(
+    let mut raw = format!(
         "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
     for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
+        raw.push_str(&format!("{k}: {v}\r\n"));
     }
-    head.push_str("\r\n");
-    s.write_all(head.as_bytes())?;
-    s.write_all(body)?;
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf)?;
-    let end = buf
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "no complete response head"))?;
-    let text = String::from_utf8_lossy(&buf[..end]).to_string();
-    let mut lines = text.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers =
-        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
-    let mut body = buf[end + 4..].to_vec();
-    if text.to_ascii_lowercase().contains("transfer-encoding: chunked") {
-        body = dechunk(&body);
-    }
-    Ok(Response { status, headers, body })
-}
-
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let eol = b.windows(2).position(|w| w == b"\r\n").unwrap();
-        let len = usize::from_str_radix(std::str::from_utf8(&b[..eol]).unwrap().trim(), 16).unwrap();
-        if len == 0 {
-            return out;
-        }
-        out.extend_from_slice(&b[eol + 2..eol + 2 + len]);
-        b = &b[eol + 4 + len..];
-    }
+    raw.push_str("\r\n");
+    let mut raw = raw.into_bytes();
+    raw.extend_from_slice(body);
+    exchange(addr, &raw)
 }
 
 fn post(addr: &str, body: &Value) -> Response {

@@ -1,0 +1,69 @@
+//! A minimal HTTP/1.1 client for the servers the CLI starts (`serve`, `collect`): one
+//! request per connection, read until the server closes.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use serde_json::Value;
+
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    /// The body, de-chunked if it came with `Transfer-Encoding: chunked`.
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
+    }
+    /// Asserts an error answer with `status` and returns its JSON `code`.
+    pub fn code(&self, status: u16) -> String {
+        assert_eq!(self.status, status, "{}", String::from_utf8_lossy(&self.body));
+        self.json()["code"].as_str().unwrap().to_string()
+    }
+}
+
+/// Sends `raw` (a whole request) and reads the response until the connection closes. An
+/// I/O failure or a connection closed before a complete head is an error (a server that
+/// went away); a malformed head is a test failure.
+pub fn exchange(addr: &str, raw: &[u8]) -> std::io::Result<Response> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(30)))?;
+    s.write_all(raw)?;
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf)?;
+    let end = buf
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "no complete response head"))?;
+    let head = std::str::from_utf8(&buf[..end]).unwrap();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .map(|l| {
+            let (k, v) = l.split_once(':').unwrap();
+            (k.trim().to_string(), v.trim().to_string())
+        })
+        .collect();
+    let chunked = headers.iter().any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked { dechunk(&buf[end + 4..]) } else { buf[end + 4..].to_vec() };
+    Ok(Response { status, headers, body })
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let eol = b.windows(2).position(|w| w == b"\r\n").unwrap();
+        let len = usize::from_str_radix(std::str::from_utf8(&b[..eol]).unwrap().trim(), 16).unwrap();
+        if len == 0 {
+            return out;
+        }
+        out.extend_from_slice(&b[eol + 2..eol + 2 + len]);
+        b = &b[eol + 4 + len..];
+    }
+}
