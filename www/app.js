@@ -5,6 +5,7 @@ import { fetchMechanism, parseMechanism, PrivliftError } from './privlift/js/pri
 import { design } from './privlift/js/design.js';
 import { openLedger } from './privlift/js/ledger.js';
 import { collector, truth, send, estimate, pct, interval } from './curator.js';
+import { canvas } from './svg.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
@@ -282,8 +283,7 @@ function fillSection(tableId, boundsId, section, about) {
 }
 
 function drawReceipt(r) {
-  const svg = $('chart');
-  [...svg.querySelectorAll(':not(title)')].forEach((n) => n.remove());
+  const el = canvas($('chart'));
   // Always the rows of the visitor's own possible answers (X); the curator's secret (S) in addition.
   fillSection('receipt', 'bounds', r ?? undefined, 'about your answer');
   fillSection('receipt-secret', 'bounds-secret', r?.secret ?? undefined, "about the curator's secret");
@@ -296,14 +296,6 @@ function drawReceipt(r) {
   const yOf = (v) => {
     const l = v > 0 ? Math.max(-span, Math.min(span, Math.log(v))) : -span;
     return T + (H - B - T) * (0.5 - l / (2 * span));
-  };
-  const ns = 'http://www.w3.org/2000/svg';
-  const el = (tag, attrs, text) => {
-    const n = document.createElementNS(ns, tag);
-    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
-    if (text !== undefined) n.textContent = text;
-    svg.append(n);
-    return n;
   };
   const bw = (W - L - 10) / r.entries.length;
   r.entries.forEach((e, i) => {

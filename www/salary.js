@@ -5,6 +5,7 @@
 // posterior/prior ratio P(y | x) / P(y) over every salary x for the released y.
 import { parseContinuousMechanism, PrivliftError } from './privlift/js/continuous.js';
 import { collector, truth, send, estimate } from './curator.js';
+import { canvas } from './svg.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { entries: [], mechanisms: [], receipts: [], outputs: [], errors: [], ready: false, sent: null, learn: [] };
@@ -134,16 +135,7 @@ async function showEstimates() {
 
 /** Bars: the synthetic truth; line: the curator's estimated histogram, on the lattice. */
 function histogram(e, real, color) {
-  const svg = $('salary-hist');
-  [...svg.querySelectorAll(':not(title)')].forEach((n) => n.remove());
-  const ns = 'http://www.w3.org/2000/svg';
-  const el = (tag, attrs, text) => {
-    const n = document.createElementNS(ns, tag);
-    for (const [a, v] of Object.entries(attrs)) n.setAttribute(a, v);
-    if (text !== undefined) n.textContent = text;
-    svg.append(n);
-    return n;
-  };
+  const el = canvas($('salary-hist'));
   const W = 640, H = 200, L = 8, R = 8, T = 8, B = 28;
   const n = e.estimate.length;
   const top = Math.max(...e.estimate, ...(real?.p ?? [0])) || 1;
@@ -182,16 +174,7 @@ function release() {
 
 /** The ratio curves on a log scale, with e^{±ε} of the LIP claims and the visitor's salary. */
 function draw(x) {
-  const svg = $('salary-chart');
-  [...svg.querySelectorAll(':not(title)')].forEach((n) => n.remove());
-  const ns = 'http://www.w3.org/2000/svg';
-  const el = (tag, attrs, text) => {
-    const n = document.createElementNS(ns, tag);
-    for (const [k, v] of Object.entries(attrs)) n.setAttribute(k, v);
-    if (text !== undefined) n.textContent = text;
-    svg.append(n);
-    return n;
-  };
+  const el = canvas($('salary-chart'));
   const rs = state.receipts.filter(Boolean);
   if (!rs.length) return;
   const W = 640, H = 260, L = 56, R = 12, T = 12, B = 36;
