@@ -25,6 +25,8 @@ export interface DesignRequest {
   notion?: 'lip' | 'alip' | 'ldp' | 'l1' | 'chi2' | 'alpha';
   /** The order α > 1 of notion 'alpha' (required there, refused elsewhere). */
   alpha_order?: number;
+  /** What 'rr-lip' optimises: 'hit' (P(Y = X), the paper's; default), 'mi' (I(X;Y)) or 'distortion' (E[d(X,Y)], with `distortion`). */
+  objective?: 'hit' | 'mi' | 'distortion';
   alpha?: number;
   a?: number;
   b?: number;

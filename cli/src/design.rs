@@ -10,7 +10,7 @@ use crate::files;
 use crate::CliError;
 
 /// Every option `design` knows (each takes a value).
-const OPTIONS: [&str; 13] = [
+const OPTIONS: [&str; 14] = [
     "prior",
     "joint",
     "priors",
@@ -23,6 +23,7 @@ const OPTIONS: [&str; 13] = [
     "eps-u",
     "notion",
     "alpha-order",
+    "objective",
     "id",
 ];
 
@@ -44,7 +45,8 @@ struct Shape {
 fn shape(method: &str) -> Option<Shape> {
     let s = |source, required, optional| Some(Shape { source, required, optional });
     match method {
-        "krr" | "oue" | "rr-lip" => s(true, &["epsilon"], &[]),
+        "krr" | "oue" => s(true, &["epsilon"], &[]),
+        "rr-lip" => s(true, &["epsilon"], &["objective", "distortion"]),
         "rr-lip-interval" => s(false, &["a", "b", "epsilon"], &["prior"]),
         "rr-bp-lip" => s(false, &["priors", "epsilon"], &["distortion"]),
         "linear-markov" | "linear-tv" => s(false, &["joint", "alpha"], &[]),
@@ -72,6 +74,7 @@ fn metavar(flag: &str) -> &'static str {
         "eps-u" => "EU",
         "notion" => "NOTION",
         "alpha-order" => "K",
+        "objective" => "hit|mi|distortion",
         _ => "VALUE",
     }
 }
@@ -144,6 +147,7 @@ fn request(a: &args::Args) -> Result<DesignRequest, CliError> {
         eps_u: number(a, "eps-u")?,
         notion: a.value("notion").map(str::to_string),
         alpha_order: number(a, "alpha-order")?,
+        objective: a.value("objective").map(str::to_string),
         id: a.value("id").map(str::to_string),
     })
 }
@@ -165,6 +169,13 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     };
     check_flags(method, &shape, &a)?;
     let doc = design(method, &a)?;
+    if doc.utility().and_then(|u| u.get("ignores_input")).is_some_and(|v| v == true) {
+        progress(&format!(
+            "warning: the `{method}` design releases nothing about X (I(X;Y) = 0: its output does not depend \
+             on the input; the document says so). Try a larger budget{}.",
+            if method == "rr-lip" { " or --objective mi" } else { "" }
+        ));
+    }
     let mut text = doc.to_json();
     text.push('\n');
     crate::print_stdout(&text)

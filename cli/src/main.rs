@@ -40,7 +40,7 @@ Usage:
   privlift audit --matrix M.json (--prior P.json | --joint J.json) [--alpha-order A]
   privlift design METHOD [--prior P.json | --joint J.json | --priors PS.json]
                   [--epsilon E] [--alpha A] [--a A --b B] [--distortion D.json]
-                  [--eps-l EL --eps-u EU] [--notion NOTION] [--alpha-order K] [--id ID]
+                  [--eps-l EL --eps-u EU] [--notion NOTION] [--alpha-order K] [--objective O] [--id ID]
   privlift estimate --spec SPEC.json --counts C.json [--counts C2.json …] [--method mle|unbiased] [--project]
   privlift estimate --db URL --mechanism ID [--sha256 HEX] [--method mle|unbiased] [--project]
   privlift collect --db URL --dir MECHANISMS_DIR [--port PORT] [--host HOST] [--public] [--threads N]
@@ -155,6 +155,11 @@ Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE
   krr              (--prior | --joint) --epsilon E   k-ary RR, claims ldp_x = E
   oue              (--prior | --joint) --epsilon E   optimal unary encoding, ldp_x = E
   rr-lip           (--prior | --joint) --epsilon E   prior-aware RR, claims lip = E
+                   [--objective hit|mi|distortion] [--distortion D.json]: what
+                   it optimises: hit = P(Y = X) (the paper's, default; may
+                   release nothing about X on a skewed prior: said on stderr
+                   and in the document), mi = I(X;Y) (ORR w.r.t. X),
+                   distortion = E[d(X,Y)] (d = |x - y| without D.json)
   rr-lip-interval  --a A --b B --epsilon E [--prior]  binary RR for P_X(1) in [A, B]
                    (labels from P.json, default [\"0\", \"1\"]), claims bp_lip and lip
   rr-bp-lip        --priors PS.json --epsilon E [--distortion D.json]

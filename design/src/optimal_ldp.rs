@@ -47,9 +47,9 @@ use alloc::vec::Vec;
 
 use super::lift::{design_budget, JointView};
 use super::orr::{assemble, response_over_vertices, with_extra};
-use super::utility::channel_utility;
+use super::utility::released_utility;
 use super::vertex::{binomial, next_combination, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
-use super::{check_eps, publish, Audited, Source};
+use super::{check_eps, publish_channel, Source};
 use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
 
@@ -155,7 +155,7 @@ impl LdpPolytope {
                             for (&x, &e) in support.iter().zip(&sol[..k]) {
                                 v[x] = e / total;
                             }
-                            if !out[first..].iter().any(|w| w.iter().zip(&v).all(|(a, b)| (a - b).abs() <= 1e-9)) {
+                            if !out[first..].iter().any(|w| super::vertex::same_point(w, &v)) {
                                 out.push(v);
                             }
                         }
@@ -295,10 +295,12 @@ pub fn optimal_ldp(source: &Source, eps: f64, id: &str) -> Result<Document> {
     let r = response_over_vertices(&view, &subset, vs)?;
     let ny = r.q.len();
     let w = assemble(&view, &[], &[(subset, r)])?;
-    let utility = channel_utility(&source.p_x(), &w, None);
     let output = Alphabet::indices("output_labels", ny)?;
     let claims = Claims { ldp: Some(eps), ..Claims::default() };
-    let doc = publish(id, source, Some(output), super::compact(w), claims, Audited::default(), utility)?;
+    let p_x = source.p_x();
+    let doc = publish_channel(id, source, Some(output), w, super::compact, claims, |w| {
+        released_utility(&p_x, w, &vec![None; ny])
+    })?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
 }
 

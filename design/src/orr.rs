@@ -27,9 +27,9 @@ use alloc::vec::Vec;
 use super::lift::{JointView, Notion};
 use super::lp::{Cmp, Lp};
 use super::simplex::{self, Columns};
-use super::utility::{channel_utility, entropy};
-use super::vertex::{LiftPolytope, Limits};
-use super::{clean_rows, publish, Audited, Source};
+use super::utility::{entropy, released_utility};
+use super::vertex::{LiftPolytope, Limits, TOLERANCE};
+use super::{clean_rows, publish_channel, Source};
 use privlift::document::{Alphabet, Document, Matrix};
 use privlift::error::{Error, Result};
 
@@ -151,15 +151,25 @@ pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, 
         let (idx, val) = vs.get(i);
         pool.push_sparse(idx, val, sparse_entropy(val));
     }
+    // The merged column P_X|X' / P(X') (one output for the whole subset), when it is a
+    // point of the polytope: always for LIP/ALIP on all of X (its lifts are 1), and for
+    // an SRR group exactly when LP (22) is feasible (`design/srr.rs`). It never changes
+    // the optimum (it is a mixture of vertices and H is concave), but it makes the LP
+    // feasible by itself, so a vertex lost to rounding can cost optimality, never
+    // feasibility.
+    let total: f64 = target.iter().sum();
+    let merged: Vec<f64> = target.iter().map(|t| t / total).collect();
+    let merged_at = poly.contains(&merged, TOLERANCE).then(|| pool.push(&merged, entropy(&merged)));
+    let column = |i: usize| if Some(i) == merged_at { merged.clone() } else { vs.dense(i) };
     let (chosen, q): (Vec<usize>, Vec<f64>) = match simplex::solve(&pool, &target) {
         Ok(sol) => sol.support.into_iter().unzip(),
         Err(Error::DesignFailed { .. }) => {
-            let dense: Vec<Vec<f64>> = (0..vs.len()).map(|i| vs.dense(i)).collect();
+            let dense: Vec<Vec<f64>> = (0..pool.len()).map(column).collect();
             full_lp(&dense, &target)?
         }
         Err(e) => return Err(e),
     };
-    let cols = chosen.iter().map(|&i| vs.dense(i)).collect();
+    let cols = chosen.iter().map(|&i| column(i)).collect();
     Ok(finish(&target, cols, q, vs.len()))
 }
 
@@ -168,20 +178,40 @@ pub(crate) fn sparse_entropy(val: &[f64]) -> f64 {
     entropy(val)
 }
 
-/// The response from the chosen columns and their LP masses: the masses re-solved by
-/// least squares (see [`optimal_response`]), columns of mass 0 dropped.
+/// Outputs whose LP mass is at most this fraction of P(X') are dropped before the masses
+/// are re-solved. A degenerate basis keeps columns at levels of ~1e-16 (rounding of a
+/// mass that is 0); their channel entries P(y|x) ≈ 1e-16 sit below what the audit's
+/// rounding can certify, so the audited lift of such an output was 2.4883 for an ε-LIP
+/// design at 2.4879, and the design was refused (`design/tests/sweep.rs` pins it). Such
+/// an output carries at most 1e-12 of the probability, and so of I(X;Y) at most
+/// 1e-12 · ln|X'| nats.
+pub(crate) const NEGLIGIBLE_MASS: f64 = 1e-12;
+
+/// Most relative error |Σ_y q_y v_y(x) − P(x)| / P(x) the re-solved masses may leave at
+/// any input. The assembled row x sums to 1 + that error before it is renormalised, and
+/// renormalising moves the lifts by about as much, far inside the design margin
+/// ([`super::lift::design_budget`], 1e-9 relative).
+const MARGINAL_TOLERANCE: f64 = 1e-12;
+
+/// The response from the chosen columns and their LP masses: outputs of negligible mass
+/// ([`NEGLIGIBLE_MASS`]) dropped, the others' masses re-solved by least squares
+/// **relative to each P(x)** (see [`optimal_response`]): an absolute fit leaves an error
+/// of ~1e-17 at every input, which is 3e-9 of a P(x) of 3e-9, more than the design margin.
+/// If the fit fails (a non-positive mass or a relative error above
+/// [`MARGINAL_TOLERANCE`]) the LP's masses are kept and the audit decides.
 fn finish(target: &[f64], cols: Vec<Vec<f64>>, q: Vec<f64>, vertices: usize) -> Response {
-    let refs: Vec<&[f64]> = cols.iter().map(|c| c.as_slice()).collect();
-    let masses = match least_squares(&refs, target) {
-        Some(m) if m.iter().all(|&e| e >= 0.0) && residual(&refs, &m, target) <= 1e-12 => m,
-        _ => q.iter().map(|&e| e.max(0.0)).collect(),
+    let total: f64 = target.iter().sum();
+    let keep: Vec<usize> = (0..cols.len()).filter(|&i| q[i] > NEGLIGIBLE_MASS * total).collect();
+    // Scaled by 1/P(x): the fit is then relative at every input.
+    let scaled: Vec<Vec<f64>> =
+        keep.iter().map(|&i| cols[i].iter().zip(target).map(|(c, t)| c / t).collect()).collect();
+    let refs: Vec<&[f64]> = scaled.iter().map(|c| c.as_slice()).collect();
+    let ones = vec![1.0; target.len()];
+    let masses: Vec<f64> = match least_squares(&refs, &ones) {
+        Some(m) if m.iter().all(|&e| e > 0.0) && residual(&refs, &m, &ones) <= MARGINAL_TOLERANCE => m,
+        _ => keep.iter().map(|&i| q[i]).collect(),
     };
-    let keep: Vec<usize> = (0..cols.len()).filter(|&i| masses[i] > 0.0).collect();
-    Response {
-        columns: keep.iter().map(|&i| cols[i].clone()).collect(),
-        q: keep.iter().map(|&i| masses[i]).collect(),
-        vertices,
-    }
+    Response { columns: keep.iter().map(|&i| cols[i].clone()).collect(), q: masses, vertices }
 }
 
 /// LP (22) by `microlp` over the dense model: (chosen column indices, their masses).
@@ -311,10 +341,18 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
     let vertices = r.vertices;
     let ny = r.q.len();
     let w = assemble(&view, &[], &[(subset.clone(), r)])?;
-    let utility = channel_utility(&source.p_x(), &w, None);
     let output = Alphabet::indices("output_labels", ny)?;
-    let mechanism = super::srr_form(w, &[], &[(subset, ny)]);
-    let doc = publish(id, source, Some(output), mechanism, notion.claims(), Audited::default(), utility)?;
+    let parts = [(subset, ny)];
+    let p_x = source.p_x();
+    let doc = publish_channel(
+        id,
+        source,
+        Some(output),
+        w,
+        |w| super::srr_form(w, &[], &parts),
+        notion.claims(),
+        |w| released_utility(&p_x, w, &vec![None; ny]),
+    )?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
 }
 

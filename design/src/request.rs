@@ -229,6 +229,10 @@ pub struct DesignRequest {
     /// The order α (> 1) of the `alpha` notion.
     #[serde(default)]
     pub alpha_order: Option<f64>,
+    /// What `rr-lip` optimises: `hit` (P(Y = X), the paper's; the default), `mi`
+    /// (I(X;Y)) or `distortion` (E[d(X,Y)], with `distortion`); see [`rr::Objective`].
+    #[serde(default)]
+    pub objective: Option<String>,
     /// The document id; by default [`lift_default_id`] or [`default_id`] of the method.
     #[serde(default)]
     pub id: Option<String>,
@@ -301,7 +305,16 @@ pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, I
     let doc = match method {
         "krr" => rr::krr(&source_of(method, &mut req)?, need_eps()?, &id)?,
         "oue" => oue::oue(&source_of(method, &mut req)?, need_eps()?, &id)?,
-        "rr-lip" => rr::rr_lip(&source_of(method, &mut req)?, need_eps()?, &id)?,
+        "rr-lip" => {
+            let objective = req.objective.take().map(|o| rr::Objective::parse(&o)).transpose()?.unwrap_or_default();
+            let src = source_of(method, &mut req)?;
+            let d = req
+                .distortion
+                .take()
+                .map(|d| input("distortion", checked_distortion(d, src.labels().len())))
+                .transpose()?;
+            rr::rr_lip_for(&src, need_eps()?, objective, d.as_ref(), &id)?
+        }
         "rr-lip-interval" => {
             let (a, b) = (req.a.ok_or_else(|| missing(method, "a"))?, req.b.ok_or_else(|| missing(method, "b"))?);
             let labels = match req.prior.take() {

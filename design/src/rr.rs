@@ -59,6 +59,107 @@ pub fn eq19_matrix(prior: &[f64], eps: f64) -> Matrix {
     )
 }
 
+/// What [`rr_lip_for`] optimises over the ε-LIP channels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Objective {
+    /// The papers' P(Y = X) (Jiang et al. eq 19, else the LP): the default. Degenerate on
+    /// about half of the priors: the optimum may release the most likely value whatever X
+    /// is (I(X;Y) = 0).
+    #[default]
+    Hit,
+    /// I(X;Y): the optimal random response w.r.t. X (Lopuhaä-Zwakenberg Thm 2 with S = X,
+    /// [`super::orr`]). Its outputs are posterior columns, not values of X.
+    Mi,
+    /// E[d(X, Y)] under a distortion d (|x − y| on indices by default), by the LP.
+    Distortion,
+}
+
+impl Objective {
+    /// The objectives by name, in help order.
+    pub const NAMES: [&'static str; 3] = ["hit", "mi", "distortion"];
+
+    /// The objective named `name` (`hit`, `mi` or `distortion`).
+    ///
+    /// # Errors
+    /// `invalid_argument` naming the accepted values.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            "hit" => Ok(Objective::Hit),
+            "mi" => Ok(Objective::Mi),
+            "distortion" => Ok(Objective::Distortion),
+            _ => Err(Error::InvalidArgument {
+                name: "objective".into(),
+                reason: alloc::format!("expected one of {}, got `{name}`", Objective::NAMES.join(", ")),
+            }),
+        }
+    }
+}
+
+/// Prior-aware ε-LIP randomised response with the objective chosen: [`rr_lip`] for
+/// [`Objective::Hit`]; for [`Objective::Distortion`] the LP min E[d(X,Y)] over the ε-LIP
+/// channels with Y = X (d from `distortion`, else |x − y|); for [`Objective::Mi`] the
+/// ORR w.r.t. X, maximising I(X;Y) exactly (the LP over the lift polytope's vertices).
+///
+/// # Privacy
+/// Claims `lip = ε` w.r.t. the source's secret (LIP w.r.t. X bounds it, Jiang et al.
+/// Lemma 1.5).
+///
+/// # Errors
+/// As [`rr_lip`]; `invalid_argument` for a distortion with the `hit` or `mi` objective or
+/// of the wrong size.
+pub fn rr_lip_for(
+    source: &Source,
+    eps: f64,
+    objective: Objective,
+    distortion: Option<&Matrix>,
+    id: &str,
+) -> Result<Document> {
+    check_eps("epsilon", eps)?;
+    let prior = source.p_x();
+    if distortion.is_some() && objective != Objective::Distortion {
+        return Err(Error::InvalidArgument {
+            name: "distortion".into(),
+            reason: "a distortion is used by the `distortion` objective only".into(),
+        });
+    }
+    match objective {
+        Objective::Hit => rr_lip(source, eps, id),
+        Objective::Distortion => {
+            if let Some(d) = distortion {
+                check_distortion(d, prior.len())?;
+            }
+            let d = distortion.cloned().unwrap_or_else(|| absolute_distance(prior.len()));
+            let w = bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&d), false)?;
+            let utility = channel_utility(&prior, &w, Some(&d));
+            let claims = Claims { lip: Some(eps), ..Claims::default() };
+            publish(id, source, Some(source.labels().clone()), super::compact(w), claims, Audited::default(), utility)
+        }
+        Objective::Mi => {
+            // The ORR w.r.t. X, re-published against the source (its secret, if any).
+            let on_x = Source::prior(source.labels().clone(), prior.clone())?;
+            let orr = super::orr::orr_lip(&on_x, eps, id)?;
+            let nx = prior.len();
+            let w = orr
+                .mechanism()
+                .channel_matrix(nx)
+                .ok_or_else(|| Error::DesignFailed { reason: "no channel".into() })?;
+            let ny = w.cols();
+            let claims = Claims { lip: Some(eps), ..Claims::default() };
+            let doc = super::publish_channel(
+                id,
+                source,
+                Some(Alphabet::indices("output_labels", ny)?),
+                w,
+                super::compact,
+                claims,
+                |w| super::utility::released_utility(&prior, w, &vec![None; ny]),
+            )?;
+            let vertices = orr.utility().and_then(|u| u.get("vertices")).cloned().unwrap_or(serde_json::Value::Null);
+            Ok(super::orr::with_extra(doc, vec![("vertices", vertices)]))
+        }
+    }
+}
+
 /// Prior-aware optimal RR for ε-LIP with a fixed prior.
 ///
 /// Uses eq 19 when it is ε-LIP ([`eq19_is_lip`]); otherwise solves the LP
@@ -69,8 +170,9 @@ pub fn eq19_matrix(prior: &[f64], eps: f64) -> Matrix {
 /// The objective is the papers' P(Y ≠ X). On a skewed prior at a small ε its optimum can
 /// be degenerate: for P = (0.9, 0.1) at ε = 1 the best ε-LIP channel releases the
 /// majority value always (P(Y ≠ X) = 0.1, I(X;Y) = 0). That is the true optimum of the
-/// stated objective; the document's `utility.nmi` shows it, and a curator who wants
-/// information should use a larger ε or another design (e.g. k-RR).
+/// stated objective. Such a document says so (`utility.ignores_input`, its
+/// `description`, and the CLI on stderr; see [`super::publish`]); a curator who wants
+/// information should use [`rr_lip_for`] with [`Objective::Mi`], a larger ε or k-RR.
 ///
 /// # Privacy
 /// Claims `lip = ε` w.r.t. the source's secret (for a joint: by the linkage inequality,

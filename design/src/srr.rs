@@ -26,9 +26,9 @@ use alloc::vec::Vec;
 
 use super::lift::{JointView, Notion};
 use super::orr::{assemble, optimal_response, with_extra, Response};
-use super::utility::channel_utility;
-use super::watchdog::{merging_document, output_labels, subset_merging_partition, Partition};
-use super::{publish, Audited, Source};
+use super::utility::released_utility;
+use super::watchdog::{merging_document, output_labels, released_outputs, subset_merging_partition, Partition};
+use super::{publish_channel, Source};
 use privlift::document::Document;
 use privlift::error::{Error, Result};
 
@@ -124,11 +124,19 @@ pub fn srr_with_partition(source: &Source, notion: Notion, partition: &Partition
         return Ok(with_extra(doc, alloc::vec![("fallback", "subset-merging".into())]));
     }
     let w = assemble(&view, &partition.low_risk, &accepted)?;
-    let utility = channel_utility(&source.p_x(), &w, None);
     let counts: Vec<(Vec<usize>, usize)> = accepted.iter().map(|(g, r)| (g.clone(), r.q.len())).collect();
     let output = output_labels(source.labels(), &partition.low_risk, &counts)?;
-    let mechanism = super::srr_form(w, &partition.low_risk, &counts);
-    let doc = publish(id, source, Some(output), mechanism, notion.claims(), Audited::default(), utility)?;
+    let released = released_outputs(&partition.low_risk, w.cols());
+    let p_x = source.p_x();
+    let doc = publish_channel(
+        id,
+        source,
+        Some(output),
+        w,
+        |w| super::srr_form(w, &partition.low_risk, &counts),
+        notion.claims(),
+        |w| released_utility(&p_x, w, &released),
+    )?;
     let groups: Vec<&Vec<usize>> = accepted.iter().map(|(g, _)| g).collect();
     let vertices: Vec<usize> = accepted.iter().map(|(_, r)| r.vertices).collect();
     Ok(with_extra(

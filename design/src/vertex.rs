@@ -52,7 +52,9 @@
 
 //! # Degeneracy and tolerance
 //! A degenerate vertex (more than k − 1 active secrets) is produced by several T; such
-//! duplicates share the support K and are merged when they agree to 1e-9. A system with a
+//! duplicates share the support K and are merged when every coordinate agrees to 1e-9
+//! relative ([`same_point`]; an absolute tolerance merged distinct vertices of tiny
+//! coordinates). A system with a
 //! pivot below 1e-12 is skipped as singular (any vertex it could give is produced by a
 //! non-singular choice of T, see above). Coordinates must exceed [`TOLERANCE`] to count
 //! as the support (a smaller one is the same vertex on a smaller support). Every vertex
@@ -437,8 +439,7 @@ impl LiftPolytope {
             for (&x, &e) in support.iter().zip(vk.iter()) {
                 v[x] = e / total;
             }
-            let duplicate =
-                out[first_of_support..].iter().any(|w| w.iter().zip(&v).all(|(a, b)| (a - b).abs() <= 1e-9));
+            let duplicate = out[first_of_support..].iter().any(|w| same_point(w, &v));
             if !duplicate {
                 out.push(v);
             }
@@ -463,6 +464,17 @@ pub const MAX_BASES: usize = 200_000;
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Whether two points computed from different active sets are the same vertex: every
+/// coordinate agrees to 1e-9 **relative**. An absolute tolerance merged distinct
+/// vertices whose coordinates are all small: with P(x) = 2.95e-9 the vertices at
+/// v_x = e^{∓ε} P(x) differ by 4e-10 in every coordinate they move, and merging them
+/// lost half the polytope, so P_X fell outside the cone of what was left (`infeasible`
+/// for a feasible request; pinned in `design/tests/sweep.rs`). Keeping a near-duplicate
+/// costs one redundant LP column; merging two vertices can cost feasibility.
+pub(crate) fn same_point(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()))
 }
 
 /// C(n, k), saturating.

@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 
 use super::lift::{JointView, MergedLifts, Notion};
 use super::orr::with_extra;
-use super::utility::channel_utility;
+use super::utility::released_utility;
 use super::{publish, Audited, Source};
 use privlift::document::{Alphabet, Document, MechanismKind};
 use privlift::error::{Error, Result};
@@ -51,7 +51,9 @@ fn private(view: &JointView, notion: &Notion, set: &[usize]) -> bool {
 fn no_watchdog(notion: &Notion) -> Error {
     Error::Infeasible {
         reason: alloc::format!(
-            "no {} watchdog meets the budget: even merging every high-risk symbol into one output breaks it",
+            "no {} watchdog meets the budget: even merging every high-risk symbol into one output breaks it \
+             (the watchdogs and SRR release the low-risk symbols as themselves; optimal random response, \
+             orr-lip or orr-alip, exists for every budget)",
             notion.name()
         ),
     }
@@ -218,6 +220,14 @@ pub(crate) fn output_labels(labels: &Alphabet, low: &[usize], groups: &[(Vec<usi
     Alphabet::new("output_labels", out).or_else(|_| Alphabet::indices("output_labels", n))
 }
 
+/// What each output of a subset design releases ([`super::utility::released_utility`]):
+/// the first outputs are the low-risk inputs themselves, the others (groups) no value of X.
+pub(crate) fn released_outputs(low: &[usize], ny: usize) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = low.iter().map(|&x| Some(x)).collect();
+    out.resize(ny, None);
+    out
+}
+
 /// The deterministic channel of a partition and its document, with `groups` and
 /// `low_risk` in the utility object. Published as the O(|X|) `merge` kind with no inner
 /// mechanism: block i is the i-th low-risk input, then the groups.
@@ -239,7 +249,7 @@ pub(crate) fn merging_document(source: &Source, notion: &Notion, p: &Partition, 
     let mechanism = MechanismKind::Merge { blocks, inner: None };
     let w = mechanism.channel_matrix(nx).ok_or_else(|| Error::DesignFailed { reason: "no channel".into() })?;
     debug_assert_eq!(w.cols(), ny);
-    let utility = channel_utility(&source.p_x(), &w, None);
+    let utility = released_utility(&source.p_x(), &w, &released_outputs(&p.low_risk, ny));
     let groups: Vec<(Vec<usize>, usize)> = p.groups.iter().map(|g| (g.clone(), 1)).collect();
     let output = output_labels(source.labels(), &p.low_risk, &groups)?;
     let doc = publish(id, source, Some(output), mechanism, notion.claims(), Audited::default(), utility)?;

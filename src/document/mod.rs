@@ -563,6 +563,12 @@ impl Document {
     pub fn utility(&self) -> Option<&serde_json::Value> {
         self.utility.as_ref()
     }
+    /// Sets the free-text `description` (not audited: a note for people).
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
     /// Attaches informational utility figures.
     pub fn with_utility(mut self, utility: serde_json::Value) -> Self {
         self.utility = Some(utility);

@@ -251,7 +251,7 @@ impl LiftPolytope {
                         let mut c = head;
                         while c != u32::MAX {
                             let (_, w) = out.get(c as usize);
-                            if w.iter().zip(&vals).all(|(a, b)| (a - b).abs() <= 1e-9) {
+                            if super::same_point(w, &vals) {
                                 duplicate = true;
                                 break;
                             }
