@@ -2,6 +2,8 @@
 //! the published document (pretty JSON). The library audits every design before
 //! returning it; a design that cannot meet its claims is an error, never a document.
 
+use std::io::IsTerminal;
+
 use privlift::Document;
 use privlift_design::request::{design_inputs, DesignRequest};
 
@@ -201,7 +203,19 @@ fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
     if let (true, Some((ns, nx))) = (enumerates, inputs) {
         progress(&format!("designing `{method}` for |S| = {ns}, |X| = {nx} by vertex enumeration (Ctrl-C to cancel)"));
     }
-    let doc = design_inputs(method, req).map_err(|e| match e.input.and_then(|i| a.value(i)) {
+    // A progress bar when stderr is a terminal (none in pipes, logs and tests).
+    let bar = (enumerates && std::io::stderr().is_terminal()).then(progress_bar);
+    let result = match &bar {
+        Some(bar) => {
+            let bar = bar.clone();
+            privlift_design::progress::observe(move |p| draw(&bar, p), || design_inputs(method, req))
+        }
+        None => design_inputs(method, req),
+    };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let doc = result.map_err(|e| match e.input.and_then(|i| a.value(i)) {
         Some(path) => CliError::in_file(path, e.error),
         None => CliError::from(e.error),
     })?;
@@ -210,6 +224,26 @@ fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
         progress(&format!("done in {:.2?} ({vertices} vertices)", start.elapsed()));
     }
     Ok(doc)
+}
+
+/// The bar of the vertex searches: bases visited against the cap at which the design is
+/// refused, and the vertices found so far.
+fn progress_bar() -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(1);
+    let style = indicatif::ProgressStyle::with_template(
+        "privlift: {spinner} vertex search {msg} [{bar:30}] {human_pos}/{human_len} bases (the cap) {elapsed}",
+    )
+    .map(|s| s.progress_chars("=> "));
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn draw(bar: &indicatif::ProgressBar, p: &privlift_design::progress::Progress) {
+    bar.set_length(p.max_bases as u64);
+    bar.set_position(p.bases as u64);
+    bar.set_message(format!("{}: {} vertices", p.search + 1, p.vertices));
 }
 
 /// From this many inputs on, the vertex methods report progress on stderr.

@@ -687,3 +687,39 @@ fn rr_lip_objective_and_the_degenerate_warning() {
         .fails("invalid_argument", 1);
     run(&["design", "krr", "--prior", &skewed, "--epsilon", "1", "--objective", "mi"]).fails("invalid_argument", 2);
 }
+
+/// On a terminal the vertex search draws a progress bar on stderr (bases visited against
+/// the cap, vertices found); in a pipe it does not (the test above: two plain lines).
+/// The terminal is a pseudo-terminal from `script` (util-linux, on every Debian system).
+#[test]
+fn vertex_search_draws_a_progress_bar_on_a_terminal() {
+    let dir = TempDir::new();
+    // |X| = 40, |S| = 5, ε = 1: tens of thousands of bases, so the bar is drawn.
+    let mut state = 7u64;
+    let mut next = || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64 + 0.01
+    };
+    let rows: Vec<Vec<f64>> = (0..5).map(|_| (0..40).map(|_| next()).collect()).collect();
+    let total: f64 = rows.iter().flatten().sum();
+    let p_sx: Vec<Vec<f64>> = rows.iter().map(|r| r.iter().map(|v| v / total).collect()).collect();
+    let j = dir.write("j40.json", &json!({ "p_sx": p_sx }).to_string());
+    let out = dir.0.join("doc.json");
+    let log = dir.0.join("tty.log");
+    let command =
+        format!("{} design orr-alip --joint {j} --eps-l 1 --eps-u 1 > {}", common::cli::BIN, out.to_str().unwrap());
+    let status = std::process::Command::new("script")
+        .args(["-qec", &command, log.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("`script` (util-linux) runs");
+    assert!(status.success());
+    let tty = std::fs::read_to_string(&log).unwrap();
+    assert!(tty.contains("vertex search 1:") && tty.contains("bases (the cap)"), "{tty}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert!(doc["claims"]["alip"].is_object(), "{doc}");
+    // Not on a pipe.
+    let piped = run(&["design", "orr-alip", "--joint", &j, "--eps-l", "1", "--eps-u", "1"]);
+    assert!(!piped.stderr.contains("bases (the cap)"), "{}", piped.stderr);
+}

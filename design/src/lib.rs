@@ -51,6 +51,7 @@ pub mod mle;
 pub mod optimal_ldp;
 pub mod orr;
 pub mod oue;
+pub mod progress;
 pub mod request;
 pub mod rr;
 pub mod secret;

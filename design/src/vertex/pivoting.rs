@@ -217,7 +217,12 @@ impl LiftPolytope {
         let mut nup = vec![0u64; sw];
         let mut is_basic = vec![false; nv];
         let mut moves: Vec<(f64, usize, u8)> = Vec::new();
+        let mut expanded = 0usize;
         while !st_x.is_empty() {
+            expanded += 1;
+            if expanded % crate::progress::EVERY == 0 {
+                crate::progress::report(seen.len(), out.len(), limits.max_bases, false);
+            }
             let top = st_x.len() / m - 1;
             basis.copy_from_slice(&st_basis[top * m..]);
             upper.copy_from_slice(&st_upper[top * sw..]);
@@ -413,6 +418,7 @@ impl LiftPolytope {
             }
             basis.iter().for_each(|&b| is_basic[b as usize] = false);
         }
+        crate::progress::report(seen.len(), out.len(), limits.max_bases, true);
         Ok(Some(out))
     }
 
