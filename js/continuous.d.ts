@@ -1,5 +1,5 @@
 // Types of privlift/continuous. See js/continuous.js.
-import type { Check, DocumentInput, FetchOptions, InitInput } from './privlift.js';
+import type { Check, DocumentInput, FetchInput, FetchOptions, InitInput } from './privlift.js';
 export { PrivliftError } from './privlift.js';
 
 /** Loads the continuous wasm module (optional; the functions below load it). */
@@ -13,7 +13,7 @@ export function parseContinuousMechanism(document: DocumentInput): Promise<Conti
 
 /** fetchMechanism for a continuous document. */
 export function fetchContinuousMechanism(
-  url: string | URL | Request,
+  url: FetchInput,
   policy?: ContinuousPolicy,
   fetchOptions?: FetchOptions,
 ): Promise<ContinuousMechanism>;
@@ -129,6 +129,8 @@ export class ContinuousDocument {
   /** Verifies claims and policy on the exact sampler; throws `no_claims`, `claim_violated`, `policy_violated`, `invalid_argument`. */
   verify(policy?: ContinuousPolicy): ContinuousMechanism;
   free(): void;
+  /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
+  [Symbol.dispose](): void;
   /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
   toJSON(): Record<string, unknown>;
 }
@@ -157,6 +159,8 @@ export class ContinuousMechanism {
   audit(): ContinuousAudit;
   verification(): ContinuousVerification;
   free(): void;
+  /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
+  [Symbol.dispose](): void;
   /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
   toJSON(): Record<string, unknown>;
 }

@@ -1,5 +1,5 @@
 // Types of privlift/design (curator side). See js/design.js.
-import type { PrivliftError } from './privlift.js';
+import type { InitInput, PrivliftError } from './privlift.js';
 
 export type DesignMethod =
   | 'krr' | 'oue' | 'rr-lip' | 'rr-lip-interval' | 'rr-bp-lip'
@@ -41,7 +41,7 @@ export interface Estimate {
 }
 
 /** Loads the design wasm module (optional; the functions below load it). */
-export function initDesign(input?: RequestInfo | URL | Response | BufferSource | WebAssembly.Module): Promise<void>;
+export function initDesign(input?: InitInput): Promise<void>;
 /** Designs a mechanism; resolves to the audited document as JSON text. Rejects with PrivliftError. */
 export function design(method: DesignMethod, request: DesignRequest): Promise<string>;
 export function designMethods(): Promise<DesignMethod[]>;

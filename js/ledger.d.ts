@@ -52,6 +52,12 @@ export class Ledger {
   clear(): Promise<void>;
 }
 
+/**
+ * Opens the ledger of `origin` (default: this page's origin). `storage`: 'auto' (default:
+ * IndexedDB, else localStorage, else memory — in Node that is memory, forgotten when the
+ * process ends, and said once with console.warn), 'indexeddb' or 'localstorage' (a
+ * PrivliftError with code 'storage' where unavailable), or 'memory' (no warning).
+ */
 export function openLedger(options?: {
   origin?: string;
   budget?: Budget;

@@ -94,7 +94,7 @@ async function pickStore(kind) {
   try { ls = globalThis.localStorage ?? null; } catch { ls = null; } // access can throw (privacy modes)
   if (kind === 'memory') return memoryStore();
   if (kind === 'indexeddb' || (kind === 'auto' && idb)) {
-    if (!idb) throw invalid('storage', 'IndexedDB is not available here');
+    if (!idb) throw new PrivliftError('storage', 'IndexedDB is not available here (in Node, pass storage: \'memory\')');
     try {
       return await indexedDbStore(idb);
     } catch (e) {
@@ -103,9 +103,25 @@ async function pickStore(kind) {
   }
   if (kind === 'localstorage' || kind === 'auto') {
     if (ls) return localStorageStore(ls);
-    if (kind === 'localstorage') throw invalid('storage', 'localStorage is not available here');
+    if (kind === 'localstorage') throw new PrivliftError('storage', 'localStorage is not available here (in Node, pass storage: \'memory\')');
   }
+  warnMemoryOnce();
   return memoryStore();
+}
+
+let warnedMemory = false;
+
+/**
+ * 'auto' found neither IndexedDB nor localStorage (Node, some workers): the ledger lives
+ * in memory and forgets every release when the process ends. Said once on the console,
+ * since a `storage` field nobody reads is not saying it; `storage: 'memory'` asks for
+ * exactly that and is silent.
+ */
+function warnMemoryOnce() {
+  if (warnedMemory) return;
+  warnedMemory = true;
+  console.warn("privlift ledger: no IndexedDB or localStorage here, so releases are kept in memory and forgotten when "
+    + "this process ends; pass storage: 'memory' to say that is intended");
 }
 
 async function sha256Hex(text) {
@@ -233,7 +249,9 @@ function describe(mechanism, attribute, origin) {
 /**
  * Opens the ledger of `origin` (default: this page's origin). `budget` caps the bound on
  * the total leakage per attribute, `{ldp?, lip?}` in nats. `storage`: 'auto' (IndexedDB,
- * else localStorage, else memory), 'indexeddb', 'localstorage' or 'memory'.
+ * else localStorage, else memory — with a console warning, once: in Node nothing
+ * persists), 'indexeddb', 'localstorage' (each a PrivliftError with code 'storage' where
+ * it is unavailable) or 'memory' (silent).
  */
 export async function openLedger({ origin, budget, storage = 'auto' } = {}) {
   const o = origin ?? globalThis.location?.origin ?? 'local';

@@ -229,8 +229,34 @@ export type Value = string | number;
 /** A mechanism document as JSON text, UTF-8 bytes, or an object. */
 export type DocumentInput = string | ArrayBuffer | ArrayBufferView | object;
 
-/** What `init` accepts: where the .wasm module comes from. */
-export type InitInput = RequestInfo | URL | Response | BufferSource | WebAssembly.Module;
+// These types name no `dom` type (RequestInfo, BufferSource, WebAssembly, Request,
+// Response) so that they compile under any `lib`: `["es2022"]` with @types/node, a
+// worker's lib, or the DOM. Each stands for the DOM type structurally.
+
+/** A URL object (`URL` in browsers and Node). */
+export interface UrlLike { readonly href: string }
+/** A fetch Request or Response: something with a `url`. */
+export interface RequestLike { readonly url: string }
+/** A compiled `WebAssembly.Module` (any object: wasm-bindgen tells it from the other inputs at run time). */
+export type WasmModuleLike = object;
+
+/**
+ * What `init` accepts: where the .wasm module comes from — a URL (string or URL), a
+ * Request or Response, the module's bytes (ArrayBuffer or a view such as Uint8Array), or
+ * a compiled WebAssembly.Module.
+ */
+export type InitInput = string | UrlLike | RequestLike | ArrayBuffer | ArrayBufferView | WasmModuleLike;
+
+/** Where a document is fetched from: a URL (string or URL object) or a Request. */
+export type FetchInput = string | UrlLike | RequestLike;
+
+declare global {
+  // `[Symbol.dispose]` (for `using`) without requiring lib esnext.disposable; the same
+  // declaration as TypeScript's lib and @types/node, which it merges with.
+  interface SymbolConstructor {
+    readonly dispose: unique symbol;
+  }
+}
 
 /**
  * Loads the wasm module once (idempotent; later calls ignore `input`). Optional: every
@@ -298,7 +324,7 @@ export function beaconOnPageHide(
  * `http`, a parse code, `no_claims`, `claim_violated`, `policy_violated` or `too_costly`.
  */
 export function fetchMechanism(
-  url: string | URL | Request,
+  url: FetchInput,
   policy?: Policy,
   fetchOptions?: FetchOptions,
 ): Promise<Mechanism>;
@@ -324,6 +350,8 @@ export class Document {
   verify(policy?: Policy): Mechanism;
   /** Releases the wasm memory now (otherwise the garbage collector does). */
   free(): void;
+  /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
+  [Symbol.dispose](): void;
   /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
   toJSON(): Record<string, unknown>;
 }
@@ -383,6 +411,8 @@ export class Mechanism {
   verification(): Verification;
   /** Releases the wasm memory now (otherwise the garbage collector does). */
   free(): void;
+  /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
+  [Symbol.dispose](): void;
   /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
   toJSON(): Record<string, unknown>;
 }

@@ -81,6 +81,10 @@ bash scripts/build-wasm.sh
 if [ -x node_modules/.bin/tsc ]; then
   log "types: tsc -p tests/js/tsconfig.json (js/privlift.d.ts)"
   node_modules/.bin/tsc -p tests/js/tsconfig.json
+  # No `dom` lib: es2022 + @types/node (a Node project); and `using` (lib esnext.disposable).
+  log "types: tsc with lib es2022 + @types/node, and with using declarations"
+  node_modules/.bin/tsc -p tests/js/tsconfig.nodelib.json
+  node_modules/.bin/tsc -p tests/js/tsconfig.using.json
   # The older `moduleResolution: node` ignores "exports": the package, installed under
   # node_modules (a symlink), must resolve its subpaths through "typesVersions".
   d=target/types-node10

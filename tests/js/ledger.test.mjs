@@ -89,3 +89,19 @@ test('a trivial secret does not fool the ledger: its budgets compose the leakage
   const capped = await openLedger({ origin: 'https://u.example', storage: 'memory', budget: { lip: 1 } });
   await assert.rejects(capped.release('answer', m, 'b'), (e) => e.code === 'budget_exceeded');
 });
+
+test('in Node: auto storage is memory and says so once; indexeddb and localstorage are storage errors', async (t) => {
+  const warnings = [];
+  t.mock.method(console, 'warn', (...args) => warnings.push(args.join(' ')));
+  const a = await openLedger({ origin: 'https://n.example' });
+  assert.equal(a.storage, 'memory');
+  await openLedger({ origin: 'https://n.example' });
+  assert.equal(warnings.length, 1, 'warned once');
+  assert.match(warnings[0], /kept in memory and forgotten/);
+  await openLedger({ origin: 'https://n.example', storage: 'memory' });
+  assert.equal(warnings.length, 1, "storage: 'memory' is silent");
+  for (const storage of ['indexeddb', 'localstorage']) {
+    await assert.rejects(openLedger({ storage }), (e) => e instanceof PrivliftError && e.code === 'storage' && /storage: 'memory'/.test(e.message), storage);
+  }
+  await assert.rejects(openLedger({ storage: 'disk' }), (e) => e instanceof PrivliftError && e.code === 'invalid_argument');
+});
