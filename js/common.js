@@ -147,12 +147,23 @@ export async function fetchBytes(url, fetchOptions, init) {
   }
   const tooLarge = () => new PrivliftError('too_costly',
     `the document at ${where} is larger than ${maxBytes} bytes (raise fetchOptions.maxBytes to accept it)`);
+  if (isNode) {
+    const file = nodeFileUrl(url);
+    if (file) {
+      const loading = init();
+      loading.catch(() => {});
+      const bytes = await readFileCapped(file, maxBytes, tooLarge);
+      await loading;
+      return bytes;
+    }
+  }
   const loading = init();
   loading.catch(() => {}); // handled below, after the download; no unhandled rejection meanwhile
   let res;
   try {
     res = await fetch(url, requestInit);
   } catch (e) {
+    if (isNode && typeof url === 'string' && !isAbsolute(url)) throw relativeInNode(url);
     throw new PrivliftError('network', `could not fetch ${where}: ${e && e.message ? e.message : e}`, { cause: e });
   }
   if (!res.ok) {
@@ -200,16 +211,71 @@ export async function fetchBytes(url, fetchOptions, init) {
 const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
 
 /**
+ * In Node, the `file:` URL a fetch input names, if it names one (Node's fetch() reads no
+ * files). A relative path is left to fetch() (a test harness or a server-side framework
+ * may resolve it); if fetch() cannot, the error says the two ways that work.
+ */
+function nodeFileUrl(url) {
+  if (url instanceof URL) return url.protocol === 'file:' ? url : null;
+  if (typeof url !== 'string' || !isAbsolute(url)) return null;
+  const parsed = new URL(url);
+  return parsed.protocol === 'file:' ? parsed : null;
+}
+
+function isAbsolute(url) {
+  try {
+    new URL(url); // eslint-disable-line no-new
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A relative path that Node's fetch() could not resolve (there is no page to resolve it against). */
+function relativeInNode(url) {
+  return invalid('url', `${JSON.stringify(url)} is a relative path, which Node cannot fetch: pass a file URL `
+    + "(new URL('./m.json', import.meta.url)) or parse the bytes (parseMechanism(await readFile(path)))");
+}
+
+async function nodeFs() {
+  // The specifier is hidden from bundlers, which would otherwise try to pull a Node
+  // built-in into a browser bundle.
+  const fsName = 'node:fs/promises';
+  return import(/* @vite-ignore */ /* webpackIgnore: true */ fsName);
+}
+
+/** The bytes of a local file, refused with `too_costly` beyond `maxBytes` before reading. */
+async function readFileCapped(url, maxBytes, tooLarge) {
+  const { open } = await nodeFs();
+  let handle;
+  try {
+    handle = await open(url, 'r');
+    const { size } = await handle.stat();
+    if (size > maxBytes) throw tooLarge();
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await handle.read(bytes, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return bytes.subarray(0, at);
+  } catch (e) {
+    if (e instanceof PrivliftError) throw e;
+    throw new PrivliftError('io', `could not read ${url.href}: ${e && e.code ? e.code : e && e.message}`, { cause: e });
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
  * What to hand wasm-bindgen's init for the .wasm at `url` (written by each caller as
  * `new URL('../pkg…/….wasm', import.meta.url)`, the form bundlers recognise): the URL
  * itself, or its bytes in Node, whose fetch() does not read file: URLs.
  */
 export async function wasmSource(url) {
   if (url.protocol === 'file:' && isNode) {
-    // The specifier is hidden from bundlers, which would otherwise try to pull a Node
-    // built-in into a browser bundle.
-    const fsName = 'node:fs/promises';
-    const { readFile } = await import(/* @vite-ignore */ /* webpackIgnore: true */ fsName);
+    const { readFile } = await nodeFs();
     return readFile(url);
   }
   return url;

@@ -527,3 +527,28 @@ test("the .wasm files are exported, so init()'s advice (pass the .wasm URL) can 
   const bytes = await readFile(new URL(import.meta.resolve('privlift/pkg/privlift_bg.wasm')));
   assert.ok(WebAssembly.validate(bytes));
 });
+
+test('in Node, fetchMechanism reads a file: URL (with maxBytes) and refuses a relative path saying what works', async () => {
+  const { mkdtemp, writeFile, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { pathToFileURL } = await import('node:url');
+  const dir = await mkdtemp(join(tmpdir(), 'privlift-file-'));
+  try {
+    const path = join(dir, 'krr.json');
+    await writeFile(path, JSON.stringify(krrDoc()));
+    const url = pathToFileURL(path);
+    for (const input of [url, url.href]) {
+      const m = await fetchMechanism(input, { maxLdpX: 1 });
+      assert.equal(m.id, 'krr3-ln2');
+      m.free();
+    }
+    await rejectsWith(() => fetchMechanism(url, {}, { maxBytes: 100 }), 'too_costly', 'maxBytes');
+    await rejectsWith(() => fetchMechanism(pathToFileURL(join(dir, 'missing.json')), {}), 'io', 'ENOENT');
+    const e = await rejectsWith(() => fetchMechanism('./krr.json', {}), 'invalid_argument', 'relative path');
+    assert.match(e.message, /new URL\('\.\/m\.json', import\.meta\.url\)/);
+    assert.match(e.message, /parseMechanism\(await readFile\(path\)\)/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

@@ -34,6 +34,12 @@ const CHECKS = {
     assert.equal(site.logged.length, receipt.entries.length + 1, site.logged.join('\n'));
     assert.match(site.logged.at(-1), /^every lift stays in \[[0-9.e-]+, [0-9.e-]+\]$/);
   },
+  'In Node #1': ({ mechanism, same, y }, site) => {
+    assert.deepEqual(site.requests, [], 'read from disk, no HTTP');
+    assert.equal(mechanism.id, 'age-krr-eps1');
+    assert.equal(same.sha256, mechanism.sha256, 'the same bytes both ways');
+    assert.ok(Number.isInteger(y) && y >= 0 && y < mechanism.outputLabels.length, `y = ${y}`);
+  },
   'Curator side in the browser, and a privacy ledger #1': ({ json, mechanism, output, bound, memoized }, site) => {
     const doc = JSON.parse(json);
     assert.equal(doc.format, 'privlift-mechanism');
