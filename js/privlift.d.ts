@@ -223,7 +223,12 @@ export interface Receipt extends ReceiptSection {
   secret: ReceiptSection | undefined;
 }
 
-/** An input value: a label, or an integer index into `labels`. */
+/**
+ * An input value: a label (string), or an integer index into `labels`. A number is always
+ * an index — with labels such as ["1", "2", "3"] the number 1 would be the label "2", so a
+ * number whose decimal form is the label of another input is refused as ambiguous
+ * (`invalid_argument`): pass the label as a string, or use `perturbIndex`.
+ */
 export type Value = string | number;
 
 /** A mechanism document as JSON text, UTF-8 bytes, or an object. */
@@ -380,8 +385,10 @@ export class Mechanism {
   readonly prior: number[];
   /** Input index of a label (or decimal index string) or a checked index. */
   inputIndex(x: Value): number;
-  /** Perturbs one value; returns the output index. */
+  /** Perturbs one value (a label, or an index: see `Value`); returns the output index. */
   perturb(x: Value): number;
+  /** Perturbs the input at index `i`; returns the output index. Never reads `i` as a label. */
+  perturbIndex(i: number): number;
   /** Perturbs one value; returns the output label. */
   perturbLabel(x: Value): string;
   /** Perturbs many values; returns the output indices. */

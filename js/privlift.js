@@ -160,6 +160,7 @@ export class Mechanism {
   #outputLabels;
   #secretLabels;
   #index;
+  #numeric;
   #kind;
   #sha256;
 
@@ -220,18 +221,41 @@ export class Mechanism {
   inputIndex(x, name = 'x') {
     if (typeof x === 'string') return this.#input(x, name);
     // An index's range is the core's to check (Document::input_index), as for a string.
-    return guard(() => this.#m.inputIndex(String(toU32(x, name))));
+    return guard(() => this.#m.inputIndex(String(this.#input(x, name))));
   }
 
-  /** The index wasm takes for a label or an index; its range is the core's to check. */
+  /**
+   * The index wasm takes for a label or an index; its range is the core's to check.
+   *
+   * A number is an index. With labels such as ["1", "2", "3"], perturb(1) would be index 1,
+   * the label "2" — so a number whose decimal form is the label of ANOTHER input is refused
+   * as ambiguous (`invalid_argument`): pass the label as a string, or the index to
+   * perturbIndex. The message never contains the value.
+   */
   #input(x, name) {
     if (typeof x === 'string') {
-      this.#index ??= new Map(this.labels.map((l, i) => [l, i]));
-      const i = this.#index.get(x);
+      const i = this.#labelIndex().get(x);
       // Not a label: the core also accepts a decimal index string ("2"), or refuses it.
       return i !== undefined ? i : guard(() => this.#m.inputIndex(x));
     }
-    return toU32(x, name);
+    const i = toU32(x, name);
+    if (this.#numericLabels()) {
+      const j = this.#labelIndex().get(String(i));
+      if (j !== undefined && j !== i) {
+        throw invalid(name, 'a number that is also the label of another input is ambiguous: pass the label as a '
+          + 'string, or use perturbIndex for an index');
+      }
+    }
+    return i;
+  }
+
+  #labelIndex() {
+    return (this.#index ??= new Map(this.labels.map((l, i) => [l, i])));
+  }
+
+  /** Whether some label is the decimal form of an index other than its own (then numbers are checked). */
+  #numericLabels() {
+    return (this.#numeric ??= this.labels.some((l, i) => /^(0|[1-9][0-9]*)$/.test(l) && Number(l) !== i));
   }
 
   // The core refuses these too (invalid_argument), naming its Rust methods; these name the JS ones.
@@ -254,6 +278,14 @@ export class Mechanism {
     return guard(() => this.#m.perturb(i));
   }
 
+  /** Perturbs the input at index `i` (0 ≤ i < labels.length); returns the output index. Never reads `i` as a label. */
+  perturbIndex(i) {
+    this.#notUnary('perturbBits');
+    if (typeof i !== 'number') throw invalid('i', `expected an input index (a number), got ${typeOf(i)}`);
+    const j = toU32(i, 'i');
+    return guard(() => this.#m.perturb(j));
+  }
+
   /** Perturbs one value; returns the output label. */
   perturbLabel(x) {
     return this.outputLabels[this.perturb(x)];
@@ -269,7 +301,8 @@ export class Mechanism {
     const out = new Uint32Array(arr.length);
     for (let k = 0; k < arr.length; k++) {
       const v = arr[k];
-      out[k] = typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= U32_MAX ? v : this.#input(v, `${name}[${k}]`);
+      out[k] = typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= U32_MAX && !this.#numericLabels()
+        ? v : this.#input(v, `${name}[${k}]`);
     }
     return out;
   }

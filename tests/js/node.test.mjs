@@ -552,3 +552,29 @@ test('in Node, fetchMechanism reads a file: URL (with maxBytes) and refuses a re
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('numeric labels: a number that is another input\'s label is refused as ambiguous; perturbIndex takes indices', async () => {
+  const doc = (k, labels) => ({
+    format: 'privlift-mechanism', version: 1, id: `n${k}`, labels, prior: Array(k).fill(1 / k),
+    mechanism: { kind: 'krr', epsilon: 1 }, claims: { ldp_x: 1 },
+  });
+  const m = (await parseMechanism(doc(3, ['1', '2', '3']))).verify({});
+  // A string is a label: "2" is index 1.
+  const seeded = (x) => m.perturbManySeededForTesting([x], 5n)[0];
+  assert.equal(seeded('2'), m.perturbManySeededForTesting(new Uint32Array([1]), 5n)[0]);
+  for (const call of [() => m.perturb(1), () => m.perturbLabel(2), () => m.perturbMany(['1', 1]), () => m.inputIndex(1), () => m.perturbManySeededForTesting([2], 1n)]) {
+    const e = await rejectsWith(async () => call(), 'invalid_argument', 'ambiguous');
+    assert.ok(!/[0-9]/.test(e.message.replace(/perturbIndex|\[[0-9]+\]/g, '')), `the message names no value (positions aside): ${e.message}`);
+  }
+  // perturbIndex and a Uint32Array are always indices; 0 is no label here, so 0 is fine too.
+  assert.ok(m.perturbIndex(2) < 3);
+  assert.ok(m.perturb(0) < 3);
+  assert.equal(m.perturbMany(new Uint32Array([0, 1, 2])).length, 3);
+  await rejectsWith(async () => m.perturbIndex('2'), 'invalid_argument', 'index');
+  await rejectsWith(async () => m.perturbIndex(3), 'unknown_value');
+  // Labels that are their own indices are not ambiguous.
+  const z = (await parseMechanism(doc(3, ['0', '1', '2']))).verify({});
+  assert.ok(z.perturb(1) < 3 && z.perturbMany([0, 1, 2]).length === 3);
+  m.free();
+  z.free();
+});

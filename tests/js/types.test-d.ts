@@ -19,6 +19,9 @@ export async function usage(): Promise<void> {
   const first: Check | undefined = checked.claims[0];
   const y: number = mech.perturb('yes');
   const label: string = mech.perturbLabel(0);
+  const byIndex: number = mech.perturbIndex(0);
+  // @ts-expect-error perturbIndex takes an index, never a label
+  mech.perturbIndex('yes');
   const ys: Uint32Array = mech.perturbMany(['a', 1, 'c']);
   const seeded: Uint32Array = mech.perturbManySeededForTesting(new Uint32Array([0, 1]), 7n);
   const r: Receipt = mech.receipt(y);
