@@ -269,6 +269,14 @@ declare global {
  */
 export function init(input?: InitInput): Promise<void>;
 
+/**
+ * Instantiates the wasm module synchronously from its bytes or a compiled
+ * WebAssembly.Module (workers, Jest, edge functions); a no-op once loaded. Throws
+ * `init` on a bad module. Browsers refuse synchronous compilation of more than 4 KB on the
+ * main thread: use init() there, or import 'privlift/inline'.
+ */
+export function initSync(module: ArrayBuffer | ArrayBufferView | WasmModuleLike): void;
+
 /** Whether init() has completed. */
 export function isInitialized(): boolean;
 

@@ -52,6 +52,29 @@ export function init(input) {
   return ready;
 }
 
+/**
+ * Instantiates the wasm module synchronously from its bytes or a compiled
+ * WebAssembly.Module, for runtimes that cannot await init() first (a worker's top level,
+ * Jest, edge functions). A no-op once loaded. Browsers refuse to compile more than 4 KB
+ * synchronously on the main thread: there, use init() (or 'privlift/inline', which
+ * awaits it for you).
+ *
+ * @param {BufferSource | WebAssembly.Module} module
+ */
+export function initSync(module) {
+  if (loaded) return;
+  if (module === undefined || module === null) {
+    throw invalid('module', 'expected the .wasm bytes or a WebAssembly.Module');
+  }
+  try {
+    raw.initSync({ module });
+  } catch (e) {
+    throw new PrivliftError('init', `could not instantiate the privlift wasm module: ${e && e.message ? e.message : e}`, { cause: e });
+  }
+  loaded = true;
+  ready = Promise.resolve();
+}
+
 // ---------------------------------------------------------------------------------------
 // Argument conversion. Policies (shape, keys, ranges: Policy::from_entries), index ranges
 // (unknown_value, unknown_output) and bits (0 or 1) are checked by the core, once.

@@ -42,6 +42,29 @@ const PAGE = `<!doctype html>
   document.getElementById('out').textContent = JSON.stringify(window.__privlift, null, 2);
 </script></body></html>`;
 
+// A module Worker (no import maps in workers: paths). `entry` is '/js/privlift.js' (the .wasm
+// fetched next to it by init()) or '/js/inline.js' (the .wasm inside the JS).
+const WORKER = `
+  const entry = new URL(location.href).searchParams.get('entry');
+  const { parseMechanism, isInitialized } = await import(entry);
+  const readyAtImport = isInitialized();
+  const mech = (await parseMechanism({ format: 'privlift-mechanism', version: 1, id: 'w',
+    labels: ['a', 'b', 'c'], prior: [0.2, 0.5, 0.3], mechanism: { kind: 'krr', epsilon: 1 },
+    claims: { ldp_x: 1 } })).verify({ maxLdpX: 1 });
+  const ys = mech.perturbMany(new Uint32Array(20000));
+  const kept = ys.filter((y) => y === 0).length;
+  postMessage({ entry, readyAtImport, kept, n: ys.length, receipt: mech.receipt(mech.perturb('c')).entries.length });
+`;
+
+const WORKER_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><script type="module">
+  const run = (entry) => new Promise((resolve, reject) => {
+    const w = new Worker('/worker.js?entry=' + encodeURIComponent(entry), { type: 'module' });
+    w.onmessage = (e) => { resolve(e.data); w.terminate(); };
+    w.onerror = (e) => reject(new Error(e.message || 'worker error'));
+  });
+  window.__workers = await Promise.all([run('/js/privlift.js'), run('/js/inline.js')]);
+</script></body></html>`;
+
 let chromium = null;
 try {
   if (existsSync(CHROMIUM)) ({ chromium } = await import('playwright-core'));
@@ -61,6 +84,14 @@ before(async () => {
     requests.push(path);
     if (path === '/' || path === '/index.html') {
       res.writeHead(200, { 'content-type': TYPES['.html'] }).end(PAGE);
+      return;
+    }
+    if (path === '/workers.html') {
+      res.writeHead(200, { 'content-type': TYPES['.html'] }).end(WORKER_PAGE);
+      return;
+    }
+    if (path === '/worker.js') {
+      res.writeHead(200, { 'content-type': TYPES['.js'] }).end(WORKER);
       return;
     }
     // Only the package's own files.
@@ -112,6 +143,38 @@ test('the package runs in headless Chromium as <script type=module>', { skip, ti
     assert.deepEqual(r.liar, { isPrivliftError: true, code: 'claim_violated', name: 'PrivliftError' });
     assert.equal(r.badArg.code, 'invalid_argument');
     assert.match(r.badArg.message, /`x`/);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('the package runs in a module Web Worker in Chromium, from its .wasm file and from privlift/inline', { skip, timeout: 60_000 }, async () => {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    requests.length = 0;
+    await page.goto(`${base}/workers.html`);
+    await page.waitForFunction(() => window.__workers, null, { timeout: 30_000 });
+    const [file, inline] = await page.evaluate(() => window.__workers);
+    assert.deepEqual(errors, []);
+    assert.equal(file.readyAtImport, false, 'the plain entry loads on first use');
+    assert.equal(inline.readyAtImport, true, 'the inline entry is loaded by its import');
+    assert.ok(requests.includes('/pkg/privlift_inline.js'));
+    // k-RR, |X| = 3, ε = 1: P(y = x) = e/(e + 2); 5 standard deviations.
+    const p = Math.E / (Math.E + 2);
+    for (const r of [file, inline]) {
+      const sd = Math.sqrt(r.n * p * (1 - p));
+      assert.ok(Math.abs(r.kept - r.n * p) <= 5 * sd, `${r.entry}: ${r.kept} of ${r.n}`);
+      assert.equal(r.receipt, 3);
+    }
   } finally {
     await browser.close();
   }

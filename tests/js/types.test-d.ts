@@ -115,3 +115,11 @@ export async function continuousUsage(): Promise<void> {
   // @ts-expect-error: values are numbers, not labels
   mech.perturb('3.3');
 }
+
+import * as inline from 'privlift/inline';
+import { initSync } from 'privlift';
+export function inlineUsage(bytes: Uint8Array): void {
+  initSync(bytes);
+  const ready: boolean = inline.isInitialized();
+  void ready;
+}

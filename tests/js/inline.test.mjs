@@ -1,0 +1,57 @@
+// privlift/inline (the wasm inside the JS, loaded by the import) and initSync, in Node.
+// Each runs in a child process: the module is loaded once per process, and these tests
+// are about how it gets loaded.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+
+const ROOT = new URL('../../', import.meta.url);
+
+const DOC = JSON.stringify({
+  format: 'privlift-mechanism', version: 1, id: 'inline', labels: ['a', 'b', 'c'], prior: [0.2, 0.5, 0.3],
+  mechanism: { kind: 'krr', epsilon: 1 }, claims: { ldp_x: 1 },
+});
+
+/** Runs `code` as an ES module in a fresh Node process (cwd: the repository), returns its JSON stdout. */
+function run(code) {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8' });
+  return JSON.parse(out);
+}
+
+test('privlift/inline is ready when its import resolves, with no init() call', () => {
+  const r = run(`
+    const p = await import('privlift/inline');
+    const ready = p.isInitialized();
+    const m = (await p.parseMechanism(${JSON.stringify(DOC)})).verify({ maxLdpX: 1 });
+    const y = m.perturb('b');
+    const r = m.receipt(y);
+    console.log(JSON.stringify({ ready, y, entries: r.entries.length }));
+  `);
+  assert.equal(r.ready, true, 'initialised by the import itself');
+  assert.ok(Number.isInteger(r.y) && r.y < 3);
+  assert.equal(r.entries, 3);
+});
+
+test('the inline module is the same bytes as pkg/privlift_bg.wasm', async () => {
+  const { WASM_BASE64 } = await import('../../pkg/privlift_inline.js');
+  const wasm = await readFile(new URL('pkg/privlift_bg.wasm', ROOT));
+  assert.ok(Buffer.from(WASM_BASE64, 'base64').equals(wasm), 'regenerate with scripts/build-wasm.sh');
+});
+
+test('initSync loads from bytes or a compiled module, synchronously; a bad module is an init error', () => {
+  const r = run(`
+    import { readFileSync } from 'node:fs';
+    import { initSync, isInitialized, parseMechanism, PrivliftError } from 'privlift';
+    let bad = null;
+    try { initSync(new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9])); } catch (e) { bad = e instanceof PrivliftError && e.code; }
+    const before = isInitialized();
+    initSync(new WebAssembly.Module(readFileSync('pkg/privlift_bg.wasm')));
+    const after = isInitialized();
+    initSync(readFileSync('pkg/privlift_bg.wasm')); // a no-op once loaded
+    const m = (await parseMechanism(${JSON.stringify(DOC)})).verify({});
+    console.log(JSON.stringify({ bad, before, after, y: m.perturb('a') }));
+  `);
+  assert.deepEqual([r.bad, r.before, r.after], ['init', false, true]);
+  assert.ok(r.y < 3);
+});
