@@ -1,17 +1,21 @@
-// The demo uses the npm package exactly as a web app would: fetchMechanism verifies the
-// curator's document against the visitor's policy before anything can be perturbed, and
-// privlift/design redesigns the mechanism in the browser when the slider moves.
-import { fetchMechanism, parseMechanism, PrivliftError } from './privlift/js/privlift.js';
+// The demo uses the npm package exactly as a web app would: parseMechanism + verify check
+// the curator's document against the visitor's policy before anything can be perturbed,
+// and privlift/design redesigns the mechanism in the browser when the slider moves.
+import { parseMechanism, PrivliftError } from './privlift/js/privlift.js';
 import { design } from './privlift/js/design.js';
 import { openLedger } from './privlift/js/ledger.js';
 import { collector, truth, send, estimate, pct, interval } from './curator.js';
-import { canvas } from './svg.js';
+import { canvas, tspan } from './svg.js';
 
 const $ = (id) => document.getElementById(id);
 const state = {
   mechanism: null, entry: null, lastInput: null, lastOutput: null, receipt: null,
   error: null, ready: false, utility: null, designs: 0, ledger: null, lastRelease: null,
   published: false, lastReport: null, sendResult: null, learn: null,
+  // The selected document's audit w.r.t. the visitor's answer has no LDP bound (ORR, AORR).
+  unbounded: false,
+  // Opened with no budget: used only for an attribute whose total has no bound, with the visitor's consent.
+  unboundedLedger: null,
 };
 window.__privlift = state; // read by the end-to-end tests
 let index = [];
@@ -30,10 +34,79 @@ function elem(tag, text, props = {}) {
   return n;
 }
 
-function policy() {
+/** The visitor's cap in nats, or undefined when the field is empty. */
+function cap() {
   const text = $('cap').value.trim();
-  const cap = Number(text);
-  return text !== '' && Number.isFinite(cap) && cap >= 0 ? { maxLdpX: cap } : {};
+  const v = Number(text);
+  return text !== '' && Number.isFinite(v) && v >= 0 ? v : undefined;
+}
+
+/** Whether the visitor allowed mechanisms without an LDP bound (the one control for them). */
+const allowUnbounded = () => $('allow-unbounded').checked;
+
+/**
+ * The visitor's policy for a document. The cap bounds the LDP about the visitor's answer;
+ * for a mechanism without an LDP bound that the visitor allowed, nothing bounds the answer,
+ * so the same cap applies to the LIP about the curator's secret instead.
+ */
+function policy(unbounded) {
+  const c = cap();
+  if (c === undefined) return {};
+  return unbounded && allowUnbounded() ? { maxLipS: c } : { maxLdpX: c };
+}
+
+/**
+ * Parses and verifies a document's text against the visitor's policy; sets state.unbounded
+ * from the audit (prior-free, so the curator's prior cannot hide it). A mechanism without an
+ * LDP bound is refused unless the visitor allowed such mechanisms, whatever the cap says.
+ */
+async function verifyText(text) {
+  const doc = await parseMechanism(text);
+  try {
+    const check = doc.check({});
+    state.unbounded = !(check.leakage_x.ldp_x < Infinity);
+    explainUnbounded(doc, check);
+    const m = doc.verify(policy(state.unbounded));
+    if (state.unbounded && !allowUnbounded()) {
+      m.free();
+      throw new PrivliftError('policy_violated', `${doc.id} has no LDP bound about your answer (ε = ∞), and you have not allowed mechanisms without one`);
+    }
+    return m;
+  } finally {
+    doc.free();
+  }
+}
+
+/** The one explanation of a mechanism without an LDP bound, shown while one (with honest claims) is selected. */
+function explainUnbounded(doc, check) {
+  const p = $('unbounded-why');
+  // A document whose claims fail is refused for that reason: nothing to explain here.
+  p.hidden = !(state.unbounded && check.claims_hold);
+  if (p.hidden) { p.replaceChildren(); return; }
+  const attr = state.entry?.attribute ?? doc.id;
+  // A document without a secret has S = X: then nothing else is protected.
+  const secret = doc.secretLabels.length > 0 && doc.secretLabels.join('\u0000') !== doc.labels.join('\u0000')
+    ? `the curator's secret (${doc.secretLabels.join(' or ')})` : null;
+  const lipS = `${fmt(check.leakage.lip, 3)} nats of LIP`;
+  const c = cap();
+  const why = 'Some values it sends never occur for some answers, so seeing one rules those answers out completely ' +
+    '(a lift of 0 in the receipt): its LDP and its LIP about your answer are both unbounded. ';
+  const ledger = `your ledger records each release of “${attr}” without a budget, since their total has no bound`;
+  if (!allowUnbounded()) {
+    const then = c === undefined ? ledger
+      : secret ? `your cap of ${c} nats then applies to what it reveals about that secret (ε = ${lipS} here), and ${ledger}`
+        : `your cap of ${c} nats then applies to its LIP, which is unbounded too, so it stays refused`;
+    p.replaceChildren(elem('strong', 'Why it is refused: '),
+      `this mechanism ${secret ? `protects ${secret}, but puts` : 'puts'} no bound on what the sent value reveals about your answer itself. ` +
+      why + 'Your cap and your ledger’s budget are about your answer, so neither can accept it. ' +
+      `To use it anyway, tick “Allow mechanisms without an LDP bound”: ${then}.`);
+  } else {
+    p.replaceChildren(elem('strong', 'You allowed a mechanism without an LDP bound. '),
+      (secret ? `It protects ${secret}: ε = ${lipS}${c === undefined ? '' : `, within your cap of ${c} nats`}. It does not protect your answer itself. `
+        : 'It protects nothing else instead. ') +
+      why + `Your ledger records each release of “${attr}”, but their total about your answer has no bound, so your budget ` +
+      `no longer limits “${attr}”. Untick the box to refuse such mechanisms again; “Clear my ledger” starts “${attr}” afresh.`);
+  }
 }
 
 function setStatus(kind, text) {
@@ -47,6 +120,8 @@ function refused(e) {
   state.error = { code: e.code, message: e.message };
   const why = e instanceof PrivliftError ? `${e.message} [${e.code}]` : String(e);
   setStatus('refused', `✗ Refused: ${why}. Nothing will be perturbed with this mechanism.`);
+  state.utility = null;
+  $('utility').textContent = '';
   $('value').disabled = true;
   $('perturb').disabled = true;
   drawReceipt(null);
@@ -80,6 +155,7 @@ function activate(m, doc) {
   if (keep && Number(keep) < m.labels.length) sel.value = keep;
   sel.disabled = false;
   $('perturb').disabled = false;
+  if (state.lastOutput === null) drawReceipt(null);
 }
 
 async function loadMechanism() {
@@ -99,10 +175,16 @@ async function loadMechanism() {
     Object.assign($('tune'), { min: entry.min, max: entry.max, step: entry.param === 'alpha' ? 0.05 : 0.05, value: entry.value });
     $('tune-value').textContent = String(entry.value);
   }
+  state.unbounded = false;
+  $('unbounded-why').hidden = true;
   try {
-    const doc = await (await fetch('mechanisms/' + entry.file)).json();
+    // One download: the text is shown (description) and verified.
+    const r = await fetch('mechanisms/' + entry.file);
+    if (!r.ok) throw new PrivliftError('http', `mechanisms/${entry.file}: HTTP ${r.status}`, { status: r.status });
+    const text = await r.text();
+    const doc = JSON.parse(text);
     $('description').textContent = doc.description || '';
-    activate(await fetchMechanism('mechanisms/' + entry.file, policy()), doc);
+    activate(await verifyText(text), doc);
     state.published = true;
   } catch (e) {
     refused(e);
@@ -124,8 +206,9 @@ async function redesign() {
     try {
       const json = await design(entry.method, { ...entry.request, [entry.param]: value, id: `${entry.file.replace('.json', '')}-${value}` });
       if (pending !== run) return;
-      const doc = JSON.parse(json);
-      activate((await parseMechanism(json)).verify(policy()), doc);
+      const m = await verifyText(json);
+      if (pending !== run) return;
+      activate(m, JSON.parse(json));
       state.published = false; // the collector takes the curator's published version only
       state.designs += 1;
       if (state.lastOutput !== null) showReceipt(state.lastInput, state.lastOutput);
@@ -143,7 +226,23 @@ async function openMyLedger() {
   const text = $('budget').value.trim();
   const budget = Number(text);
   state.ledger = await openLedger({ budget: text !== '' && Number.isFinite(budget) && budget >= 0 ? { ldp: budget } : {} });
+  // The same records (same origin and storage), no budget: for an attribute whose total has
+  // no bound (a release without an LDP bound), no budget can be met; see ledgerFor.
+  state.unboundedLedger ??= await openLedger({ budget: {} });
   await showLedger();
+}
+
+/**
+ * The ledger to release `attribute` through `m` with: the budgeted one, unless the total
+ * after this release has no bound (this mechanism or an earlier one has no LDP bound) and
+ * the visitor allowed such mechanisms; then the budget can never be met, and the release
+ * is recorded without one. The LIP about the answer is unbounded too (a lift of 0), so no
+ * LIP budget could take over.
+ */
+async function ledgerFor(attribute, m) {
+  if (!allowUnbounded()) return state.ledger;
+  const after = await state.ledger.bound(attribute, m);
+  return after.ldp < Infinity ? state.ledger : state.unboundedLedger;
 }
 
 async function showLedger() {
@@ -156,12 +255,25 @@ async function showLedger() {
     }
     return tr;
   }));
+  $('ledger').hidden = rows.length === 0;
+  $('ledger-empty').hidden = rows.length > 0;
   const attr = state.entry?.attribute;
   if (attr) {
     const b = await state.ledger.bound(attr);
     state.ledgerBound = b;
-    $('ledger-bound').textContent = `Together, your ${b.releases} release(s) of “${attr}” leak at most ε = ${fmt(b.ldp, 3)} nats of LDP ` +
-      `and ε = ${fmt(b.lip, 3)} nats of LIP about your answer (composition, Jiang et al. Thm 4). Budget: ${state.ledger.budget.ldp ?? '∞'} nats.`;
+    const budget = state.ledger.budget.ldp;
+    const budgetText = budget === undefined ? 'no budget' : `a budget of ${budget} nats of LDP per attribute`;
+    if (b.releases === 0) {
+      $('ledger-bound').textContent = `No release of “${attr}” yet; ${budgetText}.`;
+    } else if (!(b.ldp < Infinity)) {
+      $('ledger-bound').textContent = `Together, your ${b.releases} release(s) of “${attr}” have no bound about your answer: ` +
+        'at least one went through a mechanism without an LDP bound, and a total with no bound cannot stay within any budget. ' +
+        `Further releases of “${attr}” are ${allowUnbounded() ? 'recorded without a budget, as you allowed' : 'refused unless you tick “Allow mechanisms without an LDP bound”'}; ` +
+        `“Clear my ledger” starts afresh. (${budgetText[0].toUpperCase()}${budgetText.slice(1)}.)`;
+    } else {
+      $('ledger-bound').textContent = `Together, your ${b.releases} release(s) of “${attr}” leak at most ε = ${fmt(b.ldp, 3)} nats of LDP ` +
+        `and ε = ${fmt(b.lip, 3)} nats of LIP about your answer (composition, Jiang et al. Thm 4); ${budgetText}.`;
+    }
   }
 }
 
@@ -170,7 +282,9 @@ async function perturb() {
   if (!m) return;
   const x = Number($('value').value);
   try {
-    const r = await state.ledger.release(state.entry.attribute ?? state.entry.file, m, x, { memoize: $('memoize').checked });
+    const attribute = state.entry.attribute ?? state.entry.file;
+    const ledger = await ledgerFor(attribute, m);
+    const r = await ledger.release(attribute, m, x, { memoize: $('memoize').checked });
     state.lastRelease = { output: r.output, memoized: r.memoized };
     state.error = null;
     showReceipt(x, r.output);
@@ -264,6 +378,16 @@ async function showEstimate(id) {
   }
 }
 
+/** e to the power ∓ε with subscript `sub`, as the page's text writes it: e<sup>−ε<sub>l</sub></sup>. */
+function power(sign, sub) {
+  const sup = elem('sup', `${sign}ε`);
+  sup.append(elem('sub', sub));
+  return [document.createTextNode('e'), sup];
+}
+
+/** ε with subscript `sub`. */
+const epsSub = (sub) => { const n = elem('span', 'ε'); n.append(elem('sub', sub)); return n; };
+
 /** Fills one receipt table (X rows or S rows) and its bounds paragraph; hides it when `section` is absent. */
 function fillSection(tableId, boundsId, section, about) {
   const table = $(tableId);
@@ -274,22 +398,41 @@ function fillSection(tableId, boundsId, section, about) {
     return tr;
   }));
   table.hidden = !section;
-  $(boundsId).textContent = section
-    ? `Proved by your browser's audit of this mechanism: whatever value is sent, every lift ${about} is between ` +
-      `e^−εl = ${fmt(section.min_lift_bound, 4)} and e^εu = ${fmt(section.max_lift_bound, 4)} ` +
-      `(εl = ${fmt(section.eps_l, 3)}, εu = ${fmt(section.eps_u, 3)} nats). ` +
-      'Anyone seeing the sent value can shift their belief by at most these factors.'
-    : '';
+  $(boundsId).replaceChildren(...(section
+    ? [`Proved by your browser's audit of this mechanism: whatever value is sent, every lift ${about} is between `,
+      ...power('−', 'l'), ` = ${fmt(section.min_lift_bound, 4)} and `, ...power('', 'u'), ` = ${fmt(section.max_lift_bound, 4)} (`,
+      epsSub('l'), ` = ${fmt(section.eps_l, 3)}, `, epsSub('u'), ` = ${fmt(section.eps_u, 3)} nats). ` +
+      'Anyone seeing the sent value can shift their belief by at most these factors.']
+    : []));
 }
+
+/** Section 3 before a release: what will appear, and the bounds the audit already proves. */
+function receiptPlaceholder() {
+  const p = $('receipt-empty');
+  const m = state.mechanism;
+  if (!m) {
+    p.replaceChildren('No receipt: the selected mechanism was refused (section 1), so nothing can be randomised with it.');
+    return;
+  }
+  const [lo, hi] = m.receiptBounds();
+  p.replaceChildren('Nothing has been randomised yet. Choose your answer in section 2 and press “Randomise and show what ' +
+    'would be sent”: the receipt for that value appears here. Whatever is sent, the audit already proves that every lift ' +
+    'about your answer stays between ', ...power('−', 'l'), ` = ${fmt(lo, 4)} and `, ...power('', 'u'), ` = ${fmt(hi, 4)}.`);
+}
+
+const UP = '#b45309', DOWN = '#1d4ed8';
 
 function drawReceipt(r) {
   const el = canvas($('chart'));
   // Always the rows of the visitor's own possible answers (X); the curator's secret (S) in addition.
   fillSection('receipt', 'bounds', r ?? undefined, 'about your answer');
   fillSection('receipt-secret', 'bounds-secret', r?.secret ?? undefined, "about the curator's secret");
-  if (!r) return;
+  $('chart-figure').hidden = !r;
+  $('receipt-empty').hidden = Boolean(r);
+  if (!r) { receiptPlaceholder(); return; }
   // The chart: the X lifts. Log scale: a lift of 2 and a lift of 1/2 are equally far from 1, as the bounds are.
-  const W = 640, H = 260, L = 80, B = 30, T = 10;
+  // The bound labels sit left of the plot (right-aligned at L − 8), the answer labels below it.
+  const W = 640, H = 280, L = 112, R = 8, B = 40, T = 14;
   const logs = [r.max_lift_bound, r.min_lift_bound, ...r.entries.map((e) => e.lift)]
     .filter((v) => v > 0 && Number.isFinite(v)).map((v) => Math.abs(Math.log(v)));
   const span = Math.max(0.1, ...logs) * 1.15;
@@ -297,21 +440,42 @@ function drawReceipt(r) {
     const l = v > 0 ? Math.max(-span, Math.min(span, Math.log(v))) : -span;
     return T + (H - B - T) * (0.5 - l / (2 * span));
   };
-  const bw = (W - L - 10) / r.entries.length;
+  const bw = (W - L - R) / r.entries.length;
+  const lineYs = [r.max_lift_bound, 1, r.min_lift_bound].map(yOf);
   r.entries.forEach((e, i) => {
     const x = L + i * bw + bw * 0.15;
     const [y0, y1] = [yOf(1), yOf(e.lift)].sort((a, b) => a - b);
-    el('rect', { x, y: y0, width: bw * 0.7, height: Math.max(1, y1 - y0),
-      fill: e.lift >= 1 ? '#b45309' : '#1d4ed8', 'data-lift': e.lift });
-    el('text', { x: x + bw * 0.35, y: H - 12, 'text-anchor': 'middle' }, e.label);
+    el('rect', { x, y: y0, width: bw * 0.7, height: Math.max(1, y1 - y0), fill: e.lift >= 1 ? UP : DOWN, 'data-lift': e.lift });
+    el('text', { x: x + bw * 0.35, y: H - 8, 'text-anchor': 'middle', class: 'answer' }, e.label);
     if (r.entries.length <= 8) {
-      el('text', { x: x + bw * 0.35, y: e.lift >= 1 ? yOf(e.lift) - 4 : yOf(e.lift) + 14, 'text-anchor': 'middle' }, fmt(e.lift, 2));
+      // Outside the bar's end; inside it (white) when a line would cross the text there; else beyond the line.
+      const end = yOf(e.lift), up = e.lift >= 1;
+      const spots = up ? [[end - 6, '#333'], [end + 15, '#fff'], [Math.min(...lineYs.filter((y) => y < end + 1)) - 6, '#333']]
+        : [[end + 15, '#333'], [end - 5, '#fff'], [Math.max(...lineYs.filter((y) => y > end - 1)) + 15, '#333']];
+      const free = ([y, fill]) => (fill !== '#fff' || Math.abs(y1 - y0) >= 20) && lineYs.every((ly) => ly < y - 13 || ly > y + 4);
+      const [y, fill] = spots.filter(([v]) => Number.isFinite(v)).find(free) ?? spots[0];
+      el('text', { x: x + bw * 0.35, y, 'text-anchor': 'middle', class: 'value', style: `fill: ${fill}` }, fmt(e.lift, 2));
     }
   });
-  for (const [v, label, dash] of [[r.max_lift_bound, 'e^εu', '6 4'], [1, '1', ''], [r.min_lift_bound, 'e^−εl', '6 4']]) {
-    el('line', { x1: L, x2: W - 5, y1: yOf(v), y2: yOf(v), stroke: '#111', 'stroke-dasharray': dash, class: 'bound', 'data-value': v });
-    el('text', { x: 4, y: yOf(v) + 4 }, `${label} = ${fmt(v, 2)}`);
-  }
+  // The three horizontal lines and their labels, e^{εu}, 1 and e^{−εl} as in the text; labels
+  // at least 18 px apart (the lines may be closer), top to bottom.
+  const lines = [[r.max_lift_bound, '', 'u', '6 4'], [1, null, null, ''], [r.min_lift_bound, '−', 'l', '6 4']];
+  const ys = lines.map(([v]) => yOf(v) + 4);
+  for (let i = 1; i < ys.length; i++) ys[i] = Math.max(ys[i], ys[i - 1] + 18);
+  const shift = Math.max(0, ys[ys.length - 1] - (H - B + 4));
+  lines.forEach(([v, sign, sub, dash], i) => {
+    el('line', { x1: L, x2: W - R, y1: yOf(v), y2: yOf(v), stroke: '#111', 'stroke-dasharray': dash, class: 'bound', 'data-value': v });
+    const t = el('text', { x: L - 8, y: ys[i] - shift, 'text-anchor': 'end', class: 'bound-label' });
+    if (sub === null) {
+      t.textContent = '1';
+    } else {
+      // A superscript ε with a subscript: shifted tspans, back on the baseline for the value.
+      tspan(t, 'e');
+      tspan(t, `${sign}ε`, { dy: -6, 'font-size': 10 });
+      tspan(t, sub, { dy: 3, 'font-size': 8 });
+      tspan(t, ` = ${fmt(v, 2)}`, { dy: 3 });
+    }
+  });
 }
 
 async function main() {
@@ -319,6 +483,7 @@ async function main() {
   $('mechanism').replaceChildren(...index.map((m) => new Option(m.title, m.file)));
   $('mechanism').addEventListener('change', loadMechanism);
   $('cap').addEventListener('change', loadMechanism);
+  $('allow-unbounded').addEventListener('change', loadMechanism);
   $('perturb').addEventListener('click', perturb);
   $('send').addEventListener('click', sendOutput);
   $('budget').addEventListener('change', openMyLedger);

@@ -5,12 +5,16 @@
 // posterior/prior ratio P(y | x) / P(y) over every salary x for the released y.
 import { parseContinuousMechanism, PrivliftError } from './privlift/js/continuous.js';
 import { collector, truth, send, estimate } from './curator.js';
-import { canvas } from './svg.js';
+import { canvas, svgElement } from './svg.js';
 
 const $ = (id) => document.getElementById(id);
 const state = { entries: [], mechanisms: [], receipts: [], outputs: [], errors: [], ready: false, sent: null, learn: [] };
 window.__privliftSalary = state; // read by the end-to-end tests
 const COLORS = ['#2563eb', '#b45309', '#7c3aed', '#0f766e'];
+// Each curve also has its own line pattern and marker, so curves that nearly coincide stay
+// distinguishable (and without colour vision): solid + circles, dashed + squares, dotted + triangles.
+const DASHES = ['', '10 5', '2 4', '6 2 2 2'];
+const MARKERS = ['circle', 'square', 'triangle', 'diamond'];
 const money = (v) => Math.round(v).toLocaleString('en-US');
 
 /** A table cell whose text is set as text (titles and messages may come from documents). */
@@ -52,10 +56,8 @@ async function load() {
       }
       const tr = document.createElement('tr');
       tr.dataset.i = String(i);
-      const swatch = cell('span', undefined, { className: 'swatch' });
-      swatch.style.background = COLORS[i];
       const th = cell('th', undefined, { scope: 'row' });
-      th.append(swatch, String(entry.title));
+      th.append(sample(i), String(entry.title));
       tr.append(th, cell('td', describeClaims(doc.claims)), cell('td', noiseOf(doc)),
         cell('td', '–', { className: 'out' }), cell('td', '–', { className: 'at' }), cell('td', '–', { className: 'max' }));
       rows.push(tr);
@@ -68,11 +70,19 @@ async function load() {
     }
   }
   $('salary-table').querySelector('tbody').replaceChildren(...rows);
+  $('salary-legend').replaceChildren(...state.entries.map((entry, i) => {
+    if (!state.mechanisms[i]) return '';
+    const item = cell('span', undefined, { className: 'item' });
+    item.dataset.i = String(i);
+    item.append(sample(i), String(entry.title));
+    return item;
+  }));
   const ok = state.mechanisms.filter(Boolean).length;
+  // The documents' lattice: the one rounding rule the hint, the note and the chart all quote.
   const d = state.mechanisms.find(Boolean)?.domain;
   if (d) {
-    Object.assign($('salary'), { min: d.lo, max: d.hi, step: 100 });
-    $('salary-domain').textContent = `between ${money(d.lo)} and ${money(d.hi)}; it is rounded to the nearest ${money(d.step)}`;
+    Object.assign($('salary'), { min: d.lo, max: d.hi, step: d.step });
+    $('salary-domain').textContent = `between ${money(d.lo)} and ${money(d.hi)}; rounded to the nearest ${money(d.step)} before noise is added`;
   }
   $('salary-status').textContent = `✓ ${ok} of ${state.entries.length} mechanisms verified in your browser (exact audit of the noise that will be drawn).`;
   $('salary-release').disabled = ok === 0;
@@ -150,10 +160,31 @@ function histogram(e, real, color) {
   }
 }
 
+/** A small picture of curve `i`'s line and marker, for the table and the legend (decorative: the text names it). */
+function sample(i) {
+  const svg = svgElement('svg', { width: 36, height: 14, viewBox: '0 0 36 14', 'aria-hidden': 'true', class: 'sample' });
+  svg.append(svgElement('line', { x1: 1, x2: 35, y1: 7, y2: 7, stroke: COLORS[i], 'stroke-width': 2, 'stroke-dasharray': DASHES[i] }),
+    svgElement(...marker(i, 18, 7)));
+  return svg;
+}
+
+/** The marker of curve `i` centred at (x, y): [tag, attributes]. */
+function marker(i, x, y) {
+  const fill = { fill: COLORS[i], class: `marker marker-${MARKERS[i]}` };
+  const pts = (ps) => ps.map(([a, b]) => `${(x + a).toFixed(1)},${(y + b).toFixed(1)}`).join(' ');
+  switch (MARKERS[i]) {
+    case 'circle': return ['circle', { cx: x, cy: y, r: 3.5, ...fill }];
+    case 'square': return ['rect', { x: x - 3.5, y: y - 3.5, width: 7, height: 7, ...fill }];
+    case 'triangle': return ['polygon', { points: pts([[0, -4.5], [4.5, 3.5], [-4.5, 3.5]]), ...fill }];
+    default: return ['polygon', { points: pts([[0, -4.5], [4.5, 0], [0, 4.5], [-4.5, 0]]), ...fill }];
+  }
+}
+
 function release() {
   const x = Number($('salary').value);
   state.receipts = []; state.outputs = [];
   $('salary-error').textContent = '';
+  $('salary-rounded').textContent = '';
   try {
     state.mechanisms.forEach((m, i) => {
       if (!m) return;
@@ -168,14 +199,24 @@ function release() {
   } catch (e) {
     $('salary-error').textContent = `✗ ${e.message} [${e.code}]`;
   }
-  draw(x);
+  const r = state.receipts.find(Boolean);
+  if (r) {
+    const step = state.mechanisms.find(Boolean).domain.step;
+    $('salary-rounded').textContent = r.user_point === x
+      ? `Your salary, ${money(x)}, is a point of the curator's grid (every ${money(step)}): the mechanisms add noise to it as it is.`
+      : `Your salary, ${money(x)}, is rounded to ${money(r.user_point)}, the nearest point of the curator's grid (every ${money(step)}), ` +
+        'before noise is added: that is the value the mechanisms protect, and the ratios below are at it.';
+  }
+  draw();
   collector().then((c) => { $('salary-send').disabled = !c || state.outputs.length === 0; });
 }
 
-/** The ratio curves on a log scale, with e^{±ε} of the LIP claims and the visitor's salary. */
-function draw(x) {
+/** The ratio curves on a log scale, with e^{±ε} of the LIP claims and the visitor's (rounded) salary. */
+function draw() {
   const el = canvas($('salary-chart'));
   const rs = state.receipts.filter(Boolean);
+  $('salary-chart-figure').hidden = rs.length === 0;
+  $('salary-empty').hidden = rs.length > 0;
   if (!rs.length) return;
   const W = 640, H = 260, L = 56, R = 12, T = 12, B = 36;
   const lo = rs[0].xs[0], hi = rs[0].xs[rs[0].xs.length - 1];
@@ -185,21 +226,29 @@ function draw(x) {
   const px = (v) => L + (v - lo) / (hi - lo) * (W - L - R);
   const py = (v) => T + (lt - Math.log(Math.max(v, bottom))) / (lt - lb) * (H - T - B);
   el('line', { x1: L, y1: py(1), x2: W - R, y2: py(1), stroke: '#999' });
-  el('text', { x: 4, y: py(1) + 4 }, '1');
+  el('text', { x: L - 8, y: py(1) + 4, 'text-anchor': 'end' }, '1');
   const eps = state.entries.map((e, i) => state.receipts[i]?.lip?.eps).filter((e) => e !== undefined);
   for (const e of new Set(eps)) {
     for (const v of [Math.exp(e), Math.exp(-e)]) {
       el('line', { x1: L, y1: py(v), x2: W - R, y2: py(v), stroke: '#dc2626', 'stroke-dasharray': '5 4' });
-      el('text', { x: 4, y: py(v) + 4 }, v.toFixed(2));
+      el('text', { x: L - 8, y: py(v) + 4, 'text-anchor': 'end' }, v.toFixed(2));
     }
   }
   state.receipts.forEach((r, i) => {
     if (!r) return;
     const d = r.xs.map((v, k) => `${k ? 'L' : 'M'}${px(v).toFixed(1)},${py(r.ratios[k]).toFixed(1)}`).join('');
-    el('path', { d, fill: 'none', stroke: COLORS[i], 'stroke-width': 2, class: 'curve' });
+    const g = el('g', { class: 'curve-group', 'data-i': i });
+    g.append(svgElement('path', { d, fill: 'none', stroke: COLORS[i], 'stroke-width': 2, 'stroke-dasharray': DASHES[i], class: 'curve' }));
+    // Eight markers per curve, staggered between curves so that they never sit on one another.
+    const n = r.xs.length;
+    for (let j = 0; j < 8; j++) {
+      const k = Math.min(n - 1, Math.round((j + 0.25 + i / 3) * (n - 1) / 8.5));
+      g.append(svgElement(...marker(i, px(r.xs[k]), py(r.ratios[k]))));
+    }
   });
-  el('line', { x1: px(x), y1: T, x2: px(x), y2: H - B, stroke: '#111', 'stroke-dasharray': '2 3' });
-  el('text', { x: Math.min(px(x) + 4, W - 120), y: T + 12 }, `your salary ${money(x)}`);
+  const pt = rs[0].user_point;
+  el('line', { x1: px(pt), y1: T, x2: px(pt), y2: H - B, stroke: '#111', 'stroke-dasharray': '2 3' });
+  el('text', { x: Math.min(px(pt) + 4, W - 170), y: T + 12, id: 'salary-chart-you' }, `your salary, rounded: ${money(pt)}`);
   for (let k = 0; k <= 4; k++) {
     const v = lo + (hi - lo) * k / 4;
     el('text', { x: Math.min(Math.max(px(v), L + 24), W - R - 28), y: H - 12, 'text-anchor': 'middle' }, money(v));

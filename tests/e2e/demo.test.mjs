@@ -1,5 +1,6 @@
 // End-to-end: the demo page served by the curator CLI, driven in headless Chromium.
-// Screenshots of each state go to test-output/e2e/.
+// Screenshots of each state go to test-output/e2e/; the README's two (docs/demo.png,
+// docs/salary.png) are made here only: PRIVLIFT_BLESS_SCREENSHOTS=1 writes them (screenshots.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -7,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { bless, STALE, PNGS, contextOptions, fixedTime, seededRandomness, writeRecord, staleness } from './screenshots.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const shots = join(root, 'test-output', 'e2e');
@@ -14,6 +16,12 @@ mkdirSync(shots, { recursive: true });
 const cli = join(root, 'target/release/privlift');
 const mechanisms = join(root, 'target/site/mechanisms');
 let server, collectorProc, context, page, base, collectorUrl, dbDir;
+const browserOptions = {
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+};
 
 /** Resolves to the first match of `re` on the process's stdout. */
 function firstLine(proc, re, what) {
@@ -42,10 +50,7 @@ before(async () => {
   server = spawn(cli, ['serve', '--dir', join(root, 'target/site'), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
   base = await firstLine(server, /(http:\/\/127\.0\.0\.1:\d+\/)/, 'server');
   context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'privlift-e2e-')), {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    ...browserOptions,
     viewport: { width: 900, height: 1100 },
   });
   page = await context.newPage();
@@ -135,36 +140,161 @@ function close(a, b, what) {
 /** The page's number format (an unbounded figure as ∞). */
 const fmt = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : v > 0 ? '∞' : '−∞');
 
+/** Sets the cap on LDP about the visitor's answer and waits for the mechanism to be verified again. */
+async function setCap(v) {
+  await page.evaluate((v) => {
+    window.__privlift.ready = false;
+    const cap = document.getElementById('cap');
+    cap.value = v;
+    cap.dispatchEvent(new Event('change'));
+  }, v);
+  await page.waitForFunction(() => window.__privlift.ready, null, { timeout: 15000 });
+}
+
+/** Ticks or unticks "Allow mechanisms without an LDP bound" and waits for the verification. */
+async function setAllow(on) {
+  if ((await page.isChecked('#allow-unbounded')) === on) return;
+  await page.evaluate(() => { window.__privlift.ready = false; });
+  await page.setChecked('#allow-unbounded', on);
+  await page.waitForFunction(() => window.__privlift.ready, null, { timeout: 15000 });
+}
+
+/** Boxes of SVG elements in user units: [{x, y, width, height, ...data}]. */
+const boxes = (selector) => page.$$eval(selector, (ns) => ns.map((n) => {
+  const b = n.getBBox();
+  return { x: b.x, y: b.y, width: b.width, height: b.height, text: n.textContent,
+    x1: Number(n.getAttribute('x1')), y1: Number(n.getAttribute('y1')), x2: Number(n.getAttribute('x2')) };
+}));
+const overlap = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/**
+ * The receipt chart's labels: the three line labels left of every line and apart from one
+ * another, in the text's notation (a raised ε with a subscript, no caret); no value label
+ * crossed by a line.
+ */
+async function assertReceiptChartLayout(what) {
+  const lines = await boxes('#chart line.bound');
+  const labels = await boxes('#chart text.bound-label');
+  assert.equal(lines.length, 3, `${what}: three lines`);
+  assert.equal(labels.length, 3, `${what}: three line labels`);
+  const left = Math.min(...lines.map((l) => l.x1));
+  for (const t of labels) assert.ok(t.x + t.width <= left - 2, `${what}: label "${t.text}" (right edge ${t.x + t.width}) runs into the lines starting at ${left}`);
+  for (let i = 0; i < labels.length; i++) {
+    for (let j = i + 1; j < labels.length; j++) assert.ok(!overlap(labels[i], labels[j]), `${what}: labels "${labels[i].text}" and "${labels[j].text}" overlap`);
+  }
+  for (const t of await boxes('#chart text.value')) {
+    for (const l of lines) {
+      const crossed = t.y < l.y1 && l.y1 < t.y + t.height && t.x < l.x2 && l.x1 < t.x + t.width;
+      assert.ok(!crossed, `${what}: value label "${t.text}" is crossed by the line at y = ${l.y1}`);
+    }
+  }
+  // The notation of the text: e<sup>ε<sub>u</sub></sup>, as tspans raised above the baseline.
+  const notation = await page.$$eval('#chart text.bound-label', (ts) => ts.map((t) => [...t.querySelectorAll('tspan')].map((s) => [s.textContent, Number(s.getAttribute('dy') ?? 0)])));
+  assert.deepEqual(notation[0].slice(0, 3), [['e', 0], ['ε', -6], ['u', 3]], `${what}: e^εu label`);
+  assert.deepEqual(notation[2].slice(0, 3), [['e', 0], ['−ε', -6], ['l', 3]], `${what}: e^−εl label`);
+  for (const n of notation) assert.equal(n.reduce((a, [, dy]) => a + dy, 0), 0, `${what}: back on the baseline`);
+  const texts = await page.evaluate(() => [document.getElementById('chart').textContent, document.getElementById('bounds').textContent]);
+  for (const t of texts) assert.ok(!t.includes('^'), `${what}: caret notation in "${t}"`);
+  assert.equal(await page.$$eval('#bounds sup sub', (ns) => ns.map((n) => n.textContent).join()), 'l,u');
+}
+
+// First, before any test sends a report: the curator's estimates are the synthetic population's.
+test("the README's screenshots show the current page, from a fixed scenario", async () => {
+  // A fresh browser (an empty ledger) with a fixed viewport, locale, time zone, clock and seeded
+  // randomness: the same sources give the same pictures.
+  const browser = await chromium.launch(browserOptions);
+  try {
+    const ctx = await browser.newContext(contextOptions);
+    await ctx.addInitScript(seededRandomness);
+    const p = await ctx.newPage();
+    const errors = [];
+    p.on('pageerror', (e) => errors.push(e));
+    await p.clock.setFixedTime(new Date(fixedTime));
+    await p.goto(base);
+    await p.waitForFunction(() => window.__privlift?.ready && window.__privliftSalary?.ready, null, { timeout: 30000 });
+    // Sections 1–5: a mechanism with a secret, an answer, its receipt, the curator's estimate, the ledger.
+    await p.evaluate(() => { window.__privlift.ready = false; });
+    await p.selectOption('#mechanism', 'age-retired-krr.json');
+    await p.waitForFunction(() => window.__privlift.ready, null, { timeout: 15000 });
+    await p.selectOption('#value', '4');
+    await p.click('#perturb');
+    await p.waitForSelector('#receipt:not([hidden])');
+    await p.waitForFunction(() => document.querySelectorAll('#ledger tbody tr').length === 1);
+    const learnt = await p.evaluate(() => window.__privlift.learn.n);
+    const truth = JSON.parse(readFileSync(join(mechanisms, 'truth.json'), 'utf8'));
+    assert.equal(learnt, truth['age-retired-krr'].n, 'the synthetic population only');
+    // Section 6: a salary off the grid (the note says how it is rounded), three curves, the estimates.
+    await p.fill('#salary', '52300');
+    await p.click('#salary-release');
+    await p.waitForFunction(() => window.__privliftSalary.receipts.filter(Boolean).length === 3);
+    await p.waitForSelector('#salary-hist-figure:not([hidden])');
+    assert.deepEqual(await p.evaluate(() => window.__privliftSalary.learn.map((e) => e?.n)), [20000, 20000, 20000]);
+    assert.deepEqual(errors, []);
+    const out = (name) => (bless ? join(root, 'docs', name) : join(shots, `readme-${name}`));
+    // demo.png: the page from its top to the end of the ledger (section 5), in page coordinates.
+    const bottom = await p.$eval('section[aria-labelledby="h-ledger"]', (s) => s.getBoundingClientRect().bottom + window.scrollY);
+    const shot = { animations: 'disabled', caret: 'hide', scale: 'css' };
+    await p.screenshot({ ...shot, path: out('demo.png'), fullPage: true,
+      clip: { x: 0, y: 0, width: contextOptions.viewport.width, height: Math.ceil(bottom + 16) } });
+    await p.locator('section[aria-labelledby="h-salary"]').screenshot({ ...shot, path: out('salary.png') });
+    await ctx.close();
+  } finally {
+    await browser.close();
+  }
+  if (bless) writeRecord(root);
+  const diffs = staleness(root);
+  if (diffs.length) assert.fail(`${STALE}\n${diffs.join('\n')}`);
+  assert.deepEqual(PNGS.map((f) => readFileSync(join(root, f)).subarray(1, 4).toString()), ['PNG', 'PNG']);
+});
+
 test('page loads, verifies the honest mechanism, perturbs and shows a correct receipt', async () => {
   await page.goto(base);
   await page.waitForFunction(() => window.__privlift && window.__privlift.ready, null, { timeout: 20000 });
   for (const file of ['grade-krr.json', 'grade-rr-lip.json', 'age-retired-krr.json', 'age-retired-linear.json', 'age-retired-orr.json', 'age-retired-aorr.json']) {
     const optimalLip = file.includes('orr');
     if (optimalLip) {
-      // ORR/AORR are optimal for LIP and have outputs some inputs never produce: unbounded
-      // LDP, which the prior-free LDP cap refuses. Without a cap they verify.
-      await page.fill('#cap', '5');
+      // ORR/AORR are optimal for LIP about the curator's secret and have outputs some inputs
+      // never produce: no LDP bound (nor LIP bound) about the visitor's answer. Refused by
+      // default, with the one explanation; accepted only after the one control is ticked.
+      await setAllow(false);
+      await setCap('5');
       await choose(file);
-      const st = await page.evaluate(() => window.__privlift.error);
-      assert.equal(st.code, 'policy_violated');
-      await page.evaluate(() => {
-        window.__privlift.ready = false;
-        // No LDP cap and no LDP budget: their LDP is unbounded, their LIP is not.
-        document.getElementById('budget').value = '';
-        document.getElementById('budget').dispatchEvent(new Event('change'));
-        const cap = document.getElementById('cap');
-        cap.value = '';
-        cap.dispatchEvent(new Event('change'));
-      });
-      await page.waitForFunction(() => window.__privlift.ready && window.__privlift.ledger.budget.ldp === undefined,
-        null, { timeout: 15000 });
+      const refusedState = await page.evaluate(() => ({ e: window.__privlift.error, u: window.__privlift.unbounded }));
+      assert.equal(refusedState.e?.code, 'policy_violated', `${file}: refused by default`);
+      assert.equal(refusedState.u, true);
+      const why = await page.textContent('#unbounded-why');
+      assert.equal(await page.isVisible('#unbounded-why'), true);
+      assert.match(why, /^Why it is refused:/);
+      assert.match(why, /tick “Allow mechanisms without an LDP bound”/);
+      assert.match(why, /rules those answers out completely/);
+      assert.ok(why.includes(`ε = ${fmt(1, 3)} nats of LIP`), why);
+      assert.equal(await page.isDisabled('#perturb'), true);
+      assert.match(await page.textContent('#receipt-empty'), /refused/);
+      // An empty cap does not let it through: only the explicit consent does.
+      await setCap('');
+      assert.equal(await page.evaluate(() => window.__privlift.error?.code), 'policy_violated');
+      assert.match(await page.textContent('#status'), /not allowed mechanisms without one/);
+      // With consent the cap still applies, to the LIP about the secret (1 nat here).
+      await setCap('0.5');
+      await setAllow(true);
+      const capped = await page.evaluate(() => window.__privlift.error);
+      assert.equal(capped?.code, 'policy_violated', `${file}: the cap applies to the secret`);
+      assert.match(capped.message, /lip_s/);
+      await setCap('5');
+      assert.equal(await page.evaluate(() => window.__privlift.error), null);
+      assert.match(await page.textContent('#unbounded-why'), /^You allowed a mechanism without an LDP bound\./);
+      // The budget is not lifted: the release goes through without one because the total is unbounded.
+      assert.equal(await page.evaluate(() => window.__privlift.ledger.budget.ldp), 10);
     } else {
       await choose(file);
+      assert.equal(await page.isVisible('#unbounded-why'), false, `${file}: no explanation for a bounded mechanism`);
+      assert.equal(await page.evaluate(() => window.__privlift.unbounded), false);
     }
     assert.match(await page.textContent('#status'), /Verified/);
     await page.selectOption('#value', '4');
     await page.click('#perturb');
-    await page.waitForSelector('#receipt:not([hidden])');
+    await page.waitForFunction(() => !document.getElementById('receipt').hidden || /^Not sent/.test(document.getElementById('sent').textContent));
+    assert.doesNotMatch(await page.textContent('#sent'), /^Not sent/, `${file}: the ledger refused the release`);
     const { receipt, lastOutput, lx, ls, rb } = await page.evaluate(() => {
       const st = window.__privlift;
       return { receipt: st.receipt, lastOutput: st.lastOutput, lx: st.mechanism.leakageX(), ls: st.mechanism.leakage(), rb: st.mechanism.receiptBounds() };
@@ -236,13 +366,101 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
     }
     const bars = await page.$$eval('#chart rect', (rs) => rs.map((r) => Number(r.dataset.lift)));
     assert.deepEqual(bars, receipt.entries.map((e) => e.lift));
-    await page.screenshot({ path: join(shots, `receipt-${file.replace('.json', '')}.png`), fullPage: true });
+    await assertReceiptChartLayout(file);
+    // The ledger recorded this release (the last row), with the X-audit's numbers.
+    const ledgerRows = await page.$$eval('#ledger tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
+    const last = ledgerRows[ledgerRows.length - 1];
+    const attribute = JSON.parse(readFileSync(join(mechanisms, 'index.json'), 'utf8')).mechanisms.find((e) => e.file === file).attribute;
+    assert.deepEqual(last.slice(1, 4), [attribute, receipt.mechanism_id, fmt(lx.ldp_x, 3)], `${file}: the ledger's last row`);
     if (optimalLip) {
-      await page.fill('#cap', '5');
-      await page.fill('#budget', '10');
-      await page.dispatchEvent('#budget', 'change');
+      assert.equal(last[3], '∞');
+      assert.match(await page.textContent('#ledger-bound'), /have no bound about your answer/);
     }
+    await page.screenshot({ path: join(shots, `receipt-${file.replace('.json', '')}.png`), fullPage: true });
   }
+  // "age" now has releases without an LDP bound: without the consent, the budget refuses any
+  // further release of it, even through a bounded mechanism, and the ledger says why.
+  await setAllow(false);
+  await choose('age-retired-krr.json');
+  await page.selectOption('#value', '1');
+  await page.click('#perturb');
+  await page.waitForFunction(() => window.__privlift.error?.code === 'budget_exceeded', null, { timeout: 10000 });
+  assert.match(await page.textContent('#sent'), /^Not sent: .*\[budget_exceeded\]$/);
+  assert.match(await page.textContent('#ledger-bound'), /refused unless you tick “Allow mechanisms without an LDP bound”/);
+  await setAllow(true);
+});
+
+test('before the first click no section is an empty box; the charts have legends', async () => {
+  await page.goto(base);
+  await page.waitForFunction(() => window.__privlift?.ready && window.__privliftSalary?.ready, null, { timeout: 30000 });
+  await page.click('#clear-ledger');
+  await page.reload();
+  await page.waitForFunction(() => window.__privlift?.ready && window.__privliftSalary?.ready, null, { timeout: 30000 });
+  await choose('grade-krr.json');
+  // Section 3: a prompt with the bounds the audit already proves, and no empty chart.
+  const [lo, hi] = await page.evaluate(() => window.__privlift.mechanism.receiptBounds());
+  const prompt = await page.textContent('#receipt-empty');
+  assert.equal(await page.isVisible('#receipt-empty'), true);
+  assert.match(prompt, /Nothing has been randomised yet/);
+  assert.ok(prompt.includes(`= ${fmt(lo, 4)} and`) && prompt.includes(`= ${fmt(hi, 4)}.`), prompt);
+  assert.equal(await page.isVisible('#chart-figure'), false, 'no empty chart');
+  // Section 5: an empty ledger says so, instead of an empty table.
+  assert.equal(await page.isVisible('#ledger-empty'), true);
+  assert.equal(await page.isVisible('#ledger'), false);
+  assert.match(await page.textContent('#ledger-bound'), /^No release of “grade” yet; a budget of 10 nats of LDP per attribute\.$/);
+  // Section 6: a prompt instead of an empty chart.
+  assert.equal(await page.isVisible('#salary-empty'), true);
+  assert.match(await page.textContent('#salary-empty'), /press “Add noise with each mechanism”/);
+  assert.equal(await page.isVisible('#salary-chart-figure'), false);
+  // Every section shows more than its heading and help text.
+  const bare = await page.$$eval('section', (ss) => ss.filter((sec) => ![...sec.children].some((c) =>
+    !c.matches('h2, .help') && c.checkVisibility() && c.textContent.trim() !== '')).map((sec) => sec.querySelector('h2').textContent));
+  assert.deepEqual(bare, [], 'sections with nothing but a heading and help');
+  await page.screenshot({ path: join(shots, 'initial.png'), fullPage: true });
+
+  // After a release: the chart and the ledger replace the prompts.
+  await page.selectOption('#value', '15');
+  await page.click('#perturb');
+  await page.waitForSelector('#receipt:not([hidden])');
+  assert.equal(await page.isVisible('#receipt-empty'), false);
+  assert.equal(await page.isVisible('#chart-figure'), true);
+  await page.waitForFunction(() => document.querySelectorAll('#ledger tbody tr').length === 1);
+  assert.equal(await page.isVisible('#ledger'), true);
+  assert.equal(await page.isVisible('#ledger-empty'), false);
+  // The legend: one swatch per bar colour, the same colours as the bars.
+  assert.equal(await page.isVisible('#chart-legend'), true);
+  const rgb = (c) => page.evaluate((c) => { const d = document.createElement('div'); d.style.color = c; document.body.append(d); const v = getComputedStyle(d).color; d.remove(); return v; }, c);
+  const bars = await page.$$eval('#chart rect', (rs) => rs.map((r) => ({ lift: Number(r.dataset.lift), fill: r.getAttribute('fill') })));
+  const swatch = (cls) => page.$eval(`#chart-legend .swatch.${cls}`, (n) => getComputedStyle(n).backgroundColor);
+  const up = bars.filter((b) => b.lift >= 1), down = bars.filter((b) => b.lift < 1);
+  assert.ok(up.length > 0 && down.length > 0, 'both colours drawn');
+  for (const b of up) assert.equal(await rgb(b.fill), await swatch('up'), 'lift ≥ 1: the legend\'s colour');
+  for (const b of down) assert.equal(await rgb(b.fill), await swatch('down'), 'lift < 1: the legend\'s colour');
+  assert.match(await page.textContent('#chart-legend'), /more likely than before \(lift ≥ 1\)[\s\S]*less likely than before \(lift < 1\)/);
+
+  // The salary chart: three curves told apart by line pattern and marker as well as colour, and a legend.
+  await page.fill('#salary', '52300');
+  await page.click('#salary-release');
+  await page.waitForFunction(() => window.__privliftSalary.receipts.filter(Boolean).length === 3);
+  assert.equal(await page.isVisible('#salary-empty'), false);
+  assert.equal(await page.isVisible('#salary-chart-figure'), true);
+  const curves = await page.$$eval('#salary-chart path.curve', (ps) => ps.map((p) => ({
+    stroke: p.getAttribute('stroke'), dash: p.getAttribute('stroke-dasharray'),
+    markers: [...p.parentNode.querySelectorAll('.marker')].map((m) => m.getAttribute('class')),
+  })));
+  assert.equal(curves.length, 3);
+  assert.equal(new Set(curves.map((c) => c.dash)).size, 3, 'three line patterns');
+  assert.equal(new Set(curves.map((c) => c.markers[0])).size, 3, 'three marker shapes');
+  for (const c of curves) assert.ok(c.markers.length >= 5 && new Set(c.markers).size === 1, JSON.stringify(c));
+  const legend = await page.$$eval('#salary-legend .item', (items) => items.map((it) => ({
+    text: it.textContent, stroke: it.querySelector('line').getAttribute('stroke'), dash: it.querySelector('line').getAttribute('stroke-dasharray'),
+    marker: it.querySelector('.marker').getAttribute('class'),
+  })));
+  const titles = await page.evaluate(() => window.__privliftSalary.entries.map((e) => e.title));
+  assert.deepEqual(legend.map((l) => l.text), titles);
+  assert.deepEqual(legend.map((l) => [l.stroke, l.dash, l.marker]), curves.map((c) => [c.stroke, c.dash, c.markers[0]]));
+  assert.equal(await page.isVisible('#salary-legend'), true);
+  assert.match(await page.textContent('#salary-chart-figure figcaption'), /The two Gaussian curves often run close to 1 and to each other: that is real/);
 });
 
 test('the slider redesigns the mechanism in the browser and the chart follows', async () => {
@@ -276,6 +494,7 @@ test('the slider redesigns the mechanism in the browser and the chart follows', 
     assert.notEqual(after.u, before.u, 'the utility figure changes');
     assert.notDeepEqual(await bars(), barsBefore, 'the chart changes');
     assert.equal(after.r.output_index, before.r.output_index, 'same released value, new mechanism');
+    await assertReceiptChartLayout(`k-RR at ε = ${value}`);
     await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
   }
   // More privacy, less utility: NMI at ε = 0.3 is below NMI at ε = 3.
@@ -348,15 +567,6 @@ test("a document's markup is shown as text, in the receipt and in a refusal", as
 
 test('a strict policy refuses an honest mechanism', async () => {
   await choose('grade-krr.json');
-  const setCap = async (v) => {
-    await page.evaluate((v) => {
-      window.__privlift.ready = false;
-      const cap = document.getElementById('cap');
-      cap.value = v;
-      cap.dispatchEvent(new Event('change'));
-    }, v);
-    await page.waitForFunction(() => window.__privlift.ready, null, { timeout: 15000 });
-  };
   await setCap('0.5'); // k-RR at ε = 1 exceeds a 0.5-nat cap
   const st = await page.evaluate(() => window.__privlift);
   assert.equal(st.error.code, 'policy_violated');
@@ -464,6 +674,18 @@ test('salary: three continuous mechanisms verify, release on the lattice, and th
       assert.ok(r.max_ratio <= Math.exp(doc.claims.lip.eps) * (1 + 1e-9) && r.min_ratio >= Math.exp(-doc.claims.lip.eps) * (1 - 1e-9));
     }
   }
+  // One rounding rule everywhere: the documents' lattice step, quoted by the hint, the note and the chart.
+  const step = JSON.parse(readFileSync(join(mechanisms, index.continuous[0].file), 'utf8')).domain.step;
+  const money = (v) => Math.round(v).toLocaleString('en-US');
+  assert.match(await page.textContent('#salary-domain'), new RegExp(`rounded to the nearest ${money(step)} before noise is added`));
+  assert.equal(Number(await page.getAttribute('#salary', 'step')), step);
+  assert.equal(await page.textContent('#salary-rounded'),
+    `Your salary, 52,300, is rounded to 52,000, the nearest point of the curator's grid (every ${money(step)}), ` +
+    'before noise is added: that is the value the mechanisms protect, and the ratios below are at it.');
+  assert.equal(await page.textContent('#salary-chart-you'), 'your salary, rounded: 52,000');
+  assert.ok(!(await page.textContent('#salary-chart')).includes('52,300'), 'the chart quotes the rounded salary only');
+  const marker = await page.$eval('#salary-chart-you', (t) => Number(t.getAttribute('x')));
+  assert.ok(marker > 56, 'the label is inside the plot');
   // The page shows all three released values and draws three curves.
   const cells = await page.$$eval('#salary-table td.out', (tds) => tds.map((t) => t.textContent));
   assert.equal(cells.filter((t) => t !== '–').length, 3);
