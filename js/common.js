@@ -147,18 +147,14 @@ export async function fetchBytes(url, fetchOptions, init) {
   }
   const tooLarge = () => new PrivliftError('too_costly',
     `the document at ${where} is larger than ${maxBytes} bytes (raise fetchOptions.maxBytes to accept it)`);
-  if (isNode) {
-    const file = nodeFileUrl(url);
-    if (file) {
-      const loading = init();
-      loading.catch(() => {});
-      const bytes = await readFileCapped(file, maxBytes, tooLarge);
-      await loading;
-      return bytes;
-    }
-  }
   const loading = init();
   loading.catch(() => {}); // handled below, after the download; no unhandled rejection meanwhile
+  const file = isNode ? nodeFileUrl(url) : null;
+  if (file) {
+    const bytes = await readFileCapped(file, maxBytes, tooLarge);
+    await loading;
+    return bytes;
+  }
   let res;
   try {
     res = await fetch(url, requestInit);

@@ -184,6 +184,13 @@ pub(crate) fn publish(
     utility: Utility,
 ) -> Result<Document> {
     let (doc, checks) = audit_draft(id, source, output, mechanism, claims, audited, utility)?;
+    conclude(doc, &checks)
+}
+
+/// [`publish`]'s rule on an audited draft: the draft as it is when every figure meets its
+/// claim, its claims raised to the audit when all are within the verifier's tolerance,
+/// else `design_failed`.
+fn conclude(doc: Document, checks: &[privlift::verify::Check]) -> Result<Document> {
     if let Some(c) = checks.iter().find(|c| !c.holds) {
         return Err(Error::DesignFailed {
             reason: alloc::format!("{} audits at {} nats, above the target {}", c.notion, c.actual, c.bound),
@@ -192,7 +199,7 @@ pub(crate) fn publish(
     if checks.iter().all(meets) {
         return Ok(said_if_ignores_input(doc));
     }
-    let claims = raise_to_audit(doc.claims().clone(), &checks);
+    let claims = raise_to_audit(doc.claims().clone(), checks);
     Ok(said_if_ignores_input(doc.with_claims(claims)?))
 }
 
@@ -276,16 +283,14 @@ fn meets(c: &privlift::verify::Check) -> bool {
 pub(crate) fn raise_to_audit(mut claims: Claims, checks: &[privlift::verify::Check]) -> Claims {
     for c in checks.iter().filter(|c| !meets(c)) {
         let a = c.actual;
-        let side = |pair: &mut privlift::document::wire::AlipJson, lower: bool| {
-            if lower {
-                pair.eps_l = pair.eps_l.max(a);
-            } else {
-                pair.eps_u = pair.eps_u.max(a);
-            }
-        };
         let (measure, lower) = match c.notion.split_once('.') {
             Some((m, s)) => (m, s == "eps_l"),
             None => (c.notion.as_str(), false),
+        };
+        // The side (εl or εu) of a two-sided claim that the check is about.
+        let side = |eps_l: &mut f64, eps_u: &mut f64| {
+            let e = if lower { eps_l } else { eps_u };
+            *e = e.max(a);
         };
         match measure {
             "ldp" => claims.ldp = claims.ldp.map(|e| e.max(a)),
@@ -301,18 +306,10 @@ pub(crate) fn raise_to_audit(mut claims: Claims, checks: &[privlift::verify::Che
                     b.eps = b.eps.max(a);
                 }
             }
-            "alip" => claims.alip.iter_mut().for_each(|p| side(p, lower)),
-            "l1" => claims.l1.iter_mut().for_each(|p| side(p, lower)),
-            "chi2" => claims.chi2.iter_mut().for_each(|p| side(p, lower)),
-            "alpha" => {
-                if let Some(p) = claims.alpha.as_mut() {
-                    if lower {
-                        p.eps_l = p.eps_l.max(a);
-                    } else {
-                        p.eps_u = p.eps_u.max(a);
-                    }
-                }
-            }
+            "alip" => claims.alip.iter_mut().for_each(|p| side(&mut p.eps_l, &mut p.eps_u)),
+            "l1" => claims.l1.iter_mut().for_each(|p| side(&mut p.eps_l, &mut p.eps_u)),
+            "chi2" => claims.chi2.iter_mut().for_each(|p| side(&mut p.eps_l, &mut p.eps_u)),
+            "alpha" => claims.alpha.iter_mut().for_each(|p| side(&mut p.eps_l, &mut p.eps_u)),
             _ => {}
         }
     }
@@ -346,10 +343,10 @@ pub(crate) fn publish_channel(
     claims: Claims,
     utility_of: impl Fn(&Matrix) -> Utility,
 ) -> Result<Document> {
-    let (doc, checks) =
+    let (unrepaired, unrepaired_checks) =
         audit_draft(id, source, output.clone(), form(w.clone()), claims.clone(), Audited::default(), utility_of(&w))?;
-    if checks.iter().all(meets) {
-        return Ok(said_if_ignores_input(doc));
+    if unrepaired_checks.iter().all(meets) {
+        return Ok(said_if_ignores_input(unrepaired));
     }
     let p_x = source.p_x();
     for t in REPAIR_MIXING {
@@ -367,19 +364,14 @@ pub(crate) fn publish_channel(
             return Ok(said_if_ignores_input(orr::with_extra(doc, alloc::vec![("repair_mixing", t.into())])));
         }
     }
-    publish(id, source, output, form(w.clone()), claims, Audited::default(), utility_of(&w))
+    conclude(unrepaired, &unrepaired_checks)
 }
 
 /// W_t(y|x) = (1 − t) W(y|x) + t P_Y(y), P_Y the output distribution of W under `p_x`
 /// (normalised), so the rows stay stochastic and P_Y is unchanged.
 pub(crate) fn mix_with_marginal(w: &Matrix, p_x: &[f64], t: f64) -> Matrix {
     let (nx, ny) = (w.rows(), w.cols());
-    let mut p_y = alloc::vec![0.0; ny];
-    for (x, &p) in p_x.iter().enumerate() {
-        for (o, &e) in p_y.iter_mut().zip(w.row(x)) {
-            *o += p * e;
-        }
-    }
+    let p_y = utility::output_distribution(p_x, w);
     let total: f64 = p_y.iter().sum();
     let mut out = Vec::with_capacity(nx * ny);
     for x in 0..nx {

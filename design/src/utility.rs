@@ -42,12 +42,7 @@ fn expectation(prior: &[f64], w: &Matrix, d: impl Fn(usize, usize) -> f64) -> f6
 
 /// Utility of a channel (rows x) under `prior`, with an optional distortion d[x][y].
 pub fn channel_utility(prior: &[f64], w: &Matrix, distortion: Option<&Matrix>) -> Utility {
-    let mut p_y = alloc::vec![0.0; w.cols()];
-    for (x, &px) in prior.iter().enumerate() {
-        for (o, &q) in p_y.iter_mut().zip(w.row(x)) {
-            *o += px * q;
-        }
-    }
+    let p_y = output_distribution(prior, w);
     let mi = mutual_information_xy(prior, w, &p_y);
     let h = entropy(prior);
     let square = w.rows() == w.cols();
@@ -67,6 +62,17 @@ pub fn channel_utility(prior: &[f64], w: &Matrix, distortion: Option<&Matrix>) -
     }
 }
 
+/// P_Y(y) = Σ_x P(x) W(y|x) of the channel `w` (rows x) under `prior`.
+pub(crate) fn output_distribution(prior: &[f64], w: &Matrix) -> Vec<f64> {
+    let mut p_y = alloc::vec![0.0; w.cols()];
+    for (x, &px) in prior.iter().enumerate() {
+        for (o, &q) in p_y.iter_mut().zip(w.row(x)) {
+            *o += px * q;
+        }
+    }
+    p_y
+}
+
 /// Utility of a channel whose outputs are not all values of X: `outputs[y]` is the input
 /// x that output y releases as itself (an SRR or merging design's low-risk symbol), or
 /// `None` (a posterior column of ORR, a merged block `{a,b}`, an SRR group's output).
@@ -78,13 +84,9 @@ pub fn channel_utility(prior: &[f64], w: &Matrix, distortion: Option<&Matrix>) -
 /// SRR whose P(Y ≠ X) is 1.
 pub fn released_utility(prior: &[f64], w: &Matrix, outputs: &[Option<usize>]) -> Utility {
     let mut u = channel_utility(prior, w, None);
-    let hit: f64 = prior
-        .iter()
-        .enumerate()
-        .map(|(x, &p)| {
-            p * (0..w.cols()).filter(|&y| outputs.get(y) == Some(&Some(x))).map(|y| w.get(x, y)).sum::<f64>()
-        })
-        .sum();
+    // P(Y = X): the mass of the outputs that release their input x as itself.
+    let hit: f64 =
+        outputs.iter().take(w.cols()).enumerate().filter_map(|(y, o)| o.map(|x| prior[x] * w.get(x, y))).sum();
     u.hamming = Some((1.0 - hit).max(0.0));
     if outputs.len() == w.cols() && outputs.iter().all(Option::is_some) {
         let at = |y: usize| outputs[y].unwrap_or(0) as f64;

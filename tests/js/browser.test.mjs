@@ -113,7 +113,8 @@ before(async () => {
 
 after(() => (server ? new Promise((resolve) => server.close(resolve)) : undefined));
 
-test('the package runs in headless Chromium as <script type=module>', { skip, timeout: 60_000 }, async () => {
+/** Runs `body(page, errors)` in a fresh headless Chromium; `errors` collects page errors and console errors. */
+async function inPage(body) {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -125,6 +126,14 @@ test('the package runs in headless Chromium as <script type=module>', { skip, ti
     const errors = [];
     page.on('pageerror', (e) => errors.push(String(e)));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await body(page, errors);
+  } finally {
+    await browser.close();
+  }
+}
+
+test('the package runs in headless Chromium as <script type=module>', { skip, timeout: 60_000 }, async () => {
+  await inPage(async (page, errors) => {
     await page.goto(`${base}/`);
     await page.waitForFunction(() => window.__privlift && window.__privlift.ok, null, { timeout: 30_000 });
     const r = await page.evaluate(() => window.__privlift);
@@ -143,23 +152,11 @@ test('the package runs in headless Chromium as <script type=module>', { skip, ti
     assert.deepEqual(r.liar, { isPrivliftError: true, code: 'claim_violated', name: 'PrivliftError' });
     assert.equal(r.badArg.code, 'invalid_argument');
     assert.match(r.badArg.message, /`x`/);
-  } finally {
-    await browser.close();
-  }
+  });
 });
 
 test('the package runs in a module Web Worker in Chromium, from its .wasm file and from privlift/inline', { skip, timeout: 60_000 }, async () => {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await inPage(async (page, errors) => {
     requests.length = 0;
     await page.goto(`${base}/workers.html`);
     await page.waitForFunction(() => window.__workers, null, { timeout: 30_000 });
@@ -175,7 +172,5 @@ test('the package runs in a module Web Worker in Chromium, from its .wasm file a
       assert.ok(Math.abs(r.kept - r.n * p) <= 5 * sd, `${r.entry}: ${r.kept} of ${r.n}`);
       assert.equal(r.receipt, 3);
     }
-  } finally {
-    await browser.close();
-  }
+  });
 });
