@@ -265,6 +265,13 @@ async function readFileCapped(url, maxBytes, tooLarge) {
 }
 
 /**
+ * Where init() takes a wasm module from when it is given nothing, if not from the .wasm
+ * file next to the package: set by an entry that carries the module inside its JavaScript
+ * (privlift/inline), as a function returning the bytes.
+ */
+export const embeddedWasm = { privlift: null };
+
+/**
  * What to hand wasm-bindgen's init for the .wasm at `url` (written by each caller as
  * `new URL('../pkg…/….wasm', import.meta.url)`, the form bundlers recognise): the URL
  * itself, or its bytes in Node, whose fetch() does not read file: URLs.

@@ -1,2 +1,3 @@
-// Types of privlift/inline (js/inline.js): the 'privlift' API, loaded when the import resolves.
+// Types of privlift/inline (js/inline.js): the 'privlift' API with the wasm module inside;
+// importing it starts the load, which every function (and init()) awaits.
 export * from './privlift.js';

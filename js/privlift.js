@@ -12,7 +12,7 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, fetchBytes, wasmSource, summarised,
+  documentBytes, fetchBytes, wasmSource, summarised, embeddedWasm,
 } from './common.js';
 import { sha256Hex, reportId } from './reports.js';
 
@@ -39,13 +39,15 @@ let loaded = false;
 export function init(input) {
   if (ready === null) {
     ready = (async () => {
-      const source = input === undefined ? await wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url)) : input;
+      const source = input !== undefined ? input
+        : embeddedWasm.privlift ? embeddedWasm.privlift()
+          : await wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url));
       await initWasm({ module_or_path: source });
       loaded = true;
     })().catch((e) => {
       ready = null; // allow a retry, e.g. after going back online
       throw new PrivliftError('init', `could not load the privlift wasm module: ${e && e.message ? e.message : e}`
-        + (input === undefined ? ' (is pkg/privlift_bg.wasm served next to js/? With the Vite dev server,'
+        + (input === undefined && !embeddedWasm.privlift ? ' (is pkg/privlift_bg.wasm served next to js/? With the Vite dev server,'
           + " set optimizeDeps.exclude: ['privlift'], or pass the .wasm URL to init())" : ''), { cause: e });
     });
   }
@@ -57,7 +59,7 @@ export function init(input) {
  * WebAssembly.Module, for runtimes that cannot await init() first (a worker's top level,
  * Jest, edge functions). A no-op once loaded. Browsers refuse to compile more than 4 KB
  * synchronously on the main thread: there, use init() (or 'privlift/inline', which
- * awaits it for you).
+ * carries the module and loads it on first use).
  *
  * @param {BufferSource | WebAssembly.Module} module
  */

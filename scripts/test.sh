@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
+# One build of each crate per run: incremental caches would only cost disk (a gigabyte).
+export CARGO_INCREMENTAL=0
 step() { printf '\n=== %s ===\n' "$*"; }
 
 step "setup"

@@ -394,6 +394,8 @@ test('before the first click no section is an empty box; the charts have legends
   await page.goto(base);
   await page.waitForFunction(() => window.__privlift?.ready && window.__privliftSalary?.ready, null, { timeout: 30000 });
   await page.click('#clear-ledger');
+  // The clear is asynchronous (IndexedDB): reloading before it ends kept the releases.
+  await page.waitForSelector('#ledger-empty', { state: 'visible' });
   await page.reload();
   await page.waitForFunction(() => window.__privlift?.ready && window.__privliftSalary?.ready, null, { timeout: 30000 });
   await choose('grade-krr.json');
@@ -609,6 +611,7 @@ test('the ledger: memoised outputs survive a reload, the total bound grows, the 
   await page.goto(base);
   await page.waitForFunction(() => window.__privlift && window.__privlift.ready, null, { timeout: 20000 });
   await page.click('#clear-ledger');
+  await page.waitForSelector('#ledger-empty', { state: 'visible' });
   await choose('age-retired-krr.json');
   await page.check('#memoize');
   await page.selectOption('#value', '3');

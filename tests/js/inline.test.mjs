@@ -4,7 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -19,18 +22,38 @@ function run(code) {
   return JSON.parse(out);
 }
 
-test('privlift/inline is ready when its import resolves, with no init() call', () => {
-  const r = run(`
-    const p = await import('privlift/inline');
-    const ready = p.isInitialized();
-    const m = (await p.parseMechanism(${JSON.stringify(DOC)})).verify({ maxLdpX: 1 });
-    const y = m.perturb('b');
-    const r = m.receipt(y);
-    console.log(JSON.stringify({ ready, y, entries: r.entries.length }));
-  `);
-  assert.equal(r.ready, true, 'initialised by the import itself');
-  assert.ok(Number.isInteger(r.y) && r.y < 3);
-  assert.equal(r.entries, 3);
+test('privlift/inline needs no .wasm file: its own bytes load on first use, with no init() call', async () => {
+  // The package's JS and glue without pkg/privlift_bg.wasm: only the embedded bytes can load.
+  const dir = await mkdtemp(join(tmpdir(), 'privlift-inline-'));
+  try {
+    for (const f of ['js/privlift.js', 'js/common.js', 'js/reports.js', 'js/inline.js', 'pkg/privlift.js', 'pkg/privlift_inline.js']) {
+      await mkdir(join(dir, dirname(f)), { recursive: true });
+      await copyFile(new URL(f, ROOT), join(dir, f));
+    }
+    const r = run(`
+      const p = await import(${JSON.stringify(pathToFileURL(join(dir, 'js/inline.js')).href)});
+      const m = (await p.parseMechanism(${JSON.stringify(DOC)})).verify({ maxLdpX: 1 });
+      const y = m.perturb('b');
+      const r = m.receipt(y);
+      console.log(JSON.stringify({ ready: p.isInitialized(), y, entries: r.entries.length }));
+    `);
+    assert.equal(r.ready, true);
+    assert.ok(Number.isInteger(r.y) && r.y < 3);
+    assert.equal(r.entries, 3);
+    // The plain entry from the same copy has no .wasm to load: the control.
+    assert.throws(() => run(`
+      const p = await import(${JSON.stringify(pathToFileURL(join(dir, 'js/privlift.js')).href)});
+      await p.parseMechanism(${JSON.stringify(DOC)});
+    `), /could not load the privlift wasm module/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('privlift/inline has no top-level await (bundlers targeting scripts and CommonJS refuse it)', async () => {
+  const source = await readFile(new URL('js/inline.js', ROOT), 'utf8');
+  const code = source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+  assert.doesNotMatch(code, /^\s*await\b|^[^\n(]*=\s*await\b/m);
 });
 
 test('the inline module is the same bytes as pkg/privlift_bg.wasm', async () => {

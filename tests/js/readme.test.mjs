@@ -1,5 +1,6 @@
-// The README's JS snippets, run in Node against the built package (`node --test tests/js/`
-// after scripts/build-wasm.sh). Every ```js / ```javascript block of README.md is run as its
+// The JS guide's snippets, run in Node against the built package (`node --test tests/js/`
+// after scripts/build-wasm.sh). Every ```js / ```javascript block of js/README.md (the npm
+// package's README; the repository's README.md has none and points to it) is run as its
 // own ES module, with its `privlift…` imports resolved to this package (as a web app's
 // bundler resolves them) and its relative URLs served by a local server standing in for
 // the page's origin; then the block's CHECKS entry asserts what the snippet promises.
@@ -9,7 +10,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 import { designContinuous, fitGmm } from 'privlift/design';
 
@@ -23,7 +26,7 @@ const SKIPPED = {};
  * bindings and what the stand-in origin saw.
  */
 const CHECKS = {
-  'In a web app (npm package) #1': ({ mechanism, y, report, receipt }, site) => {
+  'Perturb, report, show the receipt #1': ({ mechanism, y, report, receipt }, site) => {
     assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json', 'POST /v1/reports']);
     assert.ok(Number.isInteger(y) && y >= 0 && y < mechanism.outputLabels.length, `y = ${y}`);
     assert.deepEqual(site.collected, [{ reports: [{ ...report }] }], 'the report envelope is what is sent');
@@ -40,17 +43,20 @@ const CHECKS = {
     assert.equal(same.sha256, mechanism.sha256, 'the same bytes both ways');
     assert.ok(Number.isInteger(y) && y >= 0 && y < mechanism.outputLabels.length, `y = ${y}`);
   },
-  'Curator side in the browser, and a privacy ledger #1': ({ json, mechanism, output, bound, memoized }, site) => {
-    const doc = JSON.parse(json);
-    assert.equal(doc.format, 'privlift-mechanism');
-    assert.deepEqual(doc.labels, ['a', 'b', 'c']);
-    assert.ok(doc.claims.lip <= 0.5 * (1 + 1e-9), JSON.stringify(doc.claims));
+  'A privacy ledger #1': ({ mechanism, output, bound, memoized }, site) => {
     assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json']);
     assert.ok(Number.isInteger(output) && output < mechanism.outputLabels.length);
     assert.equal(memoized, false);
     assert.equal(bound.releases, 1);
     assert.ok(bound.ldp > 0 && bound.ldp <= 1 * (1 + 1e-9) && bound.ldp <= 4, JSON.stringify(bound));
     assert.ok(bound.lip > 0 && bound.lip <= bound.ldp, JSON.stringify(bound));
+  },
+  'Curator side in the browser: `privlift/design` #1': ({ json }, site) => {
+    const doc = JSON.parse(json);
+    assert.equal(doc.format, 'privlift-mechanism');
+    assert.deepEqual(doc.labels, ['a', 'b', 'c']);
+    assert.ok(doc.claims.lip <= 0.5 * (1 + 1e-9), JSON.stringify(doc.claims));
+    assert.deepEqual(site.requests, []);
   },
   'A number (salary, reading): `privlift/continuous` #1': ({ salary, y, r }, site) => {
     assert.deepEqual(site.requests, ['GET /mechanisms/salary-gaussian-lip.json']);
@@ -131,7 +137,13 @@ let base;
 const site = { requests: [], collected: [], logged: [], sha256: {} };
 let salaryJson;
 
+let workdir;
+
 before(async () => {
+  // The Node example reads age-krr.json from the current directory, as a user's script would.
+  workdir = await mkdtemp(join(tmpdir(), 'privlift-readme-'));
+  await copyFile(new URL('www/mechanisms/age-krr.json', ROOT), join(workdir, 'age-krr.json'));
+  process.chdir(workdir);
   const csv = await readFile(new URL('data/priors/salary-samples.csv', ROOT), 'utf8');
   const samples = csv.split('\n').slice(1).filter((l) => l.trim() !== '').map(Number);
   const fit = await fitGmm(samples);
@@ -166,7 +178,10 @@ before(async () => {
   base = `http://127.0.0.1:${server.address().port}/`;
 });
 
-after(() => server?.close());
+after(async () => {
+  server?.close();
+  if (workdir) await rm(workdir, { recursive: true, force: true });
+});
 
 /** Runs `module` with fetch resolving relative URLs against the stand-in origin and console.log recorded. */
 async function runInPage(module) {
@@ -185,12 +200,16 @@ async function runInPage(module) {
   }
 }
 
-const readme = await readFile(new URL('README.md', ROOT), 'utf8');
+const readme = await readFile(new URL('js/README.md', ROOT), 'utf8');
 const blocks = jsBlocks(readme);
+
+test('the repository README has no JS example of its own: the JS guide is js/README.md', async () => {
+  assert.deepEqual(jsBlocks(await readFile(new URL('README.md', ROOT), 'utf8')), []);
+});
 
 test('every README JS block is run or skipped with a reason, and every entry matches a block', () => {
   const keys = blocks.map((b) => b.key);
-  assert.ok(keys.length > 0, 'no ```js block found in README.md');
+  assert.ok(keys.length > 0, 'no ```js block found in js/README.md');
   for (const key of keys) {
     assert.ok(key in CHECKS || key in SKIPPED,
       `README block "${key}" is neither checked nor skipped: add what it promises to CHECKS in tests/js/readme.test.mjs (or, if it only runs in a browser, a reason to SKIPPED)`);

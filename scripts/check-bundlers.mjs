@@ -1,0 +1,160 @@
+// Tries the packed npm package where web developers use it, as a new user would: the tarball
+// (scripts/pack.mjs) installed into an empty project beside Vite and webpack from the npm
+// registry, a page that verifies and perturbs on the main thread, in a module Worker through
+// 'privlift/inline', and loads the curator's wasm module (privlift/design), each page loaded
+// in headless Chromium. Prints one table row per runtime. Not part of scripts/test.sh (it
+// downloads the bundlers); run it by hand after scripts/build-wasm.sh:
+//
+//   node scripts/check-bundlers.mjs            (PRIVLIFT_CHROMIUM=/path/to/chromium to override)
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const CHROMIUM = process.env.PRIVLIFT_CHROMIUM || '/usr/bin/chromium';
+const VITES = ['6.4.6', '7.3.8', '8.3.8'];
+const VERSIONS = { webpack: '5.112.2', 'webpack-cli': '6.0.1' };
+
+const dir = mkdtempSync(join(tmpdir(), 'privlift-bundlers-'));
+const sh = (cmd, args, cwd = dir) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+
+const tarball = sh(process.execPath, [join(ROOT, 'scripts/pack.mjs'), '--out', join(dir, 'npm')], ROOT).trim();
+const app = join(dir, 'app');
+mkdirSync(join(app, 'src'), { recursive: true });
+mkdirSync(join(app, 'public'), { recursive: true });
+writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+copyFileSync(join(ROOT, 'www/mechanisms/age-krr.json'), join(app, 'public/age-krr.json'));
+
+// The page: verify and perturb on the main thread, then in a module Worker through
+// privlift/inline, then load the curator's module; the outcome goes to <body data-result>.
+writeFileSync(join(app, 'src/main.js'), `
+import { parseMechanism } from 'privlift';
+async function main() {
+  const text = await (await fetch('./age-krr.json')).text();
+  const m = (await parseMechanism(text)).verify({ maxLdpX: 1 });
+  const y = m.perturb('25-34');
+  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const inWorker = await new Promise((resolve, reject) => {
+    worker.onmessage = (e) => resolve(e.data);
+    worker.onerror = (e) => reject(new Error('worker: ' + e.message));
+    worker.postMessage(text);
+  });
+  const { designMethods } = await import('privlift/design');
+  return { id: m.id, y, worker: inWorker, designers: (await designMethods()).length };
+}
+main().then((r) => { document.body.dataset.result = JSON.stringify(r); },
+  (e) => { document.body.dataset.result = JSON.stringify({ error: String(e && e.stack || e) }); });
+`);
+writeFileSync(join(app, 'src/worker.js'), `
+import { parseMechanism } from 'privlift/inline';
+self.onmessage = async (e) => {
+  const m = (await parseMechanism(e.data)).verify({ maxLdpX: 1 });
+  self.postMessage({ id: m.id, y: m.perturb(m.labels[0]) });
+};
+`);
+writeFileSync(join(app, 'index.html'), '<!doctype html><title>app</title><script type="module" src="/src/main.js"></script>\n');
+
+console.error(`[bundlers] npm install ${tarball} webpack@${VERSIONS.webpack} webpack-cli@${VERSIONS['webpack-cli']}`);
+sh('npm', ['install', '--no-audit', '--no-fund', tarball, ...Object.entries(VERSIONS).map(([n, v]) => `${n}@${v}`)], app);
+
+const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json' };
+/** A static server for `root` (dist/); resolves to its base URL and a close function. */
+function serve(root) {
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const file = join(root, path.endsWith('/') ? `${path}index.html` : path);
+    if (!file.startsWith(root) || !existsSync(file)) { res.writeHead(404).end(); return; }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] || 'application/octet-stream' }).end(readFileSync(file));
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({
+    base: `http://127.0.0.1:${server.address().port}/`, close: () => server.close(),
+  })));
+}
+
+/** Starts `cmd` (a dev server) and resolves to its base URL once it prints one. */
+function devServer(args) {
+  const child = spawn(join(app, 'node_modules/.bin/vite'), args, { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const onData = (d) => {
+      seen += d;
+      const m = seen.replace(/\x1b\[[0-9;]*m/g, '').match(/(http:\/\/(?:localhost|127\.0\.0\.1):\d+\/)/);
+      if (m) resolve({ base: m[1], close: () => child.kill() });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`vite exited ${code}: ${seen}`)));
+  });
+}
+
+const { chromium } = await import(join(ROOT, 'node_modules/playwright-core/index.mjs'));
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+
+/** Loads `url` in a fresh context; the page's outcome or its first error. */
+async function load(url) {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const t0 = Date.now();
+  try {
+    await page.goto(url);
+    await page.waitForFunction(() => document.body && document.body.dataset.result, null, { timeout: 30000 });
+    const result = JSON.parse(await page.evaluate(() => document.body.dataset.result));
+    return { ...result, ms: Date.now() - t0, errors };
+  } catch (e) {
+    return { error: String(e).split('\n')[0], errors };
+  } finally {
+    await context.close();
+  }
+}
+
+const rows = [];
+function record(runtime, how, r) {
+  const ok = !r.error && r.id === 'age-krr-eps1' && r.worker?.id === r.id && r.designers > 0;
+  const why = String(r.error || JSON.stringify(r)).split('\n')[0].slice(0, 160).replaceAll('|', '\\|');
+  rows.push(`| ${runtime} | ${how} | ${ok ? 'works' : `fails: ${why}`} |`);
+  console.error(`[bundlers] ${runtime}: ${ok ? 'ok' : 'FAILED'} ${JSON.stringify(r)}`);
+}
+
+// Vite, each major in turn: production build, then the dev server with and without the
+// setting the README once required.
+for (const vite of VITES) {
+  console.error(`[bundlers] npm install vite@${vite}`);
+  sh('npm', ['install', '--no-audit', '--no-fund', `vite@${vite}`], app);
+  rmSync(join(app, 'dist'), { recursive: true, force: true });
+  sh(join(app, 'node_modules/.bin/vite'), ['build', '--logLevel', 'warn'], app);
+  let s = await serve(join(app, 'dist'));
+  record(`Vite ${vite} (build)`, 'no configuration', await load(s.base));
+  s.close();
+  for (const [how, config] of [
+    ['no configuration', 'export default {};'],
+    ["`optimizeDeps: { exclude: ['privlift'] }`", "export default { optimizeDeps: { exclude: ['privlift'] } };"],
+  ]) {
+    writeFileSync(join(app, 'vite.config.js'), `${config}\n`);
+    rmSync(join(app, 'node_modules/.vite'), { recursive: true, force: true });
+    s = await devServer(['--port', '0', '--host', '127.0.0.1']);
+    record(`Vite ${vite} (dev server)`, how, await load(s.base));
+    s.close();
+  }
+  rmSync(join(app, 'vite.config.js'));
+}
+
+// webpack 5: production mode, its default handling of new URL(…, import.meta.url) and Workers.
+writeFileSync(join(app, 'webpack.config.cjs'), `module.exports = {
+  mode: 'production', entry: './src/main.js',
+  output: { path: require('path').join(__dirname, 'dist-webpack'), publicPath: 'auto', clean: true },
+};\n`);
+sh(join(app, 'node_modules/.bin/webpack'), ['--config', 'webpack.config.cjs'], app);
+copyFileSync(join(app, 'public/age-krr.json'), join(app, 'dist-webpack/age-krr.json'));
+writeFileSync(join(app, 'dist-webpack/index.html'), '<!doctype html><title>app</title><script src="main.js"></script>\n');
+const s = await serve(join(app, 'dist-webpack'));
+record(`webpack ${VERSIONS.webpack}`, 'no configuration', await load(s.base));
+s.close();
+
+await browser.close();
+rmSync(dir, { recursive: true, force: true });
+console.log(`| runtime | setting | outcome (main thread, module Worker with privlift/inline, privlift/design) |\n|---|---|---|\n${rows.join('\n')}`);
