@@ -578,8 +578,8 @@ test('a strict policy refuses an honest mechanism', async () => {
   assert.equal(await page.evaluate(() => window.__privlift.error), null);
 });
 
-test("the README's JavaScript example runs as written", async () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+test("the JS README's first example runs as written, in the demo's page", async () => {
+  const readme = readFileSync(join(root, 'js/README.md'), 'utf8');
   const block = readme.match(/```js\n([\s\S]*?)```/)[1];
   const code = block.replace("from 'privlift'", "from '/privlift/js/privlift.js'") +
     '\nwindow.__readme = { y, receipt };\n';
@@ -704,8 +704,8 @@ test('salary: three continuous mechanisms verify, release on the lattice, and th
   await page.locator('section[aria-labelledby="h-salary"]').screenshot({ path: join(shots, 'salary-section.png') });
 });
 
-test("the README's continuous example runs as written", async () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+test("the JS README's continuous example runs as written, in the demo's page", async () => {
+  const readme = readFileSync(join(root, 'js/README.md'), 'utf8');
   const block = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes("'privlift/continuous'"));
   const code = block.replace("from 'privlift/continuous'", "from '/privlift/js/continuous.js'") +
     '\nwindow.__readmeContinuous = { y, r };\n';

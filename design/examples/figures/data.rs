@@ -649,10 +649,10 @@ pub fn gaussian_sigma(_mode: Mode) -> Figure {
             "Definition (3) of (ε, δ)-LIP (see privlift_design::continuous). The classical calibration is proved \
              only for ε < 1; above that it is the formula, not a guarantee."
                 .into(),
-            "From ε = 3.25 the instance-independent calibration on the domain is conservative: its certified \
-             branch and bound does not resolve the sup over x within its evaluation budget, so at ε = 4 it returns \
-             σ = 16.62 where the domain's ends (where the sup lies for ε ≤ 3) need 12.64."
-               .into(),
+            "The calibration on the domain meets δ at the domain's ends (where the sup over x lies) at every ε: \
+             its certified branch and bound uses the Lipschitz constant 1/(σ√(2π)) of δ(x) (before, \
+             e^ε/(σ√(2π)) left it undecided from ε = 3.25 and it returned σ = 16.62 at ε = 4 where 12.64 suffices)."
+                .into(),
         ],
     }
 }
