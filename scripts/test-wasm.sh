@@ -85,6 +85,9 @@ if [ -x node_modules/.bin/tsc ]; then
   log "types: tsc with lib es2022 + @types/node, and with using declarations"
   node_modules/.bin/tsc -p tests/js/tsconfig.nodelib.json
   node_modules/.bin/tsc -p tests/js/tsconfig.using.json
+  # What Vite and webpack projects use: `moduleResolution: bundler`.
+  log "types: tsc with moduleResolution bundler"
+  node_modules/.bin/tsc -p tests/js/tsconfig.bundler.json
   # The older `moduleResolution: node` ignores "exports": the package, installed under
   # node_modules (a symlink), must resolve its subpaths through "typesVersions".
   d=target/types-node10
