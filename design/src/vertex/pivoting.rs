@@ -196,7 +196,7 @@ impl LiftPolytope {
         let (mut st_basis, mut st_upper, mut st_inv, mut st_x) = (basis.clone(), upper.clone(), inv.clone(), x.clone());
         // Pivots since the basis was last factorised afresh.
         let mut st_gen: Vec<u8> = vec![0];
-        let mut dmat = vec![0.0; m * n];
+        let (mut pi, mut rc_x) = (vec![0.0; m], vec![0.0; n]);
         // A generic objective of which the start is the unique minimiser: 0 on the basic
         // variables, generic costs pushing every non-basic one towards its bound.
         let cost: Vec<f64> = (0..nv)
@@ -279,32 +279,46 @@ impl LiftPolytope {
             // Neighbours: every non-basic variable leaves its bound; the ratio test
             // picks the basic variable hitting a bound first, or each of the tied ones.
             basis.iter().for_each(|&b| is_basic[b as usize] = true);
-            // B⁻¹ [1; a_s(j)] for every v_j at once (row-major, contiguous in j).
-            for r in 0..m {
-                let row = &inv[r * m..(r + 1) * m];
-                let dr = &mut dmat[r * n..(r + 1) * n];
-                dr.iter_mut().for_each(|e| *e = row[0]);
-                for s in 0..ns {
-                    let c = row[s + 1];
-                    if c != 0.0 {
-                        for (o, &a) in dr.iter_mut().zip(&self.a[s * n..(s + 1) * n]) {
-                            *o += c * a;
-                        }
-                    }
-                }
-            }
+            // Reduced costs from π = c_Bᵀ B⁻¹ (O(m²), then O(|S|) per column), before any
+            // direction B⁻¹ [1; a(j)] is formed: a direction is needed only for an edge the
+            // search follows, and for a decreasing edge only if the pivot can be degenerate.
             for (r, &b) in basis.iter().enumerate() {
                 cb[r] = cost[b as usize];
             }
+            for c in 0..m {
+                pi[c] = (0..m).map(|r| cb[r] * inv[r * m + c]).sum();
+            }
+            rc_x.iter_mut().zip(&cost[..n]).for_each(|(o, &c)| *o = c - pi[0]);
+            for s in 0..ns {
+                let p = pi[s + 1];
+                if p != 0.0 {
+                    for (o, &a) in rc_x.iter_mut().zip(&self.a[s * n..(s + 1) * n]) {
+                        *o -= p * a;
+                    }
+                }
+            }
+            // A pivot is degenerate only if some basic variable is within 1e-12·|d_i| of a
+            // bound; |d_i| ≤ Σ_c |B⁻¹_ic| for every column, since 0 ≤ P(s|x) ≤ 1.
+            let may_degenerate = basis.iter().enumerate().any(|(i, &var)| {
+                let reach = 1e-12 * inv[i * m..(i + 1) * m].iter().map(|e| e.abs()).sum::<f64>();
+                let (lo, hi) = self.bounds(var as usize);
+                x[i] - lo <= reach || (hi.is_finite() && hi - x[i] <= reach)
+            });
             for j in 0..nv {
                 if is_basic[j] {
                     continue;
                 }
                 let at_upper = j >= n && upper[(j - n) / 64] >> ((j - n) % 64) & 1 == 1;
                 let sigma = if at_upper { -1.0 } else { 1.0 };
+                let rc = if j < n { rc_x[j] } else { cost[j] + pi[j - n + 1] };
+                let decreasing = sigma * rc < -1e-9;
+                if decreasing && !may_degenerate {
+                    continue;
+                }
                 if j < n {
                     for r in 0..m {
-                        d[r] = dmat[r * n + j];
+                        let row = &inv[r * m..(r + 1) * m];
+                        d[r] = row[0] + (0..ns).map(|s| row[s + 1] * self.a[s * n + j]).sum::<f64>();
                     }
                 } else {
                     for r in 0..m {
@@ -314,8 +328,7 @@ impl LiftPolytope {
                 // Only edges along which the generic objective does not decrease (and
                 // every degenerate pivot): every vertex is reached from the start, its
                 // minimiser, by such a path (the reverse of a simplex path to it).
-                let rc = cost[j] - cb.iter().zip(&d).map(|(c, e)| c * e).sum::<f64>();
-                if sigma * rc < -1e-9 {
+                if decreasing {
                     let degenerate = basis.iter().enumerate().any(|(i, &var)| {
                         let delta = -sigma * d[i];
                         let (lo, hi) = self.bounds(var as usize);
@@ -342,7 +355,7 @@ impl LiftPolytope {
                     }
                 }
                 let Some(best) = moves.iter().map(|m| m.0).reduce(f64::min) else { continue };
-                if best > 1e-12 && sigma * rc < -1e-9 {
+                if best > 1e-12 && decreasing {
                     continue;
                 }
                 for &(t, i, to) in &moves {
