@@ -38,16 +38,17 @@ let loaded = false;
  */
 export function init(input) {
   if (ready === null) {
+    // The .wasm file next to the package, unless given one or carrying it (privlift/inline).
+    const fromFile = input === undefined && !embeddedWasm.privlift;
     ready = (async () => {
-      const source = input !== undefined ? input
-        : embeddedWasm.privlift ? embeddedWasm.privlift()
-          : await wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url));
+      const source = fromFile ? await wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url))
+        : input !== undefined ? input : embeddedWasm.privlift();
       await initWasm({ module_or_path: source });
       loaded = true;
     })().catch((e) => {
       ready = null; // allow a retry, e.g. after going back online
       throw new PrivliftError('init', `could not load the privlift wasm module: ${e && e.message ? e.message : e}`
-        + (input === undefined && !embeddedWasm.privlift ? ' (is pkg/privlift_bg.wasm served next to js/? With the Vite dev server,'
+        + (fromFile ? ' (is pkg/privlift_bg.wasm served next to js/? With the Vite dev server,'
           + " set optimizeDeps.exclude: ['privlift'], or pass the .wasm URL to init())" : ''), { cause: e });
     });
   }

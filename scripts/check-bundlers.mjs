@@ -74,7 +74,7 @@ function serve(root) {
   })));
 }
 
-/** Starts `cmd` (a dev server) and resolves to its base URL once it prints one. */
+/** Starts Vite's dev server with `args`; resolves to its base URL once it prints one. */
 function devServer(args) {
   const child = spawn(join(app, 'node_modules/.bin/vite'), args, { cwd: app, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
