@@ -23,6 +23,28 @@ pub fn gamma(n: usize) -> f64 {
     nu / (1.0 - nu)
 }
 
+/// `acc.min(v)` for an accumulator `acc` that is never NaN, as one comparison: a NaN `v`
+/// leaves `acc`, as `f64::min` does. On wasm32 `f64::min` is a call to `fmin` (wasm's own
+/// `f64.min` propagates NaN, Rust's ignores it): 8 % of a dense verify in wasm.
+#[inline(always)]
+pub fn least(acc: f64, v: f64) -> f64 {
+    if v < acc {
+        v
+    } else {
+        acc
+    }
+}
+
+/// `acc.max(v)` for an accumulator that is never NaN, as one comparison (see [`least`]).
+#[inline(always)]
+pub fn greatest(acc: f64, v: f64) -> f64 {
+    if v > acc {
+        v
+    } else {
+        acc
+    }
+}
+
 /// Smallest f64 strictly greater than `x` (for finite `x`).
 pub fn next_up(x: f64) -> f64 {
     if x.is_nan() || x == f64::INFINITY {

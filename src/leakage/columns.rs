@@ -3,9 +3,11 @@
 //! per secret; a structured joint gives one term per group, which is how a k-RR column of
 //! 4096 secrets is audited as two terms (see [`super::structured`]).
 
+use alloc::vec;
 use alloc::vec::Vec;
 
 use super::JointSY;
+use crate::numeric::{greatest, least};
 
 /// Secrets of one output column that share a lift: a single secret of a dense joint, or a
 /// group of them.
@@ -35,6 +37,56 @@ pub trait Columns {
     fn underflowed(&self) -> bool;
     /// Pushes the terms of column `y` onto `out`; `false` when y is never released.
     fn column(&self, y: usize, out: &mut Vec<Term>) -> bool;
+
+    /// The smallest and largest computed lift and the largest ratio max_s P(y|s) /
+    /// min_s P(y|s) over the released outputs: all a verification without the lift and
+    /// information measures reads. Read column by column here; a joint may override it
+    /// with a faster order of the same exact minima and maxima.
+    fn extremes(&self) -> Extremes {
+        let mut e = Extremes::NONE;
+        let mut terms = Vec::new();
+        for y in 0..self.ny() {
+            terms.clear();
+            if !self.column(y, &mut terms) || terms.is_empty() {
+                continue;
+            }
+            let (mut pmax, mut pmin) = (0.0f64, f64::INFINITY);
+            for t in &terms {
+                e.min_lift = least(e.min_lift, t.lift);
+                e.max_lift = greatest(e.max_lift, t.lift);
+                pmax = greatest(pmax, t.cond);
+                pmin = least(pmin, t.cond);
+            }
+            e.worst_ratio = e.worst_ratio.max(ratio(pmax, pmin));
+        }
+        e
+    }
+}
+
+/// The extremes of a joint's computed lifts and of its LDP ratio (see [`Columns::extremes`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Extremes {
+    /// The smallest computed lift (∞ when no output is released).
+    pub min_lift: f64,
+    /// The largest computed lift.
+    pub max_lift: f64,
+    /// The largest max_s P(y|s) / min_s P(y|s) over released outputs (∞ when some secret
+    /// never produces a released y).
+    pub worst_ratio: f64,
+}
+
+impl Extremes {
+    /// Nothing seen yet.
+    pub const NONE: Extremes = Extremes { min_lift: f64::INFINITY, max_lift: 0.0, worst_ratio: 0.0 };
+}
+
+/// max/min of one column's P(y|s), infinite when the minimum is 0.
+pub(crate) fn ratio(pmax: f64, pmin: f64) -> f64 {
+    if pmin == 0.0 {
+        f64::INFINITY
+    } else {
+        pmax / pmin
+    }
 }
 
 impl Columns for JointSY {
@@ -66,5 +118,39 @@ impl Columns for JointSY {
             });
         }
         true
+    }
+
+    /// [`Columns::extremes`] row by row: the same computed lifts and P(y|s) (the same
+    /// operations on the same values) read in memory order, where a column's stride is a
+    /// whole row of P_SY. Minima and maxima are exact, so the order changes no bit.
+    fn extremes(&self) -> Extremes {
+        let ny = self.ny;
+        let mut e = Extremes::NONE;
+        let (mut pmax, mut pmin) = (vec![0.0f64; ny], vec![f64::INFINITY; ny]);
+        let mut any = false;
+        for (s, &ps) in self.p_s.iter().enumerate() {
+            if ps <= 0.0 {
+                continue;
+            }
+            any = true;
+            let row = &self.p_sy[s * ny..(s + 1) * ny];
+            let cols = row.iter().zip(&self.p_y).zip(&self.support_y).zip(pmax.iter_mut().zip(pmin.iter_mut()));
+            for (((&joint, &py), &possible), (hi, lo)) in cols {
+                let lift = if py <= 0.0 { 0.0 } else { joint / (ps * py) };
+                let cond = joint / ps;
+                if possible {
+                    e.min_lift = least(e.min_lift, lift);
+                    e.max_lift = greatest(e.max_lift, lift);
+                    *hi = greatest(*hi, cond);
+                    *lo = least(*lo, cond);
+                }
+            }
+        }
+        if any {
+            for ((&hi, &lo), _) in pmax.iter().zip(&pmin).zip(&self.support_y).filter(|(_, &sp)| sp) {
+                e.worst_ratio = e.worst_ratio.max(ratio(hi, lo));
+            }
+        }
+        e
     }
 }

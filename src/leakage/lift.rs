@@ -5,6 +5,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::document::Matrix;
+use crate::numeric::least;
 
 /// P_SY and its marginals, with the structural support of each output.
 ///
@@ -58,6 +59,7 @@ impl JointSY {
         let mut p_sy = vec![0.0; nx * ny];
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; nx];
+        let mut p_y = vec![0.0; ny];
         let mut underflow = false;
         for (s, &psx) in prior.iter().enumerate() {
             if psx == 0.0 {
@@ -66,16 +68,19 @@ impl JointSY {
             p_s[s] = psx;
             let row = p_y_given_x.row(s);
             // Monotone in w: the smallest positive entry decides the underflow (see `accumulate`).
-            let min_pos = row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, f64::min);
+            let min_pos = row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least);
             underflow |= psx * min_pos < UNDERFLOW_THRESHOLD;
             for (sp, &w) in support_y.iter_mut().zip(row) {
                 *sp |= w > 0.0;
             }
-            for (o, &w) in p_sy[s * ny..(s + 1) * ny].iter_mut().zip(row) {
+            // P(y) in the same pass, in the order `finish` sums it (rows s = 0, 1, …; a
+            // skipped row adds only zeros).
+            for ((o, py), &w) in p_sy[s * ny..(s + 1) * ny].iter_mut().zip(p_y.iter_mut()).zip(row) {
                 *o = psx * w;
+                *py += *o;
             }
         }
-        Self::finish(nx, ny, p_sy, p_s, support_y, underflow, 1)
+        Self::finish_with(nx, p_sy, p_s, p_y, support_y, underflow, 1)
     }
 
     /// P(s,y) = Σ_x P(s,x) P(y|s,x) for a non-Markov mechanism (one channel per secret).
@@ -96,43 +101,67 @@ impl JointSY {
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; ns];
         let mut underflow = false;
-        let mut widest = 1usize;
-        let min_positive = |row: &[f64]| row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, f64::min);
-        let mut min_pos = vec![f64::INFINITY; nx];
-        let mut used = vec![false; nx];
-        if shared && ns > 0 {
-            for (x, m) in min_pos.iter_mut().enumerate() {
-                *m = min_positive(channel(0).row(x));
-            }
-        }
-        for s in 0..ns {
-            let (out, w_s) = (&mut p_sy[s * ny..(s + 1) * ny], channel(s));
-            let mut terms = 0usize;
-            for (x, &psx) in p_sx.row(s).iter().enumerate() {
-                if psx == 0.0 {
+        let min_positive = |row: &[f64]| row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least);
+        // The most non-zeros of a joint row.
+        let widest = (0..ns).map(|s| p_sx.row(s).iter().filter(|&&v| v != 0.0).count()).max().unwrap_or(0).max(1);
+        if shared {
+            // x outermost: each channel row is read once (not once per secret) while the
+            // |S| rows of P_SY stay in cache. Every P(s,y) and P(s) still adds its terms in
+            // increasing x, so the sums are the same, bit for bit.
+            let w = channel(0);
+            let mut column: Vec<(usize, f64)> = Vec::with_capacity(ns);
+            for x in 0..nx {
+                column.clear();
+                column.extend((0..ns).map(|s| (s, p_sx.get(s, x))).filter(|&(_, psx)| psx != 0.0));
+                if column.is_empty() {
                     continue;
                 }
-                terms += 1;
-                p_s[s] += psx;
-                let row = w_s.row(x);
-                if !shared {
-                    min_pos[x] = min_positive(row);
-                    for (sp, &w) in support_y.iter_mut().zip(row) {
-                        *sp |= w > 0.0;
+                let row = w.row(x);
+                let m = min_positive(row);
+                for &(s, psx) in &column {
+                    p_s[s] += psx;
+                    underflow |= psx * m < UNDERFLOW_THRESHOLD;
+                }
+                // Four secrets per pass over the row: each entry is loaded once for four
+                // multiply-adds.
+                let mut quads = column.chunks_exact(4);
+                for q in &mut quads {
+                    let [a, b, c, d] = rows_mut(&mut p_sy, ny, [q[0].0, q[1].0, q[2].0, q[3].0]);
+                    let (pa, pb, pc, pd) = (q[0].1, q[1].1, q[2].1, q[3].1);
+                    // Equal lengths, so the loop indexes without bounds checks.
+                    let (a, b, c, d) = (&mut a[..ny], &mut b[..ny], &mut c[..ny], &mut d[..ny]);
+                    for (i, &v) in row[..ny].iter().enumerate() {
+                        a[i] += pa * v;
+                        b[i] += pb * v;
+                        c[i] += pc * v;
+                        d[i] += pd * v;
                     }
                 }
-                used[x] = true;
-                underflow |= psx * min_pos[x] < UNDERFLOW_THRESHOLD;
-                for (o, &w) in out.iter_mut().zip(row) {
-                    *o += psx * w;
+                for &(s, psx) in quads.remainder() {
+                    for (o, &v) in p_sy[s * ny..(s + 1) * ny].iter_mut().zip(row) {
+                        *o += psx * v;
+                    }
+                }
+                for (sp, &v) in support_y.iter_mut().zip(row) {
+                    *sp |= v > 0.0;
                 }
             }
-            widest = widest.max(terms);
-        }
-        if shared && ns > 0 {
-            for x in (0..nx).filter(|&x| used[x]) {
-                for (sp, &w) in support_y.iter_mut().zip(channel(0).row(x)) {
-                    *sp |= w > 0.0;
+        } else {
+            for s in 0..ns {
+                let (out, w_s) = (&mut p_sy[s * ny..(s + 1) * ny], channel(s));
+                for (x, &psx) in p_sx.row(s).iter().enumerate() {
+                    if psx == 0.0 {
+                        continue;
+                    }
+                    p_s[s] += psx;
+                    let row = w_s.row(x);
+                    underflow |= psx * min_positive(row) < UNDERFLOW_THRESHOLD;
+                    for (sp, &v) in support_y.iter_mut().zip(row) {
+                        *sp |= v > 0.0;
+                    }
+                    for (o, &v) in out.iter_mut().zip(row) {
+                        *o += psx * v;
+                    }
                 }
             }
         }
@@ -147,16 +176,29 @@ impl JointSY {
         p_sy: Vec<f64>,
         p_s: Vec<f64>,
         support_y: Vec<bool>,
-        mut underflow: bool,
+        underflow: bool,
         widest: usize,
     ) -> Self {
-        let ns = p_s.len();
         let mut p_y = vec![0.0; ny];
-        for s in 0..ns {
-            for (py, v) in p_y.iter_mut().zip(&p_sy[s * ny..(s + 1) * ny]) {
+        for row in p_sy.chunks_exact(ny.max(1)) {
+            for (py, v) in p_y.iter_mut().zip(row) {
                 *py += v;
             }
         }
+        Self::finish_with(nx, p_sy, p_s, p_y, support_y, underflow, widest)
+    }
+
+    /// [`JointSY::finish`] with P(y) = Σ_s P(s,y) already summed (in increasing s).
+    fn finish_with(
+        nx: usize,
+        p_sy: Vec<f64>,
+        p_s: Vec<f64>,
+        p_y: Vec<f64>,
+        support_y: Vec<bool>,
+        mut underflow: bool,
+        widest: usize,
+    ) -> Self {
+        let (ns, ny) = (p_s.len(), p_y.len());
         // The denominators P(s)·P(y) of the lifts.
         for &ps in p_s.iter().filter(|&&ps| ps > 0.0) {
             for (&py, _) in p_y.iter().zip(&support_y).filter(|(_, &sp)| sp) {
@@ -235,4 +277,14 @@ impl JointSY {
     pub fn ny(&self) -> usize {
         self.ny
     }
+}
+
+/// Rows `s[0] < s[1] < s[2] < s[3]` of the row-major `p_sy` (`ny` columns), each `ny` long,
+/// mutably at once.
+fn rows_mut(p_sy: &mut [f64], ny: usize, s: [usize; 4]) -> [&mut [f64]; 4] {
+    let (head, rest) = p_sy[s[0] * ny..].split_at_mut(ny);
+    let (b, rest) = rest[(s[1] - s[0] - 1) * ny..].split_at_mut(ny);
+    let (c, rest) = rest[(s[2] - s[1] - 1) * ny..].split_at_mut(ny);
+    let d = &mut rest[(s[3] - s[2] - 1) * ny..][..ny];
+    [head, b, c, d]
 }

@@ -17,7 +17,7 @@ mod srlip;
 mod structured;
 mod unary;
 
-pub use columns::{Columns, Term};
+pub use columns::{Columns, Extremes, Term};
 pub use lift::JointSY;
 pub use measures::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
 pub use srlip::{audit_srlip, check_attributes, Srlip, MAX_SRLIP_ATTRIBUTES, MAX_SRLIP_WORK};
@@ -29,7 +29,7 @@ use serde::Serialize;
 
 use crate::document::Matrix;
 use crate::error::{Error, Result};
-use crate::numeric::{abs_ln_up, down_rel, gamma, ln_up, up_rel, xlogy_ratio};
+use crate::numeric::{abs_ln_up, down_rel, gamma, greatest, least, ln_up, up_rel, xlogy_ratio};
 
 /// Default order of the α-lift measures (Zarrabian et al. eq 29).
 pub const DEFAULT_ALPHA_ORDER: f64 = 2.0;
@@ -190,54 +190,20 @@ pub fn from_joint(j: &dyn Columns, alpha: f64) -> Leakage {
 /// One copy in the client module for every kind of joint (`dyn`, called once per column).
 pub fn from_joint_in(j: &dyn Columns, alpha: f64, scope: Scope) -> Leakage {
     let rel = j.lift_rel_error();
-    let mut min_l = f64::INFINITY;
-    let mut max_l = 0.0f64;
-    let mut worst_ratio = 0.0f64;
-    let mut mi_sy = 0.0;
-    let (mut l1, mut chi2, mut al, mut l1i, mut chi2i, mut ali) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    let mut terms: Vec<Term> = Vec::new();
-    let mut lifts: Vec<(f64, f64)> = Vec::new();
-    let ratio_rel = gamma(2 * j.roundings() + 3);
-    for y in 0..j.ny() {
-        terms.clear();
-        if !j.column(y, &mut terms) {
-            continue;
-        }
-        lifts.clear();
-        let (mut pmax, mut pmin) = (0.0f64, f64::INFINITY);
-        for t in &terms {
-            lifts.push((t.weight, t.lift));
-            min_l = min_l.min(t.lift);
-            max_l = max_l.max(t.lift);
-            // P(y|s) for the LDP w.r.t. S.
-            pmax = pmax.max(t.cond);
-            pmin = pmin.min(t.cond);
-            if scope.information {
-                mi_sy += xlogy_ratio(t.joint, t.independent);
-            }
-        }
-        if lifts.is_empty() {
-            continue;
-        }
-        // ln_up is increasing: the largest ratio gives the largest bound (one log, not one per y).
-        worst_ratio = worst_ratio.max(if pmin == 0.0 { f64::INFINITY } else { pmax / pmin });
-        if !scope.lift_measures {
-            continue;
-        }
-        l1 = l1.max(l1_lift(&lifts, rel, false));
-        chi2 = chi2.max(chi2_lift(&lifts, rel, false));
-        al = al.max(alpha_lift(&lifts, alpha, rel, false));
-        l1i = l1i.max(l1_lift(&lifts, rel, true));
-        chi2i = chi2i.max(chi2_lift(&lifts, rel, true));
-        ali = ali.max(alpha_lift(&lifts, alpha, rel, true));
-    }
-    if min_l == f64::INFINITY {
+    let (e, mi_sy, measures) = if scope.lift_measures || scope.information {
+        every_column(j, alpha, rel, scope)
+    } else {
+        // What a verification reads: the extremes alone, in the joint's fastest order.
+        (j.extremes(), 0.0, [0.0; 6])
+    };
+    let (min_l, max_l) = if e.min_lift == f64::INFINITY {
         // No possible output at all cannot happen for a valid document; report no leakage.
-        min_l = 1.0;
-        max_l = 1.0;
-    }
-    let ldp = ln_of_ratio(worst_ratio, ratio_rel);
-    let mut out = leakage_of(j, alpha, rel, (min_l, max_l, ldp, mi_sy), [l1, chi2, al, l1i, chi2i, ali]);
+        (1.0, 1.0)
+    } else {
+        (e.min_lift, e.max_lift)
+    };
+    let ldp = ln_of_ratio(e.worst_ratio, gamma(2 * j.roundings() + 3));
+    let mut out = leakage_of(j, alpha, rel, (min_l, max_l, ldp, mi_sy), measures);
     let nan = f64::NAN;
     if !scope.information {
         (out.mi_sy, out.mi_xy, out.maximal_leakage) = (nan, nan, nan);
@@ -251,6 +217,50 @@ pub fn from_joint_in(j: &dyn Columns, alpha: f64, scope: Scope) -> Leakage {
         out.alpha_lift_inverse = nan;
     }
     out
+}
+
+/// The extremes, I(S;Y) and the six lift measures (ℓ1, χ², α and their inverses), column
+/// by column: the measures of a column read all of its lifts.
+fn every_column(j: &dyn Columns, alpha: f64, rel: f64, scope: Scope) -> (Extremes, f64, [f64; 6]) {
+    let mut e = Extremes::NONE;
+    let mut mi_sy = 0.0;
+    let (mut l1, mut chi2, mut al, mut l1i, mut chi2i, mut ali) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let mut terms: Vec<Term> = Vec::new();
+    let mut lifts: Vec<(f64, f64)> = Vec::new();
+    for y in 0..j.ny() {
+        terms.clear();
+        if !j.column(y, &mut terms) {
+            continue;
+        }
+        lifts.clear();
+        let (mut pmax, mut pmin) = (0.0f64, f64::INFINITY);
+        for t in &terms {
+            lifts.push((t.weight, t.lift));
+            e.min_lift = least(e.min_lift, t.lift);
+            e.max_lift = greatest(e.max_lift, t.lift);
+            // P(y|s) for the LDP w.r.t. S.
+            pmax = greatest(pmax, t.cond);
+            pmin = least(pmin, t.cond);
+            if scope.information {
+                mi_sy += xlogy_ratio(t.joint, t.independent);
+            }
+        }
+        if lifts.is_empty() {
+            continue;
+        }
+        // ln_up is increasing: the largest ratio gives the largest bound (one log, not one per y).
+        e.worst_ratio = e.worst_ratio.max(columns::ratio(pmax, pmin));
+        if !scope.lift_measures {
+            continue;
+        }
+        l1 = l1.max(l1_lift(&lifts, rel, false));
+        chi2 = chi2.max(chi2_lift(&lifts, rel, false));
+        al = al.max(alpha_lift(&lifts, alpha, rel, false));
+        l1i = l1i.max(l1_lift(&lifts, rel, true));
+        chi2i = chi2i.max(chi2_lift(&lifts, rel, true));
+        ali = ali.max(alpha_lift(&lifts, alpha, rel, true));
+    }
+    (e, mi_sy, [l1, chi2, al, l1i, chi2i, ali])
 }
 
 /// The [`Leakage`] of the extremes and sums [`from_joint_in`] gathered.
@@ -327,21 +337,11 @@ pub fn lip_of(j: &dyn Columns) -> f64 {
     if j.underflowed() {
         return f64::INFINITY;
     }
-    let (mut min_l, mut max_l) = (f64::INFINITY, 0.0f64);
-    let mut terms = Vec::new();
-    for y in 0..j.ny() {
-        terms.clear();
-        if j.column(y, &mut terms) {
-            for t in &terms {
-                min_l = min_l.min(t.lift);
-                max_l = max_l.max(t.lift);
-            }
-        }
-    }
-    if min_l == f64::INFINITY {
+    let e = j.extremes();
+    if e.min_lift == f64::INFINITY {
         return 0.0;
     }
-    let a = alip_of_extremes(min_l, max_l, j.lift_rel_error());
+    let a = alip_of_extremes(e.min_lift, e.max_lift, j.lift_rel_error());
     a.eps_l.max(a.eps_u)
 }
 
@@ -355,8 +355,8 @@ pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
     let (mut hi, mut lo) = (alloc::vec![0.0f64; ny], alloc::vec![f64::INFINITY; ny]);
     for x in 0..p_y_given_x.rows() {
         for ((h, l), &v) in hi.iter_mut().zip(lo.iter_mut()).zip(p_y_given_x.row(x)) {
-            *h = h.max(v);
-            *l = l.min(v);
+            *h = greatest(*h, v);
+            *l = least(*l, v);
         }
     }
     // The largest ratio, then one log (ln_up is increasing).

@@ -25,7 +25,7 @@ use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::columns::{Columns, Term};
+use super::columns::{Columns, Extremes, Term};
 use super::lift::UNDERFLOW_THRESHOLD;
 use super::ln_of_ratio;
 use super::{
@@ -324,6 +324,13 @@ impl Columns for Joint {
             Joint::Dense(j) => j.column(y, out),
             Joint::Mix(m) => m.column(y, out),
             Joint::Grouped { inner, .. } => inner.column(y, out),
+        }
+    }
+    fn extremes(&self) -> Extremes {
+        match self {
+            Joint::Dense(j) => j.extremes(),
+            Joint::Mix(m) => m.extremes(),
+            Joint::Grouped { inner, .. } => inner.extremes(),
         }
     }
 }

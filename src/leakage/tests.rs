@@ -262,3 +262,50 @@ fn lip_only_is_the_audits_lip() {
         assert_eq!(lip_only(&p_sx, &ch).unwrap().to_bits(), audit(&p_sx, &ch, 2.0).unwrap().lip.to_bits());
     }
 }
+
+/// P(s,y) summed the plain way (s, then x, then y): what the x-outermost, four-secrets-at-a-
+/// time accumulation of [`JointSY::markov`] must equal bit for bit, with the same P(s),
+/// support, underflow flag and rounding counts.
+#[test]
+fn markov_accumulation_matches_the_plain_loop_bit_for_bit() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(77);
+    for _ in 0..200 {
+        let (ns, nx, ny) = (rng.random_range(1..11), rng.random_range(1..9), rng.random_range(1..7));
+        let sparse = rng.random_range(0.0..0.7);
+        let cell =
+            |rng: &mut rand_chacha::ChaCha8Rng| if rng.random_bool(sparse) { 0.0 } else { rng.random::<f64>() };
+        let p_sx = Matrix::from_flat(ns, nx, (0..ns * nx).map(|_| cell(&mut rng)).collect());
+        let w = Matrix::from_flat(nx, ny, (0..nx * ny).map(|_| cell(&mut rng)).collect());
+        let j = JointSY::markov(&p_sx, &w);
+        let mut p_sy = vec![0.0; ns * ny];
+        let (mut p_s, mut support, mut widest) = (vec![0.0; ns], vec![false; ny], 1);
+        for s in 0..ns {
+            widest = widest.max(p_sx.row(s).iter().filter(|&&v| v != 0.0).count());
+            for x in (0..nx).filter(|&x| p_sx.get(s, x) != 0.0) {
+                p_s[s] += p_sx.get(s, x);
+                for y in 0..ny {
+                    p_sy[s * ny + y] += p_sx.get(s, x) * w.get(x, y);
+                    support[y] |= w.get(x, y) > 0.0;
+                }
+            }
+        }
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&j.p_sy), bits(&p_sy));
+        assert_eq!(bits(&j.p_s), bits(&p_s));
+        assert_eq!(j.support_y, support);
+        assert_eq!(j.lift_roundings, 2 * (nx + 2 + ns) + 4 + (widest - 1));
+        // The row-major extremes read the same lifts as the column-by-column default.
+        let mut e = Extremes::NONE;
+        let mut terms = Vec::new();
+        for y in 0..ny {
+            terms.clear();
+            if j.column(y, &mut terms) && !terms.is_empty() {
+                let (hi, lo) = terms.iter().fold((0.0f64, f64::INFINITY), |(h, l), t| (h.max(t.cond), l.min(t.cond)));
+                e.worst_ratio = e.worst_ratio.max(columns::ratio(hi, lo));
+                terms.iter().for_each(|t| (e.min_lift, e.max_lift) = (e.min_lift.min(t.lift), e.max_lift.max(t.lift)));
+            }
+        }
+        assert_eq!(j.extremes(), e);
+    }
+}

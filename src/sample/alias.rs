@@ -39,14 +39,7 @@ use crate::rng::Randomness;
 /// Integer weights summing to exactly 2⁶⁴, from a non-negative finite row, into `w`.
 fn quantise_into(p: &[f64], w: &mut Vec<u128>) -> Result<()> {
     const TWO64: u128 = 1 << 64;
-    let sum: f64 = crate::numeric::sum(p);
-    if sum.is_nan() || sum <= 0.0 || !sum.is_finite() || p.iter().any(|v| !v.is_finite() || *v < 0.0) {
-        return Err(Error::InvalidArgument {
-            name: "row".into(),
-            reason: "a sampler row needs finite non-negative entries with a positive sum".into(),
-        });
-    }
-    let scale = 18446744073709551616.0f64; // 2^64
+    let sum = checked_sum(p)?;
     w.clear();
     w.extend(p.iter().map(|&v| {
         if v == 0.0 {
@@ -54,8 +47,8 @@ fn quantise_into(p: &[f64], w: &mut Vec<u128>) -> Result<()> {
         } else {
             // Floors (`as`); at or above 2⁶⁴ it is 2⁶⁴. Through u64: a hardware conversion,
             // where f64 → u128 is a soft-float call.
-            let q = v / sum * scale;
-            let q = if q >= scale { TWO64 } else { q as u64 as u128 };
+            let q = v / sum * SCALE;
+            let q = if q >= SCALE { TWO64 } else { q as u64 as u128 };
             q.clamp(1, TWO64)
         }
     }));
@@ -69,61 +62,149 @@ fn quantise_into(p: &[f64], w: &mut Vec<u128>) -> Result<()> {
     Ok(())
 }
 
+/// 2⁶⁴ as f64.
+const SCALE: f64 = 18446744073709551616.0;
+
+/// The row's sum, after checking that its entries are finite and non-negative with a
+/// positive sum.
+fn checked_sum(p: &[f64]) -> Result<f64> {
+    let sum: f64 = crate::numeric::sum(p);
+    // A NaN or infinite entry makes the sum NaN or infinite, so only the signs remain to be
+    // checked (a NaN compares false, an infinite sum is refused).
+    if sum.is_nan() || sum <= 0.0 || !sum.is_finite() || p.iter().any(|v| *v < 0.0) {
+        return Err(Error::InvalidArgument {
+            name: "row".into(),
+            reason: "a sampler row needs finite non-negative entries with a positive sum".into(),
+        });
+    }
+    Ok(sum)
+}
+
+/// `q as u64` for 0 ≤ q < 2⁶⁴ through the signed conversion, which wasm runtimes do in
+/// one instruction where the unsigned one takes a sequence; above 2⁶³, q is an integer, and
+/// `q − 2⁶³` is exact. Larger q (only a weight of 2⁶⁴, handled apart) saturates.
+#[inline(always)]
+fn to_u64(q: f64) -> u64 {
+    const TWO63: f64 = 9223372036854775808.0;
+    if q < TWO63 {
+        q as i64 as u64
+    } else {
+        ((q - TWO63) as i64 as u64).saturating_add(1 << 63)
+    }
+}
+
+/// How a row quantises: every weight below 2⁶⁴, or all the mass on one outcome.
+enum Weights {
+    /// The weights, each < 2⁶⁴, are in the buffer.
+    Below,
+    /// Outcome `i` has weight 2⁶⁴ and every other outcome 0.
+    All(usize),
+}
+
+/// [`quantise_into`]'s weights as u64, bit for bit: the same floors, the same largest weight
+/// (the last of equal maxima, as `max_by_key` picks) absorbing the same residue, without
+/// 128-bit arithmetic, which wasm32 emulates, on the common path. A row with an entry at or
+/// above 2⁶⁴ before the residue, or whose corrected largest weight reaches 2⁶⁴, goes
+/// through [`quantise_into`] itself.
+fn quantise_u64(p: &[f64], scratch: &mut Vec<u128>, w: &mut Vec<u64>) -> Result<Weights> {
+    let sum = checked_sum(p)?;
+    w.clear();
+    let mut full = false;
+    // The total and the last of the largest weights, gathered in the same pass.
+    let (mut total, mut imax, mut big) = (0u128, 0usize, 0u64);
+    w.extend(p.iter().enumerate().map(|(i, &v)| {
+        let q = v / sum * SCALE;
+        full |= q >= SCALE;
+        let w = if v == 0.0 { 0 } else { to_u64(q).max(1) };
+        total += w as u128;
+        if w >= big {
+            (imax, big) = (i, w);
+        }
+        w
+    }));
+    let corrected = if full {
+        None
+    } else {
+        let fixed = (big as u128 + (1u128 << 64)).checked_sub(total).filter(|&v| v < 1u128 << 64);
+        fixed.map(|v| (imax, v as u64))
+    };
+    match corrected {
+        Some((imax, v)) => {
+            w[imax] = v;
+            Ok(Weights::Below)
+        }
+        None => {
+            quantise_into(p, scratch)?;
+            if let Some(i) = scratch.iter().position(|&v| v == 1u128 << 64) {
+                return Ok(Weights::All(i));
+            }
+            w.clear();
+            w.extend(scratch.iter().map(|&v| v as u64));
+            Ok(Weights::Below)
+        }
+    }
+}
+
 /// W/2⁶⁴ for a weight W ≤ 2⁶⁴, rounded once (through u64: u128 → f64 is a soft-float call).
 pub(crate) fn probability(w: u128) -> f64 {
-    let v = if w >= 1 << 64 { 18446744073709551616.0 } else { w as u64 as f64 };
-    v / 18446744073709551616.0
+    let v = if w >= 1 << 64 { SCALE } else { w as u64 as f64 };
+    v / SCALE
 }
 
 /// Buffers reused by every row of a [`ChannelSampler`] (one allocation each, not per row).
 #[derive(Default)]
 struct Scratch {
+    /// The 128-bit weights of a row that needs them ([`quantise_u64`]'s fallback).
     w: Vec<u128>,
-    t: Vec<u128>,
-    alias: Vec<usize>,
-    small: Vec<usize>,
-    large: Vec<usize>,
+    /// The weights below 2⁶⁴ (the Vose loop's working copy).
+    left: Vec<u64>,
+    small: Vec<u32>,
+    large: Vec<u32>,
 }
 
 /// Appends the `cols = 2^bits` entries of the alias table of `p` to `out` (Vose's method on
 /// exact integer weights).
+///
+/// The loop runs on u64: a weight of exactly 2⁶⁴ leaves every other weight 0, and its
+/// table (every column aliases to it) is written directly; every other weight, and every
+/// remainder `w − (C − w_small)` of the loop, is below 2⁶⁴. Columns are u32 (at most 2³¹).
 fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>) -> Result<()> {
     let cols = 1usize << bits;
-    let cap: u128 = 1u128 << (64 - bits);
-    quantise_into(p, &mut s.w)?;
-    s.w.resize(cols, 0);
-    s.t.clear();
-    s.t.resize(cols, 0);
-    s.alias.clear();
-    s.alias.extend(0..cols);
+    let cap: u64 = 1u64 << (64 - bits);
+    let start = out.len();
+    let w = &mut s.left;
+    if let Weights::All(all) = quantise_u64(p, &mut s.w, w)? {
+        // Threshold 0 everywhere: every word goes to the alias `all`.
+        out.extend((0..cols).map(|_| all as u64));
+        return Ok(());
+    }
+    // A column that never aliases is "threshold 0, alias = itself".
+    out.extend(0..cols as u64);
+    w.resize(cols, 0);
     s.small.clear();
     s.large.clear();
-    for i in 0..cols {
-        if s.w[i] < cap {
-            s.small.push(i);
+    for (i, &v) in w.iter().enumerate() {
+        if v < cap {
+            s.small.push(i as u32);
         } else {
-            s.large.push(i);
+            s.large.push(i as u32);
         }
     }
-    let w = &mut s.w;
+    let table = &mut out[start..];
     while let (Some(&sm), Some(&l)) = (s.small.last(), s.large.last()) {
+        let (sm, l) = (sm as usize, l as usize);
         s.small.pop();
-        s.t[sm] = w[sm];
-        s.alias[sm] = l;
+        table[sm] = (w[sm] << bits) | l as u64;
         w[l] -= cap - w[sm];
         if w[l] < cap {
             s.large.pop();
-            s.small.push(l);
+            s.small.push(l as u32);
         }
     }
-    // Exact integer arithmetic: the columns left over hold exactly C each.
+    // Exact integer arithmetic: the columns left over hold exactly C each, and keep
+    // "threshold 0, alias = itself".
     debug_assert!(s.small.is_empty());
-    for &i in &s.large {
-        debug_assert_eq!(w[i], cap);
-        s.t[i] = 0;
-        s.alias[i] = i;
-    }
-    out.extend((0..cols).map(|i| ((s.t[i] as u64) << bits) | s.alias[i] as u64));
+    debug_assert!(s.large.iter().all(|&i| w[i as usize] == cap));
     Ok(())
 }
 
@@ -204,17 +285,41 @@ fn select(row: &[u64], bits: u32, r: u64) -> usize {
 }
 
 fn table_weights(row: &[u64], bits: u32, k: usize) -> Vec<u128> {
-    let cap: u128 = 1u128 << (64 - bits);
-    let mut w = vec![0u128; row.len()];
+    let mut w = Vec::new();
+    match table_weights_into(row, bits, k, &mut w) {
+        Some(all) => {
+            let mut full = vec![0u128; k];
+            full[all] = 1 << 64;
+            full
+        }
+        None => w.into_iter().map(u128::from).collect(),
+    }
+}
+
+/// The exact weight of each of the `k` outcomes of one table, into `w` (cleared first);
+/// `Some(y)` when outcome y has weight 2⁶⁴ (and every other 0), which u64 cannot hold.
+///
+/// u64 with wrapping adds (wasm32 emulates 128-bit arithmetic): the true weights are sums
+/// of at most 2⁶⁴ in all, so each one below 2⁶⁴ is exact, and a weight of 2⁶⁴ shows as
+/// every weight wrapping to 0. Then the outcome holding it is the one column 0 gives mass
+/// to: itself if its threshold is positive, else its alias.
+fn table_weights_into(row: &[u64], bits: u32, k: usize, w: &mut Vec<u64>) -> Option<usize> {
+    let cap: u64 = 1u64 << (64 - bits);
+    let mask = (1u64 << bits) - 1;
+    w.clear();
+    w.resize(row.len(), 0);
     for (i, &e) in row.iter().enumerate() {
-        let t = (e >> bits) as u128;
-        let a = (e & ((1u64 << bits) - 1)) as usize;
-        w[i] += t;
-        w[a] += cap - t;
+        let (t, a) = (e >> bits, (e & mask) as usize);
+        w[i] = w[i].wrapping_add(t);
+        w[a] = w[a].wrapping_add(cap - t);
     }
     debug_assert!(w[k..].iter().all(|&v| v == 0), "padding column has mass");
     w.truncate(k);
-    w
+    if w.iter().all(|&v| v == 0) {
+        let e = row[0];
+        return Some(if e >> bits > 0 { 0 } else { (e & mask) as usize });
+    }
+    None
 }
 
 /// One alias table per input row, stored contiguously for batch sampling.
@@ -253,9 +358,16 @@ impl ChannelSampler {
     /// exact rational `W/2⁶⁴` rounded once to f64.
     pub fn effective_channel(&self) -> Vec<f64> {
         let mut out = Vec::with_capacity(self.nx * self.ny);
-        for x in 0..self.nx {
-            let row = &self.entries[x * self.cols..(x + 1) * self.cols];
-            out.extend(table_weights(row, self.bits, self.ny).into_iter().map(probability));
+        let mut w = Vec::with_capacity(self.cols);
+        for row in self.entries.chunks_exact(self.cols) {
+            match table_weights_into(row, self.bits, self.ny, &mut w) {
+                None => out.extend(w.iter().map(|&v| v as f64 / SCALE)),
+                Some(all) => {
+                    let start = out.len();
+                    out.resize(start + self.ny, 0.0);
+                    out[start + all] = 1.0;
+                }
+            }
         }
         out
     }
@@ -348,5 +460,77 @@ mod tests {
         assert!(AliasTable::new(&[0.0, 0.0]).is_err());
         assert!(AliasTable::new(&[f64::NAN, 1.0]).is_err());
         assert!(AliasTable::new(&[-0.1, 1.1]).is_err());
+    }
+
+    /// The table as the 128-bit Vose loop built it before the u64 path: the reference the
+    /// fast path must match bit for bit.
+    fn reference_table(p: &[f64], bits: u32) -> Vec<u64> {
+        let cols = 1usize << bits;
+        let cap: u128 = 1u128 << (64 - bits);
+        let mut w = Vec::new();
+        quantise_into(p, &mut w).unwrap();
+        w.resize(cols, 0);
+        let (mut t, mut alias) = (vec![0u128; cols], (0..cols).collect::<Vec<_>>());
+        let mut small: Vec<usize> = (0..cols).filter(|&i| w[i] < cap).collect();
+        let mut large: Vec<usize> = (0..cols).filter(|&i| w[i] >= cap).collect();
+        while let (Some(&sm), Some(&l)) = (small.last(), large.last()) {
+            small.pop();
+            t[sm] = w[sm];
+            alias[sm] = l;
+            w[l] -= cap - w[sm];
+            if w[l] < cap {
+                large.pop();
+                small.push(l);
+            }
+        }
+        for &i in &large {
+            t[i] = 0;
+            alias[i] = i;
+        }
+        (0..cols).map(|i| ((t[i] as u64) << bits) | alias[i] as u64).collect()
+    }
+
+    #[test]
+    fn the_u64_path_builds_the_128_bit_reference_table() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(5);
+        let mut rows: Vec<Vec<f64>> = vec![
+            vec![1.0],
+            vec![1.0, 0.0, 0.0],
+            vec![0.0, 3.0],
+            vec![0.5, 0.5],
+            vec![0.75, 0.25],
+            vec![1.0 - 1e-16, 1e-16, 0.0],
+            vec![1e-300, 1.0 - 1e-12, 1e-12, 0.0],
+            vec![1.0, 1e-300, 1e-300],
+            vec![0.25; 4],
+            vec![1.0 / 3.0; 3],
+            vec![f64::MIN_POSITIVE, 1.0],
+        ];
+        for _ in 0..400 {
+            let k = rng.random_range(1..=70);
+            let zeros = rng.random_range(0.0..0.6);
+            let mut row: Vec<f64> = (0..k)
+                .map(|_| if rng.random_bool(zeros) { 0.0 } else { rng.random::<f64>().powi(rng.random_range(1..8)) })
+                .collect();
+            if row.iter().all(|&v| v == 0.0) {
+                row[0] = 1.0;
+            }
+            rows.push(row);
+        }
+        let mut s = Scratch::default();
+        for row in &rows {
+            let bits = width(row.len()).unwrap();
+            let mut table = Vec::new();
+            build_into(row, bits, &mut s, &mut table).unwrap();
+            assert_eq!(table, reference_table(row, bits), "row {row:?}");
+            // The weights read back from the table (u64, wrapping) are the quantised ones,
+            // a weight of 2⁶⁴ included, and so are the effective channel's probabilities.
+            let mut w = Vec::new();
+            quantise_into(row, &mut w).unwrap();
+            assert_eq!(table_weights(&table, bits, row.len()), w, "row {row:?}");
+            let exact: Vec<f64> = w.iter().map(|&v| probability(v)).collect();
+            assert_eq!(ChannelSampler::new(1, row.len(), row).unwrap().effective_channel(), exact);
+        }
     }
 }
