@@ -195,16 +195,17 @@ impl JointSY {
         p_s: Vec<f64>,
         p_y: Vec<f64>,
         support_y: Vec<bool>,
-        mut underflow: bool,
+        underflow: bool,
         widest: usize,
     ) -> Self {
         let (ns, ny) = (p_s.len(), p_y.len());
-        // The denominators P(s)·P(y) of the lifts.
-        for &ps in p_s.iter().filter(|&&ps| ps > 0.0) {
-            for (&py, _) in p_y.iter().zip(&support_y).filter(|(_, &sp)| sp) {
-                underflow |= ps * py < UNDERFLOW_THRESHOLD;
-            }
-        }
+        // The denominators P(s)·P(y) of the lifts: a rounded product is monotone in each
+        // factor, so the smallest is that of the smallest P(s) > 0 and the smallest P(y)
+        // of a possible output (O(|S| + |Y|), not one product per pair).
+        let ps_min = p_s.iter().copied().filter(|&ps| ps > 0.0).fold(f64::INFINITY, least);
+        let py_min = p_y.iter().zip(&support_y).filter(|(_, &sp)| sp).fold(f64::INFINITY, |m, (&py, _)| least(m, py));
+        let underflow =
+            underflow || (ps_min < f64::INFINITY && py_min < f64::INFINITY && ps_min * py_min < UNDERFLOW_THRESHOLD);
         // Each P(s,y) is a sum of ≤ |X| products: ≤ |X| + 1 roundings, +1 for the
         // f64 conversion of an integer-quantised channel entry; P(y) adds ≤ |S|. A lift
         // P(s,y)/(P(s)P(y)) adds the product and the division, and P(s), a sum of the

@@ -4,6 +4,7 @@
 use super::*;
 use alloc::vec;
 use alloc::vec::Vec;
+use lift::UNDERFLOW_THRESHOLD;
 
 fn bsc(q: f64) -> Matrix {
     Matrix::from_flat(2, 2, vec![1.0 - q, q, q, 1.0 - q])
@@ -270,11 +271,16 @@ fn lip_only_is_the_audits_lip() {
 fn markov_accumulation_matches_the_plain_loop_bit_for_bit() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(77);
+    let mut underflows = 0;
     for _ in 0..200 {
         let (ns, nx, ny) = (rng.random_range(1..11), rng.random_range(1..9), rng.random_range(1..7));
         let sparse = rng.random_range(0.0..0.7);
-        let cell =
-            |rng: &mut rand_chacha::ChaCha8Rng| if rng.random_bool(sparse) { 0.0 } else { rng.random::<f64>() };
+        // Some entries tiny, so that products underflow in some instances.
+        let cell = |rng: &mut rand_chacha::ChaCha8Rng| match rng.random_range(0.0..1.0) {
+            u if u < sparse => 0.0,
+            u if u < sparse + 0.05 => 1e-160 * rng.random::<f64>(),
+            _ => rng.random::<f64>(),
+        };
         let p_sx = Matrix::from_flat(ns, nx, (0..ns * nx).map(|_| cell(&mut rng)).collect());
         let w = Matrix::from_flat(nx, ny, (0..nx * ny).map(|_| cell(&mut rng)).collect());
         let j = JointSY::markov(&p_sx, &w);
@@ -290,7 +296,22 @@ fn markov_accumulation_matches_the_plain_loop_bit_for_bit() {
                 }
             }
         }
+        // Underflow: some product P(s,x)·P(y|x) > 0, or some denominator P(s)·P(y) of a
+        // possible output, below the threshold.
+        let mut under = false;
+        for s in 0..ns {
+            for x in (0..nx).filter(|&x| p_sx.get(s, x) != 0.0) {
+                under |= (0..ny).any(|y| w.get(x, y) > 0.0 && p_sx.get(s, x) * w.get(x, y) < UNDERFLOW_THRESHOLD);
+            }
+        }
+        let p_y: Vec<f64> = (0..ny).map(|y| (0..ns).fold(0.0, |a, s| a + p_sy[s * ny + y])).collect();
+        for s in (0..ns).filter(|&s| p_s[s] > 0.0) {
+            under |= (0..ny).any(|y| support[y] && p_s[s] * p_y[y] < UNDERFLOW_THRESHOLD);
+        }
+        assert_eq!(j.underflowed(), under);
+        underflows += usize::from(under);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&j.p_y), bits(&p_y));
         assert_eq!(bits(&j.p_sy), bits(&p_sy));
         assert_eq!(bits(&j.p_s), bits(&p_s));
         assert_eq!(j.support_y, support);
@@ -308,4 +329,5 @@ fn markov_accumulation_matches_the_plain_loop_bit_for_bit() {
         }
         assert_eq!(j.extremes(), e);
     }
+    assert!((20..180).contains(&underflows), "{underflows} of 200 instances underflowed");
 }

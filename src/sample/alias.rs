@@ -36,7 +36,9 @@ use rand::RngCore;
 use crate::error::{Error, Result};
 use crate::rng::Randomness;
 
-/// Integer weights summing to exactly 2⁶⁴, from a non-negative finite row, into `w`.
+/// Integer weights summing to exactly 2⁶⁴, from a non-negative finite row, into `w`: the
+/// 128-bit reference of [`quantise_u64`].
+#[cfg(test)]
 fn quantise_into(p: &[f64], w: &mut Vec<u128>) -> Result<()> {
     const TWO64: u128 = 1 << 64;
     let sum = checked_sum(p)?;
@@ -101,48 +103,51 @@ enum Weights {
     All(usize),
 }
 
-/// [`quantise_into`]'s weights as u64, bit for bit: the same floors, the same largest weight
-/// (the last of equal maxima, as `max_by_key` picks) absorbing the same residue, without
-/// 128-bit arithmetic, which wasm32 emulates, on the common path. A row with an entry at or
-/// above 2⁶⁴ before the residue, or whose corrected largest weight reaches 2⁶⁴, goes
-/// through [`quantise_into`] itself.
-fn quantise_u64(p: &[f64], scratch: &mut Vec<u128>, w: &mut Vec<u64>) -> Result<Weights> {
+/// Integer weights summing to exactly 2⁶⁴ from a non-negative finite row: each non-zero
+/// entry's floor of `p_y / Σp · 2⁶⁴` (at least 1), the last of the largest weights absorbing
+/// the residue. Weights below 2⁶⁴ go to `w`; a weight of 2⁶⁴ (all the mass on one outcome)
+/// is [`Weights::All`].
+///
+/// On u64 (wasm32 emulates 128-bit arithmetic) with a 128-bit total only. An entry whose
+/// scaled value rounds to 2⁶⁴ has p_y ≥ (1 − 2⁻⁵³)·Σp, so at most one does, and it is the
+/// largest weight: it keeps 2⁶⁴ minus the others. (The 128-bit quantiser this replaced is
+/// kept in the tests as the reference, bit for bit.)
+fn quantise_u64(p: &[f64], w: &mut Vec<u64>) -> Result<Weights> {
     let sum = checked_sum(p)?;
     w.clear();
-    let mut full = false;
+    let (mut full, mut fulls) = (0usize, 0usize);
     // The total and the last of the largest weights, gathered in the same pass.
     let (mut total, mut imax, mut big) = (0u128, 0usize, 0u64);
     w.extend(p.iter().enumerate().map(|(i, &v)| {
         let q = v / sum * SCALE;
-        full |= q >= SCALE;
-        let w = if v == 0.0 { 0 } else { to_u64(q).max(1) };
+        let w = if v == 0.0 {
+            0
+        } else if q >= SCALE {
+            (full, fulls) = (i, fulls + 1);
+            0
+        } else {
+            to_u64(q).max(1)
+        };
         total += w as u128;
         if w >= big {
             (imax, big) = (i, w);
         }
         w
     }));
-    let corrected = if full {
-        None
-    } else {
-        let fixed = (big as u128 + (1u128 << 64)).checked_sub(total).filter(|&v| v < 1u128 << 64);
-        fixed.map(|v| (imax, v as u64))
+    const TWO64: u128 = 1 << 64;
+    let (imax, base, total) = if fulls > 0 { (full, TWO64, total + TWO64) } else { (imax, big as u128, total) };
+    // The largest weight absorbs the residue 2⁶⁴ − total.
+    let Some(fixed) = (base + TWO64).checked_sub(total).filter(|_| fulls <= 1) else {
+        return Err(Error::InvalidArgument {
+            name: "row".into(),
+            reason: "a sampler row's weights do not quantise to 2^64".into(),
+        });
     };
-    match corrected {
-        Some((imax, v)) => {
-            w[imax] = v;
-            Ok(Weights::Below)
-        }
-        None => {
-            quantise_into(p, scratch)?;
-            if let Some(i) = scratch.iter().position(|&v| v == 1u128 << 64) {
-                return Ok(Weights::All(i));
-            }
-            w.clear();
-            w.extend(scratch.iter().map(|&v| v as u64));
-            Ok(Weights::Below)
-        }
+    if fixed == TWO64 {
+        return Ok(Weights::All(imax));
     }
+    w[imax] = fixed as u64;
+    Ok(Weights::Below)
 }
 
 /// W/2⁶⁴ for a weight W ≤ 2⁶⁴, rounded once (through u64: u128 → f64 is a soft-float call).
@@ -154,8 +159,6 @@ pub(crate) fn probability(w: u128) -> f64 {
 /// Buffers reused by every row of a [`ChannelSampler`] (one allocation each, not per row).
 #[derive(Default)]
 struct Scratch {
-    /// The 128-bit weights of a row that needs them ([`quantise_u64`]'s fallback).
-    w: Vec<u128>,
     /// The weights below 2⁶⁴ (the Vose loop's working copy).
     left: Vec<u64>,
     small: Vec<u32>,
@@ -168,12 +171,26 @@ struct Scratch {
 /// The loop runs on u64: a weight of exactly 2⁶⁴ leaves every other weight 0, and its
 /// table (every column aliases to it) is written directly; every other weight, and every
 /// remainder `w − (C − w_small)` of the loop, is below 2⁶⁴. Columns are u32 (at most 2³¹).
-fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>) -> Result<()> {
+fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: Option<&mut Vec<f64>>) -> Result<()> {
     let cols = 1usize << bits;
     let cap: u64 = 1u64 << (64 - bits);
     let start = out.len();
     let w = &mut s.left;
-    if let Weights::All(all) = quantise_u64(p, &mut s.w, w)? {
+    let quantised = quantise_u64(p, w)?;
+    if let Some(exact) = exact {
+        // W/2⁶⁴ of each weight, as `probability` rounds it: the table below realises
+        // exactly these weights (Vose's loop moves mass between columns, never between
+        // outcomes).
+        match quantised {
+            Weights::All(all) => {
+                let at = exact.len();
+                exact.resize(at + p.len(), 0.0);
+                exact[at + all] = 1.0;
+            }
+            Weights::Below => exact.extend(w.iter().map(|&v| v as f64 / SCALE)),
+        }
+    }
+    if let Weights::All(all) = quantised {
         // Threshold 0 everywhere: every word goes to the alias `all`.
         out.extend((0..cols).map(|_| all as u64));
         return Ok(());
@@ -237,7 +254,7 @@ impl AliasTable {
     pub fn new(p: &[f64]) -> Result<Self> {
         let bits = width(p.len())?;
         let mut entries = Vec::with_capacity(1 << bits);
-        build_into(p, bits, &mut Scratch::default(), &mut entries)?;
+        build_into(p, bits, &mut Scratch::default(), &mut entries, None)?;
         Ok(AliasTable { k: p.len(), bits, entries })
     }
 
@@ -335,12 +352,25 @@ pub struct ChannelSampler {
 impl ChannelSampler {
     /// Builds tables for every row of a row-stochastic matrix (rows x, columns y).
     pub fn new(rows: usize, cols_y: usize, data: &[f64]) -> Result<Self> {
+        Self::build(rows, cols_y, data, None)
+    }
+
+    /// [`ChannelSampler::new`] and the exact channel its tables realise, row-major, from the
+    /// quantised weights as each table is built: what [`ChannelSampler::effective_channel`]
+    /// reads back from the tables, bit for bit, without that second pass.
+    pub fn with_channel(rows: usize, cols_y: usize, data: &[f64]) -> Result<(Self, Vec<f64>)> {
+        let mut exact = Vec::with_capacity(rows * cols_y);
+        Ok((Self::build(rows, cols_y, data, Some(&mut exact))?, exact))
+    }
+
+    fn build(rows: usize, cols_y: usize, data: &[f64], mut exact: Option<&mut Vec<f64>>) -> Result<Self> {
         let bits = width(cols_y)?;
         let cols = 1usize << bits;
         let mut entries = Vec::with_capacity(rows * cols);
         let mut scratch = Scratch::default();
         for x in 0..rows {
-            build_into(&data[x * cols_y..(x + 1) * cols_y], bits, &mut scratch, &mut entries)?;
+            let row = &data[x * cols_y..(x + 1) * cols_y];
+            build_into(row, bits, &mut scratch, &mut entries, exact.as_deref_mut())?;
         }
         Ok(ChannelSampler { nx: rows, ny: cols_y, bits, cols, entries })
     }
@@ -522,7 +552,7 @@ mod tests {
         for row in &rows {
             let bits = width(row.len()).unwrap();
             let mut table = Vec::new();
-            build_into(row, bits, &mut s, &mut table).unwrap();
+            build_into(row, bits, &mut s, &mut table, None).unwrap();
             assert_eq!(table, reference_table(row, bits), "row {row:?}");
             // The weights read back from the table (u64, wrapping) are the quantised ones,
             // a weight of 2⁶⁴ included, and so are the effective channel's probabilities.
@@ -530,7 +560,12 @@ mod tests {
             quantise_into(row, &mut w).unwrap();
             assert_eq!(table_weights(&table, bits, row.len()), w, "row {row:?}");
             let exact: Vec<f64> = w.iter().map(|&v| probability(v)).collect();
-            assert_eq!(ChannelSampler::new(1, row.len(), row).unwrap().effective_channel(), exact);
+            let (sampler, channel) = ChannelSampler::with_channel(1, row.len(), row).unwrap();
+            assert_eq!(sampler.effective_channel(), exact);
+            assert_eq!(
+                channel.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                exact.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
         }
     }
 }

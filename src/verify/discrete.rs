@@ -194,8 +194,7 @@ impl Document {
     ) -> Result<(Verification, Runtime, Channels, Audits)> {
         policy.validate()?;
         Work::of(self).check("this document", crate::verify::work_budget(policy.max_verify_work)?)?;
-        let runtime = Runtime::build(self)?;
-        let channels = runtime.channels(self.declared_joint());
+        let (runtime, channels) = Runtime::build_with_channels(self)?;
         let audits = audit_exact(self, &runtime, &channels, alpha_order, scope)?;
         let (s, x) = (audits.s.clone(), audits.x.clone());
         let bp = match &self.claims().bp_lip {

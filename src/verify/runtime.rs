@@ -89,6 +89,20 @@ impl Runtime {
         })
     }
 
+    /// [`Runtime::build`] and [`Runtime::channels`] at once: a dense channel's exact
+    /// probabilities come from its quantised weights as its tables are built
+    /// ([`ChannelSampler::with_channel`]), not read back from the tables afterwards.
+    pub(crate) fn build_with_channels(doc: &Document) -> Result<(Self, Channels)> {
+        if let MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } = doc.mechanism() {
+            let (sampler, channel) = ChannelSampler::with_channel(m.rows(), m.cols(), m.as_slice())?;
+            let exact = Exact::Dense(Matrix::from_flat(m.rows(), m.cols(), channel));
+            return Ok((Runtime::Channel(Categorical::Dense(sampler)), Some((exact, None))));
+        }
+        let runtime = Self::build(doc)?;
+        let channels = runtime.channels(doc.declared_joint());
+        Ok((runtime, channels))
+    }
+
     pub(crate) fn effective(sampler: &ChannelSampler) -> Matrix {
         Matrix::from_flat(sampler.inputs(), sampler.outputs(), sampler.effective_channel())
     }
