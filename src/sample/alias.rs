@@ -280,7 +280,7 @@ impl AliasTable {
     /// Maps one uniform 64-bit word to an outcome (branch-free).
     #[inline(always)]
     pub fn sample_word(&self, r: u64) -> usize {
-        select(&self.entries, self.bits, r)
+        select(&self.entries, 0, self.bits, r)
     }
 
     /// Draws one outcome.
@@ -289,11 +289,14 @@ impl AliasTable {
     }
 }
 
+/// The draw of word `r` from the table at `entries[base..base + 2^bits]`. The row's offset
+/// is folded into one index: one bounds check per draw, not one for the row and one for
+/// the column.
 #[inline(always)]
-fn select(row: &[u64], bits: u32, r: u64) -> usize {
+fn select(entries: &[u64], base: usize, bits: u32, r: u64) -> usize {
     let i = (r >> (64 - bits)) as usize;
     let low = r & (u64::MAX >> bits);
-    let e = row[i];
+    let e = entries[base + i];
     let t = e >> bits;
     let a = (e & ((1u64 << bits) - 1)) as usize;
     // mask = all ones when low < t (take column i), zero otherwise (take alias).
@@ -405,7 +408,7 @@ impl ChannelSampler {
     /// One draw for input `x` (caller checks `x < inputs()`).
     #[inline(always)]
     pub fn sample_word(&self, x: usize, r: u64) -> usize {
-        select(&self.entries[x * self.cols..(x + 1) * self.cols], self.bits, r)
+        select(&self.entries, x * self.cols, self.bits, r)
     }
 
     /// One draw for input `x` (caller checks `x < inputs()`): one word of `rng`.
