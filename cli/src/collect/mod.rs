@@ -19,17 +19,17 @@
 //! carry no credentials, and a web app's collector is usually on another origin.
 
 mod catalogue;
+mod http;
 pub mod simulate;
 mod store;
 mod wire;
 
-use std::io::Read;
 use std::sync::Arc;
 
+use http::{HttpRequest, HttpResponse, Method as HttpMethod};
 use privlift::document::MechanismKind;
 use privlift::Error;
 use privlift_design::lattice_estimate::estimate_lattice;
-use tiny_http::{Header, Method as HttpMethod, Request, Response, Server};
 
 use crate::args;
 use crate::estimate::{count_json, estimate, Blame, Estimated, Method, MAX_EM_ITERATIONS};
@@ -111,58 +111,32 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         stores.push(store::open(db).map_err(storage_failure)?);
     }
     let local = listener.local_addr().map_err(|e| CliError::io("cannot read the bound address", e))?;
-    let server = Arc::new(
-        Server::from_listener(listener, None)
-            .map_err(|e| CliError::io("cannot start the HTTP server", std::io::Error::other(e.to_string())))?,
-    );
     eprintln!("privlift: collect: {} mechanisms from {dir}, {threads} threads", catalogue.len());
     crate::print_stdout(&format!("listening on http://{local}\n"))?;
-    let workers: Vec<_> = stores
-        .into_iter()
-        .map(|mut store| {
-            let (server, catalogue) = (Arc::clone(&server), Arc::clone(&catalogue));
-            std::thread::spawn(move || {
-                while let Ok(request) = server.recv() {
-                    // A client that went away concerns that client only.
-                    let _ = handle(request, &catalogue, store.as_mut());
-                }
-            })
-        })
-        .collect();
-    for w in workers {
-        let _ = w.join();
-    }
-    Ok(())
+    http::serve(listener, stores, catalogue)
 }
 
-fn header(name: &str, value: &str) -> Header {
-    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("header names and values here are ASCII")
+fn json_response(status: u16, body: String) -> HttpResponse {
+    HttpResponse::new(status, body.into_bytes())
+        .header("Content-Type", "application/json")
+        .header("Cache-Control", "no-store")
 }
 
-fn json_response(status: u16, body: String) -> Response<std::io::Cursor<Vec<u8>>> {
-    Response::from_data(body.into_bytes())
-        .with_status_code(status)
-        .with_header(header("Content-Type", "application/json"))
-        .with_header(header("Cache-Control", "no-store"))
-}
-
-fn error_response(e: &ApiError) -> Response<std::io::Cursor<Vec<u8>>> {
+fn error_response(e: &ApiError) -> HttpResponse {
     json_response(e.status, serde_json::json!({"code": e.code, "message": e.message}).to_string())
+        .header("Access-Control-Allow-Origin", "*")
 }
 
-fn handle(mut request: Request, catalogue: &Catalogue, store: &mut dyn Store) -> std::io::Result<()> {
-    let url = request.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
-    let cors = |r: Response<_>| r.with_header(header("Access-Control-Allow-Origin", "*"));
-    let method = request.method().clone();
-    let answer = match (&method, path) {
+/// Answers one request (no I/O but the store's).
+fn handle(request: HttpRequest, catalogue: &Catalogue, store: &mut dyn Store) -> HttpResponse {
+    let (path, query) = (request.path.as_str(), request.query.as_str());
+    let cors = |r: HttpResponse| r.header("Access-Control-Allow-Origin", "*");
+    let answer = match (request.method, path) {
         (HttpMethod::Options, _) if path.starts_with("/v1/") => {
-            let r = Response::from_data(Vec::new())
-                .with_status_code(204)
-                .with_header(header("Access-Control-Allow-Methods", "GET, POST"))
-                .with_header(header("Access-Control-Allow-Headers", "content-type, if-none-match"))
-                .with_header(header("Access-Control-Max-Age", "86400"));
-            return request.respond(cors(r));
+            return cors(HttpResponse::new(204, Vec::new()))
+                .header("Access-Control-Allow-Methods", "GET, POST")
+                .header("Access-Control-Allow-Headers", "content-type, if-none-match")
+                .header("Access-Control-Max-Age", "86400");
         }
         (HttpMethod::Get | HttpMethod::Head, p) if p.starts_with("/v1/mechanisms/") => {
             let id = &p["/v1/mechanisms/".len()..];
@@ -170,23 +144,17 @@ fn handle(mut request: Request, catalogue: &Catalogue, store: &mut dyn Store) ->
                 None => Err(ApiError::new(404, "unknown_mechanism", format!("no mechanism {id:?}"))),
                 Some(doc) => {
                     let etag = format!("\"{}\"", doc.sha256);
-                    let matches = request
-                        .headers()
-                        .iter()
-                        .filter(|h| h.field.equiv("If-None-Match"))
-                        .any(|h| h.value.as_str().split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+                    let matches = request.if_none_match.iter().any(|t| *t == etag || t == "*");
                     let r = if matches {
-                        Response::from_data(Vec::new()).with_status_code(304)
+                        HttpResponse::new(304, Vec::new())
                     } else {
-                        Response::from_data(doc.text.clone().into_bytes())
-                            .with_header(header("Content-Type", "application/json"))
+                        HttpResponse::new(200, doc.text.clone().into_bytes()).header("Content-Type", "application/json")
                     };
-                    let r = r.with_header(header("ETag", &etag)).with_header(header("Cache-Control", "no-cache"));
-                    return request.respond(cors(r));
+                    return cors(r.header("ETag", etag).header("Cache-Control", "no-cache"));
                 }
             }
         }
-        (HttpMethod::Post, "/v1/reports") => post_reports(&mut request, catalogue, store),
+        (HttpMethod::Post, "/v1/reports") => post_reports(&request.body, catalogue, store),
         (HttpMethod::Get, p) if p.starts_with("/v1/estimates/") => {
             get_estimate(&p["/v1/estimates/".len()..], query, catalogue, store)
         }
@@ -196,32 +164,21 @@ fn handle(mut request: Request, catalogue: &Catalogue, store: &mut dyn Store) ->
         }
         _ => Err(ApiError::new(404, "not_found", "no such route".into())),
     };
-    let r = match answer {
-        Ok((status, body)) => json_response(status, body),
+    match answer {
+        Ok((status, body)) => cors(json_response(status, body)),
         Err(e) => error_response(&e),
-    };
-    request.respond(cors(r))
+    }
 }
 
 fn post_reports(
-    request: &mut Request,
+    body: &Result<Vec<u8>, ()>,
     catalogue: &Catalogue,
     store: &mut dyn Store,
 ) -> Result<(u16, String), ApiError> {
-    let too_large = || ApiError::new(413, "body_too_large", format!("the body exceeds {MAX_BODY} bytes"));
-    if request.body_length().is_some_and(|n| n > MAX_BODY) {
-        return Err(too_large());
-    }
-    let mut body = Vec::new();
-    request
-        .as_reader()
-        .take(MAX_BODY as u64 + 1)
-        .read_to_end(&mut body)
-        .map_err(|e| ApiError::bad_request("io", format!("cannot read the body: {e}")))?;
-    if body.len() > MAX_BODY {
-        return Err(too_large());
-    }
-    let reports = wire::parse_batch(&body, catalogue, store)?;
+    let Ok(body) = body else {
+        return Err(ApiError::new(413, "body_too_large", format!("the body exceeds {MAX_BODY} bytes")));
+    };
+    let reports = wire::parse_batch(body, catalogue, store)?;
     let accepted = store.insert(&reports).map_err(ApiError::storage)?;
     Ok((202, serde_json::json!({"accepted": accepted, "duplicates": reports.len() as u64 - accepted}).to_string()))
 }
