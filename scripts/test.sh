@@ -19,6 +19,10 @@ for f in "" "--features design" "--no-default-features --features continuous"; d
   # shellcheck disable=SC2086  # $f is a list of flags
   cargo clippy -p privlift-wasm --all-targets --target wasm32-unknown-unknown $f -- -D warnings
 done
+# API docs: no broken intra-doc link. (The CLI's binary `privlift` and the core library
+# share a doc path, so it is documented on its own.)
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --exclude privlift-wasm --exclude privlift-cli --no-deps --quiet
+RUSTDOCFLAGS="-D warnings" cargo doc -p privlift-cli --no-deps --quiet
 
 step "no_std core for wasm32, and as a dependency with default features off"
 cargo build --lib --no-default-features --target wasm32-unknown-unknown

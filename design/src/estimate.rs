@@ -6,7 +6,7 @@
 //! `GROUP BY`, Spark, a stream processor) and hands privlift only the count vector.
 //!
 //! For a channel W (rows x, columns y), the report frequencies f = c/n satisfy
-//! E[f] = Wᵀp, so p̂ = W⁻ᵀf is unbiased. With A = W⁻ᵀ and the multinomial covariance
+//! E\[f\] = Wᵀp, so p̂ = W⁻ᵀf is unbiased. With A = W⁻ᵀ and the multinomial covariance
 //! Cov(f) = (diag(λ) − λλᵀ)/n (λ = Wᵀp, estimated by f),
 //! Var(p̂_x) = (Σ_y A_xy² λ_y − (Σ_y A_xy λ_y)²)/n = (Σ_y A_xy² f_y − p̂_x²)/n.
 //! For k-RR this is f_x(1 − f_x)/(n(d − o)²) with d, o the diagonal and off-diagonal
@@ -23,7 +23,7 @@ use privlift::error::{Error, Result};
 /// An estimated histogram with per-entry standard errors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Estimate {
-    /// Unbiased estimate of P_X (may leave [0,1] by sampling noise).
+    /// Unbiased estimate of P_X (may leave \[0,1\] by sampling noise).
     pub estimate: Vec<f64>,
     /// Standard error of each entry.
     pub std_error: Vec<f64>,

@@ -61,7 +61,7 @@ pub struct PriorsFile {
     pub priors: Vec<Vec<f64>>,
 }
 
-/// `D.json`: a distortion d[x][y].
+/// `D.json`: a distortion d\[x\]\[y\].
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DistortionFile {

@@ -9,7 +9,7 @@
 //! | k-ary RR, ε-LDP | [`rr::krr`] | `ldp_x = ε` (+ audited `lip`, `ldp`) |
 //! | optimal unary encoding, ε-LDP | [`oue::oue`] | `ldp_x = ε` (+ audited `lip`) |
 //! | prior-aware RR, ε-LIP | [`rr::rr_lip`] | `lip = ε` |
-//! | binary RR for P_X(1) ∈ [a,b] | [`rr::rr_lip_interval`] | `bp_lip` over {a, b} |
+//! | binary RR for P_X(1) ∈ \[a,b\] | [`rr::rr_lip_interval`] | `bp_lip` over {a, b} |
 //! | BP-LIP RR (LP) | [`rr::rr_bp_lip`] | `bp_lip` over the set |
 //! | linear reduction (Markov / TV / distance) | [`linear`] | audited `ldp`, `lip` w.r.t. S |
 //! | ORR, optimal ε-LIP w.r.t. S (vertex LP) | [`orr::orr_lip`] | `lip = ε` |

@@ -100,7 +100,7 @@ pub struct MergedLifts {
 
 impl Notion {
     /// Checks the budgets (finite, > 0, and not so small that the design margin of
-    /// [`design_budget`] swallows them) and, for α-lift, the order (finite, > 1).
+    /// `design_budget` swallows them) and, for α-lift, the order (finite, > 1).
     ///
     /// # Errors
     /// `invalid_argument` naming the budget (`epsilon`, `eps_l`, `eps_u`) or
@@ -159,7 +159,7 @@ impl Notion {
     /// the notion at (εl, εu) iff these are ≤ εl and ≤ εu. `None` for LIP/ALIP/LDP.
     ///
     /// The measures are the audit's own functions (eqs 27–32), evaluated without an
-    /// error allowance: the design margin ([`design_budget`]) covers it and `publish`
+    /// error allowance: the design margin (`design_budget`) covers it and `publish`
     /// re-audits with one.
     pub fn measure_eps(&self, m: &MergedLifts) -> Option<(f64, f64)> {
         let t = &m.terms;
@@ -188,7 +188,7 @@ impl Notion {
     }
 
     /// Whether an output (a symbol, eq 6 / eq 33, or a merged set, eqs 9–10) meets the
-    /// notion at the design budget ([`design_budget`]).
+    /// notion at the design budget (`design_budget`).
     pub fn admits(&self, m: &MergedLifts) -> bool {
         match (self.measure_eps(m), self.budgets()) {
             (Some((el, eu)), Some((bl, bu))) => el <= design_budget(bl) && eu <= design_budget(bu),

@@ -8,7 +8,7 @@
 //! for a = |X| = 5, |S| = 2. But (5) constrains each output y on its own, and it is
 //! positively homogeneous in the row θ_y = Q_{y|·}: it defines a cone, and I(X;Y) is a
 //! sum over y of a positively homogeneous (sublinear) function of θ_y — Kairouz, Oh,
-//! Viswanath's argument, the reference [10] Thm 1 builds on. Normalise θ_y by
+//! Viswanath's argument, the reference \[10\] Thm 1 builds on. Normalise θ_y by
 //! P(y) = Σ_x P(x) θ_y(x): the cross-section is the posterior column
 //! v_y = P_{X|Y}(·|y), exactly as for LIP (eq 11). In it, the lift of s is
 //! l_s(v) = Σ_x P(s|x) v_x / P(s) and P(y|s) = P(y) l_s(v), so (5) reads
@@ -21,7 +21,7 @@
 //! of points of Γ', I(X;Y) = H(X) − Σ_y q_y H(v_y) with H concave, so the LP over the
 //! vertices of Γ' is exact (the argument of Thm 2), has a basic solution with ≤ |X|
 //! outputs (Thm 1.1), and is solved by the LP of ORR
-//! ([`super::orr::response_over_vertices`]).
+//! (`orr::response_over_vertices`).
 //!
 //! # The vertices: supports × active secrets
 //! Γ' is the projection onto v of the lifted polytope
@@ -255,7 +255,7 @@ fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
 ///
 /// # Privacy
 /// Claims `ldp = ε` w.r.t. the source's secret (X itself for a prior). Every output's
-/// column is a point of Γ' at the design budget ([`design_budget`], ≈ 1e-9 relative
+/// column is a point of Γ' at the design budget (`design_budget`, ≈ 1e-9 relative
 /// below ε), so P(y|s)/P(y|s') ≤ e^ε with a margin against rounding; `publish`
 /// re-audits the document.
 ///

@@ -190,7 +190,7 @@ pub(crate) const NEGLIGIBLE_MASS: f64 = 1e-12;
 /// Most relative error |Σ_y q_y v_y(x) − P(x)| / P(x) the re-solved masses may leave at
 /// any input. The assembled row x sums to 1 + that error before it is renormalised, and
 /// renormalising moves the lifts by about as much, far inside the design margin
-/// ([`super::lift::design_budget`], 1e-9 relative).
+/// (`lift::design_budget`, 1e-9 relative).
 const MARGINAL_TOLERANCE: f64 = 1e-12;
 
 /// The response from the chosen columns and their LP masses: outputs of negligible mass
@@ -319,7 +319,7 @@ pub(crate) fn assemble(view: &JointView, low: &[usize], parts: &[(Vec<usize>, Re
 /// # Privacy
 /// Claims `lip = ε` (ORR) or `alip = {eps_l, eps_u}` (AORR) w.r.t. the source's secret
 /// (X itself for a prior). The design runs at the budget shrunk by
-/// [`super::lift::design_budget`] (≈ 1e-9 relative) and claims the target, so the
+/// `lift::design_budget` (≈ 1e-9 relative) and claims the target, so the
 /// published claim holds with a margin against rounding; `publish` re-audits it.
 ///
 /// # Errors

@@ -1,6 +1,6 @@
 //! Randomised response: k-ary RR for ε-LDP, the prior-aware optimal RR for ε-LIP
 //! (Jiang et al. eq 19, with the exact condition under which it is ε-LIP and an LP when
-//! it is not), the binary RR for an uncertain prior P_X(1) ∈ [a,b] (Jiang et al.
+//! it is not), the binary RR for an uncertain prior P_X(1) ∈ \[a,b\] (Jiang et al.
 //! IV-B2), and BP-LIP RR for a finite set of priors (an LP, Jiang et al. V-A (c)).
 
 use alloc::vec;
@@ -171,7 +171,7 @@ pub fn rr_lip_for(
 /// be degenerate: for P = (0.9, 0.1) at ε = 1 the best ε-LIP channel releases the
 /// majority value always (P(Y ≠ X) = 0.1, I(X;Y) = 0). That is the true optimum of the
 /// stated objective. Such a document says so (`utility.ignores_input`, its
-/// `description`, and the CLI on stderr; see [`super::publish`]); a curator who wants
+/// `description`, and the CLI on stderr; see `publish`); a curator who wants
 /// information should use [`rr_lip_for`] with [`Objective::Mi`], a larger ε or k-RR.
 ///
 /// # Privacy

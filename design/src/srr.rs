@@ -37,7 +37,7 @@ use privlift::error::{Error, Result};
 /// # Privacy
 /// Claims `lip` or `alip` w.r.t. S. Each output is a low-risk symbol (eq 6) or a vertex
 /// of a group's polytope (eq 21), whose lifts meet the design budget
-/// ([`super::lift::design_budget`]); the published document is re-audited.
+/// (`lift::design_budget`); the published document is re-audited.
 ///
 /// # Errors
 /// `invalid_argument` for LDP (eq 21 is a lift polytope) or a bad budget; `infeasible`

@@ -40,7 +40,7 @@ fn expectation(prior: &[f64], w: &Matrix, d: impl Fn(usize, usize) -> f64) -> f6
     e
 }
 
-/// Utility of a channel (rows x) under `prior`, with an optional distortion d[x][y].
+/// Utility of a channel (rows x) under `prior`, with an optional distortion d\[x\]\[y\].
 pub fn channel_utility(prior: &[f64], w: &Matrix, distortion: Option<&Matrix>) -> Utility {
     let p_y = output_distribution(prior, w);
     let mi = mutual_information_xy(prior, w, &p_y);
@@ -107,7 +107,7 @@ pub fn to_json(u: &Utility) -> serde_json::Value {
     serde_json::to_value(u).unwrap_or(serde_json::Value::Null)
 }
 
-/// Checks a distortion matrix d[x][y]: `k × k`, finite, non-negative.
+/// Checks a distortion matrix d\[x\]\[y\]: `k × k`, finite, non-negative.
 pub fn check_distortion(d: &Matrix, k: usize) -> crate::Result<()> {
     if d.rows() != k || d.cols() != k {
         return Err(crate::Error::field("distortion.d").dims(k, if d.rows() != k { d.rows() } else { d.cols() }));

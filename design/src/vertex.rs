@@ -53,14 +53,14 @@
 //! # Degeneracy and tolerance
 //! A degenerate vertex (more than k − 1 active secrets) is produced by several T; such
 //! duplicates share the support K and are merged when every coordinate agrees to 1e-9
-//! relative ([`same_point`]; an absolute tolerance merged distinct vertices of tiny
+//! relative (`same_point`; an absolute tolerance merged distinct vertices of tiny
 //! coordinates). A system with a
 //! pivot below 1e-12 is skipped as singular (any vertex it could give is produced by a
 //! non-singular choice of T, see above). Coordinates must exceed [`TOLERANCE`] to count
 //! as the support (a smaller one is the same vertex on a smaller support). Every vertex
 //! returned is **post-checked against all constraints** ([`LiftPolytope::contains`]) with
 //! relative tolerance [`TOLERANCE`], far inside the margin every designer keeps below
-//! its budget ([`super::lift::design_budget`]); a candidate failing it is dropped.
+//! its budget (`lift::design_budget`); a candidate failing it is dropped.
 
 // `!(a >= b)` is deliberate: it also rejects NaN. Index loops mirror the maths.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]

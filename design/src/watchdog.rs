@@ -8,7 +8,7 @@
 //! measures) and are released as themselves, and high-risk symbols X_H. Complete merging
 //! releases all of X_H as one output y*, whose lifts are those of the merged set (eqs
 //! 9–10: the merged posterior P(s | X_H) over P(s)). X-invariant randomisation minimises
-//! the leakage over X_H (their ref. [24] for LIP, Thm 1 for LDP), so if the merged X_H
+//! the leakage over X_H (their ref. \[24\] for LIP, Thm 1 for LDP), so if the merged X_H
 //! breaks the budget **no watchdog is private** and the design fails with `infeasible`.
 //! (For the lift measures the paper applies the same mechanism, Sec. VI-B; we make no
 //! optimality claim for them and only check the merged X_H, failing with `infeasible`
@@ -175,7 +175,7 @@ pub fn subset_merging_partition_by(
 /// # Privacy
 /// Claims the notion's budget (`lip`, `alip`, `ldp`, `l1`, `chi2` or `alpha` w.r.t. S);
 /// every output is a low-risk symbol (private by eq 6/7/33) or the merged X_H (checked,
-/// eqs 9–10), at the design budget ([`super::lift::design_budget`]). The audit recomputes
+/// eqs 9–10), at the design budget (`lift::design_budget`). The audit recomputes
 /// each claimed measure, max over y, before the document is returned.
 ///
 /// # Errors

@@ -560,12 +560,12 @@ fn maximal(ch: &Exact, prior: &[f64]) -> f64 {
 }
 
 /// Audits the exact channel `ch` w.r.t. S under the declared joint (`None`: S = X under
-/// `prior`) at α-order `alpha`: every measure of [`audit`]. A dense channel takes exactly
-/// [`audit`]'s path; the structured ones read grouped columns (module docs), and their
+/// `prior`) at α-order `alpha`: every measure of [`audit`](super::audit). A dense channel takes exactly
+/// [`audit`](super::audit)'s path; the structured ones read grouped columns (module docs), and their
 /// X-side I(X;Y) is the S = X audit's I(S;Y) under the joint's marginal.
 ///
 /// # Errors
-/// As [`audit`].
+/// As [`audit`](super::audit).
 pub fn audit_exact(joint: Option<&Matrix>, prior: &[f64], ch: &Exact, alpha: f64) -> Result<Leakage> {
     super::check_alpha(alpha)?;
     Ok(measure(&build(joint, prior, ch, 0), joint, prior, ch, alpha, Scope::ALL, None))
