@@ -30,6 +30,24 @@ struct WireReport {
     report_id: String,
 }
 
+/// serde_json's account of a body that is not a batch, without any text of the body: its
+/// messages for a wrong value (`invalid type: string "65+", expected …`) or an unknown key
+/// repeat what the client sent, which may be an output.
+fn json_error(e: &serde_json::Error) -> String {
+    let m = e.to_string();
+    let m = m.rsplit_once(" at line ").map_or(m.as_str(), |(m, _)| m);
+    let what = if m.starts_with("unknown field") {
+        format!("an unknown field; expected {}", m.split_once(", expected ").map_or("none", |(_, x)| x))
+    } else if let Some((_, expected)) = m.split_once(", expected ") {
+        format!("a value of the wrong type or length; expected {expected}")
+    } else if m.starts_with("invalid") {
+        "an invalid value".to_string()
+    } else {
+        m.to_string()
+    };
+    format!("{what} (line {}, column {})", e.line(), e.column())
+}
+
 fn is_hex(s: &str, len: usize) -> bool {
     s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
@@ -40,7 +58,7 @@ fn is_hex(s: &str, len: usize) -> bool {
 /// Errors name the report by its index, never its output.
 pub fn parse_batch(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) -> Result<Vec<Report>, ApiError> {
     let batch: Batch = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request("json", format!("not a batch of reports: {e}")))?;
+        .map_err(|e| ApiError::bad_request("json", format!("not a batch of reports: {}", json_error(&e))))?;
     if batch.reports.is_empty() {
         return Err(ApiError::bad_request("empty_batch", "`reports` is empty".into()));
     }
@@ -93,4 +111,105 @@ pub fn parse_batch(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) ->
         out.push(Report { report_id: r.report_id, version: published.version, output });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    const DOCUMENT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../www/mechanisms/age-krr.json");
+    const LABELS: [&str; 6] = ["18-24", "25-34", "35-44", "45-54", "55-64", "65+"];
+
+    /// Pieces a mutation splices in: JSON syntax, wrong types, huge and odd numbers, and
+    /// strings that look like the fields' values.
+    const PIECES: [&str; 16] = [
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"",
+        "null",
+        "true",
+        "-1",
+        "1e400",
+        "18446744073709551616",
+        "0.5",
+        "\"\\ud800\"",
+        "\"65+\"",
+        "\"reports\"",
+    ];
+
+    /// Whatever bytes a client posts, the batch parser answers with a typed refusal (400,
+    /// 404 or 413, never a panic) or a batch whose every report is checked; a refusal never
+    /// repeats an output label. Seeded mutations of valid batches (flips, cuts, splices).
+    #[test]
+    fn any_body_is_a_checked_batch_or_a_typed_refusal() {
+        let dir = std::env::temp_dir().join(format!("privlift-wire-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::copy(DOCUMENT, dir.join("age-krr.json")).unwrap();
+        let db = format!("sqlite:{}", dir.join("reports.db").display());
+        let mut store = super::super::store::open(&db).unwrap();
+        let catalogue = Catalogue::load(dir.to_str().unwrap(), store.as_mut()).unwrap();
+        let sha = catalogue.current("age-krr-eps1").unwrap().sha256.clone();
+        let mut rng = ChaCha8Rng::seed_from_u64(14);
+        let (mut accepted, mut refused) = (0, 0);
+        for round in 0..4000 {
+            let n = rng.random_range(1..4);
+            let reports: Vec<String> = (0..n)
+                .map(|i| {
+                    let output = match rng.random_range(0..3) {
+                        0 => format!("\"{}\"", LABELS[rng.random_range(0..6)]),
+                        1 => rng.random_range(0..6).to_string(),
+                        _ => "\"secret-ish\"".to_string(),
+                    };
+                    format!(
+                        r#"{{"mechanism": "age-krr-eps1", "sha256": "{sha}", "output": {output}, "report_id": "{:032x}"}}"#,
+                        round * 8 + i
+                    )
+                })
+                .collect();
+            let mut body = format!(r#"{{"reports": [{}]}}"#, reports.join(", ")).into_bytes();
+            for _ in 0..rng.random_range(0..4) {
+                let at = rng.random_range(0..=body.len());
+                match rng.random_range(0..4) {
+                    0 if at < body.len() => body[at] ^= 1 << rng.random_range(0..8),
+                    1 => body.truncate(at),
+                    2 => {
+                        let piece = PIECES[rng.random_range(0..PIECES.len())];
+                        body.splice(at..at, piece.bytes());
+                    }
+                    _ if at < body.len() => {
+                        body.remove(at);
+                    }
+                    _ => {}
+                }
+            }
+            match parse_batch(&body, &catalogue, store.as_mut()) {
+                Ok(batch) => {
+                    accepted += 1;
+                    assert!(!batch.is_empty() && batch.len() <= MAX_BATCH);
+                    for r in &batch {
+                        assert!(is_hex(&r.report_id, 32), "{}", String::from_utf8_lossy(&body));
+                        assert!(LABELS.contains(&r.output.as_str()), "stored {:?}", r.output);
+                    }
+                }
+                Err(e) => {
+                    refused += 1;
+                    assert!([400, 404, 413].contains(&e.status), "{} {}", e.status, e.message);
+                    assert!(
+                        !e.message.contains("secret-ish") && !LABELS.iter().any(|l| e.message.contains(l)),
+                        "{}",
+                        e.message
+                    );
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+        // Both sides of the parser were exercised.
+        assert!(accepted > 400 && refused > 400, "accepted {accepted}, refused {refused}");
+    }
 }
