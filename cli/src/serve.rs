@@ -142,14 +142,54 @@ struct Site {
     hashes: Mutex<HashMap<PathBuf, Known>>,
 }
 
-/// A file's content hash, valid while its length and modification time are unchanged. A
-/// request for a compressed body already cached is then answered without reading (and
-/// hashing) the file again: 40–60 ms saved per request of a 23 MB document.
+/// A file's content hash, valid while its length, modification time, change time and
+/// inode are unchanged. A request for a compressed body already cached is then answered
+/// without reading (and hashing) the file again: 40–60 ms saved per request of a 23 MB
+/// document.
+///
+/// Two rewrites defeat a key of length and modification time alone: one within the same
+/// tick of a coarse clock (1 s on some filesystems, 2 s on FAT), and one whose tool sets
+/// the old modification time back (`cp -p`, `rsync -t`, `tar x`). So the key also holds the
+/// change time and the inode (Unix), which no tool sets back, and a hash is trusted only
+/// when it was taken at least [`SETTLED`] after every time in its key ("racy" entries are
+/// hashed again on each request, as git treats its index).
 #[derive(Clone)]
 struct Known {
+    stamp: Stamp,
+    hash: String,
+}
+
+/// How long after a file's last change its hash is trusted (two ticks of the coarsest clock).
+const SETTLED: Duration = Duration::from_secs(3);
+
+/// What identifies a file's content without reading it.
+#[derive(Clone, PartialEq)]
+struct Stamp {
     len: u64,
     modified: std::time::SystemTime,
-    hash: String,
+    /// Change time (seconds, nanoseconds) and inode; zero off Unix.
+    changed: (i64, i64),
+    inode: u64,
+}
+
+impl Stamp {
+    fn of(meta: &std::fs::Metadata) -> Option<Stamp> {
+        #[cfg(unix)]
+        let (changed, inode) = {
+            use std::os::unix::fs::MetadataExt;
+            ((meta.ctime(), meta.ctime_nsec()), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (changed, inode) = ((0, 0), 0);
+        Some(Stamp { len: meta.len(), modified: meta.modified().ok()?, changed, inode })
+    }
+
+    /// Whether `now` is at least [`SETTLED`] after the modification and change times.
+    fn settled(&self, now: std::time::SystemTime) -> bool {
+        let changed = std::time::UNIX_EPOCH
+            + Duration::new(self.changed.0.max(0) as u64, self.changed.1.clamp(0, 999_999_999) as u32);
+        [self.modified, changed].iter().all(|t| now.duration_since(*t).is_ok_and(|d| d >= SETTLED))
+    }
 }
 
 impl Site {
@@ -171,18 +211,21 @@ impl Site {
         self.cache.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The hash of `path` recorded for exactly this length and modification time.
+    /// The hash of `path` recorded for exactly this [`Stamp`].
     fn known_hash(&self, path: &Path, meta: &std::fs::Metadata) -> Option<String> {
-        let modified = meta.modified().ok()?;
+        let stamp = Stamp::of(meta)?;
         let hashes = self.hashes.lock().unwrap_or_else(PoisonError::into_inner);
-        hashes.get(path).filter(|k| k.len == meta.len() && k.modified == modified).map(|k| k.hash.clone())
+        hashes.get(path).filter(|k| k.stamp == stamp).map(|k| k.hash.clone())
     }
 
+    /// Records the hash of the file `meta` describes, if it had settled when `meta` was
+    /// taken (see [`Known`]); else forgets any hash of `path`.
     fn record_hash(&self, path: &Path, meta: &std::fs::Metadata, hash: &str) {
-        if let Ok(modified) = meta.modified() {
-            let known = Known { len: meta.len(), modified, hash: hash.to_string() };
-            self.hashes.lock().unwrap_or_else(PoisonError::into_inner).insert(path.to_path_buf(), known);
-        }
+        let mut hashes = self.hashes.lock().unwrap_or_else(PoisonError::into_inner);
+        match Stamp::of(meta).filter(|s| s.settled(std::time::SystemTime::now())) {
+            Some(stamp) => hashes.insert(path.to_path_buf(), Known { stamp, hash: hash.to_string() }),
+            None => hashes.remove(path),
+        };
     }
 }
 
@@ -722,6 +765,25 @@ mod tests {
         assert_eq!((c.entries.len(), c.order.len(), c.bytes), (2, 2, MAX_CACHE_BYTES - 19));
         c.insert(a, "h", Encoding::Br, body(MAX_CACHE_BYTES + 1)); // never kept
         assert_eq!(c.entries.len(), 2);
+    }
+
+    #[test]
+    fn a_hash_is_trusted_only_once_its_file_has_settled() {
+        let now = std::time::SystemTime::now();
+        let stamp = |modified: std::time::SystemTime, changed_secs: i64| Stamp {
+            len: 1,
+            modified,
+            changed: (changed_secs, 0),
+            inode: 1,
+        };
+        let secs = |t: std::time::SystemTime| t.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let old = now - Duration::from_secs(60);
+        assert!(stamp(old, secs(old)).settled(now));
+        // Modified or changed within the last tick of a coarse clock: not yet.
+        assert!(!stamp(now - Duration::from_secs(1), secs(old)).settled(now));
+        assert!(!stamp(old, secs(now)).settled(now));
+        // A time in the future (a clock set back) is never settled.
+        assert!(!stamp(now + Duration::from_secs(60), secs(old)).settled(now));
     }
 
     #[test]

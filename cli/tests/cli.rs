@@ -649,6 +649,23 @@ fn serve_etags_and_revalidation() {
     let r = get_with(&addr, "/doc.json", "Accept-Encoding: br\r\n");
     assert_ne!(r.header("etag"), Some(br_now.as_str()));
     assert_eq!(decoded(&r), same_length.as_bytes(), "not the cached body of the old content");
+
+    // Same length, new content, and the old modification time set back (as `cp -p`,
+    // `rsync -t` or `tar x` do): the change time tells them apart.
+    let old_time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_600_000_000);
+    let write_dated = |text: &str| {
+        let path = t.write("doc.json", text);
+        std::fs::File::options().write(true).open(path).unwrap().set_modified(old_time).unwrap();
+    };
+    let first = same_length.replacen('2', "3", 1);
+    write_dated(&first);
+    let r = get_with(&addr, "/doc.json", "Accept-Encoding: br\r\n");
+    assert_eq!(decoded(&r), first.as_bytes());
+    let second = first.replacen('3', "4", 1);
+    assert_eq!(second.len(), first.len());
+    write_dated(&second);
+    let r = get_with(&addr, "/doc.json", "Accept-Encoding: br\r\n");
+    assert!(decoded(&r) == second.as_bytes(), "the old body after a rewrite that kept length and modification time");
 }
 
 #[test]
