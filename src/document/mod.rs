@@ -9,6 +9,7 @@ pub mod continuous;
 mod fields;
 mod matrix;
 mod prior;
+pub mod reader;
 pub mod strict;
 mod structured;
 pub mod wire;
@@ -286,7 +287,7 @@ impl Document {
     /// `unsupported_version`, `unsupported_mechanism`; and every validation error of
     /// [`Document::from_wire`].
     pub fn from_json(text: &str) -> Result<Self> {
-        let wire: DocumentJson = serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
+        let wire = DocumentJson::read(text.as_bytes())?;
         Self::from_wire(wire)
     }
 

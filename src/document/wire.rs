@@ -1,4 +1,6 @@
-//! The JSON shape of mechanism document v1 (serde types, no validation here).
+//! The JSON shape of mechanism document v1 (serde types, no validation here), and its
+//! serde-free reader [`DocumentJson::read`] (what `Document::from_json` and the npm client
+//! use; `super::reader`).
 //!
 //! ```json
 //! {
@@ -249,4 +251,195 @@ pub struct SrlipJson {
     /// `attributes`: the sizes |X¹|, …, |Xᵐ|, each ≥ 1, with product |X|; at most
     /// [`crate::leakage::MAX_SRLIP_ATTRIBUTES`] of them.
     pub attributes: Vec<usize>,
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading the wire types without serde (`super::reader`): what `Document::from_json` and
+// the npm client do. The derived `Deserialize` impls above read the same documents
+// (tests/reader.rs compares the two on every document of the tests and on mutations).
+
+use super::reader::{Fields, Num, Reader};
+
+impl DocumentJson {
+    /// Reads a document's JSON text (UTF-8).
+    ///
+    /// # Errors
+    /// `json` for a syntax error, a value of the wrong type, or an unknown, duplicate or
+    /// missing field, with its position.
+    pub fn read(bytes: &[u8]) -> crate::error::Result<DocumentJson> {
+        let mut r = Reader::new(bytes);
+        let d = read_document(&mut r)?;
+        r.end()?;
+        Ok(d)
+    }
+}
+
+const DOCUMENT_FIELDS: &[&str] = &[
+    "format",
+    "version",
+    "id",
+    "description",
+    "labels",
+    "output_labels",
+    "prior",
+    "secret",
+    "mechanism",
+    "claims",
+    "utility",
+];
+
+fn read_document(r: &mut Reader<'_>) -> crate::error::Result<DocumentJson> {
+    let mut d = DocumentJson {
+        format: String::new(),
+        version: 0,
+        id: String::new(),
+        description: None,
+        labels: Vec::new(),
+        output_labels: None,
+        prior: Vec::new(),
+        secret: None,
+        mechanism: serde_json::Value::Null,
+        claims: ClaimsJson::default(),
+        utility: None,
+    };
+    let mut f = Fields::new(DOCUMENT_FIELDS);
+    r.object("struct DocumentJson", &mut |r, key| {
+        match f.field(r, &key)? {
+            0 => d.format = r.text()?,
+            1 => d.version = r.unsigned("u64", u64::MAX)?,
+            2 => d.id = r.text()?,
+            3 => d.description = r.optional(Reader::text)?,
+            4 => d.labels = read_labels(r)?,
+            5 => d.output_labels = r.optional(read_labels)?,
+            6 => d.prior = r.f64s()?,
+            7 => d.secret = r.optional(read_secret)?,
+            8 => d.mechanism = r.value(true)?,
+            9 => d.claims = read_claims(r)?,
+            _ => d.utility = r.optional(|r| r.value(true))?,
+        }
+        Ok(())
+    })?;
+    f.require(r, &["format", "version", "id", "labels", "prior", "mechanism"])?;
+    Ok(d)
+}
+
+fn read_labels(r: &mut Reader<'_>) -> crate::error::Result<Vec<LabelJson>> {
+    let mut out = Vec::new();
+    r.array("a sequence", &mut |r| {
+        out.push(if r.text_next()? {
+            LabelJson::Text(r.text()?)
+        } else if r.number_next()? {
+            LabelJson::Number(match r.number()? {
+                Num::U64(v) => v.into(),
+                Num::I64(v) => v.into(),
+                Num::F64(v) => {
+                    serde_json::Number::from_f64(v).ok_or_else(|| r.error("a label is a finite number or a string"))?
+                }
+            })
+        } else {
+            return Err(r.wrong("a string or a number"));
+        });
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn read_secret(r: &mut Reader<'_>) -> crate::error::Result<SecretJson> {
+    let mut s = SecretJson { labels: None, p_sx: Vec::new() };
+    let mut f = Fields::new(&["labels", "p_sx"]);
+    r.object("struct SecretJson", &mut |r, key| {
+        match f.field(r, &key)? {
+            0 => s.labels = r.optional(read_labels)?,
+            _ => s.p_sx = r.f64_rows()?,
+        }
+        Ok(())
+    })?;
+    f.require(r, &["p_sx"])?;
+    Ok(s)
+}
+
+const CLAIM_FIELDS: &[&str] = &["ldp", "ldp_x", "lip", "alip", "bp_lip", "l1", "chi2", "alpha", "srlip"];
+
+fn read_claims(r: &mut Reader<'_>) -> crate::error::Result<ClaimsJson> {
+    let mut c = ClaimsJson::default();
+    let mut f = Fields::new(CLAIM_FIELDS);
+    r.object("struct ClaimsJson", &mut |r, key| {
+        match f.field(r, &key)? {
+            0 => c.ldp = r.optional(Reader::f64)?,
+            1 => c.ldp_x = r.optional(Reader::f64)?,
+            2 => c.lip = r.optional(Reader::f64)?,
+            3 => c.alip = r.optional(read_alip)?,
+            4 => c.bp_lip = r.optional(read_bp_lip)?,
+            5 => c.l1 = r.optional(read_alip)?,
+            6 => c.chi2 = r.optional(read_alip)?,
+            7 => c.alpha = r.optional(read_alpha)?,
+            _ => c.srlip = r.optional(read_srlip)?,
+        }
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+fn read_alip(r: &mut Reader<'_>) -> crate::error::Result<AlipJson> {
+    let (mut eps_l, mut eps_u) = (0.0, 0.0);
+    let mut f = Fields::new(&["eps_l", "eps_u"]);
+    r.object("struct AlipJson", &mut |r, key| {
+        let i = f.field(r, &key)?;
+        let v = r.f64()?;
+        if i == 0 {
+            eps_l = v;
+        } else {
+            eps_u = v;
+        }
+        Ok(())
+    })?;
+    f.require(r, &["eps_l", "eps_u"])?;
+    Ok(AlipJson { eps_l, eps_u })
+}
+
+fn read_alpha(r: &mut Reader<'_>) -> crate::error::Result<AlphaLiftJson> {
+    let mut v = [0.0; 3];
+    let mut f = Fields::new(&["order", "eps_l", "eps_u"]);
+    r.object("struct AlphaLiftJson", &mut |r, key| {
+        let i = f.field(r, &key)?;
+        v[i] = r.f64()?;
+        Ok(())
+    })?;
+    f.require(r, &["order", "eps_l", "eps_u"])?;
+    Ok(AlphaLiftJson { order: v[0], eps_l: v[1], eps_u: v[2] })
+}
+
+fn read_bp_lip(r: &mut Reader<'_>) -> crate::error::Result<BpLipJson> {
+    let mut b = BpLipJson { eps: 0.0, priors: Vec::new() };
+    let mut f = Fields::new(&["eps", "priors"]);
+    r.object("struct BpLipJson", &mut |r, key| {
+        match f.field(r, &key)? {
+            0 => b.eps = r.f64()?,
+            _ => b.priors = r.f64_rows()?,
+        }
+        Ok(())
+    })?;
+    f.require(r, &["eps", "priors"])?;
+    Ok(b)
+}
+
+fn read_srlip(r: &mut Reader<'_>) -> crate::error::Result<SrlipJson> {
+    let mut s = SrlipJson { eps: 0.0, attributes: Vec::new() };
+    let mut f = Fields::new(&["eps", "attributes"]);
+    r.object("struct SrlipJson", &mut |r, key| {
+        match f.field(r, &key)? {
+            0 => s.eps = r.f64()?,
+            _ => {
+                let mut a = Vec::new();
+                r.array("a sequence", &mut |r| {
+                    a.push(r.unsigned("usize", usize::MAX as u64)? as usize);
+                    Ok(())
+                })?;
+                s.attributes = a;
+            }
+        }
+        Ok(())
+    })?;
+    f.require(r, &["eps", "attributes"])?;
+    Ok(s)
 }

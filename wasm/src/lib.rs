@@ -134,7 +134,8 @@ impl WasmDocument {
                 )
             })
         };
-        parse::parse_document::<DocumentJson, _>(json, Document::from_wire, continuous).map(|doc| WasmDocument { doc })
+        let read = |json: &[u8]| DocumentJson::read(json).and_then(Document::from_wire);
+        parse::read_document(json, read, continuous).map(|doc| WasmDocument { doc })
     }
 
     #[wasm_bindgen(getter)]

@@ -1,17 +1,17 @@
 //! Documents cross the boundary once, as UTF-8 bytes (`parseBytes`: a download, a file,
 //! or the npm wrapper's `TextEncoder` output for a string) or as a `&str` (`parse`), and
-//! are parsed once, here: serde_json reads the bytes into the core's wire types, which the
-//! core then validates (`from_wire`). The text is never decoded to a JS string nor parsed
-//! by `JSON.parse` first. Both entry points take the same path (a `&str` as its bytes),
-//! so the wire types' deserialiser is compiled once.
+//! are parsed once, here, into the core's wire types, which the core then validates
+//! (`from_wire`): a discrete document by the core's serde-free reader
+//! (`DocumentJson::read`, a third smaller in the client than serde_json's deserializer
+//! and the derived visitors), a continuous one by serde_json. The text is never decoded to
+//! a JS string nor parsed by `JSON.parse` first. Both entry points take the same path (a
+//! `&str` as its bytes), so each reader is compiled once.
 //!
 //! A document given to the wrong entry point (a continuous one to `parseMechanism`, a
 //! discrete one to `parseContinuousMechanism`) fails its typed parse; only then is its
 //! `mechanism.kind` read ([`peek_kind`]) to name the right entry point.
 
-use alloc::string::{String, ToString};
-use core::fmt;
-use serde::de::{DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use alloc::string::String;
 use wasm_bindgen::JsValue;
 
 use crate::{coded_error, js_error};
@@ -25,13 +25,25 @@ use privlift::error::Error;
 /// * else `unsupported_mechanism` with the message `wrong_family` gives for the
 ///   document's `mechanism.kind` (a non-empty string), when it gives one;
 /// * else the parse or validation error itself.
-pub(crate) fn parse_document<W: DeserializeOwned, D>(
+#[cfg(feature = "continuous")]
+pub(crate) fn parse_document<W: serde::de::DeserializeOwned, D>(
     json: &[u8],
     validate: impl FnOnce(W) -> privlift::Result<D>,
     wrong_family: impl FnOnce(&str) -> Option<String>,
 ) -> Result<D, JsValue> {
-    let wire = serde_json::from_slice::<W>(json).map_err(|e| Error::Json { message: e.to_string() });
-    wire.and_then(validate).map_err(|e| parse_error(json, e, wrong_family))
+    use alloc::string::ToString;
+    let read = |json: &[u8]| serde_json::from_slice::<W>(json).map_err(|e| Error::Json { message: e.to_string() });
+    read_document(json, |json| read(json).and_then(validate), wrong_family)
+}
+
+/// [`parse_document`] with the document read by `read` (a discrete document by the core's
+/// serde-free reader, `DocumentJson::read`).
+pub(crate) fn read_document<D>(
+    json: &[u8],
+    read: impl FnOnce(&[u8]) -> privlift::Result<D>,
+    wrong_family: impl FnOnce(&str) -> Option<String>,
+) -> Result<D, JsValue> {
+    read(json).map_err(|e| parse_error(json, e, wrong_family))
 }
 
 /// The error [`parse_document`] throws for `json`, whose parse or validation gave `e`.
@@ -46,81 +58,4 @@ fn parse_error(json: &[u8], e: Error, wrong_family: impl FnOnce(&str) -> Option<
     }
 }
 
-/// The `mechanism.kind` string of the JSON document `json`, read without building the
-/// document: every other value is dropped as soon as it is read, so the large arrays are
-/// never allocated. `None` when `json` is not JSON, or has no object `mechanism` with a
-/// string `kind`. Of a key given twice, the last counts (as in `JSON.parse`).
-pub(crate) fn peek_kind(json: &[u8]) -> Option<String> {
-    let mut de = serde_json::Deserializer::from_slice(json);
-    let kind = Peek::Document.deserialize(&mut de).ok()?;
-    de.end().ok()?;
-    kind
-}
-
-/// What [`peek_kind`] is reading. One visitor for every level, so that serde_json's
-/// parser is instantiated once more, not once per level; serde's `IgnoredAny` would add a
-/// second scanner besides (about 1 KB more in the gzipped client module).
-#[derive(Clone, Copy, PartialEq)]
-enum Peek {
-    /// The document: its `mechanism` is read, the rest skipped.
-    Document,
-    /// `mechanism`: its `kind` is read, the rest skipped.
-    Mechanism,
-    /// `mechanism.kind`: kept if it is a string.
-    Kind,
-    /// Any other value: read and dropped.
-    Skip,
-}
-
-impl<'de> DeserializeSeed<'de> for Peek {
-    type Value = Option<String>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Peek {
-    type Value = Option<String>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok((self == Peek::Kind).then(|| v.into()))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-        while seq.next_element_seed(Peek::Skip)?.is_some() {}
-        Ok(None)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut found = None;
-        while let Some(key) = map.next_key::<String>()? {
-            let next = match (self, key.as_str()) {
-                (Peek::Document, "mechanism") => Peek::Mechanism,
-                (Peek::Mechanism, "kind") => Peek::Kind,
-                _ => Peek::Skip,
-            };
-            let value = map.next_value_seed(next)?;
-            if next != Peek::Skip {
-                found = value;
-            }
-        }
-        Ok(found)
-    }
-}
+pub(crate) use privlift::document::reader::peek_kind;

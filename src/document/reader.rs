@@ -1,0 +1,576 @@
+//! A JSON pull reader for mechanism documents: the wire types read field by field, with no
+//! serde deserializer.
+//!
+//! # Why
+//! serde_json's deserializer and the visitors serde derives for each wire type were ≈ 34 KB
+//! of the 153 KB gzipped client module (BENCHMARKS.md); this reader is non-generic, and the
+//! wire types' readers ([`super::wire`]) are plain functions. The derived `Deserialize`
+//! impls stay for Rust callers; the tests read every document both ways and compare.
+//!
+//! # What it accepts (serde_json's results, checked by the tests)
+//! * Numbers: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, floats correctly rounded
+//!   (`core`'s `str::parse`); an integer without fraction or exponent is a `u64` when ≥ 0
+//!   and it fits, an `i64` when < 0 and it fits (`-0` is the float −0.0), else a float; a
+//!   float that overflows is refused.
+//! * Strings: UTF-8, escapes `\" \\ \/ \b \f \n \r \t \uXXXX` (surrogate pairs joined; a
+//!   lone surrogate refused), no control characters.
+//! * At most 127 nested arrays and objects; nothing but whitespace after the value.
+//! * Objects of the wire types: unknown, duplicate and missing fields refused, as serde's
+//!   derive does. One difference: serde_json also reads a struct from an array of its fields
+//!   in order; this reader wants the object.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use serde_json::{Map, Number, Value};
+
+use crate::error::{Error, Result};
+
+/// Deepest nesting read (serde_json's limit).
+const MAX_DEPTH: usize = 127;
+
+/// A number as written: its kind decides which fields accept it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Num {
+    /// A non-negative integer that fits u64.
+    U64(u64),
+    /// A negative integer that fits i64.
+    I64(i64),
+    /// Any other number, correctly rounded.
+    F64(f64),
+}
+
+impl Num {
+    fn as_f64(self) -> f64 {
+        match self {
+            Num::U64(v) => v as f64,
+            Num::I64(v) => v as f64,
+            Num::F64(v) => v,
+        }
+    }
+    fn describe(self) -> String {
+        match self {
+            Num::U64(v) => format!("integer `{v}`"),
+            Num::I64(v) => format!("integer `{v}`"),
+            Num::F64(v) => format!("floating point `{v}`"),
+        }
+    }
+}
+
+/// The reader: the text, a position in it, and the nesting depth.
+#[derive(Debug)]
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    depth: usize,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, pos: 0, depth: 0 }
+    }
+
+    /// A `json` error at the current position (serde_json's "… at line L column C").
+    pub fn error(&self, message: &str) -> Error {
+        let upto = &self.bytes[..self.pos.min(self.bytes.len())];
+        let line = 1 + upto.iter().filter(|&&b| b == b'\n').count();
+        let column = upto.iter().rev().take_while(|&&b| b != b'\n').count();
+        Error::Json { message: format!("{message} at line {line} column {column}") }
+    }
+
+    /// An error about the byte at the position, reported at that byte.
+    fn error_here(&mut self, message: &str) -> Error {
+        self.pos = (self.pos + 1).min(self.bytes.len());
+        self.error(message)
+    }
+
+    /// Checks that only whitespace is left.
+    ///
+    /// # Errors
+    /// `json` "trailing characters".
+    pub fn end(&mut self) -> Result<()> {
+        match self.ws() {
+            None => Ok(()),
+            Some(_) => Err(self.error_here("trailing characters")),
+        }
+    }
+
+    /// The next byte that is not whitespace (not consumed).
+    fn ws(&mut self) -> Option<u8> {
+        while let Some(&b) = self.bytes.get(self.pos) {
+            if !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
+                return Some(b);
+            }
+            self.pos += 1;
+        }
+        None
+    }
+
+    fn peek_value(&mut self) -> Result<u8> {
+        self.ws().ok_or_else(|| self.error("EOF while parsing a value"))
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<()> {
+        let rest = &self.bytes[self.pos..];
+        if rest.starts_with(word) {
+            self.pos += word.len();
+            return Ok(());
+        }
+        let matched = word.iter().zip(rest).take_while(|(a, b)| a == b).count();
+        self.pos += matched;
+        Err(self.error(if matched == rest.len() { "EOF while parsing a value" } else { "expected ident" }))
+    }
+
+    /// Whether the next value is `null` (consumed if so).
+    fn null(&mut self) -> Result<bool> {
+        if self.peek_value()? == b'n' {
+            self.literal(b"null")?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// The error of a value of another type than `expected`, read past to its end.
+    fn wrong_type(&mut self, expected: &str) -> Error {
+        let found = match self.peek_value() {
+            Err(e) => return e,
+            Ok(b'n') => self.literal(b"null").map(|_| "null".into()),
+            Ok(b't') => self.literal(b"true").map(|_| "boolean `true`".into()),
+            Ok(b'f') => self.literal(b"false").map(|_| "boolean `false`".into()),
+            Ok(b'"') => self.string().map(|_| "a string".into()),
+            Ok(b'-' | b'0'..=b'9') => self.number().map(Num::describe),
+            Ok(b'[') => Ok("sequence".into()),
+            Ok(b'{') => Ok("map".into()),
+            Ok(_) => return self.error_here("expected value"),
+        };
+        match found {
+            Ok(found) => self.error(&format!("invalid type: {found}, expected {expected}")),
+            Err(e) => e,
+        }
+    }
+
+    fn enter(&mut self) -> Result<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error_here("recursion limit exceeded"));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// Reads a number (the grammar and kinds of the module docs).
+    pub fn number(&mut self) -> Result<Num> {
+        let start = self.pos;
+        self.pos += usize::from(self.bytes.get(self.pos) == Some(&b'-'));
+        let digits = |r: &mut Self| {
+            let s = r.pos;
+            while r.bytes.get(r.pos).is_some_and(u8::is_ascii_digit) {
+                r.pos += 1;
+            }
+            r.pos - s
+        };
+        let int_start = self.pos;
+        match self.bytes.get(self.pos) {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            Some(_) => return Err(self.error_here("invalid number")),
+            None => return Err(self.error("EOF while parsing a value")),
+        }
+        if self.bytes[int_start] == b'0' && self.bytes.get(self.pos).is_some_and(u8::is_ascii_digit) {
+            return Err(self.error_here("invalid number"));
+        }
+        if self.bytes.get(self.pos) == Some(&b'.') {
+            self.pos += 1;
+            if digits(self) == 0 {
+                return Err(self.number_end_error());
+            }
+        }
+        if matches!(self.bytes.get(self.pos), Some(b'e' | b'E')) {
+            self.pos += 1;
+            if matches!(self.bytes.get(self.pos), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if digits(self) == 0 {
+                return Err(self.number_end_error());
+            }
+        }
+        // Only ASCII digits, signs, '.' and 'e' were read. serde_json's own number reader
+        // decides the kind and rounds (so the two readers agree by construction), without
+        // core's float parser, whose tables cost the client ≈ 10 KB of gzip.
+        let text = core::str::from_utf8(&self.bytes[start..self.pos]).map_err(|_| self.error("invalid number"))?;
+        let n: Number = text.parse().map_err(|_| self.error("number out of range"))?;
+        Ok(match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(v), _, _) => Num::U64(v),
+            (None, Some(v), _) => Num::I64(v),
+            (None, None, Some(v)) => Num::F64(v),
+            _ => return Err(self.error("invalid number")),
+        })
+    }
+
+    fn number_end_error(&mut self) -> Error {
+        if self.pos >= self.bytes.len() {
+            self.error("EOF while parsing a value")
+        } else {
+            self.error_here("invalid number")
+        }
+    }
+
+    /// Reads a string (the opening quote is next).
+    pub fn string(&mut self) -> Result<String> {
+        self.pos += 1;
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            let rest = &self.bytes[self.pos..];
+            let Some(n) = rest.iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20) else {
+                self.pos = self.bytes.len();
+                return Err(self.error("EOF while parsing a string"));
+            };
+            out.extend_from_slice(&rest[..n]);
+            self.pos += n;
+            match self.bytes[self.pos] {
+                b'"' => {
+                    self.pos += 1;
+                    break;
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    self.escape(&mut out)?;
+                }
+                _ => return Err(self.error_here("control character (\\u0000-\\u001F) found while parsing a string")),
+            }
+        }
+        String::from_utf8(out).map_err(|_| self.error("invalid unicode code point"))
+    }
+
+    fn escape(&mut self, out: &mut Vec<u8>) -> Result<()> {
+        let Some(&b) = self.bytes.get(self.pos) else {
+            return Err(self.error("EOF while parsing a string"));
+        };
+        self.pos += 1;
+        let c = match b {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let hi = self.hex4()?;
+                let code = match hi {
+                    0xD800..=0xDBFF => {
+                        if self.bytes.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                            return Err(self.error("lone leading surrogate in hex escape"));
+                        }
+                        self.pos += 2;
+                        let lo = self.hex4()?;
+                        if !(0xDC00..=0xDFFF).contains(&lo) {
+                            return Err(self.error("lone leading surrogate in hex escape"));
+                        }
+                        0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                    }
+                    0xDC00..=0xDFFF => return Err(self.error("lone leading surrogate in hex escape")),
+                    _ => hi,
+                };
+                let ch = char::from_u32(code).ok_or_else(|| self.error("invalid unicode code point"))?;
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                return Ok(());
+            }
+            _ => return Err(self.error("invalid escape")),
+        };
+        out.push(c);
+        Ok(())
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return Err(self.error("EOF while parsing a string"));
+            };
+            let d = (b as char).to_digit(16).ok_or_else(|| self.error_here("invalid escape"))?;
+            self.pos += 1;
+            v = v * 16 + d;
+        }
+        Ok(v)
+    }
+
+    /// After an element: `,` (another follows, `true`) or `close` (`false`).
+    fn next_or_close(&mut self, first: bool, close: u8) -> Result<bool> {
+        match self.ws() {
+            None => {
+                Err(self.error(if close == b']' { "EOF while parsing a list" } else { "EOF while parsing an object" }))
+            }
+            Some(b) if b == close => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(b',') if !first => {
+                self.pos += 1;
+                match self.ws() {
+                    Some(b) if b == close => Err(self.error_here("trailing comma")),
+                    _ => Ok(true),
+                }
+            }
+            Some(_) if first => Ok(true),
+            Some(_) => Err(self.error_here(if close == b']' { "expected `,` or `]`" } else { "expected `,` or `}`" })),
+        }
+    }
+
+    /// Reads an array, calling `element` for each element; `expected` names it in errors.
+    ///
+    /// `element` is a `dyn` closure: the loop is compiled once, not once per caller.
+    pub fn array(&mut self, expected: &str, element: &mut dyn FnMut(&mut Self) -> Result<()>) -> Result<()> {
+        if self.peek_value()? != b'[' {
+            return Err(self.wrong_type(expected));
+        }
+        self.enter()?;
+        let mut first = true;
+        while self.next_or_close(first, b']')? {
+            first = false;
+            element(self)?;
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// Reads an object, calling `field` with each key (the reader then at its value).
+    ///
+    /// `field` is a `dyn` closure: the loop is compiled once, not once per caller.
+    pub fn object(&mut self, expected: &str, field: &mut dyn FnMut(&mut Self, String) -> Result<()>) -> Result<()> {
+        if self.peek_value()? != b'{' {
+            return Err(self.wrong_type(expected));
+        }
+        self.enter()?;
+        let mut first = true;
+        while self.next_or_close(first, b'}')? {
+            first = false;
+            if self.ws() != Some(b'"') {
+                return Err(self.error_here("key must be a string"));
+            }
+            let key = self.string()?;
+            match self.ws() {
+                Some(b':') => self.pos += 1,
+                Some(_) => return Err(self.error_here("expected `:`")),
+                None => return Err(self.error("EOF while parsing an object")),
+            }
+            field(self, key)?;
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
+    /// A number read as f64 (an integer converts, as serde's f64 visitor does).
+    pub fn f64(&mut self) -> Result<f64> {
+        match self.peek_value()? {
+            b'-' | b'0'..=b'9' => Ok(self.number()?.as_f64()),
+            _ => Err(self.wrong_type("f64")),
+        }
+    }
+
+    /// A non-negative integer that fits `u64` (`max`: the largest accepted).
+    pub fn unsigned(&mut self, expected: &str, max: u64) -> Result<u64> {
+        if !matches!(self.peek_value()?, b'-' | b'0'..=b'9') {
+            return Err(self.wrong_type(expected));
+        }
+        match self.number()? {
+            Num::U64(v) if v <= max => Ok(v),
+            Num::U64(v) => Err(self.error(&format!("invalid value: integer `{v}`, expected {expected}"))),
+            Num::I64(v) => Err(self.error(&format!("invalid value: integer `{v}`, expected {expected}"))),
+            n => Err(self.error(&format!("invalid type: {}, expected {expected}", n.describe()))),
+        }
+    }
+
+    /// A string.
+    pub fn text(&mut self) -> Result<String> {
+        if self.peek_value()? != b'"' {
+            return Err(self.wrong_type("a string"));
+        }
+        self.string()
+    }
+
+    /// `null` as `None`, else `read`.
+    pub fn optional<T>(&mut self, read: impl FnOnce(&mut Self) -> Result<T>) -> Result<Option<T>> {
+        if self.null()? {
+            Ok(None)
+        } else {
+            read(self).map(Some)
+        }
+    }
+
+    /// Whether the next value is a string.
+    pub fn text_next(&mut self) -> Result<bool> {
+        Ok(self.peek_value()? == b'"')
+    }
+
+    /// Whether the next value is a number.
+    pub fn number_next(&mut self) -> Result<bool> {
+        Ok(matches!(self.peek_value()?, b'-' | b'0'..=b'9'))
+    }
+
+    /// The error of a value that is not `expected`, read past to its end.
+    pub fn wrong(&mut self, expected: &str) -> Error {
+        self.wrong_type(expected)
+    }
+
+    /// An array of numbers.
+    pub fn f64s(&mut self) -> Result<Vec<f64>> {
+        let mut out = Vec::new();
+        self.array("a sequence", &mut |r| {
+            out.push(r.f64()?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// An array of arrays of numbers.
+    pub fn f64_rows(&mut self) -> Result<Vec<Vec<f64>>> {
+        let mut out = Vec::new();
+        self.array("a sequence", &mut |r| {
+            out.push(r.f64s()?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Reads any value and drops it (arrays and objects are not built).
+    ///
+    /// # Errors
+    /// `json` for a syntax error.
+    pub fn skip(&mut self) -> Result<()> {
+        match self.peek_value()? {
+            b'[' => self.array("a sequence", &mut Self::skip),
+            b'{' => self.object("a map", &mut |r, _| r.skip()),
+            b'"' => self.string().map(drop),
+            b'-' | b'0'..=b'9' => self.number().map(drop),
+            b'n' => self.literal(b"null"),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            _ => Err(self.error_here("expected value")),
+        }
+    }
+
+    /// Any JSON value. `strict`: a key given twice in an object is refused (at every depth);
+    /// otherwise the last one counts, as in `JSON.parse`.
+    pub fn value(&mut self, strict: bool) -> Result<Value> {
+        Ok(match self.peek_value()? {
+            b'n' => {
+                self.literal(b"null")?;
+                Value::Null
+            }
+            b't' => {
+                self.literal(b"true")?;
+                Value::Bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                Value::Bool(false)
+            }
+            b'-' | b'0'..=b'9' => Value::Number(match self.number()? {
+                Num::U64(v) => Number::from(v),
+                Num::I64(v) => Number::from(v),
+                Num::F64(v) => Number::from_f64(v).ok_or_else(|| self.error("a number that is not finite"))?,
+            }),
+            b'"' => Value::String(self.string()?),
+            b'[' => {
+                let mut out = Vec::new();
+                self.array("a sequence", &mut |r| {
+                    out.push(r.value(strict)?);
+                    Ok(())
+                })?;
+                Value::Array(out)
+            }
+            b'{' => {
+                let mut out = Map::new();
+                self.object("a map", &mut |r, key| {
+                    if strict && out.contains_key(&key) {
+                        return Err(r.error(&format!("duplicate key `{key}`")));
+                    }
+                    let v = r.value(strict)?;
+                    out.insert(key, v);
+                    Ok(())
+                })?;
+                Value::Object(out)
+            }
+            _ => return Err(self.error_here("expected value")),
+        })
+    }
+}
+
+/// The fields of one object of a wire type: each read once, unknown ones refused, required
+/// ones checked at the end (serde's derive, `deny_unknown_fields`).
+#[derive(Debug)]
+pub struct Fields {
+    names: &'static [&'static str],
+    seen: u64,
+}
+
+impl Fields {
+    /// The fields `names` (at most 64).
+    pub fn new(names: &'static [&'static str]) -> Self {
+        Fields { names, seen: 0 }
+    }
+
+    /// The index of `key` among the names, after checking it is known and new.
+    ///
+    /// # Errors
+    /// `json` "unknown field" or "duplicate field".
+    pub fn field(&mut self, r: &Reader<'_>, key: &str) -> Result<usize> {
+        let Some(i) = self.names.iter().position(|n| *n == key) else {
+            let expected = self.names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+            return Err(r.error(&format!("unknown field `{key}`, expected one of {expected}")));
+        };
+        if self.seen & (1 << i) != 0 {
+            return Err(r.error(&format!("duplicate field `{key}`")));
+        }
+        self.seen |= 1 << i;
+        Ok(i)
+    }
+
+    /// Checks that every field of `required` was given.
+    ///
+    /// # Errors
+    /// `json` "missing field".
+    pub fn require(&self, r: &Reader<'_>, required: &[&'static str]) -> Result<()> {
+        for name in required {
+            let i = self.names.iter().position(|n| n == name).unwrap_or(0);
+            if self.seen & (1 << i) == 0 {
+                return Err(r.error(&format!("missing field `{name}`")));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `mechanism.kind` string of the JSON document `bytes`, read without building the
+/// document (every other value is dropped as it is read, so large arrays are never
+/// allocated): what names the right entry point for a document given to the wrong one.
+/// `None` when `bytes` is not JSON, or has no object `mechanism` with a string `kind`. Of a
+/// key given twice, the last counts (as in `JSON.parse`).
+pub fn peek_kind(bytes: &[u8]) -> Option<String> {
+    let mut r = Reader::new(bytes);
+    let mut kind = None;
+    let top = r.object("a document", &mut |r, key| {
+        if key != "mechanism" || r.peek_value()? != b'{' {
+            kind = if key == "mechanism" { None } else { kind.take() };
+            return r.skip();
+        }
+        kind = None;
+        r.object("a mechanism", &mut |r, key| {
+            if key == "kind" {
+                kind = if r.text_next()? { Some(r.text()?) } else { r.skip().map(|_| None)? };
+                Ok(())
+            } else {
+                r.skip()
+            }
+        })
+    });
+    top.ok()?;
+    r.end().ok()?;
+    kind
+}

@@ -1,0 +1,155 @@
+//! `DocumentJson::read` (the serde-free reader the client uses) against serde_json with the
+//! derived `Deserialize`, on every document of the tests and on seeded mutations of them:
+//! the same documents are read, to the same values (floats bit for bit, as serde_json prints
+//! them), and the same ones are refused. The one difference the reader documents: serde_json
+//! also reads a struct from an array of its fields; the reader refuses it.
+
+use privlift::document::DocumentJson;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+
+/// Every JSON document of the test corpora (mechanism documents and near misses).
+fn corpus() -> Vec<(String, Vec<u8>)> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut out = Vec::new();
+    for dir in ["tests/adversarial", "fuzz/seeds/document", "www/mechanisms"] {
+        for entry in std::fs::read_dir(format!("{root}/{dir}")).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "json") {
+                out.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    // The golden vectors carry their documents inside.
+    for entry in std::fs::read_dir(format!("{root}/tests/vectors")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+            if let Some(doc) = v.get("document") {
+                out.push((path.display().to_string(), serde_json::to_vec_pretty(doc).unwrap()));
+            }
+        }
+    }
+    assert!(out.len() > 60, "{} documents", out.len());
+    out
+}
+
+/// A struct of the wire format given as an array, which serde_json accepts and the reader
+/// refuses.
+fn struct_as_array(text: &[u8]) -> bool {
+    let Ok(v) = serde_json::from_slice::<Value>(text) else { return false };
+    let claims = v.get("claims");
+    v.is_array()
+        || v.get("secret").is_some_and(Value::is_array)
+        || claims.is_some_and(Value::is_array)
+        || ["alip", "l1", "chi2", "bp_lip", "alpha", "srlip"]
+            .iter()
+            .any(|k| claims.and_then(|c| c.get(k)).is_some_and(Value::is_array))
+}
+
+fn compare(name: &str, text: &[u8]) -> (bool, bool) {
+    let ours = DocumentJson::read(text).map(|d| serde_json::to_string(&d).unwrap());
+    let theirs = serde_json::from_slice::<DocumentJson>(text).map(|d| serde_json::to_string(&d).unwrap());
+    match (&ours, &theirs) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}"),
+        (Err(_), Err(_)) => {}
+        (Err(_), Ok(_)) if struct_as_array(text) => {}
+        _ => panic!("{name}: ours {ours:?}, serde_json {theirs:?}\n{}", String::from_utf8_lossy(text)),
+    }
+    (ours.is_ok(), theirs.is_ok())
+}
+
+#[test]
+fn reads_what_serde_reads_and_refuses_what_it_refuses() {
+    const PIECES: [&str; 14] =
+        ["{", "}", "[", "]", ",", ":", "\"", "null", "-0", "1e400", "\"x\": 1", "\\u00e9", "0.5", "\"claims\": {}"];
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let (mut read, mut refused) = (0, 0);
+    for (name, text) in corpus() {
+        let (ok, _) = compare(&name, &text);
+        read += usize::from(ok);
+        for _ in 0..300 {
+            let mut t = text.clone();
+            for _ in 0..rng.random_range(1..3) {
+                let at = rng.random_range(0..=t.len());
+                match rng.random_range(0..4) {
+                    0 => t.truncate(at),
+                    1 => t.splice(at..at, PIECES[rng.random_range(0..PIECES.len())].bytes()).for_each(drop),
+                    2 if at < t.len() => {
+                        t.remove(at);
+                    }
+                    _ if at < t.len() => t[at] = b"0123456789.-e\" ,:[]{}n"[rng.random_range(0..22)],
+                    _ => {}
+                }
+            }
+            let (ok, _) = compare(&name, &t);
+            if ok {
+                read += 1;
+            } else {
+                refused += 1;
+            }
+        }
+    }
+    assert!(read > 500 && refused > 5000, "read {read}, refused {refused}");
+}
+
+#[test]
+fn errors_say_what_and_where() {
+    for (text, message) in [
+        (r#"{"format": "privlift-mechanism", "x": 1}"#, "unknown field `x`, expected one of"),
+        (r#"{"id": "a", "id": "b"}"#, "duplicate field `id` at line 1 column"),
+        (r#"{"format": "privlift-mechanism"}"#, "missing field `version` at line 1"),
+        (r#"{"version": 1.0}"#, "invalid type: floating point `1`, expected u64 at line 1 column 15"),
+        (r#"{"version": -1}"#, "invalid value: integer `-1`, expected u64"),
+        (r#"{"mechanism": {"kind": "matrix", "kind": "krr"}}"#, "duplicate key `kind`"),
+        (r#"{"prior": [0.5, 0.5,]}"#, "trailing comma at line 1 column 21"),
+        ("[1] x", "invalid type: sequence, expected struct DocumentJson"),
+    ] {
+        let e = DocumentJson::read(text.as_bytes()).unwrap_err();
+        assert_eq!(e.code(), "json");
+        assert!(e.to_string().contains(message), "{text}: {e}");
+    }
+    let deep = format!("{{\"mechanism\": {}", "[".repeat(200));
+    assert!(DocumentJson::read(deep.as_bytes()).unwrap_err().to_string().contains("recursion limit exceeded"));
+}
+
+/// Numbers as documents write them (and as they do not): random digits, decimal points,
+/// signs and exponents, read by both readers to the same f64, bit for bit.
+#[test]
+fn numbers_round_as_serde_json_rounds_them() {
+    let mut rng = ChaCha8Rng::seed_from_u64(754);
+    let mut numbers = Vec::new();
+    for _ in 0..20_000 {
+        let digits: String =
+            (0..rng.random_range(1..24)).map(|_| char::from(b'0' + rng.random_range(0..10u8))).collect();
+        let digits = digits.trim_start_matches('0');
+        let digits = if digits.is_empty() { "0" } else { digits };
+        let point = rng.random_range(0..=digits.len());
+        let mut n = String::new();
+        if rng.random_bool(0.3) {
+            n.push('-');
+        }
+        if point == 0 || point == digits.len() {
+            n.push_str(digits);
+            n.push_str(".5");
+        } else {
+            n.push_str(&digits[..point]);
+            n.push('.');
+            n.push_str(&digits[point..]);
+        }
+        if rng.random_bool(0.5) {
+            n.push_str(&format!("e{}", rng.random_range(-40..40)));
+        }
+        numbers.push(n);
+    }
+    let text = format!(
+        r#"{{"format": "privlift-mechanism", "version": 1, "id": "n", "labels": ["a"], "prior": [{}], "mechanism": {{}}}}"#,
+        numbers.join(", ")
+    );
+    let ours = DocumentJson::read(text.as_bytes()).unwrap().prior;
+    let theirs = serde_json::from_str::<DocumentJson>(&text).unwrap().prior;
+    for ((a, b), n) in ours.iter().zip(&theirs).zip(&numbers) {
+        assert_eq!(a.to_bits(), b.to_bits(), "{n}");
+    }
+}
