@@ -333,9 +333,7 @@ impl ContinuousDocument {
     /// `unsupported_version`, `unsupported_mechanism` (a kind that is not continuous),
     /// and the validation errors of [`ContinuousDocument::from_wire`].
     pub fn from_json(text: &str) -> Result<Self> {
-        let w: ContinuousDocumentJson =
-            serde_json::from_str(text).map_err(|e| Error::Json { message: e.to_string() })?;
-        Self::from_wire(w)
+        Self::from_wire(ContinuousDocumentJson::read(text.as_bytes())?)
     }
 
     /// Validates a deserialised document: domain ([`Lattice::new`]), prior
@@ -505,4 +503,148 @@ impl ContinuousDocument {
         self.claims = claims;
         Ok(self)
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading the wire types without serde (`super::reader`), as the discrete document is read
+// (`DocumentJson::read`): what `ContinuousDocument::from_json` and the npm client use. The
+// derived `Deserialize` impls read the same documents (tests/reader.rs compares the two).
+
+use super::reader::{Fields, Reader};
+
+impl ContinuousDocumentJson {
+    /// Reads a continuous document's JSON text (UTF-8).
+    ///
+    /// # Errors
+    /// `json` for a syntax error, a value of the wrong type, or an unknown, duplicate or
+    /// missing field, with its position.
+    pub fn read(bytes: &[u8]) -> Result<ContinuousDocumentJson> {
+        let mut r = Reader::new(bytes);
+        let d = read_continuous(&mut r)?;
+        r.end()?;
+        Ok(d)
+    }
+}
+
+const CONTINUOUS_FIELDS: &[&str] =
+    &["format", "version", "id", "description", "domain", "prior", "mechanism", "claims", "utility"];
+
+fn read_continuous(r: &mut Reader<'_>) -> Result<ContinuousDocumentJson> {
+    let (mut format, mut version, mut id, mut description) = (String::new(), 0, String::new(), None);
+    let (mut domain, mut prior) = (None, None);
+    let (mut mechanism, mut claims, mut utility) = (serde_json::Value::Null, ContinuousClaims::default(), None);
+    let mut f = Fields::new(CONTINUOUS_FIELDS);
+    r.object("struct ContinuousDocumentJson", &mut |r, key| {
+        match f.field(r, &key)? {
+            0 => format = r.text()?,
+            1 => version = r.unsigned("u64", u64::MAX)?,
+            2 => id = r.text()?,
+            3 => description = r.optional(Reader::text)?,
+            4 => domain = Some(read_domain(r)?),
+            5 => prior = Some(read_prior(r)?),
+            6 => mechanism = r.value(true)?,
+            7 => claims = read_claims(r)?,
+            _ => utility = r.optional(|r| r.value(true))?,
+        }
+        Ok(())
+    })?;
+    f.require(r, &["format", "version", "id", "domain", "prior", "mechanism"])?;
+    // `require` checked both; kept as an error rather than a panic.
+    let (Some(domain), Some(prior)) = (domain, prior) else {
+        return Err(r.error("missing field `domain` or `prior`"));
+    };
+    Ok(ContinuousDocumentJson { format, version, id, description, domain, prior, mechanism, claims, utility })
+}
+
+/// Reads an object of numeric fields `names`, every one required, into `out`.
+fn read_numbers(r: &mut Reader<'_>, what: &str, names: &'static [&'static str], out: &mut [f64]) -> Result<()> {
+    let mut f = Fields::new(names);
+    r.object(what, &mut |r, key| {
+        let i = f.field(r, &key)?;
+        out[i] = r.f64()?;
+        Ok(())
+    })?;
+    f.require(r, names)
+}
+
+/// Reads an object of number-array fields `names`, every one required, into `out`.
+fn read_lists(r: &mut Reader<'_>, what: &str, names: &'static [&'static str], out: &mut [Vec<f64>]) -> Result<()> {
+    let mut f = Fields::new(names);
+    r.object(what, &mut |r, key| {
+        let i = f.field(r, &key)?;
+        out[i] = r.f64s()?;
+        Ok(())
+    })?;
+    f.require(r, names)
+}
+
+fn read_domain(r: &mut Reader<'_>) -> Result<DomainJson> {
+    let mut v = [0.0; 3];
+    read_numbers(r, "struct DomainJson", &["lo", "hi", "step"], &mut v)?;
+    Ok(DomainJson { lo: v[0], hi: v[1], step: v[2] })
+}
+
+/// `{"gaussian": {…}}`, `{"gmm": {…}}` or `{"histogram": {…}}`: exactly one key.
+fn read_prior(r: &mut Reader<'_>) -> Result<PriorJson> {
+    let mut prior = None;
+    let mut f = Fields::new(&["gaussian", "gmm", "histogram"]);
+    r.object("enum PriorJson", &mut |r, key| {
+        if prior.is_some() {
+            return Err(r.error("invalid type: map, expected a single-key map for enum PriorJson"));
+        }
+        prior = Some(match f.field(r, &key)? {
+            0 => {
+                let mut v = [0.0; 2];
+                read_numbers(r, "struct variant PriorJson::Gaussian", &["mean", "sd"], &mut v)?;
+                PriorJson::Gaussian { mean: v[0], sd: v[1] }
+            }
+            1 => {
+                let mut lists: [Vec<f64>; 3] = Default::default();
+                read_lists(r, "struct variant PriorJson::Gmm", &["weights", "means", "sds"], &mut lists)?;
+                let [weights, means, sds] = lists;
+                PriorJson::Gmm { weights, means, sds }
+            }
+            _ => {
+                let mut lists: [Vec<f64>; 2] = Default::default();
+                read_lists(r, "struct variant PriorJson::Histogram", &["edges", "p"], &mut lists)?;
+                let [edges, p] = lists;
+                PriorJson::Histogram { edges, p }
+            }
+        });
+        Ok(())
+    })?;
+    prior.ok_or_else(|| r.error("invalid length 0, expected enum PriorJson"))
+}
+
+fn read_claims(r: &mut Reader<'_>) -> Result<ContinuousClaims> {
+    let mut c = ContinuousClaims::default();
+    let mut f = Fields::new(&["lip", "ldp"]);
+    r.object("struct ContinuousClaims", &mut |r, key| {
+        let i = f.field(r, &key)?;
+        let v = r.optional(read_eps_delta)?;
+        if i == 0 {
+            c.lip = v;
+        } else {
+            c.ldp = v;
+        }
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+fn read_eps_delta(r: &mut Reader<'_>) -> Result<EpsDelta> {
+    let (mut eps, mut delta) = (0.0, 0.0);
+    let mut f = Fields::new(&["eps", "delta"]);
+    r.object("struct EpsDelta", &mut |r, key| {
+        let i = f.field(r, &key)?;
+        let v = r.f64()?;
+        if i == 0 {
+            eps = v;
+        } else {
+            delta = v;
+        }
+        Ok(())
+    })?;
+    f.require(r, &["eps"])?;
+    Ok(EpsDelta { eps, delta })
 }

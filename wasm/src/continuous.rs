@@ -93,8 +93,8 @@ impl WasmContinuousDocument {
                 alloc::format!("mechanism kind '{kind}' is a discrete document: use parseMechanism from 'privlift'")
             })
         };
-        crate::parse::parse_document::<ContinuousDocumentJson, _>(json, ContinuousDocument::from_wire, discrete)
-            .map(|doc| WasmContinuousDocument { doc })
+        let read = |json: &[u8]| ContinuousDocumentJson::read(json).and_then(ContinuousDocument::from_wire);
+        crate::parse::read_document(json, read, discrete).map(|doc| WasmContinuousDocument { doc })
     }
     #[wasm_bindgen(getter)]
     pub fn id(&self) -> String {

@@ -1,11 +1,11 @@
 //! Documents cross the boundary once, as UTF-8 bytes (`parseBytes`: a download, a file,
 //! or the npm wrapper's `TextEncoder` output for a string) or as a `&str` (`parse`), and
-//! are parsed once, here, into the core's wire types, which the core then validates
-//! (`from_wire`): a discrete document by the core's serde-free reader
-//! (`DocumentJson::read`, a third smaller in the client than serde_json's deserializer
-//! and the derived visitors), a continuous one by serde_json. The text is never decoded to
-//! a JS string nor parsed by `JSON.parse` first. Both entry points take the same path (a
-//! `&str` as its bytes), so each reader is compiled once.
+//! are parsed once, here, into the core's wire types by its serde-free readers
+//! (`DocumentJson::read`, `ContinuousDocumentJson::read`: far smaller in the client than
+//! serde_json's deserializer and the derived visitors), which the core then validates
+//! (`from_wire`). The text is never decoded to a JS string nor parsed by `JSON.parse`
+//! first. Both entry points take the same path (a `&str` as its bytes), so each reader is
+//! compiled once.
 //!
 //! A document given to the wrong entry point (a continuous one to `parseMechanism`, a
 //! discrete one to `parseContinuousMechanism`) fails its typed parse; only then is its
@@ -17,27 +17,15 @@ use wasm_bindgen::JsValue;
 use crate::{coded_error, js_error};
 use privlift::error::Error;
 
-/// Parses the JSON document `json` (UTF-8) into the wire type `W` and validates it with
-/// `validate` (the core's `from_wire`). On failure, the error is:
+/// Reads the JSON document `json` (UTF-8) with `read`: the core's serde-free reader of the
+/// wire type (`DocumentJson::read`, `ContinuousDocumentJson::read`) and its `from_wire`.
+/// On failure, the error is:
 /// * `json` "not valid UTF-8" when `json` is not UTF-8 (a successful typed parse has
 ///   decoded every string of the document and refuses any other non-ASCII byte, so it
 ///   never accepts invalid UTF-8);
 /// * else `unsupported_mechanism` with the message `wrong_family` gives for the
 ///   document's `mechanism.kind` (a non-empty string), when it gives one;
 /// * else the parse or validation error itself.
-#[cfg(feature = "continuous")]
-pub(crate) fn parse_document<W: serde::de::DeserializeOwned, D>(
-    json: &[u8],
-    validate: impl FnOnce(W) -> privlift::Result<D>,
-    wrong_family: impl FnOnce(&str) -> Option<String>,
-) -> Result<D, JsValue> {
-    use alloc::string::ToString;
-    let read = |json: &[u8]| serde_json::from_slice::<W>(json).map_err(|e| Error::Json { message: e.to_string() });
-    read_document(json, |json| read(json).and_then(validate), wrong_family)
-}
-
-/// [`parse_document`] with the document read by `read` (a discrete document by the core's
-/// serde-free reader, `DocumentJson::read`).
 pub(crate) fn read_document<D>(
     json: &[u8],
     read: impl FnOnce(&[u8]) -> privlift::Result<D>,
@@ -46,7 +34,7 @@ pub(crate) fn read_document<D>(
     read(json).map_err(|e| parse_error(json, e, wrong_family))
 }
 
-/// The error [`parse_document`] throws for `json`, whose parse or validation gave `e`.
+/// The error [`read_document`] throws for `json`, whose parse or validation gave `e`.
 fn parse_error(json: &[u8], e: Error, wrong_family: impl FnOnce(&str) -> Option<String>) -> JsValue {
     if let Err(bad) = core::str::from_utf8(json) {
         let message = alloc::format!("the document is not valid UTF-8 (byte {})", bad.valid_up_to());
