@@ -556,31 +556,10 @@ fn read_continuous(r: &mut Reader<'_>) -> Result<ContinuousDocumentJson> {
     Ok(ContinuousDocumentJson { format, version, id, description, domain, prior, mechanism, claims, utility })
 }
 
-/// Reads an object of numeric fields `names`, every one required, into `out`.
-fn read_numbers(r: &mut Reader<'_>, what: &str, names: &'static [&'static str], out: &mut [f64]) -> Result<()> {
-    let mut f = Fields::new(names);
-    r.object(what, &mut |r, key| {
-        let i = f.field(r, &key)?;
-        out[i] = r.f64()?;
-        Ok(())
-    })?;
-    f.require(r, names)
-}
-
-/// Reads an object of number-array fields `names`, every one required, into `out`.
-fn read_lists(r: &mut Reader<'_>, what: &str, names: &'static [&'static str], out: &mut [Vec<f64>]) -> Result<()> {
-    let mut f = Fields::new(names);
-    r.object(what, &mut |r, key| {
-        let i = f.field(r, &key)?;
-        out[i] = r.f64s()?;
-        Ok(())
-    })?;
-    f.require(r, names)
-}
-
 fn read_domain(r: &mut Reader<'_>) -> Result<DomainJson> {
     let mut v = [0.0; 3];
-    read_numbers(r, "struct DomainJson", &["lo", "hi", "step"], &mut v)?;
+    let names = &["lo", "hi", "step"];
+    r.numbers("struct DomainJson", names, names, &mut v)?;
     Ok(DomainJson { lo: v[0], hi: v[1], step: v[2] })
 }
 
@@ -595,18 +574,18 @@ fn read_prior(r: &mut Reader<'_>) -> Result<PriorJson> {
         prior = Some(match f.field(r, &key)? {
             0 => {
                 let mut v = [0.0; 2];
-                read_numbers(r, "struct variant PriorJson::Gaussian", &["mean", "sd"], &mut v)?;
+                r.numbers("struct variant PriorJson::Gaussian", &["mean", "sd"], &["mean", "sd"], &mut v)?;
                 PriorJson::Gaussian { mean: v[0], sd: v[1] }
             }
             1 => {
                 let mut lists: [Vec<f64>; 3] = Default::default();
-                read_lists(r, "struct variant PriorJson::Gmm", &["weights", "means", "sds"], &mut lists)?;
+                r.number_lists("struct variant PriorJson::Gmm", &["weights", "means", "sds"], &mut lists)?;
                 let [weights, means, sds] = lists;
                 PriorJson::Gmm { weights, means, sds }
             }
             _ => {
                 let mut lists: [Vec<f64>; 2] = Default::default();
-                read_lists(r, "struct variant PriorJson::Histogram", &["edges", "p"], &mut lists)?;
+                r.number_lists("struct variant PriorJson::Histogram", &["edges", "p"], &mut lists)?;
                 let [edges, p] = lists;
                 PriorJson::Histogram { edges, p }
             }
@@ -632,19 +611,9 @@ fn read_claims(r: &mut Reader<'_>) -> Result<ContinuousClaims> {
     Ok(c)
 }
 
+/// `{"eps", "delta"}`, `delta` 0 when absent.
 fn read_eps_delta(r: &mut Reader<'_>) -> Result<EpsDelta> {
-    let (mut eps, mut delta) = (0.0, 0.0);
-    let mut f = Fields::new(&["eps", "delta"]);
-    r.object("struct EpsDelta", &mut |r, key| {
-        let i = f.field(r, &key)?;
-        let v = r.f64()?;
-        if i == 0 {
-            eps = v;
-        } else {
-            delta = v;
-        }
-        Ok(())
-    })?;
-    f.require(r, &["eps"])?;
-    Ok(EpsDelta { eps, delta })
+    let mut v = [0.0; 2];
+    r.numbers("struct EpsDelta", &["eps", "delta"], &["eps"], &mut v)?;
+    Ok(EpsDelta { eps: v[0], delta: v[1] })
 }

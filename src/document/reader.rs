@@ -132,7 +132,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The error of a value of another type than `expected`, read past to its end.
-    fn wrong_type(&mut self, expected: &str) -> Error {
+    pub fn wrong(&mut self, expected: &str) -> Error {
         let found = match self.peek_value() {
             Err(e) => return e,
             Ok(b'n') => self.literal(b"null").map(|_| "null".into()),
@@ -327,7 +327,7 @@ impl<'a> Reader<'a> {
     /// `element` is a `dyn` closure: the loop is compiled once, not once per caller.
     pub fn array(&mut self, expected: &str, element: &mut dyn FnMut(&mut Self) -> Result<()>) -> Result<()> {
         if self.peek_value()? != b'[' {
-            return Err(self.wrong_type(expected));
+            return Err(self.wrong(expected));
         }
         self.enter()?;
         let mut first = true;
@@ -344,7 +344,7 @@ impl<'a> Reader<'a> {
     /// `field` is a `dyn` closure: the loop is compiled once, not once per caller.
     pub fn object(&mut self, expected: &str, field: &mut dyn FnMut(&mut Self, String) -> Result<()>) -> Result<()> {
         if self.peek_value()? != b'{' {
-            return Err(self.wrong_type(expected));
+            return Err(self.wrong(expected));
         }
         self.enter()?;
         let mut first = true;
@@ -369,14 +369,14 @@ impl<'a> Reader<'a> {
     pub fn f64(&mut self) -> Result<f64> {
         match self.peek_value()? {
             b'-' | b'0'..=b'9' => Ok(self.number()?.as_f64()),
-            _ => Err(self.wrong_type("f64")),
+            _ => Err(self.wrong("f64")),
         }
     }
 
     /// A non-negative integer that fits `u64` (`max`: the largest accepted).
     pub fn unsigned(&mut self, expected: &str, max: u64) -> Result<u64> {
         if !matches!(self.peek_value()?, b'-' | b'0'..=b'9') {
-            return Err(self.wrong_type(expected));
+            return Err(self.wrong(expected));
         }
         match self.number()? {
             Num::U64(v) if v <= max => Ok(v),
@@ -389,7 +389,7 @@ impl<'a> Reader<'a> {
     /// A string.
     pub fn text(&mut self) -> Result<String> {
         if self.peek_value()? != b'"' {
-            return Err(self.wrong_type("a string"));
+            return Err(self.wrong("a string"));
         }
         self.string()
     }
@@ -411,11 +411,6 @@ impl<'a> Reader<'a> {
     /// Whether the next value is a number.
     pub fn number_next(&mut self) -> Result<bool> {
         Ok(matches!(self.peek_value()?, b'-' | b'0'..=b'9'))
-    }
-
-    /// The error of a value that is not `expected`, read past to its end.
-    pub fn wrong(&mut self, expected: &str) -> Error {
-        self.wrong_type(expected)
     }
 
     /// An array of numbers.
@@ -453,6 +448,51 @@ impl<'a> Reader<'a> {
             b'f' => self.literal(b"false"),
             _ => Err(self.error_here("expected value")),
         }
+    }
+
+    /// An object of fields `names` (at most 64), each value read by `value` into `out` (by
+    /// position in `names`), each of `required` given; a field left out keeps its value in
+    /// `out`.
+    ///
+    /// # Errors
+    /// `json` for an unknown, duplicate or missing field, or `value`'s error.
+    pub fn fields_into<T>(
+        &mut self,
+        what: &str,
+        names: &'static [&'static str],
+        required: &[&'static str],
+        out: &mut [T],
+        value: fn(&mut Self) -> Result<T>,
+    ) -> Result<()> {
+        let mut f = Fields::new(names);
+        self.object(what, &mut |r, key| {
+            let i = f.field(r, &key)?;
+            out[i] = value(r)?;
+            Ok(())
+        })?;
+        f.require(self, required)
+    }
+
+    /// An object of number fields ([`Reader::fields_into`]).
+    ///
+    /// # Errors
+    /// As [`Reader::fields_into`].
+    pub fn numbers(
+        &mut self,
+        what: &str,
+        names: &'static [&'static str],
+        required: &[&'static str],
+        out: &mut [f64],
+    ) -> Result<()> {
+        self.fields_into(what, names, required, out, Self::f64)
+    }
+
+    /// An object of number-array fields, every one required ([`Reader::fields_into`]).
+    ///
+    /// # Errors
+    /// As [`Reader::fields_into`].
+    pub fn number_lists(&mut self, what: &str, names: &'static [&'static str], out: &mut [Vec<f64>]) -> Result<()> {
+        self.fields_into(what, names, names, out, Self::f64s)
     }
 
     /// Any JSON value. `strict`: a key given twice in an object is refused (at every depth);

@@ -381,31 +381,15 @@ fn read_claims(r: &mut Reader<'_>) -> crate::error::Result<ClaimsJson> {
 }
 
 fn read_alip(r: &mut Reader<'_>) -> crate::error::Result<AlipJson> {
-    let (mut eps_l, mut eps_u) = (0.0, 0.0);
-    let mut f = Fields::new(&["eps_l", "eps_u"]);
-    r.object("struct AlipJson", &mut |r, key| {
-        let i = f.field(r, &key)?;
-        let v = r.f64()?;
-        if i == 0 {
-            eps_l = v;
-        } else {
-            eps_u = v;
-        }
-        Ok(())
-    })?;
-    f.require(r, &["eps_l", "eps_u"])?;
-    Ok(AlipJson { eps_l, eps_u })
+    let mut v = [0.0; 2];
+    r.numbers("struct AlipJson", &["eps_l", "eps_u"], &["eps_l", "eps_u"], &mut v)?;
+    Ok(AlipJson { eps_l: v[0], eps_u: v[1] })
 }
 
 fn read_alpha(r: &mut Reader<'_>) -> crate::error::Result<AlphaLiftJson> {
     let mut v = [0.0; 3];
-    let mut f = Fields::new(&["order", "eps_l", "eps_u"]);
-    r.object("struct AlphaLiftJson", &mut |r, key| {
-        let i = f.field(r, &key)?;
-        v[i] = r.f64()?;
-        Ok(())
-    })?;
-    f.require(r, &["order", "eps_l", "eps_u"])?;
+    let names = &["order", "eps_l", "eps_u"];
+    r.numbers("struct AlphaLiftJson", names, names, &mut v)?;
     Ok(AlphaLiftJson { order: v[0], eps_l: v[1], eps_u: v[2] })
 }
 
