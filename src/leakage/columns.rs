@@ -47,17 +47,9 @@ pub trait Columns {
         let mut terms = Vec::new();
         for y in 0..self.ny() {
             terms.clear();
-            if !self.column(y, &mut terms) || terms.is_empty() {
-                continue;
+            if self.column(y, &mut terms) && !terms.is_empty() {
+                e.fold_column(&terms);
             }
-            let (mut pmax, mut pmin) = (0.0f64, f64::INFINITY);
-            for t in &terms {
-                e.min_lift = least(e.min_lift, t.lift);
-                e.max_lift = greatest(e.max_lift, t.lift);
-                pmax = greatest(pmax, t.cond);
-                pmin = least(pmin, t.cond);
-            }
-            e.worst_ratio = e.worst_ratio.max(ratio(pmax, pmin));
         }
         e
     }
@@ -78,6 +70,20 @@ pub struct Extremes {
 impl Extremes {
     /// Nothing seen yet.
     pub const NONE: Extremes = Extremes { min_lift: f64::INFINITY, max_lift: 0.0, worst_ratio: 0.0 };
+
+    /// Adds the terms of one released output's column (at least one): its lifts, and the
+    /// ratio of its largest to smallest P(y|s) for the LDP w.r.t. S (`ln_up` is
+    /// increasing, so the largest ratio gives the largest bound: one log, not one per y).
+    pub(crate) fn fold_column(&mut self, terms: &[Term]) {
+        let (mut pmax, mut pmin) = (0.0f64, f64::INFINITY);
+        for t in terms {
+            self.min_lift = least(self.min_lift, t.lift);
+            self.max_lift = greatest(self.max_lift, t.lift);
+            pmax = greatest(pmax, t.cond);
+            pmin = least(pmin, t.cond);
+        }
+        self.worst_ratio = self.worst_ratio.max(ratio(pmax, pmin));
+    }
 }
 
 /// max/min of one column's P(y|s), infinite when the minimum is 0.

@@ -232,27 +232,20 @@ fn every_column(j: &dyn Columns, alpha: f64, rel: f64, scope: Scope) -> (Extreme
         if !j.column(y, &mut terms) {
             continue;
         }
-        lifts.clear();
-        let (mut pmax, mut pmin) = (0.0f64, f64::INFINITY);
-        for t in &terms {
-            lifts.push((t.weight, t.lift));
-            e.min_lift = least(e.min_lift, t.lift);
-            e.max_lift = greatest(e.max_lift, t.lift);
-            // P(y|s) for the LDP w.r.t. S.
-            pmax = greatest(pmax, t.cond);
-            pmin = least(pmin, t.cond);
-            if scope.information {
+        if scope.information {
+            for t in &terms {
                 mi_sy += xlogy_ratio(t.joint, t.independent);
             }
         }
-        if lifts.is_empty() {
+        if terms.is_empty() {
             continue;
         }
-        // ln_up is increasing: the largest ratio gives the largest bound (one log, not one per y).
-        e.worst_ratio = e.worst_ratio.max(columns::ratio(pmax, pmin));
+        e.fold_column(&terms);
         if !scope.lift_measures {
             continue;
         }
+        lifts.clear();
+        lifts.extend(terms.iter().map(|t| (t.weight, t.lift)));
         l1 = l1.max(l1_lift(&lifts, rel, false));
         chi2 = chi2.max(chi2_lift(&lifts, rel, false));
         al = al.max(alpha_lift(&lifts, alpha, rel, false));
