@@ -84,6 +84,33 @@ impl Extremes {
         }
         self.worst_ratio = self.worst_ratio.max(ratio(pmax, pmin));
     }
+
+    /// One secret's row of P_SY (P(s) = `ps` > 0) folded in: its lifts P(s,y)/(P(s)P(y))
+    /// over the possible outputs, and P(y|s) into the per-output `pmax`/`pmin`. A kernel of
+    /// its own, never inlined, so that a wasm engine optimises it during a page's first
+    /// verify (see `leakage::lift`).
+    #[inline(never)]
+    fn fold_joint_row(
+        &mut self,
+        ps: f64,
+        row: &[f64],
+        p_y: &[f64],
+        support_y: &[bool],
+        pmax: &mut [f64],
+        pmin: &mut [f64],
+    ) {
+        let cols = row.iter().zip(p_y).zip(support_y).zip(pmax.iter_mut().zip(pmin.iter_mut()));
+        for (((&joint, &py), &possible), (hi, lo)) in cols {
+            let lift = if py <= 0.0 { 0.0 } else { joint / (ps * py) };
+            let cond = joint / ps;
+            if possible {
+                self.min_lift = least(self.min_lift, lift);
+                self.max_lift = greatest(self.max_lift, lift);
+                *hi = greatest(*hi, cond);
+                *lo = least(*lo, cond);
+            }
+        }
+    }
 }
 
 /// max/min of one column's P(y|s), infinite when the minimum is 0.
@@ -139,18 +166,7 @@ impl Columns for JointSY {
                 continue;
             }
             any = true;
-            let row = &self.p_sy[s * ny..(s + 1) * ny];
-            let cols = row.iter().zip(&self.p_y).zip(&self.support_y).zip(pmax.iter_mut().zip(pmin.iter_mut()));
-            for (((&joint, &py), &possible), (hi, lo)) in cols {
-                let lift = if py <= 0.0 { 0.0 } else { joint / (ps * py) };
-                let cond = joint / ps;
-                if possible {
-                    e.min_lift = least(e.min_lift, lift);
-                    e.max_lift = greatest(e.max_lift, lift);
-                    *hi = greatest(*hi, cond);
-                    *lo = least(*lo, cond);
-                }
-            }
+            e.fold_joint_row(ps, &self.p_sy[s * ny..(s + 1) * ny], &self.p_y, &self.support_y, &mut pmax, &mut pmin);
         }
         if any {
             for ((&hi, &lo), _) in pmax.iter().zip(&pmin).zip(&self.support_y).filter(|(_, &sp)| sp) {

@@ -66,19 +66,8 @@ impl JointSY {
                 continue;
             }
             p_s[s] = psx;
-            let row = p_y_given_x.row(s);
-            // Monotone in w: the smallest positive entry decides the underflow (see `accumulate`).
-            let min_pos = row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least);
-            underflow |= psx * min_pos < UNDERFLOW_THRESHOLD;
-            for (sp, &w) in support_y.iter_mut().zip(row) {
-                *sp |= w > 0.0;
-            }
-            // P(y) in the same pass, in the order `finish` sums it (rows s = 0, 1, …; a
-            // skipped row adds only zeros).
-            for ((o, py), &w) in p_sy[s * ny..(s + 1) * ny].iter_mut().zip(p_y.iter_mut()).zip(row) {
-                *o = psx * w;
-                *py += *o;
-            }
+            underflow |=
+                diagonal_row(psx, p_y_given_x.row(s), &mut p_sy[s * ny..(s + 1) * ny], &mut p_y, &mut support_y);
         }
         Self::finish_with(nx, p_sy, p_s, p_y, support_y, underflow, 1)
     }
@@ -116,35 +105,7 @@ impl JointSY {
                 if column.is_empty() {
                     continue;
                 }
-                let row = w.row(x);
-                let m = min_positive(row);
-                for &(s, psx) in &column {
-                    p_s[s] += psx;
-                    underflow |= psx * m < UNDERFLOW_THRESHOLD;
-                }
-                // Four secrets per pass over the row: each entry is loaded once for four
-                // multiply-adds.
-                let mut quads = column.chunks_exact(4);
-                for q in &mut quads {
-                    let [a, b, c, d] = rows_mut(&mut p_sy, ny, [q[0].0, q[1].0, q[2].0, q[3].0]);
-                    let (pa, pb, pc, pd) = (q[0].1, q[1].1, q[2].1, q[3].1);
-                    // Equal lengths, so the loop indexes without bounds checks.
-                    let (a, b, c, d) = (&mut a[..ny], &mut b[..ny], &mut c[..ny], &mut d[..ny]);
-                    for (i, &v) in row[..ny].iter().enumerate() {
-                        a[i] += pa * v;
-                        b[i] += pb * v;
-                        c[i] += pc * v;
-                        d[i] += pd * v;
-                    }
-                }
-                for &(s, psx) in quads.remainder() {
-                    for (o, &v) in p_sy[s * ny..(s + 1) * ny].iter_mut().zip(row) {
-                        *o += psx * v;
-                    }
-                }
-                for (sp, &v) in support_y.iter_mut().zip(row) {
-                    *sp |= v > 0.0;
-                }
+                underflow |= add_input(&mut p_sy, ny, &column, w.row(x), &mut p_s, &mut support_y);
             }
         } else {
             for s in 0..ns {
@@ -288,4 +249,70 @@ fn rows_mut(p_sy: &mut [f64], ny: usize, s: [usize; 4]) -> [&mut [f64]; 4] {
     let (c, rest) = rest[(s[2] - s[1] - 1) * ny..].split_at_mut(ny);
     let d = &mut rest[(s[3] - s[2] - 1) * ny..][..ny];
     [head, b, c, d]
+}
+
+// The per-row kernels below are functions of their own, never inlined: a wasm engine runs
+// a call in the code it started with (V8 has no on-stack replacement for wasm), so a loop
+// over all rows in one call would run entirely in the baseline tier on a page's first
+// verify, while a kernel called once per row is optimised after its first calls and the
+// rest of the rows run optimised (BENCHMARKS.md, "Cold verify"). scripts/build-wasm.sh keeps
+// wasm-opt from inlining them back (`-ocimfs`).
+
+/// One row of [`JointSY::diagonal`]: P(s,y) = P(s)·P(y|s) into `out`, added to P(y) in the
+/// order `finish` sums it (rows s = 0, 1, …; a skipped row adds only zeros); true when a
+/// product underflows.
+#[inline(never)]
+fn diagonal_row(psx: f64, row: &[f64], out: &mut [f64], p_y: &mut [f64], support_y: &mut [bool]) -> bool {
+    // Monotone in w: the smallest positive entry decides the underflow (see `accumulate`).
+    let min_pos = row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least);
+    for (sp, &w) in support_y.iter_mut().zip(row) {
+        *sp |= w > 0.0;
+    }
+    for ((o, py), &w) in out.iter_mut().zip(p_y.iter_mut()).zip(row) {
+        *o = psx * w;
+        *py += *o;
+    }
+    psx * min_pos < UNDERFLOW_THRESHOLD
+}
+
+/// One input's terms of [`JointSY::markov`] (x outermost): its P(s,x)·P(y|x) added to the
+/// rows of P_SY of the secrets in `column` (P(s,x) ≠ 0), four secrets per pass over the
+/// channel row (each entry loaded once for four multiply-adds); true when a product
+/// underflows.
+#[inline(never)]
+fn add_input(
+    p_sy: &mut [f64],
+    ny: usize,
+    column: &[(usize, f64)],
+    row: &[f64],
+    p_s: &mut [f64],
+    support_y: &mut [bool],
+) -> bool {
+    let mut underflow = false;
+    let m = row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least);
+    for &(s, psx) in column {
+        p_s[s] += psx;
+        underflow |= psx * m < UNDERFLOW_THRESHOLD;
+    }
+    let mut quads = column.chunks_exact(4);
+    for q in &mut quads {
+        let [a, b, c, d] = rows_mut(p_sy, ny, [q[0].0, q[1].0, q[2].0, q[3].0]);
+        let (pa, pb, pc, pd) = (q[0].1, q[1].1, q[2].1, q[3].1);
+        let (a, b, c, d) = (&mut a[..ny], &mut b[..ny], &mut c[..ny], &mut d[..ny]);
+        for (i, &v) in row[..ny].iter().enumerate() {
+            a[i] += pa * v;
+            b[i] += pb * v;
+            c[i] += pc * v;
+            d[i] += pd * v;
+        }
+    }
+    for &(s, psx) in quads.remainder() {
+        for (o, &v) in p_sy[s * ny..(s + 1) * ny].iter_mut().zip(row) {
+            *o += psx * v;
+        }
+    }
+    for (sp, &v) in support_y.iter_mut().zip(row) {
+        *sp |= v > 0.0;
+    }
+    underflow
 }

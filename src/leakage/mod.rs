@@ -347,10 +347,7 @@ pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
     let ny = p_y_given_x.cols();
     let (mut hi, mut lo) = (alloc::vec![0.0f64; ny], alloc::vec![f64::INFINITY; ny]);
     for x in 0..p_y_given_x.rows() {
-        for ((h, l), &v) in hi.iter_mut().zip(lo.iter_mut()).zip(p_y_given_x.row(x)) {
-            *h = greatest(*h, v);
-            *l = least(*l, v);
-        }
+        fold_row_extremes(&mut hi, &mut lo, p_y_given_x.row(x));
     }
     // The largest ratio, then one log (ln_up is increasing).
     let mut worst = 0.0f64;
@@ -361,6 +358,17 @@ pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
         worst = worst.max(if lo == 0.0 { f64::INFINITY } else { hi / lo });
     }
     ln_of_ratio(worst, gamma(3))
+}
+
+/// One channel row folded into the per-output maxima and minima. A kernel of its own, never
+/// inlined, so that a wasm engine optimises it during a page's first verify (see
+/// `leakage::lift`).
+#[inline(never)]
+fn fold_row_extremes(hi: &mut [f64], lo: &mut [f64], row: &[f64]) {
+    for ((h, l), &v) in hi.iter_mut().zip(lo.iter_mut()).zip(row) {
+        *h = greatest(*h, v);
+        *l = least(*l, v);
+    }
 }
 
 /// An LDP from its largest ratio P(y|a)/P(y|b) (≥ 1, computed to relative error `rel`):
