@@ -3,6 +3,7 @@
 //! Codes are part of the public contract: the JS layer copies them onto `Error.code`,
 //! the CLI prints them, and tests assert them. Never reuse or rename a code.
 
+use crate::numeric::Shown;
 use alloc::string::String;
 use core::fmt;
 
@@ -264,10 +265,10 @@ impl fmt::Display for Error {
             }
             Error::NonFinite { field } => write!(f, "`{field}` contains a NaN or infinite number"),
             Error::NegativeProbability { field, value } => {
-                write!(f, "`{field}` has a negative probability ({value})")
+                write!(f, "`{field}` has a negative probability ({value})", value = Shown(*value))
             }
             Error::NotNormalized { field, sum } => {
-                write!(f, "`{field}` sums to {sum}, not 1 (tolerance 1e-9)")
+                write!(f, "`{field}` sums to {sum}, not 1 (tolerance 1e-9)", sum = Shown(*sum))
             }
             Error::DimensionMismatch { field, expected, found } => {
                 write!(f, "`{field}` has {found} entries; expected {expected}")
@@ -280,7 +281,12 @@ impl fmt::Display for Error {
             }
             Error::EmptyAlphabet { field } => write!(f, "`{field}` is empty"),
             Error::PriorMismatch { index, prior, marginal } => {
-                write!(f, "`prior`[{index}] = {prior} but the column sum of `secret.p_sx` is {marginal}")
+                write!(
+                    f,
+                    "`prior`[{index}] = {prior} but the column sum of `secret.p_sx` is {marginal}",
+                    prior = Shown(*prior),
+                    marginal = Shown(*marginal)
+                )
             }
             Error::UnknownValue { reason } => write!(f, "the input value is refused: {reason}"),
             Error::UnknownOutput { value } => {
@@ -338,7 +344,7 @@ fn for_people(a: f64, b: f64) -> (String, String) {
 /// float printing to the client's `.wasm`.
 fn significant(x: f64, digits: usize) -> String {
     if !x.is_finite() || x == 0.0 {
-        return alloc::format!("{x}");
+        return alloc::format!("{}", Shown(x));
     }
     let k = libm::floor(libm::log10(libm::fabs(x))) as i32 - (digits as i32 - 1);
     let rounded = if k >= 0 {
@@ -348,7 +354,7 @@ fn significant(x: f64, digits: usize) -> String {
         let p = libm::pow(10.0, f64::from(-k));
         libm::round(x * p) / p
     };
-    alloc::format!("{rounded}")
+    alloc::format!("{}", Shown(rounded))
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ pub fn finite(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number; got {v}")))
+        Err(invalid(name, alloc::format!("must be a finite number; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -45,7 +45,7 @@ pub fn positive(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number > 0; got {v}")))
+        Err(invalid(name, alloc::format!("must be a finite number > 0; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -57,7 +57,7 @@ pub fn non_negative(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() && v >= 0.0 {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number >= 0; got {v}")))
+        Err(invalid(name, alloc::format!("must be a finite number >= 0; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -135,6 +135,12 @@ pub fn check_distribution(field: &str, p: &[f64]) -> Result<()> {
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
 pub struct Epsilon(f64);
 
+/// The `invalid_argument` error for ε outside `[0, 700]` (`lower` '[') or `(0, 700]` ('(').
+fn outside_budgets(name: &str, lower: char, eps: f64) -> Error {
+    let (max, eps) = (crate::numeric::Shown(MAX_EPSILON), crate::numeric::Shown(eps));
+    invalid(name, alloc::format!("must be in {lower}0, {max}] nats; got {eps}"))
+}
+
 impl Epsilon {
     /// # Errors
     /// `invalid_argument` (naming `name`) for ε not in `[0, 700]`.
@@ -142,7 +148,7 @@ impl Epsilon {
         if eps.is_finite() && (0.0..=MAX_EPSILON).contains(&eps) {
             Ok(Epsilon(eps))
         } else {
-            Err(invalid(name, alloc::format!("must be in [0, {MAX_EPSILON}] nats; got {eps}")))
+            Err(outside_budgets(name, '[', eps))
         }
     }
     /// ε > 0 as well (a designer's target).
@@ -153,7 +159,7 @@ impl Epsilon {
         if eps.is_finite() && eps > 0.0 && eps <= MAX_EPSILON {
             Ok(Epsilon(eps))
         } else {
-            Err(invalid(name, alloc::format!("must be in (0, {MAX_EPSILON}] nats; got {eps}")))
+            Err(outside_budgets(name, '(', eps))
         }
     }
     /// The value in nats.
@@ -171,7 +177,10 @@ impl Budget {
     /// `invalid_argument` (naming `name`) for NaN or a negative value.
     pub fn new(name: &str, eps: f64) -> Result<Self> {
         if eps.is_nan() || eps < 0.0 {
-            Err(invalid(name, alloc::format!("must be a number >= 0 (nats); got {eps}")))
+            Err(invalid(
+                name,
+                alloc::format!("must be a number >= 0 (nats); got {eps}", eps = crate::numeric::Shown(eps)),
+            ))
         } else {
             Ok(Budget(eps))
         }
@@ -219,7 +228,7 @@ impl Probability {
         if (0.0..=1.0).contains(&p) {
             Ok(Probability(p))
         } else {
-            Err(invalid(name, alloc::format!("must be in [0, 1]; got {p}")))
+            Err(invalid(name, alloc::format!("must be in [0, 1]; got {p}", p = crate::numeric::Shown(p))))
         }
     }
     /// A probability > 0 (a minimum prior mass).
@@ -230,7 +239,7 @@ impl Probability {
         if p > 0.0 && p <= 1.0 {
             Ok(Probability(p))
         } else {
-            Err(invalid(name, alloc::format!("must be in (0, 1]; got {p}")))
+            Err(invalid(name, alloc::format!("must be in (0, 1]; got {p}", p = crate::numeric::Shown(p))))
         }
     }
     /// The value.

@@ -17,7 +17,10 @@ use crate::error::{Error, Result};
 
 fn check_delta(delta: f64) -> Result<()> {
     if delta.is_nan() || !(0.0..=1.0).contains(&delta) {
-        return Err(invalid("delta", alloc::format!("must be in [0, 1]; got {delta}")));
+        return Err(invalid(
+            "delta",
+            alloc::format!("must be in [0, 1]; got {delta}", delta = crate::numeric::Shown(delta)),
+        ));
     }
     Ok(())
 }

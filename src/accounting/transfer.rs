@@ -154,7 +154,10 @@ pub fn empirical_prior_eta(samples: u64, beta: f64, alphabet_size: usize, c: f64
         return Err(invalid("alphabet_size", "must be at least 1"));
     }
     if beta.is_nan() || beta <= 0.0 || beta >= 1.0 {
-        return Err(invalid("beta", alloc::format!("must be in (0, 1); got {beta}")));
+        return Err(invalid(
+            "beta",
+            alloc::format!("must be in (0, 1); got {beta}", beta = crate::numeric::Shown(beta)),
+        ));
     }
     check_pmin_or_zero("c", c)?;
     if c == 0.0 {

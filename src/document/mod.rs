@@ -273,7 +273,7 @@ fn check_claim(name: &str, v: Option<f64>) -> Result<()> {
         Some(e) if !e.is_finite() => Err(Error::field(alloc::format!("claims.{name}")).non_finite()),
         Some(e) if e < 0.0 => Err(Error::InvalidArgument {
             name: alloc::format!("claims.{name}"),
-            reason: alloc::format!("a privacy budget must be ≥ 0 nats, got {e}"),
+            reason: alloc::format!("a privacy budget must be ≥ 0 nats, got {e}", e = crate::numeric::Shown(e)),
         }),
         _ => Ok(()),
     }
@@ -394,7 +394,10 @@ impl Document {
             if !a.order.is_finite() || a.order <= 1.0 {
                 return Err(Error::InvalidArgument {
                     name: "claims.alpha.order".into(),
-                    reason: alloc::format!("the α-lift order must be finite and > 1, got {}", a.order),
+                    reason: alloc::format!(
+                        "the α-lift order must be finite and > 1, got {}",
+                        crate::numeric::Shown(a.order)
+                    ),
                 });
             }
             check_claim("alpha.eps_l", Some(a.eps_l))?;
@@ -639,7 +642,8 @@ fn parse_mechanism(kind: &str, mut v: serde_json::Value, nx: usize, ns: Option<u
                             return Err(Error::InvalidArgument {
                                 name: alloc::format!("mechanism.p_y_given_sx[{s}]"),
                                 reason: alloc::format!(
-                                    "differs from `p_y_given_x` by {worst}; a Markov mechanism must not depend on s"
+                                    "differs from `p_y_given_x` by {worst}; a Markov mechanism must not depend on s",
+                                    worst = crate::numeric::Shown(worst)
                                 ),
                             });
                         }
@@ -663,7 +667,7 @@ fn parse_mechanism(kind: &str, mut v: serde_json::Value, nx: usize, ns: Option<u
                 if p > 1.0 {
                     return Err(Error::InvalidArgument {
                         name: name.into(),
-                        reason: alloc::format!("{p} is not a probability"),
+                        reason: alloc::format!("{p} is not a probability", p = crate::numeric::Shown(p)),
                     });
                 }
                 if p > 0.0 && p < MIN_PROBABILITY {

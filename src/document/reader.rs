@@ -52,7 +52,7 @@ impl Num {
         match self {
             Num::U64(v) => format!("integer `{v}`"),
             Num::I64(v) => format!("integer `{v}`"),
-            Num::F64(v) => format!("floating point `{v}`"),
+            Num::F64(v) => format!("floating point `{v}`", v = crate::numeric::Shown(v)),
         }
     }
 }

@@ -150,7 +150,7 @@ pub(crate) fn check_alpha(a: f64) -> Result<()> {
     if !a.is_finite() || a <= 0.0 || a == 1.0 {
         return Err(Error::InvalidArgument {
             name: "alpha_order".into(),
-            reason: alloc::format!("must be finite, > 0 and ≠ 1; got {a}"),
+            reason: alloc::format!("must be finite, > 0 and ≠ 1; got {a}", a = crate::numeric::Shown(a)),
         });
     }
     Ok(())

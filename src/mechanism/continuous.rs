@@ -164,7 +164,9 @@ impl VerifiedContinuous {
         let col = self.runtime.column(j);
         let py: f64 = col.iter().zip(self.runtime.prior()).map(|(a, p)| a * p).sum();
         if py.is_nan() || py <= 0.0 {
-            return Err(Error::UnknownOutput { value: alloc::format!("{y} (this mechanism never releases it)") });
+            return Err(Error::UnknownOutput {
+                value: alloc::format!("{y} (this mechanism never releases it)", y = crate::numeric::Shown(y)),
+            });
         }
         let ratio: Vec<f64> = col.iter().map(|a| a / py).collect();
         let n = ratio.len();

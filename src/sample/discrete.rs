@@ -73,7 +73,7 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 /// `⌈v · 2²⁰⌉ / 2²⁰` as a reduced fraction, for `v` in `(0, 2⁴⁰]`.
 fn rational_up(name: &str, v: f64) -> Result<(u64, u64)> {
     if !v.is_finite() || v <= 0.0 || v > (1u64 << 40) as f64 {
-        return Err(invalid(name, alloc::format!("must be in (0, 2^40]; got {v}")));
+        return Err(invalid(name, alloc::format!("must be in (0, 2^40]; got {v}", v = crate::numeric::Shown(v))));
     }
     // Scaling by a power of two is exact; `ceil` is exact; the result is < 2^61.
     let k = libm::ceil(v * ROUNDING_DENOMINATOR as f64) as u64;

@@ -49,10 +49,20 @@ impl Lattice {
             }
         }
         if lo >= hi {
-            return Err(invalid("domain.hi", alloc::format!("the domain needs lo < hi; got [{lo}, {hi}]")));
+            return Err(invalid(
+                "domain.hi",
+                alloc::format!(
+                    "the domain needs lo < hi; got [{lo}, {hi}]",
+                    lo = crate::numeric::Shown(lo),
+                    hi = crate::numeric::Shown(hi)
+                ),
+            ));
         }
         if step <= 0.0 {
-            return Err(invalid("domain.step", alloc::format!("must be > 0; got {step}")));
+            return Err(invalid(
+                "domain.step",
+                alloc::format!("must be > 0; got {step}", step = crate::numeric::Shown(step)),
+            ));
         }
         let r = (hi - lo) / step;
         let m = libm::floor(r * (1.0 + 1e-12));
@@ -108,7 +118,9 @@ impl Lattice {
     /// # Errors
     /// `unknown_output` if `y` is not finite or not on the lattice.
     pub fn output_index(&self, y: f64) -> Result<i64> {
-        let bad = || Error::UnknownOutput { value: alloc::format!("{y} (not a value lo + step·j of this lattice)") };
+        let bad = || Error::UnknownOutput {
+            value: alloc::format!("{y} (not a value lo + step·j of this lattice)", y = crate::numeric::Shown(y)),
+        };
         if !y.is_finite() {
             return Err(bad());
         }
@@ -134,7 +146,10 @@ pub fn lattice_index(x: f64, step: f64) -> Result<i64> {
     positive("step", step)?;
     let k = libm::round(x / step);
     if k.is_nan() || k.abs() > (1u64 << 62) as f64 {
-        return Err(invalid("x", alloc::format!("x/step = {} is beyond the lattice range ±2^62", x / step)));
+        return Err(invalid(
+            "x",
+            alloc::format!("x/step = {} is beyond the lattice range ±2^62", crate::numeric::Shown(x / step)),
+        ));
     }
     Ok(k as i64)
 }
@@ -200,8 +215,9 @@ impl LatticeMechanism {
             let s = sigma[if sigma.len() == 1 { 0 } else { k }];
             positive("mechanism.sigma", s)?;
             let v = s / lattice.step();
-            let g = DiscreteGaussian::with_variance_at_least(v * v)
-                .map_err(|e| invalid("mechanism.sigma", alloc::format!("σ = {s}: {e}")))?;
+            let g = DiscreteGaussian::with_variance_at_least(v * v).map_err(|e| {
+                invalid("mechanism.sigma", alloc::format!("σ = {s}: {e}", s = crate::numeric::Shown(s)))
+            })?;
             let i = match samplers.iter().position(|h| *h == g) {
                 Some(i) => i,
                 None => {
@@ -230,7 +246,7 @@ impl LatticeMechanism {
         check_prior(&lattice, &prior)?;
         positive("mechanism.b", b)?;
         let l = DiscreteLaplace::with_scale_at_least(b / lattice.step())
-            .map_err(|e| invalid("mechanism.b", alloc::format!("b = {b}: {e}")))?;
+            .map_err(|e| invalid("mechanism.b", alloc::format!("b = {b}: {e}", b = crate::numeric::Shown(b))))?;
         Ok(LatticeMechanism { lattice, prior, kind: Kind::Laplace(l) })
     }
 
@@ -243,7 +259,10 @@ impl LatticeMechanism {
     pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: f64) -> Result<Self> {
         check_prior(&lattice, &prior)?;
         if !(lambda.is_finite() && (0.0..=1.0).contains(&lambda)) {
-            return Err(invalid("mechanism.lambda", alloc::format!("must be in [0, 1]; got {lambda}")));
+            return Err(invalid(
+                "mechanism.lambda",
+                alloc::format!("must be in [0, 1]; got {lambda}", lambda = crate::numeric::Shown(lambda)),
+            ));
         }
         let two64 = 18446744073709551616.0f64;
         let threshold = libm::floor(lambda * two64) as u128; // exact: scaling by 2^64

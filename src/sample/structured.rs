@@ -24,7 +24,7 @@ fn quantise_keep(keep: f64) -> Result<u128> {
     if !(0.0..=1.0).contains(&keep) {
         return Err(Error::InvalidArgument {
             name: "keep".into(),
-            reason: alloc::format!("must be a probability, got {keep}"),
+            reason: alloc::format!("must be a probability, got {keep}", keep = crate::numeric::Shown(keep)),
         });
     }
     let k = (keep * 18446744073709551616.0) as u128; // exact scaling; `as` floors

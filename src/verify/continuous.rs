@@ -112,7 +112,7 @@ fn check_one(
         delta_at(m, c.eps)?
     };
     Ok(Check {
-        notion: alloc::format!("{notion}.delta@eps={}", c.eps),
+        notion: alloc::format!("{notion}.delta@eps={}", crate::numeric::Shown(c.eps)),
         bound: c.delta,
         actual: d,
         holds: within_delta(d, c.delta),

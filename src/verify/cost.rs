@@ -40,7 +40,7 @@ pub fn work_budget(max_verify_work: Option<f64>) -> Result<f64> {
         None => Ok(DEFAULT_MAX_VERIFY_WORK),
         Some(w) if w.is_nan() || w <= 0.0 => Err(Error::InvalidArgument {
             name: "policy.max_verify_work".into(),
-            reason: alloc::format!("the verification budget must be > 0, got {w}"),
+            reason: alloc::format!("the verification budget must be > 0, got {w}", w = crate::numeric::Shown(w)),
         }),
         Some(w) => Ok(w),
     }
