@@ -204,6 +204,28 @@ fn bad_input_gives_typed_errors() {
     assert_eq!(code(&with(r#""sigma": 3.0"#, r#""sigma": [1, 2]"#)), "dimension_mismatch");
     assert_eq!(code(&with(r#""kind": "gaussian""#, r#""kind": "cauchy""#)), "unsupported_mechanism");
     assert_eq!(code(&with(r#""sigma": 3.0"#, r#""sigma": 3.0, "b": 1"#)), "json");
+    // The mechanism object is read by hand: each refusal is `json` and names what is wrong.
+    let message = |s: &str| doc(s).unwrap_err().to_string();
+    let mech = |m: &str| with(r#"{"kind": "gaussian", "sigma": 3.0}"#, m);
+    for (m, names) in [
+        (r#"{"kind": "gaussian", "sigma": 3.0, "b": 1}"#, "unknown field `b`"),
+        (r#"{"kind": "gaussian"}"#, "missing field `sigma`"),
+        (r#"{"kind": "gaussian", "sigma": "3"}"#, "`mechanism.sigma`: expected a number"),
+        (r#"{"kind": "gaussian", "sigma": [1, "2"]}"#, "`mechanism.sigma`: expected a number"),
+        (r#"{"kind": "laplace", "sigma": 1}"#, "unknown field `sigma`"),
+        (r#"{"kind": "laplace"}"#, "missing field `b`"),
+        (r#"{"kind": "sampling", "lambda": null}"#, "`mechanism.lambda`: expected a number"),
+        (r#"{"sigma": 3.0}"#, "`mechanism.kind` is missing"),
+        (r#"{"kind": 3, "sigma": 3.0}"#, "`mechanism.kind` is missing or not a string"),
+        (r#"[1]"#, "`mechanism.kind` is missing"),
+    ] {
+        assert_eq!(code(&mech(m)), "json", "{m}");
+        assert!(message(&mech(m)).contains(names), "{m}: {}", message(&mech(m)));
+    }
+    let per_point = doc(&mech(r#"{"kind": "gaussian", "sigma": [3.0, 3.0]}"#));
+    assert_eq!(per_point.unwrap_err().code(), "dimension_mismatch"); // read, then checked against the lattice
+    assert!(doc(&mech(r#"{"kind": "laplace", "b": 2}"#)).is_ok());
+    assert!(doc(&mech(r#"{"kind": "sampling", "lambda": 0.5}"#)).is_ok());
     assert_eq!(code(&with(r#""delta": 0.3"#, r#""delta": 2"#)), "invalid_argument");
     assert_eq!(code(&with(r#""eps": 1.0"#, r#""eps": -1"#)), "invalid_argument");
     let gm = r#"{"gmm": {"weights": [0.5, 0.6], "means": [0, 1], "sds": [1, 1]}}"#;

@@ -43,7 +43,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-use super::{check_header, Document, FORMAT, VERSION};
+use super::{check_header, fields, Document, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
 use crate::error::{Error, Result};
 use crate::sample::lattice::LatticeMechanism;
@@ -96,35 +96,6 @@ pub enum PriorJson {
         /// `p`: the bin masses, a probability distribution over 1 to [`super::MAX_SYMBOLS`] bins.
         p: Vec<f64>,
     },
-}
-
-/// `sigma`: one value, or one per lattice point.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum SigmaJson {
-    /// One σ for every lattice point.
-    One(f64),
-    /// One σ per lattice point, in lattice order (at most 256 distinct values).
-    PerPoint(Vec<f64>),
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct GaussianMechJson {
-    kind: String,
-    sigma: SigmaJson,
-}
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct LaplaceMechJson {
-    kind: String,
-    b: f64,
-}
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SamplingMechJson {
-    kind: String,
-    lambda: f64,
 }
 
 /// An (ε, δ) pair in nats; δ defaults to 0 (pure ε).
@@ -273,6 +244,32 @@ pub fn parse_any(text: &str) -> Result<AnyDocument> {
     }
 }
 
+/// The `mechanism` object by its `kind`: `{kind: "gaussian", sigma}` (one σ, or one per
+/// lattice point), `{kind: "laplace", b}` or `{kind: "sampling", lambda}`, unknown fields
+/// refused (values are checked by [`LatticeMechanism`]'s constructors). Read by hand, as
+/// the discrete kinds' fields are (`fields`), not by serde's derive.
+fn read_mechanism(m: &serde_json::Value) -> Result<ContinuousMechanism> {
+    const FIELD: &str = "mechanism";
+    let kind = m
+        .get("kind")
+        .and_then(serde_json::Value::as_str)
+        .ok_or_else(|| Error::Json { message: "`mechanism.kind` is missing or not a string".into() })?;
+    let member = |name: &str| -> Result<&serde_json::Value> {
+        fields::required(FIELD, fields::object(FIELD, m, &["kind", name])?, name)
+    };
+    Ok(match kind {
+        "gaussian" => ContinuousMechanism::Gaussian {
+            sigma: match member("sigma")? {
+                v @ serde_json::Value::Array(_) => fields::numbers("mechanism.sigma", v)?,
+                v => vec![fields::number("mechanism.sigma", v)?],
+            },
+        },
+        "laplace" => ContinuousMechanism::Laplace { b: fields::number("mechanism.b", member("b")?)? },
+        "sampling" => ContinuousMechanism::Sampling { lambda: fields::number("mechanism.lambda", member("lambda")?)? },
+        other => return Err(Error::UnsupportedMechanism { kind: other.into() }),
+    })
+}
+
 fn check_eps_delta(name: &str, c: Option<EpsDelta>) -> Result<()> {
     let Some(c) = c else { return Ok(()) };
     // Non-finite numbers first (either field), then the ranges.
@@ -348,30 +345,7 @@ impl ContinuousDocument {
         let lattice = Lattice::new(w.domain.lo, w.domain.hi, w.domain.step)?;
         let prior = parse_prior(&w.prior)?;
         let lattice_prior = prior.lattice_pmf(&lattice)?;
-        let kind = kind_of(&serde_json::json!({"mechanism": w.mechanism.clone()}))
-            .ok_or_else(|| Error::Json { message: "`mechanism.kind` is missing or not a string".into() })?
-            .to_string();
-        let bad = |e: serde_json::Error| Error::Json { message: alloc::format!("`mechanism`: {e}") };
-        let mechanism = match kind.as_str() {
-            "gaussian" => {
-                let m: GaussianMechJson = serde_json::from_value(w.mechanism).map_err(bad)?;
-                ContinuousMechanism::Gaussian {
-                    sigma: match m.sigma {
-                        SigmaJson::One(s) => vec![s],
-                        SigmaJson::PerPoint(v) => v,
-                    },
-                }
-            }
-            "laplace" => {
-                let m: LaplaceMechJson = serde_json::from_value(w.mechanism).map_err(bad)?;
-                ContinuousMechanism::Laplace { b: m.b }
-            }
-            "sampling" => {
-                let m: SamplingMechJson = serde_json::from_value(w.mechanism).map_err(bad)?;
-                ContinuousMechanism::Sampling { lambda: m.lambda }
-            }
-            other => return Err(Error::UnsupportedMechanism { kind: other.into() }),
-        };
+        let mechanism = read_mechanism(&w.mechanism)?;
         check_eps_delta("claims.lip", w.claims.lip)?;
         check_eps_delta("claims.ldp", w.claims.ldp)?;
         let doc = ContinuousDocument {

@@ -20,6 +20,7 @@ use alloc::vec::Vec;
 use rand::{CryptoRng, RngCore};
 
 use crate::error::{Error, Result};
+use crate::numeric::Shown;
 use crate::param::{finite, invalid, positive};
 use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use crate::sample::AliasTable;
@@ -107,7 +108,7 @@ impl Lattice {
         }
         if x < self.lo || x > self.hi {
             return Err(Error::UnknownValue {
-                reason: alloc::format!("it is outside the domain [{}, {}]", self.lo, self.hi),
+                reason: alloc::format!("it is outside the domain [{}, {}]", Shown(self.lo), Shown(self.hi)),
             });
         }
         let k = lattice_index(x - self.lo, self.step)?;

@@ -129,6 +129,23 @@ test('numbers and policies are checked once, by the core, with the same codes as
     assert.throws(() => doc.check(bad), (e) => e.code === 'invalid_argument' && /policy/.test(e.message));
   }
   assert.throws(() => doc.verify({ lip: { eps: 1, delt: 1 } }), (e) => e.code === 'invalid_argument' && /delt/.test(e.message));
+  // Every field is read by hand: a wrong type or a missing ε names its field.
+  for (const [bad, field] of [
+    [{ lip: { delta: 1e-6 } }, 'policy.lip.eps'],
+    [{ ldp: { eps: '1' } }, 'policy.ldp.eps'],
+    [{ lip: { eps: 1, delta: 'x' } }, 'policy.lip.delta'],
+    [{ maxVerifyWork: '1e9' }, 'policy.maxVerifyWork'],
+    [{ lip: 1 }, 'policy.lip'],
+    [{ maxLip: 1 }, 'policy.maxLip'],
+  ]) {
+    assert.throws(() => doc.verify(bad), (e) => e.code === 'invalid_argument' && e.message.includes(`\`${field}\``), JSON.stringify(bad));
+  }
+  // The limits read are the limits applied: null members are absent, δ defaults to 0.
+  assert.equal(doc.check({ lip: null, ldp: { eps: 1e-9, delta: null } }).policy_holds, false);
+  const loose = doc.check({ lip: { eps: 50 }, ldp: { eps: 50 } });
+  assert.equal(loose.policy_holds, true);
+  assert.deepEqual(loose.policy.map((c) => c.notion).sort(), ['max_ldp', 'max_lip']);
+  assert.throws(() => doc.verify({ maxVerifyWork: 1 }), (e) => e.code === 'too_costly');
   const mech = doc.verify(null);
   // The core refuses what is not finite (non_finite) or outside the domain (unknown_value);
   // JS refuses only what would be coerced on the way in ('52000' → 52000).

@@ -7,15 +7,15 @@ use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, to_js};
-use privlift::document::{ContinuousDocument, ContinuousDocumentJson, CONTINUOUS_KINDS};
+use privlift::document::{ContinuousDocument, ContinuousDocumentJson, EpsDelta, CONTINUOUS_KINDS};
 use privlift::error::Error;
 use privlift::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
 use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
 
-/// Reads `{lip: {eps, delta}, ldp: {eps, delta}}` (absent or null: no limits). Not only
-/// through serde-wasm-bindgen, which reads the known keys and silently skips the others:
-/// every key is checked here first, so a misspelt limit (`{maxLip: 1}`) is an
-/// `invalid_argument` instead of a policy that checks nothing.
+/// Reads `{lip: {eps, delta}, ldp: {eps, delta}, maxVerifyWork}` (absent or null: no
+/// limits). Every key is checked, so a misspelt limit (`{maxLip: 1}`) is an
+/// `invalid_argument` instead of a policy that checks nothing; read by hand (not by serde),
+/// as the discrete policy is. The ranges are checked by verification.
 fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
     if policy.is_undefined() || policy.is_null() {
         return Ok(ContinuousPolicy::default());
@@ -28,36 +28,46 @@ fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
             ),
         })
     };
-    let keys = |v: &JsValue| -> Vec<String> {
+    let is_object = |v: &JsValue| v.is_object() && !js_sys::Array::is_array(v);
+    // The members of an object: (key, value), a value of undefined or null left out.
+    let members = |v: &JsValue| -> Vec<(String, JsValue)> {
         js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>())
             .iter()
-            .map(|k| k.as_string().unwrap_or_default())
+            .map(|k| (k.as_string().unwrap_or_default(), js_sys::Reflect::get(v, &k).unwrap_or(JsValue::UNDEFINED)))
+            .filter(|(_, v)| !v.is_undefined() && !v.is_null())
             .collect()
     };
-    if !policy.is_object() || js_sys::Array::is_array(&policy) {
+    let number = |name: String, v: &JsValue| v.as_f64().ok_or_else(|| bad(name, "must be a number"));
+    if !is_object(&policy) {
         return Err(bad("policy".into(), "must be an object"));
     }
-    for key in keys(&policy) {
-        if key == "maxVerifyWork" {
-            continue; // a number; serde reads it (ContinuousPolicy::max_verify_work)
-        }
-        if key != "lip" && key != "ldp" {
-            return Err(bad(alloc::format!("policy.{key}"), "unknown limit (expected lip, ldp, maxVerifyWork)"));
-        }
-        let inner = js_sys::Reflect::get(&policy, &JsValue::from_str(&key)).unwrap_or(JsValue::UNDEFINED);
-        if inner.is_undefined() || inner.is_null() {
-            continue;
-        }
-        if !inner.is_object() || js_sys::Array::is_array(&inner) {
+    let mut out = ContinuousPolicy::default();
+    for (key, value) in members(&policy) {
+        let limit = match key.as_str() {
+            "maxVerifyWork" => {
+                out.max_verify_work = Some(number("policy.maxVerifyWork".into(), &value)?);
+                continue;
+            }
+            "lip" => &mut out.lip,
+            "ldp" => &mut out.ldp,
+            _ => return Err(bad(alloc::format!("policy.{key}"), "unknown limit (expected lip, ldp, maxVerifyWork)")),
+        };
+        if !is_object(&value) {
             return Err(bad(alloc::format!("policy.{key}"), "must be an object {eps, delta}"));
         }
-        for k in keys(&inner) {
-            if k != "eps" && k != "delta" {
-                return Err(bad(alloc::format!("policy.{key}.{k}"), "unknown field (expected eps, delta)"));
+        let (mut eps, mut delta) = (None, 0.0);
+        for (k, v) in members(&value) {
+            let name = alloc::format!("policy.{key}.{k}");
+            match k.as_str() {
+                "eps" => eps = Some(number(name, &v)?),
+                "delta" => delta = number(name, &v)?,
+                _ => return Err(bad(name, "unknown field (expected eps, delta)")),
             }
         }
+        let eps = eps.ok_or_else(|| bad(alloc::format!("policy.{key}.eps"), "is required"))?;
+        *limit = Some(EpsDelta { eps, delta });
     }
-    serde_wasm_bindgen::from_value(policy).map_err(|e| bad("policy".into(), &alloc::format!("{e}")))
+    Ok(out)
 }
 
 fn domain_js(doc: &ContinuousDocument) -> Result<JsValue, JsValue> {
