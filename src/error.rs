@@ -255,13 +255,13 @@ impl fmt::Display for Error {
         match self {
             Error::Json { message } => write!(f, "invalid JSON: {message}"),
             Error::UnsupportedFormat { found } => {
-                write!(f, "`format` is {found:?}; expected \"privlift-mechanism\"")
+                write!(f, "`format` is {}; expected \"privlift-mechanism\"", Quoted(found))
             }
             Error::UnsupportedVersion { found } => {
                 write!(f, "`version` {found} is not supported; this build reads version 1")
             }
             Error::UnsupportedMechanism { kind } => {
-                write!(f, "mechanism kind {kind:?} is not supported by this build")
+                write!(f, "mechanism kind {} is not supported by this build", Quoted(kind))
             }
             Error::NonFinite { field } => write!(f, "`{field}` contains a NaN or infinite number"),
             Error::NegativeProbability { field, value } => {
@@ -274,7 +274,7 @@ impl fmt::Display for Error {
                 write!(f, "`{field}` has {found} entries; expected {expected}")
             }
             Error::DuplicateLabel { field, label } => {
-                write!(f, "`{field}` contains the label {label:?} twice")
+                write!(f, "`{field}` contains the label {} twice", Quoted(label))
             }
             Error::TooManySymbols { field, found, max } => {
                 write!(f, "`{field}` has {found} symbols; at most {max} are allowed")
@@ -322,6 +322,37 @@ impl fmt::Display for Error {
 #[cfg(feature = "std")]
 impl std::error::Error for Error {}
 
+/// A string quoted for a message: `"…"` with `"` and `\` escaped, and every control
+/// character and invisible formatting character (zero-width spaces and joiners, bidi
+/// embeddings, overrides and isolates, the BOM) written as `\u{…}`, so a document's
+/// label or kind cannot hide or reorder text around it. `{:?}` does the same for ASCII;
+/// it is not used because its Unicode tables cost the client's `.wasm` ≈ 3 KB.
+#[derive(Debug, Clone, Copy)]
+pub struct Quoted<'a>(pub &'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use fmt::Write;
+        f.write_char('"')?;
+        for c in self.0.chars() {
+            match c {
+                '"' => f.write_str("\\\"")?,
+                '\\' => f.write_str("\\\\")?,
+                '\n' => f.write_str("\\n")?,
+                '\r' => f.write_str("\\r")?,
+                '\t' => f.write_str("\\t")?,
+                c if c.is_control()
+                    || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}') =>
+                {
+                    write!(f, "\\u{{{:x}}}", u32::from(c))?
+                }
+                c => f.write_char(c)?,
+            }
+        }
+        f.write_char('"')
+    }
+}
+
 /// Result alias used across the crate.
 pub type Result<T> = core::result::Result<T, Error>;
 
@@ -360,6 +391,19 @@ fn significant(x: f64, digits: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_is_debug_for_ascii_and_shows_invisible_characters() {
+        use alloc::{format, string::ToString};
+        for t in ["", "yes", "a \"b\" \\ c", "tab\there\nline\r", "\u{7f}\u{1}", "é ü 日本", "x'y"] {
+            assert_eq!(Quoted(t).to_string(), format!("{t:?}"), "{t:?}");
+        }
+        // Bidi overrides, zero-width characters and the BOM are shown, not applied.
+        assert_eq!(
+            Quoted("a\u{202e}b\u{200b}c\u{feff}\u{2066}").to_string(),
+            "\"a\\u{202e}b\\u{200b}c\\u{feff}\\u{2066}\""
+        );
+    }
 
     #[test]
     fn codes_are_unique_and_listed() {

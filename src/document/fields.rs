@@ -17,7 +17,9 @@ fn json(field: &str, what: impl core::fmt::Display) -> Error {
 pub(super) fn object<'a>(field: &str, v: &'a Value, allowed: &[&str]) -> Result<&'a Map<String, Value>> {
     let m = v.as_object().ok_or_else(|| json(field, "expected an object"))?;
     match m.keys().find(|k| !allowed.contains(&k.as_str())) {
-        Some(k) => Err(json(field, alloc::format!("unknown field `{k}`, expected one of {allowed:?}"))),
+        Some(k) => {
+            Err(json(field, alloc::format!("unknown field `{k}`, expected one of {}", super::reader::OneOf(allowed))))
+        }
         None => Ok(m),
     }
 }

@@ -562,8 +562,7 @@ impl Fields {
     /// `json` "unknown field" or "duplicate field".
     pub fn field(&mut self, r: &Reader<'_>, key: &str) -> Result<usize> {
         let Some(i) = self.names.iter().position(|n| *n == key) else {
-            let expected = self.names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-            return Err(r.error(&format!("unknown field `{key}`, expected one of {expected}")));
+            return Err(r.error(&format!("unknown field `{key}`, expected one of {}", OneOf(self.names))));
         };
         if self.seen & (1 << i) != 0 {
             return Err(r.error(&format!("duplicate field `{key}`")));
@@ -613,4 +612,16 @@ pub fn peek_kind(bytes: &[u8]) -> Option<String> {
     top.ok()?;
     r.end().ok()?;
     kind
+}
+
+/// Field names for a message: "`a`, `b`, `c`".
+pub(crate) struct OneOf<'a>(pub &'a [&'a str]);
+
+impl core::fmt::Display for OneOf<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, name) in self.0.iter().enumerate() {
+            write!(f, "{}`{name}`", if i == 0 { "" } else { ", " })?;
+        }
+        Ok(())
+    }
 }

@@ -437,7 +437,8 @@ fn merge(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
                     return Err(Error::InvalidArgument {
                         name: fi,
                         reason: alloc::format!(
-                            "a merge's inner mechanism is `matrix`, `sparse`, `krr` or `rr_lip`, not {kind:?}"
+                            "a merge's inner mechanism is `matrix`, `sparse`, `krr` or `rr_lip`, not {}",
+                            crate::error::Quoted(kind)
                         ),
                     })
                 }

@@ -199,7 +199,7 @@ impl VerifiedMechanism {
     /// The receipt for an output given by label (or decimal index).
     pub fn receipt_label(&self, value: &str) -> Result<Receipt> {
         let y = crate::document::resolve(self.doc.output(), value)
-            .ok_or_else(|| Error::UnknownOutput { value: alloc::format!("{value:?}") })?;
+            .ok_or_else(|| Error::UnknownOutput { value: alloc::format!("{}", crate::error::Quoted(value)) })?;
         self.receipt(y)
     }
 

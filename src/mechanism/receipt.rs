@@ -101,7 +101,7 @@ impl Receipt {
         };
         if !jx.output_possible(y) {
             return Err(Error::UnknownOutput {
-                value: alloc::format!("{out_label:?} (this mechanism never releases it)"),
+                value: alloc::format!("{} (this mechanism never releases it)", crate::error::Quoted(out_label)),
             });
         }
         // The lifts are computed exactly as the audit computes them (Joint::lift on the
