@@ -66,6 +66,9 @@ fn quantise_into(p: &[f64], w: &mut Vec<u128>) -> Result<()> {
 
 /// 2⁶⁴ as f64.
 const SCALE: f64 = 18446744073709551616.0;
+/// 2⁻⁶⁴: `w as f64 * INV_SCALE` is `w as f64 / SCALE` bit for bit (a power of two, and
+/// every weight ≥ 1 stays far above the subnormals), without the division.
+const INV_SCALE: f64 = 1.0 / SCALE;
 
 /// The row's sum, after checking that its entries are finite and non-negative with a
 /// positive sum.
@@ -161,8 +164,9 @@ pub(crate) fn probability(w: u128) -> f64 {
 struct Scratch {
     /// The weights below 2⁶⁴ (the Vose loop's working copy).
     left: Vec<u64>,
-    small: Vec<u32>,
-    large: Vec<u32>,
+    /// Vose's two work lists in one array: the columns below capacity ("small") as a stack
+    /// growing up from 0, the others ("large") as a stack growing down from the end.
+    order: Vec<u32>,
 }
 
 /// Appends the `cols = 2^bits` entries of the alias table of `p` to `out` (Vose's method on
@@ -187,7 +191,7 @@ fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: 
                 exact.resize(at + p.len(), 0.0);
                 exact[at + all] = 1.0;
             }
-            Weights::Below => exact.extend(w.iter().map(|&v| v as f64 / SCALE)),
+            Weights::Below => exact.extend(w.iter().map(|&v| v as f64 * INV_SCALE)),
         }
     }
     if let Weights::All(all) = quantised {
@@ -198,30 +202,40 @@ fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: 
     // A column that never aliases is "threshold 0, alias = itself".
     out.extend(0..cols as u64);
     w.resize(cols, 0);
-    s.small.clear();
-    s.large.clear();
+    // Small columns go up from 0 (`order[..small]`), large ones down from the end
+    // (`order[large..]`, the latest at `order[large]`): both are stacks, popped in the order
+    // they were pushed in reverse, as two vectors would be.
+    let order = &mut s.order;
+    order.clear();
+    order.resize(cols, 0);
+    let (mut small, mut large) = (0usize, cols);
     for (i, &v) in w.iter().enumerate() {
         if v < cap {
-            s.small.push(i as u32);
+            order[small] = i as u32;
+            small += 1;
         } else {
-            s.large.push(i as u32);
+            large -= 1;
+            order[large] = i as u32;
         }
     }
     let table = &mut out[start..];
-    while let (Some(&sm), Some(&l)) = (s.small.last(), s.large.last()) {
-        let (sm, l) = (sm as usize, l as usize);
-        s.small.pop();
+    // Each round retires one small column, so `small + (cols − large) ≤ cols − rounds`: a
+    // large column turned small is written below `large`, never over the large stack.
+    while small > 0 && large < cols {
+        let (sm, l) = (order[small - 1] as usize, order[large] as usize);
+        small -= 1;
         table[sm] = (w[sm] << bits) | l as u64;
         w[l] -= cap - w[sm];
         if w[l] < cap {
-            s.large.pop();
-            s.small.push(l as u32);
+            large += 1;
+            order[small] = l as u32;
+            small += 1;
         }
     }
     // Exact integer arithmetic: the columns left over hold exactly C each, and keep
     // "threshold 0, alias = itself".
-    debug_assert!(s.small.is_empty());
-    debug_assert!(s.large.iter().all(|&i| w[i as usize] == cap));
+    debug_assert_eq!(small, 0);
+    debug_assert!(order[large..].iter().all(|&i| w[i as usize] == cap));
     Ok(())
 }
 
