@@ -243,6 +243,7 @@ mod tests {
 /// core's float printing (Grisu with a Dragon4 fallback) would add ≈ 17 KB to the client's
 /// `.wasm`. The same digits as `format!("{}")` but where v lies exactly halfway between two
 /// shortest decimals (zmij takes the even one): a test pins this on a million random values.
+/// Width and precision flags are not applied (`{}` only).
 #[derive(Debug, Clone, Copy)]
 pub struct Shown(pub f64);
 
@@ -280,7 +281,10 @@ impl core::fmt::Display for Shown {
             }
             Ok(())
         } else {
-            let (left, right) = frac.split_at(point - int.len());
+            // `get`, not slicing: the digits are ASCII, and slicing would link core's
+            // char-boundary panic message (and `<char as Debug>`) into the client.
+            let at = point - int.len();
+            let (left, right) = (frac.get(..at).unwrap_or(frac), frac.get(at..).unwrap_or(""));
             write!(f, "{int}{left}.{right}")
         }
     }

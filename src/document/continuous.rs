@@ -179,15 +179,20 @@ impl ContinuousMechanism {
             ContinuousMechanism::Sampling { .. } => "sampling",
         }
     }
+    /// The `mechanism` object. Built member by member, not with `json!`, whose `unwrap`
+    /// would link serde_json's error `Debug` (and core's string escaping) into the client.
     fn to_json(&self) -> serde_json::Value {
-        match self {
-            ContinuousMechanism::Gaussian { sigma } if sigma.len() == 1 => {
-                serde_json::json!({"kind": "gaussian", "sigma": sigma[0]})
-            }
-            ContinuousMechanism::Gaussian { sigma } => serde_json::json!({"kind": "gaussian", "sigma": sigma}),
-            ContinuousMechanism::Laplace { b } => serde_json::json!({"kind": "laplace", "b": b}),
-            ContinuousMechanism::Sampling { lambda } => serde_json::json!({"kind": "sampling", "lambda": lambda}),
-        }
+        use serde_json::Value;
+        let (name, value) = match self {
+            ContinuousMechanism::Gaussian { sigma } if sigma.len() == 1 => ("sigma", Value::from(sigma[0])),
+            ContinuousMechanism::Gaussian { sigma } => ("sigma", Value::from(sigma.clone())),
+            ContinuousMechanism::Laplace { b } => ("b", Value::from(*b)),
+            ContinuousMechanism::Sampling { lambda } => ("lambda", Value::from(*lambda)),
+        };
+        let mut m = serde_json::Map::new();
+        m.insert("kind".into(), Value::from(self.tag()));
+        m.insert(name.into(), value);
+        Value::Object(m)
     }
 }
 

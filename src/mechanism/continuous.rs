@@ -47,7 +47,7 @@ impl ContinuousDocument {
         }
         if let Some(c) = v.policy.iter().find(|c| !c.holds) {
             return Err(Error::PolicyViolated {
-                notion: c.notion.trim_start_matches("max_").into(),
+                notion: c.notion.strip_prefix("max_").unwrap_or(&c.notion).into(),
                 limit: c.bound,
                 actual: c.actual,
             });

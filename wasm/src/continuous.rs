@@ -72,7 +72,14 @@ fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
 
 fn domain_js(doc: &ContinuousDocument) -> Result<JsValue, JsValue> {
     let l = doc.lattice();
-    to_js(&serde_json::json!({ "lo": l.lo(), "hi": l.hi(), "step": l.step(), "points": l.len() }))
+    // Member by member, not with `json!`, whose `unwrap` would link serde_json's error
+    // `Debug` (and core's string escaping) into the module.
+    let mut m = serde_json::Map::new();
+    m.insert("lo".into(), l.lo().into());
+    m.insert("hi".into(), l.hi().into());
+    m.insert("step".into(), l.step().into());
+    m.insert("points".into(), l.len().into());
+    to_js(&serde_json::Value::Object(m))
 }
 
 /// A parsed and validated (not yet verified) continuous document.
