@@ -52,7 +52,9 @@ fn every_design_audits_within_its_claims() {
                     }
                     let d = design_continuous(&req(m, prior.clone(), dom, eps, delta))
                         .unwrap_or_else(|e| panic!("{m} {eps} {delta}: {e}"));
-                    // Published, re-read and verified as a client would.
+                    // Published, re-read and verified as a client would; the hand-written
+                    // JSON is serde_json's pretty printing, byte for byte.
+                    assert_eq!(d.to_json(), serde_json::to_string_pretty(&d.to_wire()).unwrap(), "{m}");
                     let back = doc(&d.to_json()).unwrap();
                     assert_eq!(back, d);
                     let v = back.verify(&ContinuousPolicy::default()).unwrap_or_else(|e| panic!("{m}: {e}"));
@@ -190,6 +192,31 @@ fn a_lying_document_is_refused() {
     let honest = doc(GAUSS_DOC).unwrap();
     let strict = ContinuousPolicy { lip: Some(EpsDelta { eps: 1.0, delta: 1e-9 }), ..Default::default() };
     assert_eq!(honest.verify(&strict).unwrap_err().code(), "policy_violated");
+}
+
+/// `to_json` (written by hand for the client's size) against `serde_json::to_string_pretty`
+/// of the same wire form, byte for byte: every prior and mechanism shape, with and without
+/// description, claims and utility, and strings and numbers that need care (escapes,
+/// control characters, non-ASCII, exponents, negative and large integers, empty containers).
+#[test]
+fn to_json_is_serde_jsons_pretty_printing() {
+    let texts = [
+        GAUSS_DOC.to_string(),
+        GAUSS_DOC.replace(r#""id": "g","#, r#""id": "q\"\\\n\t\u0001\u001f\u007f é 日本 \ud83d\ude00", "description": "",
+"#),
+        GAUSS_DOC.replace(r#""sigma": 3.0"#, r#""sigma": [3.0, 0.001, 1e6, 12345, 0.1]"#).replace(r#""step": 0.04"#, r#""step": 2"#),
+        GAUSS_DOC.replace(r#"{"kind": "gaussian", "sigma": 3.0}"#, r#"{"kind": "laplace", "b": 0.1}"#).replace(r#""claims": {"lip": {"eps": 1.0, "delta": 0.3}}"#, r#""claims": {}"#),
+        GAUSS_DOC.replace(r#"{"kind": "gaussian", "sigma": 3.0}"#, r#"{"kind": "sampling", "lambda": 1}"#).replace(r#""claims": {"lip": {"eps": 1.0, "delta": 0.3}}"#, r#""claims": {"ldp": {"eps": 2}, "lip": {"eps": 1e-300, "delta": 0}}"#),
+        GAUSS_DOC.replace(r#""claims": {"lip": {"eps": 1.0, "delta": 0.3}}"#, r#""claims": {"lip": {"eps": 1.0, "delta": 0.3}}, "utility": {"z": [], "a": {}, "n": [-3, 0, 18446744073709551615, -9223372036854775808, 1.5, -0.0, 1e-7, 1e300, 1e16, 2.5e-7, 123456789.125], "s": ["", "x\by\fz"], "t": [true, false, null, [[]], {"k": {"k": 1}}]}"#),
+        GAUSS_DOC.replace(r#"{"gaussian": {"mean": 0, "sd": 1}}"#, r#"{"gmm": {"weights": [0.25, 0.75], "means": [-1, 1.5], "sds": [0.5, 2]}}"#),
+        GAUSS_DOC.replace(r#"{"gaussian": {"mean": 0, "sd": 1}}"#, r#"{"histogram": {"edges": [-5, 0, 5], "p": [0.5, 0.5]}}"#),
+    ];
+    for text in &texts {
+        let d = doc(text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        let serde = serde_json::to_string_pretty(&d.to_wire()).unwrap();
+        assert_eq!(d.to_json(), serde);
+        assert_eq!(doc(&d.to_json()).unwrap(), d);
+    }
 }
 
 #[test]

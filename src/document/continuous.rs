@@ -43,6 +43,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use super::writer::Pretty;
 use super::{check_header, fields, Document, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
 use crate::error::{Error, Result};
@@ -420,9 +421,68 @@ impl ContinuousDocument {
         }
     }
 
-    /// Pretty JSON.
+    /// Pretty JSON: [`ContinuousDocument::to_wire`] as `serde_json::to_string_pretty` writes
+    /// it, byte for byte, written by hand (`writer.rs`; a test compares the two).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(&self.to_wire()).unwrap_or_default()
+        let w = self.to_wire();
+        let mut j = Pretty::new();
+        j.object();
+        j.key("format");
+        j.string(&w.format);
+        j.key("version");
+        j.u64(w.version);
+        j.key("id");
+        j.string(&w.id);
+        if let Some(d) = &w.description {
+            j.key("description");
+            j.string(d);
+        }
+        j.key("domain");
+        j.f64_members(&[("lo", w.domain.lo), ("hi", w.domain.hi), ("step", w.domain.step)]);
+        j.key("prior");
+        j.object();
+        match &w.prior {
+            PriorJson::Gaussian { mean, sd } => {
+                j.key("gaussian");
+                j.f64_members(&[("mean", *mean), ("sd", *sd)]);
+            }
+            PriorJson::Gmm { weights, means, sds } => {
+                j.key("gmm");
+                j.object();
+                for (k, v) in [("weights", weights), ("means", means), ("sds", sds)] {
+                    j.key(k);
+                    j.f64s(v);
+                }
+                j.end_object();
+            }
+            PriorJson::Histogram { edges, p } => {
+                j.key("histogram");
+                j.object();
+                for (k, v) in [("edges", edges), ("p", p)] {
+                    j.key(k);
+                    j.f64s(v);
+                }
+                j.end_object();
+            }
+        }
+        j.end_object();
+        j.key("mechanism");
+        j.value(&w.mechanism);
+        j.key("claims");
+        j.object();
+        for (k, c) in [("lip", w.claims.lip), ("ldp", w.claims.ldp)] {
+            if let Some(c) = c {
+                j.key(k);
+                j.f64_members(&[("eps", c.eps), ("delta", c.delta)]);
+            }
+        }
+        j.end_object();
+        if let Some(u) = &w.utility {
+            j.key("utility");
+            j.value(u);
+        }
+        j.end_object();
+        j.finish()
     }
 
     /// The document's `id`.

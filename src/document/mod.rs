@@ -13,6 +13,7 @@ pub mod reader;
 pub mod strict;
 mod structured;
 pub mod wire;
+mod writer;
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
