@@ -90,7 +90,6 @@ impl JointSY {
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; ns];
         let mut underflow = false;
-        let min_positive = |row: &[f64]| row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least);
         // The most non-zeros of a joint row.
         let widest = (0..ns).map(|s| p_sx.row(s).iter().filter(|&&v| v != 0.0).count()).max().unwrap_or(0).max(1);
         if shared {
@@ -251,6 +250,12 @@ fn rows_mut(p_sy: &mut [f64], ny: usize, s: [usize; 4]) -> [&mut [f64]; 4] {
     [head, b, c, d]
 }
 
+/// The smallest positive entry of a channel row (∞ when none): a product P(s,x)·w is
+/// monotone in w, so it decides whether any product of the row underflows.
+fn min_positive(row: &[f64]) -> f64 {
+    row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least)
+}
+
 // The per-row kernels below are functions of their own, never inlined: a wasm engine runs
 // a call in the code it started with (V8 has no on-stack replacement for wasm), so a loop
 // over all rows in one call would run entirely in the baseline tier on a page's first
@@ -264,7 +269,7 @@ fn rows_mut(p_sy: &mut [f64], ny: usize, s: [usize; 4]) -> [&mut [f64]; 4] {
 #[inline(never)]
 fn diagonal_row(psx: f64, row: &[f64], out: &mut [f64], p_y: &mut [f64], support_y: &mut [bool]) -> bool {
     // Monotone in w: the smallest positive entry decides the underflow (see `accumulate`).
-    let min_pos = row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least);
+    let min_pos = min_positive(row);
     for (sp, &w) in support_y.iter_mut().zip(row) {
         *sp |= w > 0.0;
     }
@@ -289,7 +294,7 @@ fn add_input(
     support_y: &mut [bool],
 ) -> bool {
     let mut underflow = false;
-    let m = row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least);
+    let m = min_positive(row);
     for &(s, psx) in column {
         p_s[s] += psx;
         underflow |= psx * m < UNDERFLOW_THRESHOLD;
