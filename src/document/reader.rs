@@ -326,14 +326,26 @@ impl<'a> Reader<'a> {
     ///
     /// `element` is a `dyn` closure: the loop is compiled once, not once per caller.
     pub fn array(&mut self, expected: &str, element: &mut dyn FnMut(&mut Self) -> Result<()>) -> Result<()> {
-        if self.peek_value()? != b'[' {
+        self.members(b'[', b']', expected, element)
+    }
+
+    /// The loop of an array or an object: `open`, then `member` for each member up to
+    /// `close`, commas between them.
+    fn members(
+        &mut self,
+        open: u8,
+        close: u8,
+        expected: &str,
+        member: &mut dyn FnMut(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        if self.peek_value()? != open {
             return Err(self.wrong(expected));
         }
         self.enter()?;
         let mut first = true;
-        while self.next_or_close(first, b']')? {
+        while self.next_or_close(first, close)? {
             first = false;
-            element(self)?;
+            member(self)?;
         }
         self.depth -= 1;
         Ok(())
@@ -343,26 +355,18 @@ impl<'a> Reader<'a> {
     ///
     /// `field` is a `dyn` closure: the loop is compiled once, not once per caller.
     pub fn object(&mut self, expected: &str, field: &mut dyn FnMut(&mut Self, String) -> Result<()>) -> Result<()> {
-        if self.peek_value()? != b'{' {
-            return Err(self.wrong(expected));
-        }
-        self.enter()?;
-        let mut first = true;
-        while self.next_or_close(first, b'}')? {
-            first = false;
-            if self.ws() != Some(b'"') {
-                return Err(self.error_here("key must be a string"));
+        self.members(b'{', b'}', expected, &mut |r| {
+            if r.ws() != Some(b'"') {
+                return Err(r.error_here("key must be a string"));
             }
-            let key = self.string()?;
-            match self.ws() {
-                Some(b':') => self.pos += 1,
-                Some(_) => return Err(self.error_here("expected `:`")),
-                None => return Err(self.error("EOF while parsing an object")),
+            let key = r.string()?;
+            match r.ws() {
+                Some(b':') => r.pos += 1,
+                Some(_) => return Err(r.error_here("expected `:`")),
+                None => return Err(r.error("EOF while parsing an object")),
             }
-            field(self, key)?;
-        }
-        self.depth -= 1;
-        Ok(())
+            field(r, key)
+        })
     }
 
     /// A number read as f64 (an integer converts, as serde's f64 visitor does).
