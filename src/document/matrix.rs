@@ -1,16 +1,19 @@
 //! A dense row-major matrix of probabilities, validated once at construction.
 
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
 use crate::param::{check_distribution, check_entries, check_not_tiny, check_sum};
 
-/// A dense row-major `rows × cols` matrix of `f64`.
+/// A dense row-major `rows × cols` matrix of `f64`, immutable. Cloning it is O(1) (the
+/// entries are shared): the audit's joint of S = X reads the channel it was computed from
+/// ([`crate::leakage::JointSY::diagonal`]) instead of a copy, 8 MB at k = 1024.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Matrix {
     rows: usize,
     cols: usize,
-    data: Vec<f64>,
+    data: Arc<Vec<f64>>,
 }
 
 impl Matrix {
@@ -26,13 +29,13 @@ impl Matrix {
             }
             data.extend_from_slice(r);
         }
-        Ok(Matrix { rows: rows.len(), cols, data })
+        Ok(Matrix { rows: rows.len(), cols, data: Arc::new(data) })
     }
 
     /// Builds a matrix from a flat row-major buffer.
     pub fn from_flat(rows: usize, cols: usize, data: Vec<f64>) -> Self {
         assert_eq!(data.len(), rows * cols, "flat buffer has the wrong length");
-        Matrix { rows, cols, data }
+        Matrix { rows, cols, data: Arc::new(data) }
     }
 
     /// The diagonal matrix diag(p): the joint P_SX of S = X under the prior `p`.
@@ -42,7 +45,7 @@ impl Matrix {
         for (i, &v) in p.iter().enumerate() {
             d[i * n + i] = v;
         }
-        Matrix { rows: n, cols: n, data: d }
+        Matrix { rows: n, cols: n, data: Arc::new(d) }
     }
 
     /// Whether the matrix is square with every off-diagonal entry 0 (a joint of S = X).

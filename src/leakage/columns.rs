@@ -85,14 +85,16 @@ impl Extremes {
         self.worst_ratio = self.worst_ratio.max(ratio(pmax, pmin));
     }
 
-    /// One secret's row of P_SY (P(s) = `ps` > 0) folded in: its lifts P(s,y)/(P(s)P(y))
-    /// over the possible outputs, and P(y|s) into the per-output `pmax`/`pmin`. A kernel of
-    /// its own, never inlined, so that a wasm engine optimises it during a page's first
-    /// verify (see `leakage::lift`).
+    /// One secret's row of P_SY (P(s) = `ps` > 0), the products `scale`·`row` ([`JointSY::row`]),
+    /// folded in: its lifts P(s,y)/(P(s)P(y)) over the possible outputs, and P(y|s) into the
+    /// per-output `pmax`/`pmin`. A kernel of its own, never inlined, so that a wasm engine
+    /// optimises it during a page's first verify (see `leakage::lift`).
     #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
     fn fold_joint_row(
         &mut self,
         ps: f64,
+        scale: f64,
         row: &[f64],
         p_y: &[f64],
         support_y: &[bool],
@@ -100,7 +102,8 @@ impl Extremes {
         pmin: &mut [f64],
     ) {
         let cols = row.iter().zip(p_y).zip(support_y).zip(pmax.iter_mut().zip(pmin.iter_mut()));
-        for (((&joint, &py), &possible), (hi, lo)) in cols {
+        for (((&w, &py), &possible), (hi, lo)) in cols {
+            let joint = scale * w;
             let lift = if py <= 0.0 { 0.0 } else { joint / (ps * py) };
             let cond = joint / ps;
             if possible {
@@ -141,7 +144,7 @@ impl Columns for JointSY {
         }
         for s in 0..self.ns {
             let Some(lift) = self.lift(s, y) else { continue };
-            let joint = self.p_sy[s * self.ny + y];
+            let joint = self.joint(s, y);
             out.push(Term {
                 weight: self.p_s[s],
                 lift,
@@ -166,7 +169,8 @@ impl Columns for JointSY {
                 continue;
             }
             any = true;
-            e.fold_joint_row(ps, &self.p_sy[s * ny..(s + 1) * ny], &self.p_y, &self.support_y, &mut pmax, &mut pmin);
+            let (scale, row) = self.row(s);
+            e.fold_joint_row(ps, scale, row, &self.p_y, &self.support_y, &mut pmax, &mut pmin);
         }
         if any {
             for ((&hi, &lo), _) in pmax.iter().zip(&pmin).zip(&self.support_y).filter(|(_, &sp)| sp) {

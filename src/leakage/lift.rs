@@ -25,7 +25,7 @@ pub struct JointSY {
     pub(crate) ns: usize,
     pub(crate) ny: usize,
     /// P(s,y), row-major `ns × ny`.
-    pub(crate) p_sy: Vec<f64>,
+    pub(crate) p_sy: Cells,
     pub(crate) p_s: Vec<f64>,
     pub(crate) p_y: Vec<f64>,
     pub(crate) support_y: Vec<bool>,
@@ -36,6 +36,44 @@ pub struct JointSY {
     pub(crate) lift_roundings: usize,
     /// Some product fell below [`UNDERFLOW_THRESHOLD`]: the rounding bounds do not hold.
     pub(crate) underflow: bool,
+}
+
+/// The entries P(s,y) of a [`JointSY`].
+#[derive(Debug, Clone)]
+pub(crate) enum Cells {
+    /// Row-major `ns × ny`.
+    Stored(Vec<f64>),
+    /// S = X: P(s,y) = P(s)·P(y|s), the product of P(s) and the channel's entry computed at
+    /// each read. It is the one rounding a stored product would have had, so every value
+    /// read is the same bit for bit, without a second |X| × |Y| matrix (8 MB at k = 1024,
+    /// kept by a verified mechanism for its receipts).
+    Diagonal(Matrix),
+}
+
+impl JointSY {
+    /// P(s,y).
+    #[inline]
+    pub(crate) fn joint(&self, s: usize, y: usize) -> f64 {
+        match &self.p_sy {
+            Cells::Stored(v) => v[s * self.ny + y],
+            Cells::Diagonal(m) => self.p_s[s] * m.get(s, y),
+        }
+    }
+
+    /// Row s of P_SY as a factor and a row whose products with it are P(s,y), bit for bit:
+    /// (1, the stored row) or, for S = X, (P(s), the channel's row P(·|s)); 1·v = v exactly.
+    pub(crate) fn row(&self, s: usize) -> (f64, &[f64]) {
+        match &self.p_sy {
+            Cells::Stored(v) => (1.0, &v[s * self.ny..(s + 1) * self.ny]),
+            Cells::Diagonal(m) => (self.p_s[s], m.row(s)),
+        }
+    }
+
+    /// Every P(s,y), row-major (a copy).
+    #[cfg(test)]
+    pub(crate) fn cells(&self) -> Vec<f64> {
+        (0..self.ns).flat_map(|s| (0..self.ny).map(move |y| (s, y))).map(|(s, y)| self.joint(s, y)).collect()
+    }
 }
 
 /// Products below this are treated as underflowed (see [`JointSY`]).
@@ -52,11 +90,11 @@ impl JointSY {
     }
 
     /// [`JointSY::markov`] for S = X, the joint diag(`prior`), bit for bit, without building
-    /// (or scanning) the |X| × |X| diagonal matrix.
+    /// (or scanning) the |X| × |X| diagonal matrix, and without storing P_SY: its entries
+    /// are read from `p_y_given_x` (shared, not copied).
     pub fn diagonal(prior: &[f64], p_y_given_x: &Matrix) -> Self {
         debug_assert_eq!(prior.len(), p_y_given_x.rows());
         let (nx, ny) = (prior.len(), p_y_given_x.cols());
-        let mut p_sy = vec![0.0; nx * ny];
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; nx];
         let mut p_y = vec![0.0; ny];
@@ -66,10 +104,9 @@ impl JointSY {
                 continue;
             }
             p_s[s] = psx;
-            underflow |=
-                diagonal_row(psx, p_y_given_x.row(s), &mut p_sy[s * ny..(s + 1) * ny], &mut p_y, &mut support_y);
+            underflow |= diagonal_row(psx, p_y_given_x.row(s), &mut p_y, &mut support_y);
         }
-        Self::finish_with(nx, p_sy, p_s, p_y, support_y, underflow, 1)
+        Self::finish_with(nx, Cells::Diagonal(p_y_given_x.clone()), p_s, p_y, support_y, underflow, 1)
     }
 
     /// P(s,y) = Σ_x P(s,x) P(y|s,x) for a non-Markov mechanism (one channel per secret).
@@ -93,18 +130,31 @@ impl JointSY {
         // The most non-zeros of a joint row.
         let widest = (0..ns).map(|s| p_sx.row(s).iter().filter(|&&v| v != 0.0).count()).max().unwrap_or(0).max(1);
         if shared {
-            // x outermost: each channel row is read once (not once per secret) while the
-            // |S| rows of P_SY stay in cache. Every P(s,y) and P(s) still adds its terms in
+            // x outermost, four inputs at a time: each channel row is read once (not once
+            // per secret) while the |S| rows of P_SY stay in cache, and each P(s,y) adds the
+            // four inputs' terms in a register. Every P(s,y) and P(s) still adds its terms in
             // increasing x, so the sums are the same, bit for bit.
             let w = channel(0);
+            // The row of an input past the last (its terms are +0).
+            let zeros = vec![0.0; ny];
             let mut column: Vec<(usize, f64)> = Vec::with_capacity(ns);
-            for x in 0..nx {
-                column.clear();
-                column.extend((0..ns).map(|s| (s, p_sx.get(s, x))).filter(|&(_, psx)| psx != 0.0));
-                if column.is_empty() {
-                    continue;
+            let mut block: Vec<(usize, [f64; 4])> = Vec::with_capacity(ns);
+            for x0 in (0..nx).step_by(4) {
+                let p = |s: usize, i: usize| if x0 + i < nx { p_sx.get(s, x0 + i) } else { 0.0 };
+                for x in x0..(x0 + 4).min(nx) {
+                    column.clear();
+                    column.extend((0..ns).map(|s| (s, p_sx.get(s, x))).filter(|&(_, psx)| psx != 0.0));
+                    if !column.is_empty() {
+                        underflow |= input_terms(&column, w.row(x), &mut p_s, &mut support_y);
+                    }
                 }
-                underflow |= add_input(&mut p_sy, ny, &column, w.row(x), &mut p_s, &mut support_y);
+                block.clear();
+                block
+                    .extend((0..ns).map(|s| (s, [p(s, 0), p(s, 1), p(s, 2), p(s, 3)])).filter(|(_, q)| q != &[0.0; 4]));
+                if !block.is_empty() {
+                    let row = |i: usize| if x0 + i < nx { w.row(x0 + i) } else { &zeros[..] };
+                    add_inputs(&mut p_sy, ny, &block, [row(0), row(1), row(2), row(3)]);
+                }
             }
         } else {
             for s in 0..ns {
@@ -115,10 +165,7 @@ impl JointSY {
                     }
                     p_s[s] += psx;
                     let row = w_s.row(x);
-                    underflow |= psx * min_positive(row) < UNDERFLOW_THRESHOLD;
-                    for (sp, &v) in support_y.iter_mut().zip(row) {
-                        *sp |= v > 0.0;
-                    }
+                    underflow |= psx * support_and_min(row, &mut support_y) < UNDERFLOW_THRESHOLD;
                     for (o, &v) in out.iter_mut().zip(row) {
                         *o += psx * v;
                     }
@@ -145,13 +192,13 @@ impl JointSY {
                 *py += v;
             }
         }
-        Self::finish_with(nx, p_sy, p_s, p_y, support_y, underflow, widest)
+        Self::finish_with(nx, Cells::Stored(p_sy), p_s, p_y, support_y, underflow, widest)
     }
 
     /// [`JointSY::finish`] with P(y) = Σ_s P(s,y) already summed (in increasing s).
     fn finish_with(
         nx: usize,
-        p_sy: Vec<f64>,
+        p_sy: Cells,
         p_s: Vec<f64>,
         p_y: Vec<f64>,
         support_y: Vec<bool>,
@@ -201,7 +248,7 @@ impl JointSY {
         if py <= 0.0 {
             return Some(0.0);
         }
-        Some(self.p_sy[s * self.ny + y] / (self.p_s[s] * py))
+        Some(self.joint(s, y) / (self.p_s[s] * py))
     }
 
     /// Whether some product underflowed, so the computed lifts carry no rounding bound
@@ -225,7 +272,7 @@ impl JointSY {
     /// P(s|y).
     pub fn posterior(&self, s: usize, y: usize) -> f64 {
         if self.p_y[y] > 0.0 {
-            self.p_sy[s * self.ny + y] / self.p_y[y]
+            self.joint(s, y) / self.p_y[y]
         } else {
             0.0
         }
@@ -240,20 +287,17 @@ impl JointSY {
     }
 }
 
-/// Rows `s[0] < s[1] < s[2] < s[3]` of the row-major `p_sy` (`ny` columns), each `ny` long,
-/// mutably at once.
-fn rows_mut(p_sy: &mut [f64], ny: usize, s: [usize; 4]) -> [&mut [f64]; 4] {
-    let (head, rest) = p_sy[s[0] * ny..].split_at_mut(ny);
-    let (b, rest) = rest[(s[1] - s[0] - 1) * ny..].split_at_mut(ny);
-    let (c, rest) = rest[(s[2] - s[1] - 1) * ny..].split_at_mut(ny);
-    let d = &mut rest[(s[3] - s[2] - 1) * ny..][..ny];
-    [head, b, c, d]
-}
-
-/// The smallest positive entry of a channel row (∞ when none): a product P(s,x)·w is
-/// monotone in w, so it decides whether any product of the row underflows.
-fn min_positive(row: &[f64]) -> f64 {
-    row.iter().copied().filter(|&w| w > 0.0).fold(f64::INFINITY, least)
+/// The outputs a channel row makes possible (P(y|x) > 0) marked in `support_y`, and the row's
+/// smallest positive entry (∞ when none), in one pass: a product P(s,x)·w is monotone in w,
+/// so that entry decides whether any product of the row underflows.
+fn support_and_min(row: &[f64], support_y: &mut [bool]) -> f64 {
+    let mut m = f64::INFINITY;
+    for (sp, &w) in support_y.iter_mut().zip(row) {
+        let positive = w > 0.0;
+        *sp |= positive;
+        m = least(m, if positive { w } else { f64::INFINITY });
+    }
+    m
 }
 
 // The per-row kernels below are functions of their own, never inlined: a wasm engine runs
@@ -263,61 +307,57 @@ fn min_positive(row: &[f64]) -> f64 {
 // rest of the rows run optimised (BENCHMARKS.md, "Cold verify"). scripts/build-wasm.sh keeps
 // wasm-opt from inlining them back (`-ocimfs`).
 
-/// One row of [`JointSY::diagonal`]: P(s,y) = P(s)·P(y|s) into `out`, added to P(y) in the
-/// order `finish` sums it (rows s = 0, 1, …; a skipped row adds only zeros); true when a
-/// product underflows.
+/// One row of [`JointSY::diagonal`]: P(s,y) = P(s)·P(y|s) added to P(y) in the order
+/// `finish` sums a stored joint (rows s = 0, 1, …; a skipped row adds only zeros); true when
+/// a product underflows.
 #[inline(never)]
-fn diagonal_row(psx: f64, row: &[f64], out: &mut [f64], p_y: &mut [f64], support_y: &mut [bool]) -> bool {
+fn diagonal_row(psx: f64, row: &[f64], p_y: &mut [f64], support_y: &mut [bool]) -> bool {
     // Monotone in w: the smallest positive entry decides the underflow (see `accumulate`).
-    let min_pos = min_positive(row);
-    for (sp, &w) in support_y.iter_mut().zip(row) {
-        *sp |= w > 0.0;
-    }
-    for ((o, py), &w) in out.iter_mut().zip(p_y.iter_mut()).zip(row) {
-        *o = psx * w;
-        *py += *o;
+    let min_pos = support_and_min(row, support_y);
+    for (py, &w) in p_y.iter_mut().zip(row) {
+        *py += psx * w;
     }
     psx * min_pos < UNDERFLOW_THRESHOLD
 }
 
-/// One input's terms of [`JointSY::markov`] (x outermost): its P(s,x)·P(y|x) added to the
-/// rows of P_SY of the secrets in `column` (P(s,x) ≠ 0), four secrets per pass over the
-/// channel row (each entry loaded once for four multiply-adds); true when a product
-/// underflows.
+/// One input's bookkeeping for [`JointSY::markov`] (x outermost): P(s,x) added to P(s) for
+/// the secrets in `column` (P(s,x) ≠ 0), and the outputs its row makes possible; true when a
+/// product P(s,x)·P(y|x) underflows.
 #[inline(never)]
-fn add_input(
-    p_sy: &mut [f64],
-    ny: usize,
-    column: &[(usize, f64)],
-    row: &[f64],
-    p_s: &mut [f64],
-    support_y: &mut [bool],
-) -> bool {
+fn input_terms(column: &[(usize, f64)], row: &[f64], p_s: &mut [f64], support_y: &mut [bool]) -> bool {
     let mut underflow = false;
-    let m = min_positive(row);
+    let m = support_and_min(row, support_y);
     for &(s, psx) in column {
         p_s[s] += psx;
         underflow |= psx * m < UNDERFLOW_THRESHOLD;
     }
-    let mut quads = column.chunks_exact(4);
-    for q in &mut quads {
-        let [a, b, c, d] = rows_mut(p_sy, ny, [q[0].0, q[1].0, q[2].0, q[3].0]);
-        let (pa, pb, pc, pd) = (q[0].1, q[1].1, q[2].1, q[3].1);
-        let (a, b, c, d) = (&mut a[..ny], &mut b[..ny], &mut c[..ny], &mut d[..ny]);
-        for (i, &v) in row[..ny].iter().enumerate() {
-            a[i] += pa * v;
-            b[i] += pb * v;
-            c[i] += pc * v;
-            d[i] += pd * v;
-        }
-    }
-    for &(s, psx) in quads.remainder() {
-        for (o, &v) in p_sy[s * ny..(s + 1) * ny].iter_mut().zip(row) {
-            *o += psx * v;
-        }
-    }
-    for (sp, &v) in support_y.iter_mut().zip(row) {
-        *sp |= v > 0.0;
-    }
     underflow
+}
+
+/// Four consecutive inputs' terms of [`JointSY::markov`]: P(s,x)·P(y|x) added to the rows of
+/// P_SY of the secrets in `block` (each with its P(s,x) for the four inputs), two secrets
+/// per pass over the four channel rows. Each P(s,y) adds its four terms in increasing x in
+/// a register, ((((P + t₀) + t₁) + t₂) + t₃), as the plain loop adds them one by one: the
+/// same sums, bit for bit. A term of a zero P(s,x) is +0 (entries are finite and ≥ 0, sums
+/// start at +0) and changes no sum. Loads and stores per multiply-add: 1, against 2.25 one
+/// input at a time.
+#[inline(never)]
+fn add_inputs(p_sy: &mut [f64], ny: usize, block: &[(usize, [f64; 4])], rows: [&[f64]; 4]) {
+    let [r0, r1, r2, r3] = rows.map(|r| &r[..ny]);
+    let mut pairs = block.chunks_exact(2);
+    for pair in &mut pairs {
+        let ((s, p), (t, q)) = (pair[0], pair[1]);
+        let (head, tail) = p_sy.split_at_mut(t * ny);
+        let (a, b) = (&mut head[s * ny..][..ny], &mut tail[..ny]);
+        for y in 0..ny {
+            a[y] = a[y] + p[0] * r0[y] + p[1] * r1[y] + p[2] * r2[y] + p[3] * r3[y];
+            b[y] = b[y] + q[0] * r0[y] + q[1] * r1[y] + q[2] * r2[y] + q[3] * r3[y];
+        }
+    }
+    for &(s, p) in pairs.remainder() {
+        let a = &mut p_sy[s * ny..][..ny];
+        for y in 0..ny {
+            a[y] = a[y] + p[0] * r0[y] + p[1] * r1[y] + p[2] * r2[y] + p[3] * r3[y];
+        }
+    }
 }

@@ -312,7 +312,7 @@ fn markov_accumulation_matches_the_plain_loop_bit_for_bit() {
         underflows += usize::from(under);
         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&j.p_y), bits(&p_y));
-        assert_eq!(bits(&j.p_sy), bits(&p_sy));
+        assert_eq!(bits(&j.cells()), bits(&p_sy));
         assert_eq!(bits(&j.p_s), bits(&p_s));
         assert_eq!(j.support_y, support);
         assert_eq!(j.lift_roundings, 2 * (nx + 2 + ns) + 4 + (widest - 1));
@@ -328,6 +328,39 @@ fn markov_accumulation_matches_the_plain_loop_bit_for_bit() {
             }
         }
         assert_eq!(j.extremes(), e);
+    }
+    assert!((20..180).contains(&underflows), "{underflows} of 200 instances underflowed");
+}
+
+/// The joint of S = X read from the channel ([`JointSY::diagonal`]) is the Markov joint of
+/// diag(prior) bit for bit: every P(s,y), marginal, lift, posterior, extreme, rounding
+/// count and underflow flag, on channels with zeros and products that underflow.
+#[test]
+fn the_diagonal_joint_is_the_markov_joint_of_the_diagonal_bit_for_bit() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(78);
+    let mut underflows = 0;
+    for _ in 0..200 {
+        let (nx, ny) = (rng.random_range(1..12), rng.random_range(1..9));
+        let cell = |rng: &mut rand_chacha::ChaCha8Rng| match rng.random_range(0.0..1.0) {
+            u if u < 0.25 => 0.0,
+            u if u < 0.3 => 1e-160 * rng.random::<f64>(),
+            _ => rng.random::<f64>(),
+        };
+        let prior: Vec<f64> = (0..nx).map(|_| cell(&mut rng)).collect();
+        let w = Matrix::from_flat(nx, ny, (0..nx * ny).map(|_| cell(&mut rng)).collect());
+        let (d, m) = (JointSY::diagonal(&prior, &w), JointSY::markov(&Matrix::diag(&prior), &w));
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&d.cells()), bits(&m.cells()));
+        assert_eq!((bits(&d.p_s), bits(&d.p_y)), (bits(&m.p_s), bits(&m.p_y)));
+        assert_eq!(d.support_y, m.support_y);
+        assert_eq!((d.roundings, d.lift_roundings, d.underflowed()), (m.roundings, m.lift_roundings, m.underflowed()));
+        for (s, y) in (0..nx).flat_map(|s| (0..ny).map(move |y| (s, y))) {
+            assert_eq!(d.lift(s, y).map(f64::to_bits), m.lift(s, y).map(f64::to_bits));
+            assert_eq!(d.posterior(s, y).to_bits(), m.posterior(s, y).to_bits());
+        }
+        assert_eq!(d.extremes(), m.extremes());
+        underflows += usize::from(d.underflowed());
     }
     assert!((20..180).contains(&underflows), "{underflows} of 200 instances underflowed");
 }

@@ -29,8 +29,10 @@
 //!   alias in the low `b` bits. A column that never aliases is stored as "threshold 0,
 //!   alias = itself".
 
+use alloc::boxed::Box;
 use alloc::vec;
 use alloc::vec::Vec;
+use once_cell::race::OnceBox;
 use rand::RngCore;
 
 use crate::error::{Error, Result};
@@ -99,6 +101,7 @@ fn to_u64(q: f64) -> u64 {
 }
 
 /// How a row quantises: every weight below 2⁶⁴, or all the mass on one outcome.
+#[derive(Clone, Copy)]
 enum Weights {
     /// The weights, each < 2⁶⁴, are in the buffer.
     Below,
@@ -170,35 +173,47 @@ struct Scratch {
 }
 
 /// Appends the `cols = 2^bits` entries of the alias table of `p` to `out` (Vose's method on
-/// exact integer weights).
+/// exact integer weights), and with `exact` the probabilities they realise.
+fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: Option<&mut Vec<f64>>) -> Result<()> {
+    let quantised = quantise_u64(p, &mut s.left)?;
+    if let Some(exact) = exact {
+        push_exact(&s.left, quantised, p.len(), exact);
+    }
+    vose_into(quantised, bits, s, out);
+    Ok(())
+}
+
+/// W/2⁶⁴ of each of a row's `k` weights (`w` when they are [`Weights::Below`]), as
+/// `probability` rounds it: the table built from them realises exactly these (Vose's loop
+/// moves mass between columns, never between outcomes).
+fn push_exact(w: &[u64], quantised: Weights, k: usize, exact: &mut Vec<f64>) {
+    match quantised {
+        Weights::All(all) => {
+            let at = exact.len();
+            exact.resize(at + k, 0.0);
+            exact[at + all] = 1.0;
+        }
+        Weights::Below => exact.extend(w.iter().map(|&v| v as f64 * INV_SCALE)),
+    }
+}
+
+/// Appends the `cols = 2^bits` entries of the alias table of one quantised row to `out`:
+/// for [`Weights::Below`], the weights are `s.left` (consumed). Exact integer arithmetic
+/// that cannot fail: the weights sum to 2⁶⁴.
 ///
 /// The loop runs on u64: a weight of exactly 2⁶⁴ leaves every other weight 0, and its
 /// table (every column aliases to it) is written directly; every other weight, and every
 /// remainder `w − (C − w_small)` of the loop, is below 2⁶⁴. Columns are u32 (at most 2³¹).
-fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: Option<&mut Vec<f64>>) -> Result<()> {
+fn vose_into(quantised: Weights, bits: u32, s: &mut Scratch, out: &mut Vec<u64>) {
     let cols = 1usize << bits;
     let cap: u64 = 1u64 << (64 - bits);
     let start = out.len();
-    let w = &mut s.left;
-    let quantised = quantise_u64(p, w)?;
-    if let Some(exact) = exact {
-        // W/2⁶⁴ of each weight, as `probability` rounds it: the table below realises
-        // exactly these weights (Vose's loop moves mass between columns, never between
-        // outcomes).
-        match quantised {
-            Weights::All(all) => {
-                let at = exact.len();
-                exact.resize(at + p.len(), 0.0);
-                exact[at + all] = 1.0;
-            }
-            Weights::Below => exact.extend(w.iter().map(|&v| v as f64 * INV_SCALE)),
-        }
-    }
     if let Weights::All(all) = quantised {
         // Threshold 0 everywhere: every word goes to the alias `all`.
         out.extend((0..cols).map(|_| all as u64));
-        return Ok(());
+        return;
     }
+    let w = &mut s.left;
     // A column that never aliases is "threshold 0, alias = itself".
     out.extend(0..cols as u64);
     w.resize(cols, 0);
@@ -236,7 +251,6 @@ fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: 
     // "threshold 0, alias = itself".
     debug_assert_eq!(small, 0);
     debug_assert!(order[large..].iter().all(|&i| w[i as usize] == cap));
-    Ok(())
 }
 
 /// Table width for `k` outcomes: 2^bits ≥ k columns, at least 2.
@@ -356,6 +370,106 @@ fn table_weights_into(row: &[u64], bits: u32, k: usize, w: &mut Vec<u64>) -> Opt
     None
 }
 
+/// A channel's rows quantised to integer weights over 2⁶⁴, as [`AliasTable`] quantises a
+/// row: the exact channel that verification audits, and all that
+/// [`ChannelSampler::from_quantised`] needs to build the tables that realise it (Vose's
+/// loop on these weights cannot fail).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuantisedChannel {
+    nx: usize,
+    ny: usize,
+    bits: u32,
+    /// Row-major `nx × ny`, each weight below 2⁶⁴ (all 0 in a row of `full`).
+    weights: Vec<u64>,
+    /// Per row, the outcome holding all the mass (weight 2⁶⁴, which u64 cannot hold).
+    full: Vec<Option<u32>>,
+}
+
+impl QuantisedChannel {
+    /// Quantises every row of a row-stochastic matrix (rows x, columns y).
+    ///
+    /// # Errors
+    /// As [`ChannelSampler::new`].
+    pub fn new(rows: usize, cols_y: usize, data: &[f64]) -> Result<Self> {
+        Self::quantise(rows, cols_y, data, None)
+    }
+
+    /// [`QuantisedChannel::new`] and the exact channel, row-major, each entry `W/2⁶⁴`
+    /// rounded once (what [`QuantisedChannel::exact_channel`] returns), from the weights
+    /// as each row is quantised.
+    ///
+    /// # Errors
+    /// As [`ChannelSampler::new`].
+    pub fn with_channel(rows: usize, cols_y: usize, data: &[f64]) -> Result<(Self, Vec<f64>)> {
+        let mut exact = Vec::with_capacity(rows * cols_y);
+        Ok((Self::quantise(rows, cols_y, data, Some(&mut exact))?, exact))
+    }
+
+    fn quantise(rows: usize, cols_y: usize, data: &[f64], mut exact: Option<&mut Vec<f64>>) -> Result<Self> {
+        let bits = width(cols_y)?;
+        if rows.checked_mul(cols_y) != Some(data.len()) {
+            return Err(Error::InvalidArgument {
+                name: "rows".into(),
+                reason: alloc::format!("a {rows} × {cols_y} channel needs {rows}·{cols_y} entries, got {}", data.len()),
+            });
+        }
+        let mut q = QuantisedChannel {
+            nx: rows,
+            ny: cols_y,
+            bits,
+            weights: Vec::with_capacity(data.len()),
+            full: Vec::with_capacity(rows),
+        };
+        let mut w = Vec::new();
+        for row in data.chunks_exact(cols_y) {
+            q.push_row(row, &mut w, exact.as_deref_mut())?;
+        }
+        Ok(q)
+    }
+
+    /// Quantises one row (`w`: scratch) onto the channel, and its exact probabilities onto
+    /// `exact`. A kernel of its own, never inlined, so that a wasm engine optimises it during
+    /// a page's first verify (see `leakage::lift`).
+    #[inline(never)]
+    fn push_row(&mut self, row: &[f64], w: &mut Vec<u64>, exact: Option<&mut Vec<f64>>) -> Result<()> {
+        let quantised = quantise_u64(row, w)?;
+        if let Some(exact) = exact {
+            push_exact(w, quantised, row.len(), exact);
+        }
+        match quantised {
+            Weights::Below => {
+                self.weights.extend_from_slice(w);
+                self.full.push(None);
+            }
+            Weights::All(all) => {
+                self.weights.resize(self.weights.len() + row.len(), 0);
+                self.full.push(Some(all as u32));
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of inputs (rows of the channel).
+    pub fn inputs(&self) -> usize {
+        self.nx
+    }
+    /// Number of outputs (columns of the channel).
+    pub fn outputs(&self) -> usize {
+        self.ny
+    }
+
+    /// The exact channel, row-major `nx × ny`, each entry the exact rational `W/2⁶⁴`
+    /// rounded once to f64: what the tables built from these weights draw from.
+    pub fn exact_channel(&self) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.nx * self.ny);
+        for (row, &full) in self.weights.chunks_exact(self.ny).zip(&self.full) {
+            let quantised = full.map_or(Weights::Below, |all| Weights::All(all as usize));
+            push_exact(row, quantised, self.ny, &mut out);
+        }
+        out
+    }
+}
+
 /// One alias table per input row, stored contiguously for batch sampling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChannelSampler {
@@ -368,28 +482,42 @@ pub struct ChannelSampler {
 
 impl ChannelSampler {
     /// Builds tables for every row of a row-stochastic matrix (rows x, columns y).
+    ///
+    /// # Errors
+    /// `invalid_argument` for no outputs, more than 2³¹, or a row with a negative or
+    /// non-finite entry or a zero sum.
     pub fn new(rows: usize, cols_y: usize, data: &[f64]) -> Result<Self> {
-        Self::build(rows, cols_y, data, None)
+        Ok(Self::from_quantised(&QuantisedChannel::new(rows, cols_y, data)?))
     }
 
     /// [`ChannelSampler::new`] and the exact channel its tables realise, row-major, from the
-    /// quantised weights as each table is built: what [`ChannelSampler::effective_channel`]
-    /// reads back from the tables, bit for bit, without that second pass.
+    /// quantised weights: what [`ChannelSampler::effective_channel`] reads back from the
+    /// tables, bit for bit, without that second pass.
+    ///
+    /// # Errors
+    /// As [`ChannelSampler::new`].
     pub fn with_channel(rows: usize, cols_y: usize, data: &[f64]) -> Result<(Self, Vec<f64>)> {
-        let mut exact = Vec::with_capacity(rows * cols_y);
-        Ok((Self::build(rows, cols_y, data, Some(&mut exact))?, exact))
+        let (q, exact) = QuantisedChannel::with_channel(rows, cols_y, data)?;
+        Ok((Self::from_quantised(&q), exact))
     }
 
-    fn build(rows: usize, cols_y: usize, data: &[f64], mut exact: Option<&mut Vec<f64>>) -> Result<Self> {
-        let bits = width(cols_y)?;
-        let cols = 1usize << bits;
-        let mut entries = Vec::with_capacity(rows * cols);
+    /// The tables of quantised rows (Vose's loop on each: exact, and it cannot fail).
+    pub fn from_quantised(q: &QuantisedChannel) -> Self {
+        let cols = 1usize << q.bits;
+        let mut entries = Vec::with_capacity(q.nx * cols);
         let mut scratch = Scratch::default();
-        for x in 0..rows {
-            let row = &data[x * cols_y..(x + 1) * cols_y];
-            build_into(row, bits, &mut scratch, &mut entries, exact.as_deref_mut())?;
+        for (row, &full) in q.weights.chunks_exact(q.ny).zip(&q.full) {
+            let quantised = match full {
+                Some(all) => Weights::All(all as usize),
+                None => {
+                    scratch.left.clear();
+                    scratch.left.extend_from_slice(row);
+                    Weights::Below
+                }
+            };
+            vose_into(quantised, q.bits, &mut scratch, &mut entries);
         }
-        Ok(ChannelSampler { nx: rows, ny: cols_y, bits, cols, entries })
+        ChannelSampler { nx: q.nx, ny: q.ny, bits: q.bits, cols, entries }
     }
 
     /// Number of inputs (rows of the channel).
@@ -448,6 +576,48 @@ impl ChannelSampler {
             out.extend(chunk.iter().zip(words.iter()).map(|(&x, &r)| self.sample_word(x as usize, r) as u32));
         }
         Ok(())
+    }
+}
+
+/// A dense channel's sampler whose alias tables are built at its first draw.
+///
+/// Verification audits the quantised weights ([`QuantisedChannel`]); Vose's loop, which
+/// turns them into tables, is no part of the audit and was a sixth of a dense verification
+/// (BENCHMARKS.md, "Cold verify"), so a page that verifies and shows its receipt does not
+/// pay for it. The tables are built from exactly the audited weights, by integer
+/// arithmetic that cannot fail, once (a race between threads builds them twice and keeps
+/// one; both are the same).
+#[derive(Debug, Clone)]
+pub struct DenseSampler {
+    quantised: QuantisedChannel,
+    tables: OnceBox<ChannelSampler>,
+}
+
+impl PartialEq for DenseSampler {
+    /// The same channel: the tables are a function of the weights.
+    fn eq(&self, other: &Self) -> bool {
+        self.quantised == other.quantised
+    }
+}
+impl Eq for DenseSampler {}
+
+impl DenseSampler {
+    /// The sampler of `quantised`, its tables not built yet.
+    pub fn new(quantised: QuantisedChannel) -> Self {
+        DenseSampler { quantised, tables: OnceBox::new() }
+    }
+    /// The audited weights.
+    pub fn quantised(&self) -> &QuantisedChannel {
+        &self.quantised
+    }
+    /// The alias tables, built at the first call.
+    #[inline]
+    pub fn tables(&self) -> &ChannelSampler {
+        self.tables.get_or_init(|| Box::new(ChannelSampler::from_quantised(&self.quantised)))
+    }
+    /// Whether the tables have been built (by a draw or [`DenseSampler::tables`]).
+    pub fn built(&self) -> bool {
+        self.tables.get().is_some()
     }
 }
 
@@ -535,6 +705,70 @@ mod tests {
             alias[i] = i;
         }
         (0..cols).map(|i| ((t[i] as u64) << bits) | alias[i] as u64).collect()
+    }
+
+    /// Rows of a random channel with zero entries and rows holding all the mass.
+    fn random_channel(seed: u64, nx: usize, ny: usize) -> Vec<f64> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(seed);
+        let mut data = Vec::with_capacity(nx * ny);
+        for x in 0..nx {
+            let mut row: Vec<f64> =
+                (0..ny).map(|_| if rng.random_bool(0.3) { 0.0 } else { rng.random::<f64>() }).collect();
+            if x % 5 == 0 || row.iter().all(|&v| v == 0.0) {
+                row.iter_mut().for_each(|v| *v = 0.0);
+                row[rng.random_range(0..ny)] = 1.0;
+            }
+            data.extend(row);
+        }
+        data
+    }
+
+    #[test]
+    fn quantised_rows_build_the_tables_each_row_builds_alone() {
+        for (seed, nx, ny) in [(1, 1, 1), (2, 7, 3), (3, 20, 17), (4, 9, 64)] {
+            let data = random_channel(seed, nx, ny);
+            let (q, exact) = QuantisedChannel::with_channel(nx, ny, &data).unwrap();
+            let tables = ChannelSampler::from_quantised(&q);
+            let bits = width(ny).unwrap();
+            for (x, row) in data.chunks_exact(ny).enumerate() {
+                let mut alone = Vec::new();
+                build_into(row, bits, &mut Scratch::default(), &mut alone, None).unwrap();
+                assert_eq!(tables.entries[x << bits..(x + 1) << bits], alone[..], "seed {seed}, row {x}");
+            }
+            // The exact channel: from the weights in the quantising pass, from the weights
+            // afterwards and read back from the tables, bit for bit.
+            let bits_of = |v: &[f64]| v.iter().map(|p| p.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits_of(&exact), bits_of(&q.exact_channel()));
+            assert_eq!(bits_of(&exact), bits_of(&tables.effective_channel()));
+            assert_eq!(tables, ChannelSampler::new(nx, ny, &data).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_dense_sampler_builds_its_tables_at_the_first_draw_and_draws_as_the_eager_one() {
+        let (nx, ny) = (12, 10);
+        let data = random_channel(7, nx, ny);
+        let lazy = DenseSampler::new(QuantisedChannel::new(nx, ny, &data).unwrap());
+        assert!(!lazy.built());
+        let copy = lazy.clone();
+        let eager = ChannelSampler::new(nx, ny, &data).unwrap();
+        let mut r = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..4000 {
+            r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            assert_eq!(lazy.tables().sample_word(i % nx, r), eager.sample_word(i % nx, r));
+        }
+        assert!(lazy.built() && !copy.built());
+        assert_eq!(lazy, copy);
+    }
+
+    #[test]
+    fn a_channel_of_the_wrong_size_is_refused() {
+        for (nx, ny, len) in [(2, 3, 5), (2, 3, 7), (usize::MAX, 2, 4)] {
+            let e = QuantisedChannel::new(nx, ny, &vec![0.5; len]).unwrap_err();
+            assert!(matches!(e, Error::InvalidArgument { .. }), "{e:?}");
+        }
+        assert!(QuantisedChannel::new(1, 0, &[]).is_err());
     }
 
     #[test]

@@ -7,6 +7,6 @@ pub mod lattice;
 pub mod structured;
 pub mod unary;
 
-pub use alias::{AliasTable, ChannelSampler};
+pub use alias::{AliasTable, ChannelSampler, DenseSampler, QuantisedChannel};
 pub use structured::{Categorical, MixSampler, SparseSampler};
 pub use unary::UnarySampler;

@@ -12,7 +12,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::alias::{AliasTable, ChannelSampler};
+use super::alias::{AliasTable, DenseSampler};
 use crate::error::{Error, Result};
 use crate::rng::Randomness;
 
@@ -125,8 +125,8 @@ impl SparseSampler {
 /// The exact sampler of a categorical channel P(Y|X), whatever its document kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Categorical {
-    /// A dense channel: one alias table per row.
-    Dense(ChannelSampler),
+    /// A dense channel: one alias table per row, built at the first draw.
+    Dense(DenseSampler),
     /// κ·I + (1 − κ)·1mᵀ.
     Mix(MixSampler),
     /// Non-zero entries only.
@@ -147,7 +147,7 @@ impl Categorical {
     /// |X|.
     pub fn inputs(&self) -> usize {
         match self {
-            Categorical::Dense(s) => s.inputs(),
+            Categorical::Dense(s) => s.quantised().inputs(),
             Categorical::Mix(m) => m.len(),
             Categorical::Sparse(s) => s.offsets.len() - 1,
             Categorical::Merge { blocks, .. } => blocks.len(),
@@ -156,7 +156,7 @@ impl Categorical {
     /// |Y|.
     pub fn outputs(&self) -> usize {
         match self {
-            Categorical::Dense(s) => s.outputs(),
+            Categorical::Dense(s) => s.quantised().outputs(),
             Categorical::Mix(m) => m.len(),
             Categorical::Sparse(s) => s.outputs,
             Categorical::Merge { inner, .. } => inner.outputs(),
@@ -175,7 +175,7 @@ impl Categorical {
     #[inline(always)]
     pub fn sample_words(&self, x: usize, r: &[u64]) -> usize {
         match self {
-            Categorical::Dense(s) => s.sample_word(x, r[0]),
+            Categorical::Dense(s) => s.tables().sample_word(x, r[0]),
             Categorical::Mix(m) => m.sample_words(x, r),
             Categorical::Sparse(s) => s.sample_word(x, r[0]),
             Categorical::Merge { blocks, inner } => inner.sample_words(blocks[x] as usize, r),
@@ -202,7 +202,7 @@ impl Categorical {
     /// `rng` if the random source fails.
     pub fn sample_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) -> Result<()> {
         if let Categorical::Dense(s) = self {
-            return s.sample_many(xs, rng, out);
+            return s.tables().sample_many(xs, rng, out);
         }
         out.clear();
         out.reserve(xs.len());

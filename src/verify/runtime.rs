@@ -7,7 +7,9 @@ use alloc::vec::Vec;
 use crate::document::{Document, Matrix, MechanismKind};
 use crate::error::Result;
 use crate::leakage::{self, Exact, MixExact};
-use crate::sample::{Categorical, ChannelSampler, MixSampler, SparseSampler, UnarySampler};
+use crate::sample::{
+    Categorical, ChannelSampler, DenseSampler, MixSampler, QuantisedChannel, SparseSampler, UnarySampler,
+};
 
 /// The exact sampler of a document, and the channel it realises.
 #[derive(Debug, Clone)]
@@ -24,7 +26,7 @@ pub(crate) enum Runtime {
 fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
     Ok(Some(match kind {
         MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } => {
-            Categorical::Dense(ChannelSampler::new(m.rows(), m.cols(), m.as_slice())?)
+            Categorical::Dense(DenseSampler::new(QuantisedChannel::new(m.rows(), m.cols(), m.as_slice())?))
         }
         MechanismKind::Krr { .. } | MechanismKind::RrLip { .. } => match kind.mix(nx) {
             Some((keep, mixing)) => Categorical::Mix(MixSampler::new(keep, &mixing)?),
@@ -54,7 +56,10 @@ fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
 pub(crate) fn exact(c: &Categorical) -> Exact {
     let ratio = crate::sample::alias::probability;
     match c {
-        Categorical::Dense(s) => Exact::Dense(Runtime::effective(s)),
+        Categorical::Dense(s) => {
+            let q = s.quantised();
+            Exact::Dense(Matrix::from_flat(q.inputs(), q.outputs(), q.exact_channel()))
+        }
         Categorical::Mix(m) => {
             let k = m.keep_weight();
             Exact::Mix(MixExact {
@@ -90,13 +95,14 @@ impl Runtime {
     }
 
     /// [`Runtime::build`] and [`Runtime::channels`] at once: a dense channel's exact
-    /// probabilities come from its quantised weights as its tables are built
-    /// ([`ChannelSampler::with_channel`]), not read back from the tables afterwards.
+    /// probabilities come from its weights as each row is quantised
+    /// ([`QuantisedChannel::with_channel`]), in the same pass; its tables are built at the
+    /// first draw ([`DenseSampler`]).
     pub(crate) fn build_with_channels(doc: &Document) -> Result<(Self, Channels)> {
         if let MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } = doc.mechanism() {
-            let (sampler, channel) = ChannelSampler::with_channel(m.rows(), m.cols(), m.as_slice())?;
+            let (quantised, channel) = QuantisedChannel::with_channel(m.rows(), m.cols(), m.as_slice())?;
             let exact = Exact::Dense(Matrix::from_flat(m.rows(), m.cols(), channel));
-            return Ok((Runtime::Channel(Categorical::Dense(sampler)), Some((exact, None))));
+            return Ok((Runtime::Channel(Categorical::Dense(DenseSampler::new(quantised))), Some((exact, None))));
         }
         let runtime = Self::build(doc)?;
         let channels = runtime.channels(doc.declared_joint());
