@@ -111,8 +111,11 @@ enum Weights {
 
 /// Integer weights summing to exactly 2⁶⁴ from a non-negative finite row: each non-zero
 /// entry's floor of `p_y / Σp · 2⁶⁴` (at least 1), the last of the largest weights absorbing
-/// the residue. Weights below 2⁶⁴ go to `w`; a weight of 2⁶⁴ (all the mass on one outcome)
-/// is [`Weights::All`].
+/// the residue. The weights are appended to `w`, each below 2⁶⁴; a weight of 2⁶⁴ (all the
+/// mass on one outcome) is [`Weights::All`], and the row appended is then all 0.
+///
+/// A row whose (compensated) sum is exactly 1, as a normalised document's rows mostly are,
+/// skips the division: p_y / 1 is p_y, bit for bit.
 ///
 /// On u64 (wasm32 emulates 128-bit arithmetic) with a 128-bit total only. An entry whose
 /// scaled value rounds to 2⁶⁴ has p_y ≥ (1 − 2⁻⁵³)·Σp, so at most one does, and it is the
@@ -120,12 +123,13 @@ enum Weights {
 /// kept in the tests as the reference, bit for bit.)
 fn quantise_u64(p: &[f64], w: &mut Vec<u64>) -> Result<Weights> {
     let sum = checked_sum(p)?;
-    w.clear();
+    let normalised = sum == 1.0;
+    let start = w.len();
     let (mut full, mut fulls) = (0usize, 0usize);
     // The total and the last of the largest weights, gathered in the same pass.
     let (mut total, mut imax, mut big) = (0u128, 0usize, 0u64);
     w.extend(p.iter().enumerate().map(|(i, &v)| {
-        let q = v / sum * SCALE;
+        let q = if normalised { v * SCALE } else { v / sum * SCALE };
         let w = if v == 0.0 {
             0
         } else if q >= SCALE {
@@ -152,7 +156,7 @@ fn quantise_u64(p: &[f64], w: &mut Vec<u64>) -> Result<Weights> {
     if fixed == TWO64 {
         return Ok(Weights::All(imax));
     }
-    w[imax] = fixed as u64;
+    w[start + imax] = fixed as u64;
     Ok(Weights::Below)
 }
 
@@ -175,6 +179,7 @@ struct Scratch {
 /// Appends the `cols = 2^bits` entries of the alias table of `p` to `out` (Vose's method on
 /// exact integer weights), and with `exact` the probabilities they realise.
 fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: Option<&mut Vec<f64>>) -> Result<()> {
+    s.left.clear();
     let quantised = quantise_u64(p, &mut s.left)?;
     if let Some(exact) = exact {
         push_exact(&s.left, quantised, p.len(), exact);
@@ -420,32 +425,26 @@ impl QuantisedChannel {
             weights: Vec::with_capacity(data.len()),
             full: Vec::with_capacity(rows),
         };
-        let mut w = Vec::new();
         for row in data.chunks_exact(cols_y) {
-            q.push_row(row, &mut w, exact.as_deref_mut())?;
+            q.push_row(row, exact.as_deref_mut())?;
         }
         Ok(q)
     }
 
-    /// Quantises one row (`w`: scratch) onto the channel, and its exact probabilities onto
-    /// `exact`. A kernel of its own, never inlined, so that a wasm engine optimises it during
-    /// a page's first verify (see `leakage::lift`).
+    /// Quantises one row onto the channel, and its exact probabilities onto `exact`. A kernel
+    /// of its own, never inlined, so that a wasm engine optimises it during a page's first
+    /// verify (see `leakage::lift`).
     #[inline(never)]
-    fn push_row(&mut self, row: &[f64], w: &mut Vec<u64>, exact: Option<&mut Vec<f64>>) -> Result<()> {
-        let quantised = quantise_u64(row, w)?;
+    fn push_row(&mut self, row: &[f64], exact: Option<&mut Vec<f64>>) -> Result<()> {
+        let start = self.weights.len();
+        let quantised = quantise_u64(row, &mut self.weights)?;
         if let Some(exact) = exact {
-            push_exact(w, quantised, row.len(), exact);
+            push_exact(&self.weights[start..], quantised, row.len(), exact);
         }
-        match quantised {
-            Weights::Below => {
-                self.weights.extend_from_slice(w);
-                self.full.push(None);
-            }
-            Weights::All(all) => {
-                self.weights.resize(self.weights.len() + row.len(), 0);
-                self.full.push(Some(all as u32));
-            }
-        }
+        self.full.push(match quantised {
+            Weights::Below => None,
+            Weights::All(all) => Some(all as u32),
+        });
         Ok(())
     }
 
