@@ -112,7 +112,10 @@ pub fn ln_up(r_hat: f64, rel: f64) -> f64 {
     next_up(l + l.abs() * 4.0 * UNIT_ROUNDOFF + slack)
 }
 
-/// Sum with Neumaier compensation (used only for validation sums, not for bounds).
+/// Sum with Neumaier compensation (used only for validation sums and to normalise a sampler's
+/// rows, not for bounds). Always inlined: in a row kernel it must not be a hot function of
+/// its own (see `sample::alias::quantise_u64`).
+#[inline(always)]
 pub fn sum(xs: &[f64]) -> f64 {
     let mut s = 0.0f64;
     let mut c = 0.0f64;

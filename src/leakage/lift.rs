@@ -137,23 +137,16 @@ impl JointSY {
             let w = channel(0);
             // The row of an input past the last (its terms are +0).
             let zeros = vec![0.0; ny];
-            let mut column: Vec<(usize, f64)> = Vec::with_capacity(ns);
             let mut block: Vec<(usize, [f64; 4])> = Vec::with_capacity(ns);
+            let mut out = Outputs { p_sy: &mut p_sy, p_s: &mut p_s, support_y: &mut support_y };
             for x0 in (0..nx).step_by(4) {
                 let p = |s: usize, i: usize| if x0 + i < nx { p_sx.get(s, x0 + i) } else { 0.0 };
-                for x in x0..(x0 + 4).min(nx) {
-                    column.clear();
-                    column.extend((0..ns).map(|s| (s, p_sx.get(s, x))).filter(|&(_, psx)| psx != 0.0));
-                    if !column.is_empty() {
-                        underflow |= input_terms(&column, w.row(x), &mut p_s, &mut support_y);
-                    }
-                }
                 block.clear();
                 block
                     .extend((0..ns).map(|s| (s, [p(s, 0), p(s, 1), p(s, 2), p(s, 3)])).filter(|(_, q)| q != &[0.0; 4]));
                 if !block.is_empty() {
                     let row = |i: usize| if x0 + i < nx { w.row(x0 + i) } else { &zeros[..] };
-                    add_inputs(&mut p_sy, ny, &block, [row(0), row(1), row(2), row(3)]);
+                    underflow |= add_inputs(&mut out, ny, &block, [row(0), row(1), row(2), row(3)]);
                 }
             }
         } else {
@@ -320,29 +313,40 @@ fn diagonal_row(psx: f64, row: &[f64], p_y: &mut [f64], support_y: &mut [bool]) 
     psx * min_pos < UNDERFLOW_THRESHOLD
 }
 
-/// One input's bookkeeping for [`JointSY::markov`] (x outermost): P(s,x) added to P(s) for
-/// the secrets in `column` (P(s,x) ≠ 0), and the outputs its row makes possible; true when a
-/// product P(s,x)·P(y|x) underflows.
-#[inline(never)]
-fn input_terms(column: &[(usize, f64)], row: &[f64], p_s: &mut [f64], support_y: &mut [bool]) -> bool {
-    let mut underflow = false;
-    let m = support_and_min(row, support_y);
-    for &(s, psx) in column {
-        p_s[s] += psx;
-        underflow |= psx * m < UNDERFLOW_THRESHOLD;
-    }
-    underflow
+/// What [`add_inputs`] adds to: the rows of P_SY, P(s) and the possible outputs.
+struct Outputs<'a> {
+    p_sy: &'a mut [f64],
+    p_s: &'a mut [f64],
+    support_y: &'a mut [bool],
 }
 
-/// Four consecutive inputs' terms of [`JointSY::markov`]: P(s,x)·P(y|x) added to the rows of
-/// P_SY of the secrets in `block` (each with its P(s,x) for the four inputs), two secrets
-/// per pass over the four channel rows. Each P(s,y) adds its four terms in increasing x in
-/// a register, ((((P + t₀) + t₁) + t₂) + t₃), as the plain loop adds them one by one: the
-/// same sums, bit for bit. A term of a zero P(s,x) is +0 (entries are finite and ≥ 0, sums
-/// start at +0) and changes no sum. Loads and stores per multiply-add: 1, against 2.25 one
-/// input at a time.
+/// Four consecutive inputs' terms of [`JointSY::markov`] (x outermost): P(s,x)·P(y|x) added
+/// to the rows of P_SY of the secrets in `block` (each with its P(s,x) for the four
+/// inputs), two secrets per pass over the four channel rows; P(s,x) added to P(s), and the
+/// outputs of each input with P(s,x) ≠ 0 for some s marked possible. True when a product
+/// P(s,x)·P(y|x) underflows.
+///
+/// Each P(s,y) adds its four terms in increasing x in a register, ((((P + t₀) + t₁) + t₂) +
+/// t₃), as the plain loop adds them one by one: the same sums, bit for bit. A term of a zero
+/// P(s,x) is +0 (entries are finite and ≥ 0, sums start at +0) and changes no sum. Loads
+/// and stores per multiply-add: 1, against 2.25 one input at a time. One function for the
+/// whole step (a wasm engine tiers each function up on its own; BENCHMARKS.md, "Cold
+/// verify").
 #[inline(never)]
-fn add_inputs(p_sy: &mut [f64], ny: usize, block: &[(usize, [f64; 4])], rows: [&[f64]; 4]) {
+fn add_inputs(out: &mut Outputs<'_>, ny: usize, block: &[(usize, [f64; 4])], rows: [&[f64]; 4]) -> bool {
+    let mut underflow = false;
+    for (i, row) in rows.iter().enumerate() {
+        // Every P(s) adds its terms in increasing x (i, then the secrets).
+        if block.iter().all(|(_, p)| p[i] == 0.0) {
+            continue;
+        }
+        let m = support_and_min(row, out.support_y);
+        for &(s, p) in block.iter().filter(|(_, p)| p[i] != 0.0) {
+            out.p_s[s] += p[i];
+            underflow |= p[i] * m < UNDERFLOW_THRESHOLD;
+        }
+    }
+    let p_sy = &mut *out.p_sy;
     let [r0, r1, r2, r3] = rows.map(|r| &r[..ny]);
     let mut pairs = block.chunks_exact(2);
     for pair in &mut pairs {
@@ -360,4 +364,5 @@ fn add_inputs(p_sy: &mut [f64], ny: usize, block: &[(usize, [f64; 4])], rows: [&
             a[y] = a[y] + p[0] * r0[y] + p[1] * r1[y] + p[2] * r2[y] + p[3] * r3[y];
         }
     }
+    underflow
 }

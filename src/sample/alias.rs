@@ -74,6 +74,7 @@ const INV_SCALE: f64 = 1.0 / SCALE;
 
 /// The row's sum, after checking that its entries are finite and non-negative with a
 /// positive sum.
+#[inline(always)]
 fn checked_sum(p: &[f64]) -> Result<f64> {
     let sum: f64 = crate::numeric::sum(p);
     // A NaN or infinite entry makes the sum NaN or infinite, so only the signs remain to be
@@ -111,8 +112,8 @@ enum Weights {
 
 /// Integer weights summing to exactly 2⁶⁴ from a non-negative finite row: each non-zero
 /// entry's floor of `p_y / Σp · 2⁶⁴` (at least 1), the last of the largest weights absorbing
-/// the residue. The weights are appended to `w`, each below 2⁶⁴; a weight of 2⁶⁴ (all the
-/// mass on one outcome) is [`Weights::All`], and the row appended is then all 0.
+/// the residue. The weights go to `w` (as long as `p`), each below 2⁶⁴; a weight of 2⁶⁴ (all
+/// the mass on one outcome) is [`Weights::All`], and `w` is then all 0.
 ///
 /// A row whose (compensated) sum is exactly 1, as a normalised document's rows mostly are,
 /// skips the division: p_y / 1 is p_y, bit for bit.
@@ -121,16 +122,20 @@ enum Weights {
 /// scaled value rounds to 2⁶⁴ has p_y ≥ (1 − 2⁻⁵³)·Σp, so at most one does, and it is the
 /// largest weight: it keeps 2⁶⁴ minus the others. (The 128-bit quantiser this replaced is
 /// kept in the tests as the reference, bit for bit.)
-fn quantise_u64(p: &[f64], w: &mut Vec<u64>) -> Result<Weights> {
+///
+/// Inlined into its callers, as are the sum and the exact probabilities: a dense channel's
+/// row is then one function for a wasm engine to optimise (each function tiers up on its
+/// own, after about the same work in the baseline tier; BENCHMARKS.md, "Cold verify").
+#[inline(always)]
+fn quantise_u64(p: &[f64], w: &mut [u64]) -> Result<Weights> {
     let sum = checked_sum(p)?;
     let normalised = sum == 1.0;
-    let start = w.len();
     let (mut full, mut fulls) = (0usize, 0usize);
     // The total and the last of the largest weights, gathered in the same pass.
     let (mut total, mut imax, mut big) = (0u128, 0usize, 0u64);
-    w.extend(p.iter().enumerate().map(|(i, &v)| {
+    for (i, (&v, slot)) in p.iter().zip(w.iter_mut()).enumerate() {
         let q = if normalised { v * SCALE } else { v / sum * SCALE };
-        let w = if v == 0.0 {
+        let weight = if v == 0.0 {
             0
         } else if q >= SCALE {
             (full, fulls) = (i, fulls + 1);
@@ -138,12 +143,12 @@ fn quantise_u64(p: &[f64], w: &mut Vec<u64>) -> Result<Weights> {
         } else {
             to_u64(q).max(1)
         };
-        total += w as u128;
-        if w >= big {
-            (imax, big) = (i, w);
+        total += weight as u128;
+        if weight >= big {
+            (imax, big) = (i, weight);
         }
-        w
-    }));
+        *slot = weight;
+    }
     const TWO64: u128 = 1 << 64;
     let (imax, base, total) = if fulls > 0 { (full, TWO64, total + TWO64) } else { (imax, big as u128, total) };
     // The largest weight absorbs the residue 2⁶⁴ − total.
@@ -156,7 +161,7 @@ fn quantise_u64(p: &[f64], w: &mut Vec<u64>) -> Result<Weights> {
     if fixed == TWO64 {
         return Ok(Weights::All(imax));
     }
-    w[start + imax] = fixed as u64;
+    w[imax] = fixed as u64;
     Ok(Weights::Below)
 }
 
@@ -180,25 +185,32 @@ struct Scratch {
 /// exact integer weights), and with `exact` the probabilities they realise.
 fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: Option<&mut Vec<f64>>) -> Result<()> {
     s.left.clear();
+    s.left.resize(p.len(), 0);
     let quantised = quantise_u64(p, &mut s.left)?;
     if let Some(exact) = exact {
-        push_exact(&s.left, quantised, p.len(), exact);
+        let at = exact.len();
+        exact.resize(at + p.len(), 0.0);
+        write_exact(&s.left, quantised, &mut exact[at..]);
     }
     vose_into(quantised, bits, s, out);
     Ok(())
 }
 
-/// W/2⁶⁴ of each of a row's `k` weights (`w` when they are [`Weights::Below`]), as
+/// W/2⁶⁴ of each of a row's weights (`w` when they are [`Weights::Below`]) into `exact`, as
 /// `probability` rounds it: the table built from them realises exactly these (Vose's loop
 /// moves mass between columns, never between outcomes).
-fn push_exact(w: &[u64], quantised: Weights, k: usize, exact: &mut Vec<f64>) {
+#[inline(always)]
+fn write_exact(w: &[u64], quantised: Weights, exact: &mut [f64]) {
     match quantised {
         Weights::All(all) => {
-            let at = exact.len();
-            exact.resize(at + k, 0.0);
-            exact[at + all] = 1.0;
+            exact.fill(0.0);
+            exact[all] = 1.0;
         }
-        Weights::Below => exact.extend(w.iter().map(|&v| v as f64 * INV_SCALE)),
+        Weights::Below => {
+            for (e, &v) in exact.iter_mut().zip(w) {
+                *e = v as f64 * INV_SCALE;
+            }
+        }
     }
 }
 
@@ -406,46 +418,20 @@ impl QuantisedChannel {
     /// # Errors
     /// As [`ChannelSampler::new`].
     pub fn with_channel(rows: usize, cols_y: usize, data: &[f64]) -> Result<(Self, Vec<f64>)> {
-        let mut exact = Vec::with_capacity(rows * cols_y);
+        check_shape(rows, cols_y, data)?;
+        let mut exact = vec![0.0; data.len()];
         Ok((Self::quantise(rows, cols_y, data, Some(&mut exact))?, exact))
     }
 
-    fn quantise(rows: usize, cols_y: usize, data: &[f64], mut exact: Option<&mut Vec<f64>>) -> Result<Self> {
-        let bits = width(cols_y)?;
-        if rows.checked_mul(cols_y) != Some(data.len()) {
-            return Err(Error::InvalidArgument {
-                name: "rows".into(),
-                reason: alloc::format!("a {rows} × {cols_y} channel needs {rows}·{cols_y} entries, got {}", data.len()),
-            });
+    fn quantise(rows: usize, cols_y: usize, data: &[f64], exact: Option<&mut [f64]>) -> Result<Self> {
+        let bits = check_shape(rows, cols_y, data)?;
+        // One allocation each, zeroed in bulk; each row is written in place.
+        let (mut weights, mut full) = (vec![0u64; data.len()], Vec::with_capacity(rows));
+        let mut exact_rows = exact.map(|e| e.chunks_exact_mut(cols_y));
+        for (row, w) in data.chunks_exact(cols_y).zip(weights.chunks_exact_mut(cols_y)) {
+            full.push(quantise_row(row, w, exact_rows.as_mut().and_then(Iterator::next))?);
         }
-        let mut q = QuantisedChannel {
-            nx: rows,
-            ny: cols_y,
-            bits,
-            weights: Vec::with_capacity(data.len()),
-            full: Vec::with_capacity(rows),
-        };
-        for row in data.chunks_exact(cols_y) {
-            q.push_row(row, exact.as_deref_mut())?;
-        }
-        Ok(q)
-    }
-
-    /// Quantises one row onto the channel, and its exact probabilities onto `exact`. A kernel
-    /// of its own, never inlined, so that a wasm engine optimises it during a page's first
-    /// verify (see `leakage::lift`).
-    #[inline(never)]
-    fn push_row(&mut self, row: &[f64], exact: Option<&mut Vec<f64>>) -> Result<()> {
-        let start = self.weights.len();
-        let quantised = quantise_u64(row, &mut self.weights)?;
-        if let Some(exact) = exact {
-            push_exact(&self.weights[start..], quantised, row.len(), exact);
-        }
-        self.full.push(match quantised {
-            Weights::Below => None,
-            Weights::All(all) => Some(all as u32),
-        });
-        Ok(())
+        Ok(QuantisedChannel { nx: rows, ny: cols_y, bits, weights, full })
     }
 
     /// Number of inputs (rows of the channel).
@@ -460,13 +446,41 @@ impl QuantisedChannel {
     /// The exact channel, row-major `nx × ny`, each entry the exact rational `W/2⁶⁴`
     /// rounded once to f64: what the tables built from these weights draw from.
     pub fn exact_channel(&self) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.nx * self.ny);
-        for (row, &full) in self.weights.chunks_exact(self.ny).zip(&self.full) {
-            let quantised = full.map_or(Weights::Below, |all| Weights::All(all as usize));
-            push_exact(row, quantised, self.ny, &mut out);
+        let mut out = vec![0.0; self.weights.len()];
+        let rows = self.weights.chunks_exact(self.ny).zip(out.chunks_exact_mut(self.ny));
+        for ((row, exact), &full) in rows.zip(&self.full) {
+            write_exact(row, full.map_or(Weights::Below, |all| Weights::All(all as usize)), exact);
         }
         out
     }
+}
+
+/// Table width for a channel's rows, after checking that `data` holds `rows × cols_y`
+/// entries.
+fn check_shape(rows: usize, cols_y: usize, data: &[f64]) -> Result<u32> {
+    let bits = width(cols_y)?;
+    if rows.checked_mul(cols_y) != Some(data.len()) {
+        return Err(Error::InvalidArgument {
+            name: "rows".into(),
+            reason: alloc::format!("a {rows} × {cols_y} channel needs {rows}·{cols_y} entries, got {}", data.len()),
+        });
+    }
+    Ok(bits)
+}
+
+/// Quantises one row into `w`, and its exact probabilities into `exact`; the outcome holding
+/// all the mass, if one does. A kernel of its own, never inlined, so that a wasm engine
+/// optimises it during a page's first verify (see `leakage::lift`).
+#[inline(never)]
+fn quantise_row(row: &[f64], w: &mut [u64], exact: Option<&mut [f64]>) -> Result<Option<u32>> {
+    let quantised = quantise_u64(row, w)?;
+    if let Some(exact) = exact {
+        write_exact(w, quantised, exact);
+    }
+    Ok(match quantised {
+        Weights::Below => None,
+        Weights::All(all) => Some(all as u32),
+    })
 }
 
 /// One alias table per input row, stored contiguously for batch sampling.
