@@ -110,6 +110,13 @@ enum Weights {
     All(usize),
 }
 
+impl Weights {
+    /// From the outcome holding all the mass, if one does.
+    fn of(full: Option<u32>) -> Self {
+        full.map_or(Weights::Below, |all| Weights::All(all as usize))
+    }
+}
+
 /// Integer weights summing to exactly 2⁶⁴ from a non-negative finite row: each non-zero
 /// entry's floor of `p_y / Σp · 2⁶⁴` (at least 1), the last of the largest weights absorbing
 /// the residue. The weights go to `w` (as long as `p`), each below 2⁶⁴; a weight of 2⁶⁴ (all
@@ -182,17 +189,12 @@ struct Scratch {
 }
 
 /// Appends the `cols = 2^bits` entries of the alias table of `p` to `out` (Vose's method on
-/// exact integer weights), and with `exact` the probabilities they realise.
-fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>, exact: Option<&mut Vec<f64>>) -> Result<()> {
+/// exact integer weights).
+fn build_into(p: &[f64], bits: u32, s: &mut Scratch, out: &mut Vec<u64>) -> Result<()> {
     s.left.clear();
     s.left.resize(p.len(), 0);
-    let quantised = quantise_u64(p, &mut s.left)?;
-    if let Some(exact) = exact {
-        let at = exact.len();
-        exact.resize(at + p.len(), 0.0);
-        write_exact(&s.left, quantised, &mut exact[at..]);
-    }
-    vose_into(quantised, bits, s, out);
+    let full = quantise_row(p, &mut s.left, None)?;
+    vose_into(Weights::of(full), bits, s, out);
     Ok(())
 }
 
@@ -299,7 +301,7 @@ impl AliasTable {
     pub fn new(p: &[f64]) -> Result<Self> {
         let bits = width(p.len())?;
         let mut entries = Vec::with_capacity(1 << bits);
-        build_into(p, bits, &mut Scratch::default(), &mut entries, None)?;
+        build_into(p, bits, &mut Scratch::default(), &mut entries)?;
         Ok(AliasTable { k: p.len(), bits, entries })
     }
 
@@ -449,7 +451,7 @@ impl QuantisedChannel {
         let mut out = vec![0.0; self.weights.len()];
         let rows = self.weights.chunks_exact(self.ny).zip(out.chunks_exact_mut(self.ny));
         for ((row, exact), &full) in rows.zip(&self.full) {
-            write_exact(row, full.map_or(Weights::Below, |all| Weights::All(all as usize)), exact);
+            write_exact(row, Weights::of(full), exact);
         }
         out
     }
@@ -520,15 +522,11 @@ impl ChannelSampler {
         let mut entries = Vec::with_capacity(q.nx * cols);
         let mut scratch = Scratch::default();
         for (row, &full) in q.weights.chunks_exact(q.ny).zip(&q.full) {
-            let quantised = match full {
-                Some(all) => Weights::All(all as usize),
-                None => {
-                    scratch.left.clear();
-                    scratch.left.extend_from_slice(row);
-                    Weights::Below
-                }
-            };
-            vose_into(quantised, q.bits, &mut scratch, &mut entries);
+            if full.is_none() {
+                scratch.left.clear();
+                scratch.left.extend_from_slice(row);
+            }
+            vose_into(Weights::of(full), q.bits, &mut scratch, &mut entries);
         }
         ChannelSampler { nx: q.nx, ny: q.ny, bits: q.bits, cols, entries }
     }
@@ -746,7 +744,7 @@ mod tests {
             let bits = width(ny).unwrap();
             for (x, row) in data.chunks_exact(ny).enumerate() {
                 let mut alone = Vec::new();
-                build_into(row, bits, &mut Scratch::default(), &mut alone, None).unwrap();
+                build_into(row, bits, &mut Scratch::default(), &mut alone).unwrap();
                 assert_eq!(tables.entries[x << bits..(x + 1) << bits], alone[..], "seed {seed}, row {x}");
             }
             // The exact channel: from the weights in the quantising pass, from the weights
@@ -816,7 +814,7 @@ mod tests {
         for row in &rows {
             let bits = width(row.len()).unwrap();
             let mut table = Vec::new();
-            build_into(row, bits, &mut s, &mut table, None).unwrap();
+            build_into(row, bits, &mut s, &mut table).unwrap();
             assert_eq!(table, reference_table(row, bits), "row {row:?}");
             // The weights read back from the table (u64, wrapping) are the quantised ones,
             // a weight of 2⁶⁴ included, and so are the effective channel's probabilities.
