@@ -272,3 +272,68 @@ fn subnormal_probabilities_are_refused() {
         assert!(r.all_entries().all(|x| (x.lift - 1.0).abs() < 1e-14), "{r:?}");
     }
 }
+
+/// A document with a declared secret whose claims read nothing of the audit w.r.t. S: a
+/// random full-support joint P_SX and the mechanism `mechanism`, claim `ldp_x` only.
+fn secret_doc(seed: u64, k: usize, ns: usize, mechanism: serde_json::Value) -> Document {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(seed);
+    let mut p: Vec<Vec<f64>> = (0..ns).map(|_| (0..k).map(|_| rng.random::<f64>() + 0.01).collect()).collect();
+    let total: f64 = p.iter().flatten().sum();
+    p.iter_mut().flatten().for_each(|v| *v /= total);
+    let mut prior = vec![0.0; k];
+    for row in &p {
+        for (a, v) in prior.iter_mut().zip(row) {
+            *a += v;
+        }
+    }
+    doc(json!({
+        "format": "privlift-mechanism", "version": 1, "id": format!("secret-{seed}"),
+        "labels": (0..k).map(|i| format!("v{i}")).collect::<Vec<_>>(),
+        "prior": prior,
+        "secret": {"labels": (0..ns).map(|i| format!("s{i}")).collect::<Vec<_>>(), "p_sx": p},
+        "mechanism": mechanism,
+        "claims": {"ldp_x": 50.0}
+    }))
+}
+
+/// When no claim and no limit reads the audit w.r.t. S, `verify` leaves it to first use
+/// (the joint P_SY is a third of a dense verification). What is read afterwards — the
+/// leakage w.r.t. S, the report, every receipt — is the eager verification's, bit for bit:
+/// a policy with a limit on S (at ∞, so it holds) makes `verify` compute it at once.
+#[test]
+fn a_deferred_audit_wrt_the_secret_is_the_eager_one_bit_for_bit() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(41);
+    let eager = Policy { max_lip_s: Some(f64::INFINITY), ..Policy::default() };
+    let mut docs = Vec::new();
+    for seed in 0..12u64 {
+        let (k, ns) = (rng.random_range(2..9), rng.random_range(1..6));
+        let rows: Vec<Vec<f64>> = (0..k)
+            .map(|_| {
+                let r: Vec<f64> = (0..k).map(|_| rng.random::<f64>() + 0.05).collect();
+                let t: f64 = r.iter().sum();
+                r.into_iter().map(|v| v / t).collect()
+            })
+            .collect();
+        let mechanism = match seed % 3 {
+            0 => json!({"kind": "matrix", "p_y_given_x": rows}),
+            1 => json!({"kind": "krr", "epsilon": rng.random_range(0.1..3.0)}),
+            _ => {
+                json!({"kind": "sparse", "outputs": k, "rows": rows.iter().map(|r| r.iter().enumerate().map(|(y, &p)| json!([y, p])).collect::<Vec<_>>()).collect::<Vec<_>>()})
+            }
+        };
+        docs.push(secret_doc(seed, k, ns, mechanism));
+    }
+    let bits = |v: &dyn core::fmt::Debug| format!("{v:?}");
+    for d in &docs {
+        let (lazy, now) = (d.verify(&Policy::default()).unwrap(), d.verify(&eager).unwrap());
+        assert_eq!(bits(lazy.leakage_x()), bits(now.leakage_x()));
+        assert_eq!(bits(lazy.leakage()), bits(now.leakage()), "{}", d.id());
+        assert_eq!(bits(&lazy.verification().claims), bits(&now.verification().claims));
+        assert_eq!(bits(lazy.leakage()), bits(&d.check(&Policy::default()).unwrap().leakage));
+        for y in 0..d.output().len() {
+            assert_eq!(bits(&lazy.receipt(y).unwrap()), bits(&now.receipt(y).unwrap()), "{} y = {y}", d.id());
+        }
+    }
+}

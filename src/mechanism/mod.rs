@@ -13,14 +13,16 @@ pub use continuous::{
 };
 pub use receipt::{Receipt, ReceiptEntry, ReceiptSection};
 
+use alloc::boxed::Box;
 use alloc::vec::Vec;
+use once_cell::race::OnceBox;
 
 use crate::document::{Document, Matrix};
 use crate::error::{Error, Result};
-use crate::leakage::{Joint, Leakage, Scope, DEFAULT_ALPHA_ORDER};
+use crate::leakage::{Exact, Joint, Leakage, Scope, DEFAULT_ALPHA_ORDER};
 use crate::rng::Randomness;
 use crate::sample::Categorical;
-use crate::verify::discrete::wrong_kind;
+use crate::verify::discrete::{audit_markov, s_audit_needed, wrong_kind, SecretAudit};
 use crate::verify::runtime::{exact, Runtime};
 use crate::verify::{Policy, Verification};
 
@@ -34,12 +36,65 @@ impl Document {
     /// `too_costly` (refused before any allocation), `invalid_argument` (a malformed
     /// policy).
     pub fn verify(&self, policy: &Policy) -> Result<VerifiedMechanism> {
-        let (verification, runtime, _, audits) =
-            self.prepare(policy, DEFAULT_ALPHA_ORDER, Scope::for_claims(self.claims()))?;
+        let when = if s_audit_needed(self, policy) { SecretAudit::Now } else { SecretAudit::Deferred };
+        let scope = Scope::for_claims(self.claims());
+        let (verification, runtime, channels, audits) = self.prepare(policy, DEFAULT_ALPHA_ORDER, scope, when)?;
         verification.clone().into_result()?;
         // The receipts read the joints the audit read: their lifts are the audited ones.
-        let (joint_x, joint_s) = (audits.joint_x, audits.joint_s);
-        Ok(VerifiedMechanism { doc: self.clone(), runtime, verification, joint_x, joint_s })
+        let secret = match (audits.s, channels) {
+            (Some(_), _) => Secret::Audited(SecretReport { verification, joint_s: audits.joint_s }),
+            (None, Some((channel, None))) => {
+                Secret::Deferred { pending: Pending { report: verification, channel, scope }, audit: OnceBox::new() }
+            }
+            (None, _) => return Err(wrong_kind("internal: a deferred audit w.r.t. S needs a channel")),
+        };
+        Ok(VerifiedMechanism { doc: self.clone(), runtime, joint_x: audits.joint_x, secret })
+    }
+}
+
+/// The report of a verification and the joint P_SY its audit w.r.t. S read.
+#[derive(Debug, Clone)]
+struct SecretReport {
+    verification: Verification,
+    /// P(S,Y) under the declared joint, when the document declares a secret.
+    joint_s: Option<Joint>,
+}
+
+/// The audit w.r.t. S: made during verification, or at first use when no claim and no
+/// policy limit read it (`verify::discrete::s_audit_needed`). Then verification skips the
+/// joint P_SY of a channel — 16 M multiply-adds for a dense 1024² channel with |S| = 16, a
+/// third of its verification (BENCHMARKS.md, "Cold verify") — and the report, `leakage`
+/// and the receipts' S section compute it on first use, with the same arguments and so the
+/// same bits.
+#[derive(Debug, Clone)]
+enum Secret {
+    Audited(SecretReport),
+    Deferred { pending: Pending, audit: OnceBox<SecretReport> },
+}
+
+/// What the deferred audit w.r.t. S reads.
+#[derive(Debug, Clone)]
+struct Pending {
+    /// The checks of claims and policy, final (none of them read the audit w.r.t. S); its
+    /// `leakage` is a stand-in, never shown.
+    report: Verification,
+    /// The exact channel the sampler realises.
+    channel: Exact,
+    scope: Scope,
+}
+
+impl Pending {
+    fn audit(&self, doc: &Document) -> SecretReport {
+        let x = &self.report.leakage_x;
+        let (leakage, joint_s) = match doc.declared_joint() {
+            Some(j) => {
+                let (s, js) = audit_markov(j, doc.prior(), &self.channel, DEFAULT_ALPHA_ORDER, self.scope, x.ldp_x);
+                (s, Some(js))
+            }
+            // S = X (not deferred by verification; kept total).
+            None => (x.clone(), None),
+        };
+        SecretReport { verification: Verification { leakage, ..self.report.clone() }, joint_s }
     }
 }
 
@@ -48,12 +103,10 @@ impl Document {
 pub struct VerifiedMechanism {
     doc: Document,
     runtime: Runtime,
-    verification: Verification,
     /// P(X,Y) under the declared prior (the receipt's rows of the user's values); `None`
     /// for unary encoding.
     joint_x: Option<Joint>,
-    /// P(S,Y) under the declared joint, when the document declares a secret.
-    joint_s: Option<Joint>,
+    secret: Secret,
 }
 
 impl VerifiedMechanism {
@@ -61,18 +114,29 @@ impl VerifiedMechanism {
     pub fn document(&self) -> &Document {
         &self.doc
     }
+
+    fn secret(&self) -> &SecretReport {
+        match &self.secret {
+            Secret::Audited(r) => r,
+            Secret::Deferred { pending, audit } => audit.get_or_init(|| Box::new(pending.audit(&self.doc))),
+        }
+    }
+
     /// The audited leakage of the sampler that runs, w.r.t. the document's secret S.
     pub fn leakage(&self) -> &Leakage {
-        &self.verification.leakage
+        &self.secret().verification.leakage
     }
     /// The audited leakage of the sampler that runs, w.r.t. the user's value X under the
     /// declared prior: what the user's limits and the ledger read.
     pub fn leakage_x(&self) -> &Leakage {
-        &self.verification.leakage_x
+        match &self.secret {
+            Secret::Audited(r) => &r.verification.leakage_x,
+            Secret::Deferred { pending, .. } => &pending.report.leakage_x,
+        }
     }
     /// The checks of the claims and the policy made by verification.
     pub fn verification(&self) -> &Verification {
-        &self.verification
+        &self.secret().verification
     }
 
     /// The exact channel P(Y|X) the sampler draws from (rows x); for a per-secret
@@ -250,7 +314,7 @@ impl VerifiedMechanism {
         self.joint_x.as_ref()
     }
     pub(crate) fn joint_s(&self) -> Option<&Joint> {
-        self.joint_s.as_ref()
+        self.secret().joint_s.as_ref()
     }
 }
 
@@ -288,6 +352,36 @@ mod tests {
         let many = before.perturb_many(&[0, 1, 2].repeat(67)[..200], &mut DeterministicRngForTesting::seed_from_u64(3));
         assert_eq!(many.unwrap().iter().map(|&y| y as usize).collect::<Vec<_>>(), ys);
         assert_eq!(m.effective_channel().unwrap(), before.effective_channel().unwrap());
+    }
+
+    fn with_secret(claims: &str) -> Document {
+        Document::from_json(&alloc::format!(
+            r#"{{"format": "privlift-mechanism", "version": 1, "id": "s",
+                "labels": ["a", "b", "c"], "prior": [0.5, 0.3, 0.2],
+                "secret": {{"labels": ["s0", "s1"], "p_sx": [[0.4, 0.1, 0.1], [0.1, 0.2, 0.1]]}},
+                "mechanism": {{"kind": "matrix", "p_y_given_x": [[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.1, 0.3, 0.6]]}},
+                "claims": {claims}}}"#
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_audit_wrt_the_secret_waits_for_its_first_reader_unless_a_check_reads_it() {
+        let pending =
+            |m: &VerifiedMechanism| matches!(&m.secret, Secret::Deferred { audit, .. } if audit.get().is_none());
+        let m = with_secret(r#"{"ldp_x": 1.8}"#).verify(&Policy::default()).unwrap();
+        assert!(pending(&m));
+        // What the user's limits, the ledger and the receipt bounds read is the audit w.r.t. X.
+        let _ = (m.leakage_x(), m.receipt_bounds(), m.lip_x_under_any_prior());
+        assert!(pending(&m));
+        let lip = m.leakage().lip;
+        assert!(!pending(&m) && lip.is_finite());
+        // A claim or a limit about S: audited during verification.
+        let claimed = with_secret(r#"{"ldp_x": 1.8, "lip": 5.0}"#).verify(&Policy::default()).unwrap();
+        let limited = with_secret(r#"{"ldp_x": 1.8}"#);
+        let limited = limited.verify(&Policy { max_ldp_s: Some(10.0), ..Policy::default() }).unwrap();
+        assert!(matches!(claimed.secret, Secret::Audited(_)) && matches!(limited.secret, Secret::Audited(_)));
+        assert_eq!(claimed.leakage().lip.to_bits(), lip.to_bits());
     }
 
     #[test]

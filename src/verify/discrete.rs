@@ -14,10 +14,50 @@ use crate::leakage::{self, Joint, JointSY, Leakage, Scope, DEFAULT_ALPHA_ORDER};
 /// declared prior (S = X), sharing the channels built once; and the joints they read,
 /// which the verified mechanism keeps for its receipts (`None` for unary encoding).
 pub(crate) struct Audits {
-    s: Leakage,
+    /// `None` when it was left to first use ([`SecretAudit::Deferred`]).
+    pub(crate) s: Option<Leakage>,
     x: Leakage,
     pub(crate) joint_x: Option<Joint>,
     pub(crate) joint_s: Option<Joint>,
+}
+
+/// Whether a verification computes the audit w.r.t. S.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SecretAudit {
+    /// Always (`audit`, `check`).
+    Now,
+    /// Only when a claim or a policy limit reads it ([`s_audit_needed`]); otherwise the
+    /// verified mechanism computes it at first use (its report, a receipt's S section).
+    Deferred,
+}
+
+/// Whether deciding the verification reads the audit w.r.t. S: a claim about S (`ldp`,
+/// `lip`, `alip`, `l1`, `chi2`, `alpha`) or a policy limit about S. The `ldp_x` claim reads
+/// LDP w.r.t. X, the same number in both audits; `bp_lip` and `srlip` have audits of their
+/// own.
+pub(crate) fn s_audit_needed(doc: &Document, policy: &Policy) -> bool {
+    let c = doc.claims();
+    c.ldp.is_some()
+        || c.lip.is_some()
+        || c.alip.is_some()
+        || c.l1.is_some()
+        || c.chi2.is_some()
+        || c.alpha.is_some()
+        || policy.limits_the_secret()
+}
+
+/// The audit w.r.t. S of a channel under the declared joint `j`, and the joint it reads:
+/// what verification computes, or what a verified mechanism computes at first use.
+pub(crate) fn audit_markov(
+    j: &Matrix,
+    prior: &[f64],
+    ch: &leakage::Exact,
+    alpha: f64,
+    scope: Scope,
+    ldp_x: f64,
+) -> (Leakage, Joint) {
+    let js = leakage::joint_of(Some(j), prior, ch);
+    (leakage::measure(&js, Some(j), prior, ch, alpha, scope, Some(ldp_x)), js)
 }
 
 /// The audit of the exact channel P(Y|X) (a unary encoding's, in closed form) under the
@@ -43,7 +83,14 @@ pub(crate) fn audit_channel(
     }
 }
 
-fn audit_exact(doc: &Document, runtime: &Runtime, channels: &Channels, alpha: f64, scope: Scope) -> Result<Audits> {
+fn audit_exact(
+    doc: &Document,
+    runtime: &Runtime,
+    channels: &Channels,
+    alpha: f64,
+    scope: Scope,
+    when: SecretAudit,
+) -> Result<Audits> {
     let prior = doc.prior();
     let Some((ch, blocks)) = channels else {
         // Unary encoding: its closed-form audits (every measure).
@@ -52,17 +99,20 @@ fn audit_exact(doc: &Document, runtime: &Runtime, channels: &Channels, alpha: f6
             None => x.clone(),
             Some(j) => audit_channel(runtime, channels, Some(j), prior, alpha)?,
         };
-        return Ok(Audits { s, x, joint_x: None, joint_s: None });
+        return Ok(Audits { s: Some(s), x, joint_x: None, joint_s: None });
     };
     leakage::check_alpha(alpha)?;
     let joint_x = leakage::joint_of(None, prior, ch);
     let x = leakage::measure(&joint_x, None, prior, ch, alpha, scope, None);
     let (s, joint_s) = match (doc.declared_joint(), blocks) {
-        (None, _) => (x.clone(), None),
-        (Some(j), Some(b)) => (leakage::audit_per_secret(j, b, alpha)?, Some(Joint::Dense(JointSY::per_secret(j, b)))),
+        (None, _) => (Some(x.clone()), None),
+        (Some(j), Some(b)) => {
+            (Some(leakage::audit_per_secret(j, b, alpha)?), Some(Joint::Dense(JointSY::per_secret(j, b))))
+        }
+        (Some(_), None) if when == SecretAudit::Deferred => (None, None),
         (Some(j), None) => {
-            let js = leakage::joint_of(Some(j), prior, ch);
-            (leakage::measure(&js, Some(j), prior, ch, alpha, scope, Some(x.ldp_x)), Some(js))
+            let (s, js) = audit_markov(j, prior, ch, alpha, scope, x.ldp_x);
+            (Some(s), Some(js))
         }
     };
     Ok(Audits { s, x, joint_x: Some(joint_x), joint_s })
@@ -114,7 +164,7 @@ impl Document {
     /// # Errors
     /// `too_costly` above [`crate::verify::DEFAULT_MAX_VERIFY_WORK`]; sampler errors.
     pub fn audit(&self, alpha_order: f64) -> Result<Leakage> {
-        Ok(self.prepare(&Policy::default(), alpha_order, Scope::ALL)?.0.leakage)
+        Ok(self.prepare(&Policy::default(), alpha_order, Scope::ALL, SecretAudit::Now)?.0.leakage)
     }
 
     /// The exact SRLIP leakage (Lopuhaä-Zwakenberg, privacy funnel, Def 3) of the exact
@@ -181,22 +231,27 @@ impl Document {
             lift_measures: scope.lift_measures || needed.lift_measures,
             information: scope.information || needed.information,
         };
-        Ok(self.prepare(policy, alpha_order, scope)?.0)
+        Ok(self.prepare(policy, alpha_order, scope, SecretAudit::Now)?.0)
     }
 
     /// Builds the sampler, audits it (the measures of `scope`: a verification computes what
     /// the claims, the policy and the receipts read), and checks claims and policy.
+    ///
+    /// With [`SecretAudit::Deferred`] the audit w.r.t. S may be left out (`audits.s` is then
+    /// `None`): no check reads it ([`s_audit_needed`]), and the report's `leakage` holds the
+    /// audit w.r.t. X in its place, for the caller to replace ([`Document::verify`]).
     pub(crate) fn prepare(
         &self,
         policy: &Policy,
         alpha_order: f64,
         scope: Scope,
+        when: SecretAudit,
     ) -> Result<(Verification, Runtime, Channels, Audits)> {
         policy.validate()?;
         Work::of(self).check("this document", crate::verify::work_budget(policy.max_verify_work)?)?;
         let (runtime, channels) = Runtime::build_with_channels(self)?;
-        let audits = audit_exact(self, &runtime, &channels, alpha_order, scope)?;
-        let (s, x) = (audits.s.clone(), audits.x.clone());
+        let audits = audit_exact(self, &runtime, &channels, alpha_order, scope, when)?;
+        let (s, x) = (audits.s.clone().unwrap_or_else(|| audits.x.clone()), audits.x.clone());
         let bp = match &self.claims().bp_lip {
             Some(c) => Some(bp_lip(&runtime, &channels, &c.priors)?),
             None => None,

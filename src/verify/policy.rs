@@ -203,4 +203,11 @@ impl Policy {
         let mut read = self.clone();
         LIMITS.map(|(snake, _, _)| (snake, *read.slot(snake)))
     }
+
+    /// Whether some limit is about the document's secret S (`max_ldp_s`, `max_lip_s`, …).
+    pub(crate) fn limits_the_secret(&self) -> bool {
+        self.limits().iter().zip(LIMITS).any(|((_, v), (_, _, m))| {
+            v.is_some() && matches!(m, Measure::LdpS | Measure::LipS | Measure::EpsLS | Measure::EpsUS)
+        })
+    }
 }
