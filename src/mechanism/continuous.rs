@@ -39,19 +39,7 @@ impl ContinuousDocument {
     /// `invalid_argument` (malformed policy, audit too large).
     pub fn verify(&self, policy: &ContinuousPolicy) -> Result<VerifiedContinuous> {
         let (v, runtime) = self.prepare(policy)?;
-        if v.claims.is_empty() {
-            return Err(Error::NoClaims);
-        }
-        if let Some(c) = v.claims.iter().find(|c| !c.holds) {
-            return Err(Error::ClaimViolated { notion: c.notion.clone(), claimed: c.bound, actual: c.actual });
-        }
-        if let Some(c) = v.policy.iter().find(|c| !c.holds) {
-            return Err(Error::PolicyViolated {
-                notion: c.notion.strip_prefix("max_").unwrap_or(&c.notion).into(),
-                limit: c.bound,
-                actual: c.actual,
-            });
-        }
+        crate::verify::decide(&v.claims, &v.policy)?;
         Ok(VerifiedContinuous { doc: self.clone(), runtime, verification: v })
     }
 }

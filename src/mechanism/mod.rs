@@ -39,12 +39,12 @@ impl Document {
         let when = if s_audit_needed(self, policy) { SecretAudit::Now } else { SecretAudit::Deferred };
         let scope = Scope::for_claims(self.claims());
         let (verification, runtime, channels, audits) = self.prepare(policy, DEFAULT_ALPHA_ORDER, scope, when)?;
-        verification.clone().into_result()?;
+        crate::verify::decide(&verification.claims, &verification.policy)?;
         // The receipts read the joints the audit read: their lifts are the audited ones.
         let secret = match (audits.s, channels) {
             (Some(_), _) => Secret::Audited(SecretReport { verification, joint_s: audits.joint_s }),
             (None, Some((channel, None))) => {
-                Secret::Deferred { pending: Pending { report: verification, channel, scope }, audit: OnceBox::new() }
+                Secret::Deferred { pending: Pending { report: verification, channel }, audit: OnceBox::new() }
             }
             (None, _) => return Err(wrong_kind("internal: a deferred audit w.r.t. S needs a channel")),
         };
@@ -80,7 +80,6 @@ struct Pending {
     report: Verification,
     /// The exact channel the sampler realises.
     channel: Exact,
-    scope: Scope,
 }
 
 impl Pending {
@@ -88,7 +87,9 @@ impl Pending {
         let x = &self.report.leakage_x;
         let (leakage, joint_s) = match doc.declared_joint() {
             Some(j) => {
-                let (s, js) = audit_markov(j, doc.prior(), &self.channel, DEFAULT_ALPHA_ORDER, self.scope, x.ldp_x);
+                // The scope and order verification would have audited at (`Document::verify`).
+                let scope = Scope::for_claims(doc.claims());
+                let (s, js) = audit_markov(j, doc.prior(), &self.channel, DEFAULT_ALPHA_ORDER, scope, x.ldp_x);
                 (s, Some(js))
             }
             // S = X (not deferred by verification; kept total).

@@ -115,6 +115,13 @@ impl Weights {
     fn of(full: Option<u32>) -> Self {
         full.map_or(Weights::Below, |all| Weights::All(all as usize))
     }
+    /// The outcome holding all the mass, if one does (the inverse of [`Weights::of`]).
+    fn full(self) -> Option<u32> {
+        match self {
+            Weights::Below => None,
+            Weights::All(all) => Some(all as u32),
+        }
+    }
 }
 
 /// Integer weights summing to exactly 2⁶⁴ from a non-negative finite row: each non-zero
@@ -479,10 +486,7 @@ fn quantise_row(row: &[f64], w: &mut [u64], exact: Option<&mut [f64]>) -> Result
     if let Some(exact) = exact {
         write_exact(w, quantised, exact);
     }
-    Ok(match quantised {
-        Weights::Below => None,
-        Weights::All(all) => Some(all as u32),
-    })
+    Ok(quantised.full())
 }
 
 /// One alias table per input row, stored contiguously for batch sampling.
@@ -503,17 +507,6 @@ impl ChannelSampler {
     /// non-finite entry or a zero sum.
     pub fn new(rows: usize, cols_y: usize, data: &[f64]) -> Result<Self> {
         Ok(Self::from_quantised(&QuantisedChannel::new(rows, cols_y, data)?))
-    }
-
-    /// [`ChannelSampler::new`] and the exact channel its tables realise, row-major, from the
-    /// quantised weights: what [`ChannelSampler::effective_channel`] reads back from the
-    /// tables, bit for bit, without that second pass.
-    ///
-    /// # Errors
-    /// As [`ChannelSampler::new`].
-    pub fn with_channel(rows: usize, cols_y: usize, data: &[f64]) -> Result<(Self, Vec<f64>)> {
-        let (q, exact) = QuantisedChannel::with_channel(rows, cols_y, data)?;
-        Ok((Self::from_quantised(&q), exact))
     }
 
     /// The tables of quantised rows (Vose's loop on each: exact, and it cannot fail).
@@ -543,17 +536,14 @@ impl ChannelSampler {
     /// The exact channel the sampler draws from, row-major `nx × ny`, each entry the
     /// exact rational `W/2⁶⁴` rounded once to f64.
     pub fn effective_channel(&self) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.nx * self.ny);
+        let mut out = vec![0.0; self.nx * self.ny];
         let mut w = Vec::with_capacity(self.cols);
-        for row in self.entries.chunks_exact(self.cols) {
-            match table_weights_into(row, self.bits, self.ny, &mut w) {
-                None => out.extend(w.iter().map(|&v| v as f64 / SCALE)),
-                Some(all) => {
-                    let start = out.len();
-                    out.resize(start + self.ny, 0.0);
-                    out[start + all] = 1.0;
-                }
-            }
+        for (row, exact) in self.entries.chunks_exact(self.cols).zip(out.chunks_exact_mut(self.ny)) {
+            let quantised = match table_weights_into(row, self.bits, self.ny, &mut w) {
+                None => Weights::Below,
+                Some(all) => Weights::All(all),
+            };
+            write_exact(&w, quantised, exact);
         }
         out
     }
@@ -822,7 +812,8 @@ mod tests {
             quantise_into(row, &mut w).unwrap();
             assert_eq!(table_weights(&table, bits, row.len()), w, "row {row:?}");
             let exact: Vec<f64> = w.iter().map(|&v| probability(v)).collect();
-            let (sampler, channel) = ChannelSampler::with_channel(1, row.len(), row).unwrap();
+            let (q, channel) = QuantisedChannel::with_channel(1, row.len(), row).unwrap();
+            let sampler = ChannelSampler::from_quantised(&q);
             assert_eq!(sampler.effective_channel(), exact);
             assert_eq!(
                 channel.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),

@@ -185,19 +185,27 @@ impl Verification {
     /// `Ok` when there is at least one claim, all claims hold and the policy holds;
     /// otherwise the first failure as a typed error.
     pub fn into_result(self) -> Result<Leakage> {
-        if self.claims.is_empty() {
-            return Err(Error::NoClaims);
-        }
-        if let Some(c) = self.claims.iter().find(|c| !c.holds) {
-            return Err(Error::ClaimViolated { notion: c.notion.clone(), claimed: c.bound, actual: c.actual });
-        }
-        if let Some(c) = self.policy.iter().find(|c| !c.holds) {
-            return Err(Error::PolicyViolated {
-                notion: c.notion.strip_prefix("max_").unwrap_or(&c.notion).into(),
-                limit: c.bound,
-                actual: c.actual,
-            });
-        }
+        decide(&self.claims, &self.policy)?;
         Ok(self.leakage)
     }
+}
+
+/// `Ok` when there is at least one claim, every claim holds and every policy check holds;
+/// otherwise the first failure as a typed error. Discrete and continuous verifications
+/// decide by this one rule.
+pub(crate) fn decide(claims: &[Check], policy: &[Check]) -> Result<()> {
+    if claims.is_empty() {
+        return Err(Error::NoClaims);
+    }
+    if let Some(c) = claims.iter().find(|c| !c.holds) {
+        return Err(Error::ClaimViolated { notion: c.notion.clone(), claimed: c.bound, actual: c.actual });
+    }
+    if let Some(c) = policy.iter().find(|c| !c.holds) {
+        return Err(Error::PolicyViolated {
+            notion: c.notion.strip_prefix("max_").unwrap_or(&c.notion).into(),
+            limit: c.bound,
+            actual: c.actual,
+        });
+    }
+    Ok(())
 }
