@@ -43,7 +43,11 @@
 //! path to the start — so each edge is examined from one end only. Bases live in a
 //! flat hash set (`design/keyset.rs`), B⁻¹ is updated per pivot and factorised
 //! afresh every 16, and vertices are returned sparse ([`SparseVertices`];
-//! `vertex/pivoting.rs`). Measured natively (`benches/optimal.rs`, |X| = 17, |S| = 5,
+//! `vertex/pivoting.rs`). **On a non-degenerate polytope** (the papers' random joints)
+//! a **reverse search** (Avis and Fukuda 1992; `vertex/reverse.rs`) replaces it: the
+//! same vertices from the tree of Bland's-rule parents, with no visited set, on every
+//! core natively, in a canonical order; it checks non-degeneracy wherever it looks and
+//! hands a degenerate polytope back to the hashed search. Measured natively (`benches/optimal.rs`, |X| = 17, |S| = 5,
 //! shared cores): ε = 1 (181 vertices) ≈ 0.7 ms, ε = 0.25 (8,928 vertices) ≈ 35 ms of
 //! CPU, against ≈ 65 ms for the supports at either ε. At |S| = 5, εl = εu = 1 the
 //! vertex count grows from 181 (|X| = 17) to 2,910 (32), 19,488 (64), 177,840 (128) and
@@ -66,6 +70,7 @@
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
 
 mod pivoting;
+mod reverse;
 
 use crate::linalg::invert;
 use alloc::vec;
@@ -84,11 +89,27 @@ pub const TOLERANCE: f64 = 1e-12;
 pub const MAX_CANDIDATES: u64 = 50_000_000;
 
 /// Most vertices the default enumeration returns ([`LiftPolytope::default_limits`]).
-/// The search costs ≈ 2–4 µs per vertex at |X| = 17 and grows with |X| (45–90 µs at
-/// |X| = 200); beyond this cap the design is refused (with a pointer to SRR) instead
+/// The search costs ≈ 1.5 µs per vertex and core at |X| = 17 and grows with |X| (≈ 8 µs
+/// at |X| = 200 by the reverse search of `vertex/reverse.rs`, ≈ 20 µs by the hashed search
+/// a degenerate polytope needs); beyond this cap the design is refused (with a pointer to SRR) instead
 /// of running for minutes. [`LiftPolytope::vertices_with`] takes other caps (the exact
 /// large-|X| path of [`super::orr::response_sparse`]).
 pub const MAX_VERTICES: usize = 200_000;
+
+impl LiftPolytope {
+    /// The refusal of a vertex search past `max_bases` bases.
+    fn too_many_bases(&self, max_bases: usize) -> Error {
+        Error::InvalidArgument {
+            name: "alphabet".into(),
+            reason: alloc::format!(
+                "vertex search with |X| = {}, |S| = {} visited more than {max_bases} bases; use subset random \
+                 response (srr) instead",
+                self.n,
+                self.ns
+            ),
+        }
+    }
+}
 
 fn too_many_vertices(n: usize, ns: usize) -> Error {
     Error::InvalidArgument {

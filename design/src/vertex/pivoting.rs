@@ -71,6 +71,41 @@ impl SparseVertices {
         v
     }
 
+    /// The same vertices in a canonical order: by support (lexicographic), then by values.
+    pub(super) fn canonical(self) -> SparseVertices {
+        // The support packed into one key (16 bits per index, the first highest) when
+        // it fits, which decides almost every comparison without reading the slices.
+        let packs = self.n < u16::MAX as usize && (0..self.len()).all(|i| self.get(i).0.len() <= 8);
+        let key = |i: usize| -> u128 {
+            let (idx, _) = self.get(i);
+            idx.iter().enumerate().fold(0u128, |k, (p, &j)| k | u128::from(j + 1) << (112 - 16 * p))
+        };
+        let keys: Vec<u128> = if packs { (0..self.len()).map(key).collect() } else { vec![0; self.len()] };
+        let mut order: Vec<u32> = (0..self.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            keys[a].cmp(&keys[b]).then_with(|| {
+                let ((ia, va), (ib, vb)) = (self.get(a), self.get(b));
+                ia.cmp(ib).then_with(|| va.iter().map(|v| v.to_bits()).cmp(vb.iter().map(|v| v.to_bits())))
+            })
+        });
+        let mut out = SparseVertices::new(self.n);
+        for &i in &order {
+            let (idx, val) = self.get(i as usize);
+            out.push(idx, val);
+        }
+        out
+    }
+
+    /// Appends `other`'s vertices (the threads' lists of the reverse search).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+    pub(super) fn append(&mut self, other: &SparseVertices) {
+        let base = self.idx.len();
+        self.idx.extend_from_slice(&other.idx);
+        self.val.extend_from_slice(&other.val);
+        self.start.extend(other.start[1..].iter().map(|&e| e + base));
+    }
+
     pub(super) fn push(&mut self, idx: &[u32], val: &[f64]) {
         self.idx.extend_from_slice(idx);
         self.val.extend_from_slice(val);
@@ -130,12 +165,21 @@ impl Seen {
     }
 }
 
+/// Which search [`LiftPolytope::search`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Search {
+    /// The reverse search, or the hashed search if the polytope is degenerate.
+    Auto,
+    Hashed,
+    Reverse,
+}
+
 /// Pivots after which a basis is factorised afresh instead of updated.
-const REFRESH: u8 = 16;
+pub(super) const REFRESH: u8 = 16;
 
 /// B⁻¹ after the column with d = B⁻¹a replaces basic position `i` (product form), into
 /// `out` (rows in the old positions).
-fn pivot_inverse(inv: &[f64], d: &[f64], i: usize, m: usize, out: &mut [f64]) {
+pub(super) fn pivot_inverse(inv: &[f64], d: &[f64], i: usize, m: usize, out: &mut [f64]) {
     let p = d[i];
     for c in 0..m {
         out[i * m + c] = inv[i * m + c] / p;
@@ -149,22 +193,52 @@ fn pivot_inverse(inv: &[f64], d: &[f64], i: usize, m: usize, out: &mut [f64]) {
 }
 
 /// Work space of one search: the basis being evaluated.
-struct Scratch {
-    bm: Vec<f64>,
-    col: Vec<f64>,
-    rhs: Vec<f64>,
+pub(super) struct Scratch {
+    pub(super) bm: Vec<f64>,
+    pub(super) col: Vec<f64>,
+    pub(super) rhs: Vec<f64>,
+}
+
+impl Scratch {
+    pub(super) fn new(m: usize) -> Self {
+        Scratch { bm: vec![0.0; m * m], col: vec![0.0; m], rhs: vec![0.0; m] }
+    }
 }
 
 impl LiftPolytope {
     /// Every vertex by the pivoting search (see [`LiftPolytope::vertices_by_pivoting`]),
     /// sparse, each post-checked against all constraints ([`LiftPolytope::contains`] on
-    /// its support, relative tolerance [`TOLERANCE`]). `Ok(None)` if no starting basis
-    /// could be identified (callers fall back to the support enumeration).
+    /// its support, relative tolerance [`TOLERANCE`]): the reverse search of
+    /// `vertex/reverse.rs` when the polytope is not degenerate (in a canonical order), else
+    /// the hashed search. `Ok(None)` if no starting basis could be identified (callers
+    /// fall back to the support enumeration).
     ///
     /// # Errors
     /// `invalid_argument` beyond `limits` (the message points to SRR); `design_failed` on
     /// solver trouble.
     pub fn vertices_sparse(&self, limits: Limits) -> Result<Option<SparseVertices>> {
+        self.search(limits, Search::Auto)
+    }
+
+    /// [`LiftPolytope::vertices_sparse`] by the hashed search alone, never the reverse
+    /// search: the reference the reverse search is compared with in tests and benches.
+    ///
+    /// # Errors
+    /// As [`LiftPolytope::vertices_sparse`].
+    pub fn vertices_by_hashed_search(&self, limits: Limits) -> Result<Option<SparseVertices>> {
+        self.search(limits, Search::Hashed)
+    }
+
+    /// [`LiftPolytope::vertices_sparse`] by the reverse search alone (`vertex/reverse.rs`):
+    /// `Ok(None)` also when the polytope is degenerate, or too nearly so for it.
+    ///
+    /// # Errors
+    /// As [`LiftPolytope::vertices_sparse`].
+    pub fn vertices_by_reverse_search(&self, limits: Limits) -> Result<Option<SparseVertices>> {
+        self.search(limits, Search::Reverse)
+    }
+
+    fn search(&self, limits: Limits, how: Search) -> Result<Option<SparseVertices>> {
         let (n, ns, m) = (self.n, self.ns, self.ns + 1);
         let nv = n + ns;
         if nv >= u16::MAX as usize {
@@ -206,6 +280,13 @@ impl LiftPolytope {
                 _ => generic_cost(j),
             })
             .collect();
+        // A non-degenerate polytope is searched without a visited set (`reverse.rs`).
+        if how != Search::Hashed {
+            let found = self.reverse_search(limits, (&basis, &upper, &inv, &x), &cost)?;
+            if found.is_some() || how == Search::Reverse {
+                return Ok(found);
+            }
+        }
         let mut cb = vec![0.0; m];
         let mut order: Vec<(u32, usize)> = Vec::with_capacity(m);
         // Vertices by support: the first vertex of each support, then a chain.
@@ -385,14 +466,7 @@ impl LiftPolytope {
                     }
                     if seen.len() > limits.max_bases {
                         basis.iter().for_each(|&b| is_basic[b as usize] = false);
-                        return Err(Error::InvalidArgument {
-                            name: "alphabet".into(),
-                            reason: alloc::format!(
-                                "vertex search with |X| = {n}, |S| = {ns} visited more than {} bases; use subset \
-                                 random response (srr) instead",
-                                limits.max_bases
-                            ),
-                        });
+                        return Err(self.too_many_bases(limits.max_bases));
                     }
                     let (ni, nx) = (st_inv.len(), st_x.len());
                     st_inv.resize(ni + m * m, 0.0);
@@ -509,7 +583,14 @@ impl LiftPolytope {
     /// Factorises a basis afresh (no drift along long pivot paths) into `inv` and its
     /// basic values `x`; false if singular or infeasible beyond 1e-10 (relative to hi_s
     /// for an r).
-    fn evaluate_basis(&self, basis: &[u32], upper: &[u64], inv: &mut [f64], x: &mut [f64], w: &mut Scratch) -> bool {
+    pub(super) fn evaluate_basis(
+        &self,
+        basis: &[u32],
+        upper: &[u64],
+        inv: &mut [f64],
+        x: &mut [f64],
+        w: &mut Scratch,
+    ) -> bool {
         let m = self.ns + 1;
         for (i, &j) in basis.iter().enumerate() {
             self.column(j as usize, &mut w.col);
@@ -525,7 +606,14 @@ impl LiftPolytope {
 
     /// x_B = B⁻¹ rhs for the basis (rhs: 1, then the bound of each non-basic secret
     /// row); false if infeasible beyond 1e-10 (relative to hi_s for an r).
-    fn basic_values(&self, basis: &[u32], upper: &[u64], inv: &[f64], x: &mut [f64], rhs: &mut [f64]) -> bool {
+    pub(super) fn basic_values(
+        &self,
+        basis: &[u32],
+        upper: &[u64],
+        inv: &[f64],
+        x: &mut [f64],
+        rhs: &mut [f64],
+    ) -> bool {
         let m = self.ns + 1;
         let w_rhs = rhs;
         w_rhs.iter_mut().for_each(|e| *e = 0.0);

@@ -1,0 +1,691 @@
+//! Reverse search (Avis and Fukuda, *A pivoting algorithm for convex hulls and vertex
+//! enumeration of arrangements and polyhedra*, Discrete & Computational Geometry 8, 1992)
+//! over the vertices of a **non-degenerate** lift polytope: the same vertices as the
+//! hashed search of `pivoting.rs`, with no visited set, and subtrees searched in
+//! parallel natively.
+//!
+//! # The tree
+//! The start basis minimises the generic objective c of the hashed search (0 on its basic
+//! variables, generic costs pushing every non-basic one towards its bound), with every
+//! reduced cost non-zero. On a non-degenerate polytope every other vertex w has a single
+//! basis and a **parent**: the vertex reached by Bland's rule on c, the pivot on the
+//! non-basic variable of smallest index whose reduced cost improves c (the ratio test
+//! then has a single winner). c strictly decreases along parents, so the parent links
+//! form a tree rooted at the start that spans every vertex. A search descends it: from a
+//! basis B it follows each edge along which c increases, and keeps the neighbour U only
+//! if B is U's parent, i.e. if the variable that left B (now non-basic at U) is the
+//! smallest improving one at U. U's reduced costs come from B's by the pivot,
+//! d'_k = d_k − d_j α_ik / α_ij and d'_ℓ = −d_j / α_ij (j entering at row i, ℓ leaving,
+//! α = B⁻¹A), so the test costs O(1) per smaller index and stops at the first
+//! improving one. Each vertex is reached once, and the only state is the stack.
+//!
+//! # Cost per basis
+//! The tableau α = B⁻¹[1; A] of the v columns, (|S| + 1)² |X'| multiply-adds row by row,
+//! and the ratio tests of all v edges at once from it (without branches, so both
+//! vectorise); then, per increasing edge, the parent test above. A vertex's values get
+//! one step of iterative refinement before the post-check (the updated B⁻¹ drifts by
+//! ~1e-13 along a path, which is 1e-7 of a coordinate of 1e-6).
+//!
+//! # Threads
+//! Natively every core searches: a thread that runs out of bases waits on a shared queue,
+//! and the others give it the bottom half of their stacks (the bases nearest the root,
+//! with the largest subtrees). The vertices are then sorted into a canonical order (by
+//! support, then values), so the list — and the LP (22) solved over it — does not depend
+//! on how the work was shared. wasm has no threads and searches on one.
+//!
+//! # Degeneracy, and why the answer is the same
+//! The argument needs a non-degenerate polytope and unambiguous signs. The search checks
+//! both wherever it looks: every basic variable farther than [`PRIMAL_MARGIN`] (scaled
+//! by its row of B⁻¹) from its bounds, every reduced cost farther than [`DUAL_MARGIN`]
+//! from 0, no tie within [`TIE`] in a ratio test, and the basic values of every child
+//! feasible. If one fails it stops, and the caller runs the hashed search instead. Were
+//! the polytope degenerate and no check failed, take the degenerate vertex u of least c:
+//! it is not the start (checked), so it has a neighbour w with c(w) < c(u), which is
+//! non-degenerate, and so are all vertices below u, which are therefore all visited
+//! (their parent chains stay below u). w examines its increasing edge to u, and there
+//! at least two new constraints become tight at once (a third tight along the whole
+//! edge would make w degenerate): a tie in w's ratio test, a check that fails.
+
+// `!(a > b)` is deliberate: it also rejects NaN. Index loops mirror the maths.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
+
+use alloc::vec;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use super::pivoting::{pivot_inverse, Limits, Scratch, SparseVertices, REFRESH};
+use super::{LiftPolytope, LOWER, UPPER};
+use privlift::error::{Error, Result};
+
+/// Least distance of a basic variable from its bounds, times max(1, Σ_c |B⁻¹_ic|) (a
+/// bound on |(B⁻¹a)_i| for every column a, whose entries lie in [−1, 1]).
+pub const PRIMAL_MARGIN: f64 = 1e-12;
+
+/// Least |reduced cost| of a non-basic variable (the generic costs are O(1)).
+pub const DUAL_MARGIN: f64 = 1e-11;
+
+/// Two ratio-test steps closer than this (relative) are a tie.
+pub const TIE: f64 = 1e-11;
+
+/// Bases a worker counts before adding them to the shared count.
+const BATCH: usize = 256;
+
+/// `out` = x + B⁻¹ (rhs − B x): one step of iterative refinement of the basic values `x`
+/// with the (approximate) inverse `inv`.
+fn refine(poly: &LiftPolytope, basis: &[u32], upper: &[u64], inv: &[f64], x: &[f64], out: &mut [f64], w: &mut Scratch) {
+    let m = basis.len();
+    // rhs: 1, then the bound of each non-basic secret row (0 for a basic one).
+    w.rhs.iter_mut().for_each(|e| *e = 0.0);
+    w.rhs[0] = 1.0;
+    for s in 0..poly.ns {
+        if !basis.contains(&((poly.n + s) as u32)) {
+            w.rhs[s + 1] = if upper[s / 64] >> (s % 64) & 1 == 1 { poly.hi[s] } else { poly.lo[s] };
+        }
+    }
+    for (i, &var) in basis.iter().enumerate() {
+        poly.column(var as usize, &mut w.col);
+        for r in 0..m {
+            w.rhs[r] -= w.col[r] * x[i];
+        }
+    }
+    for r in 0..m {
+        out[r] = x[r] + (0..m).map(|c| inv[r * m + c] * w.rhs[c]).sum::<f64>();
+    }
+}
+
+/// Why a search stopped before the end.
+enum Stop {
+    /// A check of the module docs failed: the caller runs the hashed search.
+    Degenerate,
+    /// A cap was passed, or another thread stopped.
+    Error(Error),
+    Halted,
+}
+
+/// Bases stored flat: sorted basic variables, side bits of the secret rows, B⁻¹, the
+/// basic values and the pivots since B⁻¹ was factorised afresh.
+struct Nodes {
+    m: usize,
+    sw: usize,
+    basis: Vec<u32>,
+    upper: Vec<u64>,
+    inv: Vec<f64>,
+    x: Vec<f64>,
+    gen: Vec<u8>,
+}
+
+impl Nodes {
+    fn new(m: usize, sw: usize) -> Self {
+        Nodes { m, sw, basis: Vec::new(), upper: Vec::new(), inv: Vec::new(), x: Vec::new(), gen: Vec::new() }
+    }
+
+    fn len(&self) -> usize {
+        self.gen.len()
+    }
+
+    fn push(&mut self, basis: &[u32], upper: &[u64], inv: &[f64], x: &[f64], gen: u8) {
+        self.basis.extend_from_slice(basis);
+        self.upper.extend_from_slice(upper);
+        self.inv.extend_from_slice(inv);
+        self.x.extend_from_slice(x);
+        self.gen.push(gen);
+    }
+
+    /// Copies node `k` into `node`.
+    fn load(&self, k: usize, node: &mut Node) {
+        let (m, sw) = (self.m, self.sw);
+        node.basis.copy_from_slice(&self.basis[k * m..(k + 1) * m]);
+        node.upper.copy_from_slice(&self.upper[k * sw..(k + 1) * sw]);
+        node.inv.copy_from_slice(&self.inv[k * m * m..(k + 1) * m * m]);
+        node.x.copy_from_slice(&self.x[k * m..(k + 1) * m]);
+        node.gen = self.gen[k];
+    }
+
+    /// Moves the first `count` nodes to the end of `to`.
+    fn move_bottom(&mut self, count: usize, to: &mut Nodes) {
+        let (m, sw) = (self.m, self.sw);
+        to.basis.extend(self.basis.drain(..count * m));
+        to.upper.extend(self.upper.drain(..count * sw));
+        to.inv.extend(self.inv.drain(..count * m * m));
+        to.x.extend(self.x.drain(..count * m));
+        to.gen.extend(self.gen.drain(..count));
+    }
+
+    /// Moves the last node into `node`; false if there is none.
+    fn pop(&mut self, node: &mut Node) -> bool {
+        let Some(k) = self.len().checked_sub(1) else { return false };
+        self.load(k, node);
+        let (m, sw) = (self.m, self.sw);
+        self.basis.truncate(k * m);
+        self.upper.truncate(k * sw);
+        self.inv.truncate(k * m * m);
+        self.x.truncate(k * m);
+        self.gen.truncate(k);
+        true
+    }
+}
+
+/// One basis: as in [`Nodes`].
+struct Node {
+    basis: Vec<u32>,
+    upper: Vec<u64>,
+    inv: Vec<f64>,
+    x: Vec<f64>,
+    gen: u8,
+}
+
+/// What the threads share: the caps, the running count of bases, and the queue of
+/// bases given away for other threads to search below.
+struct Shared {
+    limits: Limits,
+    threads: usize,
+    bases: AtomicUsize,
+    /// Set when the search must end early (an error or a failed check somewhere).
+    stop: AtomicBool,
+    /// Set while a thread waits for work: the others then give away half their stacks.
+    hungry: AtomicBool,
+    queue: Mutex<Queue>,
+    wake: Condvar,
+}
+
+/// Bases given away, and how many threads wait for one.
+struct Queue {
+    nodes: Nodes,
+    idle: usize,
+    done: bool,
+}
+
+/// The work space of one thread.
+struct Worker<'a> {
+    poly: &'a LiftPolytope,
+    cost: &'a [f64],
+    /// The tableau B⁻¹ [1; A] of the v columns, row-major (m × |X'|).
+    tab: Vec<f64>,
+    /// Per v column: the least step of its ratio test, the row that takes it (as f64,
+    /// so that the loop vectorises) and the second least step.
+    best_t: Vec<f64>,
+    best_row: Vec<f64>,
+    second_t: Vec<f64>,
+    shared: &'a Shared,
+    node: Node,
+    pi: Vec<f64>,
+    cb: Vec<f64>,
+    rc: Vec<f64>,
+    sr: Vec<f64>,
+    sign: Vec<f64>,
+    room_down: Vec<f64>,
+    room_up: Vec<f64>,
+    d: Vec<f64>,
+    is_basic: Vec<bool>,
+    nb: Vec<u32>,
+    nup: Vec<u64>,
+    child_inv: Vec<f64>,
+    child_x: Vec<f64>,
+    order: Vec<(u32, usize)>,
+    scratch: Scratch,
+    sup: Vec<u32>,
+    vals: Vec<f64>,
+    /// Bases found and not yet added to the shared count.
+    pending: usize,
+}
+
+impl<'a> Worker<'a> {
+    fn new(poly: &'a LiftPolytope, cost: &'a [f64], shared: &'a Shared) -> Self {
+        let (m, nv, sw) = (poly.ns + 1, poly.n + poly.ns, poly.ns.div_ceil(64));
+        Worker {
+            poly,
+            cost,
+            shared,
+            node: Node { basis: vec![0; m], upper: vec![0; sw], inv: vec![0.0; m * m], x: vec![0.0; m], gen: 0 },
+            pi: vec![0.0; m],
+            cb: vec![0.0; m],
+            rc: vec![0.0; nv],
+            sr: vec![0.0; nv],
+            sign: vec![0.0; nv],
+            tab: vec![0.0; m * poly.n],
+            best_t: vec![0.0; poly.n],
+            best_row: vec![0.0; poly.n],
+            second_t: vec![0.0; poly.n],
+            room_down: vec![0.0; m],
+            room_up: vec![0.0; m],
+            d: vec![0.0; m],
+            is_basic: vec![false; nv],
+            nb: vec![0; m],
+            nup: vec![0; sw],
+            child_inv: vec![0.0; m * m],
+            child_x: vec![0.0; m],
+            order: Vec::with_capacity(m),
+            scratch: Scratch::new(m),
+            sup: Vec::with_capacity(m),
+            vals: Vec::with_capacity(m),
+            pending: 0,
+        }
+    }
+
+    /// Adds the pending bases to the shared count; an error past the cap.
+    fn flush(&mut self) -> core::result::Result<usize, Stop> {
+        let total = self.shared.bases.fetch_add(self.pending, Ordering::Relaxed) + self.pending;
+        self.pending = 0;
+        if self.shared.stop.load(Ordering::Relaxed) {
+            return Err(Stop::Halted);
+        }
+        if total > self.shared.limits.max_bases {
+            return Err(Stop::Error(self.poly.too_many_bases(self.shared.limits.max_bases)));
+        }
+        Ok(total)
+    }
+
+    /// Searches below every basis of `stack`, and then below bases other threads give
+    /// away, until every thread is out of work; the vertices into `out`. The thread that
+    /// `report`s tells the progress observer.
+    fn run(&mut self, stack: &mut Nodes, out: &mut SparseVertices, report: bool) -> core::result::Result<(), Stop> {
+        let result = self.search(stack, out, report);
+        if result.is_err() {
+            self.shared.stop.store(true, Ordering::Relaxed);
+            let mut queue = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+            queue.done = true;
+            self.shared.wake.notify_all();
+        }
+        result
+    }
+
+    fn search(&mut self, stack: &mut Nodes, out: &mut SparseVertices, report: bool) -> core::result::Result<(), Stop> {
+        let mut expanded = 0usize;
+        loop {
+            while stack.pop(&mut self.node) {
+                self.expand(out, stack)?;
+                expanded += 1;
+                if stack.len() >= 2 && self.shared.hungry.load(Ordering::Relaxed) {
+                    self.give(stack);
+                }
+                if self.pending >= BATCH {
+                    let total = self.flush()?;
+                    if report && expanded >= crate::progress::EVERY {
+                        expanded = 0;
+                        crate::progress::report(total, total, self.shared.limits.max_bases, false);
+                    }
+                }
+            }
+            self.flush()?;
+            if !self.take(stack) {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Gives the bottom half of `stack` (the bases nearest the root, with the largest
+    /// subtrees) to the queue.
+    fn give(&mut self, stack: &mut Nodes) {
+        let mut queue = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        stack.move_bottom(stack.len() / 2, &mut queue.nodes);
+        self.shared.hungry.store(false, Ordering::Relaxed);
+        self.shared.wake.notify_all();
+    }
+
+    /// Takes a basis from the queue onto `stack`, waiting while other threads still
+    /// search; false when none is left anywhere (or the search stopped).
+    fn take(&mut self, stack: &mut Nodes) -> bool {
+        let shared = self.shared;
+        let mut queue = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if queue.done {
+                return false;
+            }
+            if queue.nodes.pop(&mut self.node) {
+                stack.push(&self.node.basis, &self.node.upper, &self.node.inv, &self.node.x, self.node.gen);
+                return true;
+            }
+            queue.idle += 1;
+            if queue.idle == shared.threads {
+                queue.done = true;
+                shared.wake.notify_all();
+                return false;
+            }
+            shared.hungry.store(true, Ordering::Relaxed);
+            queue = shared.wake.wait(queue).unwrap_or_else(|e| e.into_inner());
+            queue.idle -= 1;
+        }
+    }
+
+    /// The current node's vertex into `out`, and its children in the tree onto
+    /// `children`.
+    fn expand(&mut self, out: &mut SparseVertices, children: &mut Nodes) -> core::result::Result<(), Stop> {
+        let poly = self.poly;
+        let (n, ns, m) = (poly.n, poly.ns, poly.ns + 1);
+        let nv = n + ns;
+        let Node { basis, upper, inv, x, gen } = &self.node;
+
+        // Every basic variable clear of its bounds (primal non-degeneracy).
+        for (i, &var) in basis.iter().enumerate() {
+            let margin = PRIMAL_MARGIN * inv[i * m..(i + 1) * m].iter().map(|e| e.abs()).sum::<f64>().max(1.0);
+            let (lo, hi) = poly.bounds(var as usize);
+            if !(x[i] - lo > margin) || (hi.is_finite() && !(hi - x[i] > margin)) {
+                return Err(Stop::Degenerate);
+            }
+        }
+
+        // The vertex: the basic values after one step of iterative refinement with the
+        // updated B⁻¹ (it drifts by ~1e-13 along a path; refined, a coordinate of 1e-6 is
+        // exact to ~1e-16 relative), the v's renormalised and post-checked; if the check
+        // fails, again from B factorised afresh.
+        for fresh in [false, true] {
+            if fresh {
+                if !poly.evaluate_basis(basis, upper, &mut self.child_inv, &mut self.child_x, &mut self.scratch) {
+                    break;
+                }
+                self.d.copy_from_slice(&self.child_x);
+                refine(poly, basis, upper, &self.child_inv, &self.d, &mut self.child_x, &mut self.scratch);
+            } else {
+                refine(poly, basis, upper, inv, x, &mut self.child_x, &mut self.scratch);
+            }
+            let x = &self.child_x;
+            self.sup.clear();
+            self.vals.clear();
+            for (i, &var) in basis.iter().enumerate() {
+                if (var as usize) < n {
+                    self.sup.push(var);
+                    self.vals.push(x[i]);
+                }
+            }
+            let total: f64 = self.vals.iter().sum();
+            self.vals.iter_mut().for_each(|e| *e /= total);
+            if !self.sup.is_empty() && poly.contains_sparse(&self.sup, &self.vals, super::TOLERANCE) {
+                out.push(&self.sup, &self.vals);
+                break;
+            }
+        }
+
+        // Reduced costs d = c − πA with π = c_Bᵀ B⁻¹; sr = d signed so that < 0 improves c.
+        basis.iter().for_each(|&b| self.is_basic[b as usize] = true);
+        for (r, &b) in basis.iter().enumerate() {
+            self.cb[r] = self.cost[b as usize];
+        }
+        for c in 0..m {
+            self.pi[c] = (0..m).map(|r| self.cb[r] * inv[r * m + c]).sum();
+        }
+        for j in 0..n {
+            self.rc[j] = self.cost[j] - self.pi[0];
+        }
+        for s in 0..ns {
+            let p = self.pi[s + 1];
+            if p != 0.0 {
+                for (o, &a) in self.rc[..n].iter_mut().zip(&poly.a[s * n..(s + 1) * n]) {
+                    *o -= p * a;
+                }
+            }
+            self.rc[n + s] = self.cost[n + s] + p;
+        }
+        // sr = d signed so that < 0 improves c; `sign` the sign it took.
+        let mut first_improving = nv;
+        for j in 0..nv {
+            if self.is_basic[j] {
+                continue;
+            }
+            self.sign[j] = if j >= n && upper[(j - n) / 64] >> ((j - n) % 64) & 1 == 1 { -1.0 } else { 1.0 };
+            self.sr[j] = self.sign[j] * self.rc[j];
+            if !(self.sr[j].abs() > DUAL_MARGIN) {
+                basis.iter().for_each(|&b| self.is_basic[b as usize] = false);
+                return Err(Stop::Degenerate);
+            }
+            if self.sr[j] < 0.0 && first_improving == nv {
+                first_improving = j;
+            }
+        }
+        // The tableau row by row, each an axpy over the secret rows (vectorised): every
+        // edge's direction and every α_ik of the parent test are read from it.
+        for r in 0..m {
+            let row = &inv[r * m..(r + 1) * m];
+            let t = &mut self.tab[r * n..(r + 1) * n];
+            t.iter_mut().for_each(|e| *e = row[0]);
+            for s in 0..ns {
+                let f = row[s + 1];
+                for (e, &a) in t.iter_mut().zip(&poly.a[s * n..(s + 1) * n]) {
+                    *e += f * a;
+                }
+            }
+        }
+        // The basic variables' room below and above (∞ above for a v).
+        for (i, &var) in basis.iter().enumerate() {
+            let (lo, hi) = poly.bounds(var as usize);
+            self.room_down[i] = x[i] - lo;
+            self.room_up[i] = hi - x[i];
+        }
+        // The ratio tests of every v edge at once, row by row (vectorised, no branches):
+        // v_j enters from 0 (σ = 1), basic i moves by δ_i = −α_ij per unit step, and
+        // reaches a bound after t_i = room_i / |δ_i| (∞ if δ_i = 0 or unbounded that
+        // way); the least t, its row and the second least, for each j.
+        self.best_t.iter_mut().for_each(|e| *e = f64::INFINITY);
+        self.second_t.iter_mut().for_each(|e| *e = f64::INFINITY);
+        for i in 0..m {
+            let (down, up) = (self.room_down[i], self.room_up[i]);
+            let row = &self.tab[i * n..(i + 1) * n];
+            for (((&a, b), s), r) in row.iter().zip(&mut self.best_t).zip(&mut self.second_t).zip(&mut self.best_row) {
+                let t = if a > 0.0 { down } else { up } / a.abs();
+                let better = t < *b;
+                *s = if better { *b } else { s.min(t) };
+                *r = if better { i as f64 } else { *r };
+                *b = if better { t } else { *b };
+            }
+        }
+
+        // Children: the neighbours along increasing edges whose parent is this basis.
+        let mut result = Ok(());
+        for j in 0..nv {
+            if self.is_basic[j] || self.sr[j] < 0.0 {
+                continue;
+            }
+            let sigma = self.sign[j];
+            // The ratio test of the edge (the first bound hit, which must be unique) and
+            // its direction d = B⁻¹ a_j: v columns from the tableau, r columns here.
+            let (t, second, i) = if j < n {
+                (self.best_t[j], self.second_t[j], self.best_row[j] as usize)
+            } else {
+                for r in 0..m {
+                    self.d[r] = -inv[r * m + (j - n) + 1];
+                }
+                let mut best = (poly.hi[j - n] - poly.lo[j - n], usize::MAX);
+                let mut second = f64::INFINITY;
+                for i in 0..m {
+                    let delta = -sigma * self.d[i];
+                    let room = if delta < 0.0 { self.room_down[i] } else { self.room_up[i] };
+                    let t = room / delta.abs();
+                    if t < best.0 {
+                        second = best.0;
+                        best = (t, i);
+                    } else {
+                        second = second.min(t);
+                    }
+                }
+                (best.0, second, best.1)
+            };
+            if j < n {
+                for r in 0..m {
+                    self.d[r] = self.tab[r * n + j];
+                }
+            }
+            let to = if i != usize::MAX && sigma * self.d[i] < 0.0 { UPPER } else { LOWER };
+            if !(t > 0.0 && t.is_finite() && second - t > TIE * t) {
+                result = Err(Stop::Degenerate);
+                break;
+            }
+
+            // Is this basis the child's parent (Bland's rule at the child)?
+            let is_parent = if i == usize::MAX {
+                // r_j moves to its other bound: the same basis, the same reduced costs,
+                // and j improving at the child; no smaller index may improve.
+                first_improving > j
+            } else {
+                let leaving = basis[i] as usize;
+                let theta = self.rc[j] / self.d[i];
+                let back_side = if to == UPPER { -1.0 } else { 1.0 };
+                if !(back_side * -theta < -DUAL_MARGIN) {
+                    result = Err(Stop::Degenerate);
+                    break;
+                }
+                // At the child d'_k = d_k − θ α_ik (α_ik = (B⁻¹ a_k)_i): improving iff
+                // sign_k d'_k < 0.
+                let row = &inv[i * m..(i + 1) * m];
+                let tab_row = &self.tab[i * n..(i + 1) * n];
+                let mut parent = true;
+                for k in 0..leaving {
+                    if self.is_basic[k] || k == j {
+                        continue;
+                    }
+                    let alpha = if k < n { tab_row[k] } else { -row[k - n + 1] };
+                    let sk = self.sr[k] - theta * self.sign[k] * alpha;
+                    if !(sk.abs() > DUAL_MARGIN) {
+                        result = Err(Stop::Degenerate);
+                        break;
+                    }
+                    if sk < 0.0 {
+                        parent = false;
+                        break;
+                    }
+                }
+                if result.is_err() {
+                    break;
+                }
+                parent
+            };
+            if !is_parent {
+                continue;
+            }
+
+            // The child: B⁻¹ updated by the pivot (or factorised afresh every REFRESH).
+            self.nb.copy_from_slice(basis);
+            self.nup.copy_from_slice(upper);
+            let child_gen;
+            if i == usize::MAX {
+                let s = j - n;
+                self.nup[s / 64] ^= 1 << (s % 64);
+                child_gen = *gen;
+            } else {
+                let leaving = basis[i] as usize;
+                self.nb[i] = j as u32;
+                self.nb.sort_unstable();
+                if j >= n {
+                    let s = j - n;
+                    self.nup[s / 64] &= !(1 << (s % 64));
+                }
+                if leaving >= n && to == UPPER {
+                    let s = leaving - n;
+                    self.nup[s / 64] |= 1 << (s % 64);
+                }
+                child_gen = gen + 1;
+            }
+            let ok = if child_gen >= REFRESH {
+                poly.evaluate_basis(&self.nb, &self.nup, &mut self.child_inv, &mut self.child_x, &mut self.scratch)
+            } else {
+                if i == usize::MAX {
+                    self.child_inv.copy_from_slice(inv);
+                } else {
+                    pivot_inverse(inv, &self.d, i, m, &mut self.scratch.bm);
+                    // Rows follow the sorted basis: basis[i] was replaced by j.
+                    self.order.clear();
+                    self.order.extend(basis.iter().enumerate().map(|(r, &b)| (if r == i { j as u32 } else { b }, r)));
+                    self.order.sort_unstable();
+                    for (dst, &(_, src)) in self.order.iter().enumerate() {
+                        self.child_inv[dst * m..(dst + 1) * m]
+                            .copy_from_slice(&self.scratch.bm[src * m..(src + 1) * m]);
+                    }
+                }
+                poly.basic_values(&self.nb, &self.nup, &self.child_inv, &mut self.child_x, &mut self.scratch.rhs)
+            };
+            if !ok {
+                result = Err(Stop::Degenerate);
+                break;
+            }
+            children.push(
+                &self.nb,
+                &self.nup,
+                &self.child_inv,
+                &self.child_x,
+                if child_gen >= REFRESH { 0 } else { child_gen },
+            );
+            self.pending += 1;
+        }
+        basis.iter().for_each(|&b| self.is_basic[b as usize] = false);
+        result
+    }
+}
+
+impl LiftPolytope {
+    /// Every vertex by reverse search from the start basis (`basis`, `upper`, `inv`,
+    /// `x`; `cost` the generic objective it minimises), or `Ok(None)` if a check of the
+    /// module docs fails (the polytope is degenerate, or too nearly so): the caller then
+    /// runs the hashed search. Natively every core searches, taking subtrees other
+    /// threads give away; wasm searches on one thread. The vertices are returned in a
+    /// canonical order (by support, then values), whatever the number of threads.
+    ///
+    /// # Errors
+    /// `invalid_argument` beyond `limits`, as the hashed search.
+    pub(super) fn reverse_search(
+        &self,
+        limits: Limits,
+        start: (&[u32], &[u64], &[f64], &[f64]),
+        cost: &[f64],
+    ) -> Result<Option<SparseVertices>> {
+        let (m, sw) = (self.ns + 1, self.ns.div_ceil(64));
+        #[cfg(not(target_arch = "wasm32"))]
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(8);
+        #[cfg(target_arch = "wasm32")]
+        let threads = 1;
+        let shared = Shared {
+            limits,
+            threads,
+            bases: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+            hungry: AtomicBool::new(false),
+            queue: Mutex::new(Queue { nodes: Nodes::new(m, sw), idle: 0, done: false }),
+            wake: Condvar::new(),
+        };
+        let mut stack = Nodes::new(m, sw);
+        stack.push(start.0, start.1, start.2, start.3, 0);
+        let mut out = SparseVertices::new(self.n);
+        let mut worker = Worker::new(self, cost, &shared);
+        worker.pending = 1;
+        #[cfg(not(target_arch = "wasm32"))]
+        let result = std::thread::scope(|scope| {
+            let shared = &shared;
+            let helpers: Vec<_> = (1..threads)
+                .map(|_| {
+                    scope.spawn(move || {
+                        let mut out = SparseVertices::new(self.n);
+                        let mut stack = Nodes::new(m, sw);
+                        Worker::new(self, cost, shared).run(&mut stack, &mut out, false).map(|()| out)
+                    })
+                })
+                .collect();
+            let mut result = worker.run(&mut stack, &mut out, true);
+            for helper in helpers {
+                let theirs = helper.join().unwrap_or(Err(Stop::Halted));
+                result = match (result, theirs) {
+                    (Ok(()), Ok(part)) => {
+                        out.append(&part);
+                        Ok(())
+                    }
+                    // A failed check wins over a cap: the hashed search then meets the
+                    // cap itself.
+                    (Err(Stop::Degenerate), _) | (_, Err(Stop::Degenerate)) => Err(Stop::Degenerate),
+                    (Err(Stop::Error(e)), _) | (_, Err(Stop::Error(e))) => Err(Stop::Error(e)),
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                };
+            }
+            result
+        });
+        #[cfg(target_arch = "wasm32")]
+        let result = worker.run(&mut stack, &mut out, true);
+        match result {
+            Ok(()) => {
+                crate::progress::report(shared.bases.load(Ordering::Relaxed), out.len(), limits.max_bases, true);
+                if out.len() > limits.max_vertices {
+                    return Err(super::too_many_vertices(self.n, self.ns));
+                }
+                Ok(Some(out.canonical()))
+            }
+            Err(Stop::Degenerate) | Err(Stop::Halted) => Ok(None),
+            Err(Stop::Error(e)) => Err(e),
+        }
+    }
+}
