@@ -94,6 +94,28 @@ fn refine(poly: &LiftPolytope, basis: &[u32], upper: &[u64], inv: &[f64], x: &[f
     }
 }
 
+/// One row i of the ratio tests of every v edge (see `Worker::expand`), in reciprocal
+/// steps (no division): for each column j, u = |α_ij| / room (room below if α_ij > 0,
+/// above otherwise; u = 0 when the row never reaches a bound) merged into the largest
+/// `best`, its row `best_row` (as f64) and the second largest `second`. `inv_room` =
+/// (1 / room below, 1 / room above). A function of its own, on slices of one length and
+/// with selects only, so that the slices are known not to overlap and the loop
+/// vectorises.
+#[inline(never)]
+fn ratio_row(row: &[f64], inv_room: (f64, f64), i: f64, best: &mut [f64], second: &mut [f64], best_row: &mut [f64]) {
+    let n = row.len();
+    let (best, second, best_row) = (&mut best[..n], &mut second[..n], &mut best_row[..n]);
+    for j in 0..n {
+        let a = row[j];
+        let u = a.abs() * if a > 0.0 { inv_room.0 } else { inv_room.1 };
+        let (b, s, r) = (best[j], second[j], best_row[j]);
+        let better = u > b;
+        second[j] = if better { b } else { s.max(u) };
+        best_row[j] = if better { i } else { r };
+        best[j] = if better { u } else { b };
+    }
+}
+
 /// Why a search stopped before the end.
 enum Stop {
     /// A check of the module docs failed: the caller runs the hashed search.
@@ -202,8 +224,9 @@ struct Worker<'a> {
     cost: &'a [f64],
     /// The tableau B⁻¹ [1; A] of the v columns, row-major (m × |X'|).
     tab: Vec<f64>,
-    /// Per v column: the least step of its ratio test, the row that takes it (as f64,
-    /// so that the loop vectorises) and the second least step.
+    /// Per v column: the reciprocal of the least step of its ratio test, the row that
+    /// takes it (as f64, so that the loop vectorises) and the reciprocal of the second
+    /// least step.
     best_t: Vec<f64>,
     best_row: Vec<f64>,
     second_t: Vec<f64>,
@@ -451,24 +474,17 @@ impl<'a> Worker<'a> {
             self.room_down[i] = x[i] - lo;
             self.room_up[i] = hi - x[i];
         }
-        // The ratio tests of every v edge at once, row by row (vectorised, no branches):
-        // v_j enters from 0 (σ = 1), basic i moves by δ_i = −α_ij per unit step, and
-        // reaches a bound after t_i = room_i / |δ_i| (∞ if δ_i = 0 or unbounded that
-        // way); the least t, its row and the second least, for each j.
-        self.best_t.iter_mut().for_each(|e| *e = f64::INFINITY);
-        self.second_t.iter_mut().for_each(|e| *e = f64::INFINITY);
+        // The ratio tests of every v edge at once, row by row (`ratio_row`, vectorised):
+        // v_j enters from 0 (σ = 1), basic i moves by δ_i = −α_ij per unit step and
+        // reaches a bound after t_i = room_i / |δ_i|. Kept as reciprocals u = 1/t, the
+        // largest u (the first bound hit), its row, and the second largest, for each j.
+        self.best_t.iter_mut().for_each(|e| *e = 0.0);
+        self.second_t.iter_mut().for_each(|e| *e = 0.0);
         for i in 0..m {
-            let (down, up) = (self.room_down[i], self.room_up[i]);
             let row = &self.tab[i * n..(i + 1) * n];
-            for (((&a, b), s), r) in row.iter().zip(&mut self.best_t).zip(&mut self.second_t).zip(&mut self.best_row) {
-                let t = if a > 0.0 { down } else { up } / a.abs();
-                let better = t < *b;
-                *s = if better { *b } else { s.min(t) };
-                *r = if better { i as f64 } else { *r };
-                *b = if better { t } else { *b };
-            }
+            let inv_room = (1.0 / self.room_down[i], 1.0 / self.room_up[i]);
+            ratio_row(row, inv_room, i as f64, &mut self.best_t, &mut self.second_t, &mut self.best_row);
         }
-
         // Children: the neighbours along increasing edges whose parent is this basis.
         let mut result = Ok(());
         for j in 0..nv {
@@ -479,7 +495,7 @@ impl<'a> Worker<'a> {
             // The ratio test of the edge (the first bound hit, which must be unique) and
             // its direction d = B⁻¹ a_j: v columns from the tableau, r columns here.
             let (t, second, i) = if j < n {
-                (self.best_t[j], self.second_t[j], self.best_row[j] as usize)
+                (1.0 / self.best_t[j], 1.0 / self.second_t[j], self.best_row[j] as usize)
             } else {
                 for r in 0..m {
                     self.d[r] = -inv[r * m + (j - n) + 1];
