@@ -27,7 +27,8 @@
 //! ~1e-13 along a path, which is 1e-7 of a coordinate of 1e-6).
 //!
 //! # Threads
-//! Natively every core searches: a thread that runs out of bases waits on a shared queue,
+//! Natively, past the first [`ALONE`] bases, every core searches: a thread that runs out
+//! of bases waits on a shared queue,
 //! and the others give it the bottom half of their stacks (the bases nearest the root,
 //! with the largest subtrees). The vertices are then sorted into a canonical order (by
 //! support, then values), so the list — and the LP (22) solved over it — does not depend
@@ -67,6 +68,12 @@ pub const DUAL_MARGIN: f64 = 1e-11;
 
 /// Two ratio-test steps closer than this (relative) are a tie.
 pub const TIE: f64 = 1e-11;
+
+/// Bases the calling thread searches alone before other threads are started: a small
+/// polytope (ORR at |X| = 5 has a few dozen vertices, searched in microseconds) never
+/// pays for starting and joining threads. Measured (criterion `optimal/orr_lip_5x2`):
+/// 131–164 µs with threads from the start, 48–54 µs with this.
+const ALONE: usize = 64;
 
 /// Bases a worker counts before adding them to the shared count.
 const BATCH: usize = 256;
@@ -311,6 +318,23 @@ impl<'a> Worker<'a> {
             self.shared.wake.notify_all();
         }
         result
+    }
+
+    /// Searches below the bases of `stack` on this thread alone, for at most `budget`
+    /// bases; whether the search is complete (`stack` is then empty).
+    fn alone(
+        &mut self,
+        stack: &mut Nodes,
+        out: &mut SparseVertices,
+        budget: usize,
+    ) -> core::result::Result<bool, Stop> {
+        for _ in 0..budget {
+            if !stack.pop(&mut self.node) {
+                return self.flush().map(|_| true);
+            }
+            self.expand(out, stack)?;
+        }
+        self.flush().map(|_| stack.len() == 0)
     }
 
     fn search(&mut self, stack: &mut Nodes, out: &mut SparseVertices, report: bool) -> core::result::Result<(), Stop> {
@@ -662,34 +686,39 @@ impl LiftPolytope {
         let mut worker = Worker::new(self, cost, &shared);
         worker.pending = 1;
         #[cfg(not(target_arch = "wasm32"))]
-        let result = std::thread::scope(|scope| {
-            let shared = &shared;
-            let helpers: Vec<_> = (1..threads)
-                .map(|_| {
-                    scope.spawn(move || {
-                        let mut out = SparseVertices::new(self.n);
-                        let mut stack = Nodes::new(m, sw);
-                        Worker::new(self, cost, shared).run(&mut stack, &mut out, false).map(|()| out)
+        let result = match worker.alone(&mut stack, &mut out, ALONE) {
+            Ok(true) => Ok(()),
+            Err(e) => Err(e),
+            Ok(false) if threads == 1 => worker.run(&mut stack, &mut out, true),
+            Ok(false) => std::thread::scope(|scope| {
+                let shared = &shared;
+                let helpers: Vec<_> = (1..threads)
+                    .map(|_| {
+                        scope.spawn(move || {
+                            let mut out = SparseVertices::new(self.n);
+                            let mut stack = Nodes::new(m, sw);
+                            Worker::new(self, cost, shared).run(&mut stack, &mut out, false).map(|()| out)
+                        })
                     })
-                })
-                .collect();
-            let mut result = worker.run(&mut stack, &mut out, true);
-            for helper in helpers {
-                let theirs = helper.join().unwrap_or(Err(Stop::Halted));
-                result = match (result, theirs) {
-                    (Ok(()), Ok(part)) => {
-                        out.append(&part);
-                        Ok(())
-                    }
-                    // A failed check wins over a cap: the hashed search then meets the
-                    // cap itself.
-                    (Err(Stop::Degenerate), _) | (_, Err(Stop::Degenerate)) => Err(Stop::Degenerate),
-                    (Err(Stop::Error(e)), _) | (_, Err(Stop::Error(e))) => Err(Stop::Error(e)),
-                    (Err(e), _) | (_, Err(e)) => Err(e),
-                };
-            }
-            result
-        });
+                    .collect();
+                let mut result = worker.run(&mut stack, &mut out, true);
+                for helper in helpers {
+                    let theirs = helper.join().unwrap_or(Err(Stop::Halted));
+                    result = match (result, theirs) {
+                        (Ok(()), Ok(part)) => {
+                            out.append(&part);
+                            Ok(())
+                        }
+                        // A failed check wins over a cap: the hashed search then meets the
+                        // cap itself.
+                        (Err(Stop::Degenerate), _) | (_, Err(Stop::Degenerate)) => Err(Stop::Degenerate),
+                        (Err(Stop::Error(e)), _) | (_, Err(Stop::Error(e))) => Err(Stop::Error(e)),
+                        (Err(e), _) | (_, Err(e)) => Err(e),
+                    };
+                }
+                result
+            }),
+        };
         #[cfg(target_arch = "wasm32")]
         let result = worker.run(&mut stack, &mut out, true);
         match result {
