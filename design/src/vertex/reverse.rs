@@ -685,11 +685,15 @@ impl LiftPolytope {
         let mut out = SparseVertices::new(self.n);
         let mut worker = Worker::new(self, cost, &shared);
         worker.pending = 1;
-        #[cfg(not(target_arch = "wasm32"))]
         let result = match worker.alone(&mut stack, &mut out, ALONE) {
             Ok(true) => Ok(()),
             Err(e) => Err(e),
+            // wasm has one thread.
+            #[cfg(target_arch = "wasm32")]
+            Ok(false) => worker.run(&mut stack, &mut out, true),
+            #[cfg(not(target_arch = "wasm32"))]
             Ok(false) if threads == 1 => worker.run(&mut stack, &mut out, true),
+            #[cfg(not(target_arch = "wasm32"))]
             Ok(false) => std::thread::scope(|scope| {
                 let shared = &shared;
                 let helpers: Vec<_> = (1..threads)
@@ -719,8 +723,6 @@ impl LiftPolytope {
                 result
             }),
         };
-        #[cfg(target_arch = "wasm32")]
-        let result = worker.run(&mut stack, &mut out, true);
         match result {
             Ok(()) => {
                 crate::progress::report(shared.bases.load(Ordering::Relaxed), out.len(), limits.max_bases, true);
