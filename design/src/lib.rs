@@ -21,6 +21,13 @@
 //! | SRLIP product of per-attribute channels (multi-attribute X) | [`srlip::srlip`] | `srlip`, `lip` |
 //! | vertex enumeration of the lift polytope | [`vertex::LiftPolytope`] | — |
 //!
+//! # Threads
+//! The vertex search of the lift polytope ([`vertex::LiftPolytope`], behind ORR, AORR and
+//! SRR) runs on every core natively (at most 8 scoped threads, started only after the
+//! calling thread has searched the first 64 bases alone, and joined before it returns)
+//! and on one thread in wasm. The vertices, and so every design, do not depend on the
+//! number of threads: they are sorted into one canonical order.
+//!
 //! # LP solver
 //! LPs are solved with `microlp` 0.7: pure Rust, builds for wasm32, a revised simplex
 //! with sparse LU that returns *vertex* solutions and re-checks every constraint before
