@@ -175,11 +175,11 @@ enum Search {
 }
 
 /// Pivots after which a basis is factorised afresh instead of updated.
-pub(super) const REFRESH: u8 = 16;
+const REFRESH: u8 = 16;
 
 /// B⁻¹ after the column with d = B⁻¹a replaces basic position `i` (product form), into
 /// `out` (rows in the old positions).
-pub(super) fn pivot_inverse(inv: &[f64], d: &[f64], i: usize, m: usize, out: &mut [f64]) {
+fn pivot_inverse(inv: &[f64], d: &[f64], i: usize, m: usize, out: &mut [f64]) {
     let p = d[i];
     for c in 0..m {
         out[i * m + c] = inv[i * m + c] / p;
@@ -197,12 +197,25 @@ pub(super) struct Scratch {
     pub(super) bm: Vec<f64>,
     pub(super) col: Vec<f64>,
     pub(super) rhs: Vec<f64>,
+    /// The child's basic variables with their rows in the parent (see
+    /// [`LiftPolytope::child_values`]).
+    order: Vec<(u32, usize)>,
 }
 
 impl Scratch {
     pub(super) fn new(m: usize) -> Self {
-        Scratch { bm: vec![0.0; m * m], col: vec![0.0; m], rhs: vec![0.0; m] }
+        Scratch { bm: vec![0.0; m * m], col: vec![0.0; m], rhs: vec![0.0; m], order: Vec::with_capacity(m) }
     }
+}
+
+/// A pivot of the searches: `j` enters at basic position `i` and the variable there
+/// leaves to its bound `to` (LOWER or UPPER); or, with `i == usize::MAX`, the non-basic
+/// secret row `j` moves to its other bound and the basis stays.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Move {
+    pub(super) j: usize,
+    pub(super) i: usize,
+    pub(super) to: u8,
 }
 
 impl LiftPolytope {
@@ -257,7 +270,7 @@ impl LiftPolytope {
                 upper[s / 64] |= 1 << (s % 64);
             }
         }
-        let mut scratch = Scratch { bm: vec![0.0; m * m], col: vec![0.0; m], rhs: vec![0.0; m] };
+        let mut scratch = Scratch::new(m);
         let (mut inv, mut x) = (vec![0.0; m * m], vec![0.0; m]);
         if basis.len() != m || !self.evaluate_basis(&basis, &upper, &mut inv, &mut x, &mut scratch) {
             return Ok(None);
@@ -288,7 +301,6 @@ impl LiftPolytope {
             }
         }
         let mut cb = vec![0.0; m];
-        let mut order: Vec<(u32, usize)> = Vec::with_capacity(m);
         // Vertices by support: the first vertex of each support, then a chain.
         let mut by_support = KeyMap::new(m.div_ceil(4));
         let mut next: Vec<u32> = Vec::new();
@@ -443,24 +455,8 @@ impl LiftPolytope {
                     if t > best + 1e-11 {
                         continue;
                     }
-                    nb.copy_from_slice(&basis);
-                    nup.copy_from_slice(&upper);
-                    if i == usize::MAX {
-                        let s = j - n;
-                        nup[s / 64] ^= 1 << (s % 64);
-                    } else {
-                        let leaving = basis[i] as usize;
-                        nb[i] = j as u32;
-                        nb.sort_unstable();
-                        if j >= n {
-                            let s = j - n;
-                            nup[s / 64] &= !(1 << (s % 64));
-                        }
-                        if leaving >= n && to == UPPER {
-                            let s = leaving - n;
-                            nup[s / 64] |= 1 << (s % 64);
-                        }
-                    }
+                    let mv = Move { j, i, to };
+                    self.child_status(&basis, &upper, mv, &mut nb, &mut nup);
                     if seen.insert_seen(&nb, &nup) {
                         continue;
                     }
@@ -471,32 +467,18 @@ impl LiftPolytope {
                     let (ni, nx) = (st_inv.len(), st_x.len());
                     st_inv.resize(ni + m * m, 0.0);
                     st_x.resize(nx + m, 0.0);
-                    // B⁻¹ of the child: the parent's updated by the pivot (O(m²)), or
-                    // factorised afresh every REFRESH pivots (bounded drift).
-                    let child_gen = if i == usize::MAX { gen } else { gen + 1 };
-                    let ok = if child_gen >= REFRESH {
-                        self.evaluate_basis(&nb, &nup, &mut st_inv[ni..], &mut st_x[nx..], &mut scratch)
-                    } else {
-                        let ci = &mut st_inv[ni..];
-                        if i == usize::MAX {
-                            ci.copy_from_slice(&inv);
-                        } else {
-                            pivot_inverse(&inv, &d, i, m, &mut scratch.bm);
-                            // Rows follow the sorted basis: basis[i] was replaced by j.
-                            order.clear();
-                            order
-                                .extend(basis.iter().enumerate().map(|(r, &b)| (if r == i { j as u32 } else { b }, r)));
-                            order.sort_unstable();
-                            for (dst, &(_, src)) in order.iter().enumerate() {
-                                ci[dst * m..(dst + 1) * m].copy_from_slice(&scratch.bm[src * m..(src + 1) * m]);
-                            }
-                        }
-                        self.basic_values(&nb, &nup, &st_inv[ni..], &mut st_x[nx..], &mut scratch.rhs)
-                    };
-                    if ok {
+                    let child_gen = self.child_values(
+                        (&basis, &inv, gen),
+                        &d,
+                        mv,
+                        (&nb, &nup),
+                        (&mut st_inv[ni..], &mut st_x[nx..]),
+                        &mut scratch,
+                    );
+                    if let Some(child_gen) = child_gen {
                         st_basis.extend_from_slice(&nb);
                         st_upper.extend_from_slice(&nup);
-                        st_gen.push(if child_gen >= REFRESH { 0 } else { child_gen });
+                        st_gen.push(child_gen);
                     } else {
                         st_inv.truncate(ni);
                         st_x.truncate(nx);
@@ -575,7 +557,7 @@ impl LiftPolytope {
         for s in (0..ns).filter(|&s| status[n + s] == UPPER) {
             upper[s / 64] |= 1 << (s % 64);
         }
-        let mut w = Scratch { bm: vec![0.0; m * m], col: vec![0.0; m], rhs: vec![0.0; m] };
+        let mut w = Scratch::new(m);
         let (mut inv, mut x) = (vec![0.0; m * m], vec![0.0; m]);
         self.evaluate_basis(&basis, &upper, &mut inv, &mut x, &mut w)
     }
@@ -604,8 +586,84 @@ impl LiftPolytope {
         self.basic_values(basis, upper, inv, x, &mut w.rhs)
     }
 
-    /// x_B = B⁻¹ rhs for the basis (rhs: 1, then the bound of each non-basic secret
-    /// row); false if infeasible beyond 1e-10 (relative to hi_s for an r).
+    /// The sorted basis `nb` and side bits `nup` of the child of (`basis`, `upper`) by
+    /// `mv`.
+    pub(super) fn child_status(&self, basis: &[u32], upper: &[u64], mv: Move, nb: &mut [u32], nup: &mut [u64]) {
+        let (n, Move { j, i, to }) = (self.n, mv);
+        nb.copy_from_slice(basis);
+        nup.copy_from_slice(upper);
+        if i == usize::MAX {
+            let s = j - n;
+            nup[s / 64] ^= 1 << (s % 64);
+            return;
+        }
+        let leaving = basis[i] as usize;
+        nb[i] = j as u32;
+        nb.sort_unstable();
+        if j >= n {
+            let s = j - n;
+            nup[s / 64] &= !(1 << (s % 64));
+        }
+        if leaving >= n && to == UPPER {
+            let s = leaving - n;
+            nup[s / 64] |= 1 << (s % 64);
+        }
+    }
+
+    /// B⁻¹ and the basic values of the child (`nb`, `nup`) of `parent` = (its basis, its
+    /// B⁻¹, the pivots since that was factorised) by `mv`, `d` = B⁻¹ a_j, into `out`:
+    /// the parent's B⁻¹ updated by the pivot (O(m²)), or factorised afresh every
+    /// [`REFRESH`] pivots (bounded drift). The child's count of pivots since its
+    /// factorisation; `None` if the child is infeasible beyond 1e-10 or singular.
+    pub(super) fn child_values(
+        &self,
+        parent: (&[u32], &[f64], u8),
+        d: &[f64],
+        mv: Move,
+        child: (&[u32], &[u64]),
+        out: (&mut [f64], &mut [f64]),
+        w: &mut Scratch,
+    ) -> Option<u8> {
+        let ((basis, inv, gen), (nb, nup), (inv_out, x_out), m) = (parent, child, out, self.ns + 1);
+        let child_gen = if mv.i == usize::MAX { gen } else { gen + 1 };
+        if child_gen >= REFRESH {
+            return self.evaluate_basis(nb, nup, inv_out, x_out, w).then_some(0);
+        }
+        if mv.i == usize::MAX {
+            inv_out.copy_from_slice(inv);
+        } else {
+            pivot_inverse(inv, d, mv.i, m, &mut w.bm);
+            // Rows follow the sorted basis: basis[i] was replaced by j.
+            w.order.clear();
+            w.order.extend(basis.iter().enumerate().map(|(r, &b)| (if r == mv.i { mv.j as u32 } else { b }, r)));
+            w.order.sort_unstable();
+            for (dst, &(_, src)) in w.order.iter().enumerate() {
+                inv_out[dst * m..(dst + 1) * m].copy_from_slice(&w.bm[src * m..(src + 1) * m]);
+            }
+        }
+        self.basic_values(nb, nup, inv_out, x_out, &mut w.rhs).then_some(child_gen)
+    }
+
+    /// The right-hand side of the basis into `rhs`: 1 (Σ v = 1), then for each secret row
+    /// its bound if it is non-basic (lo, or hi if its side bit is set), else 0.
+    pub(super) fn rhs(&self, basis: &[u32], upper: &[u64], rhs: &mut [f64]) {
+        let m = self.ns + 1;
+        rhs.iter_mut().for_each(|e| *e = 0.0);
+        rhs[0] = 1.0;
+        let mut b = 0;
+        for s in 0..self.ns {
+            while b < m && (basis[b] as usize) < self.n + s {
+                b += 1;
+            }
+            if b < m && basis[b] as usize == self.n + s {
+                continue;
+            }
+            rhs[s + 1] = if upper[s / 64] >> (s % 64) & 1 == 1 { self.hi[s] } else { self.lo[s] };
+        }
+    }
+
+    /// x_B = B⁻¹ rhs for the basis ([`LiftPolytope::rhs`]); false if infeasible beyond
+    /// 1e-10 (relative to hi_s for an r).
     pub(super) fn basic_values(
         &self,
         basis: &[u32],
@@ -615,21 +673,9 @@ impl LiftPolytope {
         rhs: &mut [f64],
     ) -> bool {
         let m = self.ns + 1;
-        let w_rhs = rhs;
-        w_rhs.iter_mut().for_each(|e| *e = 0.0);
-        w_rhs[0] = 1.0;
-        let mut b = 0;
-        for s in 0..self.ns {
-            while b < m && (basis[b] as usize) < self.n + s {
-                b += 1;
-            }
-            if b < m && basis[b] as usize == self.n + s {
-                continue;
-            }
-            w_rhs[s + 1] = if upper[s / 64] >> (s % 64) & 1 == 1 { self.hi[s] } else { self.lo[s] };
-        }
+        self.rhs(basis, upper, rhs);
         for r in 0..m {
-            x[r] = inv[r * m..(r + 1) * m].iter().zip(w_rhs.iter()).map(|(p, q)| p * q).sum();
+            x[r] = inv[r * m..(r + 1) * m].iter().zip(rhs.iter()).map(|(p, q)| p * q).sum();
         }
         for (i, &var) in basis.iter().enumerate() {
             let (lo, hi) = self.bounds(var as usize);

@@ -55,7 +55,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-use super::pivoting::{pivot_inverse, Limits, Scratch, SparseVertices, REFRESH};
+use super::pivoting::{Limits, Move, Scratch, SparseVertices};
 use super::{LiftPolytope, LOWER, UPPER};
 use privlift::error::{Error, Result};
 
@@ -82,14 +82,7 @@ const BATCH: usize = 256;
 /// with the (approximate) inverse `inv`.
 fn refine(poly: &LiftPolytope, basis: &[u32], upper: &[u64], inv: &[f64], x: &[f64], out: &mut [f64], w: &mut Scratch) {
     let m = basis.len();
-    // rhs: 1, then the bound of each non-basic secret row (0 for a basic one).
-    w.rhs.iter_mut().for_each(|e| *e = 0.0);
-    w.rhs[0] = 1.0;
-    for s in 0..poly.ns {
-        if !basis.contains(&((poly.n + s) as u32)) {
-            w.rhs[s + 1] = if upper[s / 64] >> (s % 64) & 1 == 1 { poly.hi[s] } else { poly.lo[s] };
-        }
-    }
+    poly.rhs(basis, upper, &mut w.rhs);
     for (i, &var) in basis.iter().enumerate() {
         poly.column(var as usize, &mut w.col);
         for r in 0..m {
@@ -127,8 +120,9 @@ fn ratio_row(row: &[f64], inv_room: (f64, f64), i: f64, best: &mut [f64], second
 enum Stop {
     /// A check of the module docs failed: the caller runs the hashed search.
     Degenerate,
-    /// A cap was passed, or another thread stopped.
+    /// A cap was passed.
     Error(Error),
+    /// Another thread stopped the search (for one of the reasons above).
     Halted,
 }
 
@@ -252,7 +246,6 @@ struct Worker<'a> {
     nup: Vec<u64>,
     child_inv: Vec<f64>,
     child_x: Vec<f64>,
-    order: Vec<(u32, usize)>,
     scratch: Scratch,
     sup: Vec<u32>,
     vals: Vec<f64>,
@@ -285,7 +278,6 @@ impl<'a> Worker<'a> {
             nup: vec![0; sw],
             child_inv: vec![0.0; m * m],
             child_x: vec![0.0; m],
-            order: Vec::with_capacity(m),
             scratch: Scratch::new(m),
             sup: Vec::with_capacity(m),
             vals: Vec::with_capacity(m),
@@ -593,56 +585,21 @@ impl<'a> Worker<'a> {
             }
 
             // The child: B⁻¹ updated by the pivot (or factorised afresh every REFRESH).
-            self.nb.copy_from_slice(basis);
-            self.nup.copy_from_slice(upper);
-            let child_gen;
-            if i == usize::MAX {
-                let s = j - n;
-                self.nup[s / 64] ^= 1 << (s % 64);
-                child_gen = *gen;
-            } else {
-                let leaving = basis[i] as usize;
-                self.nb[i] = j as u32;
-                self.nb.sort_unstable();
-                if j >= n {
-                    let s = j - n;
-                    self.nup[s / 64] &= !(1 << (s % 64));
-                }
-                if leaving >= n && to == UPPER {
-                    let s = leaving - n;
-                    self.nup[s / 64] |= 1 << (s % 64);
-                }
-                child_gen = gen + 1;
-            }
-            let ok = if child_gen >= REFRESH {
-                poly.evaluate_basis(&self.nb, &self.nup, &mut self.child_inv, &mut self.child_x, &mut self.scratch)
-            } else {
-                if i == usize::MAX {
-                    self.child_inv.copy_from_slice(inv);
-                } else {
-                    pivot_inverse(inv, &self.d, i, m, &mut self.scratch.bm);
-                    // Rows follow the sorted basis: basis[i] was replaced by j.
-                    self.order.clear();
-                    self.order.extend(basis.iter().enumerate().map(|(r, &b)| (if r == i { j as u32 } else { b }, r)));
-                    self.order.sort_unstable();
-                    for (dst, &(_, src)) in self.order.iter().enumerate() {
-                        self.child_inv[dst * m..(dst + 1) * m]
-                            .copy_from_slice(&self.scratch.bm[src * m..(src + 1) * m]);
-                    }
-                }
-                poly.basic_values(&self.nb, &self.nup, &self.child_inv, &mut self.child_x, &mut self.scratch.rhs)
-            };
-            if !ok {
+            let mv = Move { j, i, to };
+            poly.child_status(basis, upper, mv, &mut self.nb, &mut self.nup);
+            let child = poly.child_values(
+                (basis, inv, *gen),
+                &self.d,
+                mv,
+                (&self.nb, &self.nup),
+                (&mut self.child_inv, &mut self.child_x),
+                &mut self.scratch,
+            );
+            let Some(child_gen) = child else {
                 result = Err(Stop::Degenerate);
                 break;
-            }
-            children.push(
-                &self.nb,
-                &self.nup,
-                &self.child_inv,
-                &self.child_x,
-                if child_gen >= REFRESH { 0 } else { child_gen },
-            );
+            };
+            children.push(&self.nb, &self.nup, &self.child_inv, &self.child_x, child_gen);
             self.pending += 1;
         }
         basis.iter().for_each(|&b| self.is_basic[b as usize] = false);
