@@ -26,7 +26,17 @@
 //! SRR) runs on every core natively (at most 8 scoped threads, started only after the
 //! calling thread has searched the first 64 bases alone, and joined before it returns)
 //! and on one thread in wasm. The vertices, and so every design, do not depend on the
-//! number of threads: they are sorted into one canonical order.
+//! number of threads: they are sorted into one canonical order. The full pricing scans
+//! of the LP over a large vertex pool (from 2 × 65,536 columns) are split among the
+//! cores the same way, merged into the answer one thread would give.
+//!
+//! # SIMD, and the crate's only `unsafe`
+//! On x86-64 the reverse search's inner loops (the tableau, the reduced costs, the ratio
+//! tests) are compiled twice, once for AVX2, and the AVX2 build runs when the CPU has it
+//! (detected at run time). Calling a `#[target_feature]` function is `unsafe`; those two
+//! calls, each after the detection, are the only `unsafe` in the crate
+//! (`#![deny(unsafe_code)]`, allowed at each). There is no FMA and Rust never
+//! reassociates, so both builds give the same bits (a test compares them).
 //!
 //! # LP solver
 //! LPs are solved with `microlp` 0.7: pure Rust, builds for wasm32, a revised simplex
@@ -39,7 +49,7 @@
 //! here (rows stochastic, entries non-negative) and then audited; a design that fails
 //! either check is an error (`design_failed`), never a document.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![warn(missing_debug_implementations)]
 #![warn(missing_docs)]
 

@@ -167,11 +167,14 @@ impl Seen {
 
 /// Which search [`LiftPolytope::search`] runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Search {
+pub(super) enum Search {
     /// The reverse search, or the hashed search if the polytope is degenerate.
     Auto,
     Hashed,
     Reverse,
+    /// The reverse search without the AVX2 build of its inner loops (tests: the same bits).
+    #[cfg(test)]
+    ReversePortable,
 }
 
 /// Pivots after which a basis is factorised afresh instead of updated.
@@ -251,7 +254,7 @@ impl LiftPolytope {
         self.search(limits, Search::Reverse)
     }
 
-    fn search(&self, limits: Limits, how: Search) -> Result<Option<SparseVertices>> {
+    pub(super) fn search(&self, limits: Limits, how: Search) -> Result<Option<SparseVertices>> {
         let (n, ns, m) = (self.n, self.ns, self.ns + 1);
         let nv = n + ns;
         if nv >= u16::MAX as usize {
@@ -295,8 +298,12 @@ impl LiftPolytope {
             .collect();
         // A non-degenerate polytope is searched without a visited set (`reverse.rs`).
         if how != Search::Hashed {
-            let found = self.reverse_search(limits, (&basis, &upper, &inv, &x), &cost)?;
-            if found.is_some() || how == Search::Reverse {
+            #[cfg(test)]
+            let simd = how != Search::ReversePortable;
+            #[cfg(not(test))]
+            let simd = true;
+            let found = self.reverse_search(limits, (&basis, &upper, &inv, &x), &cost, simd)?;
+            if found.is_some() || how != Search::Auto {
                 return Ok(found);
             }
         }

@@ -103,6 +103,38 @@ fn refine(poly: &LiftPolytope, basis: &[u32], upper: &[u64], inv: &[f64], x: &[f
 /// vectorises.
 #[inline(never)]
 fn ratio_row(row: &[f64], inv_room: (f64, f64), i: f64, best: &mut [f64], second: &mut [f64], best_row: &mut [f64]) {
+    ratio_row_body(row, inv_room, i, best, second, best_row)
+}
+
+/// [`ratio_row`] compiled for AVX2 (4 lanes instead of SSE2's 2; the same operations in
+/// the same order on each lane, so the same bits).
+///
+/// # Safety
+/// The CPU must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+#[allow(unsafe_code)]
+unsafe fn ratio_row_avx2(
+    row: &[f64],
+    inv_room: (f64, f64),
+    i: f64,
+    best: &mut [f64],
+    second: &mut [f64],
+    best_row: &mut [f64],
+) {
+    ratio_row_body(row, inv_room, i, best, second, best_row)
+}
+
+#[inline(always)]
+fn ratio_row_body(
+    row: &[f64],
+    inv_room: (f64, f64),
+    i: f64,
+    best: &mut [f64],
+    second: &mut [f64],
+    best_row: &mut [f64],
+) {
     let n = row.len();
     let (best, second, best_row) = (&mut best[..n], &mut second[..n], &mut best_row[..n]);
     for j in 0..n {
@@ -251,11 +283,17 @@ struct Worker<'a> {
     vals: Vec<f64>,
     /// Bases found and not yet added to the shared count.
     pending: usize,
+    /// The CPU supports AVX2: [`Worker::expand`] takes its AVX2 build.
+    #[cfg(target_arch = "x86_64")]
+    avx2: bool,
 }
 
 impl<'a> Worker<'a> {
-    fn new(poly: &'a LiftPolytope, cost: &'a [f64], shared: &'a Shared) -> Self {
+    /// `simd`: whether the AVX2 build of [`Worker::expand`] may be used (when the CPU has it).
+    fn new(poly: &'a LiftPolytope, cost: &'a [f64], shared: &'a Shared, simd: bool) -> Self {
         let (m, nv, sw) = (poly.ns + 1, poly.n + poly.ns, poly.ns.div_ceil(64));
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = simd;
         Worker {
             poly,
             cost,
@@ -282,6 +320,8 @@ impl<'a> Worker<'a> {
             sup: Vec::with_capacity(m),
             vals: Vec::with_capacity(m),
             pending: 0,
+            #[cfg(target_arch = "x86_64")]
+            avx2: simd && std::is_x86_feature_detected!("avx2"),
         }
     }
 
@@ -390,6 +430,34 @@ impl<'a> Worker<'a> {
     /// The current node's vertex into `out`, and its children in the tree onto
     /// `children`.
     fn expand(&mut self, out: &mut SparseVertices, children: &mut Nodes) -> core::result::Result<(), Stop> {
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is set only when the CPU was detected to support AVX2.
+            #[allow(unsafe_code)]
+            return unsafe { self.expand_avx2(out, children) };
+        }
+        self.expand_with::<false>(out, children)
+    }
+
+    /// [`Self::expand`] compiled for AVX2: the tableau, the reduced costs and the ratio
+    /// tests run 4 lanes wide. No FMA, and Rust never reassociates: the same operations
+    /// in the same order, so the same bits as the portable build.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(unsafe_code)]
+    unsafe fn expand_avx2(&mut self, out: &mut SparseVertices, children: &mut Nodes) -> core::result::Result<(), Stop> {
+        self.expand_with::<true>(out, children)
+    }
+
+    #[inline(always)]
+    fn expand_with<const AVX2: bool>(
+        &mut self,
+        out: &mut SparseVertices,
+        children: &mut Nodes,
+    ) -> core::result::Result<(), Stop> {
         let poly = self.poly;
         let (n, ns, m) = (poly.n, poly.ns, poly.ns + 1);
         let nv = n + ns;
@@ -499,7 +567,17 @@ impl<'a> Worker<'a> {
         for i in 0..m {
             let row = &self.tab[i * n..(i + 1) * n];
             let inv_room = (1.0 / self.room_down[i], 1.0 / self.room_up[i]);
-            ratio_row(row, inv_room, i as f64, &mut self.best_t, &mut self.second_t, &mut self.best_row);
+            let (best, second, best_row) = (&mut self.best_t, &mut self.second_t, &mut self.best_row);
+            #[cfg(target_arch = "x86_64")]
+            if AVX2 {
+                // SAFETY: AVX2 is only true on the AVX2 path (`expand`).
+                #[allow(unsafe_code)]
+                unsafe {
+                    ratio_row_avx2(row, inv_room, i as f64, best, second, best_row)
+                };
+                continue;
+            }
+            ratio_row(row, inv_room, i as f64, best, second, best_row);
         }
         // Children: the neighbours along increasing edges whose parent is this basis.
         let mut result = Ok(());
@@ -508,10 +586,14 @@ impl<'a> Worker<'a> {
                 continue;
             }
             let sigma = self.sign[j];
-            // The ratio test of the edge (the first bound hit, which must be unique) and
-            // its direction d = B⁻¹ a_j: v columns from the tableau, r columns here.
-            let (t, second, i) = if j < n {
-                (1.0 / self.best_t[j], 1.0 / self.second_t[j], self.best_row[j] as usize)
+            // The ratio test of the edge: the first bound hit, which must be unique (no
+            // other within TIE), at a finite positive step. For a v column from the
+            // reciprocal steps u = 1/t (largest first, s the second): t finite and
+            // positive iff u is, and t₂ − t > TIE·t iff u − s > TIE·s. For an r column
+            // here, with its direction d = B⁻¹ a_j.
+            let (clear, i) = if j < n {
+                let (u, s) = (self.best_t[j], self.second_t[j]);
+                (u > 0.0 && u.is_finite() && u - s > TIE * s, self.best_row[j] as usize)
             } else {
                 for r in 0..m {
                     self.d[r] = -inv[r * m + (j - n) + 1];
@@ -529,18 +611,21 @@ impl<'a> Worker<'a> {
                         second = second.min(t);
                     }
                 }
-                (best.0, second, best.1)
+                let (t, i) = best;
+                (t > 0.0 && t.is_finite() && second - t > TIE * t, i)
             };
-            if j < n {
-                for r in 0..m {
-                    self.d[r] = self.tab[r * n + j];
-                }
-            }
-            let to = if i != usize::MAX && sigma * self.d[i] < 0.0 { UPPER } else { LOWER };
-            if !(t > 0.0 && t.is_finite() && second - t > TIE * t) {
+            if !clear {
                 result = Err(Stop::Degenerate);
                 break;
             }
+            // α_ij, the pivot element (a v column's direction is read from the tableau
+            // in full only for a child).
+            let d_i = match i {
+                usize::MAX => 0.0,
+                _ if j < n => self.tab[i * n + j],
+                _ => self.d[i],
+            };
+            let to = if i != usize::MAX && sigma * d_i < 0.0 { UPPER } else { LOWER };
 
             // Is this basis the child's parent (Bland's rule at the child)?
             let is_parent = if i == usize::MAX {
@@ -549,7 +634,7 @@ impl<'a> Worker<'a> {
                 first_improving > j
             } else {
                 let leaving = basis[i] as usize;
-                let theta = self.rc[j] / self.d[i];
+                let theta = self.rc[j] / d_i;
                 let back_side = if to == UPPER { -1.0 } else { 1.0 };
                 if !(back_side * -theta < -DUAL_MARGIN) {
                     result = Err(Stop::Degenerate);
@@ -585,6 +670,11 @@ impl<'a> Worker<'a> {
             }
 
             // The child: B⁻¹ updated by the pivot (or factorised afresh every REFRESH).
+            if j < n {
+                for r in 0..m {
+                    self.d[r] = self.tab[r * n + j];
+                }
+            }
             let mv = Move { j, i, to };
             poly.child_status(basis, upper, mv, &mut self.nb, &mut self.nup);
             let child = poly.child_values(
@@ -622,6 +712,7 @@ impl LiftPolytope {
         limits: Limits,
         start: (&[u32], &[u64], &[f64], &[f64]),
         cost: &[f64],
+        simd: bool,
     ) -> Result<Option<SparseVertices>> {
         let (m, sw) = (self.ns + 1, self.ns.div_ceil(64));
         #[cfg(not(target_arch = "wasm32"))]
@@ -640,7 +731,7 @@ impl LiftPolytope {
         let mut stack = Nodes::new(m, sw);
         stack.push(start.0, start.1, start.2, start.3, 0);
         let mut out = SparseVertices::new(self.n);
-        let mut worker = Worker::new(self, cost, &shared);
+        let mut worker = Worker::new(self, cost, &shared, simd);
         worker.pending = 1;
         let result = match worker.alone(&mut stack, &mut out, ALONE) {
             Ok(true) => Ok(()),
@@ -658,7 +749,7 @@ impl LiftPolytope {
                         scope.spawn(move || {
                             let mut out = SparseVertices::new(self.n);
                             let mut stack = Nodes::new(m, sw);
-                            Worker::new(self, cost, shared).run(&mut stack, &mut out, false).map(|()| out)
+                            Worker::new(self, cost, shared, simd).run(&mut stack, &mut out, false).map(|()| out)
                         })
                     })
                     .collect();
