@@ -12,6 +12,8 @@
 #                      claims and X/S limits around the audit) -> verify -> every receipt within its
 #                      bounds, every X-limit on an independent X-audit (tests/common/receipt_props.rs;
 #                      CI replays it on stable in tests/properties.rs)
+#   decimal            bytes -> a JSON number text -> the reader's exact conversion against serde_json's
+#                      (same kind, same bits, same refusal; tests/decimal.rs is the seeded version)
 # Properties: see fuzz/fuzz_targets/common.rs.
 #
 # Env:
@@ -51,7 +53,7 @@ if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
 fi
 
 status=0
-for t in document policy_and_claims receipt_bounds; do
+for t in document policy_and_claims receipt_bounds decimal; do
   mkdir -p "corpus/$t" "artifacts/$t"
   dirs=("corpus/$t")
   [ -d "seeds/$t" ] && dirs+=("seeds/$t")

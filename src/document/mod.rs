@@ -6,6 +6,7 @@
 //! question answered by [`crate::verify`].
 
 pub mod continuous;
+pub mod decimal;
 mod fields;
 mod matrix;
 mod prior;

@@ -9,7 +9,7 @@
 //!
 //! # What it accepts (serde_json's results, checked by the tests)
 //! * Numbers: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`, floats correctly rounded
-//!   (`core`'s `str::parse`); an integer without fraction or exponent is a `u64` when ≥ 0
+//!   ([`super::decimal`]); an integer without fraction or exponent is a `u64` when ≥ 0
 //!   and it fits, an `i64` when < 0 and it fits (`-0` is the float −0.0), else a float; a
 //!   float that overflows is refused.
 //! * Strings: UTF-8, escapes `\" \\ \/ \b \f \n \r \t \uXXXX` (surrogate pairs joined; a
@@ -30,15 +30,7 @@ use crate::error::{Error, Result};
 const MAX_DEPTH: usize = 127;
 
 /// A number as written: its kind decides which fields accept it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Num {
-    /// A non-negative integer that fits u64.
-    U64(u64),
-    /// A negative integer that fits i64.
-    I64(i64),
-    /// Any other number, correctly rounded.
-    F64(f64),
-}
+pub use super::decimal::Num;
 
 impl Num {
     fn as_f64(self) -> f64 {
@@ -197,17 +189,10 @@ impl<'a> Reader<'a> {
                 return Err(self.number_end_error());
             }
         }
-        // Only ASCII digits, signs, '.' and 'e' were read. serde_json's own number reader
-        // decides the kind and rounds (so the two readers agree by construction), without
-        // core's float parser, whose tables cost the client ≈ 10 KB of gzip.
-        let text = core::str::from_utf8(&self.bytes[start..self.pos]).map_err(|_| self.error("invalid number"))?;
-        let n: Number = text.parse().map_err(|_| self.error("number out of range"))?;
-        Ok(match (n.as_u64(), n.as_i64(), n.as_f64()) {
-            (Some(v), _, _) => Num::U64(v),
-            (None, Some(v), _) => Num::I64(v),
-            (None, None, Some(v)) => Num::F64(v),
-            _ => return Err(self.error("invalid number")),
-        })
+        // The text is of the JSON grammar (checked above): `decimal` decides the kind and
+        // rounds exactly as serde_json's reader does (tests/decimal.rs), with neither its
+        // tables nor core's (the client is 10.6 KB of gzip smaller than with serde_json's).
+        super::decimal::parse(&self.bytes[start..self.pos]).ok_or_else(|| self.error("number out of range"))
     }
 
     fn number_end_error(&mut self) -> Error {
