@@ -168,6 +168,41 @@ fn short_ties() {
     }
 }
 
+/// Just below a power of two, where the double below is half as far as the one above:
+/// the lower midpoint of 2^j cut to 16–19 digits (just below it) and rounded up at the
+/// last digit (just above it), for j across the 128-bit path's range.
+#[test]
+fn below_powers_of_two() {
+    for j in -100..=60 {
+        let x = 2f64.powi(j);
+        let (m, e) = parts(f64::from_bits(x.to_bits() - 1));
+        let low = exact(2 * m + 1, e - 1);
+        let (mantissa, exp) = low.split_once('e').unwrap();
+        check(&low);
+        for n in 16..=19 {
+            let Some(cut) = mantissa.get(..n + 1) else { break };
+            check(&format!("{cut}e{exp}"));
+            // The same digits plus one unit in the last place (carrying through 9s).
+            let mut digits: Vec<u8> = cut.bytes().filter(|b| *b != b'.').collect();
+            if digits.iter().all(|&d| d == b'9') {
+                continue;
+            }
+            let mut i = digits.len() - 1;
+            while digits[i] == b'9' {
+                digits[i] = b'0';
+                i -= 1;
+            }
+            digits[i] += 1;
+            let up = String::from_utf8(digits).unwrap();
+            check(&format!("{}.{}e{exp}", &up[..1], &up[1..]));
+        }
+    }
+    check("0.9999999999999999");
+    check("0.99999999999999994");
+    check("0.99999999999999995");
+    check("1.9999999999999999");
+}
+
 #[test]
 fn random_decimal_strings() {
     let mut rng = ChaCha8Rng::seed_from_u64(15);
