@@ -17,6 +17,12 @@
 
 extern crate alloc;
 
+/// The allocator of every module: talc instead of the standard library's dlmalloc
+/// (smaller and faster in wasm; BENCHMARKS.md, ".wasm size: numbers without tables").
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
