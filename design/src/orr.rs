@@ -184,7 +184,7 @@ pub(crate) fn sparse_entropy(val: &[f64]) -> f64 {
 /// rounding can certify, so the audited lift of such an output was 2.4883 for an ε-LIP
 /// design at 2.4879, and the design was refused (`design/tests/sweep.rs` pins it). Such
 /// an output carries at most 1e-12 of the probability, and so of I(X;Y) at most
-/// 1e-12 · ln|X'| nats.
+/// 1e-12 · ln|X'| nats. An output that is the last one on some input stays (`finish`).
 pub(crate) const NEGLIGIBLE_MASS: f64 = 1e-12;
 
 /// Most relative error |Σ_y q_y v_y(x) − P(x)| / P(x) the re-solved masses may leave at
@@ -201,7 +201,18 @@ const MARGINAL_TOLERANCE: f64 = 1e-12;
 /// [`MARGINAL_TOLERANCE`]) the LP's masses are kept and the audit decides.
 fn finish(target: &[f64], cols: Vec<Vec<f64>>, q: Vec<f64>, vertices: usize) -> Response {
     let total: f64 = target.iter().sum();
-    let keep: Vec<usize> = (0..cols.len()).filter(|&i| q[i] > NEGLIGIBLE_MASS * total).collect();
+    let mut kept: Vec<bool> = q.iter().map(|&m| m > NEGLIGIBLE_MASS * total).collect();
+    // An input of probability below the threshold may be carried by negligible columns
+    // alone: the one of largest mass on it stays, or its row would be empty.
+    for x in 0..target.len() {
+        if target[x] > 0.0 && !(0..cols.len()).any(|i| kept[i] && cols[i][x] > 0.0) {
+            let on_x = (0..cols.len()).filter(|&i| cols[i][x] > 0.0 && q[i] > 0.0);
+            if let Some(i) = on_x.max_by(|&a, &b| (q[a] * cols[a][x]).total_cmp(&(q[b] * cols[b][x]))) {
+                kept[i] = true;
+            }
+        }
+    }
+    let keep: Vec<usize> = (0..cols.len()).filter(|&i| kept[i]).collect();
     // Scaled by 1/P(x): the fit is then relative at every input.
     let scaled: Vec<Vec<f64>> =
         keep.iter().map(|&i| cols[i].iter().zip(target).map(|(c, t)| c / t).collect()).collect();
@@ -276,7 +287,10 @@ fn least_squares(cols: &[&[f64]], t: &[f64]) -> Option<Vec<f64>> {
 /// Builds P(Y|X) over all of X from low-risk inputs released as themselves and random
 /// responses on disjoint subsets (Zarrabian et al. eqs 25–26): output y of subset X_i has
 /// P(y|x) = v_y(x) q_y / P(x) for x ∈ X_i. Inputs with P(x) = 0 (in no subset and not
-/// low-risk) get the output distribution P_Y (they never occur, so no lift changes).
+/// low-risk) get the output distribution P_Y (they never occur, so no lift changes), and
+/// so does an input of a subset that no output reached: its probability is below what
+/// the LP resolves (≲ 1e-9 · P(X'), e.g. 1e-20 next to inputs of 0.1), its lifts under
+/// P_Y are 1, and it moves the others' by a fraction of its probability.
 /// Returns the matrix and the number of outputs per subset.
 pub(crate) fn assemble(view: &JointView, low: &[usize], parts: &[(Vec<usize>, Response)]) -> Result<Matrix> {
     let nx = view.nx();
@@ -295,7 +309,9 @@ pub(crate) fn assemble(view: &JointView, low: &[usize], parts: &[(Vec<usize>, Re
             }
         }
         for &x in subset {
-            covered[x] = true;
+            // An input no output reached (its probability below what the LP resolves,
+            // ≲ 1e-9 · P(X')) is released like an input outside every subset, below.
+            covered[x] = (y0..y0 + r.q.len()).any(|y| w[x * ny + y] > 0.0);
         }
         y0 += r.q.len();
     }
