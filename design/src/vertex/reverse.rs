@@ -22,9 +22,11 @@
 //! # Cost per basis
 //! The tableau α = B⁻¹[1; A] of the v columns, (|S| + 1)² |X'| multiply-adds row by row,
 //! and the ratio tests of all v edges at once from it (without branches, so both
-//! vectorise); then, per increasing edge, the parent test above. A vertex's values get
-//! one step of iterative refinement before the post-check (the updated B⁻¹ drifts by
-//! ~1e-13 along a path, which is 1e-7 of a coordinate of 1e-6).
+//! vectorise); then, per increasing edge, the parent test above. On x86-64 with AVX2
+//! these loops run from a second build of `Worker::expand`, 4 lanes wide, with the same
+//! bits (the crate docs, "SIMD"). A vertex's values get one step of iterative refinement
+//! before the post-check (the updated B⁻¹ drifts by ~1e-13 along a path, which is 1e-7
+//! of a coordinate of 1e-6).
 //!
 //! # Threads
 //! Natively, past the first [`ALONE`] bases, every core searches: a thread that runs out
