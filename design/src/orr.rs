@@ -76,10 +76,9 @@ pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec
     let scale = row_scale(&target);
     let mut pool = Columns::new();
     for v in &vs {
-        let scaled: Vec<f64> = v.iter().zip(&scale).map(|(e, s)| e * s).collect();
-        pool.push(&scaled, entropy(v));
+        pool.push(&scaled(v, &scale), entropy(v));
     }
-    let (chosen, q) = match simplex::solve(&pool, &relative(&target, &scale)) {
+    let (chosen, q) = match simplex::solve(&pool, &scaled(&target, &scale)) {
         Ok(sol) => sol.support.into_iter().unzip(),
         Err(Error::DesignFailed { .. }) => full_lp(&vs, &target)?,
         Err(e) => return Err(e),
@@ -150,12 +149,12 @@ pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, 
     let target: Vec<f64> = subset.iter().map(|&x| view.p_x[x]).collect();
     let scale = row_scale(&target);
     let mut pool = Columns::new();
-    let mut scaled = Vec::new();
+    let mut nonzeros = Vec::new();
     for i in 0..vs.len() {
         let (idx, val) = vs.get(i);
-        scaled.clear();
-        scaled.extend(idx.iter().zip(val).map(|(&x, e)| e * scale[x as usize]));
-        pool.push_sparse(idx, &scaled, sparse_entropy(val));
+        nonzeros.clear();
+        nonzeros.extend(idx.iter().zip(val).map(|(&x, e)| e * scale[x as usize]));
+        pool.push_sparse(idx, &nonzeros, sparse_entropy(val));
     }
     // The merged column P_X|X' / P(X') (one output for the whole subset), when it is a
     // point of the polytope: always for LIP/ALIP on all of X (its lifts are 1), and for
@@ -165,12 +164,9 @@ pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, 
     // feasibility.
     let total: f64 = target.iter().sum();
     let merged: Vec<f64> = target.iter().map(|t| t / total).collect();
-    let merged_at = poly.contains(&merged, TOLERANCE).then(|| {
-        let scaled: Vec<f64> = merged.iter().zip(&scale).map(|(e, s)| e * s).collect();
-        pool.push(&scaled, entropy(&merged))
-    });
+    let merged_at = poly.contains(&merged, TOLERANCE).then(|| pool.push(&scaled(&merged, &scale), entropy(&merged)));
     let column = |i: usize| if Some(i) == merged_at { merged.clone() } else { vs.dense(i) };
-    let (chosen, q): (Vec<usize>, Vec<f64>) = match simplex::solve(&pool, &relative(&target, &scale)) {
+    let (chosen, q): (Vec<usize>, Vec<f64>) = match simplex::solve(&pool, &scaled(&target, &scale)) {
         Ok(sol) => sol.support.into_iter().unzip(),
         Err(Error::DesignFailed { .. }) => {
             let dense: Vec<Vec<f64>> = (0..pool.len()).map(column).collect();
@@ -201,9 +197,9 @@ fn row_scale(target: &[f64]) -> Vec<f64> {
 /// scaled rows ([`row_scale`]).
 const WIDE_RANGE: f64 = 1e3;
 
-/// The scaled right-hand side: 1 for every row of positive P(x).
-fn relative(target: &[f64], scale: &[f64]) -> Vec<f64> {
-    target.iter().zip(scale).map(|(t, s)| t * s).collect()
+/// A dense column, or the right-hand side P_X, in the rows of [`row_scale`].
+fn scaled(v: &[f64], scale: &[f64]) -> Vec<f64> {
+    v.iter().zip(scale).map(|(e, s)| e * s).collect()
 }
 
 /// H(v) from the non-zeros of v.
