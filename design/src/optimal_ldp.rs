@@ -48,7 +48,7 @@ use alloc::vec::Vec;
 use super::lift::{design_budget, JointView};
 use super::orr::{assemble, response_over_vertices, with_extra};
 use super::utility::released_utility;
-use super::vertex::{binomial, next_combination, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
+use super::vertex::{binomial, coordinate_scale, next_combination, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
 use super::{check_eps, publish_channel, Source};
 use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
@@ -59,7 +59,12 @@ use privlift::error::{Error, Result};
 pub struct LdpPolytope {
     n: usize,
     ns: usize,
-    /// r_s(j) = P(s | X'_j) / P(s), row-major ns × n (so l_s(v) = r_s · v).
+    /// The scale of each coordinate: the enumeration solves for u_j = v_j / d_j, so the
+    /// equality row is Σ_j d_j u_j = 1 (all d_j = 1 unless
+    /// [`super::vertex::coordinate_scale`] scales, as for the lift polytope).
+    d: Vec<f64>,
+    /// r_s(j) d_j with r_s(j) = P(s | X'_j) / P(s), row-major ns × n (so l_s(v) is r_s · v,
+    /// the stored row dotted with u).
     r: Vec<f64>,
     ratio: f64,
 }
@@ -83,11 +88,13 @@ impl LdpPolytope {
         }
         check_eps("epsilon", ln_ratio)?;
         let (ns, n, nx) = (view.ns(), subset.len(), view.nx());
+        // Lifts stay below e^ε (the least lift is at most 1), so d bounds v as in Π.
+        let d = coordinate_scale(view, subset, ln_ratio).unwrap_or_else(|| vec![1.0; n]);
         let mut r = Vec::with_capacity(ns * n);
         for s in 0..ns {
-            r.extend(subset.iter().map(|&x| view.cond[s * nx + x] / view.p_s[s]));
+            r.extend(subset.iter().zip(&d).map(|(&x, &dj)| view.cond[s * nx + x] / view.p_s[s] * dj));
         }
-        Ok(LdpPolytope { n, ns, r, ratio: libm::exp(ln_ratio) })
+        Ok(LdpPolytope { n, ns, d, r, ratio: libm::exp(ln_ratio) })
     }
 
     /// Candidate systems the enumeration solves (saturating).
@@ -100,7 +107,8 @@ impl LdpPolytope {
     fn lifts(&self, v: &[f64]) -> (f64, f64) {
         let (mut hi, mut lo) = (0.0f64, f64::INFINITY);
         for s in 0..self.ns {
-            let l: f64 = self.r[s * self.n..(s + 1) * self.n].iter().zip(v).map(|(a, b)| a * b).sum();
+            let row = &self.r[s * self.n..(s + 1) * self.n];
+            let l: f64 = row.iter().zip(v).zip(&self.d).map(|((a, b), d)| a * (b / d)).sum();
             hi = hi.max(l);
             lo = lo.min(l);
         }
@@ -151,9 +159,9 @@ impl LdpPolytope {
                     for pattern in 0u64..(1u64 << k) {
                         if self.solve(&support, &active, pattern, &mut m, &mut sol) {
                             let mut v = vec![0.0; n];
-                            let total: f64 = sol[..k].iter().sum();
-                            for (&x, &e) in support.iter().zip(&sol[..k]) {
-                                v[x] = e / total;
+                            let total: f64 = support.iter().zip(&sol[..k]).map(|(&x, &u)| self.d[x] * u).sum();
+                            for (&x, &u) in support.iter().zip(&sol[..k]) {
+                                v[x] = self.d[x] * u / total;
                             }
                             if !out[first..].iter().any(|w| super::vertex::same_point(w, &v)) {
                                 out.push(v);
@@ -176,16 +184,16 @@ impl LdpPolytope {
         Ok(out)
     }
 
-    /// Solves `[1ᵀ 0; r_T|_K −c_T] (v_K, t) = (1, 0)` with c_s = e^ε where `pattern` has
+    /// Solves `[d_Kᵀ 0; r_T|_K −c_T] (u_K, t) = (1, 0)` with c_s = e^ε where `pattern` has
     /// bit i set (secret `active[i]` at its upper side), 1 otherwise; true if v_K > 0,
     /// t > 0 and every other secret's lift lies in [t, e^ε t] (relative [`TOLERANCE`]).
     fn solve(&self, support: &[usize], active: &[usize], pattern: u64, m: &mut [f64], sol: &mut [f64]) -> bool {
         let k = support.len();
         let d = k + 1;
-        // Row 0: Σ v = 1; row i + 1: r_{active[i]} · v − c t = 0. Augmented column d.
+        // Row 0: Σ d_j u_j = 1; row i + 1: r_{active[i]} · u − c t = 0. Augmented column d.
         let w = d + 1;
-        for j in 0..k {
-            m[j] = 1.0;
+        for (j, &x) in support.iter().enumerate() {
+            m[j] = self.d[x];
         }
         m[k] = 0.0;
         m[d] = 1.0;

@@ -66,6 +66,20 @@
 //! relative tolerance [`TOLERANCE`], far inside the margin every designer keeps below
 //! its budget (`lift::design_budget`); a candidate failing it is dropped.
 
+//!
+//! # Scaled coordinates
+//! Tolerances on coordinates (the support threshold, the primal margins of the searches)
+//! are absolute, which suits coordinates of order 1. But a column's v_x can never exceed
+//! e^{εu} P(s) / P(s|x) for any s, and with S = X and P(x) = 1e-12 every vertex has
+//! v_x ≈ P(x): the searches could not tell that coordinate from 0, so the start basis
+//! lost it and a feasible request was called infeasible. When some input's bound
+//! d_x = min(1, min_s e^{εu} P(s) / P(s|x)) is below 1e-3 (`coordinate_scale`), the
+//! searches work in u_x = v_x / d_x (Σ_x d_x u_x = 1) with row s divided by hi_s: every
+//! coefficient then lies in [0, 1] and every coordinate's range in [0, 1]. Rows alone are
+//! so divided when the masses P(s) span more than three orders (a secret of P(s) = 1e-10
+//! has a row and bounds of that size, and the polytope was called empty). The vertices
+//! are the same points, returned as v; otherwise d = 1 and nothing changes, bit for bit.
+
 // `!(a >= b)` is deliberate: it also rejects NaN. Index loops mirror the maths.
 #![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
 
@@ -126,7 +140,12 @@ fn too_many_vertices(n: usize, ns: usize) -> Error {
 pub struct LiftPolytope {
     n: usize,
     ns: usize,
-    /// a_s(j) = P(s | X'_j), row-major ns × n.
+    /// The scale of each coordinate: the searches work in u_j = v_j / d_j, so the equality
+    /// row is Σ_j d_j u_j = 1 (all d_j = 1 unless [`coordinate_scale`] scales).
+    d: Vec<f64>,
+    /// Whether rows (and perhaps columns) are scaled; if not, every d_j is 1.
+    scaled: bool,
+    /// a_s(j) = P(s | X'_j), row-major ns × n; scaled, a_s(j) d_j / hi_s.
     a: Vec<f64>,
     lo: Vec<f64>,
     hi: Vec<f64>,
@@ -158,9 +177,26 @@ impl LiftPolytope {
         for s in 0..ns {
             a.extend(subset.iter().map(|&x| view.cond[s * nx + x]));
         }
-        let lo = view.p_s.iter().map(|&p| p * libm::exp(ln_lo)).collect();
-        let hi = view.p_s.iter().map(|&p| p * libm::exp(ln_hi)).collect();
-        Ok(LiftPolytope { n, ns, a, lo, hi })
+        let mut lo: Vec<f64> = view.p_s.iter().map(|&p| p * libm::exp(ln_lo)).collect();
+        let mut hi: Vec<f64> = view.p_s.iter().map(|&p| p * libm::exp(ln_hi)).collect();
+        let scale = coordinate_scale(view, subset, ln_hi);
+        let (least, most) = view.p_s.iter().fold((f64::INFINITY, 0.0f64), |(l, m), &p| (l.min(p), m.max(p)));
+        let scaled = scale.is_some() || most > WIDE_RANGE * least;
+        let d = match scale {
+            None if !scaled => vec![1.0; n],
+            scale => {
+                // Row s divided by hi_s (bounds e^{ln_lo − ln_hi} and 1), column j times d_j:
+                // every entry lies in [0, 1] by the choice of d.
+                let d = scale.unwrap_or_else(|| vec![1.0; n]);
+                for s in 0..ns {
+                    a[s * n..(s + 1) * n].iter_mut().zip(&d).for_each(|(e, dj)| *e = *e * dj / hi[s]);
+                    lo[s] /= hi[s];
+                    hi[s] = 1.0;
+                }
+                d
+            }
+        };
+        Ok(LiftPolytope { n, ns, d, scaled, a, lo, hi })
     }
 
     /// Number of coordinates |X'|.
@@ -180,16 +216,11 @@ impl LiftPolytope {
     /// The post-check: v ≥ 0, Σ v = 1 and every secret constraint, each to relative
     /// tolerance `tol`.
     pub fn contains(&self, v: &[f64], tol: f64) -> bool {
-        if v.len() != self.n || v.iter().any(|&e| !(e >= 0.0)) {
+        if v.len() != self.n {
             return false;
         }
-        if (v.iter().sum::<f64>() - 1.0).abs() > tol * self.n as f64 {
-            return false;
-        }
-        (0..self.ns).all(|s| {
-            let r = dot(&self.a[s * self.n..(s + 1) * self.n], v);
-            r >= self.lo[s] * (1.0 - tol) && r <= self.hi[s] * (1.0 + tol)
-        })
+        let idx: Vec<u32> = (0..self.n as u32).collect();
+        self.contains_sparse(&idx, v, tol)
     }
 
     /// Every vertex, each post-checked (see the module docs). Empty iff the polytope is.
@@ -279,11 +310,11 @@ impl LiftPolytope {
         MAX_BASES.min(200_000_000 / (m * m * m + self.n * m * m)).max(1)
     }
 
-    /// Column j of the bounded-variable form: v_j → (1, a_0j, …), r_s → (0, −e_s).
+    /// Column j of the bounded-variable form: u_j → (d_j, a_0j, …), r_s → (0, −e_s).
     fn column(&self, j: usize, out: &mut [f64]) {
         out.iter_mut().for_each(|e| *e = 0.0);
         if j < self.n {
-            out[0] = 1.0;
+            out[0] = self.d[j];
             for s in 0..self.ns {
                 out[s + 1] = self.a[s * self.n + j];
             }
@@ -313,7 +344,7 @@ impl LiftPolytope {
         // A generic objective (fractional parts of multiples of the golden ratio), so the
         // optimum is a single vertex.
         let vars: Vec<usize> = (0..self.n).map(|j| lp.var(generic_cost(j))).collect();
-        lp.constraint(&vars.iter().map(|&i| (i, 1.0)).collect::<Vec<_>>(), Cmp::Eq, 1.0);
+        lp.constraint(&vars.iter().zip(&self.d).map(|(&i, &d)| (i, d)).collect::<Vec<_>>(), Cmp::Eq, 1.0);
         for s in 0..self.ns {
             let terms: Vec<(usize, f64)> = (0..self.n)
                 .filter(|&j| self.a[s * self.n + j] > 0.0)
@@ -394,9 +425,9 @@ impl LiftPolytope {
                 let first_of_support = out.len();
                 let mut active: Vec<usize> = (0..k - 1).collect();
                 loop {
-                    // M = [1ᵀ; a_T|_K], k × k.
-                    for j in 0..k {
-                        m[j] = 1.0;
+                    // M = [d_Kᵀ; a_T|_K], k × k.
+                    for (j, &x) in support.iter().enumerate() {
+                        m[j] = self.d[x];
                     }
                     for (r, &t) in active.iter().enumerate() {
                         for (j, &x) in support.iter().enumerate() {
@@ -437,7 +468,7 @@ impl LiftPolytope {
     ) {
         let n = self.n;
         'pattern: for pattern in 0u64..(1u64 << (k - 1)) {
-            // v_K = M⁻¹ [1; b_T]: column 0 of M⁻¹ plus b_t times column t + 1.
+            // u_K = M⁻¹ [1; b_T]: column 0 of M⁻¹ plus b_t times column t + 1.
             for (i, o) in vk.iter_mut().enumerate() {
                 let mut acc = inv[i * k];
                 for (r, &t) in active.iter().enumerate() {
@@ -455,10 +486,10 @@ impl LiftPolytope {
                     continue 'pattern;
                 }
             }
-            let total: f64 = vk.iter().sum();
+            let total: f64 = support.iter().zip(vk.iter()).map(|(&x, &u)| self.d[x] * u).sum();
             let mut v = vec![0.0; n];
-            for (&x, &e) in support.iter().zip(vk.iter()) {
-                v[x] = e / total;
+            for (&x, &u) in support.iter().zip(vk.iter()) {
+                v[x] = self.d[x] * u / total;
             }
             let duplicate = out[first_of_support..].iter().any(|w| same_point(w, &v));
             if !duplicate {
@@ -497,6 +528,28 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 pub(crate) fn same_point(a: &[f64], b: &[f64]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()))
 }
+
+/// The coordinate scale of a polytope of columns over `subset` whose lifts stay below
+/// e^{ln_hi}: d_x = min(1, min_s e^{ln_hi} P(s) / P(s|x)), a bound on v_x in any such
+/// column (P(s|x) v_x ≤ P(s|y) ≤ e^{ln_hi} P(s) for every s). `None`, no scaling, unless
+/// some d_x is below 1/[`WIDE_RANGE`] (see "Scaled coordinates" in the module docs).
+pub(crate) fn coordinate_scale(view: &JointView, subset: &[usize], ln_hi: f64) -> Option<Vec<f64>> {
+    let (ns, nx, bound) = (view.ns(), view.nx(), libm::exp(ln_hi));
+    let d: Vec<f64> = subset
+        .iter()
+        .map(|&x| {
+            (0..ns)
+                .filter(|&s| view.cond[s * nx + x] > 0.0)
+                .map(|s| bound * view.p_s[s] / view.cond[s * nx + x])
+                .fold(1.0f64, f64::min)
+        })
+        .collect();
+    d.iter().any(|&e| e < 1.0 / WIDE_RANGE).then_some(d)
+}
+
+/// The vertex searches scale a coordinate whose reach is below 1/`WIDE_RANGE`
+/// ([`coordinate_scale`]), and the rows when the P(s) span more than `WIDE_RANGE`.
+const WIDE_RANGE: f64 = 1e3;
 
 /// C(n, k), saturating.
 pub(crate) fn binomial(n: usize, k: usize) -> u64 {

@@ -334,7 +334,7 @@ impl LiftPolytope {
             st_x.truncate(top * m);
             let gen = st_gen.pop().unwrap_or(0);
 
-            // The vertex: basic v's above the tolerance, renormalised.
+            // The vertex: basic u's above the tolerance, as v renormalised.
             sup.clear();
             vals.clear();
             for (i, &var) in basis.iter().enumerate() {
@@ -343,9 +343,7 @@ impl LiftPolytope {
                     vals.push(x[i]);
                 }
             }
-            let total: f64 = vals.iter().sum();
-            vals.iter_mut().for_each(|e| *e /= total);
-            if !sup.is_empty() && self.contains_sparse(&sup, &vals, TOLERANCE) {
+            if self.vertex_of(&sup, &mut vals) {
                 pack_key(&sup, &[], &mut key);
                 key.resize(m.div_ceil(4), 0);
                 let id = out.len() as u32;
@@ -514,7 +512,8 @@ impl LiftPolytope {
             }
             st
         };
-        let col = |j: usize| (0..ns).map(move |s| self.a[s * n + j]);
+        // Row t's coefficient of v_j (the stored a_t(j) is that of u_j = v_j / d_j).
+        let col = |j: usize| (0..ns).map(move |s| self.a[s * n + j] / self.d[j]);
         for j in 0..n {
             if self.contains_sparse(&[j as u32], &[1.0], TOLERANCE) {
                 let st = status_of(&[j], None);
@@ -694,15 +693,24 @@ impl LiftPolytope {
         true
     }
 
-    /// [`LiftPolytope::contains`] for a point given by its support and values.
+    /// [`LiftPolytope::contains`] for a point v given by its support and values.
     pub(crate) fn contains_sparse(&self, idx: &[u32], val: &[f64], tol: f64) -> bool {
         if val.iter().any(|&e| !(e >= 0.0)) || (val.iter().sum::<f64>() - 1.0).abs() > tol * self.n as f64 {
             return false;
         }
         (0..self.ns).all(|s| {
             let a = &self.a[s * self.n..(s + 1) * self.n];
-            let r: f64 = idx.iter().zip(val).map(|(&j, &e)| a[j as usize] * e).sum();
+            let r: f64 = idx.iter().zip(val).map(|(&j, &e)| a[j as usize] * (e / self.d[j as usize])).sum();
             r >= self.lo[s] * (1.0 - tol) && r <= self.hi[s] * (1.0 + tol)
         })
+    }
+
+    /// The vertex of a basis from its basic coordinates u (support `sup`, values `vals`):
+    /// v_j = d_j u_j renormalised to Σ v = 1, in place; whether it passes the post-check
+    /// ([`LiftPolytope::contains_sparse`], relative tolerance [`TOLERANCE`]).
+    pub(super) fn vertex_of(&self, sup: &[u32], vals: &mut [f64]) -> bool {
+        let total: f64 = sup.iter().zip(vals.iter()).map(|(&j, &u)| self.d[j as usize] * u).sum();
+        sup.iter().zip(vals.iter_mut()).for_each(|(&j, e)| *e = self.d[j as usize] * *e / total);
+        !sup.is_empty() && self.contains_sparse(sup, vals, TOLERANCE)
     }
 }

@@ -20,7 +20,7 @@
 //! improving one. Each vertex is reached once, and the only state is the stack.
 //!
 //! # Cost per basis
-//! The tableau α = B⁻¹[1; A] of the v columns, (|S| + 1)² |X'| multiply-adds row by row,
+//! The tableau α = B⁻¹[dᵀ; A] of the v columns, (|S| + 1)² |X'| multiply-adds row by row,
 //! and the ratio tests of all v edges at once from it (without branches, so both
 //! vectorise); then, per increasing edge, the parent test above. On x86-64 with AVX2
 //! these loops run from a second build of `Worker::expand`, 4 lanes wide, with the same
@@ -257,7 +257,7 @@ struct Queue {
 struct Worker<'a> {
     poly: &'a LiftPolytope,
     cost: &'a [f64],
-    /// The tableau B⁻¹ [1; A] of the v columns, row-major (m × |X'|).
+    /// The tableau B⁻¹ [dᵀ; A] of the v columns (in the searched coordinates u = v / d), row-major (m × |X'|).
     tab: Vec<f64>,
     /// Per v column: the reciprocal of the least step of its ratio test, the row that
     /// takes it (as f64, so that the loop vectorises) and the reciprocal of the second
@@ -497,9 +497,7 @@ impl<'a> Worker<'a> {
                     self.vals.push(x[i]);
                 }
             }
-            let total: f64 = self.vals.iter().sum();
-            self.vals.iter_mut().for_each(|e| *e /= total);
-            if !self.sup.is_empty() && poly.contains_sparse(&self.sup, &self.vals, super::TOLERANCE) {
+            if poly.vertex_of(&self.sup, &mut self.vals) {
                 out.push(&self.sup, &self.vals);
                 break;
             }
@@ -514,7 +512,7 @@ impl<'a> Worker<'a> {
             self.pi[c] = (0..m).map(|r| self.cb[r] * inv[r * m + c]).sum();
         }
         for j in 0..n {
-            self.rc[j] = self.cost[j] - self.pi[0];
+            self.rc[j] = self.cost[j] - self.pi[0] * poly.d[j];
         }
         for s in 0..ns {
             let p = self.pi[s + 1];
@@ -546,7 +544,10 @@ impl<'a> Worker<'a> {
         for r in 0..m {
             let row = &inv[r * m..(r + 1) * m];
             let t = &mut self.tab[r * n..(r + 1) * n];
-            t.iter_mut().for_each(|e| *e = row[0]);
+            match poly.scaled {
+                false => t.fill(row[0]),
+                true => t.iter_mut().zip(&poly.d).for_each(|(e, &d)| *e = row[0] * d),
+            }
             for s in 0..ns {
                 let f = row[s + 1];
                 for (e, &a) in t.iter_mut().zip(&poly.a[s * n..(s + 1) * n]) {
