@@ -25,7 +25,6 @@ static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_all
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 use privlift::error::Error;
@@ -53,6 +52,12 @@ pub mod design;
 /// document of the other family.
 mod parse;
 
+/// The discrete client's results as plain JS objects.
+#[cfg(feature = "client")]
+mod plain;
+#[cfg(feature = "client")]
+use plain::ToJs;
+
 /// Converts a core error into a JS `Error` with `code`.
 pub(crate) fn js_error(e: Error) -> JsValue {
     coded_error(e.code(), &alloc::format!("{e}"))
@@ -67,7 +72,10 @@ pub(crate) fn coded_error(code: &str, message: &str) -> JsValue {
     err.into()
 }
 
-pub(crate) fn to_js<T: Serialize>(v: &T) -> Result<JsValue, JsValue> {
+/// A result as a JS value through serde-wasm-bindgen (the continuous and curator
+/// bindings; the discrete client's results are built by [`plain`]).
+#[cfg(feature = "continuous")]
+pub(crate) fn to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsValue> {
     // Maps as plain objects; infinities stay JS numbers (Infinity).
     let ser = serde_wasm_bindgen::Serializer::new().serialize_maps_as_objects(true);
     v.serialize(&ser).map_err(|e| js_error(Error::Json { message: alloc::format!("{e}") }))
@@ -184,19 +192,19 @@ impl WasmDocument {
     /// The claims as a plain object.
     #[wasm_bindgen(getter)]
     pub fn claims(&self) -> Result<JsValue, JsValue> {
-        to_js(self.doc.claims())
+        Ok(self.doc.claims().to_js())
     }
 
     /// The audit of the declared channel (all measures).
     pub fn audit(&self, alpha_order: Option<f64>) -> Result<JsValue, JsValue> {
         let leak = self.doc.audit(alpha_order.unwrap_or(privlift::leakage::DEFAULT_ALPHA_ORDER)).map_err(js_error)?;
-        to_js(&leak)
+        Ok(leak.to_js())
     }
 
     /// Every claim and policy check, without throwing on a failed check.
     pub fn check(&self, policy: JsValue) -> Result<JsValue, JsValue> {
         let v = self.doc.check(&policy_from_js(policy)?).map_err(js_error)?;
-        to_js(&v)
+        Ok(v.to_js())
     }
 
     /// Verifies claims and policy; returns a mechanism ready to perturb, or throws.
@@ -272,13 +280,13 @@ impl WasmMechanism {
 
     /// The receipt for output index `y`.
     pub fn receipt(&self, y: u32) -> Result<JsValue, JsValue> {
-        to_js(&self.mech.receipt(y as usize).map_err(js_error)?)
+        Ok(self.mech.receipt(y as usize).map_err(js_error)?.to_js())
     }
 
     /// The receipt for an output given by label.
     #[wasm_bindgen(js_name = receiptForLabel)]
     pub fn receipt_for_label(&self, label: &str) -> Result<JsValue, JsValue> {
-        to_js(&self.mech.receipt_label(label).map_err(js_error)?)
+        Ok(self.mech.receipt_label(label).map_err(js_error)?.to_js())
     }
 
     /// Unary encoding: the perturbed bit vector (one 0/1 byte per input label) for input
@@ -308,19 +316,19 @@ impl WasmMechanism {
             }));
         }
         let bits: Vec<bool> = bits.iter().map(|&b| b == 1).collect();
-        to_js(&self.mech.receipt_bits(&bits).map_err(js_error)?)
+        Ok(self.mech.receipt_bits(&bits).map_err(js_error)?.to_js())
     }
 
     /// The audited leakage of the sampler that runs, w.r.t. the document's secret S.
     pub fn leakage(&self) -> Result<JsValue, JsValue> {
-        to_js(self.mech.leakage())
+        Ok(self.mech.leakage().to_js())
     }
 
     /// The audited leakage of the sampler that runs, w.r.t. the user's value X under the
     /// declared prior (what the policy's limits and the ledger read).
     #[wasm_bindgen(js_name = leakageX)]
     pub fn leakage_x(&self) -> Result<JsValue, JsValue> {
-        to_js(self.mech.leakage_x())
+        Ok(self.mech.leakage_x().to_js())
     }
 
     /// LIP w.r.t. X under every prior, not only the declared one
@@ -339,7 +347,7 @@ impl WasmMechanism {
 
     /// The full verification report (claims and policy checks).
     pub fn verification(&self) -> Result<JsValue, JsValue> {
-        to_js(self.mech.verification())
+        Ok(self.mech.verification().to_js())
     }
 }
 
