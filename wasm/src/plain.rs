@@ -6,7 +6,8 @@
 //! property holding `undefined`, and one that serde skips when `None` is left out. The
 //! objects are those serde-wasm-bindgen built before (`wasm/tests/web.rs` and the npm
 //! package's tests read them), without its generic serializer, the derived `Serialize`
-//! impls and its key cache in the client module.
+//! impls and its key cache in the client module. Each impl destructures its type in
+//! full, so a field added to a result type does not compile until it is written here.
 
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
@@ -74,95 +75,121 @@ fn numbers(v: &[f64]) -> JsValue {
 
 impl ToJs for Alip {
     fn to_js(&self) -> JsValue {
-        Fields::new().number("eps_l", self.eps_l).number("eps_u", self.eps_u).done()
+        let Alip { eps_l, eps_u } = *self;
+        Fields::new().number("eps_l", eps_l).number("eps_u", eps_u).done()
     }
 }
 
 impl ToJs for Leakage {
     fn to_js(&self) -> JsValue {
+        let Leakage {
+            lip,
+            alip,
+            ldp,
+            ldp_x,
+            mi_sy,
+            mi_xy,
+            maximal_leakage,
+            min_lift,
+            max_lift,
+            l1_lift,
+            chi2_lift,
+            alpha_lift,
+            l1_lift_inverse,
+            chi2_lift_inverse,
+            alpha_lift_inverse,
+            alpha_order,
+        } = self;
         Fields::new()
-            .number("lip", self.lip)
-            .value("alip", self.alip.to_js())
-            .number("ldp", self.ldp)
-            .number("ldp_x", self.ldp_x)
-            .number("mi_sy", self.mi_sy)
-            .number("mi_xy", self.mi_xy)
-            .number("maximal_leakage", self.maximal_leakage)
-            .number("min_lift", self.min_lift)
-            .number("max_lift", self.max_lift)
-            .number("l1_lift", self.l1_lift)
-            .number("chi2_lift", self.chi2_lift)
-            .number("alpha_lift", self.alpha_lift)
-            .number("l1_lift_inverse", self.l1_lift_inverse)
-            .number("chi2_lift_inverse", self.chi2_lift_inverse)
-            .number("alpha_lift_inverse", self.alpha_lift_inverse)
-            .number("alpha_order", self.alpha_order)
+            .number("lip", *lip)
+            .value("alip", alip.to_js())
+            .number("ldp", *ldp)
+            .number("ldp_x", *ldp_x)
+            .number("mi_sy", *mi_sy)
+            .number("mi_xy", *mi_xy)
+            .number("maximal_leakage", *maximal_leakage)
+            .number("min_lift", *min_lift)
+            .number("max_lift", *max_lift)
+            .number("l1_lift", *l1_lift)
+            .number("chi2_lift", *chi2_lift)
+            .number("alpha_lift", *alpha_lift)
+            .number("l1_lift_inverse", *l1_lift_inverse)
+            .number("chi2_lift_inverse", *chi2_lift_inverse)
+            .number("alpha_lift_inverse", *alpha_lift_inverse)
+            .number("alpha_order", *alpha_order)
             .done()
     }
 }
 
 impl ToJs for Check {
     fn to_js(&self) -> JsValue {
+        let Check { notion, bound, actual, holds } = self;
         Fields::new()
-            .value("notion", JsValue::from_str(&self.notion))
-            .number("bound", self.bound)
-            .number("actual", self.actual)
-            .value("holds", JsValue::from_bool(self.holds))
+            .value("notion", JsValue::from_str(notion))
+            .number("bound", *bound)
+            .number("actual", *actual)
+            .value("holds", JsValue::from_bool(*holds))
             .done()
     }
 }
 
 impl ToJs for Verification {
     fn to_js(&self) -> JsValue {
+        let Verification { leakage, leakage_x, claims, policy, claims_hold, policy_holds } = self;
         Fields::new()
-            .value("leakage", self.leakage.to_js())
-            .value("leakage_x", self.leakage_x.to_js())
-            .value("claims", array(&self.claims, Check::to_js))
-            .value("policy", array(&self.policy, Check::to_js))
-            .value("claims_hold", JsValue::from_bool(self.claims_hold))
-            .value("policy_holds", JsValue::from_bool(self.policy_holds))
+            .value("leakage", leakage.to_js())
+            .value("leakage_x", leakage_x.to_js())
+            .value("claims", array(claims, Check::to_js))
+            .value("policy", array(policy, Check::to_js))
+            .value("claims_hold", JsValue::from_bool(*claims_hold))
+            .value("policy_holds", JsValue::from_bool(*policy_holds))
             .done()
     }
 }
 
 impl ToJs for AlipJson {
     fn to_js(&self) -> JsValue {
-        Fields::new().number("eps_l", self.eps_l).number("eps_u", self.eps_u).done()
+        let AlipJson { eps_l, eps_u } = *self;
+        Fields::new().number("eps_l", eps_l).number("eps_u", eps_u).done()
     }
 }
 
 impl ToJs for AlphaLiftJson {
     fn to_js(&self) -> JsValue {
-        Fields::new().number("order", self.order).number("eps_l", self.eps_l).number("eps_u", self.eps_u).done()
+        let AlphaLiftJson { order, eps_l, eps_u } = *self;
+        Fields::new().number("order", order).number("eps_l", eps_l).number("eps_u", eps_u).done()
     }
 }
 
 impl ToJs for BpLipJson {
     fn to_js(&self) -> JsValue {
-        Fields::new().number("eps", self.eps).value("priors", array(&self.priors, |p| numbers(p))).done()
+        let BpLipJson { eps, priors } = self;
+        Fields::new().number("eps", *eps).value("priors", array(priors, |p| numbers(p))).done()
     }
 }
 
 impl ToJs for SrlipJson {
     fn to_js(&self) -> JsValue {
-        let attributes = array(&self.attributes, |&a| JsValue::from_f64(a as f64));
-        Fields::new().number("eps", self.eps).value("attributes", attributes).done()
+        let SrlipJson { eps, attributes } = self;
+        let attributes = array(attributes, |&a| JsValue::from_f64(a as f64));
+        Fields::new().number("eps", *eps).value("attributes", attributes).done()
     }
 }
 
 impl ToJs for ClaimsJson {
     fn to_js(&self) -> JsValue {
-        let number = |v: Option<f64>| v.map(JsValue::from_f64);
+        let ClaimsJson { ldp, ldp_x, lip, alip, bp_lip, l1, chi2, alpha, srlip } = self;
+        let number = |v: &Option<f64>| v.map(JsValue::from_f64);
         Fields::new()
-            .skip_none("ldp", number(self.ldp))
-            .skip_none("ldp_x", number(self.ldp_x))
-            .skip_none("lip", number(self.lip))
-            .skip_none("alip", self.alip.as_ref().map(ToJs::to_js))
-            .skip_none("bp_lip", self.bp_lip.as_ref().map(ToJs::to_js))
-            .skip_none("l1", self.l1.as_ref().map(ToJs::to_js))
-            .skip_none("chi2", self.chi2.as_ref().map(ToJs::to_js))
-            .skip_none("alpha", self.alpha.as_ref().map(ToJs::to_js))
-            .skip_none("srlip", self.srlip.as_ref().map(ToJs::to_js))
+            .skip_none("ldp", number(ldp))
+            .skip_none("ldp_x", number(ldp_x))
+            .skip_none("lip", number(lip))
+            .skip_none("alip", alip.as_ref().map(ToJs::to_js))
+            .skip_none("bp_lip", bp_lip.as_ref().map(ToJs::to_js))
+            .skip_none("l1", l1.as_ref().map(ToJs::to_js))
+            .skip_none("chi2", chi2.as_ref().map(ToJs::to_js))
+            .skip_none("alpha", alpha.as_ref().map(ToJs::to_js))
+            .skip_none("srlip", srlip.as_ref().map(ToJs::to_js))
             .done()
     }
 }
@@ -173,12 +200,13 @@ fn entries(entries: &[ReceiptEntry]) -> JsValue {
     let keys: [JsString; 5] = ["index", "label", "prior", "posterior", "lift"].map(JsString::from);
     array(entries, |e| {
         let row = Fields::new();
+        let ReceiptEntry { index, label, prior, posterior, lift } = e;
         let values = [
-            JsValue::from_f64(e.index as f64),
-            JsValue::from_str(&e.label),
-            JsValue::from_f64(e.prior),
-            JsValue::from_f64(e.posterior),
-            JsValue::from_f64(e.lift),
+            JsValue::from_f64(*index as f64),
+            JsValue::from_str(label),
+            JsValue::from_f64(*prior),
+            JsValue::from_f64(*posterior),
+            JsValue::from_f64(*lift),
         ];
         for (key, value) in keys.iter().zip(values) {
             row.0.set(key, value);
@@ -187,20 +215,21 @@ fn entries(entries: &[ReceiptEntry]) -> JsValue {
     })
 }
 
-/// The bounds of a section after its `entries`.
-fn bounds(fields: &Fields, s: &ReceiptSection) {
+/// A section's fields, `entries` then its bounds, into `fields`.
+fn section(fields: &Fields, s: &ReceiptSection) {
+    let ReceiptSection { entries: rows, min_lift_bound, max_lift_bound, eps_l, eps_u } = s;
     fields
-        .number("min_lift_bound", s.min_lift_bound)
-        .number("max_lift_bound", s.max_lift_bound)
-        .number("eps_l", s.eps_l)
-        .number("eps_u", s.eps_u);
+        .value("entries", entries(rows))
+        .number("min_lift_bound", *min_lift_bound)
+        .number("max_lift_bound", *max_lift_bound)
+        .number("eps_l", *eps_l)
+        .number("eps_u", *eps_u);
 }
 
 impl ToJs for ReceiptSection {
     fn to_js(&self) -> JsValue {
         let fields = Fields::new();
-        fields.value("entries", entries(&self.entries));
-        bounds(&fields, self);
+        section(&fields, self);
         fields.done()
     }
 }
@@ -209,15 +238,15 @@ impl ToJs for ReceiptSection {
 /// `Serialize` writes it); `output_index` and `secret` are `undefined` when `None`.
 impl ToJs for Receipt {
     fn to_js(&self) -> JsValue {
+        let Receipt { mechanism_id, output_index, output, input, secret } = self;
         let optional = |v: Option<JsValue>| v.unwrap_or(JsValue::UNDEFINED);
         let fields = Fields::new();
         fields
-            .value("mechanism_id", JsValue::from_str(&self.mechanism_id))
-            .value("output_index", optional(self.output_index.map(|i| JsValue::from_f64(i as f64))))
-            .value("output", JsValue::from_str(&self.output))
-            .value("entries", entries(&self.input.entries));
-        bounds(&fields, &self.input);
-        fields.value("secret", optional(self.secret.as_ref().map(ToJs::to_js)));
+            .value("mechanism_id", JsValue::from_str(mechanism_id))
+            .value("output_index", optional(output_index.map(|i| JsValue::from_f64(i as f64))))
+            .value("output", JsValue::from_str(output));
+        section(&fields, input);
+        fields.value("secret", optional(secret.as_ref().map(ToJs::to_js)));
         fields.done()
     }
 }
