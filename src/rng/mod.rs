@@ -13,7 +13,6 @@
 //!   simulations only**; its name says so on purpose.
 
 use rand::{CryptoRng, RngCore};
-use rand_chacha::rand_core::SeedableRng;
 
 use crate::error::Result;
 
@@ -63,20 +62,21 @@ impl<R: RngCore + CryptoRng> Randomness for R {
         Ok(draw(self))
     }
 }
-use rand_chacha::ChaCha12Rng;
+mod chacha;
 
-/// A seeded ChaCha12 generator, for reproducible tests and simulations.
+/// A seeded ChaCha12 generator, for reproducible tests and simulations (the stream of
+/// `rand_chacha`'s `ChaCha12Rng`; see `rng/chacha.rs` for why it is written here).
 ///
 /// Never use it to perturb a real user's value: anyone who knows the seed knows the
 /// noise. It implements `CryptoRng` only so that tests can drive the same code paths
 /// as production.
 #[derive(Debug, Clone)]
-pub struct DeterministicRngForTesting(ChaCha12Rng);
+pub struct DeterministicRngForTesting(chacha::ChaCha12);
 
 impl DeterministicRngForTesting {
     /// A generator fully determined by `seed`.
     pub fn seed_from_u64(seed: u64) -> Self {
-        Self(ChaCha12Rng::seed_from_u64(seed))
+        Self(chacha::ChaCha12::seed_from_u64(seed))
     }
 }
 
