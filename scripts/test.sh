@@ -50,7 +50,7 @@ step "size budget"
 # numbers were converted by `document::decimal` instead of serde_json's tables, talc
 # replaced dlmalloc (112,722 and 75,741 B), the discrete client built its results as
 # plain JS objects without serde-wasm-bindgen (109,472 B), and the seeded generator was
-# privlift's own ChaCha12 (107,917 and 74,497 B); a change that needs more says why in
+# privlift's own ChaCha12 (108,015 and 74,495 B); a change that needs more says why in
 # BENCHMARKS.md.
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
