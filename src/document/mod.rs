@@ -209,6 +209,8 @@ impl MechanismKind {
         }
     }
 
+    /// The `mechanism` object, built with `json!` (the curator side only: the clients never
+    /// write a discrete document), then made a [`Json`] by the caller.
     fn to_json(&self) -> serde_json::Value {
         if let Some(v) = structured::to_json(self) {
             return v;

@@ -18,8 +18,9 @@
 //! }
 //! ```
 //!
-//! Forward compatibility: `mechanism` is tagged by `kind` and kept as raw JSON until its
-//! kind is known; `super::fields` then reads its fields (unknown ones refused):
+//! Forward compatibility: `mechanism` is tagged by `kind` and kept as a JSON value
+//! ([`super::Json`]) until its kind is known; `super::fields` then reads its fields
+//! (unknown ones refused):
 //!
 //! | `kind` | fields |
 //! |---|---|
