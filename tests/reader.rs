@@ -133,7 +133,8 @@ fn errors_say_what_and_where() {
         (r#"{"format": "privlift-mechanism"}"#, "missing field `version` at line 1"),
         (r#"{"version": 1.0}"#, "invalid type: floating point `1`, expected u64 at line 1 column 15"),
         (r#"{"version": -1}"#, "invalid value: integer `-1`, expected u64"),
-        (r#"{"mechanism": {"kind": "matrix", "kind": "krr"}}"#, "duplicate key `kind`"),
+        (r#"{"mechanism": {"kind": "matrix", "kind": "krr"}}"#, "duplicate key `kind` at line 1 column 40"),
+        (r#"{"utility": [{"a": 1}, {"b": {"c": 1, "c": 2}}]}"#, "duplicate key `c` at line 1 column 42"),
         (r#"{"prior": [0.5, 0.5,]}"#, "trailing comma at line 1 column 21"),
         ("[1] x", "invalid type: sequence, expected struct DocumentJson"),
     ] {
@@ -143,6 +144,37 @@ fn errors_say_what_and_where() {
     }
     let deep = format!("{{\"mechanism\": {}", "[".repeat(200));
     assert!(DocumentJson::read(deep.as_bytes()).unwrap_err().to_string().contains("recursion limit exceeded"));
+}
+
+/// The JSON values of `mechanism` and `utility` (`privlift::document::Json`) hold objects
+/// as `serde_json::Value` does: members in key order whatever the document's order, so a
+/// document's round trip through `to_json` gives an equal document; and a key repeated
+/// after thousands of others is still refused (the check is O(1) per key, not a scan).
+#[test]
+fn json_values_are_serde_json_values() {
+    let mut rng = ChaCha8Rng::seed_from_u64(13);
+    let mut keys: Vec<String> = (0..3000).map(|i| format!("k{i}")).collect();
+    for i in (1..keys.len()).rev() {
+        keys.swap(i, rng.random_range(0..=i));
+    }
+    let members: Vec<String> = keys.iter().enumerate().map(|(i, k)| format!("\"{k}\": [{i}, -{i}, {i}.5]")).collect();
+    let utility = format!("{{{}, \"nested\": {{\"z\": null, \"a\": true, \"m\": \"x\"}}}}", members.join(", "));
+    let text = format!(
+        r#"{{"format": "privlift-mechanism", "version": 1, "id": "u", "labels": ["a", "b"], "prior": [0.5, 0.5],
+            "mechanism": {{"q10": 0.25, "kind": "unary", "q01": 0.25}}, "utility": {utility}}}"#
+    );
+    let w = DocumentJson::read(text.as_bytes()).unwrap();
+    let expected: Value = serde_json::from_str(&utility).unwrap();
+    assert_eq!(w.utility.as_ref().unwrap().to_value(), expected);
+    assert_eq!(serde_json::to_string(&w.utility).unwrap(), serde_json::to_string(&expected).unwrap());
+    let doc = privlift::Document::from_json(&text).unwrap();
+    assert_eq!(privlift::Document::from_json(&doc.to_json()).unwrap(), doc);
+    assert_eq!(doc.utility().unwrap()["nested"]["m"].as_str(), Some("x"));
+    assert_eq!(doc.utility().unwrap()["k7"].as_array().map(Vec::len), Some(3));
+
+    let repeated = text.replacen("\"nested\"", &format!("\"{}\"", keys[0]), 1);
+    let e = DocumentJson::read(repeated.as_bytes()).unwrap_err().to_string();
+    assert!(e.contains(&format!("duplicate key `{}` at line 2 column", keys[0])), "{e}");
 }
 
 /// Numbers as documents write them (and as they do not): random digits, decimal points,

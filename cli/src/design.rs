@@ -171,7 +171,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     };
     check_flags(method, &shape, &a)?;
     let doc = design(method, &a)?;
-    if doc.utility().and_then(|u| u.get("ignores_input")).is_some_and(|v| v == true) {
+    if doc.utility().and_then(|u| u.get("ignores_input")?.as_bool()) == Some(true) {
         progress(&format!(
             "warning: the `{method}` design releases nothing about X (I(X;Y) = 0: its output does not depend \
              on the input; the document says so). Try a larger budget{}.",

@@ -401,7 +401,7 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
 /// Adds fields to the document's `utility` object (e.g. `groups`, `low_risk`,
 /// `vertices`), after `publish` has verified the document (utility is not audited).
 pub(crate) fn with_extra(doc: Document, extra: Vec<(&str, serde_json::Value)>) -> Document {
-    let mut u = doc.utility().cloned().unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new()));
+    let mut u = doc.utility().map_or_else(|| serde_json::Value::Object(serde_json::Map::new()), |u| u.to_value());
     if let Some(o) = u.as_object_mut() {
         for (k, v) in extra {
             o.insert(k.into(), v);

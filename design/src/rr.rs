@@ -154,7 +154,8 @@ pub fn rr_lip_for(
                 claims,
                 |w| super::utility::released_utility(&prior, w, &vec![None; ny]),
             )?;
-            let vertices = orr.utility().and_then(|u| u.get("vertices")).cloned().unwrap_or(serde_json::Value::Null);
+            let vertices =
+                orr.utility().and_then(|u| u.get("vertices")).map_or(serde_json::Value::Null, |v| v.to_value());
             Ok(super::orr::with_extra(doc, vec![("vertices", vertices)]))
         }
     }

@@ -571,7 +571,7 @@ fn utilities_of_outputs_that_are_not_values_of_x_are_null() {
     assert_eq!(u["hamming"].as_f64(), Some(1.0));
     let doc = srr::srr(&src, Notion::Lip { eps: 0.5 }, "srr").unwrap();
     let u = doc.utility().unwrap();
-    let low: Vec<usize> = serde_json::from_value(u["low_risk"].clone()).unwrap();
+    let low: Vec<usize> = serde_json::from_value(u["low_risk"].to_value()).unwrap();
     let w = doc.mechanism().channel_matrix(4).unwrap();
     let kept: f64 = low.iter().enumerate().map(|(y, &x)| src.p_x()[x] * w.get(x, y)).sum();
     assert!((u["hamming"].as_f64().unwrap() - (1.0 - kept)).abs() < 1e-12, "{u}");
@@ -588,7 +588,7 @@ fn rr_lip_objectives_and_the_degenerate_warning() {
     use privlift_design::rr::{self, Objective};
     let mi = |d: &Document| d.utility().unwrap()["mi_xy"].as_f64().unwrap();
     let says_so = |d: &Document| {
-        d.utility().unwrap().get("ignores_input") == Some(&serde_json::Value::Bool(true))
+        d.utility().unwrap()["ignores_input"].as_bool() == Some(true)
             && d.description().is_some_and(|t| t.contains("does not depend on the input"))
     };
     let mut rng = ChaCha8Rng::seed_from_u64(4);

@@ -286,7 +286,7 @@ fn run(u: &mut Unstructured) -> Result<()> {
         output_labels,
         prior,
         secret,
-        mechanism,
+        mechanism: mechanism.into(),
         claims: ClaimsJson::default(),
         utility: None,
     };

@@ -43,9 +43,11 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
+use super::decimal::Num;
 use super::writer::Pretty;
 use super::{check_header, fields, Document, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
+use super::{Json, Object};
 use crate::error::{Error, Result};
 use crate::sample::lattice::LatticeMechanism;
 
@@ -139,16 +141,15 @@ pub struct ContinuousDocumentJson {
     pub domain: DomainJson,
     /// `prior`: the prior density of the value, discretised onto the lattice.
     pub prior: PriorJson,
-    /// `mechanism`: kept as raw JSON until its `kind` is known; duplicate keys are refused at
-    /// every depth ([`super::strict`]).
-    #[serde(deserialize_with = "super::strict::value")]
-    pub mechanism: serde_json::Value,
+    /// `mechanism`: kept as a JSON value ([`super::Json`]) until its `kind` is known;
+    /// duplicate keys are refused at every depth.
+    pub mechanism: super::Json,
     /// `claims`: the (ε, δ) guarantees promised, in nats (each optional).
     #[serde(default)]
     pub claims: ContinuousClaims,
     /// `utility`: informational utility figures; never used for verification.
-    #[serde(default, deserialize_with = "super::strict::option", skip_serializing_if = "Option::is_none")]
-    pub utility: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utility: Option<super::Json>,
 }
 
 /// How a continuous value is released (parameters as written in the document).
@@ -180,20 +181,18 @@ impl ContinuousMechanism {
             ContinuousMechanism::Sampling { .. } => "sampling",
         }
     }
-    /// The `mechanism` object. Built member by member, not with `json!`, whose `unwrap`
-    /// would link serde_json's error `Debug` (and core's string escaping) into the client.
-    fn to_json(&self) -> serde_json::Value {
-        use serde_json::Value;
+    /// The `mechanism` object, built as a [`Json`] (no `serde_json::Value` in the client).
+    fn to_json(&self) -> Json {
+        let number = |v: f64| Json::Number(Num::F64(v));
         let (name, value) = match self {
-            ContinuousMechanism::Gaussian { sigma } if sigma.len() == 1 => ("sigma", Value::from(sigma[0])),
-            ContinuousMechanism::Gaussian { sigma } => ("sigma", Value::from(sigma.clone())),
-            ContinuousMechanism::Laplace { b } => ("b", Value::from(*b)),
-            ContinuousMechanism::Sampling { lambda } => ("lambda", Value::from(*lambda)),
+            ContinuousMechanism::Gaussian { sigma } if sigma.len() == 1 => ("sigma", number(sigma[0])),
+            ContinuousMechanism::Gaussian { sigma } => {
+                ("sigma", Json::Array(sigma.iter().map(|&v| number(v)).collect()))
+            }
+            ContinuousMechanism::Laplace { b } => ("b", number(*b)),
+            ContinuousMechanism::Sampling { lambda } => ("lambda", number(*lambda)),
         };
-        let mut m = serde_json::Map::new();
-        m.insert("kind".into(), Value::from(self.tag()));
-        m.insert(name.into(), value);
-        Value::Object(m)
+        Json::Object(Object::new(vec![("kind".into(), Json::String(self.tag().into())), (name.into(), value)]))
     }
 }
 
@@ -208,7 +207,7 @@ pub struct ContinuousDocument {
     lattice_prior: Vec<f64>,
     mechanism: ContinuousMechanism,
     claims: ContinuousClaims,
-    utility: Option<serde_json::Value>,
+    utility: Option<Json>,
 }
 
 /// Either kind of document.
@@ -254,19 +253,18 @@ pub fn parse_any(text: &str) -> Result<AnyDocument> {
 /// lattice point), `{kind: "laplace", b}` or `{kind: "sampling", lambda}`, unknown fields
 /// refused (values are checked by [`LatticeMechanism`]'s constructors). Read by hand, as
 /// the discrete kinds' fields are (`fields`), not by serde's derive.
-fn read_mechanism(m: &serde_json::Value) -> Result<ContinuousMechanism> {
+fn read_mechanism(m: &Json) -> Result<ContinuousMechanism> {
     const FIELD: &str = "mechanism";
     let kind = m
         .get("kind")
-        .and_then(serde_json::Value::as_str)
+        .and_then(Json::as_str)
         .ok_or_else(|| Error::Json { message: "`mechanism.kind` is missing or not a string".into() })?;
-    let member = |name: &str| -> Result<&serde_json::Value> {
-        fields::required(FIELD, fields::object(FIELD, m, &["kind", name])?, name)
-    };
+    let member =
+        |name: &str| -> Result<&Json> { fields::required(FIELD, fields::object(FIELD, m, &["kind", name])?, name) };
     Ok(match kind {
         "gaussian" => ContinuousMechanism::Gaussian {
             sigma: match member("sigma")? {
-                v @ serde_json::Value::Array(_) => fields::numbers("mechanism.sigma", v)?,
+                v @ Json::Array(_) => fields::numbers("mechanism.sigma", v)?,
                 v => vec![fields::number("mechanism.sigma", v)?],
             },
         },
@@ -518,13 +516,14 @@ impl ContinuousDocument {
     pub fn claims(&self) -> &ContinuousClaims {
         &self.claims
     }
-    /// The informational `utility` figures, if any; never used for verification.
-    pub fn utility(&self) -> Option<&serde_json::Value> {
+    /// The informational `utility` figures, if any; never used for verification
+    /// ([`Json::to_value`] gives them as a `serde_json::Value`).
+    pub fn utility(&self) -> Option<&Json> {
         self.utility.as_ref()
     }
     /// Attaches informational utility figures.
     pub fn with_utility(mut self, utility: serde_json::Value) -> Self {
-        self.utility = Some(utility);
+        self.utility = Some(utility.into());
         self
     }
     /// Sets the free-text description.
@@ -571,7 +570,7 @@ const CONTINUOUS_FIELDS: &[&str] =
 fn read_continuous(r: &mut Reader<'_>) -> Result<ContinuousDocumentJson> {
     let (mut format, mut version, mut id, mut description) = (String::new(), 0, String::new(), None);
     let (mut domain, mut prior) = (None, None);
-    let (mut mechanism, mut claims, mut utility) = (serde_json::Value::Null, ContinuousClaims::default(), None);
+    let (mut mechanism, mut claims, mut utility) = (super::Json::Null, ContinuousClaims::default(), None);
     let mut f = Fields::new(CONTINUOUS_FIELDS);
     r.object("struct ContinuousDocumentJson", &mut |r, key| {
         match f.field(r, &key)? {
@@ -581,9 +580,9 @@ fn read_continuous(r: &mut Reader<'_>) -> Result<ContinuousDocumentJson> {
             3 => description = r.optional(Reader::text)?,
             4 => domain = Some(read_domain(r)?),
             5 => prior = Some(read_prior(r)?),
-            6 => mechanism = r.value(true)?,
+            6 => mechanism = super::json::read(r)?,
             7 => claims = read_claims(r)?,
-            _ => utility = r.optional(|r| r.value(true))?,
+            _ => utility = r.optional(super::json::read)?,
         }
         Ok(())
     })?;

@@ -8,6 +8,8 @@
 pub mod continuous;
 pub mod decimal;
 mod fields;
+pub mod json;
+mod keys;
 mod matrix;
 mod prior;
 pub mod reader;
@@ -28,6 +30,7 @@ pub use continuous::{
     parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism,
     DomainJson, EpsDelta, PriorJson, CONTINUOUS_KINDS,
 };
+pub use json::{Json, Object};
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
 pub use structured::{block_count, krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
@@ -94,27 +97,10 @@ impl Alphabet {
     }
 }
 
-/// The first label that repeats an earlier one, found in O(k) with an open-addressing
-/// table of indices (FNV-1a hashes, linear probing): a sort or a tree set costs kilobytes
-/// of the client module and O(k log k) string comparisons.
+/// The first label that repeats an earlier one, found in O(k) ([`keys::KeySet`]).
 fn repeated(labels: &[String]) -> Option<&str> {
-    let slots = (2 * labels.len()).next_power_of_two().max(2);
-    let mut table = alloc::vec![u32::MAX; slots];
-    for (i, label) in labels.iter().enumerate() {
-        let hash = label.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
-        let mut slot = hash as usize & (slots - 1);
-        loop {
-            match table[slot] {
-                u32::MAX => {
-                    table[slot] = i as u32;
-                    break;
-                }
-                j if labels[j as usize] == *label => return Some(label),
-                _ => slot = (slot + 1) & (slots - 1),
-            }
-        }
-    }
-    None
+    let mut seen = keys::KeySet::default();
+    labels.iter().find(|l| !seen.insert(l, &|i| labels[i].as_str())).map(String::as_str)
 }
 
 /// The privacy a document claims, in nats.
@@ -223,6 +209,8 @@ impl MechanismKind {
         }
     }
 
+    /// The `mechanism` object, built with `json!` (the curator side only: the clients never
+    /// write a discrete document), then made a [`Json`] by the caller.
     fn to_json(&self) -> serde_json::Value {
         if let Some(v) = structured::to_json(self) {
             return v;
@@ -263,7 +251,7 @@ pub struct Document {
     /// k = 1024 is 8 MB.
     mechanism: Arc<MechanismKind>,
     claims: Claims,
-    utility: Option<serde_json::Value>,
+    utility: Option<Json>,
 }
 
 fn labels(field: &str, v: Vec<LabelJson>) -> Result<Alphabet> {
@@ -450,7 +438,7 @@ impl Document {
             output_labels: Some(output.labels().iter().cloned().map(LabelJson::Text).collect()),
             prior,
             secret,
-            mechanism: MechanismKind::Matrix(p_y_given_x).to_json(),
+            mechanism: MechanismKind::Matrix(p_y_given_x).to_json().into(),
             claims,
             utility: None,
         };
@@ -477,7 +465,7 @@ impl Document {
             output_labels: output.as_ref().map(text),
             prior,
             secret: secret.map(|(a, m)| wire::SecretJson { labels: Some(text(&a)), p_sx: m.to_rows() }),
-            mechanism: mechanism.to_json(),
+            mechanism: mechanism.to_json().into(),
             claims,
             utility: None,
         };
@@ -499,7 +487,7 @@ impl Document {
                 .joint
                 .as_ref()
                 .map(|j| wire::SecretJson { labels: Some(text(&self.secret)), p_sx: j.to_rows() }),
-            mechanism: self.mechanism.to_json(),
+            mechanism: self.mechanism.to_json().into(),
             claims: self.claims.clone(),
             utility: self.utility.clone(),
         }
@@ -565,8 +553,9 @@ impl Document {
         self = Self::from_wire(w)?;
         Ok(self)
     }
-    /// The informational `utility` figures, if any; never used for verification.
-    pub fn utility(&self) -> Option<&serde_json::Value> {
+    /// The informational `utility` figures, if any; never used for verification
+    /// ([`Json::to_value`] gives them as a `serde_json::Value`).
+    pub fn utility(&self) -> Option<&Json> {
         self.utility.as_ref()
     }
     /// Sets the free-text `description` (not audited: a note for people).
@@ -577,7 +566,7 @@ impl Document {
 
     /// Attaches informational utility figures.
     pub fn with_utility(mut self, utility: serde_json::Value) -> Self {
-        self.utility = Some(utility);
+        self.utility = Some(utility.into());
         self
     }
 
@@ -589,7 +578,7 @@ impl Document {
     }
 }
 
-fn parse_mechanism(kind: &str, mut v: serde_json::Value, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
+fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
     if structured::KINDS.contains(&kind) {
         return structured::parse("mechanism", kind, &v, nx);
     }
@@ -630,7 +619,7 @@ fn parse_mechanism(kind: &str, mut v: serde_json::Value, nx: usize, ns: Option<u
                 mats.push(mm);
             }
             let markov = match markov_rows {
-                serde_json::Value::Null => None,
+                Json::Null => None,
                 rows => {
                     let f = "mechanism.p_y_given_x";
                     let mm = channel(f, &fields::rows(f, rows)?, nx)?;
@@ -684,7 +673,7 @@ fn parse_mechanism(kind: &str, mut v: serde_json::Value, nx: usize, ns: Option<u
 }
 
 /// A `matrix` mechanism over `nx` inputs (`field` names the object).
-fn parse_matrix(field: &str, mut v: serde_json::Value, nx: usize) -> Result<MechanismKind> {
+fn parse_matrix(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
     let m = fields::object(field, &v, &["kind", "p_y_given_x"])?;
     fields::required(field, m, "p_y_given_x")?;
     let f = alloc::format!("{field}.p_y_given_x");

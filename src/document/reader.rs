@@ -22,7 +22,6 @@
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde_json::{Map, Number, Value};
 
 use crate::error::{Error, Result};
 
@@ -72,7 +71,7 @@ impl<'a> Reader<'a> {
     }
 
     /// An error about the byte at the position, reported at that byte.
-    fn error_here(&mut self, message: &str) -> Error {
+    pub(super) fn error_here(&mut self, message: &str) -> Error {
         self.pos = (self.pos + 1).min(self.bytes.len());
         self.error(message)
     }
@@ -99,11 +98,13 @@ impl<'a> Reader<'a> {
         None
     }
 
-    fn peek_value(&mut self) -> Result<u8> {
+    /// The next byte that is not whitespace (not consumed); an error at the end.
+    pub(super) fn peek_value(&mut self) -> Result<u8> {
         self.ws().ok_or_else(|| self.error("EOF while parsing a value"))
     }
 
-    fn literal(&mut self, word: &[u8]) -> Result<()> {
+    /// Reads the literal `word` (`null`, `true`, `false`).
+    pub(super) fn literal(&mut self, word: &[u8]) -> Result<()> {
         let rest = &self.bytes[self.pos..];
         if rest.starts_with(word) {
             self.pos += word.len();
@@ -482,52 +483,6 @@ impl<'a> Reader<'a> {
     /// As [`Reader::fields_into`].
     pub fn number_lists(&mut self, what: &str, names: &'static [&'static str], out: &mut [Vec<f64>]) -> Result<()> {
         self.fields_into(what, names, names, out, Self::f64s)
-    }
-
-    /// Any JSON value. `strict`: a key given twice in an object is refused (at every depth);
-    /// otherwise the last one counts, as in `JSON.parse`.
-    pub fn value(&mut self, strict: bool) -> Result<Value> {
-        Ok(match self.peek_value()? {
-            b'n' => {
-                self.literal(b"null")?;
-                Value::Null
-            }
-            b't' => {
-                self.literal(b"true")?;
-                Value::Bool(true)
-            }
-            b'f' => {
-                self.literal(b"false")?;
-                Value::Bool(false)
-            }
-            b'-' | b'0'..=b'9' => Value::Number(match self.number()? {
-                Num::U64(v) => Number::from(v),
-                Num::I64(v) => Number::from(v),
-                Num::F64(v) => Number::from_f64(v).ok_or_else(|| self.error("a number that is not finite"))?,
-            }),
-            b'"' => Value::String(self.string()?),
-            b'[' => {
-                let mut out = Vec::new();
-                self.array("a sequence", &mut |r| {
-                    out.push(r.value(strict)?);
-                    Ok(())
-                })?;
-                Value::Array(out)
-            }
-            b'{' => {
-                let mut out = Map::new();
-                self.object("a map", &mut |r, key| {
-                    if strict && out.contains_key(&key) {
-                        return Err(r.error(&format!("duplicate key `{key}`")));
-                    }
-                    let v = r.value(strict)?;
-                    out.insert(key, v);
-                    Ok(())
-                })?;
-                Value::Object(out)
-            }
-            _ => return Err(self.error_here("expected value")),
-        })
     }
 }
 

@@ -2,9 +2,10 @@
 //!
 //! `serde_json::Value` keeps the last of two equal keys, so a document could show one
 //! reader `"q01": 0.1` and another `"q01": 0.9`. The typed parts of a document refuse
-//! duplicates by construction (serde's derive); the parts kept as raw JSON until their
-//! `kind` is known (`mechanism`) or kept as free-form data (`utility`), and whole texts
-//! read as a value first ([`super::parse_any`], policies), go through here.
+//! duplicates by construction (serde's derive); the parts kept as JSON values until their
+//! `kind` is known (`mechanism`) or kept as free-form data (`utility`) when serde reads them
+//! ([`super::Json`]'s `Deserialize`), and whole texts read as a value first
+//! ([`super::parse_any`], policies), go through here.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -85,14 +86,4 @@ impl<'de> Visitor<'de> for StrictVisitor {
 /// `json`, naming the duplicate key or the syntax error.
 pub fn from_str(text: &str) -> Result<Value> {
     serde_json::from_str::<StrictValue>(text).map(|v| v.0).map_err(|e| Error::Json { message: e.to_string() })
-}
-
-/// `deserialize_with` for a raw-JSON field.
-pub(crate) fn value<'de, D: Deserializer<'de>>(d: D) -> core::result::Result<Value, D::Error> {
-    StrictValue::deserialize(d).map(|v| v.0)
-}
-
-/// `deserialize_with` for an optional raw-JSON field.
-pub(crate) fn option<'de, D: Deserializer<'de>>(d: D) -> core::result::Result<Option<Value>, D::Error> {
-    Option::<StrictValue>::deserialize(d).map(|v| v.map(|v| v.0))
 }

@@ -6,10 +6,8 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use serde_json::Value;
-
 use super::fields::{array, index, number, numbers, object, optional_number, required};
-use super::{channel, Matrix, MechanismKind, MAX_SYMBOLS};
+use super::{channel, Json, Matrix, MechanismKind, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::param::{check_distribution, check_not_tiny, Epsilon, Probability};
 
@@ -285,7 +283,7 @@ pub(super) const KINDS: [&str; 5] = ["krr", "rr_lip", "merge", "sparse", "srr"];
 
 /// Parses a structured kind (one of [`KINDS`]) over `nx` inputs; `field` names the
 /// mechanism object (`mechanism`, or `mechanism.inner`).
-pub(super) fn parse(field: &str, kind: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+pub(super) fn parse(field: &str, kind: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     match kind {
         "krr" => krr(field, v, nx),
         "rr_lip" => rr_lip(field, v, nx),
@@ -296,9 +294,9 @@ pub(super) fn parse(field: &str, kind: &str, v: &Value, nx: usize) -> Result<Mec
     }
 }
 
-fn srr(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+fn srr(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "low_risk", "groups", "others"])?;
-    let input = |f: &str, x: &Value| -> Result<u32> {
+    let input = |f: &str, x: &Json| -> Result<u32> {
         let x = index(f, x)?;
         if x >= nx {
             return Err(Error::InvalidArgument {
@@ -344,7 +342,7 @@ fn srr(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
     let outputs = srr.low_risk.len() + srr.groups.iter().map(|(_, r)| r).sum::<usize>();
     let fo = alloc::format!("{field}.others");
     let others = match m.get("others") {
-        None | Some(Value::Null) => None,
+        None | Some(Json::Null) => None,
         Some(o) => {
             let o = numbers(&fo, o)?;
             if o.len() != outputs {
@@ -366,7 +364,7 @@ fn srr(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
     Ok(MechanismKind::Sparse(sparse))
 }
 
-fn krr(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+fn krr(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "epsilon", "keep"])?;
     match (optional_number(field, m, "epsilon")?, optional_number(field, m, "keep")?) {
         (Some(e), None) => {
@@ -388,7 +386,7 @@ fn keep(field: &str, k: f64) -> Result<f64> {
     Ok(k)
 }
 
-fn rr_lip(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+fn rr_lip(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "keep", "mixing"])?;
     let k = keep(field, number(&alloc::format!("{field}.keep"), required(field, m, "keep")?)?)?;
     let f = alloc::format!("{field}.mixing");
@@ -400,7 +398,7 @@ fn rr_lip(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
     Ok(MechanismKind::RrLip { keep: k, mixing })
 }
 
-fn merge(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+fn merge(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "blocks", "inner"])?;
     let f = alloc::format!("{field}.blocks");
     let blocks = array(&f, required(field, m, "blocks")?)?;
@@ -423,12 +421,12 @@ fn merge(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
         return Err(Error::InvalidArgument { name: f, reason: alloc::format!("block {b} has no input") });
     }
     let inner = match m.get("inner") {
-        None | Some(Value::Null) => None,
+        None | Some(Json::Null) => None,
         Some(v) => {
             let fi = alloc::format!("{field}.inner");
             let kind = v
                 .get("kind")
-                .and_then(Value::as_str)
+                .and_then(Json::as_str)
                 .ok_or_else(|| Error::Json { message: alloc::format!("`{fi}.kind` is missing or not a string") })?;
             let inner = match kind {
                 "matrix" => super::parse_matrix(&fi, v.clone(), nb)?,
@@ -449,7 +447,7 @@ fn merge(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
     Ok(MechanismKind::Merge { blocks: blocks.iter().map(|&b| b as u32).collect(), inner })
 }
 
-fn sparse(field: &str, v: &Value, nx: usize) -> Result<MechanismKind> {
+fn sparse(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "outputs", "rows"])?;
     let outputs = index(&alloc::format!("{field}.outputs"), required(field, m, "outputs")?)?;
     let f = alloc::format!("{field}.rows");

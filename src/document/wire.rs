@@ -18,8 +18,9 @@
 //! }
 //! ```
 //!
-//! Forward compatibility: `mechanism` is tagged by `kind` and kept as raw JSON until its
-//! kind is known; `super::fields` then reads its fields (unknown ones refused):
+//! Forward compatibility: `mechanism` is tagged by `kind` and kept as a JSON value
+//! ([`super::Json`]) until its kind is known; `super::fields` then reads its fields
+//! (unknown ones refused):
 //!
 //! | `kind` | fields |
 //! |---|---|
@@ -139,16 +140,15 @@ pub struct DocumentJson {
     /// `secret`: the secret S and the joint P_SX; when absent, S = X with P_SX = diag(`prior`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub secret: Option<SecretJson>,
-    /// Kept as raw JSON until its `kind` is known (see module docs); duplicate keys are
-    /// refused at every depth ([`super::strict`]).
-    #[serde(deserialize_with = "super::strict::value")]
-    pub mechanism: serde_json::Value,
+    /// Kept as a JSON value ([`super::Json`]) until its `kind` is known (see module docs);
+    /// duplicate keys are refused at every depth.
+    pub mechanism: super::Json,
     /// `claims`: what the curator promises, in nats (every claim optional; absent: none).
     #[serde(default)]
     pub claims: ClaimsJson,
     /// Informational utility figures; never used for verification.
-    #[serde(default, deserialize_with = "super::strict::option", skip_serializing_if = "Option::is_none")]
-    pub utility: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utility: Option<super::Json>,
 }
 
 /// The secret S and the joint P_SX (rows s, columns x).
@@ -298,7 +298,7 @@ fn read_document(r: &mut Reader<'_>) -> crate::error::Result<DocumentJson> {
         output_labels: None,
         prior: Vec::new(),
         secret: None,
-        mechanism: serde_json::Value::Null,
+        mechanism: super::Json::Null,
         claims: ClaimsJson::default(),
         utility: None,
     };
@@ -313,9 +313,9 @@ fn read_document(r: &mut Reader<'_>) -> crate::error::Result<DocumentJson> {
             5 => d.output_labels = r.optional(read_labels)?,
             6 => d.prior = r.f64s()?,
             7 => d.secret = r.optional(read_secret)?,
-            8 => d.mechanism = r.value(true)?,
+            8 => d.mechanism = super::json::read(r)?,
             9 => d.claims = read_claims(r)?,
-            _ => d.utility = r.optional(|r| r.value(true))?,
+            _ => d.utility = r.optional(super::json::read)?,
         }
         Ok(())
     })?;

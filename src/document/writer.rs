@@ -7,7 +7,9 @@
 
 use alloc::string::String;
 use core::fmt::Write;
-use serde_json::Value;
+
+use super::decimal::Num;
+use super::json::Json;
 
 /// A pretty JSON text being written: objects and arrays are opened, filled member by
 /// member, and closed.
@@ -141,21 +143,18 @@ impl Pretty {
         self.end_object();
     }
 
-    /// A JSON value (objects' members in the map's order, as serde_json writes them).
-    pub(crate) fn value(&mut self, v: &Value) {
+    /// A JSON value (objects' members in key order, as serde_json writes a `Value`).
+    pub(crate) fn value(&mut self, v: &Json) {
         match v {
-            Value::Null => self.out.push_str("null"),
-            Value::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
-                (Some(u), _, _) => self.u64(u),
-                (None, Some(i), _) => {
-                    let _ = write!(self.out, "{i}");
-                }
-                (None, None, Some(f)) => self.f64(f),
-                (None, None, None) => self.out.push_str("null"),
-            },
-            Value::String(s) => self.string(s),
-            Value::Array(a) => {
+            Json::Null => self.out.push_str("null"),
+            Json::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
+            Json::Number(Num::U64(u)) => self.u64(*u),
+            Json::Number(Num::I64(i)) => {
+                let _ = write!(self.out, "{i}");
+            }
+            Json::Number(Num::F64(f)) => self.f64(*f),
+            Json::String(s) => self.string(s),
+            Json::Array(a) => {
                 self.array();
                 for e in a {
                     self.element();
@@ -163,9 +162,9 @@ impl Pretty {
                 }
                 self.end_array();
             }
-            Value::Object(m) => {
+            Json::Object(m) => {
                 self.object();
-                for (k, e) in m {
+                for (k, e) in m.iter() {
                     self.key(k);
                     self.value(e);
                 }

@@ -70,16 +70,19 @@ fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
     Ok(out)
 }
 
+/// `{lo, hi, step, points}` for JS: a struct rather than a `serde_json` map, whose B-tree
+/// would be the module's only one (members in key order, as the map gave them).
+#[derive(serde::Serialize)]
+struct DomainJs {
+    hi: f64,
+    lo: f64,
+    points: usize,
+    step: f64,
+}
+
 fn domain_js(doc: &ContinuousDocument) -> Result<JsValue, JsValue> {
     let l = doc.lattice();
-    // Member by member, not with `json!`, whose `unwrap` would link serde_json's error
-    // `Debug` (and core's string escaping) into the module.
-    let mut m = serde_json::Map::new();
-    m.insert("lo".into(), l.lo().into());
-    m.insert("hi".into(), l.hi().into());
-    m.insert("step".into(), l.step().into());
-    m.insert("points".into(), l.len().into());
-    to_js(&serde_json::Value::Object(m))
+    to_js(&DomainJs { hi: l.hi(), lo: l.lo(), points: l.len(), step: l.step() })
 }
 
 /// A parsed and validated (not yet verified) continuous document.
