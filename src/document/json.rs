@@ -6,8 +6,8 @@
 //! ≈ 8 KB of each client module before gzip, for objects of a handful of keys. Here an
 //! object is a vector of members sorted by key once it is read (a heap sort: half a
 //! kilobyte of code, O(n log n)), searched by bisection, and a key given twice is refused
-//! as it is read, by a hash set of the keys (O(1) per key, so a hostile object of a million
-//! keys is not quadratic). The clients are 2.4 KB (discrete) and 2.2 KB (continuous)
+//! as it is read, by a set of sorted runs of the keys (`keys.rs`: O(log² n) comparisons a
+//! key whatever the keys, so a hostile object of a million keys is not quadratic). The clients are 2.4 KB (discrete) and 2.2 KB (continuous)
 //! smaller in gzip (BENCHMARKS.md).
 //!
 //! The order and the numbers are `Value`'s: members by key in byte order, an integer as

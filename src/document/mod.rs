@@ -97,7 +97,8 @@ impl Alphabet {
     }
 }
 
-/// The first label that repeats an earlier one, found in O(k) ([`keys::KeySet`]).
+/// The first label that repeats an earlier one, found in O(k log² k) comparisons at worst
+/// ([`keys::KeySet`]).
 fn repeated(labels: &[String]) -> Option<&str> {
     let mut seen = keys::KeySet::default();
     labels.iter().find(|l| !seen.insert(l, &|i| labels[i].as_str())).map(String::as_str)
