@@ -511,8 +511,13 @@ impl<'a> Worker<'a> {
         for c in 0..m {
             self.pi[c] = (0..m).map(|r| self.cb[r] * inv[r * m + c]).sum();
         }
-        for j in 0..n {
-            self.rc[j] = self.cost[j] - self.pi[0] * poly.d[j];
+        let p0 = self.pi[0];
+        match poly.scaled {
+            false => self.rc[..n].iter_mut().zip(&self.cost[..n]).for_each(|(r, &c)| *r = c - p0),
+            true => {
+                let terms = self.rc[..n].iter_mut().zip(&self.cost[..n]).zip(&poly.d);
+                terms.for_each(|((r, &c), &d)| *r = c - p0 * d);
+            }
         }
         for s in 0..ns {
             let p = self.pi[s + 1];
