@@ -48,7 +48,7 @@ use alloc::vec::Vec;
 use super::lift::{design_budget, JointView};
 use super::orr::{assemble, response_over_vertices, with_extra};
 use super::utility::released_utility;
-use super::vertex::{binomial, coordinate_scale, next_combination, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
+use super::vertex::{binomial, coordinate_scale, next_combination, posterior, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
 use super::{check_eps, publish_channel, Source};
 use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
@@ -158,11 +158,7 @@ impl LdpPolytope {
                 loop {
                     for pattern in 0u64..(1u64 << k) {
                         if self.solve(&support, &active, pattern, &mut m, &mut sol) {
-                            let mut v = vec![0.0; n];
-                            let total: f64 = support.iter().zip(&sol[..k]).map(|(&x, &u)| self.d[x] * u).sum();
-                            for (&x, &u) in support.iter().zip(&sol[..k]) {
-                                v[x] = self.d[x] * u / total;
-                            }
+                            let v = posterior(&self.d, &support, &sol[..k], n);
                             if !out[first..].iter().any(|w| super::vertex::same_point(w, &v)) {
                                 out.push(v);
                             }

@@ -28,7 +28,7 @@ use super::lift::{JointView, Notion};
 use super::lp::{Cmp, Lp};
 use super::simplex::{self, Columns};
 use super::utility::{entropy, released_utility};
-use super::vertex::{LiftPolytope, Limits, TOLERANCE};
+use super::vertex::{spans_wide, LiftPolytope, Limits, TOLERANCE};
 use super::{clean_rows, publish_channel, Source};
 use privlift::document::{Alphabet, Document, Matrix};
 use privlift::error::{Error, Result};
@@ -178,24 +178,19 @@ pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, 
     Ok(finish(&target, cols, q, vs.len()))
 }
 
-/// The rows of LP (22) scaled by 1/P(x) when the masses span more than [`WIDE_RANGE`]:
-/// Σ_v q_v v(x)/P(x) = 1 at every input. The masses q are the same, but every row is
-/// O(1): unscaled, an input of P(x) = 1e-11 next to ones of 0.1 left the basis matrices
-/// spanning 10 orders of magnitude, and the LP's absolute tolerances could not see that
-/// input (its row summed to 0.86–1.19, `design/tests/sweep.rs`; a skewed prior with
-/// masses from 1e-6 to 0.96 audited 0.06 % over its budget). Masses within three orders
+/// The rows of LP (22) scaled by 1/P(x) when the masses span more than
+/// [`WIDE_RANGE`](super::vertex::WIDE_RANGE): Σ_v q_v v(x)/P(x) = 1 at every input. The
+/// masses q are the same, but every row is O(1): unscaled, an input of P(x) = 1e-11 next
+/// to ones of 0.1 left the basis matrices spanning 10 orders of magnitude, and the LP's
+/// absolute tolerances could not see that input (its row summed to 0.86–1.19,
+/// `design/tests/sweep.rs`; a skewed prior with masses from 1e-6 to 0.96 audited 0.06 %
+/// over its budget). Masses within three orders
 /// stay unscaled: the scaled LP took more pivots there (AORR 17 × 5, ε = 0.25: 130
 /// against 93, 5.3 against 2.2 ms). A row of P(x) = 0 stays.
 fn row_scale(target: &[f64]) -> Vec<f64> {
-    let positive = target.iter().copied().filter(|&t| t > 0.0);
-    let (lo, hi) = positive.fold((f64::INFINITY, 0.0f64), |(lo, hi), t| (lo.min(t), hi.max(t)));
-    let wide = hi > WIDE_RANGE * lo;
+    let wide = spans_wide(target);
     target.iter().map(|&t| if wide && t > 0.0 { 1.0 / t } else { 1.0 }).collect()
 }
-
-/// Ratio of the largest to the smallest positive P(x) beyond which LP (22) is solved in
-/// scaled rows ([`row_scale`]).
-const WIDE_RANGE: f64 = 1e3;
 
 /// A dense column, or the right-hand side P_X, in the rows of [`row_scale`].
 fn scaled(v: &[f64], scale: &[f64]) -> Vec<f64> {

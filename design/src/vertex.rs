@@ -180,22 +180,17 @@ impl LiftPolytope {
         let mut lo: Vec<f64> = view.p_s.iter().map(|&p| p * libm::exp(ln_lo)).collect();
         let mut hi: Vec<f64> = view.p_s.iter().map(|&p| p * libm::exp(ln_hi)).collect();
         let scale = coordinate_scale(view, subset, ln_hi);
-        let (least, most) = view.p_s.iter().fold((f64::INFINITY, 0.0f64), |(l, m), &p| (l.min(p), m.max(p)));
-        let scaled = scale.is_some() || most > WIDE_RANGE * least;
-        let d = match scale {
-            None if !scaled => vec![1.0; n],
-            scale => {
-                // Row s divided by hi_s (bounds e^{ln_lo − ln_hi} and 1), column j times d_j:
-                // every entry lies in [0, 1] by the choice of d.
-                let d = scale.unwrap_or_else(|| vec![1.0; n]);
-                for s in 0..ns {
-                    a[s * n..(s + 1) * n].iter_mut().zip(&d).for_each(|(e, dj)| *e = *e * dj / hi[s]);
-                    lo[s] /= hi[s];
-                    hi[s] = 1.0;
-                }
-                d
+        let scaled = scale.is_some() || spans_wide(&view.p_s);
+        let d = scale.unwrap_or_else(|| vec![1.0; n]);
+        if scaled {
+            // Row s divided by hi_s (bounds e^{ln_lo − ln_hi} and 1), column j times d_j:
+            // every entry lies in [0, 1] by the choice of d.
+            for s in 0..ns {
+                a[s * n..(s + 1) * n].iter_mut().zip(&d).for_each(|(e, dj)| *e = *e * dj / hi[s]);
+                lo[s] /= hi[s];
+                hi[s] = 1.0;
             }
-        };
+        }
         Ok(LiftPolytope { n, ns, d, scaled, a, lo, hi })
     }
 
@@ -486,11 +481,7 @@ impl LiftPolytope {
                     continue 'pattern;
                 }
             }
-            let total: f64 = support.iter().zip(vk.iter()).map(|(&x, &u)| self.d[x] * u).sum();
-            let mut v = vec![0.0; n];
-            for (&x, &u) in support.iter().zip(vk.iter()) {
-                v[x] = self.d[x] * u / total;
-            }
+            let v = posterior(&self.d, support, vk, n);
             let duplicate = out[first_of_support..].iter().any(|w| same_point(w, &v));
             if !duplicate {
                 out.push(v);
@@ -547,9 +538,31 @@ pub(crate) fn coordinate_scale(view: &JointView, subset: &[usize], ln_hi: f64) -
     d.iter().any(|&e| e < 1.0 / WIDE_RANGE).then_some(d)
 }
 
-/// The vertex searches scale a coordinate whose reach is below 1/`WIDE_RANGE`
-/// ([`coordinate_scale`]), and the rows when the P(s) span more than `WIDE_RANGE`.
-const WIDE_RANGE: f64 = 1e3;
+/// Ratio of the largest to the smallest positive mass beyond which a problem is solved
+/// in scaled rows: LP (22) in rows scaled by 1/P(x) (`orr::row_scale`), the vertex
+/// searches in rows divided by hi_s when the P(s) span more ([`spans_wide`]), and in
+/// coordinates scaled by d_x when some reach is below 1/`WIDE_RANGE`
+/// ([`coordinate_scale`]).
+pub(crate) const WIDE_RANGE: f64 = 1e3;
+
+/// Whether the positive `masses` span more than [`WIDE_RANGE`].
+pub(crate) fn spans_wide(masses: &[f64]) -> bool {
+    let positive = masses.iter().copied().filter(|&t| t > 0.0);
+    let (lo, hi) = positive.fold((f64::INFINITY, 0.0f64), |(lo, hi), t| (lo.min(t), hi.max(t)));
+    hi > WIDE_RANGE * lo
+}
+
+/// The posterior column v over `n` coordinates of the point u_K found on `support` in
+/// coordinates scaled by `d`: v_x = d_x u_x renormalised to Σ v = 1 (the sparse form is
+/// `LiftPolytope::vertex_of`).
+pub(crate) fn posterior(d: &[f64], support: &[usize], u: &[f64], n: usize) -> Vec<f64> {
+    let total: f64 = support.iter().zip(u).map(|(&x, &u)| d[x] * u).sum();
+    let mut v = vec![0.0; n];
+    for (&x, &u) in support.iter().zip(u) {
+        v[x] = d[x] * u / total;
+    }
+    v
+}
 
 /// C(n, k), saturating.
 pub(crate) fn binomial(n: usize, k: usize) -> u64 {
