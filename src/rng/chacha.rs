@@ -10,8 +10,8 @@
 //! matters for tests and simulations only.
 //!
 //! # The stream
-//! - The 32-byte key is the seed; [`ChaCha12::seed_from_u64`] expands a `u64` into it by
-//!   PCG32 as `rand_core`'s `SeedableRng::seed_from_u64` does.
+//! - The 32-byte key is the seed; `SeedableRng::seed_from_u64` (`rand_core`'s, as for
+//!   `ChaCha12Rng`) expands a `u64` into it by PCG32.
 //! - Block b (16 words) is the ChaCha permutation with 12 rounds of the state
 //!   (constants, key, 64-bit block counter b in words 12–13, stream 0 in words 14–15),
 //!   plus that state.
@@ -20,7 +20,7 @@
 //!   straddle a refill); bytes are taken whole words at a time, little-endian, and the
 //!   unused bytes of a word that ends a fill are dropped.
 
-use rand::RngCore;
+use rand::{RngCore, SeedableRng};
 
 /// "expand 32-byte k".
 const CONSTANTS: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
@@ -48,29 +48,21 @@ impl core::fmt::Debug for ChaCha12 {
     }
 }
 
-impl ChaCha12 {
-    /// The generator keyed by `seed` (32 bytes, little-endian words).
-    pub(crate) fn from_seed(seed: [u8; 32]) -> Self {
+/// The generator keyed by a 32-byte seed (little-endian words); `seed_from_u64` is
+/// `rand_core`'s PCG32 expansion of a `u64` into such a seed, as for `ChaCha12Rng`.
+impl SeedableRng for ChaCha12 {
+    type Seed = [u8; 32];
+
+    fn from_seed(seed: [u8; 32]) -> Self {
         let mut key = [0u32; 8];
         for (k, bytes) in key.iter_mut().zip(seed.chunks_exact(4)) {
             *k = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
         }
         ChaCha12 { key, counter: 0, buffer: [0; BUFFER], index: BUFFER }
     }
+}
 
-    /// The generator keyed by the PCG32 expansion of `state` (8 outputs, little-endian).
-    pub(crate) fn seed_from_u64(mut state: u64) -> Self {
-        const MUL: u64 = 6_364_136_223_846_793_005;
-        const INC: u64 = 11_634_580_027_462_260_723;
-        let mut seed = [0u8; 32];
-        for chunk in seed.chunks_exact_mut(4) {
-            state = state.wrapping_mul(MUL).wrapping_add(INC);
-            let xorshifted = (((state >> 18) ^ state) >> 27) as u32;
-            chunk.copy_from_slice(&xorshifted.rotate_right((state >> 59) as u32).to_le_bytes());
-        }
-        Self::from_seed(seed)
-    }
-
+impl ChaCha12 {
     /// The next four blocks into the buffer, from its word `index`.
     fn refill(&mut self, index: usize) {
         for (b, out) in self.buffer.chunks_exact_mut(BLOCK).enumerate() {

@@ -76,7 +76,7 @@ pub struct DeterministicRngForTesting(chacha::ChaCha12);
 impl DeterministicRngForTesting {
     /// A generator fully determined by `seed`.
     pub fn seed_from_u64(seed: u64) -> Self {
-        Self(chacha::ChaCha12::seed_from_u64(seed))
+        Self(rand::SeedableRng::seed_from_u64(seed))
     }
 }
 
