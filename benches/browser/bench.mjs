@@ -1,6 +1,6 @@
 // Headless-Chromium benchmark of the wasm package (see benches/browser/index.html).
 //
-//   node benches/browser/bench.mjs [BASE_URL] [--n N] [--reps R] [--single S] [--ks 2,21,256] [--out FILE]
+//   node benches/browser/bench.mjs [BASE_URL] [--n N] [--reps R] [--single S] [--ks 2,21,256] [--kind matrix|krr] [--out FILE]
 //
 // BASE_URL is a server whose root is the repository root (scripts/bench.sh starts one);
 // without it this script starts `python3 -m http.server --bind 127.0.0.1` itself.
@@ -41,7 +41,7 @@ if (!base) {
 }
 
 const q = new URLSearchParams({
-  n: opt('n', '1000000'), reps: opt('reps', '5'), single: opt('single', '1000000'), ks: opt('ks', '2,21,256'),
+  n: opt('n', '1000000'), reps: opt('reps', '5'), single: opt('single', '1000000'), ks: opt('ks', '2,21,256'), kind: opt('kind', 'matrix'),
 });
 const url = `${base.replace(/\/$/, '')}/benches/browser/index.html?${q}`;
 const userDataDir = mkdtempSync(join(tmpdir(), 'pw-bench-'));

@@ -14,11 +14,11 @@
 //! * **Sparse**: P(s,y) accumulated over the non-zero entries only.
 //!
 //! # Rounding (see [`crate::numeric`])
-//! The sampler's exact probabilities are κ = K/2⁶⁴, 1 − κ = (2⁶⁴ − K)/2⁶⁴ and m_y = M_y/2⁶⁴,
-//! each rounded once to f64 ([`MixExact`]). Then (1 − κ)·m_y carries ≤ 3 roundings and
-//! P(y|y) = κ + (1 − κ)m_y ≤ 4; P(y) = P(y)·P(y|y) + (Σ_{x≠y} P(x))·(1 − κ)m_y ≤ |X| + 5;
-//! a lift P(y|s)/P(y) ≤ |X| + 10. The bound used, γ(2(|X| + 5) + 4) (the dense joint's rule
-//! for |X| + 5 roundings), covers it.
+//! The sampler's exact entries (1 − κ)·m_y = W_y/2⁶⁴ and κ + (1 − κ)·m_y = (W_κ + W_y)/2⁶⁴
+//! are each rounded once to f64 ([`MixExact`]). Then P(y) = P(y)·P(y|y) + (Σ_{x≠y} P(x))·
+//! (1 − κ)m_y carries ≤ |X| + 3 roundings and a lift P(y|s)/P(y) ≤ |X| + 8. The bound used,
+//! γ(2(|X| + 5) + 4) (the dense joint's rule for |X| + 5 roundings), covers it with room:
+//! it was set when κ, 1 − κ and m_y were rounded apart and the entries carried 3 and 4.
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
@@ -35,25 +35,15 @@ use crate::document::Matrix;
 use crate::error::Result;
 use crate::numeric::{gamma, ln_up, prefix_suffix_sums, up_rel};
 
-/// The exact mixture κ·I + (1 − κ)·1mᵀ, each number the sampler's exact rational rounded
-/// once to f64.
+/// The exact mixture κ·I + (1 − κ)·1mᵀ as the sampler realises it (one alias table over the
+/// outputs and "keep", [`crate::sample::MixSampler`]): each entry the exact rational of its
+/// integer numerators over 2⁶⁴, rounded once to f64.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MixExact {
-    /// κ.
-    pub keep: f64,
-    /// 1 − κ (rounded from its own exact value, not computed as a difference).
-    pub comp: f64,
-    /// m.
-    pub mixing: Vec<f64>,
-}
-
-impl MixExact {
-    /// (1 − κ)·m_y and κ + (1 − κ)·m_y for every y: the off-diagonal and diagonal entries.
-    fn entries(&self) -> (Vec<f64>, Vec<f64>) {
-        let off: Vec<f64> = self.mixing.iter().map(|&m| self.comp * m).collect();
-        let diag = off.iter().map(|&o| self.keep + o).collect();
-        (off, diag)
-    }
+    /// P(y|x) for x ≠ y: W_y / 2⁶⁴, i.e. (1 − κ)·m_y.
+    pub off: Vec<f64>,
+    /// P(y|y): (W_κ + W_y) / 2⁶⁴, the integer sum rounded once, i.e. κ + (1 − κ)·m_y.
+    pub diag: Vec<f64>,
 }
 
 /// The exact channel a sampler realises, in the form of its kind.
@@ -84,7 +74,7 @@ impl Exact {
     pub fn inputs(&self) -> usize {
         match self {
             Exact::Dense(m) => m.rows(),
-            Exact::Mix(m) => m.mixing.len(),
+            Exact::Mix(m) => m.off.len(),
             Exact::Sparse { rows, .. } => rows.len(),
             Exact::Merge { blocks, .. } => blocks.len(),
         }
@@ -93,7 +83,7 @@ impl Exact {
     pub fn outputs(&self) -> usize {
         match self {
             Exact::Dense(m) => m.cols(),
-            Exact::Mix(m) => m.mixing.len(),
+            Exact::Mix(m) => m.off.len(),
             Exact::Sparse { outputs, .. } => *outputs,
             Exact::Merge { inner, .. } => inner.outputs(),
         }
@@ -104,8 +94,8 @@ impl Exact {
         match self {
             Exact::Dense(m) => m.clone(),
             Exact::Mix(mx) => {
-                let k = mx.mixing.len();
-                let (off, diag) = mx.entries();
+                let k = mx.off.len();
+                let (off, diag) = (&mx.off, &mx.diag);
                 let w = (0..k * k).map(|i| if i / k == i % k { diag[i % k] } else { off[i % k] }).collect();
                 Matrix::from_flat(k, k, w)
             }
@@ -165,7 +155,7 @@ pub struct MixJoint {
 impl MixJoint {
     fn new(prior: &[f64], mx: &MixExact, input_roundings: usize) -> Self {
         let k = prior.len();
-        let (off, diag) = mx.entries();
+        let (off, diag) = (&mx.off, &mx.diag);
         let (before, after) = prefix_suffix_sums(prior);
         let positive = prior.iter().filter(|&&p| p > 0.0).count();
         let mut rest = vec![0.0; k];
@@ -174,11 +164,21 @@ impl MixJoint {
         let mut support_y = vec![false; k];
         let mut underflow = false;
         for y in 0..k {
-            let c = mix_cell(mx, &off, &diag, prior, (&before, &after, positive), y);
+            let c = mix_cell(mx, prior, (&before, &after, positive), y);
             (rest[y], others[y], p_y[y], support_y[y]) = (c.rest, c.others, c.joint, c.support);
             underflow |= c.underflow;
         }
-        MixJoint { prior: prior.to_vec(), off, diag, rest, others, p_y, support_y, input_roundings, underflow }
+        MixJoint {
+            prior: prior.to_vec(),
+            off: off.clone(),
+            diag: diag.clone(),
+            rest,
+            others,
+            p_y,
+            support_y,
+            input_roundings,
+            underflow,
+        }
     }
 
     fn roundings(&self) -> usize {
@@ -359,7 +359,6 @@ fn merge_joint(joint: Option<&Matrix>, prior: &[f64], blocks: &[u32], nb: usize)
 /// P(s,y) of a mixture under a declared joint (dense, |S| × |X|).
 fn mix_joint_declared(p_sx: &Matrix, mx: &MixExact) -> JointSY {
     let (ns, nx) = (p_sx.rows(), p_sx.cols());
-    let (off, diag) = mx.entries();
     let mut p_sy = vec![0.0; ns * nx];
     let mut p_s = vec![0.0; ns];
     let mut support_y = vec![false; nx];
@@ -370,7 +369,7 @@ fn mix_joint_declared(p_sx: &Matrix, mx: &MixExact) -> JointSY {
         let (before, after) = prefix_suffix_sums(row);
         let positive = row.iter().filter(|&&p| p > 0.0).count();
         for y in 0..nx {
-            let c = mix_cell(mx, &off, &diag, row, (&before, &after, positive), y);
+            let c = mix_cell(mx, row, (&before, &after, positive), y);
             p_sy[s * nx + y] = c.joint;
             support_y[y] |= c.support;
             underflow |= c.underflow;
@@ -401,15 +400,15 @@ struct MixCell {
 
 /// The mixture's cell (row, y); `sums` are the row's prefix and suffix sums and its number
 /// of positive entries.
-fn mix_cell(mx: &MixExact, off: &[f64], diag: &[f64], row: &[f64], sums: (&[f64], &[f64], usize), y: usize) -> MixCell {
+fn mix_cell(mx: &MixExact, row: &[f64], sums: (&[f64], &[f64], usize), y: usize) -> MixCell {
     let (before, after, positive) = sums;
     let rest = before[y] + after[y + 1];
     let others = positive > usize::from(row[y] > 0.0);
-    let off_pos = mx.comp > 0.0 && mx.mixing[y] > 0.0;
-    let diag_pos = mx.keep > 0.0 || off_pos;
+    // Structurally positive iff the numerator is (≥ 1 over 2⁶⁴, never rounded to 0).
+    let (off_pos, diag_pos) = (mx.off[y] > 0.0, mx.diag[y] > 0.0);
     let (a_pos, b_pos) = (row[y] > 0.0 && diag_pos, others && off_pos);
-    let (a, b) = (row[y] * diag[y], rest * off[y]);
-    let underflow = (off_pos && off[y] < UNDERFLOW_THRESHOLD)
+    let (a, b) = (row[y] * mx.diag[y], rest * mx.off[y]);
+    let underflow = (off_pos && mx.off[y] < UNDERFLOW_THRESHOLD)
         || (a_pos && a < UNDERFLOW_THRESHOLD)
         || (b_pos && b < UNDERFLOW_THRESHOLD);
     MixCell { joint: a + b, rest, others, support: a_pos || b_pos, underflow }
@@ -489,15 +488,15 @@ fn ldp_x(ch: &Exact) -> f64 {
     match ch {
         Exact::Dense(m) => ldp_of_rows(m),
         Exact::Mix(mx) => {
-            if mx.mixing.len() < 2 {
+            if mx.off.len() < 2 {
                 return 0.0;
             }
-            let (off, diag) = mx.entries();
-            // P(y|y) and (1 − κ)m_y: ≤ 4 and 3 roundings, one division; the largest ratio,
-            // then one log (ln_up is increasing).
+            let (off, diag) = (&mx.off, &mx.diag);
+            // P(y|y) and (1 − κ)m_y: one rounding each, one division (γ(8) covers it with
+            // room); the largest ratio, then one log (ln_up is increasing).
             let worst = off
                 .iter()
-                .zip(&diag)
+                .zip(diag)
                 .filter(|(_, &d)| d > 0.0)
                 .fold(0.0f64, |w, (&o, &d)| w.max(if o == 0.0 { f64::INFINITY } else { d / o }));
             ln_of_ratio(worst, gamma(8))
@@ -528,7 +527,7 @@ fn maximal(ch: &Exact, prior: &[f64]) -> f64 {
     match ch {
         Exact::Dense(m) => maximal_leakage(prior, m),
         Exact::Mix(mx) => {
-            let (off, diag) = mx.entries();
+            let (off, diag) = (&mx.off, &mx.diag);
             let positive = prior.iter().filter(|&&p| p > 0.0).count();
             let total: f64 = (0..prior.len())
                 .map(|y| {

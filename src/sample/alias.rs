@@ -75,7 +75,7 @@ const INV_SCALE: f64 = 1.0 / SCALE;
 /// The row's sum, after checking that its entries are finite and non-negative with a
 /// positive sum.
 #[inline(always)]
-fn checked_sum(p: &[f64]) -> Result<f64> {
+pub(crate) fn checked_sum(p: &[f64]) -> Result<f64> {
     let sum: f64 = crate::numeric::sum(p);
     // A NaN or infinite entry makes the sum NaN or infinite, so only the signs remain to be
     // checked (a NaN compares false, an infinite sum is refused).
@@ -570,13 +570,17 @@ impl ChannelSampler {
     pub fn sample_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) -> Result<()> {
         out.clear();
         out.reserve(xs.len());
-        let mut buf = [0u64; 1024];
-        for chunk in xs.chunks(1024) {
-            let words = &mut buf[..chunk.len()];
-            rng.fill_words(words)?;
-            out.extend(chunk.iter().zip(words.iter()).map(|(&x, &r)| self.sample_word(x as usize, r) as u32));
-        }
-        Ok(())
+        self.extend_draws(xs, rng, out)
+    }
+
+    /// [`Self::sample_many`] appending to `out`.
+    pub(crate) fn extend_draws<R: Randomness + ?Sized>(
+        &self,
+        xs: &[u32],
+        rng: &mut R,
+        out: &mut Vec<u32>,
+    ) -> Result<()> {
+        super::draws(xs, rng, out, |x, r| self.sample_word(x, r))
     }
 }
 

@@ -1,13 +1,14 @@
 //! Exact samplers of the structured kinds, none of which holds a |X| × |Y| table:
 //!
 //! * [`MixSampler`]: P(y|x) = κ·[y = x] + (1 − κ)·m_y (k-RR, Jiang et al. eq 19, the
-//!   identity) as one Bernoulli(K/2⁶⁴) and one alias draw from m, then a branch-free select:
-//!   two words per draw for every x, O(|Y|) memory.
+//!   identity) as one alias draw over k + 1 outcomes — output y with weight (1 − κ)·m_y, or
+//!   "keep x" with weight κ — then a branch-free select: one word per draw for every x,
+//!   O(|Y|) memory.
 //! * [`SparseSampler`]: one alias table per row over that row's non-zero entries.
 //! * [`Categorical::Merge`]: the block b(x) of a partition, then the inner sampler.
 //!
-//! Exactness is as in [`super::alias`]: each probability is an integer over 2⁶⁴ (for the
-//! mixture, a product of two, over 2¹²⁸), and those integers are what the audit reads.
+//! Exactness is as in [`super::alias`]: each probability is an integer over 2⁶⁴, and those
+//! integers are what the audit reads.
 
 use alloc::boxed::Box;
 use alloc::vec::Vec;
@@ -16,35 +17,37 @@ use super::alias::{AliasTable, DenseSampler};
 use crate::error::{Error, Result};
 use crate::rng::Randomness;
 
-const TWO64: u128 = 1 << 64;
-
-/// κ as an integer over 2⁶⁴: ⌊κ·2⁶⁴⌋, raised to 1 when κ > 0 (so a non-zero κ never
-/// becomes 0), exactly 2⁶⁴ for κ = 1.
-fn quantise_keep(keep: f64) -> Result<u128> {
-    if !(0.0..=1.0).contains(&keep) {
-        return Err(Error::InvalidArgument {
-            name: "keep".into(),
-            reason: alloc::format!("must be a probability, got {keep}", keep = crate::numeric::Shown(keep)),
-        });
-    }
-    let k = (keep * 18446744073709551616.0) as u128; // exact scaling; `as` floors
-    Ok(if keep > 0.0 { k.clamp(1, TWO64) } else { 0 })
-}
-
-/// P(y|x) = K/2⁶⁴·[y = x] + (1 − K/2⁶⁴)·M_y/2⁶⁴ over |X| = |Y| = k.
+/// P(y|x) = (W_κ·[y = x] + W_y) / 2⁶⁴ over |X| = |Y| = k, with W_κ + Σ_y W_y = 2⁶⁴: one
+/// alias table over the k + 1 outcomes "output y" (W_y, the quantised (1 − κ)·m_y) and
+/// "keep x" (outcome k, W_κ, the quantised κ).
+///
+/// One 64-bit word per draw. The first version drew a Bernoulli(κ) and an alias draw from
+/// m, two words, each probability a product of two integers over 2¹²⁸: `perturbMany` of
+/// a `krr` document then ran at 2.6–2.8× naive JS k-RR in Chromium against 3.7–4.0× for
+/// the same channel as a dense `matrix` (BENCHMARKS.md, "One word per k-RR draw").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MixSampler {
-    keep: u128,
-    mixing: AliasTable,
+    table: AliasTable,
 }
 
 impl MixSampler {
-    /// The sampler of κ = `keep` and the mixing distribution `mixing` (its length is k).
+    /// The sampler of κ = `keep` and the mixing distribution `mixing` (its length is k;
+    /// normalised here, as an alias row is).
     ///
     /// # Errors
-    /// `invalid_argument` for κ outside [0, 1] or a bad mixing row ([`AliasTable::new`]).
+    /// `invalid_argument` for κ outside [0, 1] or a bad mixing row (negative or non-finite
+    /// entries, or a zero sum).
     pub fn new(keep: f64, mixing: &[f64]) -> Result<Self> {
-        Ok(MixSampler { keep: quantise_keep(keep)?, mixing: AliasTable::new(mixing)? })
+        if !(0.0..=1.0).contains(&keep) {
+            return Err(Error::InvalidArgument {
+                name: "keep".into(),
+                reason: alloc::format!("must be a probability, got {keep}", keep = crate::numeric::Shown(keep)),
+            });
+        }
+        let sum = super::alias::checked_sum(mixing)?;
+        let mut p: Vec<f64> = mixing.iter().map(|&m| (1.0 - keep) * (m / sum)).collect();
+        p.push(keep);
+        Ok(MixSampler { table: AliasTable::new(&p)? })
     }
 
     /// The identity on `k` symbols (κ = 1).
@@ -54,28 +57,26 @@ impl MixSampler {
 
     /// k.
     pub fn len(&self) -> usize {
-        self.mixing.len()
+        self.table.len() - 1
     }
     /// Never true (a sampler has at least one symbol).
     pub fn is_empty(&self) -> bool {
-        self.mixing.is_empty()
+        self.len() == 0
     }
-    /// K, the numerator of κ over 2⁶⁴.
-    pub fn keep_weight(&self) -> u128 {
-        self.keep
-    }
-    /// M_y, the numerators of m over 2⁶⁴ (summing to 2⁶⁴).
-    pub fn mixing_weights(&self) -> Vec<u128> {
-        self.mixing.weights()
+    /// (W_κ, (W_y)_y): the numerators over 2⁶⁴ of keeping x and of each output y.
+    pub fn weights(&self) -> (u128, Vec<u128>) {
+        let mut w = self.table.weights();
+        let keep = w.pop().unwrap_or(0);
+        (keep, w)
     }
 
-    /// Maps two uniform words to an output for input `x` (branch-free): `r[0]` decides
-    /// keep, `r[1]` draws from m; both are used whatever `x` is.
+    /// Maps one uniform word to an output for input `x` (branch-free): the same work,
+    /// and the same word, whatever `x` is.
     #[inline(always)]
-    pub fn sample_words(&self, x: usize, r: &[u64]) -> usize {
-        let mixed = self.mixing.sample_word(r[1]);
-        let mask = (((r[0] as u128) < self.keep) as usize).wrapping_neg();
-        (x & mask) | (mixed & !mask)
+    pub fn sample_word(&self, x: usize, r: u64) -> usize {
+        let drawn = self.table.sample_word(r);
+        let mask = ((drawn == self.len()) as usize).wrapping_neg();
+        (x & mask) | (drawn & !mask)
     }
 }
 
@@ -140,9 +141,6 @@ pub enum Categorical {
     },
 }
 
-/// Most words one draw of any [`Categorical`] takes (a mixture takes two).
-pub const MAX_WORDS_PER_DRAW: usize = 2;
-
 impl Categorical {
     /// |X|.
     pub fn inputs(&self) -> usize {
@@ -162,23 +160,14 @@ impl Categorical {
             Categorical::Merge { inner, .. } => inner.outputs(),
         }
     }
-    /// Random words one draw consumes: the same for every input.
-    pub fn words_per_draw(&self) -> usize {
-        match self {
-            Categorical::Dense(_) | Categorical::Sparse(_) => 1,
-            Categorical::Mix(_) => 2,
-            Categorical::Merge { inner, .. } => inner.words_per_draw(),
-        }
-    }
-
-    /// One draw for input `x < inputs()` from `words_per_draw()` uniform words.
+    /// One draw for input `x < inputs()` from one uniform word (every kind takes one).
     #[inline(always)]
-    pub fn sample_words(&self, x: usize, r: &[u64]) -> usize {
+    pub fn sample_word(&self, x: usize, r: u64) -> usize {
         match self {
-            Categorical::Dense(s) => s.tables().sample_word(x, r[0]),
-            Categorical::Mix(m) => m.sample_words(x, r),
-            Categorical::Sparse(s) => s.sample_word(x, r[0]),
-            Categorical::Merge { blocks, inner } => inner.sample_words(blocks[x] as usize, r),
+            Categorical::Dense(s) => s.tables().sample_word(x, r),
+            Categorical::Mix(m) => m.sample_word(x, r),
+            Categorical::Sparse(s) => s.sample_word(x, r),
+            Categorical::Merge { blocks, inner } => inner.sample_word(blocks[x] as usize, r),
         }
     }
 
@@ -187,13 +176,7 @@ impl Categorical {
     /// # Errors
     /// `rng` if the random source fails.
     pub fn sample<R: Randomness + ?Sized>(&self, x: usize, rng: &mut R) -> Result<usize> {
-        if self.words_per_draw() == 1 {
-            return Ok(self.sample_words(x, &[rng.next_word()?]));
-        }
-        let mut r = [0u64; MAX_WORDS_PER_DRAW];
-        let w = &mut r[..self.words_per_draw()];
-        rng.fill_words(w)?;
-        Ok(self.sample_words(x, w))
+        Ok(self.sample_word(x, rng.next_word()?))
     }
 
     /// Draws for every input in `xs` into `out` (cleared first); inputs must be valid.
@@ -201,19 +184,29 @@ impl Categorical {
     /// # Errors
     /// `rng` if the random source fails.
     pub fn sample_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) -> Result<()> {
-        if let Categorical::Dense(s) = self {
-            return s.tables().sample_many(xs, rng, out);
-        }
         out.clear();
         out.reserve(xs.len());
-        let w = self.words_per_draw();
-        let mut buf = [0u64; 1024];
-        for chunk in xs.chunks(1024 / w) {
-            let words = &mut buf[..chunk.len() * w];
-            rng.fill_words(words)?;
-            out.extend(chunk.iter().zip(words.chunks_exact(w)).map(|(&x, r)| self.sample_words(x as usize, r) as u32));
+        self.extend_draws(xs, rng, out)
+    }
+
+    /// [`Self::sample_many`] appending to `out`. The kind is matched once per call, not
+    /// once per draw: each kind runs its own loop (with the match inside the loop, a
+    /// `krr` document drew at half the rate of the same channel as a dense `matrix`).
+    fn extend_draws<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) -> Result<()> {
+        match self {
+            Categorical::Dense(s) => s.tables().extend_draws(xs, rng, out),
+            Categorical::Mix(m) => super::draws(xs, rng, out, |x, r| m.sample_word(x, r)),
+            Categorical::Sparse(s) => super::draws(xs, rng, out, |x, r| s.sample_word(x, r)),
+            Categorical::Merge { blocks, inner } => {
+                let mut b = [0u32; 1024];
+                for chunk in xs.chunks(1024) {
+                    let b = &mut b[..chunk.len()];
+                    b.iter_mut().zip(chunk).for_each(|(b, &x)| *b = blocks[x as usize]);
+                    inner.extend_draws(b, rng, out)?;
+                }
+                Ok(())
+            }
         }
-        Ok(())
     }
 }
 
@@ -222,22 +215,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keep_quantises_exactly_at_the_ends() {
-        assert_eq!(quantise_keep(0.0).unwrap(), 0);
-        assert_eq!(quantise_keep(1.0).unwrap(), TWO64);
-        assert_eq!(quantise_keep(0.5).unwrap(), TWO64 / 2);
-        assert_eq!(quantise_keep(1e-300).unwrap(), 1);
-        assert!(quantise_keep(f64::NAN).is_err() && quantise_keep(1.5).is_err());
+    fn keep_is_one_outcome_of_the_table_and_exact_at_the_ends() {
+        let (keep, w) = MixSampler::new(1.0, &[1.0; 3]).unwrap().weights();
+        assert_eq!((keep, w), (1 << 64, vec![0, 0, 0]));
+        let (keep, w) = MixSampler::new(0.0, &[1.0; 4]).unwrap().weights();
+        assert_eq!((keep, w), (0, vec![1 << 62; 4]));
+        let (keep, w) = MixSampler::new(0.5, &[1.0; 2]).unwrap().weights();
+        assert_eq!((keep, w), (1 << 63, vec![1 << 62; 2]));
+        // A non-zero κ never quantises to 0.
+        assert!(MixSampler::new(1e-300, &[1.0; 3]).unwrap().weights().0 >= 1);
+        assert!(MixSampler::new(f64::NAN, &[1.0]).is_err() && MixSampler::new(1.5, &[1.0]).is_err());
+        assert!(MixSampler::new(0.5, &[0.0, 0.0]).is_err() && MixSampler::new(0.5, &[1.0, -0.5]).is_err());
     }
 
     #[test]
-    fn mixture_keeps_below_the_threshold_and_mixes_above() {
+    fn mixture_keeps_on_the_keep_outcome_and_mixes_otherwise() {
+        // κ = 1/2 over 4 outputs: 5 outcomes in an 8-column table (the top three bits pick
+        // the column). Outcome 4 (keep) has weight 2⁶³, each output 2⁶¹.
         let m = MixSampler::new(0.5, &[0.25; 4]).unwrap();
-        // r[0] < 2⁶³ keeps x; otherwise the alias draw from r[1] (column = top two bits).
-        assert_eq!(m.sample_words(2, &[0, 3 << 62]), 2);
-        assert_eq!(m.sample_words(2, &[1 << 63, 3 << 62]), 3);
-        assert_eq!(m.sample_words(2, &[u64::MAX, 0]), 0);
+        let (keep, w) = m.weights();
+        assert_eq!((keep, w), (1 << 63, vec![1 << 61; 4]));
+        let mut counts = [0u64; 4];
+        // Every word in a grid of 2¹⁶ evenly spaced ones: keep ↦ x = 2.
+        for i in 0..1u64 << 16 {
+            counts[m.sample_word(2, i << 48)] += 1;
+        }
+        assert_eq!(counts, [1 << 13, 1 << 13, (1 << 15) + (1 << 13), 1 << 13]);
         let id = MixSampler::identity(3).unwrap();
-        assert!((0..3).all(|x| id.sample_words(x, &[u64::MAX, u64::MAX]) == x));
+        assert!((0..3).all(|x| [0, u64::MAX / 3, u64::MAX].iter().all(|&r| id.sample_word(x, r) == x)));
     }
 }

@@ -61,11 +61,10 @@ pub(crate) fn exact(c: &Categorical) -> Exact {
             Exact::Dense(Matrix::from_flat(q.inputs(), q.outputs(), q.exact_channel()))
         }
         Categorical::Mix(m) => {
-            let k = m.keep_weight();
+            let (keep, w) = m.weights();
             Exact::Mix(MixExact {
-                keep: ratio(k),
-                comp: ratio((1u128 << 64) - k),
-                mixing: m.mixing_weights().into_iter().map(ratio).collect(),
+                off: w.iter().map(|&w| ratio(w)).collect(),
+                diag: w.iter().map(|&w| ratio(keep + w)).collect(),
             })
         }
         Categorical::Sparse(s) => Exact::Sparse {
