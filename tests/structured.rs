@@ -259,8 +259,9 @@ fn samplers_draw_the_audited_probabilities_with_randomness_independent_of_x() {
         for x in 0..5u32 {
             let mut rng = Counting(ChaCha8Rng::seed_from_u64(1000 + i as u64 * 10 + x as u64), 0);
             let out = m.perturb_many(&vec![x; n], &mut rng).unwrap();
-            // The same number of words for every input.
+            // The same number of words for every input: one per draw, whatever the kind.
             assert_eq!(*words.get_or_insert(rng.1), rng.1, "mechanism {i}, x {x}");
+            assert_eq!(rng.1, n, "mechanism {i}, x {x}: one word per draw");
             let mut counts = vec![0usize; w.cols()];
             out.iter().for_each(|&y| counts[y as usize] += 1);
             let (mut chi2, mut dof) = (0.0, 0usize);
