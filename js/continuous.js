@@ -63,7 +63,7 @@ export async function fetchContinuousMechanism(url, policy, fetchOptions) {
 /**
  * A parsed, validated, NOT yet verified continuous document (`kind` 'gaussian', 'laplace'
  * or 'sampling': a number on a bounded domain, released on a lattice). Get one from
- * parseMechanism.
+ * parseContinuousMechanism.
  */
 export class ContinuousDocument {
   #d;
@@ -71,7 +71,7 @@ export class ContinuousDocument {
 
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.ContinuousDocument)) throw invalid('handle', 'use parseMechanism() to make a ContinuousDocument');
+    if (!(handle instanceof raw.ContinuousDocument)) throw invalid('handle', 'use parseContinuousMechanism() to make a ContinuousDocument');
     this.#d = handle;
     this.#sha256 = sha256;
   }

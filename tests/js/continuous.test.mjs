@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { designContinuous, continuousDesignMethods, fitGmm } from 'privlift/design';
-import { parseContinuousMechanism, fetchContinuousMechanism, CONTINUOUS_KINDS, PrivliftError } from 'privlift/continuous';
+import { parseContinuousMechanism, fetchContinuousMechanism, ContinuousDocument, CONTINUOUS_KINDS, PrivliftError } from 'privlift/continuous';
 import { parseMechanism, sendReports, PrivliftError as RootError } from 'privlift';
 import { createHash } from 'node:crypto';
 
@@ -90,6 +90,8 @@ test('lying documents, bad policies and bad inputs are typed errors', async () =
   // The discrete entry point names the right one.
   await assert.rejects(parseMechanism(json), (e) => e.code === 'unsupported_mechanism' && /privlift\/continuous/.test(e.message));
   await assert.rejects(fetchContinuousMechanism(42), (e) => e.code === 'invalid_argument');
+  // A document is made by the parser, which the refusal names.
+  assert.throws(() => new ContinuousDocument({}), (e) => e.code === 'invalid_argument' && /parseContinuousMechanism\(\)/.test(e.message));
 });
 
 test('fitGmm recovers a two-component salary mixture and BIC picks two', async () => {
