@@ -155,7 +155,6 @@ pub struct MixJoint {
 impl MixJoint {
     fn new(prior: &[f64], mx: &MixExact, input_roundings: usize) -> Self {
         let k = prior.len();
-        let (off, diag) = (&mx.off, &mx.diag);
         let (before, after) = prefix_suffix_sums(prior);
         let positive = prior.iter().filter(|&&p| p > 0.0).count();
         let mut rest = vec![0.0; k];
@@ -170,8 +169,8 @@ impl MixJoint {
         }
         MixJoint {
             prior: prior.to_vec(),
-            off: off.clone(),
-            diag: diag.clone(),
+            off: mx.off.clone(),
+            diag: mx.diag.clone(),
             rest,
             others,
             p_y,
