@@ -146,7 +146,7 @@ export class Document {
   get id() { return this.#d.id; }
   /** SHA-256 (lower-case hex) of the document's bytes as parsed. */
   get sha256() { return this.#sha256; }
-  /** The mechanism kind: 'matrix', 'per_secret', 'unary', or a structured kind ('krr', 'rr_lip', 'merge', 'sparse'). */
+  /** The mechanism kind: 'matrix', 'per_secret', 'unary', or a structured kind ('krr', 'rr_lip', 'merge', 'sparse', 'srr'). */
   get kind() { return this.#d.kind; }
   get description() { return this.#d.description; }
   get labels() { return this.#d.labels; }
@@ -230,7 +230,7 @@ export class Mechanism {
     return Object.freeze({ mechanism: this.id, sha256: this.#sha256, output, report_id: reportId() });
   }
 
-  /** The mechanism kind: 'matrix', 'per_secret', 'unary' (use perturbBits / receiptBits), 'krr', 'rr_lip', 'merge' or 'sparse'. */
+  /** The mechanism kind: 'matrix', 'per_secret', 'unary' (use perturbBits / receiptBits), 'krr', 'rr_lip', 'merge', 'sparse' or 'srr'. */
   get kind() { return this.#kind; }
   // The alphabets are copied out of wasm on first use and then kept: at 4096 labels the
   // three copies took 5 ms, four times the verification itself.

@@ -172,7 +172,8 @@ impl WasmDocument {
     pub fn secret_labels(&self) -> Vec<String> {
         self.doc.secret().labels().to_vec()
     }
-    /// The mechanism's `kind` tag: `matrix`, `per_secret` or `unary`.
+    /// The mechanism's `kind` tag ([`privlift::document::MechanismKind::tag`]): `matrix`,
+    /// `per_secret`, `unary`, `krr`, `rr_lip`, `merge`, `sparse` or `srr`.
     #[wasm_bindgen(getter)]
     pub fn kind(&self) -> String {
         self.doc.mechanism().tag().into()
@@ -242,7 +243,7 @@ impl WasmMechanism {
     pub fn secret_labels(&self) -> Vec<String> {
         self.mech.document().secret().labels().to_vec()
     }
-    /// The mechanism's `kind` tag: `matrix`, `per_secret` or `unary`.
+    /// The mechanism's `kind` tag (as [`WasmDocument::kind`]).
     #[wasm_bindgen(getter)]
     pub fn kind(&self) -> String {
         self.mech.document().mechanism().tag().into()
