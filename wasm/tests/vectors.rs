@@ -41,10 +41,13 @@ vectors! {
     joint_secret: include_str!("../../tests/vectors/joint-secret.json");
     krr_2x2: include_str!("../../tests/vectors/krr-2x2.json");
     krr_5_prior: include_str!("../../tests/vectors/krr-5-prior.json");
+    krr_structured: include_str!("../../tests/vectors/krr-structured.json");
     laplace_gmm: include_str!("../../tests/vectors/laplace-gmm.json");
+    merge_rr_lip_secret: include_str!("../../tests/vectors/merge-rr-lip-secret.json");
     oue_4: include_str!("../../tests/vectors/oue-4.json");
     salary_gaussian: include_str!("../../tests/vectors/salary-gaussian.json");
     sampling_histogram: include_str!("../../tests/vectors/sampling-histogram.json");
+    sparse_rows: include_str!("../../tests/vectors/sparse-rows.json");
     unary_secret: include_str!("../../tests/vectors/unary-secret.json");
 }
 
