@@ -48,6 +48,7 @@ vectors! {
     salary_gaussian: include_str!("../../tests/vectors/salary-gaussian.json");
     sampling_histogram: include_str!("../../tests/vectors/sampling-histogram.json");
     sparse_rows: include_str!("../../tests/vectors/sparse-rows.json");
+    srr_groups: include_str!("../../tests/vectors/srr-groups.json");
     unary_secret: include_str!("../../tests/vectors/unary-secret.json");
 }
 
