@@ -51,7 +51,8 @@ step "size budget"
 # replaced dlmalloc (112,722 and 75,741 B), the discrete client built its results as
 # plain JS objects without serde-wasm-bindgen (109,472 B), the seeded generator was
 # privlift's own ChaCha12, and `mechanism` and `utility` were read into the own JSON tree
-# (106,355 and 72,642 B); a change that needs more says why in BENCHMARKS.md.
+# (106,355 and 72,642 B), and a k-RR draw took one random word (105,858 B, within the same
+# 104 KiB); a change that needs more says why in BENCHMARKS.md.
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
 echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 106496)"
