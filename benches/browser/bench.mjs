@@ -20,6 +20,10 @@ const opt = (name, dflt) => {
   return i >= 0 ? argv[i + 1] : dflt;
 };
 let base = argv.find((a) => /^https?:\/\//.test(a));
+if (!['matrix', 'krr'].includes(opt('kind', 'matrix'))) {
+  console.error(`--kind must be matrix or krr, got ${opt('kind')}`);
+  process.exit(2);
+}
 
 async function freePort() {
   return new Promise((res, rej) => {
