@@ -18,6 +18,20 @@ use serde_json::{json, Value};
 
 const GRADE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
 const AGE_RETIRED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/age-retired.json");
+/// `design` arguments of a Laplace lattice mechanism over salaries (id `salary`).
+const SALARY: &[&str] = &[
+    "laplace-lip",
+    "--samples",
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/salary-samples.csv"),
+    "--epsilon",
+    "1",
+    "--domain",
+    "15000,240000",
+    "--step",
+    "1000",
+    "--id",
+    "salary",
+];
 
 /// The databases to test on: a fresh SQLite file, and a fresh PostgreSQL database when a
 /// server is given.
@@ -300,26 +314,13 @@ fn versions_are_counted_apart_and_old_ones_still_accepted() {
 #[test]
 fn unary_continuous_and_secret_documents() {
     let t = TempDir::new("collect");
-    let samples = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/salary-samples.csv");
     let dir = mechanisms(
         &t,
         "m",
         &[
             &["oue", "--prior", GRADE, "--epsilon", "1", "--id", "grade-oue"],
             &["krr", "--joint", AGE_RETIRED, "--epsilon", "1", "--id", "age"],
-            &[
-                "laplace-lip",
-                "--samples",
-                samples,
-                "--epsilon",
-                "1",
-                "--domain",
-                "15000,240000",
-                "--step",
-                "1000",
-                "--id",
-                "salary",
-            ],
+            SALARY,
         ],
     );
     for db in engines(&t) {
@@ -362,6 +363,57 @@ fn unary_continuous_and_secret_documents() {
         let hist: f64 = e["estimate"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).sum();
         assert!((hist - 1.0).abs() < 1e-9);
         assert_eq!(e["labels"].as_array().unwrap().len(), e["estimate"].as_array().unwrap().len());
+    }
+}
+
+/// A report of an output no input can produce (a zero column, a degenerate unary
+/// encoding's impossible bits, a lattice value beyond the noise's reach) is refused
+/// with `unknown_output` and never stored, so the version's estimate stays possible.
+#[test]
+fn outputs_the_mechanism_never_releases_are_refused() {
+    let t = TempDir::new("collect");
+    let dir = t.0.join("m");
+    std::fs::create_dir_all(&dir).unwrap();
+    let doc = |id: &str, mechanism: Value| {
+        json!({"format": "privlift-mechanism", "version": 1, "id": id, "labels": ["a", "b", "c"],
+               "prior": [0.5, 0.3, 0.2], "mechanism": mechanism, "claims": {}})
+    };
+    let matrix =
+        doc("zero", json!({"kind": "matrix", "p_y_given_x": [[0.6, 0.4, 0.0], [0.3, 0.7, 0.0], [0.5, 0.5, 0.0]]}));
+    let unary = doc("oue0", json!({"kind": "unary", "q01": 0.0, "q10": 0.5}));
+    std::fs::write(dir.join("zero.json"), matrix.to_string()).unwrap();
+    std::fs::write(dir.join("oue0.json"), unary.to_string()).unwrap();
+    let salary = run(&[&["design"], SALARY].concat());
+    assert_eq!(salary.code, 0, "{}", salary.stderr);
+    std::fs::write(dir.join("salary.json"), &salary.stdout).unwrap();
+    let dir = dir.to_str().unwrap();
+    for db in engines(&t) {
+        let c = start(&db, dir, &[]);
+        let cases: [(&str, Value, Value); 4] = [
+            ("zero", json!("2"), json!("1")),
+            ("zero", json!(2), json!(0)),
+            // q01 = 0: only the input's own bit can be set.
+            ("oue0", json!("110"), json!("010")),
+            // Far beyond the Laplace noise's reach (and far from the domain).
+            ("salary", json!(1e12), json!(10_000.0)),
+        ];
+        for (i, (id, never, fine)) in cases.into_iter().enumerate() {
+            let sha = sha256_of(&c.addr, id);
+            let i = i as u64 * 10;
+            let bad = batch(id, &sha, i, 2, |j| if j == i { fine.clone() } else { never.clone() });
+            let r = post(&c.addr, &bad);
+            assert_eq!(r.code(400), "unknown_output", "{id}: {never}");
+            assert!(
+                String::from_utf8_lossy(&r.body).contains("never releases"),
+                "{id}: {}",
+                String::from_utf8_lossy(&r.body)
+            );
+            assert_eq!(post(&c.addr, &batch(id, &sha, i, 1, |_| fine.clone())).json()["accepted"], 1, "{id}");
+            let e = get(&c.addr, &format!("/v1/estimates/{id}"));
+            assert_eq!(e.status, 200, "{id}: {}", String::from_utf8_lossy(&e.body));
+        }
+        let e = get(&c.addr, "/v1/estimates/zero").json();
+        assert_eq!(e["n"], 2);
     }
 }
 

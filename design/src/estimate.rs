@@ -17,7 +17,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use privlift::document::{Document, Matrix, MechanismKind};
+use privlift::document::{block_count, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
 
 /// An estimated histogram with per-entry standard errors.
@@ -182,6 +182,75 @@ pub fn document_channel(doc: &Document) -> Result<Matrix> {
             reason: "unary encoding reports bit vectors: estimate it from its bit counts".into(),
         }),
     }
+}
+
+/// Which outputs of [`document_channel`] some input releases (P(y|x) > 0 for some x):
+/// the reports an estimate can explain. Counts of any other output make every estimator
+/// refuse them ([`estimate_mle`](crate::mle::estimate_mle)'s "never releases"; a zero
+/// column leaves W singular), so a collector refuses such a report instead of storing it.
+///
+/// Read from the structure, without the dense |X| × |Y| matrix, and from the same
+/// floating-point entries: y is released iff its column of [`document_channel`] has a
+/// non-zero entry (a test compares the two on every kind). `None` for unary encoding,
+/// whose reports are bit vectors ([`unary_releases`]), and for a kind this estimator does
+/// not know.
+pub fn released_outputs(doc: &Document) -> Option<Vec<bool>> {
+    match doc.mechanism() {
+        MechanismKind::PerSecret { p_y_given_sx, markov: None } => {
+            Some(nonzero_columns(&privlift::leakage::induced_channel(&doc.p_sx(), p_y_given_sx)))
+        }
+        kind => kind_released(kind, doc.input().len()),
+    }
+}
+
+/// [`released_outputs`] of a kind over `nx` inputs (not a per-secret one).
+fn kind_released(kind: &MechanismKind, nx: usize) -> Option<Vec<bool>> {
+    match kind {
+        MechanismKind::Matrix(w) | MechanismKind::PerSecret { markov: Some(w), .. } => Some(nonzero_columns(w)),
+        MechanismKind::Krr { .. } | MechanismKind::RrLip { .. } => {
+            // Column y of `channel_matrix`: (1 − κ)·m_y off the diagonal, (1 − κ)·m_y + κ
+            // on it; a sum of two non-negative numbers is 0 only when both are.
+            let (keep, mixing) = kind.mix(nx)?;
+            Some(mixing.iter().map(|&m| keep > 0.0 || (1.0 - keep) * m > 0.0).collect())
+        }
+        // Row x is Q's row b(x), and every block has an input: Q's columns.
+        MechanismKind::Merge { blocks, inner } => match inner {
+            Some(q) => kind_released(q, block_count(blocks)),
+            None => Some(vec![true; block_count(blocks)]),
+        },
+        MechanismKind::Sparse(s) => {
+            let mut out = vec![false; s.outputs()];
+            for x in 0..s.inputs() {
+                for &(y, p) in s.row(x) {
+                    out[y as usize] |= p > 0.0;
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
+/// The columns of `w` with a non-zero entry.
+fn nonzero_columns(w: &Matrix) -> Vec<bool> {
+    let mut out = vec![false; w.cols()];
+    for x in 0..w.rows() {
+        for (o, &p) in out.iter_mut().zip(w.row(x)) {
+            *o |= p != 0.0;
+        }
+    }
+    out
+}
+
+/// Whether unary encoding with flip probabilities `q01` (0 → 1) and `q10` (1 → 0)
+/// releases the bit vector `bits` from some input x: bit x is 1 with probability
+/// 1 − q10, every other bit with probability q01, independently. Only a degenerate
+/// encoding (a flip probability of 0 or 1) has vectors it never releases.
+pub fn unary_releases(q01: f64, q10: f64, bits: &[bool]) -> bool {
+    let other = |b: bool| if b { q01 > 0.0 } else { q01 < 1.0 };
+    let own = |b: bool| if b { q10 < 1.0 } else { q10 > 0.0 };
+    let blocked = bits.iter().filter(|&&b| !other(b)).count();
+    bits.iter().any(|&b| own(b) && blocked == usize::from(!other(b)))
 }
 
 /// Estimates P_X from a document and counts (per output; for unary encoding, the

@@ -211,6 +211,100 @@ impl<'a> Probabilities<'a> {
     }
 }
 
+/// The lattice indices j an estimate can explain: those with P(j|k) > 0 for some point
+/// k, P computed as [`estimate_lattice`] computes it, so that a report a collector
+/// accepts never makes an estimate refuse its counts as "never released".
+///
+/// For the noise mechanisms an interval: P(j|k) falls with |j − k| (so each point's
+/// outputs of non-zero probability are an interval around it, whose reach is found by
+/// bisection on the same floating-point expression), and the intervals of consecutive
+/// points meet. For the sampling mechanism, the points of non-zero fresh probability
+/// (and every point when λ > 0).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Released {
+    /// Every j in `lo..=hi`.
+    Interval(i64, i64),
+    /// The points k with `points[k]`.
+    Points(Vec<bool>),
+}
+
+impl Released {
+    /// The released indices of `m`.
+    pub fn new(m: &LatticeMechanism) -> Self {
+        let n = m.lattice().len();
+        let probs = Probabilities::new(m);
+        if m.lambda().is_some() {
+            // P(j|k) = fresh_j + λ·[j = k]: largest at k = j.
+            return Released::Points((0..n).map(|j| m.p_given(j as i64, j) > 0.0).collect());
+        }
+        let (mut lo, mut hi) = (i64::MAX, i64::MIN);
+        let mut reaches: Vec<((u64, u64), i64)> = Vec::new();
+        for k in 0..n {
+            let reach = match &probs.gaussian {
+                Some(params) => {
+                    let (s2, inv_norm) = params[k];
+                    let key = (s2.to_bits(), inv_norm.to_bits());
+                    match reaches.iter().find(|(u, _)| *u == key) {
+                        Some(&(_, r)) => r,
+                        None => {
+                            let r = reach(|z| libm::exp(-z * z / (2.0 * s2)) * inv_norm > 0.0);
+                            reaches.push((key, r));
+                            r
+                        }
+                    }
+                }
+                // One scale: P(k + z | k) = P(z | 0) for every k.
+                None => match reaches.first() {
+                    Some(&(_, r)) => r,
+                    None => {
+                        let r = reach(|z| m.p_given(z as i64, 0) > 0.0);
+                        reaches.push(((0, 0), r));
+                        r
+                    }
+                },
+            };
+            lo = lo.min(k as i64 - reach);
+            hi = hi.max(k as i64 + reach);
+        }
+        Released::Interval(lo, hi)
+    }
+
+    /// Whether some point releases `j`.
+    pub fn contains(&self, j: i64) -> bool {
+        match self {
+            Released::Interval(lo, hi) => (*lo..=*hi).contains(&j),
+            Released::Points(p) => usize::try_from(j).ok().and_then(|j| p.get(j)).copied().unwrap_or(false),
+        }
+    }
+}
+
+/// The largest z ≥ 0 with `positive(z)`, for a predicate true at 0 and monotone
+/// (true up to some z, false beyond): doubling, then bisection. At most 2⁶⁰.
+fn reach(positive: impl Fn(f64) -> bool) -> i64 {
+    const CAP: i64 = 1 << 60;
+    let mut out = 1i64;
+    while out < CAP && positive(out as f64) {
+        out *= 2;
+    }
+    if out >= CAP && positive(CAP as f64) {
+        return CAP;
+    }
+    // positive(out / 2) (or out = 1 and positive(0)), !positive(out).
+    let (mut yes, mut no) = (out / 2, out);
+    if out == 1 {
+        yes = 0;
+    }
+    while no - yes > 1 {
+        let mid = yes + (no - yes) / 2;
+        if positive(mid as f64) {
+            yes = mid;
+        } else {
+            no = mid;
+        }
+    }
+    yes
+}
+
 /// The method-of-moments mean and its standard error (module docs), in lattice-index
 /// units first (exact integers), then as values.
 fn mean(m: &LatticeMechanism, observed: &[(i64, f64)], n: f64) -> (f64, f64) {

@@ -160,3 +160,40 @@ fn bad_counts_are_typed_errors() {
     // A zero count at an impossible output is no report of it.
     assert!(estimate_lattice(&g, &[(3, 1.0), (10_000, 0.0)], 100).is_ok());
 }
+
+/// `Released` is exactly the set of outputs `estimate_lattice` accepts: every index in it
+/// is estimated, the ones just outside it are refused as never released (Gaussian with one
+/// and with several scales, Laplace, sampling with λ > 0 and with λ = 0 on a prior with
+/// zeros).
+#[test]
+fn released_indices_are_those_the_estimate_accepts() {
+    use privlift_design::lattice_estimate::Released;
+    let (l, p) = lattice();
+    let mut zeros = p.clone();
+    zeros[3] = 0.0;
+    zeros[7] = 0.0;
+    let t: f64 = zeros.iter().sum();
+    zeros.iter_mut().for_each(|v| *v /= t);
+    let sigma: Vec<f64> = (0..l.len()).map(|k| 0.05 + 0.3 * (k % 3) as f64).collect();
+    let cases = [
+        ("gaussian", LatticeMechanism::gaussian(l, p.clone(), &[0.7]).unwrap()),
+        ("gaussian per point", LatticeMechanism::gaussian(l, p.clone(), &sigma).unwrap()),
+        ("laplace", LatticeMechanism::laplace(l, p.clone(), 0.5).unwrap()),
+        ("sampling", LatticeMechanism::sampling(l, zeros.clone(), 0.6).unwrap()),
+        ("sampling, λ = 0", LatticeMechanism::sampling(l, zeros, 0.0).unwrap()),
+    ];
+    for (name, m) in cases {
+        let released = Released::new(&m);
+        let accepted = |j: i64| estimate_lattice(&m, &[(0, 5.0), (j, 1.0)], 10).is_ok();
+        let probe: Vec<i64> = match &released {
+            Released::Interval(lo, hi) => {
+                assert!(*lo < 0 && *hi >= l.len() as i64, "{name}: [{lo}, {hi}]");
+                vec![*lo - 1, *lo, *lo + 1, 0, 5, *hi - 1, *hi, *hi + 1, i64::MIN / 4, i64::MAX / 4]
+            }
+            Released::Points(_) => (-3..l.len() as i64 + 3).collect(),
+        };
+        for j in probe {
+            assert_eq!(released.contains(j), accepted(j), "{name}: j = {j}");
+        }
+    }
+}

@@ -9,6 +9,8 @@ use privlift::document::Lattice;
 use privlift::document::MechanismKind;
 use privlift::sample::lattice::LatticeMechanism;
 use privlift::{parse_any, AnyDocument, ContinuousDocument, Document, Error};
+use privlift_design::estimate::{released_outputs, unary_releases};
+use privlift_design::lattice_estimate::Released;
 use sha2::{Digest, Sha256};
 
 use super::store::{Store, Version};
@@ -26,6 +28,19 @@ pub struct Published {
     /// The bytes as published.
     pub text: String,
     pub doc: Parsed,
+    /// The outputs the estimators can explain: a report of any other is refused, since
+    /// once stored it would make every estimate of this version fail.
+    released: Releases,
+}
+
+/// Which outputs a document's mechanism releases (see `privlift_design::estimate`).
+enum Releases {
+    /// Per output index, of a channel's outputs.
+    Outputs(Vec<bool>),
+    /// Unary encoding's bit vectors, checked one by one (`unary_releases`).
+    Bits { q01: f64, q10: f64 },
+    /// Lattice indices.
+    Lattice(Released),
 }
 
 #[allow(clippy::large_enum_variant)] // one per document version, kept behind an Arc
@@ -38,6 +53,10 @@ pub enum Parsed {
     },
 }
 
+/// A report of an output the mechanism never releases (no input gives it a non-zero
+/// probability): no honest client sends it, and no estimate could explain it.
+const NEVER_RELEASED: &str = "an output this mechanism never releases";
+
 /// Why a report's output is refused (never echoing the output itself).
 #[derive(Debug, PartialEq, Eq)]
 pub struct BadOutput(pub &'static str);
@@ -46,14 +65,21 @@ impl Published {
     /// Parses `text` (any document kind).
     pub fn parse(text: String, version: i64) -> Result<Self, Error> {
         let sha256 = sha256_hex(text.as_bytes());
-        let (id, doc) = match parse_any(&text)? {
-            AnyDocument::Discrete(d) => (d.id().to_string(), Parsed::Discrete(d)),
+        let (id, doc, released) = match parse_any(&text)? {
+            AnyDocument::Discrete(d) => {
+                let released = match d.mechanism() {
+                    MechanismKind::Unary { q01, q10 } => Releases::Bits { q01: *q01, q10: *q10 },
+                    _ => Releases::Outputs(released_outputs(&d).unwrap_or_else(|| vec![true; d.output().len()])),
+                };
+                (d.id().to_string(), Parsed::Discrete(d), released)
+            }
             AnyDocument::Continuous(c) => {
                 let sampler = c.sampler()?;
-                (c.id().to_string(), Parsed::Continuous { doc: c, sampler })
+                let released = Releases::Lattice(Released::new(&sampler));
+                (c.id().to_string(), Parsed::Continuous { doc: c, sampler }, released)
             }
         };
-        Ok(Published { id, sha256, version, text, doc })
+        Ok(Published { id, sha256, version, text, doc, released })
     }
 
     /// The canonical stored form of an output: the output label (from a label or an
@@ -63,23 +89,34 @@ impl Published {
         match &self.doc {
             Parsed::Discrete(d) if matches!(d.mechanism(), MechanismKind::Unary { .. }) => {
                 let k = d.input().len();
-                match output.as_str() {
-                    Some(s) if s.len() == k && s.bytes().all(|b| b == b'0' || b == b'1') => Ok(s.to_string()),
-                    _ => Err(BadOutput("expected a string of one '0' or '1' per input label")),
+                let s = match output.as_str() {
+                    Some(s) if s.len() == k && s.bytes().all(|b| b == b'0' || b == b'1') => s,
+                    _ => return Err(BadOutput("expected a string of one '0' or '1' per input label")),
+                };
+                if let Releases::Bits { q01, q10 } = self.released {
+                    let bits: Vec<bool> = s.bytes().map(|b| b == b'1').collect();
+                    if !unary_releases(q01, q10, &bits) {
+                        return Err(BadOutput(NEVER_RELEASED));
+                    }
                 }
+                Ok(s.to_string())
             }
             Parsed::Discrete(d) => {
                 let out = d.output();
-                match output {
-                    serde_json::Value::String(s) if out.position(s).is_some() => Ok(s.clone()),
-                    serde_json::Value::String(_) => Err(BadOutput("not an output label of this mechanism")),
-                    serde_json::Value::Number(n) => {
-                        match n.as_u64().and_then(|i| out.label(usize::try_from(i).ok()?)) {
-                            Some(label) => Ok(label.to_string()),
-                            None => Err(BadOutput("not an output index of this mechanism")),
-                        }
+                let y = match output {
+                    serde_json::Value::String(s) => {
+                        out.position(s).ok_or(BadOutput("not an output label of this mechanism"))?
                     }
-                    _ => Err(BadOutput("expected an output label or index")),
+                    serde_json::Value::Number(n) => n
+                        .as_u64()
+                        .and_then(|i| usize::try_from(i).ok())
+                        .filter(|&i| i < out.len())
+                        .ok_or(BadOutput("not an output index of this mechanism"))?,
+                    _ => return Err(BadOutput("expected an output label or index")),
+                };
+                match &self.released {
+                    Releases::Outputs(r) if !r[y] => Err(BadOutput(NEVER_RELEASED)),
+                    _ => Ok(out.label(y).unwrap_or_default().to_string()),
                 }
             }
             Parsed::Continuous { doc, .. } => {
@@ -88,7 +125,10 @@ impl Published {
                     .as_f64()
                     .and_then(|y| lattice.output_index(y).ok())
                     .ok_or(BadOutput("expected a released value lo + step·j of this mechanism's lattice"))?;
-                Ok(lattice_label(lattice, j))
+                match &self.released {
+                    Releases::Lattice(r) if !r.contains(j) => Err(BadOutput(NEVER_RELEASED)),
+                    _ => Ok(lattice_label(lattice, j)),
+                }
             }
         }
     }
