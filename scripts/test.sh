@@ -52,15 +52,18 @@ step "size budget"
 # plain JS objects without serde-wasm-bindgen (109,472 B), the seeded generator was
 # privlift's own ChaCha12, and `mechanism` and `utility` were read into the own JSON tree
 # (106,355 and 72,642 B), and a k-RR draw took one random word (105,858 B, within the same
-# 104 KiB); a change that needs more says why in BENCHMARKS.md.
+# 104 KiB). 72 KiB for the continuous client since policies are read only from plain
+# objects' own properties (a Map, a class instance or inherited limits are refused
+# instead of dropped: 72,642 → 72,979 B; the discrete client 105,858 → 106,145 B);
+# a change that needs more says why in BENCHMARKS.md.
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
 echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 106496)"
 [ "$gz" -le 106496 ] || { echo "size budget exceeded" >&2; exit 1; }
 raw=$(stat -c %s pkg-continuous/privlift_continuous_bg.wasm)
 gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
-echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 72704)"
-[ "$gz" -le 72704 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
+echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 73728)"
+[ "$gz" -le 73728 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
 step "end-to-end demo in headless Chromium"
 cargo build --release -p privlift-cli

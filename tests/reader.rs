@@ -146,6 +146,31 @@ fn errors_say_what_and_where() {
     assert!(DocumentJson::read(deep.as_bytes()).unwrap_err().to_string().contains("recursion limit exceeded"));
 }
 
+/// The informational `utility` member holds at most `MAX_UTILITY_VALUES` JSON values (its
+/// tree is ~32 bytes a value, for as little as two bytes of text), and a verified
+/// mechanism shares its document's member instead of copying it.
+#[test]
+fn the_utility_member_is_bounded_and_shared() {
+    use privlift::document::{Document, MAX_UTILITY_VALUES};
+    let doc = |values: usize| {
+        // The object, its array, and the array's zeros.
+        let zeros = vec!["0"; values - 2].join(",");
+        format!(
+            r#"{{"format": "privlift-mechanism", "version": 1, "id": "u", "labels": ["a", "b"], "prior": [0.5, 0.5],
+                "mechanism": {{"kind": "krr", "epsilon": 1}}, "claims": {{"ldp_x": 1}}, "utility": {{"z": [{zeros}]}}}}"#
+        )
+    };
+    let d = Document::from_json(&doc(MAX_UTILITY_VALUES)).unwrap();
+    let m = d.verify(&privlift::Policy::default()).unwrap();
+    assert!(
+        core::ptr::eq(d.utility().unwrap(), m.document().utility().unwrap()),
+        "a verified mechanism copied utility"
+    );
+    let e = Document::from_json(&doc(MAX_UTILITY_VALUES + 1)).unwrap_err();
+    assert_eq!(e.code(), "json");
+    assert!(e.to_string().contains(&format!("more than {MAX_UTILITY_VALUES} JSON values")), "{e}");
+}
+
 /// The JSON values of `mechanism` and `utility` (`privlift::document::Json`) hold objects
 /// as `serde_json::Value` does: members in key order whatever the document's order, so a
 /// document's round trip through `to_json` gives an equal document; and a key repeated

@@ -276,6 +276,24 @@ impl<'de> serde::Deserialize<'de> for Json {
 /// # Errors
 /// `json` for a syntax error or a duplicate key, with its position.
 pub fn read(r: &mut Reader<'_>) -> Result<Json> {
+    read_at_most(r, usize::MAX)
+}
+
+/// [`read`], refusing a value of more than `max` JSON values in all (every number,
+/// string, literal, array and object counts one).
+///
+/// # Errors
+/// Those of [`read`], and `json` at the first value past `max`.
+pub fn read_at_most(r: &mut Reader<'_>, max: usize) -> Result<Json> {
+    let mut left = max;
+    read_counted(r, &mut left, max)
+}
+
+fn read_counted(r: &mut Reader<'_>, left: &mut usize, max: usize) -> Result<Json> {
+    if *left == 0 {
+        return Err(r.error_here(&alloc::format!("more than {max} JSON values in this member")));
+    }
+    *left -= 1;
     Ok(match r.peek_value()? {
         b'n' => {
             r.literal(b"null")?;
@@ -297,7 +315,7 @@ pub fn read(r: &mut Reader<'_>) -> Result<Json> {
         b'[' => {
             let mut out = Vec::new();
             r.array("a sequence", &mut |r| {
-                out.push(read(r)?);
+                out.push(read_counted(r, left, max)?);
                 Ok(())
             })?;
             Json::Array(out)
@@ -309,7 +327,7 @@ pub fn read(r: &mut Reader<'_>) -> Result<Json> {
                 if !keys.insert(&key, &|i| members[i].0.as_str()) {
                     return Err(r.error(&alloc::format!("duplicate key `{key}`")));
                 }
-                let v = read(r)?;
+                let v = read_counted(r, left, max)?;
                 members.push((key, v));
                 Ok(())
             })?;

@@ -35,7 +35,8 @@ pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
 pub use structured::{block_count, krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
 pub use wire::{
-    check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT, VERSION,
+    check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT,
+    MAX_UTILITY_VALUES, VERSION,
 };
 
 use crate::error::{Error, Result};
@@ -252,7 +253,9 @@ pub struct Document {
     /// k = 1024 is 8 MB.
     mechanism: Arc<MechanismKind>,
     claims: Claims,
-    utility: Option<Json>,
+    /// Shared, as `mechanism` and `joint` are: every verified mechanism keeps a copy of
+    /// its document.
+    utility: Option<Arc<Json>>,
 }
 
 fn labels(field: &str, v: Vec<LabelJson>) -> Result<Alphabet> {
@@ -410,7 +413,7 @@ impl Document {
             joint,
             mechanism: Arc::new(mechanism),
             claims: w.claims,
-            utility: w.utility,
+            utility: w.utility.map(Arc::new),
         })
     }
 
@@ -490,7 +493,7 @@ impl Document {
                 .map(|j| wire::SecretJson { labels: Some(text(&self.secret)), p_sx: j.to_rows() }),
             mechanism: self.mechanism.to_json().into(),
             claims: self.claims.clone(),
-            utility: self.utility.clone(),
+            utility: self.utility.as_deref().cloned(),
         }
     }
 
@@ -557,7 +560,7 @@ impl Document {
     /// The informational `utility` figures, if any; never used for verification
     /// ([`Json::to_value`] gives them as a `serde_json::Value`).
     pub fn utility(&self) -> Option<&Json> {
-        self.utility.as_ref()
+        self.utility.as_deref()
     }
     /// Sets the free-text `description` (not audited: a note for people).
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
@@ -567,7 +570,7 @@ impl Document {
 
     /// Attaches informational utility figures.
     pub fn with_utility(mut self, utility: serde_json::Value) -> Self {
-        self.utility = Some(utility.into());
+        self.utility = Some(Arc::new(utility.into()));
         self
     }
 

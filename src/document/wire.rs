@@ -274,6 +274,13 @@ impl DocumentJson {
     }
 }
 
+/// Most JSON values (numbers, strings, arrays, objects, … each counting one) of the
+/// informational `utility` member. The designers write a few figures and at most a few
+/// lists over the inputs (`groups`, `low_risk`: O(|X|) values, |X| ≤ 4096); verification
+/// never reads the member, and without a bound a document could make its reader hold a
+/// tree of ~32 bytes per value for every two bytes of text.
+pub const MAX_UTILITY_VALUES: usize = 1 << 16;
+
 const DOCUMENT_FIELDS: &[&str] = &[
     "format",
     "version",
@@ -315,7 +322,7 @@ fn read_document(r: &mut Reader<'_>) -> crate::error::Result<DocumentJson> {
             7 => d.secret = r.optional(read_secret)?,
             8 => d.mechanism = super::json::read(r)?,
             9 => d.claims = read_claims(r)?,
-            _ => d.utility = r.optional(super::json::read)?,
+            _ => d.utility = r.optional(|r| super::json::read_at_most(r, MAX_UTILITY_VALUES))?,
         }
         Ok(())
     })?;

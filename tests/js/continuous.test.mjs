@@ -131,6 +131,11 @@ test('numbers and policies are checked once, by the core, with the same codes as
     assert.throws(() => doc.check(bad), (e) => e.code === 'invalid_argument' && /policy/.test(e.message));
   }
   assert.throws(() => doc.verify({ lip: { eps: 1, delt: 1 } }), (e) => e.code === 'invalid_argument' && /delt/.test(e.message));
+  // Only a plain object's own properties are read; limits held anywhere else are refused.
+  class Lip { get eps() { return 1e-9; } }
+  for (const bad of [new Map([['lip', { eps: 1e-9 }]]), { lip: new Lip() }, { lip: Object.create({ eps: 1e-9 }) }]) {
+    assert.throws(() => doc.verify(bad), (e) => e.code === 'invalid_argument' && /plain object/.test(e.message));
+  }
   // Every field is read by hand: a wrong type or a missing ε names its field.
   for (const [bad, field] of [
     [{ lip: { delta: 1e-6 } }, 'policy.lip.eps'],

@@ -298,6 +298,18 @@ describe('errors', () => {
     await rejectsWith(() => doc.verify({ maxLdpX: -1 }), 'invalid_argument');
     await rejectsWith(() => doc.verify({ maxLdpX: NaN }), 'invalid_argument');
     await rejectsWith(() => doc.verify(5), 'invalid_argument', 'policy');
+    // Limits only a plain object's own properties hold: anywhere else (a Map entry, a
+    // class getter, a prototype) they are refused, never silently dropped.
+    class Limits { get maxLdpX() { return 0.5; } }
+    for (const hidden of [new Map([['maxLdpX', 0.5]]), new Limits(), Object.create({ maxLdpX: 0.5 })]) {
+      await rejectsWith(() => doc.verify(hidden), 'invalid_argument', 'plain object');
+      await rejectsWith(() => doc.check(hidden), 'invalid_argument', 'plain object');
+    }
+    // An own limit is read whether or not it is enumerable, and with a null prototype.
+    const quiet = {};
+    Object.defineProperty(quiet, 'maxLdpX', { value: 0.5, enumerable: false });
+    await rejectsWith(() => doc.verify(quiet), 'policy_violated');
+    await rejectsWith(() => doc.verify(Object.assign(Object.create(null), { maxLdpX: 0.5 })), 'policy_violated');
   });
 
   test('malformed JSON: json', async () => {

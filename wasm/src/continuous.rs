@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, to_js};
+use crate::{js_error, plain_members, to_js};
 use privlift::document::{ContinuousDocument, ContinuousDocumentJson, EpsDelta, CONTINUOUS_KINDS};
 use privlift::error::Error;
 use privlift::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
@@ -28,21 +28,20 @@ fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
             ),
         })
     };
-    let is_object = |v: &JsValue| v.is_object() && !js_sys::Array::is_array(v);
-    // The members of an object: (key, value), a value of undefined or null left out.
-    let members = |v: &JsValue| -> Vec<(String, JsValue)> {
-        js_sys::Object::keys(v.unchecked_ref::<js_sys::Object>())
-            .iter()
-            .map(|k| (k.as_string().unwrap_or_default(), js_sys::Reflect::get(v, &k).unwrap_or(JsValue::UNDEFINED)))
-            .filter(|(_, v)| !v.is_undefined() && !v.is_null())
-            .collect()
-    };
     let number = |name: String, v: &JsValue| v.as_f64().ok_or_else(|| bad(name, "must be a number"));
-    if !is_object(&policy) {
-        return Err(bad("policy".into(), "must be an object"));
-    }
+    // The members of a plain object, a value of undefined or null left out.
+    let members = |v: &JsValue| -> Result<Option<Vec<(String, JsValue)>>, JsValue> {
+        let present = |(_, v): &(String, JsValue)| !v.is_undefined() && !v.is_null();
+        Ok(plain_members(v)?.map(|m| m.into_iter().filter(present).collect()))
+    };
+    let Some(limits) = members(&policy)? else {
+        return Err(bad(
+            "policy".into(),
+            "must be a plain object (a Map, a class instance or inherited limits are not read)",
+        ));
+    };
     let mut out = ContinuousPolicy::default();
-    for (key, value) in members(&policy) {
+    for (key, value) in limits {
         let limit = match key.as_str() {
             "maxVerifyWork" => {
                 out.max_verify_work = Some(number("policy.maxVerifyWork".into(), &value)?);
@@ -52,11 +51,11 @@ fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
             "ldp" => &mut out.ldp,
             _ => return Err(bad(alloc::format!("policy.{key}"), "unknown limit (expected lip, ldp, maxVerifyWork)")),
         };
-        if !is_object(&value) {
-            return Err(bad(alloc::format!("policy.{key}"), "must be an object {eps, delta}"));
-        }
+        let Some(fields) = members(&value)? else {
+            return Err(bad(alloc::format!("policy.{key}"), "must be a plain object {eps, delta}"));
+        };
         let (mut eps, mut delta) = (None, 0.0);
-        for (k, v) in members(&value) {
+        for (k, v) in fields {
             let name = alloc::format!("policy.{key}.{k}");
             match k.as_str() {
                 "eps" => eps = Some(number(name, &v)?),

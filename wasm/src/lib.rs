@@ -81,6 +81,31 @@ pub(crate) fn to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsValue> {
     v.serialize(&ser).map_err(|e| js_error(Error::Json { message: alloc::format!("{e}") }))
 }
 
+/// The own properties of `v`, enumerable or not, in their order, when `v` is a **plain
+/// object** (made by `{…}` or
+/// `Object.create(null)`); `None` for anything else: an array, a `Map`, a class instance,
+/// an object with a prototype of its own. A policy's limits are read from these alone,
+/// and a limit held anywhere else (a `Map` entry, a getter of a class, an inherited
+/// property) would be silently dropped, so such a policy is refused instead. (An object
+/// made in another realm, such as an iframe, has another `Object.prototype`: refused too.)
+pub(crate) fn plain_members(v: &JsValue) -> Result<Option<Vec<(String, JsValue)>>, JsValue> {
+    if !v.is_object() || js_sys::Array::is_array(v) {
+        return Ok(None);
+    }
+    let proto = js_sys::Object::get_prototype_of(v);
+    if !proto.is_null()
+        && JsValue::from(proto) != JsValue::from(js_sys::Object::get_prototype_of(&js_sys::Object::new()))
+    {
+        return Ok(None);
+    }
+    let obj: &js_sys::Object = v.unchecked_ref();
+    let mut out = Vec::new();
+    for key in js_sys::Object::get_own_property_names(obj).iter() {
+        out.push((key.as_string().unwrap_or_default(), js_sys::Reflect::get(obj, &key)?));
+    }
+    Ok(Some(out))
+}
+
 #[cfg(feature = "client")]
 /// Reads a policy object key by key into [`Policy::from_entries`], the core's one reader
 /// of policies (also behind `privlift verify`): an unknown key, a key given in both
@@ -91,16 +116,15 @@ fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
     if policy.is_undefined() || policy.is_null() {
         return Ok(Policy::default());
     }
-    if !policy.is_object() || js_sys::Array::is_array(&policy) {
+    let Some(members) = plain_members(&policy)? else {
         return Err(js_error(Error::InvalidArgument {
             name: "policy".into(),
-            reason: "must be an object such as {maxLdpX: 1.1} (limits in nats)".into(),
+            reason: "must be a plain object such as {maxLdpX: 1.1} (limits in nats; a Map, a class \
+                     instance or inherited limits are not read)"
+                .into(),
         }));
-    }
-    let obj: &js_sys::Object = policy.unchecked_ref();
-    let mut entries = Vec::new();
-    for key in js_sys::Object::keys(obj).iter() {
-        let v = js_sys::Reflect::get(obj, &key)?;
+    };
+    let entries = members.into_iter().map(|(key, v)| {
         let value = if v.is_undefined() || v.is_null() {
             PolicyValue::Absent
         } else if let Some(n) = v.as_f64() {
@@ -110,8 +134,8 @@ fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
         } else {
             PolicyValue::Other("not a number")
         };
-        entries.push((key.as_string().unwrap_or_default(), value));
-    }
+        (key, value)
+    });
     Policy::from_entries(entries).map_err(js_error)
 }
 
