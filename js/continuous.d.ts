@@ -30,7 +30,11 @@ export interface ContinuousClaims {
   ldp?: EpsDelta;
 }
 
-/** Limits a client sets on a continuous mechanism (nats). Unknown keys are refused. */
+/**
+ * Limits a client sets on a continuous mechanism (nats). Unknown keys are refused, and so
+ * is anything but a plain object of own properties (a `Map`, a class instance, inherited
+ * limits), at every level.
+ */
 export interface ContinuousPolicy {
   lip?: EpsDelta;
   ldp?: EpsDelta;

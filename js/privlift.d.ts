@@ -72,7 +72,9 @@ export class PrivliftError extends Error {
 /**
  * Limits the user accepts, in nats. Absent limits are not checked. camelCase and
  * snake_case are both accepted (not both for the same limit); any other key is an
- * `invalid_argument`.
+ * `invalid_argument`. A plain object (`{…}` or `Object.create(null)`) whose own
+ * properties hold the limits: a `Map`, a class instance or inherited limits are an
+ * `invalid_argument`, never silently ignored.
  *
  * The first five are about **the value the user enters** (X): `maxLdpX`/`maxLdp` cap the
  * prior-free LDP w.r.t. X (a lying prior cannot weaken it); `maxLip`, `maxEpsL`, `maxEpsU`
