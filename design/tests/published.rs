@@ -1,19 +1,19 @@
 //! What every published document must be, on the requests that used to break it: BP-LIP
-//! RR with priors that disagree on their support. Each request below is feasible (the
-//! output that ignores X meets every budget), so each must give a document whose rows
-//! are distributions and whose claims are finite and hold **exactly** (the audited
-//! figure, rounded up, at most the claim). The reported requests are pinned as fixed
-//! instances, each beside a seeded family of its kind.
+//! RR with priors that disagree on their support, linear reduction with inputs of no
+//! mass. Each request below is feasible (the output that ignores X meets every budget),
+//! so each must give a document whose rows are distributions and whose claims are finite
+//! and hold **exactly** (the audited figure, rounded up, at most the claim). The reported
+//! requests are pinned as fixed instances, each beside a seeded family of its kind.
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
-use privlift::document::{Alphabet, Document};
+use privlift::document::{Alphabet, Document, MechanismKind};
 use privlift::Policy;
-use privlift_design::rr;
+use privlift_design::{linear, rr};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 mod common;
-use common::{assert_rows_stochastic, normalised};
+use common::{assert_rows_stochastic, joint, normalised};
 
 /// Re-parses the published JSON, checks that every row of the mechanism is a
 /// distribution and every claim against the library's audit with no tolerance,
@@ -75,4 +75,113 @@ fn bp_lip_holds_under_the_mean_of_priors_that_disagree_on_their_support() {
     }
     assert!(zero_somewhere >= 80, "{zero_somewhere} of 120 families had a zero");
 }
+
+// ---------- Linear reduction: inputs of no mass ----------
+
+/// An input with P_X(x) = 0 appears in no P(y|s), so its row of the Markov channel is
+/// free; eq 7's row released an output no other input produces (an unbounded LDP w.r.t.
+/// X, published as a claim of ∞ and refused). Its row is P_X now, and the claimed LDP
+/// w.r.t. X is that of the other rows. The transport LP (12) sent its residue (3e-17) to
+/// an output of no mass under one secret: unbounded LDP and LIP w.r.t. S, where α = 1
+/// gives P(y|s) = P_X(y) for every s, no leakage at all.
+#[test]
+fn linear_designs_with_inputs_of_no_mass_claim_finite_bounds() {
+    let src = joint(2, 3, vec![0.3, 0.2, 0.0, 0.1, 0.4, 0.0]);
+    let doc = claims_hold_exactly(&linear::markov(&src, 0.5, "lm").unwrap(), "markov, P_X(2) = 0");
+    let MechanismKind::PerSecret { markov: Some(w), .. } = doc.mechanism() else { panic!("not Markov") };
+    assert_eq!(w.row(2), &src.p_x()[..]);
+    // (1 − α + αp)/(αp) at the rarer input p = 0.4: the LDP of eq 7's rows alone.
+    let ldp_x = doc.claims().ldp_x.expect("an LDP w.r.t. X is claimed");
+    assert!((ldp_x - (0.7f64 / 0.2).ln()).abs() < 1e-12, "{ldp_x}");
+
+    let src = joint(4, 10, LDP_INF.concat());
+    for (doc, m) in [
+        (linear::distance(&src, 1.0, None, "ld").unwrap(), "distance"),
+        (linear::tv(&src, 1.0, "ltv").unwrap(), "tv"),
+        (linear::markov(&src, 1.0, "lm").unwrap(), "markov"),
+    ] {
+        let doc = claims_hold_exactly(&doc, m);
+        let c = doc.claims();
+        assert!(c.ldp.unwrap() <= 1e-12 && c.lip.unwrap() <= 1e-12, "{m} at α = 1: {c:?}");
+    }
+
+    let mut rng = ChaCha8Rng::seed_from_u64(47);
+    for case in 0..60 {
+        let (ns, nx) = (rng.random_range(2..=4usize), rng.random_range(3..=7usize));
+        let mut v: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>()).collect();
+        for _ in 0..rng.random_range(1..=2usize) {
+            let x = rng.random_range(0..nx);
+            (0..ns).for_each(|s| v[s * nx + x] = 0.0);
+        }
+        let src = joint(ns, nx, v);
+        let alpha = if case % 4 == 0 { 1.0 } else { rng.random_range(0.05..1.0) };
+        let what = |m: &str| format!("case {case} {m}: |S| = {ns}, P_X = {:?}, α = {alpha}", src.p_x());
+        let markov = linear::markov(&src, alpha, "lm").unwrap_or_else(|e| panic!("{}: {e}", what("markov")));
+        let markov = claims_hold_exactly(&markov, &what("markov"));
+        assert!(markov.claims().ldp_x.is_some(), "{}", what("markov"));
+        for (doc, m) in
+            [(linear::tv(&src, alpha, "ltv"), "tv"), (linear::distance(&src, alpha, None, "ld"), "distance")]
+        {
+            let doc = claims_hold_exactly(&doc.unwrap_or_else(|e| panic!("{}: {e}", what(m))), &what(m));
+            let c = doc.claims();
+            assert!(c.ldp.is_some() && c.lip.is_some(), "{}: {c:?}", what(m));
+            if alpha == 1.0 {
+                assert!(c.ldp.unwrap() <= 1e-12 && c.lip.unwrap() <= 1e-12, "{}: {c:?}", what(m));
+            }
+        }
+    }
+}
+
+/// Test data: the joint of the unbounded-LDP report (4 secrets, 10 inputs, five of no
+/// mass), rows s.
+const LDP_INF: [[f64; 10]; 4] = [
+    [
+        0.005165250859282622,
+        0.0,
+        0.009973390551018065,
+        0.010648645029064338,
+        0.0,
+        0.01896990167597405,
+        0.0,
+        0.019705657239864196,
+        0.0,
+        0.01982293722629674,
+    ],
+    [
+        0.031168345066331003,
+        0.0,
+        0.06235307849124966,
+        0.06780043344872135,
+        0.0,
+        0.11878614017593307,
+        0.0,
+        0.11845406730100592,
+        0.0,
+        0.12468523037477093,
+    ],
+    [
+        0.009219017265901411,
+        0.0,
+        0.01952406563073697,
+        0.02072179552842658,
+        0.0,
+        0.03714203576467198,
+        0.0,
+        0.03454538197389647,
+        0.0,
+        0.03759561778157276,
+    ],
+    [
+        0.013971034721840463,
+        0.0,
+        0.0279725691116596,
+        0.027920972873502148,
+        0.0,
+        0.05622670914502046,
+        0.0,
+        0.050830731428124463,
+        0.0,
+        0.05679699133513464,
+    ],
+];
 
