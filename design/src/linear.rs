@@ -118,17 +118,36 @@ fn split(p_sx: &Matrix, p_x: &[f64], s: usize, alpha: f64) -> Option<Split> {
 }
 
 /// Builds the block P(Y|S=s, X) from a transport plan `flow[(i, j)]` (mass moved from
-/// `minus[i]` to `plus[j]`): (11a) diagonal, (11b)/(11c) zeros, (11d)/(11e) the plan.
+/// `minus[i]` to `plus[j]`, in units of P(·|s)): (11a) diagonal, (11b)/(11c) zeros,
+/// (11d)/(11e) the plan.
+///
+/// Row x⁻ keeps 1 − g of itself and gives away g = α(1 − P_X(x⁻)/P(x⁻|s)) (11a), which
+/// eq (11d) splits as flow(i, j)/P(x⁻|s). That quotient amplifies the plan's absolute
+/// error (a solver's 1e-11, or the rounding of the north-west rule, over a P(x⁻|s) of
+/// 1e-10 makes a row that sums to 1.04), so g is split in the plan's proportions
+/// instead, g·flow(i, j)/Σ_j' flow(i, j'): the same row when the plan ships exactly the
+/// supply αP(x⁻|s)·g/α, and a distribution to rounding whatever its error. Eq (10b)
+/// then holds to the plan's absolute error. A row the plan ships nothing from (a supply
+/// below the solver's tolerance) splits g in proportion to the demands; a split with no
+/// demand at all (only rounding puts every x in X⁻) keeps the row at x⁻.
 fn block_from_plan(k: usize, sp: &Split, flow: &[f64]) -> Matrix {
     let mut q = vec![0.0; k * k];
     for x in 0..k {
         q[x * k + x] = 1.0; // (11c): X⁺ rows stay put; X⁻ rows are overwritten below
     }
+    let np = sp.plus.len();
+    let demand: Vec<f64> = sp.plus.iter().map(|p| p.1).collect();
     for (i, &(xm, supply)) in sp.minus.iter().enumerate() {
-        let c = sp.cond[xm];
-        q[xm * k + xm] = 1.0 - supply / c; // (11a) = 1 − α(1 − P_X(x)/P(x|s))
-        for (j, &(xp, _)) in sp.plus.iter().enumerate() {
-            q[xm * k + xp] = flow[i * sp.plus.len() + j] / c;
+        let shipped = &flow[i * np..(i + 1) * np];
+        let weights = if shipped.iter().sum::<f64>() > 0.0 { shipped } else { &demand[..] };
+        let total: f64 = weights.iter().sum();
+        if total <= 0.0 {
+            continue;
+        }
+        let given = supply / sp.cond[xm]; // (11a): 1 − q(x⁻|x⁻) = α(1 − P_X(x⁻)/P(x⁻|s))
+        q[xm * k + xm] = 1.0 - given;
+        for (&(xp, _), &w) in sp.plus.iter().zip(weights) {
+            q[xm * k + xp] = given * (w / total);
         }
     }
     Matrix::from_flat(k, k, q)
