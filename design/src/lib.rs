@@ -169,7 +169,8 @@ impl Source {
     }
 }
 
-/// Which audited values a design adds to its claims (rounded up by the audit).
+/// Which audited values a design adds to its claims (rounded up by the audit). A figure
+/// the audit finds unbounded is not added ([`audit_draft`]).
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Audited {
     pub lip: bool,
@@ -246,6 +247,12 @@ fn said_if_ignores_input(doc: Document) -> Document {
 
 /// The draft document with its claims (audited ones filled in) and utility, and the
 /// checks of every claim against the library's own audit.
+///
+/// An audited figure that is infinite (an output that one secret, or one input for
+/// `ldp_x`, can produce and another cannot) bounds nothing, so it is left out of the
+/// claims rather than claimed as ∞, which a document cannot hold: the document is then
+/// published with its finite claims, and the audit a client runs still reports the
+/// unbounded figure. A draft left with no claim at all is `design_failed`.
 fn audit_draft(
     id: &str,
     source: &Source,
@@ -266,14 +273,15 @@ fn audit_draft(
     )?;
     if audited.lip || audited.ldp || audited.ldp_x {
         let l = draft.check(&unbounded())?.leakage;
+        let bounded = |v: f64| v.is_finite().then_some(v);
         if audited.lip {
-            claims.lip = Some(l.lip);
+            claims.lip = bounded(l.lip);
         }
         if audited.ldp {
-            claims.ldp = Some(l.ldp);
+            claims.ldp = bounded(l.ldp);
         }
         if audited.ldp_x {
-            claims.ldp_x = Some(l.ldp_x);
+            claims.ldp_x = bounded(l.ldp_x);
         }
     }
     let doc = draft.with_claims(claims)?.with_utility(utility::to_json(&utility));
@@ -513,6 +521,28 @@ mod tests {
         let claims = Claims { lip: Some(lip * 0.99), ..Claims::default() };
         let r = publish_channel("t", &src, None, w, compact, claims, |w| utility::channel_utility(&src.p_x(), w, None));
         assert_eq!(r.unwrap_err().code(), "design_failed");
+    }
+
+    /// An audited figure that is unbounded is not claimed; the finite ones are. Input 2
+    /// has no mass (so no LIP term) but releases only y = 0, which the others release
+    /// with probability ½: the LDP w.r.t. X, over every input, is unbounded. With every
+    /// audited figure unbounded the design makes no claim and is refused.
+    #[test]
+    fn an_unbounded_audited_figure_is_not_claimed() {
+        let src = prior(&[0.5, 0.5, 0.0]);
+        let w = Matrix::from_flat(3, 2, alloc::vec![0.5, 0.5, 0.5, 0.5, 1.0, 0.0]);
+        let audited = Audited { lip: true, ldp_x: true, ..Audited::default() };
+        let publish_w = |audited| {
+            let u = utility::channel_utility(&src.p_x(), &w, None);
+            publish("t", &src, None, MechanismKind::Matrix(w.clone()), Claims::default(), audited, u)
+        };
+        let doc = publish_w(audited).unwrap();
+        // The LIP is 0, rounded up by the audit.
+        assert!(doc.claims().lip.is_some_and(|l| l <= 1e-14), "{:?}", doc.claims());
+        assert_eq!(doc.claims().ldp_x, None);
+        assert!(doc.check(&unbounded()).unwrap().leakage.ldp_x.is_infinite());
+        let only_ldp_x = Audited { ldp_x: true, ..Audited::default() };
+        assert_eq!(publish_w(only_ldp_x).unwrap_err().code(), "design_failed");
     }
 
     /// Within the verifier's tolerance but above the target, an unrepairable (structured)

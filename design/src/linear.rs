@@ -44,14 +44,34 @@ fn need_joint(source: &Source) -> Result<(usize, usize)> {
     }
 }
 
-/// Lemma 1 (eq 7): P(y|x') = 1 − α(1 − P_X(y)) if x' = y, else αP_X(y).
+/// Lemma 1 (eq 7): P(y|x') = 1 − α(1 − P_X(y)) if x' = y, else αP_X(y), for every x'
+/// with P_X(x') > 0; the row of an x' with P_X(x') = 0 is P_X itself.
+///
+/// Such an x' has P(x'|s) = 0 for every s, so its row enters no P(y|s) (eq 3): it is
+/// free, and neither the LIP and LDP w.r.t. S nor the utility depend on it. The LDP
+/// w.r.t. X does (it is prior-free and ranges over every input), and eq 7's row would
+/// release y = x', which no other input produces, with probability 1 − α: an unbounded
+/// LDP w.r.t. X. The row P_X adds nothing to that LDP instead: at an output y with
+/// P_X(y) = p > 0 its ratio to an eq 7 row is at most 1/α (off the diagonal) and its
+/// inverse at most (1 − α + αp)/p (on it), both at most (1 − α + αp)/(αp), the ratio
+/// between two eq 7 rows at y (as (1 − α)(1 − p) ≥ 0); an output with P_X(y) = 0 is
+/// then produced by no input at all.
 pub fn markov_matrix(p_x: &[f64], alpha: f64) -> Matrix {
     let k = p_x.len();
     Matrix::from_flat(
         k,
         k,
         (0..k * k)
-            .map(|i| if i / k == i % k { 1.0 - alpha * (1.0 - p_x[i % k]) } else { alpha * p_x[i % k] })
+            .map(|i| {
+                let (xp, y) = (i / k, i % k);
+                if p_x[xp] <= 0.0 {
+                    p_x[y]
+                } else if xp == y {
+                    1.0 - alpha * (1.0 - p_x[y])
+                } else {
+                    alpha * p_x[y]
+                }
+            })
             .collect(),
     )
 }
@@ -98,17 +118,36 @@ fn split(p_sx: &Matrix, p_x: &[f64], s: usize, alpha: f64) -> Option<Split> {
 }
 
 /// Builds the block P(Y|S=s, X) from a transport plan `flow[(i, j)]` (mass moved from
-/// `minus[i]` to `plus[j]`): (11a) diagonal, (11b)/(11c) zeros, (11d)/(11e) the plan.
+/// `minus[i]` to `plus[j]`, in units of P(·|s)): (11a) diagonal, (11b)/(11c) zeros,
+/// (11d)/(11e) the plan.
+///
+/// Row x⁻ keeps 1 − g of itself and gives away g = α(1 − P_X(x⁻)/P(x⁻|s)) (11a), which
+/// eq (11d) splits as flow(i, j)/P(x⁻|s). That quotient amplifies the plan's absolute
+/// error (a solver's 1e-11, or the rounding of the north-west rule, over a P(x⁻|s) of
+/// 1e-10 makes a row that sums to 1.04), so g is split in the plan's proportions
+/// instead, g·flow(i, j)/Σ_j' flow(i, j'): the same row when the plan ships exactly the
+/// supply αP(x⁻|s)·g/α, and a distribution to rounding whatever its error. Eq (10b)
+/// then holds to the plan's absolute error. A row the plan ships nothing from (a supply
+/// below the solver's tolerance) splits g in proportion to the demands; a split with no
+/// demand at all (only rounding puts every x in X⁻) keeps the row at x⁻.
 fn block_from_plan(k: usize, sp: &Split, flow: &[f64]) -> Matrix {
     let mut q = vec![0.0; k * k];
     for x in 0..k {
         q[x * k + x] = 1.0; // (11c): X⁺ rows stay put; X⁻ rows are overwritten below
     }
+    let np = sp.plus.len();
+    let demand: Vec<f64> = sp.plus.iter().map(|p| p.1).collect();
     for (i, &(xm, supply)) in sp.minus.iter().enumerate() {
-        let c = sp.cond[xm];
-        q[xm * k + xm] = 1.0 - supply / c; // (11a) = 1 − α(1 − P_X(x)/P(x|s))
-        for (j, &(xp, _)) in sp.plus.iter().enumerate() {
-            q[xm * k + xp] = flow[i * sp.plus.len() + j] / c;
+        let shipped = &flow[i * np..(i + 1) * np];
+        let weights = if shipped.iter().sum::<f64>() > 0.0 { shipped } else { &demand[..] };
+        let total: f64 = weights.iter().sum();
+        if total <= 0.0 {
+            continue;
+        }
+        let given = supply / sp.cond[xm]; // (11a): 1 − q(x⁻|x⁻) = α(1 − P_X(x⁻)/P(x⁻|s))
+        q[xm * k + xm] = 1.0 - given;
+        for (&(xp, _), &w) in sp.plus.iter().zip(weights) {
+            q[xm * k + xp] = given * (w / total);
         }
     }
     Matrix::from_flat(k, k, q)
@@ -205,52 +244,72 @@ pub fn distance_blocks(p_sx: &Matrix, alpha: f64, d: &Matrix) -> Result<Vec<Matr
 }
 
 /// LP (12): the cheapest transport plan from X⁻(s) to X⁺(s) under d.
+///
+/// Only the x⁺ with a positive demand are variables of the LP; the others (an x with
+/// P_X(x) = P(x|s), in particular one with P_X(x) = 0) receive nothing, exactly. Left
+/// to the solver they would receive its residue (3e-17), and an output y released under
+/// one secret and never under another has unbounded LDP and LIP w.r.t. S.
 fn transport_lp(sp: &Split, d: &Matrix) -> Result<Matrix> {
     let k = d.rows();
     let (nm, np) = (sp.minus.len(), sp.plus.len());
-    if nm == 0 || np == 0 {
-        return Ok(block_from_plan(k, sp, &[]));
+    let sinks: Vec<usize> = (0..np).filter(|&j| sp.plus[j].1 > 0.0).collect();
+    let mut flow = vec![0.0; nm * np];
+    if nm == 0 || sinks.is_empty() {
+        return Ok(block_from_plan(k, sp, &flow));
     }
+    let ns = sinks.len();
     let mut lp = Lp::minimise();
-    let f: Vec<usize> = (0..nm * np).map(|i| lp.var(d.get(sp.minus[i / np].0, sp.plus[i % np].0))).collect();
+    let f: Vec<usize> = (0..nm * ns).map(|i| lp.var(d.get(sp.minus[i / ns].0, sp.plus[sinks[i % ns]].0))).collect();
     for (i, &(_, supply)) in sp.minus.iter().enumerate() {
-        let t: Vec<(usize, f64)> = (0..np).map(|j| (f[i * np + j], 1.0)).collect();
+        let t: Vec<(usize, f64)> = (0..ns).map(|j| (f[i * ns + j], 1.0)).collect();
         lp.constraint(&t, Cmp::Eq, supply);
     }
-    for (j, &(_, demand)) in sp.plus.iter().enumerate() {
-        let t: Vec<(usize, f64)> = (0..nm).map(|i| (f[i * np + j], 1.0)).collect();
-        lp.constraint(&t, Cmp::Eq, demand);
+    for (j, &jp) in sinks.iter().enumerate() {
+        let t: Vec<(usize, f64)> = (0..nm).map(|i| (f[i * ns + j], 1.0)).collect();
+        lp.constraint(&t, Cmp::Eq, sp.plus[jp].1);
     }
     let (v, _) = lp.solve("linear reduction LP (12)")?;
-    let flow: Vec<f64> = v.into_iter().map(|x| x.max(0.0)).collect();
+    for i in 0..nm {
+        for (j, &jp) in sinks.iter().enumerate() {
+            flow[i * np + jp] = v[f[i * ns + j]].max(0.0);
+        }
+    }
     Ok(block_from_plan(k, sp, &flow))
 }
 
 /// LP (10) over the whole block (rows with P(x'|s) = 0 are left as identity rows).
+///
+/// An output x whose target (1 − α)P(x|s) + αP_X(x) in (10b) is 0 gets no variable: every
+/// row in the LP has P(x'|s) > 0, so (10b) forces its column to 0, exactly rather than
+/// to the solver's residue (see [`transport_lp`]).
 fn full_lp(sp: &Split, p_x: &[f64], alpha: f64, d: &Matrix) -> Result<Matrix> {
     let k = p_x.len();
     let rows: Vec<usize> = (0..k).filter(|&x| sp.cond[x] > 0.0).collect();
+    let target: Vec<f64> = (0..k).map(|x| (1.0 - alpha) * sp.cond[x] + alpha * p_x[x]).collect();
+    let cols: Vec<usize> = (0..k).filter(|&x| target[x] > 0.0).collect();
+    let nc = cols.len();
     let mut lp = Lp::minimise();
     let q: Vec<usize> = rows
         .iter()
-        .flat_map(|&xp| (0..k).map(move |x| (xp, x)))
+        .flat_map(|&xp| cols.iter().map(move |&x| (xp, x)))
         .map(|(xp, x)| lp.var(sp.cond[xp] * d.get(xp, x)))
         .collect();
-    for (r, _) in rows.iter().enumerate() {
-        let t: Vec<(usize, f64)> = (0..k).map(|x| (q[r * k + x], 1.0)).collect();
+    for r in 0..rows.len() {
+        let t: Vec<(usize, f64)> = (0..nc).map(|c| (q[r * nc + c], 1.0)).collect();
         lp.constraint(&t, Cmp::Eq, 1.0);
     }
-    for x in 0..k {
-        let t: Vec<(usize, f64)> = rows.iter().enumerate().map(|(r, &xp)| (q[r * k + x], sp.cond[xp])).collect();
-        lp.constraint(&t, Cmp::Eq, (1.0 - alpha) * sp.cond[x] + alpha * p_x[x]);
+    for (c, &x) in cols.iter().enumerate() {
+        let t: Vec<(usize, f64)> = rows.iter().enumerate().map(|(r, &xp)| (q[r * nc + c], sp.cond[xp])).collect();
+        lp.constraint(&t, Cmp::Eq, target[x]);
     }
     let (v, _) = lp.solve("linear reduction LP (10)")?;
     let mut block = identity(k).as_slice().to_vec();
     for (r, &xp) in rows.iter().enumerate() {
-        let row = &v[r * k..(r + 1) * k];
-        let sum: f64 = row.iter().map(|x| x.max(0.0)).sum();
-        for x in 0..k {
-            block[xp * k + x] = row[x].max(0.0) / sum;
+        let row: Vec<f64> = (0..nc).map(|c| v[q[r * nc + c]].max(0.0)).collect();
+        let sum: f64 = row.iter().sum();
+        block[xp * k..(xp + 1) * k].iter_mut().for_each(|e| *e = 0.0);
+        for (c, &x) in cols.iter().enumerate() {
+            block[xp * k + x] = row[c] / sum;
         }
     }
     Ok(Matrix::from_flat(k, k, block))

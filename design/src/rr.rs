@@ -277,8 +277,11 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> 
 /// given distortion (default |x − y| on indices).
 ///
 /// # Privacy
-/// Claims `bp_lip` with ε over `priors` and `lip = ε` under the declared prior P̄ (by the
-/// modular property, Jiang et al. Lemma 2, a mixture of ε-LIP priors is ε-LIP).
+/// Claims `bp_lip` with ε over `priors` and `lip = ε` under the declared prior P̄. The
+/// latter is the modular property (Jiang et al. Lemma 2): P̄_Y(y) is the average of the
+/// P_Y(y), so e^{−ε} ≤ P(y|x)/P_Y(y) ≤ e^ε under every prior gives the same bounds under
+/// P̄. The lemma needs these bounds for every x that P̄ gives mass, also under a prior
+/// that gives that x none, so [`bp_lip_channel`] constrains those rows under every prior.
 pub fn rr_bp_lip(
     labels: Alphabet,
     priors: &[Vec<f64>],
@@ -310,8 +313,14 @@ pub fn rr_bp_lip(
     publish(id, &source, Some(source.labels().clone()), super::compact(w), claims, Audited::default(), utility)
 }
 
-/// The BP-LIP LP. With `all_rows`, inputs with prior 0 are constrained too (needed for
-/// the interval design, whose endpoints stand for the interior priors).
+/// The BP-LIP LP: e^{−ε} ≤ q_xy / P_Y(y) ≤ e^ε under every prior for every constrained
+/// input x. An input is constrained when the mean prior P̄ gives it mass, even under a
+/// prior that gives it none: the lift of such an x is not part of that prior's LIP, but
+/// the modular property (Jiang et al. Lemma 2) that makes the channel ε-LIP under P̄
+/// needs its bounds under each prior (with the priors [½, ½, 0] and [⅓, ⅓, ⅓], a third
+/// row bounded only under the second prior audits above ε under their mean). With
+/// `all_rows`, every input is constrained (needed for the interval design, whose
+/// endpoints stand for the interior priors).
 ///
 /// The LP is solved at ε·(1 − 1e-7) so that the solver's feasibility tolerance cannot
 /// push a lift past ε; the result is then re-checked by the caller's audit.
@@ -326,6 +335,7 @@ pub(crate) fn bp_lip_channel(
     let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
     let target = eps * (1.0 - 1e-7);
     let (up, lo) = (libm::exp(target), libm::exp(-target));
+    let constrained = constrained_rows(priors, all_rows);
     let mut lp = Lp::minimise();
     let q: Vec<usize> = (0..k * k).map(|i| lp.var(mean[i / k] * d.get(i / k, i % k))).collect();
     for x in 0..k {
@@ -338,7 +348,7 @@ pub(crate) fn bp_lip_channel(
             let mut terms: Vec<(usize, f64)> = (0..k).filter(|&x| p[x] > 0.0).map(|x| (q[x * k + y], p[x])).collect();
             terms.push((t[y], -1.0));
             lp.constraint(&terms, Cmp::Eq, 0.0);
-            for x in (0..k).filter(|&x| all_rows || p[x] > 0.0) {
+            for x in (0..k).filter(|&x| constrained[x]) {
                 lp.constraint(&[(q[x * k + y], 1.0), (t[y], -up)], Cmp::Le, 0.0);
                 lp.constraint(&[(q[x * k + y], 1.0), (t[y], -lo)], Cmp::Ge, 0.0);
             }
@@ -346,16 +356,21 @@ pub(crate) fn bp_lip_channel(
     }
     let (v, _) = lp.solve("BP-LIP RR")?;
     let w = clean_rows(k, k, v[..k * k].to_vec(), 1e-7, "BP-LIP RR")?;
-    repair(drop_negligible_outputs(w, priors, all_rows), priors, eps, all_rows)
+    repair(drop_negligible_outputs(w, &constrained), priors, eps, &constrained)
+}
+
+/// The inputs whose lifts [`bp_lip_channel`] bounds under every prior: all of them with
+/// `all_rows`, else those in the support of the mean prior (those some prior gives mass).
+fn constrained_rows(priors: &[Vec<f64>], all_rows: bool) -> Vec<bool> {
+    (0..priors[0].len()).map(|x| all_rows || priors.iter().any(|p| p[x] > 0.0)).collect()
 }
 
 /// An output the LP leaves at P_Y(y) ≈ 0 (below the solver's tolerance) has entries that
 /// are noise, and a noise entry of 0 next to a positive P_Y(y) is an infinite lift. Such
 /// an output is removed: its entries in the constrained rows are set to 0 and those rows
 /// renormalised (a change of at most |Y|·1e-9 per row), so it is never released.
-fn drop_negligible_outputs(w: Matrix, priors: &[Vec<f64>], all_rows: bool) -> Matrix {
+fn drop_negligible_outputs(w: Matrix, constrained: &[bool]) -> Matrix {
     let (k, ny) = (w.rows(), w.cols());
-    let constrained: Vec<bool> = (0..k).map(|x| all_rows || priors.iter().any(|p| p[x] > 0.0)).collect();
     let mut v = w.as_slice().to_vec();
     for y in 0..ny {
         let peak = (0..k).filter(|&x| constrained[x]).map(|x| v[x * ny + y]).fold(0.0, f64::max);
@@ -382,22 +397,23 @@ fn hamming_distance(k: usize) -> Matrix {
     Matrix::from_flat(k, k, (0..k * k).map(|i| if i / k == i % k { 0.0 } else { 1.0 }).collect())
 }
 
-/// Worst |ln l(x,y)| over the priors (inputs with prior 0 included when `all_rows`).
-fn worst_lip(w: &Matrix, priors: &[Vec<f64>], all_rows: bool) -> f64 {
+/// Worst |ln (q_xy / P_Y(y))| over the priors and the `constrained` inputs x, whether or
+/// not the prior gives x mass (see [`bp_lip_channel`]).
+fn worst_lip(w: &Matrix, priors: &[Vec<f64>], constrained: &[bool]) -> f64 {
     let (k, ny) = (w.rows(), w.cols());
     let mut worst = 0.0f64;
     for p in priors {
         for y in 0..ny {
             let py: f64 = (0..k).map(|x| p[x] * w.get(x, y)).sum();
             if py <= 0.0 {
-                // Unreleased under this prior; with `all_rows`, an input of prior 0 that
-                // releases y makes the lift of the others 0 at nearby priors.
-                if all_rows && (0..k).any(|x| w.get(x, y) > 0.0) {
+                // Unreleased under this prior; a constrained input that releases y has
+                // an unbounded lift here (under the mean prior, or at nearby priors).
+                if (0..k).any(|x| constrained[x] && w.get(x, y) > 0.0) {
                     return f64::INFINITY;
                 }
                 continue;
             }
-            for x in (0..k).filter(|&x| all_rows || p[x] > 0.0) {
+            for x in (0..k).filter(|&x| constrained[x]) {
                 let l = w.get(x, y) / py;
                 worst = worst.max(if l > 0.0 { libm::log(l).abs() } else { f64::INFINITY });
             }
@@ -413,9 +429,9 @@ fn worst_lip(w: &Matrix, priors: &[Vec<f64>], all_rows: bool) -> f64 {
 /// l' = (1−λ)l + λ), for the smallest λ found by bisection that restores ε with a 1e-10
 /// relative margin for the audit's upward rounding. λ = 1 gives an output independent
 /// of X, so a solution always exists; the utility lost is of the order of λ.
-fn repair(w: Matrix, priors: &[Vec<f64>], eps: f64, all_rows: bool) -> Result<Matrix> {
+fn repair(w: Matrix, priors: &[Vec<f64>], eps: f64, constrained: &[bool]) -> Result<Matrix> {
     let target = eps * (1.0 - 1e-10);
-    if worst_lip(&w, priors, all_rows) <= target {
+    if worst_lip(&w, priors, constrained) <= target {
         return Ok(w);
     }
     let (k, ny) = (w.rows(), w.cols());
@@ -428,14 +444,14 @@ fn repair(w: Matrix, priors: &[Vec<f64>], eps: f64, all_rows: bool) -> Result<Ma
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..64 {
         let mid = 0.5 * (lo + hi);
-        if worst_lip(&mix(mid), priors, all_rows) <= target {
+        if worst_lip(&mix(mid), priors, constrained) <= target {
             hi = mid;
         } else {
             lo = mid;
         }
     }
     let m = mix(hi);
-    if worst_lip(&m, priors, all_rows) <= target {
+    if worst_lip(&m, priors, constrained) <= target {
         Ok(m)
     } else {
         Err(Error::DesignFailed { reason: "could not bring the LP solution within ε".into() })

@@ -67,7 +67,7 @@ use super::lift::{design_budget, JointView, Notion};
 use super::optimal_ldp::LdpPolytope;
 use super::orr::{assemble, optimal_response, response_over_vertices, with_extra};
 use super::rr::krr_matrix;
-use super::utility::channel_utility;
+use super::utility::{channel_utility, released_utility};
 use super::{check_eps, publish, Audited};
 use privlift::document::{Alphabet, Claims, Document, Matrix, SrlipJson};
 use privlift::error::{Error, Result};
@@ -270,7 +270,7 @@ pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
         .map(|(j, q)| Alphabet::indices(&alloc::format!("output_labels[{j}]"), q.cols()))
         .collect::<Result<_>>()?;
     let output = tuple_labels("output_labels", &outputs)?;
-    let utility = channel_utility(&source.p_x(), &w, None);
+    let utility = released_utility(&source.p_x(), &w, &released_outputs(&designs, w.cols()));
     let claims =
         Claims { lip: Some(eps), srlip: Some(SrlipJson { eps, attributes: sizes.clone() }), ..Claims::default() };
     let doc = publish(id, &source, Some(output), super::compact(w), claims, Audited::default(), utility)?;
@@ -287,6 +287,19 @@ pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
         })
         .collect();
     Ok(with_extra(doc, vec![("attributes", per.into()), ("calibration", scale.into())]))
+}
+
+/// What each of the product's `ny` outputs releases
+/// ([`super::utility::released_utility`]): the input x itself when every attribute is
+/// k-RR (whose output yʲ is the value xʲ = yʲ, so the product's output y is x = y in the
+/// same row-major order), else no value of X, since an ORR or optimal-LDP output is a
+/// posterior column and a tuple holding one is not a value of X either.
+fn released_outputs(designs: &[AttributeDesign], ny: usize) -> Vec<Option<usize>> {
+    if designs.iter().all(|d| d.construction == "krr") {
+        (0..ny).map(Some).collect()
+    } else {
+        vec![None; ny]
+    }
 }
 
 /// Largest factor by which [`calibrate`] scales the proven per-attribute budget.

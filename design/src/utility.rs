@@ -52,8 +52,9 @@ pub fn channel_utility(prior: &[f64], w: &Matrix, distortion: Option<&Matrix>) -
     Utility {
         mi_xy: Some(mi),
         nmi: Some(if h > 0.0 { (mi / h).min(1.0) } else { 1.0 }),
-        tv: square.then_some(1.0 - stay),
-        hamming: square.then_some(1.0 - stay),
+        // 1 − stay, never below 0: the rounded sum of P(x)P(x|x) can exceed 1 by an ulp.
+        tv: square.then_some((1.0 - stay).max(0.0)),
+        hamming: square.then_some((1.0 - stay).max(0.0)),
         expected_distortion: Some(match distortion {
             Some(d) => expectation(prior, w, |x, y| d.get(x, y)),
             None => mae,

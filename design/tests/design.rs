@@ -12,6 +12,8 @@ use privlift_design::{linear, oue, rr, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod common;
+
 fn labels(k: usize) -> Alphabet {
     Alphabet::indices("labels", k).unwrap()
 }
@@ -33,17 +35,7 @@ fn audit_published(doc: &Document) -> VerifiedMechanism {
     let doc = Document::from_json(&doc.to_json()).expect("published JSON re-parses");
     let report = doc.check(&Policy::default()).unwrap();
     assert!(report.claims_hold && !report.claims.is_empty(), "{:?}", report.claims);
-    let rows: Vec<Matrix> = match doc.mechanism() {
-        MechanismKind::PerSecret { p_y_given_sx, .. } => p_y_given_sx.clone(),
-        kind => kind.channel_matrix(doc.input().len()).into_iter().collect(),
-    };
-    for m in &rows {
-        for x in 0..m.rows() {
-            let s: f64 = m.row(x).iter().sum();
-            assert!((s - 1.0).abs() <= 1e-12, "row {x} sums to {s}");
-            assert!(m.row(x).iter().all(|&v| v >= 0.0));
-        }
-    }
+    common::assert_rows_stochastic(&doc, doc.id());
     doc.verify(&Policy::default()).unwrap()
 }
 

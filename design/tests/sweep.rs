@@ -16,19 +16,11 @@ use privlift_design::{optimal_ldp, orr, srr, watchdog, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod common;
+use common::{joint, normalised};
+
 fn prior(p: &[f64]) -> Source {
     Source::prior(Alphabet::indices("x", p.len()).unwrap(), p.to_vec()).unwrap()
-}
-
-fn joint(ns: usize, nx: usize, v: Vec<f64>) -> Source {
-    let t: f64 = v.iter().sum();
-    let m = Matrix::from_flat(ns, nx, v.iter().map(|x| x / t).collect());
-    Source::joint(Alphabet::indices("s", ns).unwrap(), Alphabet::indices("x", nx).unwrap(), m).unwrap()
-}
-
-fn normalised(v: Vec<f64>) -> Vec<f64> {
-    let t: f64 = v.iter().sum();
-    v.into_iter().map(|x| x / t).collect()
 }
 
 /// The families of the sweep.

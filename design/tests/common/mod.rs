@@ -1,7 +1,9 @@
-//! Simulation helpers shared by the estimation tests (seeded generators, named so).
+//! Helpers shared by the design tests: sources, the rows of a published mechanism, and
+//! the estimation tests' simulation (seeded generators, named so).
 #![allow(dead_code)] // each test file uses its own subset
 
-use privlift::document::Matrix;
+use privlift::document::{Alphabet, Document, Matrix, MechanismKind};
+use privlift_design::Source;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
@@ -20,4 +22,32 @@ pub fn draw(rng: &mut ChaCha8Rng, p: &[f64]) -> usize {
             u < acc
         })
         .unwrap_or(p.len() - 1)
+}
+
+/// The joint over |S| = `ns` and |X| = `nx` with entries `v` (rows s), normalised.
+pub fn joint(ns: usize, nx: usize, v: Vec<f64>) -> Source {
+    let m = Matrix::from_flat(ns, nx, normalised(v));
+    Source::joint(Alphabet::indices("s", ns).unwrap(), Alphabet::indices("x", nx).unwrap(), m).unwrap()
+}
+
+/// `v` divided by its sum.
+pub fn normalised(v: Vec<f64>) -> Vec<f64> {
+    let t: f64 = v.iter().sum();
+    v.into_iter().map(|x| x / t).collect()
+}
+
+/// Asserts that every row of the document's mechanism (each per-secret block, or its
+/// channel) is a distribution: non-negative entries summing to 1 within 1e-12.
+pub fn assert_rows_stochastic(doc: &Document, what: &str) {
+    let rows: Vec<Matrix> = match doc.mechanism() {
+        MechanismKind::PerSecret { p_y_given_sx, .. } => p_y_given_sx.clone(),
+        kind => kind.channel_matrix(doc.input().len()).into_iter().collect(),
+    };
+    for m in &rows {
+        for x in 0..m.rows() {
+            let s: f64 = m.row(x).iter().sum();
+            assert!((s - 1.0).abs() <= 1e-12, "{what}: row {x} sums to {s}");
+            assert!(m.row(x).iter().all(|&v| v >= 0.0), "{what}: row {x} has a negative entry");
+        }
+    }
 }
