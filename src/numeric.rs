@@ -293,6 +293,17 @@ impl core::fmt::Display for Shown {
     }
 }
 
+/// `v` in the shortest form that reads back to it, exactly as the float printer gives it
+/// (`1e-300`, `1.791e-10`, `0.25`): for figures too small for [`Shown`]'s plain notation.
+#[derive(Debug, Clone, Copy)]
+pub struct Exponent(pub f64);
+
+impl core::fmt::Display for Exponent {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(zmij::Buffer::new().format(self.0))
+    }
+}
+
 /// `v` in scientific notation with 4 significant digits (`1.235e8`, `-2e-300`, `inf`), for
 /// messages to people. Written with integer formatting only: core's float exponent
 /// formatting costs the client module several kilobytes.

@@ -56,6 +56,10 @@ use crate::sample::lattice::{Kind, LatticeMechanism};
 pub const TAIL_TARGET: f64 = 1e-17;
 /// Most multiply-adds of one exact audit (`n · (2T + 1)` per pass).
 pub const MAX_AUDIT_WORK: f64 = 4e9;
+/// Most entries (f64) of the Gaussian pmf tables of one audit, over its distinct scales:
+/// 256 MiB. One scale of σ = 2²⁰ lattice steps (the largest a document may state) needs
+/// 1.8·10⁷; 256 distinct scales that wide would need 40 GB.
+pub const MAX_TABLE_ENTRIES: f64 = (1u64 << 25) as f64;
 
 const U: f64 = UNIT_ROUNDOFF;
 
@@ -268,10 +272,32 @@ impl LatticeMechanism {
         Ok(if d.is_nan() { d } else { d.clamp(0.0, 1.0) })
     }
 
+    /// The pmf tables of the distinct Gaussian scales, once their sizes are known to be
+    /// within [`MAX_AUDIT_WORK`] (work) and [`MAX_TABLE_ENTRIES`] (memory): both are
+    /// checked from the widths alone, before any table is built.
     fn gaussian_tables(&self) -> Result<Vec<PmfTable>> {
         let Kind::Gaussian { samplers, .. } = &self.kind else { return Ok(Vec::new()) };
-        let tables = samplers.iter().map(PmfTable::gaussian).collect::<Result<Vec<_>>>()?;
-        let half = tables.iter().map(|t| t.half).max().unwrap_or(0);
+        let halves: Vec<usize> = samplers
+            .iter()
+            .map(|g| {
+                let (num, den) = g.variance();
+                half_width(num as f64 / den as f64)
+            })
+            .collect();
+        let entries: f64 = halves.iter().map(|&h| (2 * h + 1) as f64).sum();
+        if entries > MAX_TABLE_ENTRIES {
+            return Err(invalid(
+                "mechanism.sigma",
+                alloc::format!(
+                    "the exact audit's tables of the {} distinct noise scales need {} entries (limit {}): use fewer \
+                     distinct σ or a coarser step",
+                    samplers.len(),
+                    crate::numeric::Sci(entries),
+                    crate::numeric::Sci(MAX_TABLE_ENTRIES)
+                ),
+            ));
+        }
+        let half = halves.iter().copied().max().unwrap_or(0);
         let work = self.lattice.len() as f64 * (2 * half + 1) as f64;
         if work > MAX_AUDIT_WORK {
             return Err(invalid(
@@ -283,7 +309,7 @@ impl LatticeMechanism {
                 ),
             ));
         }
-        Ok(tables)
+        samplers.iter().map(PmfTable::gaussian).collect()
     }
 
     /// The LIP δ; with a finite `stop`, returns as soon as some point exceeds it.
