@@ -28,6 +28,9 @@ use crate::sample::AliasTable;
 /// Most lattice points a domain may have.
 pub const MAX_LATTICE_POINTS: usize = 4096;
 
+const TWO_48: f64 = (1u64 << 48) as f64;
+const TWO_49: f64 = (1u64 << 49) as f64;
+
 /// The points `lo + k·step`, `k = 0..n−1`, `n = ⌊(hi − lo)/step⌋ + 1` (the quotient is
 /// taken with a relative slack of 1e-12, so that `hi` on the lattice up to rounding
 /// counts as on it). The last point is `≤ hi` (up to that slack).
@@ -41,8 +44,10 @@ pub struct Lattice {
 
 impl Lattice {
     /// # Errors
-    /// `non_finite` (field `domain.lo`/`hi`/`step`); `invalid_argument` for `lo ≥ hi` or
-    /// `step ≤ 0`; `too_many_symbols` (field `domain`) beyond [`MAX_LATTICE_POINTS`].
+    /// `non_finite` (field `domain.lo`/`hi`/`step`); `invalid_argument` for `lo ≥ hi`,
+    /// `step ≤ 0`, or a step too small for the domain's magnitude (field `domain.step`:
+    /// lo or hi more than 2⁴⁹ steps from 0, or 2⁴⁸ steps beyond them not finite);
+    /// `too_many_symbols` (field `domain`) beyond [`MAX_LATTICE_POINTS`].
     pub fn new(lo: f64, hi: f64, step: f64) -> Result<Self> {
         for (name, v) in [("domain.lo", lo), ("domain.hi", hi), ("domain.step", step)] {
             if !v.is_finite() {
@@ -63,6 +68,24 @@ impl Lattice {
             return Err(invalid(
                 "domain.step",
                 alloc::format!("must be > 0; got {step}", step = crate::numeric::Shown(step)),
+            ));
+        }
+        // Released values lo + step·j, j up to ±2⁴⁷ beyond the domain (a Laplace noise
+        // of the widest scale a document may state, 2⁴⁰ steps, leaves that range with
+        // probability e^{−128}): distinct, recovered as j by `output_index`, and finite.
+        // Both need the domain's ends within 2⁴⁹ steps of 0 (then |y| < 2⁵⁰·step, whose
+        // rounding is below a quarter step), and step·2⁴⁸ beyond them finite.
+        let far = lo.abs().max(hi.abs());
+        if far > TWO_49 * step || !(far + step * TWO_48).is_finite() {
+            return Err(invalid(
+                "domain.step",
+                alloc::format!(
+                    "the released values lo + step·j must stay distinct and finite: lo and hi within \
+                     2^49 steps of 0, and 2^48 steps beyond them finite; got step {step} for [{lo}, {hi}]",
+                    step = crate::numeric::Shown(step),
+                    lo = crate::numeric::Shown(lo),
+                    hi = crate::numeric::Shown(hi)
+                ),
             ));
         }
         let r = (hi - lo) / step;
@@ -379,5 +402,27 @@ mod tests {
         assert!(lattice_index(f64::NAN, 1.0).is_err());
         assert!(lattice_index(1.0, 0.0).is_err());
         assert!(lattice_index(1e300, 1e-10).is_err());
+    }
+
+    /// A domain whose released values would collide (a step below the floats' spacing
+    /// there) or overflow (noise beyond f64::MAX) is refused; within the bounds, values
+    /// far beyond the domain are distinct, finite and read back as their index.
+    #[test]
+    fn released_values_stay_distinct_and_finite() {
+        for (lo, hi, step) in [(1e16, 1e16 + 22.0, 1.9), (1e308, 1.7e308, 1e307), (-1e20, 1e20, 1e4)] {
+            let e = Lattice::new(lo, hi, step).unwrap_err();
+            assert_eq!((e.code(), e.to_string().contains("domain.step")), ("invalid_argument", true), "{lo} {hi}");
+        }
+        let two49 = (1u64 << 49) as f64;
+        for (lo, hi, step) in [(0.0, 1.0, 0.25), (two49 - 4000.0, two49, 1.0), (-1e290, 1e290, 1e287)] {
+            let l = Lattice::new(lo, hi, step).unwrap();
+            let n = l.len() as i64;
+            for j in [-(1i64 << 47), -1, 0, n - 1, n + (1 << 47)] {
+                let y = l.value(j);
+                assert!(y.is_finite(), "{lo} {j}");
+                assert_eq!(l.output_index(y).unwrap(), j, "[{lo}, {hi}] step {step}: j = {j}");
+                assert!(l.value(j + 1) > y, "{lo} {j}");
+            }
+        }
     }
 }
