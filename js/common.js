@@ -21,10 +21,11 @@ export const CONTINUOUS_KINDS = Object.freeze(['gaussian', 'laplace', 'sampling'
  */
 export const JS_ERROR_CODES = Object.freeze([
   'http', // fetchMechanism: the server answered with a non-2xx status
-  'network', // fetchMechanism: fetch() itself failed (DNS, CORS, offline, aborted)
+  'network', // fetchMechanism, sendReports: fetch() itself failed (DNS, CORS, offline, aborted)
   'init', // the wasm module could not be loaded or instantiated
   'budget_exceeded', // ledger: the release would take the total leakage above the budget
   'storage', // ledger: the requested storage (IndexedDB) failed
+  'invalid_state', // a method of an object whose wasm memory free() released
 ]);
 
 /** The one error class privlift throws. Branch on `code`, never on `message`. */
@@ -78,6 +79,11 @@ export function typeOf(v) {
   const t = typeof v;
   if (t === 'number') return Number.isNaN(v) ? 'NaN' : (Number.isFinite(v) ? 'a number' : 'an infinite number');
   return t === 'object' ? 'an object' : `a ${t}`;
+}
+
+/** What a method of a `cls` instance throws once free() (or a `using` block) released its wasm memory. */
+export function freed(cls) {
+  return new PrivliftError('invalid_state', `this ${cls} was freed (by free() or the end of its \`using\` block) and cannot be used any more`);
 }
 
 export function invalid(name, reason) {

@@ -38,7 +38,11 @@ export interface ContinuousClaims {
 export interface ContinuousPolicy {
   lip?: EpsDelta;
   ldp?: EpsDelta;
-  /** The verification cost budget in work units (default 2^28); above it: `too_costly`. */
+  /**
+   * The verification cost budget in work units (default 2^28); above it: `too_costly`. A
+   * Gaussian document of more than about 1,000 lattice points can need more (see
+   * `designContinuous` in 'privlift/design').
+   */
   maxVerifyWork?: number;
 }
 
@@ -96,11 +100,16 @@ export interface ContinuousReceipt {
   min_ratio_x: number;
   max_ratio: number;
   max_ratio_x: number;
-  user_x: number | null;
-  user_point: number | null;
-  user_ratio: number | null;
-  lip: EpsDelta | null;
-  ldp: EpsDelta | null;
+  /** The user's own `x` as passed to receipt(y, x); undefined without one. */
+  user_x: number | undefined;
+  /** The lattice point nearest `x`; undefined without `x`. */
+  user_point: number | undefined;
+  /** P(y | user_point) / P(y); undefined without `x`. */
+  user_ratio: number | undefined;
+  /** The document's (ε, δ)-LIP claim, which verification proved; undefined when it makes none. */
+  lip: EpsDelta | undefined;
+  /** The document's (ε, δ)-LDP claim, which verification proved; undefined when it makes none. */
+  ldp: EpsDelta | undefined;
 }
 
 /** What a client sends a collector for one released value (`ContinuousMechanism.report`). */
@@ -132,6 +141,10 @@ export class ContinuousDocument {
   check(policy?: ContinuousPolicy): ContinuousVerification;
   /** Verifies claims and policy on the exact sampler; throws `no_claims`, `claim_violated`, `policy_violated`, `invalid_argument`. */
   verify(policy?: ContinuousPolicy): ContinuousMechanism;
+  /**
+   * Releases the wasm memory now (otherwise the garbage collector does it). Afterwards every
+   * method throws PrivliftError `invalid_state`; a second free() does nothing.
+   */
   free(): void;
   /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
   [Symbol.dispose](): void;
@@ -162,6 +175,10 @@ export class ContinuousMechanism {
   receipt(y: number, x?: number): ContinuousReceipt;
   audit(): ContinuousAudit;
   verification(): ContinuousVerification;
+  /**
+   * Releases the wasm memory now (otherwise the garbage collector does it). Afterwards every
+   * method throws PrivliftError `invalid_state`; a second free() does nothing.
+   */
   free(): void;
   /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
   [Symbol.dispose](): void;

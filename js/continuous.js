@@ -9,7 +9,7 @@
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import { sha256Hex, reportId } from './reports.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, fetchBytes, wasmSource, typeOf, summarised,
+  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, fetchBytes, wasmSource, typeOf, summarised, freed,
 } from './common.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
@@ -66,14 +66,20 @@ export async function fetchContinuousMechanism(url, policy, fetchOptions) {
  * parseContinuousMechanism.
  */
 export class ContinuousDocument {
-  #d;
+  #handle;
   #sha256;
 
   /** @internal */
   constructor(handle, sha256) {
     if (!(handle instanceof raw.ContinuousDocument)) throw invalid('handle', 'use parseContinuousMechanism() to make a ContinuousDocument');
-    this.#d = handle;
+    this.#handle = handle;
     this.#sha256 = sha256;
+  }
+
+  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
+  get #d() {
+    if (this.#handle === null) throw freed('ContinuousDocument');
+    return this.#handle;
   }
 
   get id() { return this.#d.id; }
@@ -105,7 +111,12 @@ export class ContinuousDocument {
     return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.#sha256);
   }
 
-  free() { this.#d.free(); }
+  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
+  free() {
+    const h = this.#handle;
+    this.#handle = null;
+    h?.free();
+  }
 }
 
 /**
@@ -133,16 +144,22 @@ function toFloat64(xs, name) {
 
 /** A verified continuous mechanism, perturbing with crypto.getRandomValues. */
 export class ContinuousMechanism {
-  #m;
+  #handle;
   #kind;
   #sha256;
 
   /** @internal */
   constructor(handle, sha256) {
     if (!(handle instanceof raw.ContinuousMechanism)) throw invalid('handle', 'use ContinuousDocument.verify() to make a ContinuousMechanism');
-    this.#m = handle;
+    this.#handle = handle;
     this.#kind = handle.kind;
     this.#sha256 = sha256;
+  }
+
+  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
+  get #m() {
+    if (this.#handle === null) throw freed('ContinuousMechanism');
+    return this.#handle;
   }
 
   get id() { return this.#m.id; }
@@ -203,7 +220,12 @@ export class ContinuousMechanism {
   /** The full verification report (claims and policy checks). */
   verification() { return guard(() => this.#m.verification()); }
 
-  free() { this.#m.free(); }
+  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
+  free() {
+    const h = this.#handle;
+    this.#handle = null;
+    h?.free();
+  }
 }
 
 if (typeof Symbol.dispose === 'symbol') {

@@ -45,6 +45,13 @@ export function initDesign(input?: InitInput): Promise<void>;
 /** Designs a mechanism; resolves to the audited document as JSON text. Rejects with PrivliftError. */
 export function design(method: DesignMethod, request: DesignRequest): Promise<string>;
 export function designMethods(): Promise<DesignMethod[]>;
+/**
+ * Unbiased estimate of P_X from report counts (per output; unary encoding: ones per bit,
+ * with `n`). It inverts the channel, so the channel must be square and invertible; another
+ * (an LP design that leaves an output unused, such as 'rr-lip' at a small ε, or a merging
+ * design) is refused with `invalid_argument` naming `documentJson`. `privlift estimate` and
+ * the collector's estimates route estimate any channel by maximum likelihood.
+ */
 export function estimate(
   documentJson: string | object,
   counts: ArrayLike<number>,
@@ -60,7 +67,11 @@ export type ContinuousPriorJson =
 
 export interface ContinuousDesignRequest {
   method: ContinuousDesignMethod;
-  /** Values in [lo, hi] are released on the lattice lo + step·j (at most 4096 points). */
+  /**
+   * Values in [lo, hi] are released on the lattice lo + step·j (at most 4096 points). A
+   * client's default `verify()` (budget 2^28 work units) accepts fewer for the Gaussian
+   * methods: see `designContinuous`.
+   */
   domain: { lo: number; hi: number; step: number };
   prior: ContinuousPriorJson;
   /** ε in nats. */
@@ -80,7 +91,19 @@ export interface GmmFit {
   iterations: number;
 }
 
-/** Designs a continuous mechanism; resolves to the audited document as JSON text. */
+/**
+ * Designs a continuous mechanism; resolves to the audited document as JSON text.
+ *
+ * Up to 4096 lattice points are designed, but verifying a Gaussian document costs about
+ * the square of its points times its noise width, and a client's default budget (2^28 work
+ * units) refuses more with `too_costly`. As measured: 'gaussian-lip' and
+ * 'gaussian-lip-instance' verify by default up to about 1,100–1,300 points at ε 1, δ 1e-5
+ * (depending on the prior; about 850 at ε 0.5, δ 1e-6, and 1,800 at ε 2, δ 1e-3),
+ * 'analytic-gaussian' up to about 940 (640; 1,500). 'laplace-lip', 'laplace-ldp' and
+ * 'sampling' verified at 4096. A client that accepts the cost raises the budget with its
+ * policy's `maxVerifyWork` (the `too_costly` message states the work needed: 4096 Gaussian
+ * points take about 10–20× the default).
+ */
 export function designContinuous(request: ContinuousDesignRequest): Promise<string>;
 export function continuousDesignMethods(): Promise<ContinuousDesignMethod[]>;
 /** A GMM prior fitted by EM, 1..maxComponents (default 4) components chosen by BIC. */

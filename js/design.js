@@ -54,7 +54,11 @@ export async function designMethods() {
 
 /**
  * Unbiased estimate of P_X from report counts (per output; for unary encoding, ones per
- * bit with `n` the number of reports): `{estimate, std_error, n, projected?}`.
+ * bit with `n` the number of reports): `{estimate, std_error, n, projected?}`. It inverts
+ * the channel, so the channel must be square and invertible: an LP design that leaves an
+ * output unused (rr-lip at a small ε), or a merging one, is refused (`invalid_argument`
+ * naming `documentJson`); `privlift estimate` and the collector estimate any channel by
+ * maximum likelihood.
  */
 export async function estimate(documentJson, counts, { n, project = false } = {}) {
   await initDesign();
@@ -63,7 +67,13 @@ export async function estimate(documentJson, counts, { n, project = false } = {}
     doc = raw.Document.parse(typeof documentJson === 'string' ? documentJson : JSON.stringify(documentJson));
     return raw.estimate(doc, Float64Array.from(counts), n, project);
   } catch (e) {
-    throw convert(e);
+    const err = convert(e);
+    // The core calls the channel `mechanism`; the caller passed it as `documentJson`.
+    const named = 'invalid `mechanism`:';
+    if (err instanceof PrivliftError && err.code === 'invalid_argument' && err.message.startsWith(named)) {
+      throw new PrivliftError(err.code, `invalid \`documentJson\`:${err.message.slice(named.length)}`, { cause: e });
+    }
+    throw err;
   } finally {
     doc?.free();
   }

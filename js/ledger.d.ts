@@ -47,6 +47,13 @@ export class Ledger {
   readonly budget: Budget;
   releases(attribute?: string): Promise<Release[]>;
   bound(attribute: string, mechanism?: Mechanism): Promise<Bound>;
+  /**
+   * Perturbs `value` (a label, or an input index) for `attribute` if the budget allows
+   * (else `budget_exceeded`) and records the release; `memoize` gives an already released
+   * value the same output again. One output label per call: a unary-encoding mechanism
+   * (kind 'unary', e.g. OUE, which releases a bit vector) is not supported and is refused
+   * with `invalid_argument`.
+   */
   release(attribute: string, mechanism: Mechanism, value: Value, options?: { memoize?: boolean }): Promise<ReleaseResult>;
   export(): Promise<{ origin: string; budget: Budget; releases: Release[] }>;
   clear(): Promise<void>;

@@ -192,10 +192,14 @@ export class Ledger {
    * Perturbs `value` with `mechanism` for `attribute`, if the budget allows, and records
    * the release. With `{memoize: true}`, a value already released through the same
    * mechanism gets the same output again and nothing new is recorded.
-   * Resolves to `{output, label, receipt, bound, memoized}`.
+   * Resolves to `{output, label, receipt, bound, memoized}`. A unary-encoding mechanism
+   * (kind 'unary', e.g. OUE: a bit vector per release) is refused with `invalid_argument`.
    */
   async release(attribute, mechanism, value, { memoize = false } = {}) {
     if (typeof attribute !== 'string' || attribute === '') throw invalid('attribute', 'expected a non-empty string');
+    if (mechanism?.kind === 'unary') {
+      throw invalid('mechanism', 'the ledger releases one output label per call; unary encodings (bit vectors) are not supported');
+    }
     const x = mechanism.inputIndex(value, 'value');
     // The memo key identifies the mechanism (its S-audit numbers, as before the X-audit,
     // so outputs memoised by an earlier version are found again); it bounds nothing.
@@ -218,7 +222,9 @@ export class Ledger {
           `${after[notion].toFixed(4)} nats, above the budget of ${cap} nats (${after.releases - 1} earlier releases)`);
       }
     }
-    const y = mechanism.perturb(x);
+    // `x` is an index: perturbIndex never reads it as a label (with labels such as
+    // ["1", "2", "3"], perturb(1) would refuse the number as ambiguous).
+    const y = mechanism.perturbIndex(x);
     await this.#store.add(describe(mechanism, attribute, this.#origin));
     if (key !== null) await this.#store.putMemo(key, y);
     return { output: y, label: mechanism.outputLabels[y], receipt: mechanism.receipt(y), bound: after, memoized: false };

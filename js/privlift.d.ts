@@ -38,14 +38,19 @@ export type MechanismKind = 'matrix' | 'per_secret' | 'unary' | 'krr' | 'rr_lip'
 export type JsErrorCode =
   /** fetchMechanism: the server answered with a non-2xx status (see `status`). */
   | 'http'
-  /** fetchMechanism: fetch() failed (offline, DNS, CORS, aborted) or the body could not be read. */
+  /**
+   * fetchMechanism: fetch() failed (offline, DNS, CORS, aborted) or the body could not be read.
+   * sendReports: every attempt failed, or `signal` aborted them (the abort reason is the `cause`).
+   */
   | 'network'
   /** The wasm module could not be loaded or instantiated. */
   | 'init'
   /** Ledger: the release would take the attribute's total leakage bound above the budget. */
   | 'budget_exceeded'
   /** Ledger: the requested storage (IndexedDB) failed. */
-  | 'storage';
+  | 'storage'
+  /** A method was called on an object whose wasm memory free() (or a `using` block) released. */
+  | 'invalid_state';
 
 /**
  * Every `code` a PrivliftError can carry. Of the core's, `infeasible` and `design_failed`
@@ -308,6 +313,7 @@ export interface SendReportsOptions {
   retries?: number;
   /** The first wait between attempts in ms, doubled each time (default 250). */
   backoffMs?: number;
+  /** Aborts the post and its retries: PrivliftError `network`, with the abort reason as `cause`. */
   signal?: AbortSignal;
   /** The fetch to use (default globalThis.fetch). */
   fetch?: (input: string | URL, init?: object) => Promise<{ status: number; json(): Promise<unknown> }>;
@@ -316,7 +322,8 @@ export interface SendReportsOptions {
 /**
  * Posts reports to a collector's `POST /v1/reports`; resolves to its 202 `{accepted,
  * duplicates}`. Throws PrivliftError `invalid_argument`, `http` (a refused batch: `status`,
- * `serverCode`), `network` (every attempt failed).
+ * `serverCode`), `network` (every attempt failed, or `options.signal` aborted them: the
+ * abort reason is the error's `cause`).
  */
 export function sendReports(
   url: string | URL,
@@ -364,6 +371,10 @@ export class Document {
   /** Verifies claims and policy; throws `no_claims`, `claim_violated`, `policy_violated`, `invalid_argument`. */
   verify(policy?: Policy): Mechanism;
   /** Releases the wasm memory now (otherwise the garbage collector does). */
+  /**
+   * Releases the wasm memory now (otherwise the garbage collector does it). Afterwards every
+   * method throws PrivliftError `invalid_state`; a second free() does nothing.
+   */
   free(): void;
   /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
   [Symbol.dispose](): void;
@@ -427,6 +438,10 @@ export class Mechanism {
   /** The full verification report. */
   verification(): Verification;
   /** Releases the wasm memory now (otherwise the garbage collector does). */
+  /**
+   * Releases the wasm memory now (otherwise the garbage collector does it). Afterwards every
+   * method throws PrivliftError `invalid_state`; a second free() does nothing.
+   */
   free(): void;
   /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
   [Symbol.dispose](): void;

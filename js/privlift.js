@@ -12,7 +12,7 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, fetchBytes, wasmSource, summarised, embeddedWasm,
+  documentBytes, fetchBytes, wasmSource, summarised, embeddedWasm, freed,
 } from './common.js';
 import { sha256Hex, reportId } from './reports.js';
 
@@ -133,14 +133,20 @@ export async function fetchMechanism(url, policy, fetchOptions) {
 
 /** A parsed, validated, NOT yet verified document. Get one from parseMechanism. */
 export class Document {
-  #d;
+  #handle;
   #sha256;
 
   /** @internal */
   constructor(handle, sha256) {
     if (!(handle instanceof raw.Document)) throw invalid('handle', 'use parseMechanism() to make a Document');
-    this.#d = handle;
+    this.#handle = handle;
     this.#sha256 = sha256;
+  }
+
+  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
+  get #d() {
+    if (this.#handle === null) throw freed('Document');
+    return this.#handle;
   }
 
   get id() { return this.#d.id; }
@@ -173,15 +179,17 @@ export class Document {
     return new Mechanism(guard(() => this.#d.verify(policy)), this.#sha256);
   }
 
-  /** Releases the wasm memory now (otherwise the garbage collector does it). */
+  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
   free() {
-    this.#d.free();
+    const h = this.#handle;
+    this.#handle = null;
+    h?.free();
   }
 }
 
 /** A verified mechanism, perturbing with crypto.getRandomValues. Get one from Document.verify. */
 export class Mechanism {
-  #m;
+  #handle;
   #labels;
   #outputLabels;
   #secretLabels;
@@ -193,10 +201,16 @@ export class Mechanism {
   /** @internal */
   constructor(handle, sha256) {
     if (!(handle instanceof raw.Mechanism)) throw invalid('handle', 'use Document.verify() to make a Mechanism');
-    this.#m = handle;
+    this.#handle = handle;
     this.#sha256 = sha256;
     // Read once: the getter builds a string in wasm on every call (it cost 10× on perturb).
     this.#kind = handle.kind;
+  }
+
+  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
+  get #m() {
+    if (this.#handle === null) throw freed('Mechanism');
+    return this.#handle;
   }
 
   get id() { return this.#m.id; }
@@ -416,9 +430,11 @@ export class Mechanism {
   /** The full verification report (claims and policy checks). */
   verification() { return guard(() => this.#m.verification()); }
 
-  /** Releases the wasm memory now (otherwise the garbage collector does it). */
+  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
   free() {
-    this.#m.free();
+    const h = this.#handle;
+    this.#handle = null;
+    h?.free();
   }
 }
 

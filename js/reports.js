@@ -63,7 +63,7 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
  * collector counts each id once. Resolves to `{accepted, duplicates}` from the collector's
  * 202. Throws PrivliftError `invalid_argument` (a malformed report, before any request),
  * `http` (a 4xx other than 429, not retried: `status` and the collector's `serverCode` set),
- * `network` (every attempt failed).
+ * `network` (every attempt failed, or `signal` aborted them: its reason is the `cause`).
  */
 export async function sendReports(url, reports, options = {}) {
   checkUrl(url);
@@ -71,9 +71,17 @@ export async function sendReports(url, reports, options = {}) {
   if (!Number.isInteger(retries) || retries < 0) throw invalid('options.retries', `expected an integer ≥ 0, got ${describe(retries)}`);
   if (typeof backoffMs !== 'number' || !(backoffMs >= 0)) throw invalid('options.backoffMs', `expected a number ≥ 0, got ${describe(backoffMs)}`);
   const body = reportsBody(reports);
+  // An abort (before or during an attempt, or while waiting to retry) ends the retries.
+  const aborted = (e) => new PrivliftError('network', `posting reports to ${url} was aborted`, { cause: e });
   let last = null;
   for (let attempt = 0; attempt <= retries; attempt++) {
-    if (attempt > 0) await sleep(backoffMs * 2 ** (attempt - 1), signal);
+    if (attempt > 0) {
+      try {
+        await sleep(backoffMs * 2 ** (attempt - 1), signal);
+      } catch (e) {
+        throw aborted(e);
+      }
+    }
     let res;
     try {
       res = await fetchFn(url, {
@@ -81,7 +89,7 @@ export async function sendReports(url, reports, options = {}) {
         keepalive: body.length < 60_000, // survives the page's unload when small enough
       });
     } catch (e) {
-      if (signal?.aborted) throw e;
+      if (signal?.aborted) throw aborted(e);
       last = new PrivliftError('network', `could not post reports to ${url}: ${e && e.message ? e.message : e}`, { cause: e });
       continue;
     }

@@ -52,6 +52,11 @@ test('perturb stays on the lattice and the receipt matches P(y|x)/P(y)', async (
   assert.ok(Math.abs(r.user_ratio / expected - 1) < 1e-4, `${r.user_ratio} vs ${expected}`);
   assert.ok(r.max_ratio <= Math.exp(1) * (1 + 1e-9) && r.min_ratio >= Math.exp(-1) * (1 - 1e-9));
   assert.ok(r.xs.length <= 256 && r.xs.length === r.ratios.length);
+  // What continuous.d.ts says: undefined (never null) without `x`, and for an unclaimed notion.
+  assert.deepEqual(r.lip, { eps: 1, delta: 0 });
+  assert.equal(r.ldp, undefined);
+  const bare = mech.receipt(y);
+  for (const k of ['user_x', 'user_point', 'user_ratio', 'ldp']) assert.equal(bare[k], undefined, k);
   mech.free();
 });
 
@@ -215,4 +220,51 @@ test('console.log and JSON.stringify show a summary of a continuous mechanism', 
   mech.free();
   doc.free();
   assert.deepEqual(JSON.parse(JSON.stringify(mech)), { freed: true });
+});
+
+test('after free(), a continuous document or mechanism throws PrivliftError invalid_state; a second free() does nothing', async () => {
+  const json = await designContinuous({ method: 'laplace-lip', domain, prior: gmm, epsilon: 1 });
+  const doc = await parseContinuousMechanism(json);
+  const mech = doc.verify({ lip: { eps: 1 } });
+  const y = mech.perturb(50000);
+  mech.free();
+  mech.free();
+  if (typeof Symbol.dispose === 'symbol') mech[Symbol.dispose]();
+  doc.free();
+  doc.free();
+  const freed = (cls) => (e) => e instanceof PrivliftError && e.code === 'invalid_state' && e.message.includes(`${cls} was freed`);
+  for (const call of [() => mech.perturb(50000), () => mech.receipt(y), () => mech.report(y), () => mech.domain, () => mech.audit()]) {
+    assert.throws(call, freed('ContinuousMechanism'));
+  }
+  for (const call of [() => doc.verify(), () => doc.check(), () => doc.domain, () => doc.toJson()]) {
+    assert.throws(call, freed('ContinuousDocument'));
+  }
+});
+
+test('the default verify budget and Gaussian lattice sizes: as design.d.ts and the README say', async () => {
+  const doc = async (method, points) => {
+    const hi = points - 1;
+    return parseContinuousMechanism(await designContinuous({
+      method, domain: { lo: 0, hi, step: 1 }, prior: { gaussian: { mean: hi / 2, sd: hi / 8 } }, epsilon: 1, delta: 1e-5,
+    }));
+  };
+  // Documented: gaussian-lip verifies by default up to about 1,100–1,300 points at ε 1,
+  // δ 1e-5, analytic-gaussian up to about 940; beyond, too_costly until maxVerifyWork is raised.
+  for (const [method, fits, over] of [['gaussian-lip', 1100, 1400], ['analytic-gaussian', 900, 1000]]) {
+    const small = await doc(method, fits);
+    small.verify().free();
+    small.free();
+    const big = await doc(method, over);
+    assert.throws(() => big.verify(), (e) => e instanceof PrivliftError && e.code === 'too_costly' && /maxVerifyWork/.test(e.message), method);
+    big.verify({ maxVerifyWork: 2 ** 30 }).free();
+    big.free();
+  }
+  const { readFile } = await import('node:fs/promises');
+  const dts = await readFile(new URL('../../js/design.d.ts', import.meta.url), 'utf8');
+  const readme = await readFile(new URL('../../js/README.md', import.meta.url), 'utf8');
+  for (const [name, text] of [['design.d.ts', dts], ['js/README.md', readme]]) {
+    assert.match(text, /1,100–1,300 points/, name);
+    assert.match(text, /940/, name);
+    assert.match(text, /maxVerifyWork/, name);
+  }
 });

@@ -53,6 +53,18 @@ test('estimate inverts the channel on exact expected counts', async () => {
   assert.ok(Math.abs(est.n - n) < 1e-6 * n, `${est.n}`);
 });
 
+test('estimate refuses a channel it cannot invert, naming the argument passed (documentJson)', async () => {
+  // rr-lip at ε 0.5 on this prior never outputs 'a': rank-deficient, so no unbiased inversion.
+  const json = await design('rr-lip', { prior: { labels: ['a', 'b', 'c'], p: [0.2, 0.3, 0.5] }, epsilon: 0.5 });
+  assert.ok(JSON.parse(json).mechanism.p_y_given_x.every((row) => row[0] === 0), 'the example is rank-deficient');
+  for (const doc of [json, JSON.parse(json)]) {
+    await assert.rejects(estimate(doc, [30, 30, 40]), (e) => e instanceof PrivliftError && e.code === 'invalid_argument'
+      && e.message.startsWith('invalid `documentJson`:') && /not invertible/.test(e.message) && !e.message.includes('`mechanism`'));
+  }
+  // Other argument names are left as the core gives them.
+  await assert.rejects(estimate(await design('krr', { prior, epsilon: 1 }), [1, -1, 1, 1]), (e) => e.code === 'invalid_argument' && /`counts/.test(e.message));
+});
+
 test('lift-measure notions and SRLIP design documents the client verifies', async () => {
   for (const notion of ['l1', 'chi2', 'alpha']) {
     const req = { joint, epsilon: 0.5, notion, ...(notion === 'alpha' ? { alpha_order: 3 } : {}) };

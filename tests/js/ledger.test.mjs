@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseMechanism, PrivliftError } from 'privlift';
 import { openLedger } from 'privlift/ledger';
+import { design } from 'privlift/design';
 
 function krr(k, eps, id) {
   const e = Math.exp(eps);
@@ -104,4 +105,34 @@ test('in Node: auto storage is memory and says so once; indexeddb and localstora
     await assert.rejects(openLedger({ storage }), (e) => e instanceof PrivliftError && e.code === 'storage' && /storage: 'memory'/.test(e.message), storage);
   }
   await assert.rejects(openLedger({ storage: 'disk' }), (e) => e instanceof PrivliftError && e.code === 'invalid_argument');
+});
+
+test('numeric labels that are not their positions: release resolves the label once, by index', async () => {
+  // Labels "1", "2", "3": the label "2" is index 1, and the number 1 would be ambiguous to
+  // perturb; the ledger must perturb the index it resolved, never re-read it as a value.
+  const doc = { ...krr(3, 1, 'num'), labels: ['1', '2', '3'] };
+  const m = (await parseMechanism(doc)).verify({});
+  const ledger = await openLedger({ origin: 'https://num.example', budget: { ldp: 10 }, storage: 'memory' });
+  for (const value of ['1', '2', '3']) {
+    const r = await ledger.release('g', m, value);
+    assert.ok(Number.isInteger(r.output) && r.output < 3, value);
+    assert.equal(r.label, m.outputLabels[r.output]);
+  }
+  const first = await ledger.release('h', m, '2', { memoize: true });
+  const again = await ledger.release('h', m, '2', { memoize: true });
+  assert.equal(first.memoized, false);
+  assert.equal(again.memoized, true);
+  assert.equal(again.output, first.output);
+  assert.equal((await ledger.releases()).length, 4);
+});
+
+test('a unary (OUE) mechanism is refused up front: the ledger releases one label per call', async () => {
+  const json = await design('oue', { prior: { labels: ['a', 'b', 'c'], p: [0.2, 0.3, 0.5] }, epsilon: 1 });
+  const m = (await parseMechanism(json)).verify({});
+  assert.equal(m.kind, 'unary');
+  const ledger = await openLedger({ origin: 'https://oue.example', storage: 'memory' });
+  await assert.rejects(ledger.release('u', m, 'a'), (e) => e instanceof PrivliftError && e.code === 'invalid_argument'
+    && /unary/.test(e.message) && /not supported/.test(e.message) && !/perturbBits/.test(e.message));
+  await assert.rejects(ledger.release('u', m, 'a', { memoize: true }), (e) => e.code === 'invalid_argument');
+  assert.equal((await ledger.releases()).length, 0, 'nothing recorded');
 });

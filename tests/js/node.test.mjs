@@ -404,7 +404,7 @@ describe('errors', () => {
     const core = raw.errorCodes();
     assert.ok(core.length >= 20);
     assert.deepEqual(errorCodes.slice(0, core.length), core, 'core codes first, in order');
-    assert.deepEqual(errorCodes.slice(core.length), ['http', 'network', 'init', 'budget_exceeded', 'storage']);
+    assert.deepEqual(errorCodes.slice(core.length), ['http', 'network', 'init', 'budget_exceeded', 'storage', 'invalid_state']);
     assert.ok(Object.isFrozen(errorCodes));
     const dts = await readFile(new URL('../../js/privlift.d.ts', import.meta.url), 'utf8');
     const union = (name) => {
@@ -589,4 +589,23 @@ test('numeric labels: a number that is another input\'s label is refused as ambi
   assert.ok(z.perturb(1) < 3 && z.perturbMany([0, 1, 2]).length === 3);
   m.free();
   z.free();
+});
+
+test('after free(), every method throws PrivliftError invalid_state; a second free() (or dispose) does nothing', async () => {
+  const doc = await parseMechanism(krrDoc());
+  const m = doc.verify({});
+  const y = m.perturb('a');
+  m.free();
+  m.free();
+  if (typeof Symbol.dispose === 'symbol') m[Symbol.dispose](); // the end of a `using` block after free()
+  for (const call of [() => m.perturb('a'), () => m.perturbIndex(0), () => m.receipt(y), () => m.report(y), () => m.id,
+    () => m.leakage(), () => m.receiptBounds(), () => m.lipUnderAnyPrior(), () => m.verification()]) {
+    await rejectsWith(async () => call(), 'invalid_state', 'Mechanism was freed');
+  }
+  assert.deepEqual(JSON.parse(JSON.stringify(m)), { freed: true });
+  if (typeof Symbol.dispose === 'symbol') doc[Symbol.dispose]();
+  doc.free();
+  for (const call of [() => doc.verify({}), () => doc.check(), () => doc.id, () => doc.labels, () => doc.audit()]) {
+    await rejectsWith(async () => call(), 'invalid_state', 'Document was freed');
+  }
 });

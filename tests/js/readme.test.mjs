@@ -51,11 +51,15 @@ const CHECKS = {
     assert.ok(bound.ldp > 0 && bound.ldp <= 1 * (1 + 1e-9) && bound.ldp <= 4, JSON.stringify(bound));
     assert.ok(bound.lip > 0 && bound.lip <= bound.ldp, JSON.stringify(bound));
   },
-  'Curator side in the browser: `privlift/design` #1': ({ json }, site) => {
+  'Curator side in the browser: `privlift/design` #1': ({ json, pX, std_error }, site) => {
     const doc = JSON.parse(json);
     assert.equal(doc.format, 'privlift-mechanism');
     assert.deepEqual(doc.labels, ['a', 'b', 'c']);
-    assert.ok(doc.claims.lip <= 0.5 * (1 + 1e-9), JSON.stringify(doc.claims));
+    assert.ok(doc.claims.lip <= 1 * (1 + 1e-9), JSON.stringify(doc.claims));
+    // The example's design is one `estimate` can invert.
+    assert.equal(pX.length, 3);
+    assert.ok(Math.abs(pX.reduce((a, b) => a + b, 0) - 1) < 1e-9, JSON.stringify(pX));
+    assert.ok(std_error.every((e) => e > 0 && Number.isFinite(e)), JSON.stringify(std_error));
     assert.deepEqual(site.requests, []);
   },
   'A number (salary, reading): `privlift/continuous` #1': ({ salary, y, r }, site) => {

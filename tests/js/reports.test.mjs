@@ -116,6 +116,35 @@ test('a refused batch is not retried; exhausted retries and a dead collector are
   await assert.rejects(sendReports(gone.url, [m.report(0)], { retries: 1, backoffMs: 1 }), (e) => e.code === 'network');
 });
 
+test('an aborted signal is a PrivliftError network with the abort reason as cause, not retried', async () => {
+  const m = await mechanism();
+  const c = await collector();
+  try {
+    const ac = new AbortController();
+    ac.abort();
+    await assert.rejects(sendReports(c.url, [m.report(0)], { signal: ac.signal, backoffMs: 1 }),
+      (e) => e instanceof PrivliftError && e.code === 'network' && /aborted/.test(e.message)
+        && e.cause instanceof Error && e.cause.name === 'AbortError');
+    assert.equal(c.posts.length, 0);
+  } finally {
+    c.close();
+  }
+  // Aborted while waiting to retry (the first attempt was a 503).
+  const busy = await collector([503]);
+  try {
+    const ac = new AbortController();
+    const reason = new Error('navigated away');
+    const sent = sendReports(busy.url, [m.report(0)], { signal: ac.signal, backoffMs: 60_000 });
+    while (busy.posts.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20));
+    ac.abort(reason);
+    await assert.rejects(sent, (e) => e instanceof PrivliftError && e.code === 'network' && e.cause === reason);
+    assert.equal(busy.posts.length, 1);
+  } finally {
+    busy.close();
+  }
+});
+
 test('malformed reports are refused before any request', async () => {
   const m = await mechanism();
   let calls = 0;

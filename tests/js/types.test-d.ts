@@ -100,6 +100,10 @@ export async function continuousUsage(): Promise<void> {
   const y: number = mech.perturb(3.3);
   const r: ContinuousReceipt = mech.receipt(y, 3.3);
   const curve: number[] = r.ratios;
+  // Without `x` (and for the notion the document does not claim) these are undefined, not null.
+  const atUser: number | undefined = r.user_ratio ?? r.user_point ?? r.user_x;
+  const lipEps: number | undefined = r.lip?.eps ?? r.ldp?.eps;
+  void [atUser, lipEps];
   const envelope: ContinuousReportEnvelope = mech.report(y);
   const released: number = envelope.output;
   const versions: string = mech.sha256 + doc.sha256 + envelope.report_id + envelope.mechanism;
