@@ -309,7 +309,7 @@ export interface ReportEnvelope {
 }
 
 export interface SendReportsOptions {
-  /** Further attempts after a network error, HTTP 429 or 5xx (default 3), with the same report ids. */
+  /** Further attempts after a network error, HTTP 408, 429 or 5xx (default 3), with the same report ids. */
   retries?: number;
   /** The first wait between attempts in ms, doubled each time (default 250). */
   backoffMs?: number;

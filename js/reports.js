@@ -59,10 +59,11 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
 
 /**
  * Posts `reports` to a collector's `POST /v1/reports` (`url`), retrying a failed attempt
- * (network error, HTTP 429 or 5xx) with the same body, so the same report ids: the
- * collector counts each id once. Resolves to `{accepted, duplicates}` from the collector's
+ * (network error, HTTP 408, 429 or 5xx: the collector stored none of the batch, or may
+ * have stored it without its answer arriving) with the same body, so the same report
+ * ids: the collector counts each id once. Resolves to `{accepted, duplicates}` from the collector's
  * 202. Throws PrivliftError `invalid_argument` (a malformed report, before any request),
- * `http` (a 4xx other than 429, not retried: `status` and the collector's `serverCode` set),
+ * `http` (a 4xx other than 408 and 429, not retried: `status` and the collector's `serverCode` set),
  * `network` (every attempt failed, or `signal` aborted them: its reason is the `cause`).
  */
 export async function sendReports(url, reports, options = {}) {
@@ -104,7 +105,8 @@ export async function sendReports(url, reports, options = {}) {
     const serverCode = typeof detail?.code === 'string' ? detail.code : undefined;
     last = new PrivliftError('http', `posting reports to ${url} gave HTTP ${res.status}${serverCode ? ` (${serverCode})` : ''}`,
       { status: res.status, serverCode });
-    if (res.status !== 429 && res.status < 500) throw last; // the batch itself was refused
+    // 408: the request did not arrive in time (transient); other 4xx: the batch itself was refused.
+    if (res.status !== 408 && res.status !== 429 && res.status < 500) throw last;
   }
   throw last;
 }

@@ -84,7 +84,7 @@ Commands:
             --project. Counts are mergeable: give --counts once per shard.
             A document with a declared secret adds \"secret\": P_S from its joint.
             --db URL --mechanism ID: the counts and the document a collector
-            stored (the latest version, or --sha256 HEX), plus \"sha256\"; a
+            stored (the published version, or --sha256 HEX), plus \"sha256\"; a
             continuous document adds \"mean\" and \"mean_std_error\" (the
             estimate is then the lattice histogram, by EM deconvolution).
   collect   The curator's collector: serves the documents of MECHANISMS_DIR

@@ -1,7 +1,8 @@
 //! `privlift serve`: a tiny static HTTP/1.1 file server for the browser demo and tests.
 //!
 //! GET and HEAD only, one thread per connection, one response per connection
-//! (`Connection: close`), a bounded request head, and no path that leaves DIR: `..`
+//! (`Connection: close`), a request head bounded in size and in time (a deadline for the
+//! whole head, as for the drain after the answer), and no path that leaves DIR: `..`
 //! segments (also percent-encoded) are refused with 403. Symbolic links inside DIR are
 //! followed, as they are by most development servers.
 //!
@@ -35,9 +36,11 @@ use crate::CliError;
 const MAX_HEAD: usize = 16 * 1024;
 /// Connections served at once; further ones are closed without an answer.
 const MAX_CONNECTIONS: usize = 128;
-const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// The whole request head must arrive within this of the connection's opening (a deadline,
+/// not a timeout per read: a head dribbled a line at a time is cut off too), else 408.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
-/// How long, and how much, unread input is drained after a response.
+/// How long in all, and how much, unread input is drained after a response.
 const LINGER: Duration = Duration::from_secs(2);
 const MAX_LINGER_BYTES: u64 = 256 * 1024;
 /// Smaller bodies are sent as they are: compressing them saves next to nothing.
@@ -131,6 +134,7 @@ const BAD_REQUEST: Status = Status(400, "Bad Request");
 const FORBIDDEN: Status = Status(403, "Forbidden");
 const NOT_FOUND: Status = Status(404, "Not Found");
 const METHOD_NOT_ALLOWED: Status = Status(405, "Method Not Allowed");
+const REQUEST_TIMEOUT: Status = Status(408, "Request Timeout");
 const HEAD_TOO_LARGE: Status = Status(431, "Request Header Fields Too Large");
 const VERSION_NOT_SUPPORTED: Status = Status(505, "HTTP Version Not Supported");
 
@@ -270,7 +274,6 @@ impl Cache {
 
 fn handle(mut stream: TcpStream, site: &Site) {
     // Errors here concern one client that went away or misbehaved; nothing to report.
-    let _ = stream.set_read_timeout(Some(READ_TIMEOUT));
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let _ = respond(&mut stream, site);
     let _ = stream.flush();
@@ -278,12 +281,45 @@ fn handle(mut stream: TcpStream, site: &Site) {
     // oversized head) for a moment, so closing does not reset the connection before
     // the client has read the response.
     let _ = stream.shutdown(std::net::Shutdown::Write);
-    let _ = stream.set_read_timeout(Some(LINGER));
-    let _ = io::copy(&mut (&stream).take(MAX_LINGER_BYTES), &mut io::sink());
+    let mut drained = 0u64;
+    let mut chunk = [0u8; 4096];
+    let mut linger = Deadline::after(LINGER);
+    while drained < MAX_LINGER_BYTES {
+        match linger.read(&mut stream, &mut chunk) {
+            Ok(n) if n > 0 => drained += n as u64,
+            _ => break, // the client closed, an error, or the deadline passed
+        }
+    }
+}
+
+/// A time by which reads must be done, whatever the number of reads: each read waits at
+/// most for what is left of it.
+struct Deadline(std::time::Instant);
+
+impl Deadline {
+    fn after(d: Duration) -> Self {
+        Deadline(std::time::Instant::now() + d)
+    }
+
+    /// One read, waiting at most until the deadline (`TimedOut` once it has passed; a
+    /// read interrupted by a signal is tried again).
+    fn read(&mut self, stream: &mut TcpStream, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let left = self.0.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Err(io::ErrorKind::TimedOut.into());
+            }
+            stream.set_read_timeout(Some(left))?;
+            match stream.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                r => return r,
+            }
+        }
+    }
 }
 
 fn respond(stream: &mut TcpStream, site: &Site) -> io::Result<()> {
-    let head = match read_head(stream)? {
+    let head = match read_head(stream, Deadline::after(HEAD_TIMEOUT))? {
         Ok(h) => h,
         Err(status) => return send_error(stream, status, true),
     };
@@ -362,8 +398,8 @@ fn respond(stream: &mut TcpStream, site: &Site) -> io::Result<()> {
     if compressible {
         fields.push_str("Vary: Accept-Encoding\r\n");
     }
-    if header_items(&head, "if-none-match").any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag) {
-        // Weak comparison (RFC 9110, 13.1.2); a 304 has the 200's validators, no content.
+    if none_match(header_items(&head, "if-none-match"), &etag) {
+        // A 304 has the 200's validators, no content.
         return write_head(stream, NOT_MODIFIED, &fields);
     }
     if let Some((enc, _)) = &encoded {
@@ -377,8 +413,9 @@ fn respond(stream: &mut TcpStream, site: &Site) -> io::Result<()> {
 }
 
 /// Reads up to the blank line ending the request head; `Err(status)` when it is too
-/// large or not text. I/O errors (timeouts, resets) end the connection silently.
-fn read_head(stream: &mut TcpStream) -> io::Result<Result<String, Status>> {
+/// large, not text, or begun but not whole by `deadline` (408). Other I/O errors (resets,
+/// nothing at all by the deadline) end the connection silently.
+fn read_head(stream: &mut TcpStream, mut deadline: Deadline) -> io::Result<Result<String, Status>> {
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 1024];
     loop {
@@ -389,7 +426,14 @@ fn read_head(stream: &mut TcpStream) -> io::Result<Result<String, Status>> {
         if buf.len() >= MAX_HEAD {
             return Ok(Err(HEAD_TOO_LARGE));
         }
-        let n = stream.read(&mut chunk)?;
+        let n = match deadline.read(stream, &mut chunk) {
+            Ok(n) => n,
+            // A part of a head is answered; a connection that sent nothing is just closed.
+            Err(e) if !buf.is_empty() && matches!(e.kind(), io::ErrorKind::TimedOut | io::ErrorKind::WouldBlock) => {
+                return Ok(Err(REQUEST_TIMEOUT));
+            }
+            Err(e) => return Err(e),
+        };
         if n == 0 {
             return Err(io::ErrorKind::UnexpectedEof.into());
         }
@@ -425,6 +469,13 @@ fn header_items<'a>(head: &'a str, name: &'static str) -> impl Iterator<Item = &
         .flat_map(|v| v.split(','))
         .map(str::trim)
         .filter(|item| !item.is_empty())
+}
+
+/// Whether the items of a request's `If-None-Match` name `etag` (a strong validator, quoted)
+/// or are `*`: the weak comparison of RFC 9110, 13.1.2, which `If-None-Match` uses, so
+/// `W/"x"` names `"x"` too. The rule of `serve` and of the collector.
+pub fn none_match<'a>(items: impl IntoIterator<Item = &'a str>, etag: &str) -> bool {
+    items.into_iter().any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
 }
 
 /// A content coding this server applies.
@@ -569,7 +620,7 @@ pub fn url_path(target: &str) -> Result<PathBuf, Status> {
 }
 
 /// Decodes `%XX` escapes; `None` for a malformed escape or a result that is not UTF-8.
-fn percent_decode(s: &str) -> Option<String> {
+pub fn percent_decode(s: &str) -> Option<String> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -735,6 +786,17 @@ mod tests {
         let head = "GET / HTTP/1.1\r\nIf-None-Match: \"a\", W/\"b\"\r\nX: 1\r\nif-none-match:\"c\",,\r\n";
         assert_eq!(header_items(head, "if-none-match").collect::<Vec<_>>(), ["\"a\"", "W/\"b\"", "\"c\""]);
         assert_eq!(header_items("GET /if-none-match: x HTTP/1.1", "get /if-none-match").count(), 0);
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly() {
+        let etag = "\"ab\"";
+        assert!(none_match(["\"ab\""], etag));
+        assert!(none_match(["W/\"ab\""], etag));
+        assert!(none_match(["\"x\"", "W/\"ab\""], etag));
+        assert!(none_match(["*"], etag));
+        assert!(!none_match(["\"ab-br\"", "W/\"x\"", "ab", "w/\"ab\""], etag));
+        assert!(!none_match([], etag));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 mod common;
 use common::cli::{run, TempDir, BIN};
-use common::http::{exchange, Response};
+use common::http::{dribble_head, exchange, Response};
 
 const KRR3: &str = r#"[[0.5, 0.25, 0.25], [0.25, 0.5, 0.25], [0.25, 0.25, 0.5]]"#;
 const LN2: f64 = std::f64::consts::LN_2;
@@ -687,4 +687,50 @@ fn serve_cache_control() {
     // Errors and redirects are never kept.
     assert_eq!(cache("/missing.3f2a9c1e.wasm").as_deref(), Some("no-store"));
     assert_eq!(cache("/pkg").as_deref(), Some("no-store"));
+}
+
+/// The request head has 10 s in all, not 10 s per read: a head dribbled one line a
+/// second is answered 408 and closed at 10 s (it used to be read on for as long as the
+/// lines kept coming, holding one of the server's 128 connections).
+#[test]
+fn serve_gives_a_request_head_ten_seconds_in_all() {
+    use std::time::Duration;
+    let t = TempDir::new("cli");
+    std::fs::write(t.0.join("index.html"), "<p>hi</p>").unwrap();
+    let (_server, addr) = start_server(&t.0);
+    let (got, end, elapsed) = dribble_head(&addr, b"GET / HTTP/1.1\r\n");
+    let text = String::from_utf8_lossy(&got);
+    assert!(end.is_some(), "still open after {elapsed:?}; received {text:?}");
+    assert!(text.starts_with("HTTP/1.1 408 "), "after {elapsed:?} ({end:?}): {text:?}");
+    assert!(elapsed >= Duration::from_secs(9) && elapsed < Duration::from_secs(14), "{elapsed:?}");
+}
+
+/// After its answer the server drains what the client still sends for 2 s in all (it
+/// used to wait 2 s per read, so a byte every second kept the connection for up to
+/// 256 KiB × 2 s), then closes: the client's writes then fail.
+#[test]
+fn serve_drains_after_the_answer_for_two_seconds_in_all() {
+    use std::io::Write;
+    use std::time::{Duration, Instant};
+    let t = TempDir::new("cli");
+    std::fs::write(t.0.join("index.html"), "<p>hi</p>").unwrap();
+    let (_server, addr) = start_server(&t.0);
+    let mut s = std::net::TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n").unwrap();
+    let mut answer = Vec::new();
+    s.read_to_end(&mut answer).unwrap(); // the server's FIN ends the answer
+    assert!(answer.starts_with(b"HTTP/1.1 200 "), "{}", String::from_utf8_lossy(&answer));
+    let t0 = Instant::now();
+    let failed = loop {
+        if t0.elapsed() > Duration::from_secs(8) {
+            break None;
+        }
+        if s.write_all(b"x").is_err() {
+            break Some(t0.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    let failed = failed.expect("the server still read what was sent 8 s after its answer");
+    assert!(failed < Duration::from_secs(5), "{failed:?}");
 }

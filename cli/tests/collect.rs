@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::cli::{run, TempDir, BIN};
-use common::http::{exchange, Response};
+use common::http::{dribble_head, exchange, Response};
 use serde_json::{json, Value};
 
 const GRADE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
@@ -157,6 +157,17 @@ fn documents_reports_and_estimates() {
         let r = http(&c.addr, "GET", "/v1/mechanisms/grade", &[("If-None-Match", &etag)], b"").unwrap();
         assert_eq!(r.status, 304);
         assert!(r.body.is_empty());
+        // If-None-Match compares weakly (RFC 9110, 13.1.2), as `privlift serve` does.
+        for (tags, status) in [
+            (format!("W/{etag}"), 304),
+            (format!("\"{}\", W/{etag}", "0".repeat(64)), 304),
+            ("*".to_string(), 304),
+            (format!("W/\"{}\"", "0".repeat(64)), 200),
+        ] {
+            let r = http(&c.addr, "GET", "/v1/mechanisms/grade", &[("If-None-Match", &tags)], b"").unwrap();
+            assert_eq!(r.status, status, "{tags}");
+            assert_eq!(r.header("ETag"), Some(etag.as_str()), "{tags}");
+        }
         assert_eq!(get(&c.addr, "/v1/mechanisms/nope").code(404), "unknown_mechanism");
 
         // No reports yet.
@@ -305,9 +316,16 @@ fn versions_are_counted_apart_and_old_ones_still_accepted() {
             get(&c.addr, &format!("/v1/estimates/grade?sha256={}", "a".repeat(64))).code(404),
             "unknown_version"
         );
-        // Offline: the latest registered version, or the one named.
+        // Offline: the published version, or the one named.
         assert_eq!(run(&["estimate", "--db", &db, "--mechanism", "grade"]).json()["n"], 30);
         assert_eq!(run(&["estimate", "--db", &db, "--mechanism", "grade", "--sha256", &sha1]).json()["n"], 150);
+        // A rollback, v1 published again: `estimate --db` estimates it as the collector
+        // does, not the latest registered version (v2).
+        drop(c);
+        let c = start(&db, &v1, &[]);
+        let online = get(&c.addr, "/v1/estimates/grade").json();
+        assert_eq!((online["n"].clone(), online["sha256"].clone()), (json!(150), json!(sha1)));
+        assert_eq!(run(&["estimate", "--db", &db, "--mechanism", "grade"]).json(), online);
     }
 }
 
@@ -623,4 +641,199 @@ fn many_kept_alive_connections_are_all_served() {
             assert_eq!((status, body.as_slice()), (200, text.as_bytes()), "client {i}, round {round}");
         }
     }
+}
+
+/// A mechanism id that needs percent-encoding in a URL (as `encodeURIComponent` encodes
+/// it) is reachable on both GET routes; a malformed escape is 400 `invalid_id`.
+#[test]
+fn ids_are_percent_decoded_in_paths() {
+    let t = TempDir::new("collect");
+    let id = "âge krr 2024";
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", id]]);
+    let c = start(&engines(&t)[0], &dir, &[]);
+    let encoded = "%C3%A2ge%20krr%202024";
+    let r = get(&c.addr, &format!("/v1/mechanisms/{encoded}"));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["id"], id);
+    let sha = r.header("ETag").unwrap().trim_matches('"').to_string();
+    assert_eq!(post(&c.addr, &batch(id, &sha, 0, 30, grade_label)).json()["accepted"], 30);
+    let e = get(&c.addr, &format!("/v1/estimates/{encoded}?sha256={sha}")).json();
+    assert_eq!((e["n"].clone(), e["sha256"].clone()), (json!(30), json!(sha)));
+    assert_eq!(get(&c.addr, &format!("/v1/estimates/{encoded}")).json()["n"], 30);
+    // Lower-case escapes, and an escaped character that needs none.
+    assert_eq!(get(&c.addr, "/v1/mechanisms/%c3%a2ge%20kr%72%202024").status, 200);
+    for bad in ["%zz", "%C3", "%ff", "x%2", "%"] {
+        assert_eq!(get(&c.addr, &format!("/v1/mechanisms/{bad}")).code(400), "invalid_id", "{bad}");
+        assert_eq!(get(&c.addr, &format!("/v1/estimates/{bad}")).code(400), "invalid_id", "{bad}");
+    }
+    assert_eq!(get(&c.addr, "/v1/mechanisms/%C3%A2ge").code(404), "unknown_mechanism");
+}
+
+/// A database of an earlier release (without `privlift_published`) is estimated as before,
+/// by its latest registered version, until a collector opens it and records the version it
+/// publishes (here the earlier one).
+#[test]
+fn a_database_of_an_earlier_release_gains_the_published_version() {
+    let t = TempDir::new("collect");
+    let v1 = mechanisms(&t, "v1", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let v2 = mechanisms(&t, "v2", &[&["krr", "--prior", GRADE, "--epsilon", "2", "--id", "grade"]]);
+    // Two versions registered by an earlier release, v2 last.
+    let path = t.0.join("earlier.db");
+    let doc = |dir: &str| std::fs::read_to_string(format!("{dir}/grade.json")).unwrap();
+    let sha = |text: &str| -> String {
+        use sha2::Digest;
+        sha2::Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+    };
+    let (doc1, doc2) = (doc(&v1), doc(&v2));
+    let (sha1, sha2) = (sha(&doc1), sha(&doc2));
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "CREATE TABLE privlift_documents (version INTEGER PRIMARY KEY, mechanism TEXT NOT NULL, \
+             sha256 TEXT NOT NULL, document TEXT NOT NULL, UNIQUE (mechanism, sha256));
+             CREATE TABLE privlift_reports (report_id TEXT PRIMARY KEY, \
+             version BIGINT NOT NULL REFERENCES privlift_documents (version), output TEXT NOT NULL);
+             CREATE INDEX privlift_reports_count ON privlift_reports (version, output);",
+        )
+        .unwrap();
+        for (text, sha) in [(&doc1, &sha1), (&doc2, &sha2)] {
+            conn.execute(
+                "INSERT INTO privlift_documents (mechanism, sha256, document) VALUES ('grade', ?1, ?2)",
+                rusqlite::params![sha, text],
+            )
+            .unwrap();
+        }
+        conn.execute("INSERT INTO privlift_reports VALUES ('00000000000000000000000000000001', 1, '3')", []).unwrap();
+    }
+    let db = format!("sqlite:{}", path.display());
+    // Opening it adds the table (twice: nothing changes); no version is published yet.
+    for _ in 0..2 {
+        assert_eq!(run(&["estimate", "--db", &db, "--mechanism", "grade"]).json()["sha256"], json!(sha2));
+    }
+    let c = start(&db, &v1, &[]);
+    let online = get(&c.addr, "/v1/estimates/grade").json();
+    assert_eq!((online["n"].clone(), online["sha256"].clone()), (json!(1), json!(sha1)));
+    assert_eq!(run(&["estimate", "--db", &db, "--mechanism", "grade"]).json(), online);
+}
+
+/// Sends `raw` on a new connection and leaves the answer unread.
+fn send_only(addr: &str, raw: &[u8]) -> std::net::TcpStream {
+    use std::io::Write;
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(raw).unwrap();
+    s
+}
+
+/// Reads the answer a [`send_only`] request got (`Connection: close`: until the server
+/// closes).
+fn answer_of(mut s: std::net::TcpStream) -> Response {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).unwrap();
+    let end = buf.windows(4).position(|w| w == b"\r\n\r\n").expect("a response head");
+    let head = std::str::from_utf8(&buf[..end]).unwrap();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers =
+        lines.filter_map(|l| l.split_once(':')).map(|(k, v)| (k.trim().to_string(), v.trim().to_string())).collect();
+    Response { status, headers, body: buf[end + 4..].to_vec() }
+}
+
+/// A POST of `body` that closes the connection after its answer.
+fn raw_post(body: &[u8]) -> Vec<u8> {
+    let mut raw = format!(
+        "POST /v1/reports HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    raw.extend_from_slice(body);
+    raw
+}
+
+/// While the database is held (its only worker stuck in a batch), batches queue up to the
+/// queue's bounds, 256 batches or 64 MiB, and the others are answered at once 503 `busy`
+/// with `Retry-After` (the queue used to grow without bound: 170 MB of bodies, and a GET
+/// behind them for 13 s). Meanwhile a document is served at once, and an estimate waits
+/// for one batch, not for the queue. Every batch is acknowledged 202 or refused 503; the
+/// acknowledged are all stored, the refused not at all.
+#[test]
+fn a_full_queue_answers_busy_and_reads_do_not_wait_behind_it() {
+    use std::time::Instant;
+    let t = TempDir::new("collect");
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let db = engines(&t).swap_remove(0);
+    let c = start(&db, &dir, &["--threads", "1"]);
+    let sha = sha256_of(&c.addr, "grade");
+    let report = |i: u64| batch("grade", &sha, i, 1, grade_label).to_string();
+
+    let lock = rusqlite::Connection::open(db.strip_prefix("sqlite:").unwrap()).unwrap();
+    lock.execute_batch("BEGIN IMMEDIATE").unwrap(); // the collector's writes now wait
+    let held = Instant::now();
+    // 21 bodies of 4,000,000 bytes (one report, padded with spaces): the worker takes one,
+    // the queue 16 (64,000,000 bytes), and at least 4 are refused.
+    let mut pending = Vec::new();
+    for i in 0..21u64 {
+        let mut body = report(i).into_bytes();
+        body.resize(4_000_000, b' ');
+        pending.push((i, send_only(&c.addr, &raw_post(&body))));
+    }
+    // 300 small batches: at most 256 - 16 more are queued.
+    for i in 100..400u64 {
+        pending.push((i, send_only(&c.addr, &raw_post(report(i).as_bytes()))));
+    }
+    // A document needs no worker: served at once.
+    let before = Instant::now();
+    assert_eq!(get(&c.addr, "/v1/mechanisms/grade").status, 200);
+    assert!(before.elapsed() < Duration::from_secs(2), "{:?}", before.elapsed());
+    // An estimate waits in a queue of its own; the worker takes it right after its batch.
+    let estimate = {
+        let addr = c.addr.clone();
+        std::thread::spawn(move || get(&addr, "/v1/estimates/grade").json())
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(held.elapsed() < Duration::from_secs(9), "the lock was held {:?}", held.elapsed());
+    lock.execute_batch("ROLLBACK").unwrap();
+
+    let (mut acknowledged, mut refused) = (Vec::new(), Vec::new());
+    for (i, s) in pending {
+        let r = answer_of(s);
+        match r.status {
+            202 => {
+                assert_eq!(r.json(), json!({"accepted": 1, "duplicates": 0}));
+                acknowledged.push(i);
+            }
+            503 => {
+                assert_eq!(r.json()["code"], "busy");
+                assert_eq!(r.header("Retry-After"), Some("1"));
+                assert_eq!(r.header("Access-Control-Allow-Origin"), Some("*"));
+                refused.push(i);
+            }
+            s => panic!("batch {i}: {s} {}", String::from_utf8_lossy(&r.body)),
+        }
+    }
+    let big_refused = refused.iter().filter(|&&i| i < 21).count();
+    assert!((4..=5).contains(&big_refused), "refused {refused:?}");
+    assert!(refused.len() >= 4 + 59, "refused {}", refused.len());
+    let e = estimate.join().unwrap();
+    assert!(e["n"].as_u64().unwrap() <= 1, "the estimate waited for {} batches", e["n"]);
+    // What was acknowledged is stored; what was refused is not (sent again: all new).
+    assert_eq!(get(&c.addr, "/v1/estimates/grade").json()["n"], json!(acknowledged.len()));
+    for &i in &refused {
+        assert_eq!(post(&c.addr, &batch("grade", &sha, i, 1, grade_label)).json()["accepted"], 1, "batch {i}");
+    }
+    assert_eq!(get(&c.addr, "/v1/estimates/grade").json()["n"], json!(acknowledged.len() + refused.len()));
+}
+
+/// The head of a request has 10 s from the connection's opening: a slow one is closed
+/// without an answer, as docs/cli.md says (the body has 30 s, else 408).
+#[test]
+fn a_slow_request_head_is_closed_without_an_answer() {
+    let t = TempDir::new("collect");
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let c = start(&engines(&t)[0], &dir, &[]);
+    let (got, end, elapsed) = dribble_head(&c.addr, b"GET /v1/mechanisms/grade HTTP/1.1\r\nHost: localhost\r\n");
+    assert!(end.is_some(), "still open after {elapsed:?}"); // closed (a FIN, or a reset)
+    assert!(elapsed >= Duration::from_secs(9) && elapsed < Duration::from_secs(14), "{elapsed:?}");
+    assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
 }

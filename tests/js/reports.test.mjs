@@ -35,7 +35,8 @@ async function collector(script = []) {
       const status = script.shift() ?? 202;
       res.writeHead(status, { 'content-type': 'application/json' });
       const n = posts.at(-1).body.reports.length;
-      res.end(JSON.stringify(status === 202 ? { accepted: n, duplicates: 0 } : { code: status === 400 ? 'bad_report' : 'busy' }));
+      const code = { 400: 'bad_report', 408: 'http' }[status] ?? 'busy';
+      res.end(JSON.stringify(status === 202 ? { accepted: n, duplicates: 0 } : { code }));
     });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
@@ -89,6 +90,27 @@ test('sendReports posts the batch and retries failures with the same report ids'
     }
   } finally {
     c.close();
+  }
+});
+
+test('a 408 (the request did not arrive in time) is retried with the same report ids', async () => {
+  const m = await mechanism();
+  const reports = [m.report(0), m.report(2)];
+  const c = await collector([408, 408]);
+  try {
+    assert.deepEqual(await sendReports(c.url, reports, { retries: 2, backoffMs: 1 }), { accepted: 2, duplicates: 0 });
+    assert.equal(c.posts.length, 3, 'two 408s, then the 202');
+    for (const p of c.posts) assert.deepEqual(p.body, { reports: reports.map((r) => ({ ...r })) });
+  } finally {
+    c.close();
+  }
+  const slow = await collector([408, 408]);
+  try {
+    await assert.rejects(sendReports(slow.url, [m.report(1)], { retries: 1, backoffMs: 1 }),
+      (e) => e instanceof PrivliftError && e.code === 'http' && e.status === 408 && e.serverCode === 'http');
+    assert.equal(slow.posts.length, 2);
+  } finally {
+    slow.close();
   }
 });
 

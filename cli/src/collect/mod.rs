@@ -3,7 +3,8 @@
 //!
 //! Routes (JSON in and out; errors are `{"code", "message"}`):
 //! - `GET /v1/mechanisms/ID`: the published document, its SHA-256 as a strong `ETag`
-//!   (`If-None-Match` answers 304).
+//!   (`If-None-Match` naming it answers 304, by the weak comparison of
+//!   [`crate::serve::none_match`]).
 //! - `POST /v1/reports`: `{"reports": [{"mechanism", "sha256", "output", "report_id"}]}`
 //!   → 202 `{"accepted": N, "duplicates": M}` once the batch is durable. Every report is
 //!   checked against the document version it names before any is stored ([`wire`]): a
@@ -11,6 +12,11 @@
 //!   collector on the database) is a duplicate, counted once.
 //! - `GET /v1/estimates/ID[?sha256=HEX]`: the estimate from the reports of the published
 //!   version (or the one named), by [`estimate_version`].
+//!
+//! ID is percent-decoded in both GET routes (400 `invalid_id` when it cannot be). A request
+//! that needs the database waits for a worker in a bounded queue, else 503 `busy` ([`http`]).
+//! A collector records the versions it publishes in the database ([`store::Store::publish`]),
+//! so `estimate --db` estimates the version it does.
 //!
 //! The process is stateless: all state is in the database ([`store`]), so collectors scale
 //! out behind a load balancer. Loopback unless `--public`; bodies of at most
@@ -106,6 +112,11 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let listener = crate::serve::bind(&a, 8081, "the collector")?;
     let mut first = store::open(db).map_err(storage_failure)?;
     let catalogue = Arc::new(Catalogue::load(dir, first.as_mut())?);
+    // What this collector serves is what `estimate --db` estimates by default, also when it
+    // is an earlier version than another registered (a rollback).
+    for p in catalogue.published() {
+        first.publish(&p.id, p.version).map_err(storage_failure)?;
+    }
     let mut stores = vec![first];
     for _ in 1..threads {
         stores.push(store::open(db).map_err(storage_failure)?);
@@ -127,57 +138,104 @@ fn error_response(e: &ApiError) -> HttpResponse {
         .header("Access-Control-Allow-Origin", "*")
 }
 
-/// Answers one request (no I/O but the store's).
-fn handle(request: HttpRequest, catalogue: &Catalogue, store: &mut dyn Store) -> HttpResponse {
-    let (path, query) = (request.path.as_str(), request.query.as_str());
-    let cors = |r: HttpResponse| r.header("Access-Control-Allow-Origin", "*");
-    let answer = match (request.method, path) {
-        (HttpMethod::Options, _) if path.starts_with("/v1/") => {
-            return cors(HttpResponse::new(204, Vec::new()))
-                .header("Access-Control-Allow-Methods", "GET, POST")
-                .header("Access-Control-Allow-Headers", "content-type, if-none-match")
-                .header("Access-Control-Max-Age", "86400");
+/// A request once routed: answered already, when it needed no database (a document, a
+/// preflight, a refusal), or the database work it needs, for a worker thread.
+pub enum Routed {
+    Answered(HttpResponse),
+    /// `GET /v1/estimates/ID[?sha256=HEX]`, the id percent-decoded: a read.
+    Estimate {
+        id: String,
+        query: String,
+    },
+    /// `POST /v1/reports` with a body of at most [`MAX_BODY`] bytes: a write.
+    Reports {
+        body: Vec<u8>,
+    },
+}
+
+impl Routed {
+    /// Whether it writes to the database.
+    pub fn is_write(&self) -> bool {
+        matches!(self, Routed::Reports { .. })
+    }
+
+    /// The bytes of the body it holds (a batch's; 0 for the others).
+    pub fn bytes(&self) -> usize {
+        match self {
+            Routed::Reports { body } => body.len(),
+            Routed::Answered(_) | Routed::Estimate { .. } => 0,
         }
-        (HttpMethod::Get | HttpMethod::Head, p) if p.starts_with("/v1/mechanisms/") => {
-            let id = &p["/v1/mechanisms/".len()..];
-            match catalogue.current(id) {
-                None => Err(ApiError::new(404, "unknown_mechanism", format!("no mechanism {id:?}"))),
-                Some(doc) => {
-                    let etag = format!("\"{}\"", doc.sha256);
-                    let matches = request.if_none_match.iter().any(|t| *t == etag || t == "*");
-                    let r = if matches {
-                        HttpResponse::new(304, Vec::new())
-                    } else {
-                        HttpResponse::new(200, doc.text.clone().into_bytes()).header("Content-Type", "application/json")
-                    };
-                    return cors(r.header("ETag", etag).header("Cache-Control", "no-cache"));
-                }
-            }
+    }
+
+    /// Does the database work and answers (no I/O but the store's).
+    pub fn run(self, catalogue: &Catalogue, store: &mut dyn Store) -> HttpResponse {
+        let answer = match self {
+            Routed::Answered(r) => return r,
+            Routed::Estimate { id, query } => get_estimate(&id, &query, catalogue, store),
+            Routed::Reports { body } => post_reports(&body, catalogue, store),
+        };
+        match answer {
+            Ok((status, body)) => cors(json_response(status, body)),
+            Err(e) => error_response(&e),
         }
-        (HttpMethod::Post, "/v1/reports") => post_reports(&request.body, catalogue, store),
-        (HttpMethod::Get, p) if p.starts_with("/v1/estimates/") => {
-            get_estimate(&p["/v1/estimates/".len()..], query, catalogue, store)
-        }
-        (_, "/v1/reports") => Err(ApiError::new(405, "method_not_allowed", "use POST".into())),
-        (_, p) if p.starts_with("/v1/mechanisms/") || p.starts_with("/v1/estimates/") => {
-            Err(ApiError::new(405, "method_not_allowed", "use GET".into()))
-        }
-        _ => Err(ApiError::new(404, "not_found", "no such route".into())),
-    };
-    match answer {
-        Ok((status, body)) => cors(json_response(status, body)),
-        Err(e) => error_response(&e),
     }
 }
 
-fn post_reports(
-    body: &Result<Vec<u8>, ()>,
-    catalogue: &Catalogue,
-    store: &mut dyn Store,
-) -> Result<(u16, String), ApiError> {
-    let Ok(body) = body else {
-        return Err(ApiError::new(413, "body_too_large", format!("the body exceeds {MAX_BODY} bytes")));
-    };
+fn cors(r: HttpResponse) -> HttpResponse {
+    r.header("Access-Control-Allow-Origin", "*")
+}
+
+/// The id in a route's last segment, percent-decoded (a client builds the URL with
+/// `encodeURIComponent`); 400 `invalid_id` for a malformed escape or bytes that are not UTF-8.
+fn route_id(segment: &str) -> Result<String, ApiError> {
+    crate::serve::percent_decode(segment)
+        .ok_or_else(|| ApiError::bad_request("invalid_id", "the id in the path is not percent-encoded UTF-8".into()))
+}
+
+/// Routes one request; answers at once what needs no database.
+pub fn route(request: HttpRequest, catalogue: &Catalogue) -> Routed {
+    let answered = |r: Result<HttpResponse, ApiError>| Routed::Answered(r.unwrap_or_else(|e| error_response(&e)));
+    let path = request.path.as_str();
+    match (request.method, path) {
+        (HttpMethod::Options, _) if path.starts_with("/v1/") => Routed::Answered(
+            cors(HttpResponse::new(204, Vec::new()))
+                .header("Access-Control-Allow-Methods", "GET, POST")
+                .header("Access-Control-Allow-Headers", "content-type, if-none-match")
+                .header("Access-Control-Max-Age", "86400"),
+        ),
+        (HttpMethod::Get | HttpMethod::Head, p) if p.starts_with("/v1/mechanisms/") => {
+            answered(route_id(&p["/v1/mechanisms/".len()..]).and_then(|id| {
+                let doc = catalogue
+                    .current(&id)
+                    .ok_or_else(|| ApiError::new(404, "unknown_mechanism", format!("no mechanism {id:?}")))?;
+                let etag = format!("\"{}\"", doc.sha256);
+                let r = if crate::serve::none_match(request.if_none_match.iter().map(String::as_str), &etag) {
+                    HttpResponse::new(304, Vec::new())
+                } else {
+                    HttpResponse::new(200, doc.text.clone().into_bytes()).header("Content-Type", "application/json")
+                };
+                Ok(cors(r.header("ETag", etag).header("Cache-Control", "no-cache")))
+            }))
+        }
+        (HttpMethod::Post, "/v1/reports") => match request.body {
+            Ok(body) => Routed::Reports { body },
+            Err(()) => {
+                answered(Err(ApiError::new(413, "body_too_large", format!("the body exceeds {MAX_BODY} bytes"))))
+            }
+        },
+        (HttpMethod::Get, p) if p.starts_with("/v1/estimates/") => match route_id(&p["/v1/estimates/".len()..]) {
+            Ok(id) => Routed::Estimate { id, query: request.query },
+            Err(e) => answered(Err(e)),
+        },
+        (_, "/v1/reports") => answered(Err(ApiError::new(405, "method_not_allowed", "use POST".into()))),
+        (_, p) if p.starts_with("/v1/mechanisms/") || p.starts_with("/v1/estimates/") => {
+            answered(Err(ApiError::new(405, "method_not_allowed", "use GET".into())))
+        }
+        _ => answered(Err(ApiError::new(404, "not_found", "no such route".into()))),
+    }
+}
+
+fn post_reports(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) -> Result<(u16, String), ApiError> {
     let reports = wire::parse_batch(body, catalogue, store)?;
     let accepted = store.insert(&reports).map_err(ApiError::storage)?;
     Ok((202, serde_json::json!({"accepted": accepted, "duplicates": reports.len() as u64 - accepted}).to_string()))
@@ -298,7 +356,8 @@ pub fn estimate_version(
 }
 
 /// `privlift estimate --db URL --mechanism ID [--sha256 HEX]`: the estimate from a
-/// collector's database, offline (the most recently registered version by default).
+/// collector's database, offline: by default of the published version, the one the
+/// collector started last serves ([`Store::published`]), as `GET /v1/estimates/ID`.
 pub fn estimate_from_db(
     db: &str,
     id: &str,
@@ -310,7 +369,7 @@ pub fn estimate_from_db(
     let mut store = store::open(db).map_err(storage_failure)?;
     let version = match sha256 {
         Some(sha) => store.version(id, sha),
-        None => store.latest(id),
+        None => store.published(id),
     }
     .map_err(storage_failure)?
     .ok_or_else(|| CliError::Lib {

@@ -67,3 +67,33 @@ fn dechunk(mut b: &[u8]) -> Vec<u8> {
         b = &b[eol + 4 + len..];
     }
 }
+
+/// A slow client: sends `start` (the beginning of a request head) on a new connection to
+/// `addr`, then one more header line a second, never the end of the head, and reads what
+/// comes until the server closes the connection or 16 s have passed. Returns what was
+/// read, how the connection ended (`None`: still open; else `Ok(())` for the server's FIN
+/// or the read error) and when.
+pub fn dribble_head(addr: &str, start: &[u8]) -> (Vec<u8>, Option<std::io::Result<()>>, Duration) {
+    use std::io::ErrorKind::{Interrupted, TimedOut, WouldBlock};
+    use std::time::Instant;
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    let t0 = Instant::now();
+    let end = |got, how| (got, how, t0.elapsed());
+    let (mut got, mut buf, mut sent) = (Vec::new(), [0u8; 4096], 0u32);
+    while t0.elapsed() < Duration::from_secs(16) {
+        if t0.elapsed() >= Duration::from_secs(sent.into()) {
+            // Errors ignored: the server may have closed.
+            let _ =
+                if sent == 0 { s.write_all(start) } else { s.write_all(format!("X-Slow-{sent}: 1\r\n").as_bytes()) };
+            sent += 1;
+        }
+        match s.read(&mut buf) {
+            Ok(0) => return end(got, Some(Ok(()))),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), WouldBlock | TimedOut | Interrupted) => {}
+            Err(e) => return end(got, Some(Err(e))),
+        }
+    }
+    end(got, None)
+}

@@ -6,8 +6,13 @@
 //!
 //! The schema ([`schema`], the same on both engines; `privlift_` prefixes keep it apart
 //! from an application's own tables): `privlift_documents (version, mechanism, sha256,
-//! document)`, one row per published document version, and `privlift_reports (report_id
-//! PRIMARY KEY, version, output)`, one row per report, indexed by `(version, output)`.
+//! document)`, one row per published document version, `privlift_reports (report_id
+//! PRIMARY KEY, version, output)`, one row per report, indexed by `(version, output)`, and
+//! `privlift_published (mechanism PRIMARY KEY, version)`, the version of each mechanism
+//! that the collector started last publishes ([`Store::publish`]), so that `estimate --db`
+//! estimates the version the collectors estimate, also after a rollback to an earlier one.
+//! Every statement is `CREATE … IF NOT EXISTS`: a database of an earlier release gains the
+//! table it lacks when opened, and opening one again changes nothing.
 //!
 //! Counting is one `GROUP BY` in the database ([`COUNT_SQL`]): the reports of different
 //! versions of a document (different SHA-256) are never mixed.
@@ -51,9 +56,22 @@ CREATE TABLE IF NOT EXISTS privlift_reports (
   report_id TEXT PRIMARY KEY,
   version   BIGINT NOT NULL REFERENCES privlift_documents (version),
   output    TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS privlift_reports_count ON privlift_reports (version, output);"
+CREATE INDEX IF NOT EXISTS privlift_reports_count ON privlift_reports (version, output);
+CREATE TABLE IF NOT EXISTS privlift_published (
+  mechanism TEXT PRIMARY KEY,
+  version   BIGINT NOT NULL REFERENCES privlift_documents (version));"
     )
 }
+
+/// Marks a registered version as its mechanism's published one (the engines' upsert).
+pub const PUBLISH_SQL: &str = "INSERT INTO privlift_published (mechanism, version) VALUES ($1, $2) \
+     ON CONFLICT (mechanism) DO UPDATE SET version = excluded.version";
+
+/// The published version of a mechanism, else (no collector has published it yet, as in a
+/// database of an earlier release) the most recently registered one.
+pub const PUBLISHED_SQL: &str = "SELECT d.version, d.mechanism, d.sha256, d.document FROM privlift_documents d \
+     LEFT JOIN privlift_published p ON p.mechanism = d.mechanism AND p.version = d.version \
+     WHERE d.mechanism = $1 ORDER BY (p.version IS NOT NULL) DESC, d.version DESC LIMIT 1";
 
 /// The counts of one document version: `SELECT output, COUNT(*) … GROUP BY output`.
 pub const COUNT_SQL: &str = "SELECT output, COUNT(*) FROM privlift_reports WHERE version = $1 GROUP BY output";
@@ -90,8 +108,12 @@ pub trait Store: Send {
     fn register(&mut self, mechanism: &str, sha256: &str, document: &str) -> Result<Version>;
     /// A registered version of `mechanism` with this SHA-256.
     fn version(&mut self, mechanism: &str, sha256: &str) -> Result<Option<Version>>;
-    /// The most recently registered version of `mechanism`.
-    fn latest(&mut self, mechanism: &str) -> Result<Option<Version>>;
+    /// Marks `version` (registered) as the published version of `mechanism`: the one a
+    /// collector serves and estimates by default. The last collector started wins.
+    fn publish(&mut self, mechanism: &str, version: i64) -> Result<()>;
+    /// The published version of `mechanism` ([`PUBLISHED_SQL`]): the one the collector
+    /// started last publishes, else the most recently registered one.
+    fn published(&mut self, mechanism: &str) -> Result<Option<Version>>;
     /// Stores a batch in one transaction; reports whose id is already stored (by this
     /// or any other collector, or earlier in the batch) are skipped. Returns how many
     /// were new. Nothing is stored if it fails; once it returns, the batch is durable.

@@ -59,12 +59,13 @@ impl Store for Postgres {
         )
     }
 
-    fn latest(&mut self, mechanism: &str) -> Result<Option<Version>> {
-        self.select(
-            "SELECT version, mechanism, sha256, document FROM privlift_documents WHERE mechanism = $1 \
-             ORDER BY version DESC LIMIT 1",
-            &[&mechanism],
-        )
+    fn publish(&mut self, mechanism: &str, version: i64) -> Result<()> {
+        self.client.execute(super::PUBLISH_SQL, &[&mechanism, &version])?;
+        Ok(())
+    }
+
+    fn published(&mut self, mechanism: &str) -> Result<Option<Version>> {
+        self.select(super::PUBLISHED_SQL, &[&mechanism])
     }
 
     fn insert(&mut self, reports: &[Report]) -> Result<u64> {

@@ -128,12 +128,16 @@ impl Store for Sqlite {
         )
     }
 
-    fn latest(&mut self, mechanism: &str) -> Result<Option<Version>> {
-        self.select(
-            "SELECT version, mechanism, sha256, document FROM privlift_documents WHERE mechanism = ?1 \
-             ORDER BY version DESC LIMIT 1",
-            params![mechanism],
-        )
+    fn publish(&mut self, mechanism: &str, version: i64) -> Result<()> {
+        let mut w = lock(&self.writer);
+        let tx = w.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        tx.execute(&super::PUBLISH_SQL.replace('$', "?"), params![mechanism, version])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn published(&mut self, mechanism: &str) -> Result<Option<Version>> {
+        self.select(&super::PUBLISHED_SQL.replace("$1", "?1"), params![mechanism])
     }
 
     fn insert(&mut self, reports: &[Report]) -> Result<u64> {
