@@ -281,7 +281,7 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> 
 /// latter is the modular property (Jiang et al. Lemma 2): P̄_Y(y) is the average of the
 /// P_Y(y), so e^{−ε} ≤ P(y|x)/P_Y(y) ≤ e^ε under every prior gives the same bounds under
 /// P̄. The lemma needs these bounds for every x that P̄ gives mass, also under a prior
-/// that gives that x none, so [`bp_lip_channel`] constrains those rows under every prior.
+/// that gives that x none, so `bp_lip_channel` constrains those rows under every prior.
 pub fn rr_bp_lip(
     labels: Alphabet,
     priors: &[Vec<f64>],
