@@ -23,6 +23,14 @@ export interface Release {
   eps_u_x?: number;
   /** Smallest non-zero prior mass of the mechanism's document. */
   pmin: number;
+  /** Number of input values of the mechanism's document (absent in older records). */
+  inputs?: number;
+  /**
+   * The inputs its prior gives no mass (absent in older records). Thm 4 composes the
+   * releases' LIP only when every release's prior allows the same inputs; otherwise (or
+   * with an older record) each release enters with its LDP w.r.t. X.
+   */
+  zeros?: number[];
 }
 
 export interface Bound {
@@ -49,8 +57,11 @@ export class Ledger {
   bound(attribute: string, mechanism?: Mechanism): Promise<Bound>;
   /**
    * Perturbs `value` (a label, or an input index) for `attribute` if the budget allows
-   * (else `budget_exceeded`) and records the release; `memoize` gives an already released
-   * value the same output again. One output label per call: a unary-encoding mechanism
+   * (else `budget_exceeded`; a total within 1e-9 relative of the budget counts as within
+   * it, the tolerance of every claim check) and records the release; `memoize` gives an
+   * already released value the same output again. Releases run one at a time (across the
+   * origin's tabs where the Web Locks API exists), so releases started together cannot
+   * each pass the budget against the same earlier total. One output label per call: a unary-encoding mechanism
    * (kind 'unary', e.g. OUE, which releases a bit vector) is not supported and is refused
    * with `invalid_argument`.
    */

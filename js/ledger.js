@@ -42,9 +42,16 @@ function memoryStore() {
   };
 }
 
+// JSON has no Infinity: JSON.stringify writes it as null, which would read back as a
+// bound of 0 for a release that leaks without bound. Non-finite numbers are kept as
+// strings, and read back as numbers.
+const NON_FINITE = new Set(['Infinity', '-Infinity', 'NaN']);
+const keepNonFinite = (_, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v);
+const readNonFinite = (_, v) => (typeof v === 'string' && NON_FINITE.has(v) ? Number(v) : v);
+
 function localStorageStore(ls) {
-  const load = (origin) => JSON.parse(ls.getItem(LS_PREFIX + origin) || '{"releases":[],"memo":{}}');
-  const save = (origin, v) => ls.setItem(LS_PREFIX + origin, JSON.stringify(v));
+  const load = (origin) => JSON.parse(ls.getItem(LS_PREFIX + origin) || '{"releases":[],"memo":{}}', readNonFinite);
+  const save = (origin, v) => ls.setItem(LS_PREFIX + origin, JSON.stringify(v, keepNonFinite));
   return {
     kind: 'localstorage',
     async all(origin) { return load(origin).releases; },
@@ -145,6 +152,8 @@ export class Ledger {
   #store;
   #origin;
   #budget;
+  /** The last release started: the next one waits for it. */
+  #tail = Promise.resolve();
 
   /** @internal */
   constructor(store, origin, budget) {
@@ -175,13 +184,25 @@ export class Ledger {
     if (mechanism !== undefined) recs.push(describe(mechanism, attribute, this.#origin));
     if (recs.length === 0) return { releases: 0, ldp: 0, lip: 0 };
     const pmin = Math.min(...recs.map((r) => r.pmin));
+    // A figure that is not a number (a non-finite one a store could not keep) bounds nothing.
+    const nats = (v) => (typeof v === 'number' && !Number.isNaN(v) ? v : Infinity);
+    const ldps = recs.map((r) => nats(r.ldp_x));
+    // Thm 4 reads each release's LIP through Prop 1, as an LDP over the inputs its prior
+    // allows. That holds for the composition only when every release's prior allows the
+    // same inputs: a release whose prior rules out an input says nothing of its row, and two
+    // such releases can each have LIP 0 while together they tell the inputs apart (ln 3
+    // in a two-release example). Otherwise each release enters with its LDP w.r.t. X,
+    // which holds over every input. Records written before the X-audit existed have no
+    // lip_x (their ldp_x bounds it) and none before the support was kept has `zeros`.
+    const support = (r) => (Array.isArray(r.zeros) ? `${r.inputs}:${r.zeros.join(',')}` : null);
+    const same = recs.every((r) => support(r) !== null && support(r) === support(recs[0]));
+    const lips = recs.map((r, i) => (same ? Math.min(r.lip_x === undefined ? ldps[i] : nats(r.lip_x), ldps[i]) : ldps[i]));
     try {
-      const ldp = raw.composeLdp(Float64Array.from(recs.map((r) => r.ldp_x)));
-      // Records written before the X-audit existed have no lip_x: their ldp_x bounds it.
-      const thm4 = raw.composeLip(Float64Array.from(recs.map((r) => Math.min(r.lip_x ?? r.ldp_x, r.ldp_x))), pmin);
+      const ldp = raw.composeLdp(Float64Array.from(ldps));
+      const thm4 = raw.composeLip(Float64Array.from(lips), pmin);
       // Each of these bounds the joint LIP, so their minimum does: Thm 4; the LDP total
       // (ε-LDP implies ε-LIP); and for a single release, its own audited LIP.
-      const lip = Math.min(thm4, ldp, recs.length === 1 ? (recs[0].lip_x ?? recs[0].ldp_x) : Infinity);
+      const lip = Math.min(thm4, ldp, recs.length === 1 ? lips[0] : Infinity);
       return { releases: recs.length, ldp, lip };
     } catch (e) {
       throw new PrivliftError(e.code ?? 'invalid_argument', e.message, { cause: e });
@@ -195,7 +216,20 @@ export class Ledger {
    * Resolves to `{output, label, receipt, bound, memoized}`. A unary-encoding mechanism
    * (kind 'unary', e.g. OUE: a bit vector per release) is refused with `invalid_argument`.
    */
-  async release(attribute, mechanism, value, { memoize = false } = {}) {
+  async release(attribute, mechanism, value, options = {}) {
+    // One release at a time: the budget check and the record are one step, or releases
+    // started together would each pass the check against the same earlier total. Across
+    // the tabs of one origin too, where the Web Locks API exists.
+    const run = () => this.#release(attribute, mechanism, value, options);
+    const turn = this.#tail.then(() => {
+      const locks = globalThis.navigator?.locks;
+      return locks?.request ? locks.request(`${LS_PREFIX}${this.#origin}`, run) : run();
+    });
+    this.#tail = turn.catch(() => {});
+    return turn;
+  }
+
+  async #release(attribute, mechanism, value, { memoize = false } = {}) {
     if (typeof attribute !== 'string' || attribute === '') throw invalid('attribute', 'expected a non-empty string');
     if (mechanism?.kind === 'unary') {
       throw invalid('mechanism', 'the ledger releases one output label per call; unary encodings (bit vectors) are not supported');
@@ -244,11 +278,15 @@ export class Ledger {
 /** The ledger's record of one release: the X-audit's numbers only. */
 function describe(mechanism, attribute, origin) {
   const leak = mechanism.leakageX();
-  const prior = mechanism.prior.filter((p) => p > 0);
+  const prior = mechanism.prior;
+  const zeros = [];
+  prior.forEach((p, i) => { if (!(p > 0)) zeros.push(i); });
   return {
     origin, attribute, mechanismId: mechanism.id, time: new Date().toISOString(),
     ldp_x: leak.ldp_x, lip_x: leak.lip, eps_l_x: leak.alip.eps_l, eps_u_x: leak.alip.eps_u,
-    pmin: Math.min(...prior),
+    pmin: Math.min(...prior.filter((p) => p > 0)),
+    // The inputs the prior allows (every one but `zeros`, out of `inputs`): see bound().
+    inputs: prior.length, zeros,
   };
 }
 

@@ -136,3 +136,59 @@ test('a unary (OUE) mechanism is refused up front: the ledger releases one label
   await assert.rejects(ledger.release('u', m, 'a', { memoize: true }), (e) => e.code === 'invalid_argument');
   assert.equal((await ledger.releases()).length, 0, 'nothing recorded');
 });
+
+/** A 3-input matrix document with `prior` and rows `rows` (2 outputs), claiming ldp_x ln 9. */
+function matrix3(id, prior, rows, extra = {}) {
+  return {
+    format: 'privlift-mechanism', version: 1, id, labels: ['v0', 'v1', 'v2'], prior,
+    mechanism: { kind: 'matrix', p_y_given_x: rows }, claims: { ldp_x: Math.log(9) }, ...extra,
+  };
+}
+
+test('priors that rule out different inputs: each release enters the LIP total with its LDP', async () => {
+  // Each has LIP 0 under its own prior (the inputs it allows share one row), but together
+  // the two outputs tell v0, v1 and v2 apart: the joint channel's LIP is ln 3 under either prior.
+  const a = (await parseMechanism(matrix3('a', [0, 0.5, 0.5], [[0.9, 0.1], [0.5, 0.5], [0.5, 0.5]]))).verify({});
+  const b = (await parseMechanism(matrix3('b', [0.5, 0.5, 0], [[0.5, 0.5], [0.5, 0.5], [0.1, 0.9]]))).verify({});
+  assert.ok(a.leakageX().lip < 1e-12 && b.leakageX().lip < 1e-12);
+  const ledger = await openLedger({ origin: 'https://support.example', budget: { lip: 0.5 }, storage: 'memory' });
+  await ledger.release('x', a, 'v1');
+  await assert.rejects(ledger.release('x', b, 'v1'), (e) => e.code === 'budget_exceeded');
+  const both = await ledger.bound('x', b);
+  assert.ok(both.lip >= Math.log(3), `${both.lip} < ln 3`);
+  // The same prior twice: the LIP of each release still composes (LIP 0 each).
+  const same = await openLedger({ origin: 'https://same.example', budget: { lip: 0.5 }, storage: 'memory' });
+  await same.release('x', a, 'v1');
+  await same.release('x', a, 'v2');
+  assert.ok((await same.bound('x')).lip < 1e-9);
+});
+
+test('localStorage keeps an unbounded release unbounded', async (t) => {
+  const store = new Map();
+  const ls = { getItem: (k) => (store.has(k) ? store.get(k) : null), setItem: (k, v) => store.set(k, String(v)), removeItem: (k) => store.delete(k) };
+  const had = Object.getOwnPropertyDescriptor(globalThis, 'localStorage');
+  Object.defineProperty(globalThis, 'localStorage', { value: ls, configurable: true, writable: true });
+  t.after(() => (had ? Object.defineProperty(globalThis, 'localStorage', had) : delete globalThis.localStorage));
+  // X in clear, with a secret independent of X: its S-claim holds, its leakage about X is ∞.
+  const clear = (await parseMechanism(matrix3('clear', [0.2, 0.3, 0.5], [[1, 0], [0, 1], [0, 1]], {
+    claims: { lip: 0 }, secret: { labels: ['s0', 's1'], p_sx: [[0.1, 0.15, 0.25], [0.1, 0.15, 0.25]] },
+  }))).verify({});
+  assert.equal(clear.leakageX().ldp_x, Infinity);
+  const page = await openLedger({ origin: 'https://ls.example', storage: 'localstorage' });
+  assert.equal(page.storage, 'localstorage');
+  await page.release('age', clear, 'v1');
+  const later = await openLedger({ origin: 'https://ls.example', storage: 'localstorage', budget: { ldp: 1 } });
+  assert.deepEqual(await later.bound('age'), { releases: 1, ldp: Infinity, lip: Infinity });
+  const k = (await parseMechanism(krr(3, 0.5, 'k'))).verify({});
+  await assert.rejects(later.release('age', k, 'v0'), (e) => e.code === 'budget_exceeded');
+});
+
+test('releases started together are checked one after another against the budget', async () => {
+  const m = (await parseMechanism(krr(4, 1, 'k1'))).verify({});
+  const ledger = await openLedger({ origin: 'https://race.example', budget: { ldp: 2.5 }, storage: 'memory' });
+  const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => ledger.release('age', m, 'v1')));
+  assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 2);
+  assert.ok(outcomes.filter((o) => o.status === 'rejected').every((o) => o.reason.code === 'budget_exceeded'));
+  assert.equal((await ledger.releases('age')).length, 2);
+  assert.ok((await ledger.bound('age')).ldp <= 2.5);
+});
