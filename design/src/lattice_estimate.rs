@@ -237,34 +237,26 @@ impl Released {
             // P(j|k) = fresh_j + λ·[j = k]: largest at k = j.
             return Released::Points((0..n).map(|j| m.p_given(j as i64, j) > 0.0).collect());
         }
+        let Some(params) = &probs.gaussian else {
+            // One scale: P(k + z | k) = P(z | 0) for every k.
+            let r = reach(|z| m.p_given(z as i64, 0) > 0.0);
+            return Released::Interval(-r, n as i64 - 1 + r);
+        };
+        // A reach per distinct (σ², normaliser); the union of every point's interval.
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         let mut reaches: Vec<((u64, u64), i64)> = Vec::new();
-        for k in 0..n {
-            let reach = match &probs.gaussian {
-                Some(params) => {
-                    let (s2, inv_norm) = params[k];
-                    let key = (s2.to_bits(), inv_norm.to_bits());
-                    match reaches.iter().find(|(u, _)| *u == key) {
-                        Some(&(_, r)) => r,
-                        None => {
-                            let r = reach(|z| libm::exp(-z * z / (2.0 * s2)) * inv_norm > 0.0);
-                            reaches.push((key, r));
-                            r
-                        }
-                    }
+        for (k, &(s2, inv_norm)) in params.iter().enumerate() {
+            let key = (s2.to_bits(), inv_norm.to_bits());
+            let r = match reaches.iter().find(|(u, _)| *u == key) {
+                Some(&(_, r)) => r,
+                None => {
+                    let r = reach(|z| libm::exp(-z * z / (2.0 * s2)) * inv_norm > 0.0);
+                    reaches.push((key, r));
+                    r
                 }
-                // One scale: P(k + z | k) = P(z | 0) for every k.
-                None => match reaches.first() {
-                    Some(&(_, r)) => r,
-                    None => {
-                        let r = reach(|z| m.p_given(z as i64, 0) > 0.0);
-                        reaches.push(((0, 0), r));
-                        r
-                    }
-                },
             };
-            lo = lo.min(k as i64 - reach);
-            hi = hi.max(k as i64 + reach);
+            lo = lo.min(k as i64 - r);
+            hi = hi.max(k as i64 + r);
         }
         Released::Interval(lo, hi)
     }
@@ -289,11 +281,8 @@ fn reach(positive: impl Fn(f64) -> bool) -> i64 {
     if out >= CAP && positive(CAP as f64) {
         return CAP;
     }
-    // positive(out / 2) (or out = 1 and positive(0)), !positive(out).
+    // positive(out / 2) (for out = 1: positive(0)), !positive(out).
     let (mut yes, mut no) = (out / 2, out);
-    if out == 1 {
-        yes = 0;
-    }
     while no - yes > 1 {
         let mid = yes + (no - yes) / 2;
         if positive(mid as f64) {

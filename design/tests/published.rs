@@ -327,7 +327,7 @@ fn tv_and_hamming_are_never_negative() {
     for _ in 0..500 {
         let k = rng.random_range(2..=6usize);
         let p = normalised((0..k).map(|_| rng.random::<f64>()).collect());
-        let identity = Matrix::from_flat(k, k, (0..k * k).map(|i| if i / k == i % k { 1.0 } else { 0.0 }).collect());
+        let identity = Matrix::diag(&vec![1.0; k]);
         above_one += usize::from(p.iter().sum::<f64>() > 1.0);
         let u = channel_utility(&p, &identity, None);
         assert!(u.tv.unwrap() >= 0.0 && u.hamming.unwrap() >= 0.0, "{p:?}: {u:?}");

@@ -75,6 +75,12 @@ fn writer(path: &str) -> Result<Arc<Mutex<Connection>>> {
     Ok(w)
 }
 
+/// The shared statements' PostgreSQL placeholders (`$1`, `$2`, …) as SQLite's (`?1`, `?2`,
+/// …); `$` appears in them nowhere else.
+fn positional(sql: &str) -> String {
+    sql.replace('$', "?")
+}
+
 /// The writing connection, for one transaction. A panic while it was held poisons
 /// nothing: its transaction was rolled back when dropped.
 fn lock(writer: &Mutex<Connection>) -> MutexGuard<'_, Connection> {
@@ -131,13 +137,13 @@ impl Store for Sqlite {
     fn publish(&mut self, mechanism: &str, version: i64) -> Result<()> {
         let mut w = lock(&self.writer);
         let tx = w.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        tx.execute(&super::PUBLISH_SQL.replace('$', "?"), params![mechanism, version])?;
+        tx.execute(&positional(super::PUBLISH_SQL), params![mechanism, version])?;
         tx.commit()?;
         Ok(())
     }
 
     fn published(&mut self, mechanism: &str) -> Result<Option<Version>> {
-        self.select(&super::PUBLISHED_SQL.replace("$1", "?1"), params![mechanism])
+        self.select(&positional(super::PUBLISHED_SQL), params![mechanism])
     }
 
     fn insert(&mut self, reports: &[Report]) -> Result<u64> {
@@ -159,7 +165,7 @@ impl Store for Sqlite {
     }
 
     fn counts(&mut self, version: i64) -> Result<Vec<(String, u64)>> {
-        let mut stmt = self.conn.prepare_cached(&super::COUNT_SQL.replace("$1", "?1"))?;
+        let mut stmt = self.conn.prepare_cached(&positional(super::COUNT_SQL))?;
         let rows = stmt.query_map(params![version], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
