@@ -24,6 +24,7 @@ mod design;
 mod estimate;
 mod files;
 mod help;
+mod http;
 mod out;
 mod receipt;
 mod serve;
@@ -95,7 +96,9 @@ Commands:
             GET /v1/estimates/ID as `estimate --db` does. URL is sqlite:PATH
             (created, write-ahead log) or postgres://USER@HOST:PORT/DATABASE.
             Loopback unless --public (default port 8081); prints
-            `listening on http://HOST:PORT` once ready.
+            `listening on http://HOST:PORT` once ready. Bodies over 4 MiB get
+            413 at once; bodies in flight share 128 MiB, beyond it 503 busy
+            with Retry-After (send again, same report ids).
   simulate  A synthetic population (a simulation, seeded: never for real
             users): N users per document of MECHANISMS_DIR draw their value
             from its prior, perturb it with the verified mechanism, and their
@@ -149,7 +152,8 @@ Commands:
   serve     Serve DIR (default `www`) over HTTP/1.1 on HOST:PORT (default
             127.0.0.1:8080; `--port 0` picks a free port). A non-loopback HOST
             needs `--public`. Prints one line
-            `privlift: serving DIR at http://HOST:PORT/` when ready.
+            `privlift: serving DIR at http://HOST:PORT/` when ready. Symbolic
+            links are followed inside DIR only (one leading out: 403).
 
 Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE):
   krr              (--prior | --joint) --epsilon E   k-ary RR, claims ldp_x = E

@@ -1,55 +1,59 @@
-//! The collector's HTTP/1.1 front: hyper on a small tokio runtime, one task per
-//! connection, and the database work on the collector's own worker threads.
+//! The collector's HTTP/1.1 front: the connection handling of [`crate::http`] (hyper on
+//! tokio, one task per connection, shared with `privlift serve`), and the database work
+//! on the collector's own worker threads.
 //!
-//! Why this shape: a connection a browser keeps alive costs a task here, not a thread, so
-//! any number of idle keep-alive clients leaves new ones served. (tiny_http, used before,
-//! kept a thread per open connection; with 50 clients connecting at once, 26 waited until
-//! another connection closed.) The stores stay synchronous, one database connection per
-//! worker thread, outside the runtime: a request is read whole (its body bounded by
-//! [`MAX_BODY`]) and routed ([`super::route`]); what needs no database (a document, a
-//! preflight, a refusal) is answered on the spot, the rest is handed to a worker through
-//! the [`Queue`], and the worker's [`HttpResponse`] is written back. The routes never see
-//! a socket.
+//! The stores stay synchronous, one database connection per worker thread, outside the
+//! runtime: a request is read whole (its body bounded by [`MAX_BODY`]) and routed
+//! ([`super::route`]); what needs no database (a document, a preflight, a refusal) is
+//! answered on the spot, the rest is handed to a worker through the [`Queue`], and the
+//! worker's [`HttpResponse`] is written back. The routes never see a socket.
 //!
-//! The queue is bounded, and a request that finds it full is answered at once with 503
-//! `busy` and `Retry-After` (nothing of it stored, so the client retries with the same
-//! report ids) rather than waiting: a client posting large batches faster than the
+//! Memory is bounded at each stage. Bodies being read, or waiting for their answer, share
+//! one budget of [`MAX_READING_BYTES`]: a body takes its share by its declared length
+//! before a byte of it is read (else as it grows), and gives it back when its client has
+//! the answer or has gone away. A body beyond the budget is not read: 503 `busy` with
+//! `Retry-After`, nothing of it stored, so the client retries with the same report ids.
+//! (Without it, 200 connections each holding back the last byte of a 4 MiB body took the
+//! collector from 7.7 MB to 933 MB.) A body over [`MAX_BODY`] is not read either: its 413
+//! is sent at once and the connection closes after a lingering drain ([`crate::http`]), so
+//! a client still sending reads the 413, not a broken pipe.
+//!
+//! The work queue is bounded too, and a request that finds it full is answered at once
+//! with 503 `busy` rather than waiting: a client posting large batches faster than the
 //! database stores them, or closing each connection without reading the answer (which
-//! frees its connection slot while its body waits), holds at most [`MAX_QUEUED_WRITES`]
-//! batches and [`MAX_QUEUED_BYTES`] of bodies, not memory and latency without limit.
-//! Reads (estimates) wait in a queue of their own and a worker alternates between the two
-//! when both wait, so a read waits for at most one write per worker, however many writes
-//! are queued; a document (`GET /v1/mechanisms/ID`) waits for none. A job whose client has
-//! gone away before a worker took it is dropped unanswered: it was never acknowledged.
+//! frees its body's share of the budget while the body waits), holds at most
+//! [`MAX_QUEUED_WRITES`] batches and [`MAX_QUEUED_BYTES`] of bodies, not memory and latency
+//! without limit. Reads (estimates) wait in a queue of their own and a worker alternates
+//! between the two when both wait, so a read waits for at most one write per worker,
+//! however many writes are queued; a document (`GET /v1/mechanisms/ID`) waits for none. A
+//! job whose client has gone away before a worker took it is dropped unanswered: it was
+//! never acknowledged.
 
 use std::collections::VecDeque;
-use std::convert::Infallible;
 use std::net::TcpListener;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
+use http_body_util::BodyExt;
+use hyper::body::{Body as _, Bytes, Incoming};
+use hyper::header::HeaderValue;
 use hyper::{Request, Response};
-use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::sync::{oneshot, Semaphore};
+use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 
 use super::{Catalogue, Routed, Store, MAX_BODY};
+use crate::http::{full, Body, Limits};
 use crate::CliError;
 
-/// Connections served at once; a further one waits in the listen backlog.
-const MAX_CONNECTIONS: usize = 4096;
-/// A request's head must arrive within this (of the connection's opening or of the previous
-/// answer), else the connection is closed without an answer: hyper's `header_read_timeout`,
-/// which also ends a kept-alive connection left idle this long.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
-/// A request's body must arrive within this.
+/// A request's body must arrive within this (its head has [`crate::http::HEAD_TIMEOUT`]; a
+/// head that does not is closed without an answer).
 const BODY_TIMEOUT: Duration = Duration::from_secs(30);
-/// A body above [`MAX_BODY`] is read on (and dropped) up to this many bytes before the 413,
-/// so that a client still sending it reads the answer rather than a reset connection.
-const MAX_DRAINED: usize = 4 * MAX_BODY;
+/// Bytes of the bodies being read or waiting for their answer, at most (32 of the
+/// largest): with the queue's [`MAX_QUEUED_BYTES`], what request bodies can hold.
+const MAX_READING_BYTES: usize = 128 * 1024 * 1024;
+/// The collector's connections: a slow head is closed unanswered; a connection is drained
+/// after its last answer for up to 10 s and 64 MiB, enough for a client to finish sending
+/// a body refused unread (413, 503) before it reads the answer.
+const LIMITS: Limits = Limits { slow_head: None, linger: Duration::from_secs(10), linger_bytes: 64 << 20 };
 /// Batches waiting for a worker, at most: each is one commit, so a new batch waits for at
 /// most 256 commits of the database (a few seconds on SQLite, whose writers take turns).
 const MAX_QUEUED_WRITES: usize = 256;
@@ -194,45 +198,10 @@ pub fn serve(listener: TcpListener, stores: Vec<Box<dyn Store>>, catalogue: Arc<
             }
         });
     }
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_io()
-        .enable_time()
-        .build()
-        .map_err(|e| CliError::io("cannot start the HTTP runtime", e))?;
-    listener.set_nonblocking(true).map_err(|e| CliError::io("cannot configure the listener", e))?;
-    runtime.block_on(accept(listener, queue, catalogue))
-}
-
-async fn accept(listener: TcpListener, queue: Arc<Queue>, catalogue: Arc<Catalogue>) -> Result<(), CliError> {
-    let listener =
-        tokio::net::TcpListener::from_std(listener).map_err(|e| CliError::io("cannot listen for connections", e))?;
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    loop {
-        let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { return Ok(()) };
-        let stream = match listener.accept().await {
-            Ok((stream, _)) => stream,
-            Err(e) => {
-                // Out of file descriptors or a connection reset before it was accepted:
-                // the collector keeps serving the others.
-                eprintln!("privlift: collect: accept: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let (queue, catalogue) = (Arc::clone(&queue), Arc::clone(&catalogue));
-        tokio::spawn(async move {
-            let service = service_fn(move |r| answer(r, Arc::clone(&queue), Arc::clone(&catalogue)));
-            let connection = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service);
-            // A connection that fails (a reset, a malformed request) concerns that client.
-            let _ = connection.await;
-            drop(slot);
-        });
-    }
+    let budget = Arc::new(Semaphore::new(MAX_READING_BYTES));
+    crate::http::serve(listener, LIMITS, move |r| {
+        answer(r, Arc::clone(&queue), Arc::clone(&catalogue), Arc::clone(&budget))
+    })
 }
 
 /// Reads one request, answers it or has a worker answer it, and writes the answer.
@@ -240,7 +209,8 @@ async fn answer(
     request: Request<Incoming>,
     queue: Arc<Queue>,
     catalogue: Arc<Catalogue>,
-) -> Result<Response<Full<Bytes>>, Infallible> {
+    budget: Arc<Semaphore>,
+) -> Response<Body> {
     let (parts, body) = request.into_parts();
     let method = match parts.method {
         hyper::Method::GET => Method::Get,
@@ -257,12 +227,18 @@ async fn answer(
         .flat_map(|v| v.split(','))
         .map(|t| t.trim().to_string())
         .collect();
-    let body = match tokio::time::timeout(BODY_TIMEOUT, read_body(body)).await {
-        Ok(Ok(b)) => b,
+    // Held until the answer is written: the bytes of this body count against the budget
+    // from its first byte read until its client has its answer or has gone away.
+    let (body, _held) = match tokio::time::timeout(BODY_TIMEOUT, read_body(body, &budget)).await {
+        Ok(Ok(Read::Whole(body, held))) => (Ok(body), Some(held)),
+        Ok(Ok(Read::TooLarge)) => (Err(()), None),
+        // Nothing of it is kept; the client sends it again later (the same report ids).
+        Ok(Ok(Read::Busy)) => return closing(busy()),
         // A body that stalls or breaks off: nothing of it is stored, and the client sends
         // it again (the same report ids: counted once).
-        _ => return Ok(plain(408, "http", "the request body did not arrive")),
+        _ => return plain(408, "http", "the request body did not arrive"),
     };
+    let unread = body.is_err();
     let request = HttpRequest {
         method,
         path: parts.uri.path().to_string(),
@@ -271,53 +247,88 @@ async fn answer(
         body,
     };
     let work = match super::route(request, &catalogue) {
-        Routed::Answered(r) => return Ok(to_hyper(r)),
+        // A body left unread ends the connection after the answer (and its drain).
+        Routed::Answered(r) if unread => return closing(to_hyper(r)),
+        Routed::Answered(r) => return to_hyper(r),
         work => work,
     };
     let (reply, answer) = oneshot::channel();
     if queue.push(Job { work, reply }).is_err() {
-        let busy = plain(503, "busy", "the collector has too much work waiting; retry later");
-        return Ok(with_header(busy, hyper::header::RETRY_AFTER, RETRY_AFTER_SECS));
+        return busy();
     }
-    Ok(match answer.await {
+    match answer.await {
         Ok(r) => to_hyper(r),
         Err(_) => plain(500, "http", "the worker failed"),
-    })
+    }
 }
 
-/// The body, whole, or `Err(())` when it is larger than [`MAX_BODY`]; an error when the
-/// connection breaks or a too-large body goes on past [`MAX_DRAINED`].
-async fn read_body(mut body: Incoming) -> Result<Result<Vec<u8>, ()>, hyper::Error> {
-    let (mut kept, mut seen) = (Vec::new(), 0usize);
+/// How a request body was read.
+enum Read {
+    /// Whole, with its share of the budget.
+    Whole(Vec<u8>, OwnedSemaphorePermit),
+    /// Larger than [`MAX_BODY`]: read no further.
+    TooLarge,
+    /// The budget has no room for it: read no further.
+    Busy,
+}
+
+/// Reads a body within [`MAX_BODY`] and the `budget` of bodies in flight: by its declared
+/// length before a byte of it is read, else as it grows (the bytes its buffer reserves). An
+/// error when the connection breaks.
+async fn read_body(mut body: Incoming, budget: &Arc<Semaphore>) -> Result<Read, hyper::Error> {
+    let share = |bytes: usize| Arc::clone(budget).try_acquire_many_owned(u32::try_from(bytes).unwrap_or(u32::MAX));
+    let declared = body.size_hint().exact();
+    if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        return Ok(Read::TooLarge);
+    }
+    let first = declared.map_or(0, |n| n as usize); // at most MAX_BODY
+    let Ok(mut held) = share(first) else { return Ok(Read::Busy) };
+    let mut kept = Vec::with_capacity(first);
     while let Some(frame) = body.frame().await {
         let Ok(data) = frame?.into_data() else { continue };
-        seen = seen.saturating_add(data.len());
-        if seen <= MAX_BODY {
-            kept.extend_from_slice(&data);
-        } else if seen > MAX_DRAINED {
-            break;
+        let needed = kept.len() + data.len();
+        if needed > MAX_BODY {
+            return Ok(Read::TooLarge);
         }
+        if needed > kept.capacity() {
+            let grown = needed.max(2 * kept.capacity()).min(MAX_BODY);
+            let Ok(more) = share(grown - kept.capacity()) else { return Ok(Read::Busy) };
+            held.merge(more);
+            kept.reserve_exact(grown - kept.len());
+        }
+        kept.extend_from_slice(&data);
     }
-    Ok(if seen <= MAX_BODY { Ok(kept) } else { Err(()) })
+    Ok(Read::Whole(kept, held))
+}
+
+/// 503 `busy` with `Retry-After`: nothing of the request is kept.
+fn busy() -> Response<Body> {
+    let busy = plain(503, "busy", "the collector has too much work waiting; retry later");
+    with_header(busy, hyper::header::RETRY_AFTER, RETRY_AFTER_SECS.into())
+}
+
+/// `r` with `Connection: close`: the connection ends after it (its body was left unread).
+fn closing(r: Response<Body>) -> Response<Body> {
+    with_header(r, hyper::header::CONNECTION, hyper::header::HeaderValue::from_static("close"))
 }
 
 /// An error the front answers itself (`{"code", "message"}`), with CORS as every answer.
-fn plain(status: u16, code: &'static str, message: &str) -> Response<Full<Bytes>> {
+fn plain(status: u16, code: &'static str, message: &str) -> Response<Body> {
     to_hyper(super::error_response(&super::ApiError::new(status, code, message.into())))
 }
 
-fn with_header(mut r: Response<Full<Bytes>>, name: hyper::header::HeaderName, value: u32) -> Response<Full<Bytes>> {
-    r.headers_mut().insert(name, hyper::header::HeaderValue::from(value));
+fn with_header(mut r: Response<Body>, name: hyper::header::HeaderName, value: HeaderValue) -> Response<Body> {
+    r.headers_mut().insert(name, value);
     r
 }
 
-fn to_hyper(r: HttpResponse) -> Response<Full<Bytes>> {
+fn to_hyper(r: HttpResponse) -> Response<Body> {
     let mut out = Response::builder().status(r.status);
     for (name, value) in r.headers {
         out = out.header(name, value);
     }
-    out.body(Full::new(Bytes::from(r.body))).unwrap_or_else(|_| {
-        let mut e = Response::new(Full::new(Bytes::new()));
+    out.body(full(r.body)).unwrap_or_else(|_| {
+        let mut e = Response::new(full(Bytes::new()));
         *e.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
         e
     })

@@ -97,3 +97,45 @@ pub fn dribble_head(addr: &str, start: &[u8]) -> (Vec<u8>, Option<std::io::Resul
     }
     end(got, None)
 }
+
+/// A `/proc/PID/status` figure of a process, in KiB (`VmRSS`: resident now, `VmHWM`: its
+/// peak); `None` off Linux.
+pub fn vm_kib(pid: u32, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field) && l[field.len()..].starts_with(':'))?;
+    line[field.len() + 1..].trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// A server the test started (`privlift serve`, `privlift collect`), killed when dropped,
+/// even on a failed assertion.
+pub struct Running {
+    pub child: std::process::Child,
+    /// `HOST:PORT`.
+    pub addr: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `privlift ARGS` and reads the line it prints once ready: `prefix`, then
+/// `http://HOST:PORT` (a final `/` allowed).
+pub fn start_server(args: &[&str], prefix: &str) -> Running {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(crate::common::cli::BIN)
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut server = Running { child, addr: String::new() };
+    let mut line = String::new();
+    std::io::BufReader::new(stdout).read_line(&mut line).unwrap();
+    let url = line.strip_prefix(prefix).and_then(|rest| rest.trim_end().strip_prefix("http://"));
+    server.addr = url.unwrap_or_else(|| panic!("{line:?}")).trim_end_matches('/').to_string();
+    server
+}
