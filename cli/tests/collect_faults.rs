@@ -38,6 +38,29 @@ fn postgres_admin() -> Option<String> {
     admin
 }
 
+/// A fresh database on the PostgreSQL server to test on, and what a test needs around it.
+struct Case {
+    /// Holds the mechanisms directory: bind it, or the directory is removed at once.
+    _t: TempDir,
+    dir: String,
+    db: String,
+    /// The database's name.
+    name: String,
+    /// A connection to the server's administration database.
+    admin: postgres::Client,
+}
+
+/// A [`Case`], if a PostgreSQL server is given.
+fn postgres_case() -> Option<Case> {
+    let admin = postgres_admin()?;
+    let t = TempDir::new("faults");
+    let dir = grade_dir(&t);
+    let db = fresh_postgres_database(&admin);
+    let name = db.rsplit('/').next().unwrap().to_string();
+    let admin = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
+    Some(Case { _t: t, dir, db, name, admin })
+}
+
 fn grade_dir(t: &TempDir) -> String {
     mechanisms(t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]])
 }
@@ -116,13 +139,8 @@ fn batches_sharing_ids_in_opposite_orders_are_all_acknowledged() {
 /// and logs the server's own error, not "db error".
 #[test]
 fn serialization_failures_are_retried_and_logged() {
-    let Some(admin) = postgres_admin() else { return };
-    let t = TempDir::new("faults");
-    let dir = grade_dir(&t);
-    let db = fresh_postgres_database(&admin);
-    let name = db.rsplit('/').next().unwrap();
-    let mut client = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
-    client
+    let Some(Case { _t: t, dir, db, name, mut admin }) = postgres_case() else { return };
+    admin
         .batch_execute(&format!("ALTER DATABASE {name} SET default_transaction_isolation = 'repeatable read'"))
         .unwrap();
     let log = t.0.join("collect.log");
@@ -228,15 +246,10 @@ impl Posters {
 /// counted twice.
 #[test]
 fn terminated_connections_are_replaced() {
-    let Some(admin) = postgres_admin() else { return };
-    let t = TempDir::new("faults");
-    let dir = grade_dir(&t);
-    let db = fresh_postgres_database(&admin);
-    let name = db.rsplit('/').next().unwrap().to_string();
+    let Some(Case { _t, dir, db, name, mut admin }) = postgres_case() else { return };
     let c = start(&db, &dir, &[]);
     let sha = sha256_of(&c.addr, "grade");
     let posters = Posters::start(&c.addr, &sha, 2);
-    let mut admin = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
     let backends = |admin: &mut postgres::Client| -> Vec<i32> {
         let sql = "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()";
         admin.query(sql, &[&name]).unwrap().iter().map(|r| r.get(0)).collect()
@@ -257,6 +270,46 @@ fn terminated_connections_are_replaced() {
         posters.back_within_5_s(Instant::now(), "the connections were terminated");
     }
     posters.finish(&c);
+}
+
+/// A batch whose connection is terminated while its statement runs (here: while it waits
+/// for a row another transaction inserted) is not acknowledged: 503 `storage`, since the
+/// collector cannot know whether it was committed. The client's retry with the same ids is
+/// stored on a new connection, each report once.
+#[test]
+fn a_batch_whose_connection_dies_while_it_runs_is_not_acknowledged() {
+    let Some(Case { _t, dir, db, name, mut admin }) = postgres_case() else { return };
+    let c = start(&db, &dir, &["--threads", "1"]);
+    let sha = sha256_of(&c.addr, "grade");
+    let body = batch("grade", &sha, 0, SIZE, grade_label);
+    // Another transaction holds the batch's last id, uncommitted.
+    let mut holder = postgres::Client::connect(&db, postgres::NoTls).unwrap();
+    let mut held = holder.transaction().unwrap();
+    held.execute(
+        "INSERT INTO privlift_reports (report_id, version, output) SELECT $1, max(version), '0' FROM privlift_documents",
+        &[&format!("{:032x}", SIZE - 1)],
+    )
+    .unwrap();
+    let poster = {
+        let (addr, body) = (c.addr.clone(), body.clone());
+        std::thread::spawn(move || post(&addr, &body))
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let waiting: i32 = loop {
+        let sql = "SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'";
+        if let Some(row) = admin.query_opt(sql, &[&name]).unwrap() {
+            break row.get(0);
+        }
+        assert!(Instant::now() < deadline, "the batch never waited for the held row");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    admin.execute("SELECT pg_terminate_backend($1)", &[&waiting]).unwrap();
+    assert_eq!(poster.join().unwrap().code(503), "storage");
+    held.rollback().unwrap();
+    let r = post(&c.addr, &body);
+    assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json()["accepted"], SIZE);
+    assert_eq!(stored(&c), SIZE);
 }
 
 /// A throw-away PostgreSQL server of this test's own (`scripts/postgres.sh`), removed
