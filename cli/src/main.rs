@@ -94,8 +94,9 @@ Commands:
             \"report_id\"}]} -> 202 {\"accepted\", \"duplicates\"}; a bad report
             refuses the whole batch: 400/404 {\"code\", \"message\"}) and answers
             GET /v1/estimates/ID as `estimate --db` does. URL is sqlite:PATH
-            (created, write-ahead log) or postgres://USER@HOST:PORT/DATABASE.
-            Loopback unless --public (default port 8081); prints
+            (created, write-ahead log) or postgres://USER@HOST:PORT/DATABASE
+            (a lost connection is replaced; until then 503 storage with
+            Retry-After). Loopback unless --public (default port 8081); prints
             `listening on http://HOST:PORT` once ready. Bodies over 4 MiB get
             413 at once; bodies in flight share 128 MiB, beyond it 503 busy
             with Retry-After (send again, same report ids).

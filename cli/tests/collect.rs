@@ -8,15 +8,14 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use common::cli::{run, TempDir, BIN};
-use common::http::{dribble_head, exchange, Response};
+use common::cli::{run, TempDir};
+use common::collector::{batch, engines, get, grade_label, http, mechanisms, post, sha256_of, start, GRADE};
+use common::http::{dribble_head, Response};
 use serde_json::{json, Value};
 
-const GRADE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
 const AGE_RETIRED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/age-retired.json");
 /// `design` arguments of a Laplace lattice mechanism over salaries (id `salary`).
 const SALARY: &[&str] = &[
@@ -32,113 +31,6 @@ const SALARY: &[&str] = &[
     "--id",
     "salary",
 ];
-
-/// The databases to test on: a fresh SQLite file, and a fresh PostgreSQL database when a
-/// server is given.
-fn engines(t: &TempDir) -> Vec<String> {
-    let mut out = vec![format!("sqlite:{}", t.0.join("reports.db").display())];
-    match std::env::var("PRIVLIFT_TEST_POSTGRES") {
-        Ok(admin) => out.push(fresh_postgres_database(&admin)),
-        Err(_) => assert!(
-            std::env::var("PRIVLIFT_REQUIRE_POSTGRES").as_deref() != Ok("1"),
-            "PRIVLIFT_REQUIRE_POSTGRES=1 but PRIVLIFT_TEST_POSTGRES is not set"
-        ),
-    }
-    out
-}
-
-/// Creates an empty database on the server of `admin` (a `postgres://…/DB` URL) and
-/// returns its URL.
-fn fresh_postgres_database(admin: &str) -> String {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let name = format!("privlift_test_{}_{}", std::process::id(), N.fetch_add(1, Ordering::SeqCst));
-    let mut client = postgres::Client::connect(admin, postgres::NoTls).expect("connect to PRIVLIFT_TEST_POSTGRES");
-    client.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
-    let base = admin.rsplit_once('/').map_or(admin, |(b, _)| b);
-    format!("{base}/{name}")
-}
-
-/// A collector process, killed (SIGKILL) when dropped.
-struct Collector {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Collector {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(db: &str, dir: &str, extra: &[&str]) -> Collector {
-    let threads: &[&str] = if extra.contains(&"--threads") { &[] } else { &["--threads", "4"] };
-    let mut child = Command::new(BIN)
-        .args(["collect", "--db", db, "--dir", dir, "--port", "0"])
-        .args(threads)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line:?}")).trim().to_string();
-    Collector { child, addr }
-}
-
-fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> std::io::Result<Response> {
-    let mut raw = format!(
-        "{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        raw.push_str(&format!("{k}: {v}\r\n"));
-    }
-    raw.push_str("\r\n");
-    let mut raw = raw.into_bytes();
-    raw.extend_from_slice(body);
-    exchange(addr, &raw)
-}
-
-fn post(addr: &str, body: &Value) -> Response {
-    http(addr, "POST", "/v1/reports", &[("Content-Type", "application/json")], body.to_string().as_bytes()).unwrap()
-}
-
-fn get(addr: &str, path: &str) -> Response {
-    http(addr, "GET", path, &[], b"").unwrap()
-}
-
-/// A mechanisms directory with the documents of `designs` (CLI arguments after `design`).
-fn mechanisms(t: &TempDir, name: &str, designs: &[&[&str]]) -> String {
-    let dir = t.0.join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    for args in designs {
-        let out = run(&[&["design"], *args].concat());
-        assert_eq!(out.code, 0, "{}", out.stderr);
-        let id = serde_json::from_str::<Value>(&out.stdout).unwrap()["id"].as_str().unwrap().to_string();
-        std::fs::write(dir.join(format!("{id}.json")), &out.stdout).unwrap();
-    }
-    dir.to_str().unwrap().to_string()
-}
-
-fn sha256_of(addr: &str, id: &str) -> String {
-    let r = get(addr, &format!("/v1/mechanisms/{id}"));
-    assert_eq!(r.status, 200);
-    r.header("ETag").unwrap().trim_matches('"').to_string()
-}
-
-/// `n` reports of `mechanism` with ids `first..first + n` and outputs from `output(i)`.
-fn batch(mechanism: &str, sha: &str, first: u64, n: u64, output: impl Fn(u64) -> Value) -> Value {
-    let reports: Vec<Value> = (first..first + n)
-        .map(|i| json!({"mechanism": mechanism, "sha256": sha, "output": output(i), "report_id": format!("{i:032x}")}))
-        .collect();
-    json!({ "reports": reports })
-}
-
-fn grade_label(i: u64) -> Value {
-    Value::from(((i * 7) % 21).to_string())
-}
 
 #[test]
 fn documents_reports_and_estimates() {

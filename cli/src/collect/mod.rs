@@ -48,6 +48,9 @@ pub const MAX_BODY: usize = 4 * 1024 * 1024;
 /// Worker threads, each with its own database connection, by default.
 const DEFAULT_THREADS: usize = 8;
 const MAX_THREADS: usize = 256;
+/// The `Retry-After` of a 503 `storage`, in seconds: about when a lost database connection
+/// is tried again.
+const STORAGE_RETRY_AFTER_SECS: u32 = 1;
 
 /// An HTTP error answer: status and a JSON `{"code", "message"}` body.
 #[derive(Debug)]
@@ -64,7 +67,8 @@ impl ApiError {
     fn bad_request(code: &'static str, message: String) -> Self {
         Self::new(400, code, message)
     }
-    /// A database failure: logged in full, answered 503 (clients retry with the same ids).
+    /// A database failure: logged in full (the database's own message), answered 503 with
+    /// a `Retry-After` (clients retry with the same ids).
     fn storage(e: StoreError) -> Self {
         eprintln!("privlift: collect: {e}");
         Self::new(503, "storage", "the collector's database failed; retry later".into())
@@ -134,8 +138,13 @@ fn json_response(status: u16, body: String) -> HttpResponse {
 }
 
 fn error_response(e: &ApiError) -> HttpResponse {
-    json_response(e.status, serde_json::json!({"code": e.code, "message": e.message}).to_string())
-        .header("Access-Control-Allow-Origin", "*")
+    let r = json_response(e.status, serde_json::json!({"code": e.code, "message": e.message}).to_string())
+        .header("Access-Control-Allow-Origin", "*");
+    if e.code == "storage" {
+        r.header("Retry-After", STORAGE_RETRY_AFTER_SECS.to_string())
+    } else {
+        r
+    }
 }
 
 /// A request once routed: answered already, when it needed no database (a document, a

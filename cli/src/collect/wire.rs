@@ -1,10 +1,19 @@
 //! The body of `POST /v1/reports` and its checks: every report of a batch is checked
 //! against the document version it names before any is stored, so a batch is stored
 //! whole or not at all.
+//!
+//! The body is JSON objects only: `{"reports": [{"mechanism", "sha256", "output",
+//! "report_id"}]}`. serde's derived structs also read an array of their fields in order
+//! (`[[["grade", "…", "3", "…"]]]` was a batch), a form no client sends and no contract
+//! names; [`Object`] refuses it (400 `json`), so that a batch has one spelling.
 
 use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::catalogue::{Catalogue, Published, Unknown};
@@ -17,7 +26,26 @@ pub const MAX_BATCH: usize = 10_000;
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Batch {
-    reports: Vec<WireReport>,
+    reports: Vec<Object<WireReport>>,
+}
+
+/// A `T` read from a JSON object only, never from an array of its fields.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Fields<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(Fields(PhantomData)).map(Object)
+    }
 }
 
 /// One report as a client sends it (`Mechanism.report(y)` in the npm package).
@@ -57,7 +85,7 @@ fn is_hex(s: &str, len: usize) -> bool {
 /// id or hash, `unknown_mechanism` / `unknown_version` (404), `unknown_output` (400).
 /// Errors name the report by its index, never its output.
 pub fn parse_batch(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) -> Result<Vec<Report>, ApiError> {
-    let batch: Batch = serde_json::from_slice(body)
+    let Object(batch): Object<Batch> = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request("json", format!("not a batch of reports: {}", json_error(&e))))?;
     if batch.reports.is_empty() {
         return Err(ApiError::bad_request("empty_batch", "`reports` is empty".into()));
@@ -71,7 +99,7 @@ pub fn parse_batch(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) ->
     }
     let mut versions: HashMap<(String, String), Arc<Published>> = HashMap::new();
     let mut out = Vec::with_capacity(batch.reports.len());
-    for (i, r) in batch.reports.into_iter().enumerate() {
+    for (i, Object(r)) in batch.reports.into_iter().enumerate() {
         if !is_hex(&r.report_id, 32) {
             return Err(ApiError::bad_request(
                 "invalid_report",
@@ -146,15 +174,41 @@ mod tests {
     /// Whatever bytes a client posts, the batch parser answers with a typed refusal (400,
     /// 404 or 413, never a panic) or a batch whose every report is checked; a refusal never
     /// repeats an output label. Seeded mutations of valid batches (flips, cuts, splices).
-    #[test]
-    fn any_body_is_a_checked_batch_or_a_typed_refusal() {
-        let dir = std::env::temp_dir().join(format!("privlift-wire-{}", std::process::id()));
+    /// A catalogue of [`DOCUMENT`] on a fresh SQLite file in a directory of its own (`tag`),
+    /// and the document's SHA-256.
+    fn fixture(tag: &str) -> (std::path::PathBuf, Box<dyn Store>, Catalogue, String) {
+        let dir = std::env::temp_dir().join(format!("privlift-wire-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::copy(DOCUMENT, dir.join("age-krr.json")).unwrap();
         let db = format!("sqlite:{}", dir.join("reports.db").display());
         let mut store = super::super::store::open(&db).unwrap();
         let catalogue = Catalogue::load(dir.to_str().unwrap(), store.as_mut()).unwrap();
         let sha = catalogue.current("age-krr-eps1").unwrap().sha256.clone();
+        (dir, store, catalogue, sha)
+    }
+
+    /// A batch and its reports are JSON objects: the arrays of their fields that serde's
+    /// derived structs also read are refused (400 `json`), at either level.
+    #[test]
+    fn a_batch_is_objects_not_arrays_of_fields() {
+        let (dir, mut store, catalogue, sha) = fixture("arrays");
+        let id = "0123456789abcdef0123456789abcdef";
+        let object =
+            format!(r#"{{"mechanism": "age-krr-eps1", "sha256": "{sha}", "output": "65+", "report_id": "{id}"}}"#);
+        let array = format!(r#"["age-krr-eps1", "{sha}", "65+", "{id}"]"#);
+        let accepted = parse_batch(format!(r#"{{"reports": [{object}]}}"#).as_bytes(), &catalogue, store.as_mut());
+        assert_eq!(accepted.unwrap(), [Report { report_id: id.into(), version: 1, output: "65+".into() }]);
+        for body in [format!("[[{array}]]"), format!(r#"{{"reports": [{array}]}}"#), format!("[[{object}]]")] {
+            let e = parse_batch(body.as_bytes(), &catalogue, store.as_mut()).unwrap_err();
+            assert_eq!((e.status, e.code), (400, "json"), "{body}: {}", e.message);
+            assert!(e.message.contains("expected an object") && !e.message.contains("65+"), "{}", e.message);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn any_body_is_a_checked_batch_or_a_typed_refusal() {
+        let (dir, mut store, catalogue, sha) = fixture("mutations");
         let mut rng = ChaCha8Rng::seed_from_u64(14);
         let (mut accepted, mut refused) = (0, 0);
         for round in 0..4000 {

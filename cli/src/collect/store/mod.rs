@@ -18,6 +18,7 @@
 //! versions of a document (different SHA-256) are never mixed.
 
 pub mod postgres;
+mod retry;
 pub mod sqlite;
 
 use std::fmt;
@@ -95,7 +96,7 @@ impl From<rusqlite::Error> for StoreError {
 
 impl From<::postgres::Error> for StoreError {
     fn from(e: ::postgres::Error) -> Self {
-        StoreError(format!("postgres: {e}"))
+        StoreError(self::postgres::describe(&e))
     }
 }
 
@@ -116,7 +117,9 @@ pub trait Store: Send {
     fn published(&mut self, mechanism: &str) -> Result<Option<Version>>;
     /// Stores a batch in one transaction; reports whose id is already stored (by this
     /// or any other collector, or earlier in the batch) are skipped. Returns how many
-    /// were new. Nothing is stored if it fails; once it returns, the batch is durable.
+    /// were new; once it returns, the batch is durable. If it fails, nothing is stored,
+    /// or (a connection lost during the commit) the whole batch may be: either way it is
+    /// not acknowledged, and its retry with the same ids counts each once.
     fn insert(&mut self, reports: &[Report]) -> Result<u64>;
     /// Reports per output of one version ([`COUNT_SQL`]).
     fn counts(&mut self, version: i64) -> Result<Vec<(String, u64)>>;
