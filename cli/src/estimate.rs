@@ -108,7 +108,9 @@ pub struct Estimated {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub identified: Option<Vec<bool>>,
     /// Per input: `null` where identified, otherwise `[lo, hi]`, the least and greatest
-    /// P_X(x) among the maximum-likelihood solutions (`estimate[x]` is one of them).
+    /// P_X(x) among the maximum-likelihood solutions (`estimate[x]` is one of them);
+    /// `null` too when the channel leaves more than `MAX_INTERVAL_DIRECTIONS` (32)
+    /// directions unidentified (not computed: its LPs' cost).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<Vec<Option<[f64; 2]>>>,
     #[serde(skip_serializing_if = "Option::is_none")]

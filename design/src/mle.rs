@@ -50,12 +50,14 @@ pub struct Mle {
     /// the counts exactly as well.
     pub unidentified: Vec<Vec<f64>>,
     /// Whether the reports identify π_x: every direction of `unidentified` has a zero
-    /// x-entry ([`super::identified::identifies`]). Empty above [`MAX_SE_SYMBOLS`] (not
-    /// computed).
+    /// x-entry ([`super::identified::identifies`]). Empty (not computed) above
+    /// [`MAX_SE_SYMBOLS`] and when p̂ is not finite.
     pub identified: Vec<bool>,
     /// For an entry not identified, [lo, hi]: the least and greatest π_x among the
     /// maximum-likelihood solutions (p̂_x is one point of it); `None` for an identified
-    /// entry. Empty above [`MAX_SE_SYMBOLS`].
+    /// entry, and for every entry above
+    /// [`MAX_INTERVAL_DIRECTIONS`](super::identified::MAX_INTERVAL_DIRECTIONS) unidentified
+    /// directions. Empty when `identified` is.
     pub interval: Vec<Option<[f64; 2]>>,
     /// EM steps run (three per SQUAREM cycle).
     pub iterations: usize,
@@ -163,12 +165,19 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
     let log_likelihood = counts.iter().zip(&lambda).filter(|(&c, _)| c > 0.0).map(|(&c, &l)| c * libm::log(l)).sum();
     let (covariance, unidentified) =
         if nx <= MAX_SE_SYMBOLS { information_covariance(w, counts, &lambda) } else { (Vec::new(), Vec::new()) };
-    let (identified, interval) =
-        if covariance.is_empty() { (Vec::new(), Vec::new()) } else { categories(&Solutions::new(&p, &unidentified))? };
+    // Without a finite estimate (EM on a column whose probabilities underflow) there is no
+    // solution set to bound.
+    let (identified, interval) = if covariance.is_empty() || !p.iter().all(|v| v.is_finite()) {
+        (Vec::new(), Vec::new())
+    } else {
+        categories(&Solutions::new(&p, &unidentified))?
+    };
     let std_error = if covariance.is_empty() {
         vec![f64::NAN; nx]
     } else {
-        (0..nx).map(|x| if identified[x] { libm::sqrt(covariance[x * nx + x]) } else { f64::NAN }).collect()
+        let se =
+            |x: usize| if identified.get(x) == Some(&false) { f64::NAN } else { libm::sqrt(covariance[x * nx + x]) };
+        (0..nx).map(se).collect()
     };
     Ok(Mle { estimate: p, std_error, n, unidentified, identified, interval, iterations, log_likelihood, covariance })
 }

@@ -47,8 +47,10 @@ pub struct SecretEstimate {
     /// one of many values that explain the counts equally well.
     pub identified: Vec<bool>,
     /// Where P_S(s) is not identified, [lo, hi]: its least and greatest value among the
-    /// maximum-likelihood solutions of P_X (`None` where it is identified, and where
-    /// the estimate carries no covariance).
+    /// maximum-likelihood solutions of P_X (`None` where it is identified, where the
+    /// estimate carries no covariance, and above
+    /// [`MAX_INTERVAL_DIRECTIONS`](super::identified::MAX_INTERVAL_DIRECTIONS) unidentified
+    /// directions).
     pub interval: Vec<Option<[f64; 2]>>,
 }
 
@@ -91,7 +93,7 @@ pub fn estimate_secret(doc: &Document, mle: &Mle) -> Result<Option<SecretEstimat
             _ => f64::NAN,
         });
         est.interval.push(match covariance {
-            Some(_) if !identified => Some(solutions.range(&a)?.map(|v| v.clamp(0.0, 1.0))),
+            Some(_) if !identified && solutions.bounded() => Some(solutions.range(&a)?.map(|v| v.clamp(0.0, 1.0))),
             _ => None,
         });
         est.identified.push(identified);

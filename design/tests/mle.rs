@@ -417,3 +417,23 @@ fn each_input_is_an_estimate_where_identified_and_an_interval_where_not() {
         }
     }
 }
+
+#[test]
+fn intervals_are_not_computed_above_their_direction_budget() {
+    use privlift_design::identified::MAX_INTERVAL_DIRECTIONS;
+    // Pairs of inputs sharing one output: one unidentified direction per pair.
+    for pairs in [MAX_INTERVAL_DIRECTIONS, MAX_INTERVAL_DIRECTIONS + 1] {
+        let inner = krr(pairs, 1.0);
+        let w = Matrix::from_flat(
+            2 * pairs,
+            pairs,
+            (0..2 * pairs * pairs).map(|i| inner.get(i / pairs / 2, i % pairs)).collect(),
+        );
+        let p = vec![1.0 / (2 * pairs) as f64; 2 * pairs];
+        let m = estimate_mle(&w, &expected_counts(&w, &p, 1e6), 100_000).unwrap();
+        assert_eq!(m.unidentified.len(), pairs);
+        assert!(m.identified.iter().all(|&i| !i) && m.std_error.iter().all(|s| s.is_nan()));
+        let computed = m.interval.iter().filter(|i| i.is_some()).count();
+        assert_eq!(computed, if pairs <= MAX_INTERVAL_DIRECTIONS { 2 * pairs } else { 0 }, "{pairs} pairs");
+    }
+}
