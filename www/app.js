@@ -356,7 +356,8 @@ function learnRow(label, truthShare, est, se, range) {
   if (range) {
     bars.append(bar(range[1], 'bar range', range[0]));
     tr.append(elem('th', label, { scope: 'row' }), elem('td', pct(truthShare)),
-      elem('td', `between ${pct(range[0])} and ${pct(range[1])}`), elem('td', 'not identified by this mechanism'), bars);
+      elem('td', `between ${pct(range[0])} and ${pct(range[1])}`, { className: 'range' }),
+      elem('td', 'not identified by this mechanism', { className: 'range' }), bars);
   } else {
     bars.append(bar(est, 'bar'));
     tr.append(elem('th', label, { scope: 'row' }), elem('td', pct(truthShare)), elem('td', pct(est)), elem('td', interval(est, se)), bars);

@@ -784,6 +784,7 @@ test("the visitor's report is stored once even when its POST is retried, and the
     assert.deepEqual(rows[i], [`between ${lo} and ${hi}`, 'not identified by this mechanism']);
     assert.equal(lip.std_error[i], null);
   });
+  await page.locator('section[aria-labelledby="h-learn"]').screenshot({ path: join(shots, 'curator-unidentified.png') });
 
   // A mechanism redesigned in the browser is not the published one: nothing is sent.
   await choose('grade-krr.json');
