@@ -338,14 +338,30 @@ async function sendOutput() {
   await showEstimate(m.id);
 }
 
-/** One row of an estimate table: the label, the true share, the estimate, its interval and a bar. */
-function learnRow(label, truthShare, est, se) {
+/**
+ * One row of an estimate table: the label, the true share, the estimate, its 95 % interval
+ * and a bar. A share the mechanism does not identify (`range` = [lo, hi], the values that
+ * explain the reports equally well) shows that range instead, never a point and an error.
+ */
+function learnRow(label, truthShare, est, se, range) {
   const tr = document.createElement('tr');
   const bars = elem('td', '');
-  const bar = (v, cls) => { const b = elem('span', '', { className: cls }); b.style.width = `${Math.round(240 * Math.max(0, v))}px`; return b; };
+  const bar = (v, cls, from = 0) => {
+    const b = elem('span', '', { className: cls });
+    b.style.marginLeft = `${Math.round(240 * from)}px`;
+    b.style.width = `${Math.max(1, Math.round(240 * Math.max(0, v - from)))}px`;
+    return b;
+  };
   if (Number.isFinite(truthShare)) bars.append(bar(truthShare, 'bar truth'), document.createElement('br'));
-  bars.append(bar(est, 'bar'));
-  tr.append(elem('th', label, { scope: 'row' }), elem('td', pct(truthShare)), elem('td', pct(est)), elem('td', interval(est, se)), bars);
+  if (range) {
+    bars.append(bar(range[1], 'bar range', range[0]));
+    tr.append(elem('th', label, { scope: 'row' }), elem('td', pct(truthShare)),
+      elem('td', `between ${pct(range[0])} and ${pct(range[1])}`, { className: 'range' }),
+      elem('td', 'not identified by this mechanism', { className: 'range' }), bars);
+  } else {
+    bars.append(bar(est, 'bar'));
+    tr.append(elem('th', label, { scope: 'row' }), elem('td', pct(truthShare)), elem('td', pct(est)), elem('td', interval(est, se)), bars);
+  }
   return tr;
 }
 
@@ -365,12 +381,12 @@ async function showEstimate(id) {
       $('learn').hidden = true; $('learn-secret').hidden = true;
       return;
     }
-    const hidden = e.unidentified?.length ? ` The channel cannot tell some answers apart (${e.unidentified.length} direction(s) not identified): their split is a guess, only their sum is learnt.` : '';
+    const hidden = e.identified?.includes(false) ? ' This mechanism cannot tell some answers apart: for those, the reports only say between which shares the truth lies.' : '';
     $('learn-status').textContent = `From ${e.n.toLocaleString('en-US')} randomised reports (${real ? `${real.n.toLocaleString('en-US')} synthetic people${e.n > real.n ? ' and real visitors' : ''}` : 'collected'}), by ${e.method === 'mle' ? 'maximum likelihood' : 'inversion'}.${hidden}`;
-    $('learn').querySelector('tbody').replaceChildren(...e.labels.map((l, i) => learnRow(l, real?.p?.[i], e.estimate[i], e.std_error[i])));
+    $('learn').querySelector('tbody').replaceChildren(...e.labels.map((l, i) => learnRow(l, real?.p?.[i], e.estimate[i], e.std_error[i], e.interval?.[i])));
     $('learn').hidden = false;
     const s = e.secret;
-    $('learn-secret').querySelector('tbody').replaceChildren(...(s ? s.labels.map((l, i) => learnRow(l, real?.secret?.p?.[i], s.estimate[i], s.identified[i] ? s.std_error[i] : NaN)) : []));
+    $('learn-secret').querySelector('tbody').replaceChildren(...(s ? s.labels.map((l, i) => learnRow(l, real?.secret?.p?.[i], s.estimate[i], s.identified[i] ? s.std_error[i] : NaN, s.interval?.[i])) : []));
     $('learn-secret').hidden = !s;
   } catch (e) {
     state.learn = { error: e.message };

@@ -143,16 +143,26 @@ async function showEstimates() {
   state.learn = learn;
 }
 
-/** Bars: the synthetic truth; line: the curator's estimated histogram, on the lattice. */
+/**
+ * Bars: the synthetic truth; line: the curator's estimated histogram, on the lattice; band:
+ * at the points the reports do not identify, every share that explains them equally well.
+ */
 function histogram(e, real, color) {
   const el = canvas($('salary-hist'));
   const W = 640, H = 200, L = 8, R = 8, T = 8, B = 28;
   const n = e.estimate.length;
-  const top = Math.max(...e.estimate, ...(real?.p ?? [0])) || 1;
+  const hi = e.estimate.map((v, k) => e.interval?.[k]?.[1] ?? v);
+  const lo = e.estimate.map((v, k) => e.interval?.[k]?.[0] ?? v);
+  const top = Math.max(...hi, ...(real?.p ?? [0])) || 1;
   const px = (k) => L + (k + 0.5) / n * (W - L - R);
   const py = (v) => H - B - v / top * (H - T - B);
   const w = (W - L - R) / n;
   real?.p?.forEach((v, k) => el('rect', { x: px(k) - w / 2, y: py(v), width: Math.max(w - 0.5, 0.5), height: H - B - py(v), fill: '#d1d5db', class: 'truth' }));
+  if (e.interval?.some(Boolean)) {
+    const edge = (vs, k, first) => `${first ? 'M' : 'L'}${px(k).toFixed(1)},${py(vs[k]).toFixed(1)}`;
+    const d = hi.map((_, k) => edge(hi, k, k === 0)).join('') + lo.map((_, k) => edge(lo, n - 1 - k, false)).join('') + 'Z';
+    el('path', { d, fill: color, 'fill-opacity': 0.2, stroke: 'none', class: 'interval' });
+  }
   el('path', { d: e.estimate.map((v, k) => `${k ? 'L' : 'M'}${px(k).toFixed(1)},${py(v).toFixed(1)}`).join(''), fill: 'none', stroke: color, 'stroke-width': 2, class: 'estimate' });
   for (let q = 0; q <= 4; q++) {
     const k = Math.round((n - 1) * q / 4);

@@ -102,6 +102,17 @@ pub struct Estimated {
     /// (mle) Directions of P_X the channel cannot identify (unit vectors summing to 0).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unidentified: Option<Vec<Vec<f64>>>,
+    /// Whether the reports identify P_X(x): then `estimate[x] ± std_error[x]` is its
+    /// estimate; otherwise `std_error[x]` is `null` and `interval[x]` holds what the
+    /// reports determine (omitted above `MAX_SE_SYMBOLS` inputs, not computed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub identified: Option<Vec<bool>>,
+    /// Per input: `null` where identified, otherwise `[lo, hi]`, the least and greatest
+    /// P_X(x) among the maximum-likelihood solutions (`estimate[x]` is one of them);
+    /// `null` too when the channel leaves more than `MAX_INTERVAL_DIRECTIONS` (32)
+    /// directions unidentified (not computed: its LPs' cost).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Vec<Option<[f64; 2]>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub projected: Option<Vec<f64>>,
     /// (mle, a document with a declared secret) P_S = Σ_x P(s|x) P_X(x) from the
@@ -183,14 +194,19 @@ pub fn estimate(
         Error::InvalidArgument { name, .. } if name == "mechanism" => Blame::Document(e),
         _ => Blame::Counts(e),
     };
-    let (mut est, unidentified, secret) = if mle {
+    let (mut est, unidentified, identified, interval, secret) = if mle {
         let w = document_channel(doc).map_err(Blame::Document)?;
         let m = estimate_mle(&w, counts, MAX_EM_ITERATIONS).map_err(blame)?;
-        let secret = estimate_secret(doc, &m);
+        let secret = estimate_secret(doc, &m).map_err(blame)?;
+        let computed = !m.identified.is_empty();
+        let (identified, interval) = (computed.then_some(m.identified), computed.then_some(m.interval));
         let est = Estimate { estimate: m.estimate, std_error: m.std_error, n: m.n, projected: None };
-        (est, Some(m.unidentified), secret)
+        (est, Some(m.unidentified), identified, interval, secret)
     } else {
-        (estimate_document(doc, counts, n).map_err(blame)?, None, None)
+        // The inversion exists only for a channel that identifies every input.
+        let est = estimate_document(doc, counts, n).map_err(blame)?;
+        let k = est.estimate.len();
+        (est, None, Some(vec![true; k]), Some(vec![None; k]), None)
     };
     if project {
         est = est.with_projection();
@@ -202,6 +218,8 @@ pub fn estimate(
         labels: doc.input().labels().to_vec(),
         method: Some(if mle { "mle" } else { "unbiased" }),
         unidentified,
+        identified,
+        interval,
         projected: est.projected,
         secret,
         mean: None,

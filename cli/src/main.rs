@@ -81,9 +81,14 @@ Commands:
             reports: {\"estimate\", \"std_error\", \"n\", \"labels\", \"method\"}.
             --method mle (default): maximum likelihood by EM, any channel, plus
             \"unidentified\" (directions the channel cannot identify); --method
-            unbiased: the inversion. \"projected\" (onto the simplex) with
+            unbiased: the inversion. \"identified\"[x] says whether the reports
+            determine P_X(x); where they do not, \"std_error\"[x] is null and
+            \"interval\"[x] is [lo, hi], the values P_X(x) takes among the
+            maximum-likelihood solutions (\"estimate\"[x] is one of them: read
+            the interval). \"projected\" (onto the simplex) with
             --project. Counts are mergeable: give --counts once per shard.
-            A document with a declared secret adds \"secret\": P_S from its joint.
+            A document with a declared secret adds \"secret\": P_S from its joint
+            (with its own \"identified\" and \"interval\").
             --db URL --mechanism ID: the counts and the document a collector
             stored (the published version, or --sha256 HEX), plus \"sha256\"; a
             continuous document adds \"mean\" and \"mean_std_error\" (the

@@ -429,11 +429,13 @@ fn estimate_by_maximum_likelihood_is_the_default_and_reports_what_it_cannot_iden
     assert_close(&floats(&out["estimate"]), &want.estimate);
     assert_close(&floats(&out["std_error"]), &want.std_error);
     assert_eq!(out["unidentified"], json!([]));
+    assert_eq!((&out["identified"], &out["interval"]), (&json!([true, true, true]), &json!([null, null, null])));
     assert!((floats(&out["estimate"]).iter().sum::<f64>() - 1.0).abs() < 1e-12, "a distribution");
     assert_eq!(estimate_json(&["--spec", &spec, "--counts", &c, "--method", "mle"]), out);
     let unbiased = estimate_json(&["--spec", &spec, "--counts", &c]);
     assert_eq!(unbiased["method"], json!("unbiased"));
     assert!(unbiased.get("unidentified").is_none());
+    assert_eq!(unbiased["identified"], json!([true, true, true]), "the inversion needs every input identified");
 
     // A watchdog design is rank-deficient: the inversion refuses it, MLE estimates it and
     // names the direction it cannot identify.
@@ -450,6 +452,19 @@ fn estimate_by_maximum_likelihood_is_the_default_and_reports_what_it_cannot_iden
         assert_eq!(dirs.len(), wdoc.input().len() - ny, "{m}");
         for d in dirs {
             assert!(floats(d).iter().sum::<f64>().abs() < 1e-9, "a direction on the simplex: {d}");
+        }
+        // Each merged input is an interval holding its estimate, with no standard error.
+        let merged: Vec<usize> =
+            (0..wdoc.input().len()).filter(|&x| dirs.iter().any(|d| d[x].as_f64().unwrap().abs() > 1e-9)).collect();
+        for x in 0..wdoc.input().len() {
+            let est = m["estimate"][x].as_f64().unwrap();
+            if merged.contains(&x) {
+                assert_eq!((&m["identified"][x], &m["std_error"][x]), (&json!(false), &Value::Null), "{m}");
+                let [lo, hi] = [0, 1].map(|i| m["interval"][x][i].as_f64().unwrap());
+                assert!(lo <= est && est <= hi && lo < hi, "{est} in [{lo}, {hi}]");
+            } else {
+                assert_eq!((&m["identified"][x], &m["interval"][x]), (&json!(true), &Value::Null), "{m}");
+            }
         }
     }
     run(&["estimate", "--spec", &spec, "--counts", &c, "--method", "median"]).fails("invalid_argument", 2);

@@ -482,6 +482,52 @@ fn simulate_seeds_a_population_once() {
     run(&["simulate", "--db", &db, "--dir", &dir, "--users", "0"]).fails("invalid_argument", 2);
 }
 
+#[test]
+fn an_input_the_channel_cannot_identify_is_an_interval_not_a_point() {
+    // The issue's finding: an ε-LIP RR LP design over 5 values that never uses one output.
+    // Before, P_X(b) = 0.1507 came back as 0.0896 ± 0.0029 (z = −21) and P_X(a) = 0.0526
+    // as 0.1459 ± 0.0015 (z = 64); now each input gives what the reports determine.
+    let t = TempDir::new("collect");
+    let prior = t.write("prior.json", r#"{"labels": ["a", "b", "c", "d", "e"], "p": [0.05, 0.15, 0.2, 0.25, 0.35]}"#);
+    let dir = mechanisms(&t, "m", &[&["rr-lip", "--prior", &prior, "--epsilon", "1.5", "--id", "r5"]]);
+    let db = format!("sqlite:{}", t.0.join("sim.db").display());
+    let truth = t.0.join("truth.json");
+    let sim = run(&[
+        "simulate",
+        "--db",
+        &db,
+        "--dir",
+        &dir,
+        "--users",
+        "20000",
+        "--seed",
+        "1",
+        "--truth",
+        truth.to_str().unwrap(),
+    ]);
+    assert_eq!(sim.code, 0, "{}", sim.stderr);
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(&truth).unwrap()).unwrap();
+    let e = run(&["estimate", "--db", &db, "--mechanism", "r5"]).json();
+    assert_eq!(e["identified"], json!([false, false, true, true, false]), "{e}");
+    // 5 checks at a 1 % family-wise level: |z| ≤ Φ⁻¹(1 − 0.001).
+    let z = 3.090232;
+    for x in 0..5 {
+        let want = truth["r5"]["p"][x].as_f64().unwrap();
+        let est = e["estimate"][x].as_f64().unwrap();
+        if e["identified"][x] == json!(true) {
+            let se = e["std_error"][x].as_f64().unwrap();
+            assert!((est - want).abs() <= z * se && e["interval"][x].is_null(), "x = {x}: {est} ± {se}, truth {want}");
+        } else {
+            assert!(e["std_error"][x].is_null(), "x = {x}: no standard error pretends: {e}");
+            let (lo, hi) = (e["interval"][x][0].as_f64().unwrap(), e["interval"][x][1].as_f64().unwrap());
+            assert!(lo <= est && est <= hi && lo <= want && want <= hi, "x = {x}: {want} in [{lo}, {hi}] ({est})");
+        }
+    }
+    // The estimates route answers the same.
+    let c = start(&db, &dir, &[]);
+    assert_eq!(get(&c.addr, "/v1/estimates/r5").json(), e);
+}
+
 /// Reads one HTTP/1.1 response off a kept-alive connection: its status and body.
 fn read_kept_alive(r: &mut BufReader<std::net::TcpStream>) -> std::io::Result<(u16, Vec<u8>)> {
     use std::io::Read;

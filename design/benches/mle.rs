@@ -5,6 +5,10 @@
 //! projected information H = BᵀB (`linalg::gram`), its eigen-decomposition, and the
 //! covariance UᵀU; EM is the rest. The cyclic Jacobi solver that `symmetric_eigen`
 //! replaced is kept here as the yardstick, so the two solvers compare in one run.
+//! The intervals of the inputs a channel does not identify (`identified::Solutions`, two
+//! LPs per input) are timed on a merge of 64 inputs into 32 pairs (32 unidentified
+//! directions, the budget `MAX_INTERVAL_DIRECTIONS`; every input unidentified), against
+//! the whole `estimate_mle` on it, which computes them.
 //! Run: `cargo bench -p privlift-design --bench mle`.
 extern crate alloc;
 
@@ -13,6 +17,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use privlift::document::Matrix;
+use privlift_design::identified::Solutions;
 use privlift_design::mle::estimate_mle;
 
 /// The crate's private dense algebra, compiled into this bench.
@@ -120,5 +125,43 @@ fn mle(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, mle);
+/// Inputs of the pairs fixture.
+const PAIRED: usize = 2 * privlift_design::identified::MAX_INTERVAL_DIRECTIONS;
+
+/// Inputs 2i and 2i + 1 share one output, released by k-RR at ε = 1 over the pairs; the
+/// integer expected counts of 10⁶ reports from a Zipf(1.1) truth.
+fn merged_pairs() -> (Matrix, Vec<f64>) {
+    let (k, half) = (PAIRED, PAIRED / 2);
+    let pairs = krr(half, 1.0);
+    let w = Matrix::from_flat(k, half, (0..k * half).map(|i| pairs.get(i / half / 2, i % half)).collect());
+    let z: f64 = (1..=k).map(|x| (x as f64).powf(-1.1)).sum();
+    let p: Vec<f64> = (1..=k).map(|x| (x as f64).powf(-1.1) / z).collect();
+    let counts = (0..half).map(|y| (1e6 * (0..k).map(|x| p[x] * w.get(x, y)).sum::<f64>()).round()).collect();
+    (w, counts)
+}
+
+fn intervals(c: &mut Criterion) {
+    let (w, counts) = merged_pairs();
+    let m = estimate_mle(&w, &counts, 200_000).unwrap();
+    eprintln!("merged pairs: {} unidentified directions, {} EM steps", m.unidentified.len(), m.iterations);
+    let solutions = Solutions::new(&m.estimate, &m.unidentified);
+    let mut g = c.benchmark_group("mle");
+    g.sample_size(10).measurement_time(Duration::from_secs(4));
+    g.bench_function("estimate_mle/merged-64", |bch| {
+        bch.iter(|| estimate_mle(black_box(&w), &counts, 200_000).unwrap())
+    });
+    g.bench_function("intervals/merged-64", |bch| {
+        bch.iter(|| {
+            let mut e = vec![0.0; PAIRED];
+            for x in 0..PAIRED {
+                e[x] = 1.0;
+                black_box(solutions.range(&e).unwrap());
+                e[x] = 0.0;
+            }
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, mle, intervals);
 criterion_main!(benches);

@@ -56,8 +56,8 @@ pub struct LatticeEstimate {
     pub values: Vec<f64>,
     /// Maximum-likelihood P̂(x_k), a distribution over the lattice points.
     pub histogram: Vec<f64>,
-    /// Standard error of each histogram entry along the identified directions (NaN
-    /// above [`MAX_SE_SYMBOLS`](super::mle::MAX_SE_SYMBOLS) points).
+    /// Standard error of each identified histogram entry (NaN where it is not
+    /// identified, and above [`MAX_SE_SYMBOLS`](super::mle::MAX_SE_SYMBOLS) points).
     pub std_error: Vec<f64>,
     /// Unbiased estimate of E\[X\] (module docs; NaN for a sampling mechanism with λ = 0).
     pub mean: f64,
@@ -68,6 +68,13 @@ pub struct LatticeEstimate {
     /// Number of directions of the histogram the reports do not identify (0 as well
     /// when not computed, above [`MAX_SE_SYMBOLS`](super::mle::MAX_SE_SYMBOLS) points).
     pub unidentified: usize,
+    /// Whether the reports identify each histogram entry, and where they do not, the
+    /// interval of its maximum-likelihood values ([`Mle::identified`](super::mle::Mle::identified),
+    /// [`Mle::interval`](super::mle::Mle::interval)); both empty above
+    /// [`MAX_SE_SYMBOLS`](super::mle::MAX_SE_SYMBOLS) points.
+    pub identified: Vec<bool>,
+    /// Per histogram entry: `None` where identified, else [lo, hi].
+    pub interval: Vec<Option<[f64; 2]>>,
 }
 
 /// Estimates the mean and the histogram of the inputs of `m` from counts of released
@@ -123,6 +130,8 @@ pub fn estimate_lattice(m: &LatticeMechanism, counts: &[(i64, f64)], max_iterati
         mean_std_error,
         n,
         unidentified: mle.unidentified.len(),
+        identified: mle.identified,
+        interval: mle.interval,
     })
 }
 

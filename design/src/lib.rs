@@ -57,6 +57,7 @@ extern crate alloc;
 
 pub mod continuous;
 pub mod estimate;
+pub mod identified;
 pub mod inputs;
 mod keyset;
 pub mod lattice_estimate;

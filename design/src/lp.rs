@@ -5,7 +5,7 @@ use microlp::{ComparisonOp, OptimizationDirection, Problem, Variable};
 
 use privlift::error::{Error, Result};
 
-/// A linear program with non-negative variables.
+/// A linear program over non-negative (and, with [`Lp::free_var`], free) variables.
 pub(crate) struct Lp {
     problem: Problem,
     vars: Vec<Variable>,
@@ -20,6 +20,11 @@ impl Lp {
     /// A variable in [0, ∞) with objective coefficient `c`; returns its index.
     pub fn var(&mut self, c: f64) -> usize {
         self.vars.push(self.problem.add_var(c, (0.0, f64::INFINITY)));
+        self.vars.len() - 1
+    }
+    /// A free variable in (−∞, ∞) with objective coefficient `c`; returns its index.
+    pub fn free_var(&mut self, c: f64) -> usize {
+        self.vars.push(self.problem.add_var(c, (f64::NEG_INFINITY, f64::INFINITY)));
         self.vars.len() - 1
     }
     /// Σ coef·var (op) rhs, with variables given by index.

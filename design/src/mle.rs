@@ -11,14 +11,20 @@
 //! on the simplex's tangent space {v : Σ v = 0}: its pseudo-inverse there is the
 //! covariance of p̂ along the directions the reports identify. A direction v with
 //! Wᵀv = 0 (a watchdog's merged inputs, an LP design's unused outputs) changes no report
-//! probability: it is returned in `unidentified`, never hidden, and the standard errors
-//! are those of the identified part.
+//! probability: it is returned in `unidentified`, never hidden.
+//!
+//! **Per category**, what the reports determine ([`super::identified`]): where every such
+//! v has v_x = 0, π_x is identified and has a point estimate and a standard error;
+//! otherwise the counts fit every π in a polytope of maximum-likelihood solutions equally
+//! well, p̂_x is merely one of them, and what they determine is the interval of π_x over
+//! that polytope (`interval[x]`), with `std_error[x]` NaN.
 
 use alloc::vec;
 use alloc::vec::Vec;
 use serde::Serialize;
 
 use super::estimate::check_counts;
+use super::identified::{categories, Solutions};
 use super::linalg::{add_scaled_rows, dot, gram, symmetric_eigen};
 use privlift::document::Matrix;
 use privlift::error::{Error, Result};
@@ -35,14 +41,24 @@ const IDENTIFIED: f64 = 1e-9;
 pub struct Mle {
     /// p̂, a distribution over X.
     pub estimate: Vec<f64>,
-    /// Standard error of each entry along the identified directions (NaN above
-    /// [`MAX_SE_SYMBOLS`]).
+    /// Standard error of each identified entry; NaN where the entry is not identified
+    /// (its `interval` says what the reports determine) and above [`MAX_SE_SYMBOLS`].
     pub std_error: Vec<f64>,
     /// Number of reports.
     pub n: f64,
     /// Unit directions v (Σ v = 0) that change no report probability: P_X + t·v explains
     /// the counts exactly as well.
     pub unidentified: Vec<Vec<f64>>,
+    /// Whether the reports identify π_x: every direction of `unidentified` has a zero
+    /// x-entry ([`super::identified::identifies`]). Empty (not computed) above
+    /// [`MAX_SE_SYMBOLS`] and when p̂ is not finite.
+    pub identified: Vec<bool>,
+    /// For an entry not identified, [lo, hi]: the least and greatest π_x among the
+    /// maximum-likelihood solutions (p̂_x is one point of it); `None` for an identified
+    /// entry, and for every entry above
+    /// [`MAX_INTERVAL_DIRECTIONS`](super::identified::MAX_INTERVAL_DIRECTIONS) unidentified
+    /// directions. Empty when `identified` is.
+    pub interval: Vec<Option<[f64; 2]>>,
     /// EM steps run (three per SQUAREM cycle).
     pub iterations: usize,
     /// ℓ(p̂) in nats.
@@ -64,7 +80,8 @@ pub struct Mle {
 /// # Errors
 /// `dimension_mismatch` (counts ≠ |Y|), `non_finite` / `invalid_argument` for a count that
 /// is not a finite number ≥ 0 or no reports at all, `invalid_argument` naming
-/// `counts[y]` for reports of an output the channel never releases.
+/// `counts[y]` for reports of an output the channel never releases; `design_failed` if
+/// the LP of an unidentified entry's interval fails (a solver failure).
 pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result<Mle> {
     let (nx, ny) = (w.rows(), w.cols());
     let n = check_counts(counts, ny)?;
@@ -148,12 +165,21 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
     let log_likelihood = counts.iter().zip(&lambda).filter(|(&c, _)| c > 0.0).map(|(&c, &l)| c * libm::log(l)).sum();
     let (covariance, unidentified) =
         if nx <= MAX_SE_SYMBOLS { information_covariance(w, counts, &lambda) } else { (Vec::new(), Vec::new()) };
+    // Without a finite estimate (EM on a column whose probabilities underflow) there is no
+    // solution set to bound.
+    let (identified, interval) = if covariance.is_empty() || !p.iter().all(|v| v.is_finite()) {
+        (Vec::new(), Vec::new())
+    } else {
+        categories(&Solutions::new(&p, &unidentified))?
+    };
     let std_error = if covariance.is_empty() {
         vec![f64::NAN; nx]
     } else {
-        (0..nx).map(|x| libm::sqrt(covariance[x * nx + x])).collect()
+        let se =
+            |x: usize| if identified.get(x) == Some(&false) { f64::NAN } else { libm::sqrt(covariance[x * nx + x]) };
+        (0..nx).map(se).collect()
     };
-    Ok(Mle { estimate: p, std_error, n, unidentified, iterations, log_likelihood, covariance })
+    Ok(Mle { estimate: p, std_error, n, unidentified, identified, interval, iterations, log_likelihood, covariance })
 }
 
 /// One EM step from `p`, whose report distribution is `lambda`: `next`_x =

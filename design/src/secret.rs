@@ -10,17 +10,19 @@
 //! identified directions ([`Mle::covariance`]; van der Vaart, *Asymptotic Statistics*,
 //! Thm 3.1). P_S(s) is identified by the reports iff a_s is orthogonal to every
 //! direction of [`Mle::unidentified`] (moving p along such a v changes P_S(s) by t·a_s·v
-//! while leaving every report probability unchanged).
+//! while leaving every report probability unchanged): the rule of a category of P_X,
+//! [`super::identified`], with a = a_s. Where P_S(s) is not identified its standard
+//! error is NaN and what the reports determine is the interval of a_sᵀπ over the
+//! maximum-likelihood solutions π.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
+use super::identified::{identifies, Solutions};
 use super::mle::Mle;
 use privlift::document::{Document, Matrix};
-
-/// |a_s · v| above which P_S(s) moves along an unidentified direction v.
-const ORTHOGONAL: f64 = 1e-9;
+use privlift::error::Result;
 
 /// The EM's resolution at the boundary of the simplex: an entry whose MLE is 0 is still
 /// left at ~1e-7 when the iterations stop (SQUAREM converges sublinearly there).
@@ -37,13 +39,19 @@ pub struct SecretEstimate {
     pub labels: Vec<String>,
     /// P̂_S(s) = Σ_x P(s|x) p̂_x.
     pub estimate: Vec<f64>,
-    /// Delta-method standard error sqrt(a_sᵀ C a_s) of the identified part (NaN when the
-    /// estimate carries no covariance, |X| above [`super::mle::MAX_SE_SYMBOLS`]).
+    /// Delta-method standard error sqrt(a_sᵀ C a_s) where P_S(s) is identified; NaN where
+    /// it is not, and when the estimate carries no covariance (|X| above
+    /// [`super::mle::MAX_SE_SYMBOLS`]).
     pub std_error: Vec<f64>,
     /// Whether the reports identify P_S(s) (module docs). When false, `estimate[s]` is
-    /// one of many values that explain the counts equally well and `std_error[s]` covers
-    /// only its identified part.
+    /// one of many values that explain the counts equally well.
     pub identified: Vec<bool>,
+    /// Where P_S(s) is not identified, [lo, hi]: its least and greatest value among the
+    /// maximum-likelihood solutions of P_X (`None` where it is identified, where the
+    /// estimate carries no covariance, and above
+    /// [`MAX_INTERVAL_DIRECTIONS`](super::identified::MAX_INTERVAL_DIRECTIONS) unidentified
+    /// directions).
+    pub interval: Vec<Option<[f64; 2]>>,
 }
 
 /// P̂_S = Σ_x P(s|x) p̂_x from the document's declared joint P_{S,X}; `None` when the
@@ -56,11 +64,14 @@ pub struct SecretEstimate {
 /// so that a truly absent input is flagged in only ~2.5 % of samples — that mass belongs
 /// to no known secret (the data contradict the declared joint), P̂_S sums to less than 1,
 /// and every P_S(s) is marked not identified.
-pub fn estimate_secret(doc: &Document, mle: &Mle) -> Option<SecretEstimate> {
-    let joint = doc.declared_joint()?;
+///
+/// # Errors
+/// `design_failed` if the LP of an interval fails (a solver failure).
+pub fn estimate_secret(doc: &Document, mle: &Mle) -> Result<Option<SecretEstimate>> {
+    let Some(joint) = doc.declared_joint() else { return Ok(None) };
     let nx = joint.cols();
     if mle.estimate.len() != nx {
-        return None;
+        return Ok(None);
     }
     let p_x = joint.col_sums();
     let stray = (0..nx).any(|x| p_x[x] <= 0.0 && present(mle, x));
@@ -70,14 +81,24 @@ pub fn estimate_secret(doc: &Document, mle: &Mle) -> Option<SecretEstimate> {
         estimate: Vec::with_capacity(joint.rows()),
         std_error: Vec::with_capacity(joint.rows()),
         identified: Vec::with_capacity(joint.rows()),
+        interval: Vec::with_capacity(joint.rows()),
     };
+    let solutions = Solutions::new(&mle.estimate, &mle.unidentified);
     for s in 0..joint.rows() {
         let a = conditional(joint, &p_x, s);
+        let identified = !stray && identifies(&mle.unidentified, &a);
         est.estimate.push(dot(&a, &mle.estimate));
-        est.std_error.push(covariance.map_or(f64::NAN, |c| libm::sqrt(quadratic_form(c, &a).max(0.0))));
-        est.identified.push(!stray && mle.unidentified.iter().all(|v| dot(&a, v).abs() <= ORTHOGONAL));
+        est.std_error.push(match covariance {
+            Some(c) if identified => libm::sqrt(quadratic_form(c, &a).max(0.0)),
+            _ => f64::NAN,
+        });
+        est.interval.push(match covariance {
+            Some(_) if !identified && solutions.bounded() => Some(solutions.range(&a)?.map(|v| v.clamp(0.0, 1.0))),
+            _ => None,
+        });
+        est.identified.push(identified);
     }
-    Some(est)
+    Ok(Some(est))
 }
 
 /// Whether p̂_x is significantly above 0 (see [`estimate_secret`]); a NaN standard error

@@ -11,6 +11,7 @@ use privlift_design::mle::estimate_mle;
 use privlift_design::{rr, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use statrs::distribution::{ContinuousCDF, Normal};
 
 use common::{draw, expected_counts};
 
@@ -61,7 +62,15 @@ fn a_merge_reports_the_direction_it_cannot_identify() {
         (v[0].abs() - s).abs() < 1e-9 && (v[0] + v[1]).abs() < 1e-9 && v[2].abs() < 1e-9 && v[3].abs() < 1e-9,
         "{v:?}"
     );
-    assert!(m.std_error.iter().all(|s| s.is_finite()));
+    // Per input: the released ones are estimates with errors; the merged ones are the
+    // interval [0, 0.4] (any split of the merged mass), with no error that pretends.
+    assert_eq!(m.identified, [false, false, true, true]);
+    assert!(m.std_error[..2].iter().all(|s| s.is_nan()) && m.std_error[2..].iter().all(|s| s.is_finite()));
+    for x in 0..2 {
+        let [lo, hi] = m.interval[x].expect("an interval");
+        assert!(lo.abs() < 1e-9 && (hi - 0.4).abs() < 1e-8, "[{lo}, {hi}]");
+    }
+    assert_eq!(m.interval[2..], [None, None]);
 }
 
 /// One plain EM step from `p`.
@@ -194,7 +203,8 @@ fn the_covariance_is_the_standard_errors_squared_and_supported_on_the_identified
         let m = estimate_mle(&w, &expected_counts(&w, &p, 1e4), 100_000).unwrap();
         assert_eq!(m.covariance.len(), k * k);
         for x in 0..k {
-            assert_eq!(m.std_error[x], m.covariance[x * k + x].sqrt(), "x = {x}");
+            let se = if m.identified[x] { m.covariance[x * k + x].sqrt() } else { f64::NAN };
+            assert_eq!(m.std_error[x].to_bits(), se.to_bits(), "x = {x}");
             for y in 0..k {
                 assert!((m.covariance[x * k + y] - m.covariance[y * k + x]).abs() < 1e-15, "symmetric");
             }
@@ -349,4 +359,81 @@ fn the_mle_is_no_worse_than_inversion_on_an_invertible_lp_design() {
     eprintln!("invertible rr-lip LP: squared error mle {} vs inversion {} ({inside}/500 inside)", mse[0], mse[1]);
     assert!(inside < 500, "some trials leave the simplex");
     assert!(mse[0] <= mse[1], "MSE: mle {} vs unbiased {}", mse[0], mse[1]);
+}
+
+/// The issue's finding: an ε-LIP RR LP design over 5 values for a skewed prior (ε = 1.5),
+/// whose channel never uses output 0 and so cannot identify every input: with 20,000
+/// reports P_X(1) = 0.1507 came back 0.0896 ± 0.0029 (z = −21).
+fn rank_deficient_rr_lip() -> (Vec<f64>, Matrix) {
+    let p = vec![0.05, 0.15, 0.2, 0.25, 0.35];
+    let doc = rr::rr_lip(&Source::prior(labels(5), p.clone()).unwrap(), 1.5, "r").unwrap();
+    let w = document_channel(&doc).unwrap();
+    assert!(estimate_matrix(&w, &[1.0; 5]).is_err(), "not invertible");
+    (p, w)
+}
+
+#[test]
+fn each_input_is_an_estimate_where_identified_and_an_interval_where_not() {
+    let (p, w) = rank_deficient_rr_lip();
+    // Expected counts: the truth is one of the maximum-likelihood solutions, so it lies in
+    // every interval, and so does the point EM returns.
+    let exact = estimate_mle(&w, &expected_counts(&w, &p, 1e6), 100_000).unwrap();
+    assert!(!exact.unidentified.is_empty());
+    assert!(exact.identified.contains(&false) && exact.identified.contains(&true), "{:?}", exact.identified);
+    for (x, (&px, &est)) in p.iter().zip(&exact.estimate).enumerate() {
+        match exact.interval[x] {
+            None => assert!((est - px).abs() < 1e-8, "x = {x}: {:?}", exact.estimate),
+            Some([lo, hi]) => {
+                assert!(lo - 1e-9 <= px && px <= hi + 1e-9 && hi - lo > 0.01, "x = {x}: {px} in [{lo}, {hi}]");
+                assert!(lo - 1e-9 <= est && est <= hi + 1e-9);
+            }
+        }
+    }
+    // Sampled counts, fixed seeds. An identified input's z is within the normal quantile
+    // of a 1 % family-wise level (Bonferroni over every check). An unidentified one's
+    // truth lies in its interval up to the same quantile of its sampling margin: with
+    // every truth inside the simplex, π + Δ is a maximum-likelihood solution, where Δ is
+    // p̂ − π along the identified directions, whose covariance is `covariance` (so Δ_x
+    // has standard deviation √C_xx).
+    let (seeds, n) = (20u64, 5000);
+    let z = Normal::standard().inverse_cdf(1.0 - 0.01 / (2.0 * (5 * seeds) as f64));
+    for seed in 0..seeds {
+        let mut rng = ChaCha8Rng::seed_from_u64(4000 + seed);
+        let m = estimate_mle(&w, &simulate(&mut rng, &w, &p, n), 100_000).unwrap();
+        assert_eq!(m.identified, exact.identified, "seed {seed}: the channel decides, not the sample");
+        for (x, &px) in p.iter().enumerate() {
+            if m.identified[x] {
+                let z_x = (m.estimate[x] - px) / m.std_error[x];
+                assert!(z_x.abs() <= z && m.interval[x].is_none(), "seed {seed}, x = {x}: z = {z_x}");
+            } else {
+                assert!(m.std_error[x].is_nan(), "seed {seed}, x = {x}: no error pretends");
+                let [lo, hi] = m.interval[x].unwrap();
+                let margin = z * m.covariance[x * 5 + x].sqrt();
+                assert!(
+                    lo - margin <= px && px <= hi + margin,
+                    "seed {seed}, x = {x}: {px} in [{lo}, {hi}] ± {margin}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn intervals_are_not_computed_above_their_direction_budget() {
+    use privlift_design::identified::MAX_INTERVAL_DIRECTIONS;
+    // Pairs of inputs sharing one output: one unidentified direction per pair.
+    for pairs in [MAX_INTERVAL_DIRECTIONS, MAX_INTERVAL_DIRECTIONS + 1] {
+        let inner = krr(pairs, 1.0);
+        let w = Matrix::from_flat(
+            2 * pairs,
+            pairs,
+            (0..2 * pairs * pairs).map(|i| inner.get(i / pairs / 2, i % pairs)).collect(),
+        );
+        let p = vec![1.0 / (2 * pairs) as f64; 2 * pairs];
+        let m = estimate_mle(&w, &expected_counts(&w, &p, 1e6), 100_000).unwrap();
+        assert_eq!(m.unidentified.len(), pairs);
+        assert!(m.identified.iter().all(|&i| !i) && m.std_error.iter().all(|s| s.is_nan()));
+        let computed = m.interval.iter().filter(|i| i.is_some()).count();
+        assert_eq!(computed, if pairs <= MAX_INTERVAL_DIRECTIONS { 2 * pairs } else { 0 }, "{pairs} pairs");
+    }
 }

@@ -772,6 +772,20 @@ test("the visitor's report is stored once even when its POST is retried, and the
   assert.equal(await page.isVisible('#learn-secret'), true);
   assert.equal(await page.$$eval('#learn-secret tbody tr', (r) => r.length), 2);
 
+  // A channel that cannot tell answers apart (this rr-lip design): each such answer shows
+  // the range of shares the reports allow, never a point with a standard error.
+  await choose('grade-rr-lip.json');
+  await page.waitForFunction(() => window.__privlift.learn?.identified?.includes(false));
+  const lip = await page.evaluate(() => window.__privlift.learn);
+  const rows = await page.$$eval('#learn tbody tr', (rs) => rs.map((r) => [r.cells[2].textContent, r.cells[3].textContent]));
+  lip.identified.forEach((known, i) => {
+    if (known) return assert.doesNotMatch(rows[i][1], /not identified/);
+    const [lo, hi] = lip.interval[i].map((v) => `${(100 * v).toFixed(1)} %`);
+    assert.deepEqual(rows[i], [`between ${lo} and ${hi}`, 'not identified by this mechanism']);
+    assert.equal(lip.std_error[i], null);
+  });
+  await page.locator('section[aria-labelledby="h-learn"]').screenshot({ path: join(shots, 'curator-unidentified.png') });
+
   // A mechanism redesigned in the browser is not the published one: nothing is sent.
   await choose('grade-krr.json');
   await page.evaluate(() => { window.__privlift.ready = false; });

@@ -303,6 +303,8 @@ pub fn estimate_version(
             labels,
             method: None,
             unidentified: None,
+            identified: None,
+            interval: None,
             projected: None,
             secret: None,
             mean: None,
@@ -344,6 +346,7 @@ pub fn estimate_version(
                     pairs.push((j, *c as f64));
                 }
                 let l = estimate_lattice(m, &pairs, MAX_EM_ITERATIONS).map_err(Blame::Counts)?;
+                let computed = !l.identified.is_empty();
                 Estimated {
                     estimate: Some(l.histogram),
                     std_error: Some(l.std_error),
@@ -351,6 +354,8 @@ pub fn estimate_version(
                     labels: lattice_labels(m.lattice()),
                     method: Some("mle"),
                     unidentified: None,
+                    identified: computed.then_some(l.identified),
+                    interval: computed.then_some(l.interval),
                     projected: None,
                     secret: None,
                     mean: Some(l.mean),
