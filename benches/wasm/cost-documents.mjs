@@ -40,6 +40,15 @@ export const DOCUMENTS = {
       },
     });
   },
+  // Four secrets (s = x mod 4), each with its own dense RR (ε 1 + s/10) over k inputs.
+  per_secret: (k) => {
+    const ns = 4;
+    const rr = (e) => Array.from({ length: k }, (_, x) => Array.from({ length: k }, (_, y) => (
+      x === y ? Math.exp(e) / (Math.exp(e) + k - 1) : 1 / (Math.exp(e) + k - 1))));
+    const p_sx = Array.from({ length: ns }, (_, s) => Array.from({ length: k }, (_, x) => (x % ns === s ? 1 / k : 0)));
+    return doc(`per-secret-${k}`, k, { kind: 'per_secret', p_y_given_sx: Array.from({ length: ns }, (_, s) => rr(1 + s / 10)) },
+      { secret: { labels: ['s0', 's1', 's2', 's3'], p_sx } });
+  },
   // k inputs merged in pairs, a dense RR on the k/2 blocks.
   merge: (k) => {
     const b = k / 2, p = Math.E / (Math.E + b - 1), q = 1 / (Math.E + b - 1);
@@ -58,6 +67,7 @@ export const SIZES = {
   sparse: [1024, 2048, 4096],
   srr: [256, 1024, 2048, 3640],
   merge: [512, 1024, 2048, 4096],
+  per_secret: [256, 512, 1024, 1448],
 };
 
 /** The first parse and verify of `kind` at size `n` with `parseMechanism` (a fresh module). */

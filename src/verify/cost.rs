@@ -27,10 +27,15 @@ use crate::leakage::{DEFAULT_ALPHA_ORDER, DINKELBACH_MAX_STEPS, UNARY_ENUMERATIO
 /// 1001 lattice points with σ of a few hundred steps needs about 1.6·10⁸ (50 ms natively).
 pub const DEFAULT_MAX_VERIFY_WORK: f64 = 268_435_456.0;
 
-/// What a unit of a dense channel's verification (matrix, per-secret, merge) costs in the
+/// What a unit of a dense channel's verification (matrix, Markov per-secret, merge) costs in the
 /// wasm client against the budget's unit: its largest channels take 0.28–0.66 s per 10⁸
 /// units (2²⁸ units ≈ 1 s), so a dense unit counts 1.8.
 const DENSE_WEIGHT: f64 = 1.8;
+
+/// What a unit of a non-Markov per-secret mechanism's verification costs against the
+/// budget's unit: one exact sampler per secret, and the audit w.r.t. S over each, 2.4–6.0 s
+/// per 10⁸ units in the wasm client (4 secrets, 256–1448 inputs).
+const PER_SECRET_WEIGHT: f64 = 16.0;
 
 /// The units of one entry of a sparse channel (an srr's shared `others` row counted once
 /// per input) beyond its passes: the sampler's alias table and the exact channel are built
@@ -120,7 +125,7 @@ impl Work {
                     let s_audit = audit(ns, nnz, nx, ny) + e;
                     let build = 6.0 * e + ns * nx;
                     let again = if extra_order { x_audit + s_audit } else { 0.0 };
-                    DENSE_WEIGHT * (build + x_audit + s_audit + again)
+                    PER_SECRET_WEIGHT * (build + x_audit + s_audit + again)
                 }
                 MechanismKind::Unary { .. } => {
                     let dink = (DINKELBACH_MAX_STEPS + 2) as f64 * 2.0;
