@@ -18,12 +18,14 @@ use crate::error::{Error, Result};
 use crate::leakage::{DEFAULT_ALPHA_ORDER, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
 
 /// The budget when the policy sets none: 2²⁸ ≈ 2.7·10⁸ units, about one second of the
-/// wasm client's first verification (Node 22, Intel Xeon, 2 shared cores). Accepted: a
+/// wasm client's first verification (headless Chromium and Node 22, Intel Xeon, 2 shared
+/// cores; benches/wasm/cost.mjs). Accepted: a
 /// dense channel up to ≈ 2900 × 2900 (2048 × 2048: 1.4·10⁸ units, 0.21 s in wasm), every
-/// unary, krr and rr_lip document up to the 4096-symbol maximum (8–22 ms), a sparse or srr
-/// channel up to ≈ 8·10⁵ entries (a shared `others` row counted once per input). Refused:
-/// a dense 4096 × 4096 channel (5.4·10⁸), an srr of 4096 inputs whose `others` row of
-/// 2049 outputs stands for 2047 of them (1.4·10⁹; 4 s in wasm). A Gaussian document on
+/// unary, krr and rr_lip document up to the 4096-symbol maximum (2–6 ms in Chromium), a
+/// sparse or srr channel up to ≈ 3·10⁶ entries (a shared `others` row counted once per
+/// input), a per-secret mechanism of 4 secrets over 512 inputs. Refused: a dense 4096 ×
+/// 4096 channel (5.4·10⁸), an srr of 4096 inputs whose `others` row of 2049 outputs stands
+/// for 2047 of them (4.2·10⁶ entries, 4.1·10⁸ units). A Gaussian document on
 /// 1001 lattice points with σ of a few hundred steps needs about 1.6·10⁸ (50 ms natively).
 pub const DEFAULT_MAX_VERIFY_WORK: f64 = 268_435_456.0;
 
@@ -33,15 +35,16 @@ pub const DEFAULT_MAX_VERIFY_WORK: f64 = 268_435_456.0;
 const DENSE_WEIGHT: f64 = 1.8;
 
 /// What a unit of a non-Markov per-secret mechanism's verification costs against the
-/// budget's unit: one exact sampler per secret, and the audit w.r.t. S over each, 2.4–6.0 s
-/// per 10⁸ units in the wasm client (4 secrets, 256–1448 inputs).
-const PER_SECRET_WEIGHT: f64 = 16.0;
+/// budget's unit: one exact sampler per secret, and the audit w.r.t. S over each, 0.97 s
+/// per 10⁸ units in headless Chromium (4 secrets × 1448²) and up to 6 s in Node on a
+/// loaded machine: weighted 6, about twice the unloaded measurement.
+const PER_SECRET_WEIGHT: f64 = 6.0;
 
 /// The units of one entry of a sparse channel (an srr's shared `others` row counted once
 /// per input) beyond its passes: the sampler's alias table and the exact channel are built
-/// row by row, ≈ 1.2 µs an entry in the wasm client (srr rows of 1025 to 3641 entries),
-/// 320 of the budget's units.
-const SPARSE_ENTRY_UNITS: f64 = 320.0;
+/// row by row, 0.11–0.12 µs an entry in headless Chromium (srr rows of 1025 and 2049
+/// entries), up to 1.2 µs in Node on a loaded machine: 80 of the budget's units (0.3 µs).
+const SPARSE_ENTRY_UNITS: f64 = 80.0;
 
 /// Estimated verification cost in work units.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
