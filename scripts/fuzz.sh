@@ -14,6 +14,9 @@
 #                      CI replays it on stable in tests/properties.rs)
 #   decimal            bytes -> a JSON number text -> the reader's exact conversion against serde_json's
 #                      (same kind, same bits, same refusal; tests/decimal.rs is the seeded version)
+#   reader             bytes -> parse_any's peeked family against the rule on the whole JSON value;
+#                      DocumentJson::read (flat mechanism numbers, arrays bounded by their alphabets)
+#                      against serde's derive: equal when both read, stricter only where documented
 # Properties: see fuzz/fuzz_targets/common.rs.
 #
 # Env:
@@ -53,7 +56,7 @@ if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
 fi
 
 status=0
-for t in document policy_and_claims receipt_bounds decimal; do
+for t in document policy_and_claims receipt_bounds decimal reader; do
   mkdir -p "corpus/$t" "artifacts/$t"
   dirs=("corpus/$t")
   [ -d "seeds/$t" ] && dirs+=("seeds/$t")

@@ -55,15 +55,18 @@ step "size budget"
 # 104 KiB). 72 KiB for the continuous client since policies are read only from plain
 # objects' own properties (a Map, a class instance or inherited limits are refused
 # instead of dropped: 72,642 → 72,979 B; the discrete client 105,858 → 106,145 B);
-# a change that needs more says why in BENCHMARKS.md.
+# a change that needs more says why in BENCHMARKS.md. 110 KiB and 73 KiB since the reader
+# holds the mechanism's numbers flat and refuses every array past its alphabet as it reads,
+# an srr's shared row is stored once and the cost is weighed per kind (106,205 → 111,933 B
+# and 72,979 → 74,485 B, measured with this script's wasm-opt flags).
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
-echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 106496)"
-[ "$gz" -le 106496 ] || { echo "size budget exceeded" >&2; exit 1; }
+echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 112640)"
+[ "$gz" -le 112640 ] || { echo "size budget exceeded" >&2; exit 1; }
 raw=$(stat -c %s pkg-continuous/privlift_continuous_bg.wasm)
 gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
-echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 73728)"
-[ "$gz" -le 73728 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
+echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 74752)"
+[ "$gz" -le 74752 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
 step "end-to-end demo in headless Chromium"
 cargo build --release -p privlift-cli

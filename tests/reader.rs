@@ -231,12 +231,16 @@ fn numbers_round_as_serde_json_rounds_them() {
         }
         numbers.push(n);
     }
+    // In rows of at most 4096 (an array indexed by an alphabet is refused past it).
+    let rows: Vec<String> = numbers.chunks(4000).map(|c| format!("[{}]", c.join(", "))).collect();
     let text = format!(
-        r#"{{"format": "privlift-mechanism", "version": 1, "id": "n", "labels": ["a"], "prior": [{}], "mechanism": {{}}}}"#,
-        numbers.join(", ")
+        r#"{{"format": "privlift-mechanism", "version": 1, "id": "n", "labels": ["a"], "prior": [1], "mechanism": {{}}, "claims": {{"bp_lip": {{"eps": 0, "priors": [{}]}}}}}}"#,
+        rows.join(", ")
     );
-    let ours = DocumentJson::read(text.as_bytes()).unwrap().prior;
-    let theirs = serde_json::from_str::<DocumentJson>(&text).unwrap().prior;
+    let priors = |d: DocumentJson| d.claims.bp_lip.unwrap().priors.concat();
+    let ours = priors(DocumentJson::read(text.as_bytes()).unwrap());
+    let theirs = priors(serde_json::from_str::<DocumentJson>(&text).unwrap());
+    assert_eq!(ours.len(), numbers.len());
     for ((a, b), n) in ours.iter().zip(&theirs).zip(&numbers) {
         assert_eq!(a.to_bits(), b.to_bits(), "{n}");
     }

@@ -38,7 +38,7 @@
 //! [`parse_any`] reads either kind of document, dispatching on `mechanism.kind`; the
 //! discrete path ([`Document::from_json`]) is unchanged.
 
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -232,18 +232,17 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
     kind_of(v).is_some_and(|k| CONTINUOUS_KINDS.contains(&k)) && v.get("labels").is_none()
 }
 
-/// Parses and validates a document of any kind: a continuous one ([`is_continuous`])
-/// gives [`AnyDocument::Continuous`], anything else goes to [`Document::from_json`]
-/// unchanged.
+/// Parses and validates a document of any kind: a continuous one ([`is_continuous`]'s
+/// rule, on the kind and members peeked without building anything) gives
+/// [`AnyDocument::Continuous`], anything else goes to [`Document::from_json`] unchanged.
+/// The text is read once by the reader of its family: no JSON tree of the whole document
+/// is built first.
 ///
 /// # Errors
 /// `json`, and every error of [`Document::from_json`] / [`ContinuousDocument::from_json`].
 pub fn parse_any(text: &str) -> Result<AnyDocument> {
-    let v = super::strict::from_str(text)?;
-    if is_continuous(&v) {
-        let w: ContinuousDocumentJson =
-            serde_json::from_value(v).map_err(|e| Error::Json { message: e.to_string() })?;
-        Ok(AnyDocument::Continuous(ContinuousDocument::from_wire(w)?))
+    if super::reader::is_continuous(text.as_bytes()) {
+        Ok(AnyDocument::Continuous(ContinuousDocument::from_json(text)?))
     } else {
         Ok(AnyDocument::Discrete(Document::from_json(text)?))
     }

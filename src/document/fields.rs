@@ -54,15 +54,74 @@ pub(super) fn array<'a>(field: &str, v: &'a Json) -> Result<&'a [Json]> {
 
 /// An array of numbers.
 pub(super) fn numbers(field: &str, v: &Json) -> Result<Vec<f64>> {
-    array(field, v)?.iter().map(|e| number(field, e)).collect()
+    match v {
+        Json::Numbers(n) if !n.is_rows() => Ok(n.values().to_vec()),
+        Json::Numbers(_) => Err(json(field, "expected a number")),
+        v => array(field, v)?.iter().map(|e| number(field, e)).collect(),
+    }
 }
 
-/// An array of arrays of numbers (rows), consuming `v` row by row (a dense 1024 × 1024
-/// channel's JSON tree is freed as its rows are read, not kept beside them).
-pub(super) fn rows(field: &str, v: Json) -> Result<Vec<Vec<f64>>> {
+/// An array of non-negative integers that fit `usize`.
+pub(super) fn indices(field: &str, v: &Json) -> Result<Vec<usize>> {
     match v {
-        Json::Array(a) => a.into_iter().map(|r| numbers(field, &r)).collect(),
+        Json::Numbers(n) if !n.is_rows() => (0..n.len()).map(|i| index(field, &Json::Number(n.num(i)))).collect(),
+        Json::Numbers(_) => Err(json(field, "expected a non-negative integer")),
+        v => array(field, v)?.iter().map(|e| index(field, e)).collect(),
+    }
+}
+
+/// An array of arrays of numbers, flat: the numbers row after row, and where each row
+/// ends. Consumes `v`: the flat numbers of the reader ([`Json::Numbers`]) are moved, not
+/// copied, so a dense channel is held once.
+pub(super) fn rows(field: &str, v: Json) -> Result<Rows> {
+    match v {
+        Json::Numbers(n) if n.is_rows() => {
+            let ends = (0..n.len()).filter_map(|i| n.row(i)).map(|r| r.end).collect();
+            Ok(Rows { values: n.into_values(), ends })
+        }
+        Json::Array(a) => {
+            let mut out = Rows { values: Vec::new(), ends: Vec::with_capacity(a.len()) };
+            for r in a {
+                match r {
+                    Json::Numbers(n) if !n.is_rows() => out.values.extend(n.into_values()),
+                    r => out.values.extend(numbers(field, &r)?),
+                }
+                out.ends.push(out.values.len());
+            }
+            Ok(out)
+        }
         _ => Err(json(field, "expected an array")),
+    }
+}
+
+/// Rows of numbers held flat (see [`rows`]).
+pub(super) struct Rows {
+    pub(super) values: Vec<f64>,
+    /// Where each row ends in `values`.
+    pub(super) ends: Vec<usize>,
+}
+
+impl Rows {
+    /// The number of rows.
+    pub(super) fn len(&self) -> usize {
+        self.ends.len()
+    }
+    /// The length of row `i`.
+    pub(super) fn width(&self, i: usize) -> usize {
+        self.ends[i] - if i == 0 { 0 } else { self.ends[i - 1] }
+    }
+}
+
+/// The length of the first row of an array of arrays (0 when there is none).
+pub(super) fn first_row_len(v: &Json) -> usize {
+    match v {
+        Json::Numbers(n) => n.row(0).map_or(0, |r| r.len()),
+        Json::Array(a) => a.first().map_or(0, |r| match r {
+            Json::Numbers(n) => n.len(),
+            Json::Array(r) => r.len(),
+            _ => 0,
+        }),
+        _ => 0,
     }
 }
 

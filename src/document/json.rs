@@ -27,7 +27,7 @@ use super::reader::Reader;
 use crate::error::Result;
 
 /// A JSON value (see the module docs).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum Json {
     /// `null`.
     Null,
@@ -41,6 +41,113 @@ pub enum Json {
     Array(Vec<Json>),
     /// An object.
     Object(Object),
+    /// An array of numbers, or of arrays of numbers, held flat ([`Numbers`]): only the
+    /// `mechanism` member's reader ([`read_mechanism`]) gives it.
+    Numbers(alloc::boxed::Box<Numbers>),
+}
+
+/// An array of numbers (or an array of arrays of numbers) as the `mechanism` reader keeps
+/// it: flat, 8 bytes a number (and a bit when it mixes integers with other numbers), where
+/// a tree of [`Json`] takes 32 bytes a number
+/// and an allocation an array. A number takes at least two bytes of text (`0,`), so the
+/// numbers of a document take at most 4× its bytes.
+#[derive(Debug, Clone, Default)]
+pub struct Numbers {
+    values: Vec<f64>,
+    /// Whether the first element was written as an integer (kind `U64` when ≥ 0, else
+    /// `I64`); the others are of its kind unless `mixed` says otherwise.
+    integer: bool,
+    /// Bit i: element i was written as an integer; empty while every element is of the
+    /// first one's kind (a matrix of 0s and 1s needs no bit: 8 bytes a number).
+    mixed: Vec<u64>,
+    /// The integers f64 does not hold exactly (|v| > 2⁵³), by index, as written.
+    exact: Vec<(usize, Num)>,
+    /// For an array of arrays: where each inner array ends in `values`.
+    ends: Option<Vec<usize>>,
+}
+
+impl Numbers {
+    /// The numbers, as f64 (an integer converted), row after row for an array of arrays.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+    /// The numbers, moved out.
+    pub fn into_values(self) -> Vec<f64> {
+        self.values
+    }
+    /// The number of elements: numbers, or inner arrays.
+    pub fn len(&self) -> usize {
+        self.ends.as_ref().map_or(self.values.len(), Vec::len)
+    }
+    /// Whether there is no element.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// For an array of arrays, the range of inner array `i` in [`Numbers::values`].
+    pub fn row(&self, i: usize) -> Option<core::ops::Range<usize>> {
+        let ends = self.ends.as_ref()?;
+        let end = *ends.get(i)?;
+        Some(if i == 0 { 0 } else { ends[i - 1] }..end)
+    }
+    /// Whether this is an array of arrays.
+    pub fn is_rows(&self) -> bool {
+        self.ends.is_some()
+    }
+    /// Number `i` of [`Numbers::values`] as it was written.
+    pub fn num(&self, i: usize) -> Num {
+        if let Ok(k) = self.exact.binary_search_by_key(&i, |&(j, _)| j) {
+            return self.exact[k].1;
+        }
+        let v = self.values[i];
+        let integer = match self.mixed.get(i / 64) {
+            Some(bits) => bits >> (i % 64) & 1 == 1,
+            None => self.integer,
+        };
+        match integer {
+            false => Num::F64(v),
+            true if v < 0.0 => Num::I64(v as i64),
+            true => Num::U64(v as u64),
+        }
+    }
+    /// Appends a number, with room for at most `more` numbers after it (the text left
+    /// can hold no more), so that the capacity never exceeds what the text can fill.
+    fn push(&mut self, n: Num, more: usize) {
+        let i = self.values.len();
+        let v = match n {
+            Num::U64(u) => u as f64,
+            Num::I64(u) => u as f64,
+            Num::F64(v) => v,
+        };
+        let integer = !matches!(n, Num::F64(_));
+        if integer && libm::fabs(v) > 9_007_199_254_740_992.0 {
+            self.exact.push((i, n));
+        }
+        if self.values.len() == self.values.capacity() {
+            self.values.reserve_exact(i.clamp(8, more.max(8)));
+        }
+        self.values.push(v);
+        if i == 0 {
+            self.integer = integer;
+        } else if self.mixed.is_empty() && integer != self.integer {
+            let all = if self.integer { u64::MAX } else { 0 };
+            self.mixed = alloc::vec![all; i / 64 + 1];
+        }
+        if !self.mixed.is_empty() {
+            if i / 64 == self.mixed.len() {
+                self.mixed.push(0);
+            }
+            let bit = 1u64 << (i % 64);
+            self.mixed[i / 64] = if integer { self.mixed[i / 64] | bit } else { self.mixed[i / 64] & !bit };
+        }
+    }
+    /// The array as a tree of [`Json`] (the curator side: printing and comparing).
+    pub fn to_json(&self) -> Json {
+        let flat = |r: core::ops::Range<usize>| Json::Array(r.map(|i| Json::Number(self.num(i))).collect());
+        match &self.ends {
+            None => flat(0..self.values.len()),
+            Some(ends) => Json::Array((0..ends.len()).filter_map(|i| self.row(i)).map(flat).collect()),
+        }
+    }
 }
 
 /// The members of a JSON object: keys unique, sorted in byte order.
@@ -121,6 +228,23 @@ fn heap_sort(m: &mut [(String, Json)]) {
     }
 }
 
+/// Values are equal as JSON: [`Json::Numbers`] equals the tree it stands for.
+impl PartialEq for Json {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Json::Null, Json::Null) => true,
+            (Json::Bool(a), Json::Bool(b)) => a == b,
+            (Json::Number(a), Json::Number(b)) => a == b,
+            (Json::String(a), Json::String(b)) => a == b,
+            (Json::Array(a), Json::Array(b)) => a == b,
+            (Json::Object(a), Json::Object(b)) => a == b,
+            (Json::Numbers(a), b) => &a.to_json() == b,
+            (a, Json::Numbers(b)) => a == &b.to_json(),
+            _ => false,
+        }
+    }
+}
+
 /// What `Index` gives for a missing member (as `Value` does).
 static NULL: Json = Json::Null;
 
@@ -195,6 +319,7 @@ impl Json {
             Json::String(s) => Value::String(s.clone()),
             Json::Array(a) => Value::Array(a.iter().map(Json::to_value).collect()),
             Json::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.into(), v.to_value())).collect()),
+            Json::Numbers(n) => n.to_json().to_value(),
         }
     }
 }
@@ -258,6 +383,7 @@ impl serde::Serialize for Json {
                 }
                 map.end()
             }
+            Json::Numbers(n) => n.to_json().serialize(s),
         }
     }
 }
@@ -320,20 +446,174 @@ fn read_counted(r: &mut Reader<'_>, left: &mut usize, max: usize) -> Result<Json
             })?;
             Json::Array(out)
         }
-        b'{' => {
-            let mut members: Vec<(String, Json)> = Vec::new();
-            let mut keys = KeySet::default();
-            r.object("a map", &mut |r, key| {
-                if !keys.insert(&key, &|i| members[i].0.as_str()) {
-                    return Err(r.error(&alloc::format!("duplicate key `{key}`")));
-                }
-                let v = read_counted(r, left, max)?;
-                members.push((key, v));
-                Ok(())
-            })?;
-            heap_sort(&mut members);
-            Json::Object(Object { members })
-        }
+        b'{' => read_object(r, usize::MAX, &mut |r| read_counted(r, left, max))?,
         _ => return Err(r.error_here("expected value")),
     })
+}
+
+/// An object of at most `max` members, each value read by `value`; a key given twice is
+/// refused.
+fn read_object(r: &mut Reader<'_>, max: usize, value: &mut dyn FnMut(&mut Reader<'_>) -> Result<Json>) -> Result<Json> {
+    let mut members: Vec<(String, Json)> = Vec::new();
+    let mut keys = KeySet::default();
+    r.object("a map", &mut |r, key| {
+        if members.len() == max {
+            return Err(r.error(&alloc::format!("more than {max} members in an object")));
+        }
+        if !keys.insert(&key, &|i| members[i].0.as_str()) {
+            return Err(r.error(&alloc::format!("duplicate key `{key}`")));
+        }
+        let v = value(r)?;
+        members.push((key, v));
+        Ok(())
+    })?;
+    heap_sort(&mut members);
+    Ok(Json::Object(Object { members }))
+}
+
+/// Most elements of an array in the `mechanism` member: every array of a discrete kind
+/// is indexed by an alphabet (rows, columns, inputs, blocks, groups, a sparse row's
+/// outputs), so none is longer than [`crate::document::MAX_SYMBOLS`].
+const MAX_MECHANISM_ARRAY: usize = crate::document::MAX_SYMBOLS;
+/// Most members of an object in the `mechanism` member (its kinds name at most four).
+const MAX_MECHANISM_MEMBERS: usize = 16;
+/// Most numbers in the `mechanism` member: a per-secret mechanism's 2²⁴ entries and as
+/// many in its Markov form, or a sparse channel's 2²⁴ pairs.
+pub const MAX_MECHANISM_NUMBERS: usize = 1 << 25;
+
+/// Reads the `mechanism` member: arrays of numbers, and arrays of arrays of numbers, are
+/// read flat into [`Json::Numbers`] (a dense 4096 × 4096 channel is 134 MB, not a tree of
+/// 540 MB and 16.8 million allocations); every array is refused as soon as it is longer than
+/// an alphabet, every object past a few members, and the member past
+/// [`MAX_MECHANISM_NUMBERS`] numbers, so what it holds is bounded by its declared sizes
+/// before they are validated. A key given twice is refused, at every depth.
+///
+/// # Errors
+/// `json` for a syntax error, a duplicate key, too many members, or an array that mixes
+/// numbers with other values; `too_many_symbols` for an array or a member too long.
+pub fn read_mechanism(r: &mut Reader<'_>) -> Result<Json> {
+    let mut left = MAX_MECHANISM_NUMBERS;
+    read_compact(r, &mut left)
+}
+
+fn too_many(found: usize, max: usize) -> crate::error::Error {
+    crate::error::Error::TooManySymbols { field: "mechanism".into(), found, max }
+}
+
+fn read_compact(r: &mut Reader<'_>, left: &mut usize) -> Result<Json> {
+    match r.peek_value()? {
+        b'[' => read_compact_array(r, left),
+        b'{' => read_object(r, MAX_MECHANISM_MEMBERS, &mut |r| read_compact(r, left)),
+        _ => {
+            let mut one = 1;
+            let v = read_counted(r, &mut one, 1)?;
+            if matches!(v, Json::Number(_)) {
+                take_number(left)?;
+            }
+            Ok(v)
+        }
+    }
+}
+
+fn take_number(left: &mut usize) -> Result<()> {
+    if *left == 0 {
+        return Err(too_many(MAX_MECHANISM_NUMBERS + 1, MAX_MECHANISM_NUMBERS));
+    }
+    *left -= 1;
+    Ok(())
+}
+
+/// How an array of the `mechanism` member is held, decided by its first element.
+enum Shape {
+    Empty,
+    /// Arrays of numbers.
+    Rows(Numbers),
+    /// Anything else (objects, arrays of arrays of arrays), element by element.
+    Tree(Vec<Json>),
+}
+
+fn read_compact_array(r: &mut Reader<'_>, left: &mut usize) -> Result<Json> {
+    match r.peek_first() {
+        Some(b'-' | b'0'..=b'9') => {
+            let mut n = Numbers::default();
+            let count = numbers_into(r, &mut n, left)?;
+            if count > MAX_MECHANISM_ARRAY {
+                return Err(too_many(count, MAX_MECHANISM_ARRAY));
+            }
+            return Ok(finish(n));
+        }
+        Some(b'[') => {}
+        _ => return read_tree_array(r, left),
+    }
+    let mut shape = Shape::Empty;
+    let mut count = 0usize;
+    r.array("a sequence", &mut |r| {
+        count += 1;
+        if count > MAX_MECHANISM_ARRAY {
+            return r.skip();
+        }
+        if matches!(shape, Shape::Empty) {
+            // An empty first row leaves the shape open: the rows are then read one by one,
+            // each flat, at most an alphabet of them.
+            shape = match r.peek_first() {
+                Some(b'-' | b'0'..=b'9') => Shape::Rows(Numbers { ends: Some(Vec::new()), ..Numbers::default() }),
+                _ => Shape::Tree(Vec::new()),
+            };
+        }
+        match &mut shape {
+            Shape::Rows(n) => {
+                let width = numbers_into(r, n, left)?;
+                if width > MAX_MECHANISM_ARRAY {
+                    return Err(too_many(width, MAX_MECHANISM_ARRAY));
+                }
+                let end = n.values.len();
+                n.ends.get_or_insert_with(Vec::new).push(end);
+                Ok(())
+            }
+            Shape::Tree(v) => {
+                v.push(read_compact(r, left)?);
+                Ok(())
+            }
+            Shape::Empty => Ok(()),
+        }
+    })?;
+    if count > MAX_MECHANISM_ARRAY {
+        return Err(too_many(count, MAX_MECHANISM_ARRAY));
+    }
+    Ok(match shape {
+        Shape::Empty => Json::Array(Vec::new()),
+        Shape::Rows(n) => finish(n),
+        Shape::Tree(v) => Json::Array(v),
+    })
+}
+
+/// An array whose first element is not a number nor an array: element by element.
+fn read_tree_array(r: &mut Reader<'_>, left: &mut usize) -> Result<Json> {
+    let mut out = Vec::new();
+    r.bounded_array(MAX_MECHANISM_ARRAY, &|n| too_many(n, MAX_MECHANISM_ARRAY), &mut |r| {
+        out.push(read_compact(r, left)?);
+        Ok(())
+    })?;
+    Ok(Json::Array(out))
+}
+
+fn finish(mut n: Numbers) -> Json {
+    n.values.shrink_to_fit();
+    Json::Numbers(alloc::boxed::Box::new(n))
+}
+
+/// Reads an array of numbers into `n` (anything else is an error: the arrays of numbers
+/// of a mechanism hold nothing else), keeping at most [`MAX_MECHANISM_ARRAY`] of them;
+/// returns how many it had.
+fn numbers_into(r: &mut Reader<'_>, n: &mut Numbers, left: &mut usize) -> Result<usize> {
+    let mut count = 0usize;
+    r.number_array(&mut |v, bytes_left| {
+        count += 1;
+        if count <= MAX_MECHANISM_ARRAY {
+            take_number(left)?;
+            n.push(v, bytes_left / 2 + 1);
+        }
+        Ok(())
+    })?;
+    Ok(count)
 }

@@ -584,7 +584,7 @@ impl Document {
 
 fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
     if structured::KINDS.contains(&kind) {
-        return structured::parse("mechanism", kind, &v, nx);
+        return structured::parse("mechanism", kind, v, nx);
     }
     let field = "mechanism";
     let too_many = |field: &str, found: usize| Error::TooManySymbols { field: field.into(), found, max: MAX_SYMBOLS };
@@ -594,7 +594,12 @@ fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Res
             fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
             let markov_rows = fields::take(&mut v, "p_y_given_x");
             let m = fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
-            let blocks = fields::array("mechanism.p_y_given_sx", fields::required(field, m, "p_y_given_sx")?)?;
+            fields::required(field, m, "p_y_given_sx")?;
+            // Moved out, so that each block's numbers move into its matrix.
+            let blocks = match fields::take(&mut v, "p_y_given_sx") {
+                Json::Array(a) => a,
+                other => fields::array("mechanism.p_y_given_sx", &other)?.to_vec(),
+            };
             let Some(ns) = ns else {
                 return Err(Error::InvalidArgument {
                     name: "mechanism.p_y_given_sx".into(),
@@ -604,19 +609,14 @@ fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Res
             if blocks.len() != ns {
                 return Err(Error::field("mechanism.p_y_given_sx").dims(ns, blocks.len()));
             }
-            let ny = blocks
-                .first()
-                .and_then(|b| b.as_array())
-                .and_then(|r| r.first())
-                .and_then(|r| r.as_array())
-                .map_or(0, Vec::len);
+            let ny = blocks.first().map_or(0, fields::first_row_len);
             if ns.saturating_mul(nx).saturating_mul(ny) > MAX_PER_SECRET_ENTRIES {
                 return Err(too_many("mechanism.p_y_given_sx", ns * nx * ny));
             }
             let mut mats = Vec::with_capacity(ns);
-            for (s, b) in blocks.iter().enumerate() {
+            for (s, b) in blocks.into_iter().enumerate() {
                 let f = alloc::format!("mechanism.p_y_given_sx[{s}]");
-                let mm = channel(&f, &fields::rows(&f, b.clone())?, nx)?;
+                let mm = channel(&f, b, nx)?;
                 if mm.cols() != ny {
                     return Err(Error::field(alloc::format!("{f}[0]")).dims(ny, mm.cols()));
                 }
@@ -626,7 +626,7 @@ fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Res
                 Json::Null => None,
                 rows => {
                     let f = "mechanism.p_y_given_x";
-                    let mm = channel(f, &fields::rows(f, rows)?, nx)?;
+                    let mm = channel(f, rows, nx)?;
                     if mm.cols() != ny {
                         return Err(Error::field("mechanism.p_y_given_x[0]").dims(ny, mm.cols()));
                     }
@@ -681,23 +681,27 @@ fn parse_matrix(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
     let m = fields::object(field, &v, &["kind", "p_y_given_x"])?;
     fields::required(field, m, "p_y_given_x")?;
     let f = alloc::format!("{field}.p_y_given_x");
-    let rows = fields::rows(&f, fields::take(&mut v, "p_y_given_x"))?;
-    Ok(MechanismKind::Matrix(channel(&f, &rows, nx)?))
+    Ok(MechanismKind::Matrix(channel(&f, fields::take(&mut v, "p_y_given_x"), nx)?))
 }
 
-/// A validated row-stochastic channel with `nx` rows.
-fn channel(field: &str, rows: &[Vec<f64>], nx: usize) -> Result<Matrix> {
+/// A validated row-stochastic channel with `nx` rows, read from `v` (its numbers moved,
+/// not copied).
+fn channel(field: &str, v: Json, nx: usize) -> Result<Matrix> {
+    let rows = fields::rows(field, v)?;
     if rows.len() != nx {
         return Err(Error::field(field).dims(nx, rows.len()));
     }
-    let ny = rows.first().map_or(0, Vec::len);
+    let ny = if nx == 0 { 0 } else { rows.width(0) };
     if ny > MAX_SYMBOLS {
         return Err(Error::TooManySymbols { field: alloc::format!("{field}[0]"), found: ny, max: MAX_SYMBOLS });
     }
     if ny == 0 {
         return Err(Error::EmptyAlphabet { field: alloc::format!("{field}[0]") });
     }
-    let m = Matrix::from_rows(field, rows, ny)?;
+    if let Some(i) = (0..nx).find(|&i| rows.width(i) != ny) {
+        return Err(Error::field(alloc::format!("{field}[{i}]")).dims(ny, rows.width(i)));
+    }
+    let m = Matrix::from_flat(nx, ny, rows.values);
     m.check_row_stochastic(field)?;
     Ok(m)
 }

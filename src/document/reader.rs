@@ -155,6 +155,26 @@ impl<'a> Reader<'a> {
     /// Reads a number (the grammar and kinds of the module docs).
     pub fn number(&mut self) -> Result<Num> {
         let start = self.pos;
+        // A non-negative integer of at most 19 digits (below 2⁶⁴), with no fraction nor
+        // exponent, is its own value: the entries 0 and 1 of a channel skip `decimal`.
+        let rest = &self.bytes[start..];
+        let digits = rest.iter().take(20).take_while(|b| b.is_ascii_digit()).count();
+        if (1..=19).contains(&digits)
+            && (digits == 1 || rest[0] != b'0')
+            && !matches!(rest.get(digits), Some(b'.' | b'e' | b'E'))
+        {
+            self.pos += digits;
+            return Ok(Num::U64(rest[..digits].iter().fold(0, |v, &d| v * 10 + u64::from(d - b'0'))));
+        }
+        self.number_text()?;
+        // The text is of the JSON grammar (checked above): `decimal` decides the kind and
+        // rounds exactly as serde_json's reader does (tests/decimal.rs), with neither its
+        // tables nor core's (the client is 10.6 KB of gzip smaller than with serde_json's).
+        super::decimal::parse(&self.bytes[start..self.pos]).ok_or_else(|| self.error("number out of range"))
+    }
+
+    /// Reads past a number, checking its grammar only (what [`Reader::skip`] needs).
+    fn number_text(&mut self) -> Result<()> {
         self.pos += usize::from(self.bytes.get(self.pos) == Some(&b'-'));
         let digits = |r: &mut Self| {
             let s = r.pos;
@@ -190,10 +210,7 @@ impl<'a> Reader<'a> {
                 return Err(self.number_end_error());
             }
         }
-        // The text is of the JSON grammar (checked above): `decimal` decides the kind and
-        // rounds exactly as serde_json's reader does (tests/decimal.rs), with neither its
-        // tables nor core's (the client is 10.6 KB of gzip smaller than with serde_json's).
-        super::decimal::parse(&self.bytes[start..self.pos]).ok_or_else(|| self.error("number out of range"))
+        Ok(())
     }
 
     fn number_end_error(&mut self) -> Error {
@@ -423,16 +440,93 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// The bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len().saturating_sub(self.pos)
+    }
+
+    /// The first byte that is not whitespace inside the array or object that opens at the
+    /// position (nothing is consumed).
+    pub(super) fn peek_first(&self) -> Option<u8> {
+        self.bytes.get(self.pos + 1..)?.iter().copied().find(|b| !matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+    }
+
+    /// Reads an array of at most `max` elements, each with `element`; the elements past
+    /// `max` are read without being kept (the memory stays bounded by `max`), then the
+    /// error is `too_many(count)`.
+    ///
+    /// # Errors
+    /// `json` for a syntax error, `element`'s error, and `too_many`'s.
+    pub fn bounded_array(
+        &mut self,
+        max: usize,
+        too_many: &dyn Fn(usize) -> Error,
+        element: &mut dyn FnMut(&mut Self) -> Result<()>,
+    ) -> Result<()> {
+        let mut count = 0usize;
+        self.array("a sequence", &mut |r| {
+            count += 1;
+            if count > max {
+                r.skip()
+            } else {
+                element(r)
+            }
+        })?;
+        if count > max {
+            return Err(too_many(count));
+        }
+        Ok(())
+    }
+
+    /// Reads the array that opens at the position, every element a number, giving each to
+    /// `push` with the count of bytes left after it; returns the number of elements. One
+    /// loop for the numbers (no call per element but `push`): the arrays of a dense channel.
+    ///
+    /// # Errors
+    /// `json` for a syntax error or an element that is not a number; `push`'s error.
+    pub fn number_array(&mut self, push: &mut dyn FnMut(Num, usize) -> Result<()>) -> Result<usize> {
+        if self.peek_value()? != b'[' {
+            return Err(self.wrong("an array of numbers"));
+        }
+        self.enter()?;
+        let mut count = 0usize;
+        while self.next_or_close(count == 0, b']')? {
+            if !matches!(self.bytes.get(self.pos), Some(b'-' | b'0'..=b'9')) {
+                return Err(self.wrong("a number"));
+            }
+            let n = self.number()?;
+            count += 1;
+            push(n, self.remaining())?;
+        }
+        self.depth -= 1;
+        Ok(count)
+    }
+
+    /// Reads past an array (the opening bracket is next), its numbers in one loop.
+    fn skip_array(&mut self) -> Result<()> {
+        self.enter()?;
+        let mut first = true;
+        while self.next_or_close(first, b']')? {
+            first = false;
+            match self.bytes.get(self.pos) {
+                Some(b'-' | b'0'..=b'9') => self.number_text()?,
+                _ => self.skip()?,
+            }
+        }
+        self.depth -= 1;
+        Ok(())
+    }
+
     /// Reads any value and drops it (arrays and objects are not built).
     ///
     /// # Errors
     /// `json` for a syntax error.
     pub fn skip(&mut self) -> Result<()> {
         match self.peek_value()? {
-            b'[' => self.array("a sequence", &mut Self::skip),
+            b'[' => self.skip_array(),
             b'{' => self.object("a map", &mut |r, _| r.skip()),
             b'"' => self.string().map(drop),
-            b'-' | b'0'..=b'9' => self.number().map(drop),
+            b'-' | b'0'..=b'9' => self.number_text(),
             b'n' => self.literal(b"null"),
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
@@ -536,26 +630,61 @@ impl Fields {
 /// `None` when `bytes` is not JSON, or has no object `mechanism` with a string `kind`. Of a
 /// key given twice, the last counts (as in `JSON.parse`).
 pub fn peek_kind(bytes: &[u8]) -> Option<String> {
+    peek(bytes)?.kind
+}
+
+/// What the top level of a document says of its family, read as [`peek_kind`] reads.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Peek {
+    /// `mechanism.kind`, when `mechanism` is an object with a string `kind`.
+    pub kind: Option<String>,
+    /// Whether the document has a `labels` member (a discrete document's input alphabet).
+    pub labels: bool,
+}
+
+/// [`Peek`] of the JSON document `bytes`; `None` when it is not JSON.
+pub fn peek(bytes: &[u8]) -> Option<Peek> {
+    peek_until(bytes, false)
+}
+
+/// Whether the JSON document `bytes` is continuous: a continuous `mechanism.kind` and no
+/// `labels` member (a discrete document with such a kind stays on the discrete path,
+/// which refuses it with `unsupported_mechanism`). The reading stops at `labels`, which
+/// a discrete document gives before its mechanism.
+pub fn is_continuous(bytes: &[u8]) -> bool {
+    peek_until(bytes, true)
+        .is_some_and(|p| !p.labels && p.kind.is_some_and(|k| super::CONTINUOUS_KINDS.contains(&k.as_str())))
+}
+
+/// [`peek`], stopping at a `labels` member when `at_labels` (the answer is then known).
+fn peek_until(bytes: &[u8], at_labels: bool) -> Option<Peek> {
     let mut r = Reader::new(bytes);
-    let mut kind = None;
+    let mut p = Peek::default();
     let top = r.object("a document", &mut |r, key| {
+        p.labels |= key == "labels";
+        if p.labels && at_labels {
+            return Err(r.error("stopped at `labels`"));
+        }
         if key != "mechanism" || r.peek_value()? != b'{' {
-            kind = if key == "mechanism" { None } else { kind.take() };
+            p.kind = if key == "mechanism" { None } else { p.kind.take() };
             return r.skip();
         }
-        kind = None;
+        p.kind = None;
         r.object("a mechanism", &mut |r, key| {
             if key == "kind" {
-                kind = if r.text_next()? { Some(r.text()?) } else { r.skip().map(|_| None)? };
+                p.kind = if r.text_next()? { Some(r.text()?) } else { r.skip().map(|_| None)? };
                 Ok(())
             } else {
                 r.skip()
             }
         })
     });
+    if p.labels && at_labels {
+        return Some(p);
+    }
     top.ok()?;
     r.end().ok()?;
-    kind
+    Some(p)
 }
 
 /// Field names for a message: "`a`, `b`, `c`".

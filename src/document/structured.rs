@@ -6,7 +6,7 @@
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 
-use super::fields::{array, index, number, numbers, object, optional_number, required};
+use super::fields::{array, index, indices, number, numbers, object, optional_number, required, take};
 use super::{channel, Json, Matrix, MechanismKind, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::param::{check_distribution, check_not_tiny, Epsilon, Probability};
@@ -16,14 +16,28 @@ pub const MAX_SPARSE_ENTRIES: usize = 1 << 24;
 
 /// A channel P(Y|X) stored by its non-zero entries: row x is the pairs (y, P(y|x)) in
 /// increasing y. It is published as `sparse`, or, when it came as one, in the `srr` form.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Sparse {
     outputs: usize,
-    /// Row x is `entries[offsets[x]..offsets[x + 1]]`.
-    offsets: Vec<usize>,
+    /// Row x is `entries[spans[x].0..spans[x].1]`. The inputs of an SRR that are neither
+    /// low-risk nor in a group share one span: the `others` row is stored once, so the
+    /// memory is that of the numbers the document gives, not |X| copies of one of them.
+    spans: Vec<(usize, usize)>,
     entries: Vec<(u32, f64)>,
+    /// Σₓ |row x|: the entries of the channel, a shared row counted once per input.
+    nonzeros: usize,
     /// The subset-random-response structure, for a channel read from (or built as) `srr`.
     srr: Option<Srr>,
+}
+
+/// Two channels are equal when their rows are, however they are stored.
+impl PartialEq for Sparse {
+    fn eq(&self, other: &Self) -> bool {
+        self.outputs == other.outputs
+            && self.srr == other.srr
+            && self.inputs() == other.inputs()
+            && (0..self.inputs()).all(|x| self.row(x) == other.row(x))
+    }
 }
 
 /// The structure of subset random response (Zarrabian et al. Sec. V, Algorithm 2, eqs
@@ -64,11 +78,11 @@ impl Sparse {
                 max: MAX_SPARSE_ENTRIES,
             });
         }
-        let mut offsets = Vec::with_capacity(rows.len() + 1);
+        let mut spans = Vec::with_capacity(rows.len());
         let mut entries = Vec::with_capacity(nnz);
         let mut values = Vec::new();
-        offsets.push(0);
         for (x, row) in rows.iter().enumerate() {
+            let start = entries.len();
             let f = alloc::format!("{field}.rows[{x}]");
             values.clear();
             let mut last: Option<usize> = None;
@@ -89,20 +103,21 @@ impl Sparse {
                 return Err(Error::EmptyAlphabet { field: f });
             }
             check_distribution(&f, &values)?;
-            offsets.push(entries.len());
+            spans.push((start, entries.len()));
         }
-        Ok(Sparse { outputs, offsets, entries, srr: None })
+        Ok(Sparse { outputs, spans, entries, nonzeros: nnz, srr: None })
     }
 
     /// The non-zero entries of a dense channel (the curator side).
     pub fn from_matrix(m: &Matrix) -> Self {
-        let mut offsets = alloc::vec![0];
+        let mut spans = Vec::with_capacity(m.rows());
         let mut entries = Vec::new();
         for x in 0..m.rows() {
+            let start = entries.len();
             entries.extend(m.row(x).iter().enumerate().filter(|(_, &p)| p != 0.0).map(|(y, &p)| (y as u32, p)));
-            offsets.push(entries.len());
+            spans.push((start, entries.len()));
         }
-        Sparse { outputs: m.cols(), offsets, entries, srr: None }
+        Sparse { outputs: m.cols(), spans, nonzeros: entries.len(), entries, srr: None }
     }
 
     /// The channel `m` in the `srr` form of `srr` (the curator side: SRR and ORR designs).
@@ -112,27 +127,107 @@ impl Sparse {
     /// its own output, a group's row with mass outside its outputs, or two other inputs
     /// with different rows.
     pub fn srr_from_matrix(m: &Matrix, srr: Srr) -> Result<Self> {
-        let rows: Vec<Vec<(usize, f64)>> = (0..m.rows())
-            .map(|x| m.row(x).iter().enumerate().filter(|(_, &p)| p != 0.0).map(|(y, &p)| (y, p)).collect())
-            .collect();
-        let built = srr_rows(
-            &srr,
-            m.rows(),
-            |g, j| {
-                let (y0, r) = group_outputs(&srr, g);
-                Ok(m.row(srr.groups[g].0[j] as usize)[y0..y0 + r].to_vec())
-            },
-            || Ok(other_row(&srr, m)),
-        )?;
-        if built.iter().zip(&rows).any(|(a, b)| a != b) {
+        let outputs: Vec<(usize, usize)> = (0..srr.groups.len()).map(|g| group_outputs(&srr, g)).collect();
+        let members: Vec<Vec<u32>> = srr.groups.iter().map(|(g, _)| g.clone()).collect();
+        let others = uncovered(&srr, m.rows()).first().map_or(&[][..], |&x| m.row(x));
+        let group_row = |g: usize, j: usize| {
+            let (y0, r) = outputs[g];
+            m.row(members[g][j] as usize).get(y0..y0 + r).unwrap_or_default()
+        };
+        let s = Sparse::from_srr("mechanism", m.rows(), m.cols(), srr, &group_row, others)?;
+        let dense_row = |x: usize| m.row(x).iter().enumerate().filter(|(_, &p)| p != 0.0).map(|(y, &p)| (y as u32, p));
+        if m.cols() != s.outputs || (0..m.rows()).any(|x| !s.row(x).iter().copied().eq(dense_row(x))) {
             return Err(Error::InvalidArgument {
                 name: "srr".into(),
                 reason: "the channel is not of the SRR form".into(),
             });
         }
-        let mut s = Sparse::new("mechanism", m.cols(), &rows)?;
-        s.srr = Some(srr);
         Ok(s)
+    }
+
+    /// The channel of an SRR over `nx` inputs with `outputs` outputs (Zarrabian et al.
+    /// Algorithm 2): low-risk input i → output i; input j of group g → `group_row(g, j)`
+    /// over the group's outputs; every other input → `others`, stored once and shared.
+    /// The channel's size is computed from these before anything proportional to it is
+    /// allocated, and each stored row is validated once.
+    ///
+    /// # Errors
+    /// `too_many_symbols` for more than [`MAX_SPARSE_ENTRIES`] entries (a shared row
+    /// counted once per input), `invalid_argument` for an input out of range or listed
+    /// twice, `dimension_mismatch` for an `others` row of the wrong length, and the
+    /// probability-vector errors naming the row.
+    fn from_srr<'a>(
+        field: &str,
+        nx: usize,
+        outputs: usize,
+        srr: Srr,
+        group_row: &dyn Fn(usize, usize) -> &'a [f64],
+        others: &[f64],
+    ) -> Result<Self> {
+        if outputs == 0 {
+            return Err(Error::EmptyAlphabet { field: alloc::format!("{field}.outputs") });
+        }
+        if outputs > MAX_SYMBOLS {
+            let field = alloc::format!("{field}.outputs");
+            return Err(Error::TooManySymbols { field, found: outputs, max: MAX_SYMBOLS });
+        }
+        let mut covered = alloc::vec![false; nx];
+        for &x in srr.low_risk.iter().chain(srr.groups.iter().flat_map(|(g, _)| g)) {
+            match covered.get_mut(x as usize) {
+                Some(c) if !*c => *c = true,
+                _ => {
+                    return Err(Error::InvalidArgument {
+                        name: field.into(),
+                        reason: alloc::format!("input {x} is out of range or listed twice"),
+                    })
+                }
+            }
+        }
+        let uncovered = covered.iter().filter(|&&c| !c).count();
+        if uncovered > 0 && others.len() != outputs {
+            return Err(Error::field(alloc::format!("{field}.others")).dims(outputs, others.len()));
+        }
+        let nonzero = |row: &[f64]| row.iter().filter(|&&p| p != 0.0).count();
+        let groups: usize = (0..srr.groups.len())
+            .flat_map(|g| (0..srr.groups[g].0.len()).map(move |j| (g, j)))
+            .fold(0usize, |n, (g, j)| n.saturating_add(nonzero(group_row(g, j))));
+        let shared = if uncovered > 0 { nonzero(others) } else { 0 };
+        let nnz = srr.low_risk.len().saturating_add(groups).saturating_add(uncovered.saturating_mul(shared));
+        if nnz > MAX_SPARSE_ENTRIES {
+            return Err(Error::TooManySymbols {
+                field: alloc::format!("{field}.others"),
+                found: nnz,
+                max: MAX_SPARSE_ENTRIES,
+            });
+        }
+        let mut entries = Vec::with_capacity(srr.low_risk.len() + groups + shared);
+        let mut spans = alloc::vec![(0, 0); nx];
+        let push_row = |entries: &mut Vec<(u32, f64)>, x: Option<usize>, y0: usize, row: &[f64]| {
+            let name = match x {
+                Some(x) => alloc::format!("{field}.rows[{x}]"),
+                None => alloc::format!("{field}.others"),
+            };
+            check_distribution(&name, row)?;
+            let start = entries.len();
+            entries.extend(row.iter().enumerate().filter(|(_, &p)| p != 0.0).map(|(y, &p)| ((y0 + y) as u32, p)));
+            Ok::<_, Error>((start, entries.len()))
+        };
+        for (i, &x) in srr.low_risk.iter().enumerate() {
+            spans[x as usize] = push_row(&mut entries, Some(x as usize), i, &[1.0])?;
+        }
+        for g in 0..srr.groups.len() {
+            let (y0, _) = group_outputs(&srr, g);
+            for (j, &x) in srr.groups[g].0.iter().enumerate() {
+                spans[x as usize] = push_row(&mut entries, Some(x as usize), y0, group_row(g, j))?;
+            }
+        }
+        if uncovered > 0 {
+            let span = push_row(&mut entries, None, 0, others)?;
+            for (x, _) in covered.iter().enumerate().filter(|(_, &c)| !c) {
+                spans[x] = span;
+            }
+        }
+        Ok(Sparse { outputs, spans, entries, nonzeros: nnz, srr: Some(srr) })
     }
 
     /// The SRR structure, when the channel has that form.
@@ -142,19 +237,20 @@ impl Sparse {
 
     /// |X|.
     pub fn inputs(&self) -> usize {
-        self.offsets.len() - 1
+        self.spans.len()
     }
     /// |Y|.
     pub fn outputs(&self) -> usize {
         self.outputs
     }
-    /// Number of stored entries.
+    /// Number of entries of the channel: Σₓ |row x| (a shared row counted once per input).
     pub fn nonzeros(&self) -> usize {
-        self.entries.len()
+        self.nonzeros
     }
     /// Row x: the pairs (y, P(y|x)).
     pub fn row(&self, x: usize) -> &[(u32, f64)] {
-        &self.entries[self.offsets[x]..self.offsets[x + 1]]
+        let (start, end) = self.spans[x];
+        &self.entries[start..end]
     }
     /// The dense channel.
     pub fn to_matrix(&self) -> Matrix {
@@ -214,46 +310,6 @@ fn uncovered(srr: &Srr, nx: usize) -> Vec<usize> {
     (0..nx).filter(|&x| !covered[x]).collect()
 }
 
-/// The shared row of the uncovered inputs of a dense channel (that of the first one).
-fn other_row(srr: &Srr, m: &Matrix) -> Vec<f64> {
-    uncovered(srr, m.rows()).first().map_or_else(Vec::new, |&x| m.row(x).to_vec())
-}
-
-/// The sparse rows of an SRR over `nx` inputs: low-risk input i → output i; input j of
-/// group g → `group_row(g, j)` over the group's outputs; every other input → `others()`.
-fn srr_rows(
-    srr: &Srr,
-    nx: usize,
-    group_row: impl Fn(usize, usize) -> Result<Vec<f64>>,
-    others: impl Fn() -> Result<Vec<f64>>,
-) -> Result<Vec<Vec<(usize, f64)>>> {
-    let mut rows: Vec<Option<Vec<(usize, f64)>>> = alloc::vec![None; nx];
-    for (i, &x) in srr.low_risk.iter().enumerate() {
-        rows[x as usize] = Some(alloc::vec![(i, 1.0)]);
-    }
-    for g in 0..srr.groups.len() {
-        let (y0, _) = group_outputs(srr, g);
-        for (j, &x) in srr.groups[g].0.iter().enumerate() {
-            let row = group_row(g, j)?;
-            rows[x as usize] =
-                Some(row.iter().enumerate().filter(|(_, &p)| p != 0.0).map(|(y, &p)| (y0 + y, p)).collect());
-        }
-    }
-    let mut other: Option<Vec<(usize, f64)>> = None;
-    rows.into_iter()
-        .map(|r| match r {
-            Some(r) => Ok(r),
-            None => {
-                if other.is_none() {
-                    other =
-                        Some(others()?.iter().enumerate().filter(|(_, &p)| p != 0.0).map(|(y, &p)| (y, p)).collect());
-                }
-                Ok(other.clone().unwrap_or_default())
-            }
-        })
-        .collect()
-}
-
 /// κ of k-RR at ε: (e^ε − 1)/(e^ε + k − 1), so that P(x|x)/P(y|x) = e^ε.
 pub fn krr_keep(k: usize, eps: f64) -> f64 {
     let g = libm::expm1(eps);
@@ -283,84 +339,79 @@ pub(super) const KINDS: [&str; 5] = ["krr", "rr_lip", "merge", "sparse", "srr"];
 
 /// Parses a structured kind (one of [`KINDS`]) over `nx` inputs; `field` names the
 /// mechanism object (`mechanism`, or `mechanism.inner`).
-pub(super) fn parse(field: &str, kind: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
+pub(super) fn parse(field: &str, kind: &str, v: Json, nx: usize) -> Result<MechanismKind> {
     match kind {
-        "krr" => krr(field, v, nx),
-        "rr_lip" => rr_lip(field, v, nx),
+        "krr" => krr(field, &v, nx),
+        "rr_lip" => rr_lip(field, &v, nx),
         "merge" => merge(field, v, nx),
-        "sparse" => sparse(field, v, nx),
+        "sparse" => sparse(field, &v, nx),
         "srr" => srr(field, v, nx),
         _ => Err(Error::UnsupportedMechanism { kind: kind.into() }),
     }
 }
 
-fn srr(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
-    let m = object(field, v, &["kind", "low_risk", "groups", "others"])?;
-    let input = |f: &str, x: &Json| -> Result<u32> {
-        let x = index(f, x)?;
-        if x >= nx {
-            return Err(Error::InvalidArgument {
-                name: f.into(),
-                reason: alloc::format!("input {x} is not below |X| = {nx}"),
-            });
-        }
-        Ok(x as u32)
+fn srr(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
+    let m = object(field, &v, &["kind", "low_risk", "groups", "others"])?;
+    let inputs = |f: &str, list: &Json| -> Result<Vec<u32>> {
+        indices(f, list)?
+            .into_iter()
+            .map(|x| match x < nx {
+                true => Ok(x as u32),
+                false => Err(Error::InvalidArgument {
+                    name: f.into(),
+                    reason: alloc::format!("input {x} is not below |X| = {nx}"),
+                }),
+            })
+            .collect()
     };
     let fl = alloc::format!("{field}.low_risk");
     let low_risk: Vec<u32> = match m.get("low_risk") {
         None => Vec::new(),
-        Some(l) => array(&fl, l)?.iter().map(|x| input(&fl, x)).collect::<Result<_>>()?,
+        Some(l) => inputs(&fl, l)?,
     };
-    let fg = alloc::format!("{field}.groups");
-    let mut groups = Vec::new();
-    let mut blocks = Vec::new();
-    for (g, gv) in array(&fg, required(field, m, "groups")?)?.iter().enumerate() {
-        let f = alloc::format!("{fg}[{g}]");
-        let gm = object(&f, gv, &["inputs", "p_y_given_x"])?;
-        let fi = alloc::format!("{f}.inputs");
-        let inputs: Vec<u32> =
-            array(&fi, required(&f, gm, "inputs")?)?.iter().map(|x| input(&fi, x)).collect::<Result<_>>()?;
-        let fr = alloc::format!("{f}.p_y_given_x");
-        let rows = super::fields::rows(&fr, required(&f, gm, "p_y_given_x")?.clone())?;
-        if rows.len() != inputs.len() || inputs.is_empty() {
-            return Err(Error::field(fr).dims(inputs.len().max(1), rows.len()));
-        }
-        let block = channel(&fr, &rows, inputs.len())?;
-        groups.push((inputs, block.cols()));
-        blocks.push(block);
-    }
-    let srr = Srr { low_risk, groups };
-    let mut seen = alloc::vec![false; nx];
-    for &x in srr.low_risk.iter().chain(srr.groups.iter().flat_map(|(g, _)| g)) {
-        if core::mem::replace(&mut seen[x as usize], true) {
-            return Err(Error::InvalidArgument {
-                name: field.into(),
-                reason: alloc::format!("input {x} is listed twice"),
-            });
-        }
-    }
-    let outputs = srr.low_risk.len() + srr.groups.iter().map(|(_, r)| r).sum::<usize>();
     let fo = alloc::format!("{field}.others");
     let others = match m.get("others") {
         None | Some(Json::Null) => None,
-        Some(o) => {
-            let o = numbers(&fo, o)?;
-            if o.len() != outputs {
-                return Err(Error::field(fo).dims(outputs, o.len()));
-            }
-            check_distribution(&fo, &o)?;
-            Some(o)
-        }
+        Some(o) => Some(numbers(&fo, o)?),
     };
+    required(field, m, "groups")?;
+    let fg = alloc::format!("{field}.groups");
+    // Moved out, so that each group's numbers move into its block.
+    let group_values = match take(&mut v, "groups") {
+        Json::Array(a) => a,
+        other => array(&fg, &other)?.to_vec(),
+    };
+    let mut groups = Vec::new();
+    let mut blocks = Vec::new();
+    for (g, mut gv) in group_values.into_iter().enumerate() {
+        let f = alloc::format!("{fg}[{g}]");
+        let gm = object(&f, &gv, &["inputs", "p_y_given_x"])?;
+        let members = inputs(&alloc::format!("{f}.inputs"), required(&f, gm, "inputs")?)?;
+        required(&f, gm, "p_y_given_x")?;
+        let fr = alloc::format!("{f}.p_y_given_x");
+        let rows = take(&mut gv, "p_y_given_x");
+        if members.is_empty() {
+            return Err(Error::field(fr.clone()).dims(1, super::fields::rows(&fr, rows)?.len()));
+        }
+        let block = channel(&fr, rows, members.len())?;
+        groups.push((members, block.cols()));
+        blocks.push(block);
+    }
+    let srr = Srr { low_risk, groups };
+    let outputs = srr.low_risk.len().saturating_add(srr.groups.iter().map(|(_, r)| r).sum::<usize>());
+    if let Some(o) = &others {
+        if o.len() != outputs {
+            return Err(Error::field(fo).dims(outputs, o.len()));
+        }
+        check_distribution(&fo, o)?;
+    }
     if others.is_none() != uncovered(&srr, nx).is_empty() {
         return Err(Error::InvalidArgument {
             name: fo,
             reason: "is required exactly when some input is neither low-risk nor in a group".into(),
         });
     }
-    let rows = srr_rows(&srr, nx, |g, j| Ok(blocks[g].row(j).to_vec()), || Ok(others.clone().unwrap_or_default()))?;
-    let mut sparse = Sparse::new(field, outputs, &rows)?;
-    sparse.srr = Some(srr);
+    let sparse = Sparse::from_srr(field, nx, outputs, srr, &|g, j| blocks[g].row(j), others.as_deref().unwrap_or(&[]))?;
     Ok(MechanismKind::Sparse(sparse))
 }
 
@@ -398,14 +449,13 @@ fn rr_lip(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     Ok(MechanismKind::RrLip { keep: k, mixing })
 }
 
-fn merge(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
-    let m = object(field, v, &["kind", "blocks", "inner"])?;
+fn merge(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
+    let m = object(field, &v, &["kind", "blocks", "inner"])?;
     let f = alloc::format!("{field}.blocks");
-    let blocks = array(&f, required(field, m, "blocks")?)?;
+    let blocks = indices(&f, required(field, m, "blocks")?)?;
     if blocks.len() != nx {
         return Err(Error::field(f).dims(nx, blocks.len()));
     }
-    let blocks: Vec<usize> = blocks.iter().map(|b| index(&f, b)).collect::<Result<_>>()?;
     let nb = blocks.iter().max().map_or(0, |&b| b.saturating_add(1));
     if nb > nx {
         return Err(Error::InvalidArgument {
@@ -420,23 +470,24 @@ fn merge(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     if let Some(b) = used.iter().position(|u| !u) {
         return Err(Error::InvalidArgument { name: f, reason: alloc::format!("block {b} has no input") });
     }
-    let inner = match m.get("inner") {
-        None | Some(Json::Null) => None,
-        Some(v) => {
+    let inner = match take(&mut v, "inner") {
+        Json::Null => None,
+        v => {
             let fi = alloc::format!("{field}.inner");
-            let kind = v
+            let kind: alloc::string::String = v
                 .get("kind")
                 .and_then(Json::as_str)
-                .ok_or_else(|| Error::Json { message: alloc::format!("`{fi}.kind` is missing or not a string") })?;
-            let inner = match kind {
-                "matrix" => super::parse_matrix(&fi, v.clone(), nb)?,
-                "krr" | "rr_lip" | "sparse" => parse(&fi, kind, v, nb)?,
+                .ok_or_else(|| Error::Json { message: alloc::format!("`{fi}.kind` is missing or not a string") })?
+                .into();
+            let inner = match kind.as_str() {
+                "matrix" => super::parse_matrix(&fi, v, nb)?,
+                "krr" | "rr_lip" | "sparse" => parse(&fi, &kind, v, nb)?,
                 _ => {
                     return Err(Error::InvalidArgument {
                         name: fi,
                         reason: alloc::format!(
                             "a merge's inner mechanism is `matrix`, `sparse`, `krr` or `rr_lip`, not {}",
-                            crate::error::Quoted(kind)
+                            crate::error::Quoted(&kind)
                         ),
                     })
                 }
@@ -451,23 +502,47 @@ fn sparse(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "outputs", "rows"])?;
     let outputs = index(&alloc::format!("{field}.outputs"), required(field, m, "outputs")?)?;
     let f = alloc::format!("{field}.rows");
-    let rows = array(&f, required(field, m, "rows")?)?;
+    let rows: Vec<Vec<(usize, f64)>> = match required(field, m, "rows")? {
+        // Rows with no pair (or numbers where pairs belong) are read as rows of numbers.
+        Json::Numbers(n) if n.is_rows() => (0..n.len())
+            .map(|i| match n.row(i) {
+                Some(r) if r.is_empty() => Ok(Vec::new()),
+                _ => Err(Error::Json { message: alloc::format!("`{f}`: expected an array") }),
+            })
+            .collect::<Result<_>>()?,
+        rows => array(&f, rows)?.iter().map(|r| pairs(&f, r)).collect::<Result<_>>()?,
+    };
     if rows.len() != nx {
         return Err(Error::field(f).dims(nx, rows.len()));
     }
-    let rows: Vec<Vec<(usize, f64)>> = rows
-        .iter()
-        .map(|r| {
-            array(&f, r)?
-                .iter()
-                .map(|pair| match array(&f, pair)? {
-                    [y, p] => Ok((index(&f, y)?, number(&f, p)?)),
-                    _ => Err(Error::Json { message: alloc::format!("`{f}`: an entry is a pair [y, p]") }),
-                })
-                .collect()
-        })
-        .collect::<Result<_>>()?;
     Ok(MechanismKind::Sparse(Sparse::new(field, outputs, &rows)?))
+}
+
+/// A sparse row: its pairs [y, p] (from the reader, flat: [`Json::Numbers`] of rows of two).
+fn pairs(f: &str, r: &Json) -> Result<Vec<(usize, f64)>> {
+    let pair = || Error::Json { message: alloc::format!("`{f}`: an entry is a pair [y, p]") };
+    match r {
+        Json::Numbers(n) if n.is_rows() => (0..n.len())
+            .map(|i| match n.row(i) {
+                Some(p) if p.len() == 2 => Ok((index(f, &Json::Number(n.num(p.start)))?, n.values()[p.start + 1])),
+                _ => Err(pair()),
+            })
+            .collect(),
+        Json::Numbers(_) => Err(Error::Json { message: alloc::format!("`{f}`: expected an array") }),
+        r => array(f, r)?
+            .iter()
+            .map(|p| match p {
+                Json::Numbers(n) if !n.is_rows() => match n.len() {
+                    2 => Ok((index(f, &Json::Number(n.num(0)))?, n.values()[1])),
+                    _ => Err(pair()),
+                },
+                p => match array(f, p)? {
+                    [y, p] => Ok((index(f, y)?, number(f, p)?)),
+                    _ => Err(pair()),
+                },
+            })
+            .collect(),
+    }
 }
 
 /// The number of outputs of a structured kind over `nx` inputs.

@@ -316,11 +316,11 @@ fn read_document(r: &mut Reader<'_>) -> crate::error::Result<DocumentJson> {
             1 => d.version = r.unsigned("u64", u64::MAX)?,
             2 => d.id = r.text()?,
             3 => d.description = r.optional(Reader::text)?,
-            4 => d.labels = read_labels(r)?,
-            5 => d.output_labels = r.optional(read_labels)?,
-            6 => d.prior = r.f64s()?,
+            4 => d.labels = read_labels(r, "labels")?,
+            5 => d.output_labels = r.optional(|r| read_labels(r, "output_labels"))?,
+            6 => d.prior = read_f64s(r, super::MAX_SYMBOLS, &|n| too_many("prior", n))?,
             7 => d.secret = r.optional(read_secret)?,
-            8 => d.mechanism = super::json::read(r)?,
+            8 => d.mechanism = super::json::read_mechanism(r)?,
             9 => d.claims = read_claims(r)?,
             _ => d.utility = r.optional(|r| super::json::read_at_most(r, MAX_UTILITY_VALUES))?,
         }
@@ -330,9 +330,45 @@ fn read_document(r: &mut Reader<'_>) -> crate::error::Result<DocumentJson> {
     Ok(d)
 }
 
-fn read_labels(r: &mut Reader<'_>) -> crate::error::Result<Vec<LabelJson>> {
+/// `too_many_symbols` for an alphabet-indexed array `field` of `found` elements.
+fn too_many(field: &str, found: usize) -> crate::error::Error {
+    crate::error::Error::TooManySymbols { field: field.into(), found, max: super::MAX_SYMBOLS }
+}
+
+/// An array of at most `max` numbers (past it, `too_many` of the count: what the reader
+/// holds stays bounded by what the document may declare, whatever its length).
+fn read_f64s(
+    r: &mut Reader<'_>,
+    max: usize,
+    too_many: &dyn Fn(usize) -> crate::error::Error,
+) -> crate::error::Result<Vec<f64>> {
     let mut out = Vec::new();
-    r.array("a sequence", &mut |r| {
+    r.bounded_array(max, too_many, &mut |r| {
+        out.push(r.f64()?);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// At most `max` rows of at most |X| ≤ [`super::MAX_SYMBOLS`] numbers each.
+fn read_rows(
+    r: &mut Reader<'_>,
+    field: &str,
+    max: usize,
+    too_many_rows: &dyn Fn(usize) -> crate::error::Error,
+) -> crate::error::Result<Vec<Vec<f64>>> {
+    let mut out = Vec::new();
+    r.bounded_array(max, too_many_rows, &mut |r| {
+        let f = alloc::format!("{field}[{}]", out.len());
+        out.push(read_f64s(r, super::MAX_SYMBOLS, &|n| too_many(&f, n))?);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn read_labels(r: &mut Reader<'_>, field: &str) -> crate::error::Result<Vec<LabelJson>> {
+    let mut out = Vec::new();
+    r.bounded_array(super::MAX_SYMBOLS, &|n| too_many(field, n), &mut |r| {
         out.push(if r.text_next()? {
             LabelJson::Text(r.text()?)
         } else if r.number_next()? {
@@ -356,8 +392,8 @@ fn read_secret(r: &mut Reader<'_>) -> crate::error::Result<SecretJson> {
     let mut f = Fields::new(&["labels", "p_sx"]);
     r.object("struct SecretJson", &mut |r, key| {
         match f.field(r, &key)? {
-            0 => s.labels = r.optional(read_labels)?,
-            _ => s.p_sx = r.f64_rows()?,
+            0 => s.labels = r.optional(|r| read_labels(r, "secret.labels"))?,
+            _ => s.p_sx = read_rows(r, "secret.p_sx", super::MAX_SYMBOLS, &|n| too_many("secret.p_sx", n))?,
         }
         Ok(())
     })?;
@@ -406,7 +442,13 @@ fn read_bp_lip(r: &mut Reader<'_>) -> crate::error::Result<BpLipJson> {
     r.object("struct BpLipJson", &mut |r, key| {
         match f.field(r, &key)? {
             0 => b.eps = r.f64()?,
-            _ => b.priors = r.f64_rows()?,
+            _ => {
+                let too_many = |n| crate::error::Error::InvalidArgument {
+                    name: "claims.bp_lip.priors".into(),
+                    reason: alloc::format!("needs 1..={} priors, got {n}", super::MAX_PRIORS),
+                };
+                b.priors = read_rows(r, "claims.bp_lip.priors", super::MAX_PRIORS, &too_many)?;
+            }
         }
         Ok(())
     })?;
@@ -422,7 +464,12 @@ fn read_srlip(r: &mut Reader<'_>) -> crate::error::Result<SrlipJson> {
             0 => s.eps = r.f64()?,
             _ => {
                 let mut a = Vec::new();
-                r.array("a sequence", &mut |r| {
+                let max = super::MAX_SRLIP_ATTRIBUTES;
+                let too_many = |n| crate::error::Error::InvalidArgument {
+                    name: "claims.srlip.attributes".into(),
+                    reason: alloc::format!("needs 1..={max} attributes, got {n}"),
+                };
+                r.bounded_array(max, &too_many, &mut |r| {
                     a.push(r.unsigned("usize", usize::MAX as u64)? as usize);
                     Ok(())
                 })?;

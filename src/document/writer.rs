@@ -170,6 +170,7 @@ impl Pretty {
                 }
                 self.end_object();
             }
+            Json::Numbers(n) => self.value(&n.to_json()),
         }
     }
 }

@@ -61,15 +61,37 @@ fn explicit_channel(nx: usize, q01: f64, q10: f64) -> Matrix {
 
 /// Audits unary encoding for the joint P_SX.
 pub fn audit_unary(p_sx: &Matrix, q01: f64, q10: f64, alpha_order: f64) -> Result<Leakage> {
+    audit_unary_of(Some(p_sx), &p_sx.col_sums(), q01, q10, alpha_order)
+}
+
+/// Audits unary encoding with S = X under `prior`: [`audit_unary`] of diag(`prior`), in
+/// O(|X|) above the enumeration limit, without building the |X| × |X| joint (134 MB and
+/// most of the verification at |X| = 4096).
+pub fn audit_unary_x(prior: &[f64], q01: f64, q10: f64, alpha_order: f64) -> Result<Leakage> {
+    audit_unary_of(None, prior, q01, q10, alpha_order)
+}
+
+/// The audit for the joint `p_sx` whose column sums are `prior`; `None`: diag(`prior`).
+fn audit_unary_of(p_sx: Option<&Matrix>, prior: &[f64], q01: f64, q10: f64, alpha_order: f64) -> Result<Leakage> {
     check_alpha(alpha_order)?;
-    let nx = p_sx.cols();
+    let nx = prior.len();
     if nx <= UNARY_ENUMERATION_LIMIT {
-        return audit(p_sx, &explicit_channel(nx, q01, q10), alpha_order);
+        let diag;
+        let joint = match p_sx {
+            Some(j) => j,
+            None => {
+                diag = Matrix::diag(prior);
+                &diag
+            }
+        };
+        return audit(joint, &explicit_channel(nx, q01, q10), alpha_order);
     }
     let (p, q) = (1.0 - q10, q01);
-    let prior = p_sx.col_sums();
-    let ns = p_sx.rows();
-    let p_s: Vec<f64> = (0..ns).map(|s| p_sx.row(s).iter().sum()).collect();
+    let ns = p_sx.map_or(nx, Matrix::rows);
+    let p_s: Vec<f64> = match p_sx {
+        Some(j) => (0..ns).map(|s| j.row(s).iter().sum()).collect(),
+        None => prior.to_vec(),
+    };
     let nan = f64::NAN;
     let mut out = Leakage {
         lip: 0.0,
@@ -122,24 +144,27 @@ pub fn audit_unary(p_sx: &Matrix, q01: f64, q10: f64, alpha_order: f64) -> Resul
     // N and D are sums of ≤ |X| non-negative products (the conditionals add one division
     // each, the prior sums ≤ |S| + |X| roundings): the 4|X| + 16 of the ratio.
     let rel = gamma(5 * nx + ns + 16);
-    let cond: Vec<Vec<f64>> =
-        (0..ns).filter(|&s| p_s[s] > 0.0).map(|s| p_sx.row(s).iter().map(|v| v / p_s[s]).collect()).collect();
     let (mut hi, mut lo) = (1.0f64, 1.0f64);
     let mut ldp = 0.0f64;
-    if p_sx.is_diagonal() {
-        // S = X: closed forms in O(|X|), and LDP w.r.t. S is LDP w.r.t. X on the support.
-        (hi, lo) = one_hot_extremes(r, &prior);
-        if cond.len() >= 2 {
-            ldp = abs_ln_up(r, gamma(6));
+    match p_sx.filter(|j| !j.is_diagonal()) {
+        None => {
+            // S = X: closed forms in O(|X|), and LDP w.r.t. S is LDP w.r.t. X on the support.
+            (hi, lo) = one_hot_extremes(r, prior);
+            if p_s.iter().filter(|&&v| v > 0.0).count() >= 2 {
+                ldp = abs_ln_up(r, gamma(6));
+            }
         }
-    } else {
-        for u in &cond {
-            hi = hi.max(dinkelbach(r, u, &prior, true));
-            lo = lo.min(dinkelbach(r, u, &prior, false));
-        }
-        for u in &cond {
-            for v in &cond {
-                ldp = ldp.max(ln_up(dinkelbach(r, u, v, true), rel));
+        Some(j) => {
+            let cond: Vec<Vec<f64>> =
+                (0..ns).filter(|&s| p_s[s] > 0.0).map(|s| j.row(s).iter().map(|v| v / p_s[s]).collect()).collect();
+            for u in &cond {
+                hi = hi.max(dinkelbach(r, u, prior, true));
+                lo = lo.min(dinkelbach(r, u, prior, false));
+            }
+            for u in &cond {
+                for v in &cond {
+                    ldp = ldp.max(ln_up(dinkelbach(r, u, v, true), rel));
+                }
             }
         }
     }
@@ -151,7 +176,7 @@ pub fn audit_unary(p_sx: &Matrix, q01: f64, q10: f64, alpha_order: f64) -> Resul
     out.ldp_x = if nx >= 2 { abs_ln_up(a1 / a0, gamma(6)) } else { 0.0 };
     out.min_lift = down_rel(lo, rel);
     out.max_lift = up_rel(hi, rel);
-    out.maximal_leakage = ln_up(maximal(p, q, &prior), gamma(8));
+    out.maximal_leakage = ln_up(maximal(p, q, prior), gamma(8));
     Ok(out)
 }
 
@@ -333,6 +358,22 @@ pub fn unary_lifts_x(prior: &[f64], q01: f64, q10: f64, bits: &[bool]) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// S = X read from the prior audits as its diagonal joint does (enumerated or closed form).
+    #[test]
+    fn the_audit_of_s_equal_x_is_that_of_its_diagonal_joint() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for nx in [UNARY_ENUMERATION_LIMIT + 1, 40] {
+            let mut prior: Vec<f64> = (0..nx).map(|_| rng.random_range(0.0..1.0)).collect();
+            prior[1] = 0.0;
+            let total: f64 = prior.iter().sum();
+            prior.iter_mut().for_each(|p| *p /= total);
+            let x = audit_unary_x(&prior, 0.2, 0.3, 2.0).unwrap();
+            let diag = audit_unary(&Matrix::diag(&prior), 0.2, 0.3, 2.0).unwrap();
+            assert_eq!(format!("{x:?}"), format!("{diag:?}"), "|X| = {nx}");
+        }
+    }
 
     /// The closed forms (Dinkelbach) agree with full enumeration where both exist.
     #[test]

@@ -4,9 +4,11 @@
 //!
 //! A work unit is one f64 cell touched (or allocated) by one pass of the verification:
 //! building the exact sampler, the audits w.r.t. S and X, a `bp_lip` prior, an α-order
-//! other than the default. The estimate is an upper bound on the passes the code makes;
-//! natively a unit is a few nanoseconds, so the default budget is well under a second on
-//! a laptop and a few seconds in a slow browser.
+//! other than the default. The estimate is an upper bound on the passes the code makes,
+//! computed from the sizes the document declares (never from anything the verification
+//! would build), and weighted per kind by what a unit costs the wasm client's first
+//! verification (`benches/wasm/cost.mjs` measures it), so that the default budget's unit
+//! is ≈ 1/2²⁸ s there: whatever the default budget accepts verifies in about a second.
 
 use alloc::string::String;
 use serde::Serialize;
@@ -15,12 +17,34 @@ use crate::document::{Document, MechanismKind};
 use crate::error::{Error, Result};
 use crate::leakage::{DEFAULT_ALPHA_ORDER, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
 
-/// The budget when the policy sets none: 2²⁸ ≈ 2.7·10⁸ units. A dense 2048 × 2048
-/// channel (7.5·10⁷ units; 1.4 s and 280 MB natively, parsing included) passes; a dense
-/// 4096 × 4096 one (18 passes over 1.7·10⁷ entries, 3.0·10⁸ units; 7 s and 1.1 GB) needs
-/// `maxVerifyWork` raised. A Gaussian document on 1001 lattice points with σ of a few
-/// hundred steps needs about 1.6·10⁸ (50 ms: a unit of the lattice audit is cheaper).
+/// The budget when the policy sets none: 2²⁸ ≈ 2.7·10⁸ units, about one second of the
+/// wasm client's first verification (headless Chromium and Node 22, Intel Xeon, 2 shared
+/// cores; benches/wasm/cost.mjs). Accepted: a
+/// dense channel up to ≈ 2900 × 2900 (2048 × 2048: 1.4·10⁸ units, 0.21 s in wasm), every
+/// unary, krr and rr_lip document up to the 4096-symbol maximum (2–6 ms in Chromium), a
+/// sparse or srr channel up to ≈ 3·10⁶ entries (a shared `others` row counted once per
+/// input), a per-secret mechanism of 4 secrets over 512 inputs. Refused: a dense 4096 ×
+/// 4096 channel (5.4·10⁸), an srr of 4096 inputs whose `others` row of 2049 outputs stands
+/// for 2047 of them (4.2·10⁶ entries, 4.1·10⁸ units). A Gaussian document on
+/// 1001 lattice points with σ of a few hundred steps needs about 1.6·10⁸ (50 ms natively).
 pub const DEFAULT_MAX_VERIFY_WORK: f64 = 268_435_456.0;
+
+/// What a unit of a dense channel's verification (matrix, Markov per-secret, merge) costs in the
+/// wasm client against the budget's unit: its largest channels take 0.28–0.66 s per 10⁸
+/// units (2²⁸ units ≈ 1 s), so a dense unit counts 1.8.
+const DENSE_WEIGHT: f64 = 1.8;
+
+/// What a unit of a non-Markov per-secret mechanism's verification costs against the
+/// budget's unit: one exact sampler per secret, and the audit w.r.t. S over each, 0.97 s
+/// per 10⁸ units in headless Chromium (4 secrets × 1448²) and up to 6 s in Node on a
+/// loaded machine: weighted 6, about twice the unloaded measurement.
+const PER_SECRET_WEIGHT: f64 = 6.0;
+
+/// The units of one entry of a sparse channel (an srr's shared `others` row counted once
+/// per input) beyond its passes: the sampler's alias table and the exact channel are built
+/// row by row, 0.11–0.12 µs an entry in headless Chromium (srr rows of 1025 and 2049
+/// entries), up to 1.2 µs in Node on a loaded machine: 80 of the budget's units (0.3 µs).
+const SPARSE_ENTRY_UNITS: f64 = 80.0;
 
 /// Estimated verification cost in work units.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
@@ -90,7 +114,7 @@ impl Work {
                     let again = if extra_order { x_audit + s_audit } else { 0.0 };
                     // A `bp_lip` prior: diag(p), P(x,y) and the lifts (LIP only).
                     let per_prior = nx * nx + 3.0 * e;
-                    build + x_audit + s_audit + priors * per_prior + again
+                    DENSE_WEIGHT * (build + x_audit + s_audit + priors * per_prior + again)
                 }
                 MechanismKind::Krr { .. }
                 | MechanismKind::RrLip { .. }
@@ -104,22 +128,24 @@ impl Work {
                     let s_audit = audit(ns, nnz, nx, ny) + e;
                     let build = 6.0 * e + ns * nx;
                     let again = if extra_order { x_audit + s_audit } else { 0.0 };
-                    build + x_audit + s_audit + again
+                    PER_SECRET_WEIGHT * (build + x_audit + s_audit + again)
                 }
                 MechanismKind::Unary { .. } => {
                     let dink = (DINKELBACH_MAX_STEPS + 2) as f64 * 2.0;
-                    let one = |joint_rows: f64, diagonal: bool| {
+                    // `joint` is the cells of a declared joint the audit reads (S = X: none,
+                    // diag(P_X) is never built).
+                    let one = |joint_rows: f64, joint: f64, diagonal: bool| {
                         if doc.input().len() <= UNARY_ENUMERATION_LIMIT {
                             let cols = libm::exp2(nx);
                             audit(joint_rows, nnz, nx, cols) + nx * cols
                         } else if diagonal {
-                            nx * nx + 16.0 * nx
+                            3.0 * joint + 16.0 * nx
                         } else {
                             joint_rows * nx + 2.0 * dink * joint_rows * nx + dink * joint_rows * joint_rows * nx
                         }
                     };
-                    let x_audit = one(nx, true);
-                    let s_audit = if has_secret { one(ns, doc.p_sx().is_diagonal()) } else { 0.0 };
+                    let x_audit = one(nx, 0.0, true);
+                    let s_audit = if has_secret { one(ns, ns * nx, doc.p_sx().is_diagonal()) } else { 0.0 };
                     let again = if extra_order { x_audit + s_audit } else { 0.0 };
                     x_audit + s_audit + priors * x_audit + again
                 }
@@ -156,7 +182,7 @@ fn structured_units(
             let audit = |rows: f64, joint_nnz: f64| rows * ny + joint_nnz * ny + 6.0 * rows * ny + 3.0 * e;
             let x_audit = audit(nx, nx);
             let s_audit = if has_secret { audit(ns, nnz) + x_audit } else { 0.0 };
-            let build = 6.0 * e + nx + if has_secret { nnz * ny + ns * ny } else { nx * ny };
+            let build = SPARSE_ENTRY_UNITS * e + nx + if has_secret { nnz * ny + ns * ny } else { nx * ny };
             build + again * (x_audit + s_audit) + priors * x_audit
         }
         MechanismKind::Merge { blocks, inner } => {
@@ -187,7 +213,7 @@ fn structured_units(
                     other => structured_units(other, nb, ns, merged_nnz, has_secret, priors, extra_order),
                 },
             };
-            pass * (2.0 + priors) + inner_units
+            DENSE_WEIGHT * (pass * (2.0 + priors) + inner_units)
         }
         // Not structured: priced by `Work::of`.
         _ => f64::INFINITY,

@@ -74,7 +74,7 @@ pub(crate) fn audit_channel(
             let (q01, q10) = u.effective();
             match joint {
                 Some(j) => leakage::audit_unary(j, q01, q10, alpha),
-                None => leakage::audit_unary(&Matrix::diag(prior), q01, q10, alpha),
+                None => leakage::audit_unary_x(prior, q01, q10, alpha),
             }
         }
         (_, Some((channel, _))) => leakage::audit_exact(joint, prior, channel, alpha),

@@ -1,0 +1,89 @@
+// The cost model against the wasm client's time: for each mechanism kind and size, the
+// first `verify` of a fresh module (its own Node process, or its own Chromium page: nothing
+// compiled or optimised before), its work units (Work::of, read from the `too_costly`
+// refusal of a budget of 1), and the seconds per 10⁸ units. Prints one JSON line per
+// document, then, per kind, the slowest document the default budget accepts.
+//
+//   node benches/wasm/cost.mjs [--browser] [--kinds matrix,unary,srr,...] [--out FILE]
+//   node benches/wasm/cost.mjs --one KIND SIZE        (one Node measurement: what the loop spawns)
+//
+// The documents are in cost-documents.mjs. Timings are measured here, never asserted in a test.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DOCUMENTS, SIZES, measure } from './cost-documents.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : dflt;
+};
+
+async function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); });
+  });
+}
+
+/** Runs `each(kind, n)` in a fresh headless-Chromium page per document. */
+async function inChromium(jobs) {
+  const { chromium } = await import('playwright-core');
+  const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const port = await freePort();
+  const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1'], { cwd: repo, stdio: 'ignore' });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 50; i++) {
+    try { if ((await fetch(base + '/package.json')).ok) break; } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const userDataDir = mkdtempSync(join(tmpdir(), 'pw-cost-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+  });
+  try {
+    for (const [kind, n, report] of jobs) {
+      const page = await context.newPage();
+      await page.goto(`${base}/benches/browser/cost.html?kind=${kind}&n=${n}`);
+      await page.waitForFunction(() => window.__cost !== undefined, null, { timeout: 600_000, polling: 200 });
+      report(await page.evaluate(() => window.__cost));
+      await page.close();
+    }
+  } finally {
+    await context.close();
+    rmSync(userDataDir, { recursive: true, force: true });
+    server.kill();
+  }
+}
+
+if (argv[0] === '--one') {
+  const { parseMechanism } = await import('privlift');
+  console.log(JSON.stringify(await measure(parseMechanism, argv[1], argv[2])));
+} else {
+  const kinds = opt('kinds', Object.keys(DOCUMENTS).join(',')).split(',');
+  const rows = [];
+  const report = (r) => { rows.push(r); console.log(JSON.stringify(r)); };
+  const jobs = kinds.flatMap((kind) => SIZES[kind].map((n) => [kind, n, report]));
+  if (argv.includes('--browser')) {
+    await inChromium(jobs);
+  } else {
+    for (const [kind, n] of jobs) {
+      report(JSON.parse(execFileSync(process.execPath, [fileURLToPath(import.meta.url), '--one', kind, String(n)],
+        { encoding: 'utf8', maxBuffer: 1 << 20 })));
+    }
+  }
+  const slowest = {};
+  for (const r of rows.filter((r) => r.atDefault === 'accepted')) {
+    if (!slowest[r.kind] || r.verify > slowest[r.kind].verify) slowest[r.kind] = r;
+  }
+  console.log(`slowest accepted at the default budget (${argv.includes('--browser') ? 'Chromium' : 'Node'}):`);
+  for (const [kind, r] of Object.entries(slowest)) {
+    console.log(`  ${kind.padEnd(8)} n = ${String(r.n).padEnd(5)} ${r.work?.toExponential(2)} units  first verify ${r.verify.toFixed(3)} s`);
+  }
+  if (opt('out')) writeFileSync(opt('out'), JSON.stringify(rows, null, 1));
+}

@@ -1,0 +1,31 @@
+//! Raw bytes → the reader's paths: `parse_any`'s family, peeked without building the
+//! document, against the rule applied to the whole JSON value; and `DocumentJson::read`
+//! (the mechanism's numbers held flat, every array bounded by what it may declare)
+//! against serde's derive: equal when both read, and a refusal of ours only where the
+//! reader is stricter (an array past its alphabet, a mechanism array mixing numbers with
+//! other values, a mechanism object of too many members).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use privlift::document::{continuous::is_continuous, reader, strict, DocumentJson};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = core::str::from_utf8(data) else { return };
+    let _ = privlift::parse_any(text);
+    if let Ok(v) = strict::from_str(text) {
+        assert_eq!(reader::is_continuous(data), is_continuous(&v), "the family of {text}");
+    }
+    match (DocumentJson::read(data), serde_json::from_str::<DocumentJson>(text)) {
+        (Ok(ours), Ok(theirs)) => {
+            assert_eq!(ours.mechanism, theirs.mechanism, "{text}");
+            assert_eq!(ours.labels, theirs.labels, "{text}");
+            assert_eq!(ours.claims, theirs.claims, "{text}");
+            let bits = |p: &[f64]| p.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&ours.prior), bits(&theirs.prior), "{text}");
+        }
+        (Err(e), Ok(_)) => {
+            assert!(matches!(e.code(), "too_many_symbols" | "invalid_argument" | "json"), "{text}: {e}");
+        }
+        _ => {}
+    }
+});
