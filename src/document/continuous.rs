@@ -38,7 +38,7 @@
 //! [`parse_any`] reads either kind of document, dispatching on `mechanism.kind`; the
 //! discrete path ([`Document::from_json`]) is unchanged.
 
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
@@ -241,8 +241,7 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 pub fn parse_any(text: &str) -> Result<AnyDocument> {
     let v = super::strict::from_str(text)?;
     if is_continuous(&v) {
-        let w: ContinuousDocumentJson =
-            serde_json::from_value(v).map_err(|e| Error::Json { message: e.to_string() })?;
+        let w: ContinuousDocumentJson = serde_json::from_value(v).map_err(Error::from_parser)?;
         Ok(AnyDocument::Continuous(ContinuousDocument::from_wire(w)?))
     } else {
         Ok(AnyDocument::Discrete(Document::from_json(text)?))

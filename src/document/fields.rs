@@ -17,9 +17,14 @@ fn json(field: &str, what: impl core::fmt::Display) -> Error {
 pub(super) fn object<'a>(field: &str, v: &'a Json, allowed: &[&str]) -> Result<&'a Object> {
     let m = v.as_object().ok_or_else(|| json(field, "expected an object"))?;
     match m.keys().find(|k| !allowed.contains(k)) {
-        Some(k) => {
-            Err(json(field, alloc::format!("unknown field `{k}`, expected one of {}", super::reader::OneOf(allowed))))
-        }
+        Some(k) => Err(json(
+            field,
+            alloc::format!(
+                "unknown field {}, expected one of {}",
+                crate::error::Quoted(k),
+                super::reader::OneOf(allowed)
+            ),
+        )),
         None => Ok(m),
     }
 }

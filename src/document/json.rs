@@ -325,7 +325,7 @@ fn read_counted(r: &mut Reader<'_>, left: &mut usize, max: usize) -> Result<Json
             let mut keys = KeySet::default();
             r.object("a map", &mut |r, key| {
                 if !keys.insert(&key, &|i| members[i].0.as_str()) {
-                    return Err(r.error(&alloc::format!("duplicate key `{key}`")));
+                    return Err(r.error(&alloc::format!("duplicate key {}", crate::error::Quoted(&key))));
                 }
                 let v = read_counted(r, left, max)?;
                 members.push((key, v));

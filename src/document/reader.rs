@@ -23,7 +23,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Quoted, Result};
 
 /// Deepest nesting read (serde_json's limit).
 const MAX_DEPTH: usize = 127;
@@ -506,10 +506,10 @@ impl Fields {
     /// `json` "unknown field" or "duplicate field".
     pub fn field(&mut self, r: &Reader<'_>, key: &str) -> Result<usize> {
         let Some(i) = self.names.iter().position(|n| *n == key) else {
-            return Err(r.error(&format!("unknown field `{key}`, expected one of {}", OneOf(self.names))));
+            return Err(r.error(&format!("unknown field {}, expected one of {}", Quoted(key), OneOf(self.names))));
         };
         if self.seen & (1 << i) != 0 {
-            return Err(r.error(&format!("duplicate field `{key}`")));
+            return Err(r.error(&format!("duplicate field {}", Quoted(key))));
         }
         self.seen |= 1 << i;
         Ok(i)

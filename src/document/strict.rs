@@ -71,7 +71,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if out.contains_key(&key) {
-                return Err(de::Error::custom(alloc::format!("duplicate key `{key}`")));
+                return Err(de::Error::custom(alloc::format!("duplicate key {}", crate::error::Quoted(&key))));
             }
             let StrictValue(v) = map.next_value()?;
             out.insert(key, v);
@@ -85,5 +85,5 @@ impl<'de> Visitor<'de> for StrictVisitor {
 /// # Errors
 /// `json`, naming the duplicate key or the syntax error.
 pub fn from_str(text: &str) -> Result<Value> {
-    serde_json::from_str::<StrictValue>(text).map(|v| v.0).map_err(|e| Error::Json { message: e.to_string() })
+    serde_json::from_str::<StrictValue>(text).map(|v| v.0).map_err(Error::from_parser)
 }

@@ -195,7 +195,7 @@ impl Catalogue {
                     &name,
                     Error::InvalidArgument {
                         name: "id".into(),
-                        reason: format!("a second document with id {:?}", p.id),
+                        reason: format!("a second document with id {}", privlift::error::Quoted(&p.id)),
                     },
                 ));
             }

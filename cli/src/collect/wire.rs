@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use privlift::error::Quoted;
 use serde::Deserialize;
 
 use super::catalogue::{Catalogue, Published, Unknown};
@@ -93,12 +94,12 @@ pub fn parse_batch(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) ->
                     Unknown::Mechanism => ApiError::new(
                         404,
                         "unknown_mechanism",
-                        format!("reports[{i}].mechanism: this collector has no mechanism {:?}", key.0),
+                        format!("reports[{i}].mechanism: this collector has no mechanism {}", Quoted(&key.0)),
                     ),
                     Unknown::Version => ApiError::new(
                         404,
                         "unknown_version",
-                        format!("reports[{i}].sha256: no version of mechanism {:?} has this SHA-256", key.0),
+                        format!("reports[{i}].sha256: no version of mechanism {} has this SHA-256", Quoted(&key.0)),
                     ),
                 })?;
                 versions.insert(key, Arc::clone(&p));
@@ -106,7 +107,7 @@ pub fn parse_batch(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) ->
             }
         };
         let output = published.canonical_output(&r.output).map_err(|bad| {
-            ApiError::bad_request("unknown_output", format!("reports[{i}].output: {} {:?}", bad.0, published.id))
+            ApiError::bad_request("unknown_output", format!("reports[{i}].output: {} {}", bad.0, Quoted(&published.id)))
         })?;
         out.push(Report { report_id: r.report_id, version: published.version, output });
     }
