@@ -55,6 +55,10 @@ step "size budget"
 # 104 KiB). 72 KiB for the continuous client since policies are read only from plain
 # objects' own properties (a Map, a class instance or inherited limits are refused
 # instead of dropped: 72,642 → 72,979 B; the discrete client 105,858 → 106,145 B);
+# 73 KiB for the continuous client since its policy is read by the core's one reader of
+# continuous policies (shared with `privlift verify`; `null` and every non-number refused)
+# and messages quote others' text with `error::Quoted` (escapes, at most 64 characters):
+# 73,277 → 74,185 B (the discrete client 106,191 → 106,455 B, within its budget);
 # a change that needs more says why in BENCHMARKS.md.
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
@@ -62,8 +66,8 @@ echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 106496)"
 [ "$gz" -le 106496 ] || { echo "size budget exceeded" >&2; exit 1; }
 raw=$(stat -c %s pkg-continuous/privlift_continuous_bg.wasm)
 gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
-echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 73728)"
-[ "$gz" -le 73728 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
+echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 74752)"
+[ "$gz" -le 74752 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
 step "end-to-end demo in headless Chromium"
 cargo build --release -p privlift-cli
