@@ -57,9 +57,13 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader at the start of `bytes`.
+    /// A reader at the start of `bytes`, after one UTF-8 byte order mark if there is one:
+    /// a file saved with a BOM reads as the same document in every entry point (a
+    /// browser's `Response.text()` and `TextDecoder` drop it too), here and in
+    /// [`super::strict::from_str`].
     pub fn new(bytes: &'a [u8]) -> Self {
-        Reader { bytes, pos: 0, depth: 0 }
+        let pos = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+        Reader { bytes, pos, depth: 0 }
     }
 
     /// A `json` error at the current position (serde_json's "… at line L column C").

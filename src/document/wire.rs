@@ -423,7 +423,7 @@ fn read_srlip(r: &mut Reader<'_>) -> crate::error::Result<SrlipJson> {
             _ => {
                 let mut a = Vec::new();
                 r.array("a sequence", &mut |r| {
-                    a.push(r.unsigned("usize", usize::MAX as u64)? as usize);
+                    a.push(crate::numeric::saturating_usize(r.unsigned("usize", u64::MAX)?));
                     Ok(())
                 })?;
                 s.attributes = a;
