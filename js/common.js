@@ -100,10 +100,11 @@ let encoder = null;
 const encode = (text) => (encoder ??= new TextEncoder()).encode(text);
 
 /**
- * The document as the UTF-8 bytes the wasm parser reads. The core parses it once, its
- * `mechanism.kind` included; nothing here parses or decodes it.
- * - bytes: a Uint8Array view of the same memory, not copied; a leading byte-order mark is
- *   skipped (as a TextDecoder does); bytes that are not UTF-8 are the core's `json` error;
+ * The document as the UTF-8 bytes the wasm parser reads, as given. The core parses it
+ * once, its `mechanism.kind` included; nothing here parses or decodes it (the core reads
+ * past one leading byte-order mark, in every entry point: see `hashedBytes`).
+ * - bytes: a Uint8Array view of the same memory, not copied; bytes that are not UTF-8
+ *   are the core's `json` error;
  * - a string: TextEncoder's bytes (faster than wasm-bindgen's own copy of a string, which
  *   loops in JS and reserves 3× the length for non-ASCII text);
  * - a plain object: its JSON.stringify text, encoded likewise.
@@ -112,10 +113,9 @@ const encode = (text) => (encoder ??= new TextEncoder()).encode(text);
 export function documentBytes(input) {
   if (typeof input === 'string') return encode(input);
   if (input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
-    const bytes = input instanceof Uint8Array ? input
+    return input instanceof Uint8Array ? input
       : input instanceof ArrayBuffer ? new Uint8Array(input)
         : new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
-    return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
   }
   if (input !== null && typeof input === 'object') {
     let text;
@@ -127,6 +127,17 @@ export function documentBytes(input) {
     return encode(text);
   }
   throw invalid('document', `expected a JSON string, bytes or a plain object, got ${describe(input)}`);
+}
+
+/**
+ * The document's bytes whose SHA-256 its reports name: without one leading byte-order mark
+ * (which the core reads past), so that a document hashes the same whether it came as
+ * bytes, as a string or through `Response.text()`, and as the collector hashes it.
+ * @param {Uint8Array} bytes
+ * @returns {Uint8Array}
+ */
+export function hashedBytes(bytes) {
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
 }
 
 export function checkUrl(url) {

@@ -33,7 +33,9 @@ export interface ContinuousClaims {
 /**
  * Limits a client sets on a continuous mechanism (nats). Unknown keys are refused, and so
  * is anything but a plain object of own properties (a `Map`, a class instance, inherited
- * limits), at every level.
+ * limits), at every level. Leave a key out to set no limit: `lip` or `ldp` that is there
+ * is an object `{eps, delta}` with numbers (`delta` 0 when left out), and `maxVerifyWork`
+ * a number; `null`, `undefined` or any other value is an `invalid_argument`.
  */
 export interface ContinuousPolicy {
   lip?: EpsDelta;

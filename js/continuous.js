@@ -9,7 +9,7 @@
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import { sha256Hex, reportId } from './reports.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, fetchBytes, wasmSource, typeOf, summarised, freed,
+  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, hashedBytes, fetchBytes, wasmSource, typeOf, summarised, freed,
 } from './common.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
@@ -37,8 +37,8 @@ export function init(input) {
  */
 export async function parseContinuousMechanism(document) {
   const bytes = documentBytes(document);
-  // The SHA-256 of exactly these bytes goes into every report (see Mechanism.report).
-  const [sha256] = await Promise.all([sha256Hex(bytes), init()]);
+  // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (see Mechanism.report).
+  const [sha256] = await Promise.all([sha256Hex(hashedBytes(bytes)), init()]);
   // Parsed once, by the core: a discrete document is `unsupported_mechanism` there,
   // naming parseMechanism from 'privlift'.
   return new ContinuousDocument(guard(() => raw.ContinuousDocument.parseBytes(bytes)), sha256);

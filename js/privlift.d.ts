@@ -75,9 +75,12 @@ export class PrivliftError extends Error {
 }
 
 /**
- * Limits the user accepts, in nats. Absent limits are not checked. camelCase and
- * snake_case are both accepted (not both for the same limit); any other key is an
- * `invalid_argument`. A plain object (`{…}` or `Object.create(null)`) whose own
+ * Limits the user accepts, in nats. Absent limits are not checked: leave a key out to set
+ * no limit. A limit that is there is a number ≥ 0 (`Infinity`: no limit); `null`,
+ * `undefined`, a string, a boolean, an object, `NaN` or a negative number is an
+ * `invalid_argument`, never a limit silently removed. camelCase and snake_case are both
+ * accepted (not both for the same limit); any other key is an `invalid_argument` (its
+ * message quotes the key with control and bidi characters escaped, at most 64 characters). A plain object (`{…}` or `Object.create(null)`) whose own
  * properties hold the limits: a `Map`, a class instance or inherited limits are an
  * `invalid_argument`, never silently ignored.
  *

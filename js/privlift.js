@@ -12,7 +12,7 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, fetchBytes, wasmSource, summarised, embeddedWasm, freed,
+  documentBytes, hashedBytes, fetchBytes, wasmSource, summarised, embeddedWasm, freed,
 } from './common.js';
 import { sha256Hex, reportId } from './reports.js';
 
@@ -107,9 +107,9 @@ function toU32(v, name) {
  */
 export async function parseMechanism(document) {
   const bytes = documentBytes(document);
-  // The SHA-256 of exactly these bytes goes into every report (the collector never mixes
+  // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (the collector never mixes
   // the counts of two versions of a document).
-  const [sha256] = await Promise.all([sha256Hex(bytes), init()]);
+  const [sha256] = await Promise.all([sha256Hex(hashedBytes(bytes)), init()]);
   // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
   // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
   return new Document(guard(() => raw.Document.parseBytes(bytes)), sha256);

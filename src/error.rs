@@ -221,6 +221,12 @@ impl Error {
         "too_costly",
     ];
 
+    /// `json` with another parser's message `e` (serde_json's), escaped and bounded
+    /// ([`Escaped`]): such messages repeat document text as it came (`unknown field `…``).
+    pub fn from_parser(e: impl fmt::Display) -> Error {
+        Error::Json { message: alloc::format!("{}", Escaped(&alloc::format!("{e}"))) }
+    }
+
     /// Starts an error about the document or argument field `f` (see [`FieldCtx`]).
     pub fn field(f: impl Into<String>) -> FieldCtx {
         FieldCtx(f.into())
@@ -324,34 +330,84 @@ impl fmt::Display for Error {
 #[cfg(feature = "std")]
 impl std::error::Error for Error {}
 
-/// A string quoted for a message: `"…"` with `"` and `\` escaped, and every control
-/// character and invisible formatting character (zero-width spaces and joiners, bidi
-/// embeddings, overrides and isolates, the BOM) written as `\u{…}`, so a document's
-/// label or kind cannot hide or reorder text around it. `{:?}` does the same for ASCII;
-/// it is not used because its Unicode tables cost the client's `.wasm` ≈ 3 KB.
+/// Most characters of someone else's text a message shows ([`Quoted`], [`Escaped`]).
+pub const MAX_QUOTED_CHARS: usize = 64;
+
+/// Most characters of another parser's message shown ([`Escaped`]): room for its own words
+/// around one quoted key or value.
+pub const MAX_FOREIGN_CHARS: usize = 512;
+
+/// Text that a document, a policy, a request or another parser wrote, quoted for a
+/// message: `"…"` with `"` and `\` escaped, and every character that could hide, reorder or
+/// break the text around it written as `\u{…}` ([`hidden`]: C0 and C1 controls, DEL, the
+/// bidi marks, embeddings, overrides and isolates, zero-width characters, line and paragraph
+/// separators, the BOM), so that a key such as `"x\n\u{202e}privlift: verified OK"` cannot
+/// forge a second line or turn one around. At most [`MAX_QUOTED_CHARS`] characters are
+/// shown; a longer text ends in `…"` followed by its true length: `"abc…" (3145728
+/// characters)`. This is the one quoting function of every message that carries such text
+/// (the core's errors, the CLI, the collector's answers). `{:?}` is not used: it shows every
+/// character, and its Unicode tables cost the client's `.wasm` ≈ 3 KB.
 #[derive(Debug, Clone, Copy)]
 pub struct Quoted<'a>(pub &'a str);
 
+/// Another parser's message (serde_json's), which may repeat document text as it came
+/// (`unknown field `…``): written as [`Quoted`] writes text, without the quotes and with
+/// at most [`MAX_FOREIGN_CHARS`] characters.
+#[derive(Debug, Clone, Copy)]
+pub struct Escaped<'a>(pub &'a str);
+
+/// Whether `c` is written as `\u{…}` in a message: a C0 or C1 control or DEL, a bidi
+/// control (U+061C, U+200E/F, U+202A–U+202E, U+2066–U+2069), a zero-width or invisible
+/// formatting character (U+200B–U+200D, U+2060–U+2065, the BOM U+FEFF), or a line or
+/// paragraph separator (U+2028/9, line breaks to a terminal or a JS source).
+pub fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+/// Writes `text` escaped (see [`Quoted`]), at most `max` characters of it, between `quote`s
+/// when `quote` is given; a cut text ends in `…` and its length in characters.
+fn write_escaped(f: &mut fmt::Formatter<'_>, text: &str, max: usize, quote: Option<char>) -> fmt::Result {
+    use fmt::Write;
+    if let Some(q) = quote {
+        f.write_char(q)?;
+    }
+    let mut chars = text.chars();
+    for c in chars.by_ref().take(max) {
+        match c {
+            '"' if quote.is_some() => f.write_str("\\\"")?,
+            '\\' if quote.is_some() => f.write_str("\\\\")?,
+            '\n' => f.write_str("\\n")?,
+            '\r' => f.write_str("\\r")?,
+            '\t' => f.write_str("\\t")?,
+            c if hidden(c) => write!(f, "\\u{{{:x}}}", u32::from(c))?,
+            c => f.write_char(c)?,
+        }
+    }
+    // The characters left: the bytes that start one (not core's `count`, whose fast
+    // paths cost the client's `.wasm` more than this loop).
+    let rest = chars.as_str().bytes().filter(|&b| (b as i8) >= -0x40).count();
+    if rest > 0 {
+        f.write_char('…')?;
+    }
+    if let Some(q) = quote {
+        f.write_char(q)?;
+    }
+    if rest > 0 {
+        write!(f, " ({} characters)", max + rest)?;
+    }
+    Ok(())
+}
+
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use fmt::Write;
-        f.write_char('"')?;
-        for c in self.0.chars() {
-            match c {
-                '"' => f.write_str("\\\"")?,
-                '\\' => f.write_str("\\\\")?,
-                '\n' => f.write_str("\\n")?,
-                '\r' => f.write_str("\\r")?,
-                '\t' => f.write_str("\\t")?,
-                c if c.is_control()
-                    || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}') =>
-                {
-                    write!(f, "\\u{{{:x}}}", u32::from(c))?
-                }
-                c => f.write_char(c)?,
-            }
-        }
-        f.write_char('"')
+        write_escaped(f, self.0, MAX_QUOTED_CHARS, Some('"'))
+    }
+}
+
+impl fmt::Display for Escaped<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_escaped(f, self.0, MAX_FOREIGN_CHARS, None)
     }
 }
 
@@ -424,6 +480,38 @@ mod tests {
             Quoted("a\u{202e}b\u{200b}c\u{feff}\u{2066}").to_string(),
             "\"a\\u{202e}b\\u{200b}c\\u{feff}\\u{2066}\""
         );
+    }
+
+    #[test]
+    fn quoted_escapes_every_control_and_bidi_character() {
+        use alloc::string::ToString;
+        let bidi = ['\u{061c}', '\u{200e}', '\u{200f}', '\u{202a}', '\u{202b}', '\u{202c}', '\u{202d}', '\u{202e}'];
+        let isolates = ['\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}', '\u{2028}', '\u{2029}', '\u{85}', '\u{9f}'];
+        let controls = (0u32..0x20).chain(0x7f..0xa0).filter_map(char::from_u32);
+        for c in bidi.into_iter().chain(isolates).chain(controls) {
+            let q = Quoted(&alloc::format!("a{c}b")).to_string();
+            assert!(!q.contains(c) && q.starts_with("\"a\\") && q.ends_with("b\""), "U+{:04X}: {q}", u32::from(c));
+            assert!(q.chars().all(|c| !hidden(c)), "{q}");
+        }
+        // A forged second line stays on the first, reversed text is not reversed.
+        let key = "x\n\u{202e}privlift: verified OK";
+        assert_eq!(Quoted(key).to_string(), "\"x\\n\\u{202e}privlift: verified OK\"");
+        assert_eq!(Escaped(key).to_string(), "x\\n\\u{202e}privlift: verified OK");
+    }
+
+    #[test]
+    fn quoted_shows_at_most_64_characters_and_the_true_length() {
+        use alloc::string::ToString;
+        let exactly = "é".repeat(MAX_QUOTED_CHARS);
+        assert_eq!(Quoted(&exactly).to_string(), alloc::format!("\"{exactly}\""));
+        let huge = "é".repeat(3 << 20);
+        let q = Quoted(&huge).to_string();
+        assert_eq!(q, alloc::format!("\"{}…\" (3145728 characters)", "é".repeat(64)));
+        // Escapes count as the one character they show.
+        let q = Quoted(&"\u{202e}".repeat(100)).to_string();
+        assert_eq!(q, alloc::format!("\"{}…\" (100 characters)", "\\u{202e}".repeat(64)));
+        let long = "k".repeat(1000);
+        assert_eq!(Escaped(&long).to_string(), alloc::format!("{}… (1000 characters)", "k".repeat(MAX_FOREIGN_CHARS)));
     }
 
     #[test]

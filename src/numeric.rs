@@ -13,6 +13,14 @@
 /// Unit roundoff of f64 (round to nearest).
 pub const UNIT_ROUNDOFF: f64 = 1.1102230246251565e-16; // 2^-53
 
+/// A document's integer as a `usize`, saturating at `usize::MAX` (2³² − 1 on wasm32):
+/// every size and index it can be is checked against bounds far below 2³², so a value
+/// beyond either target's `usize` is refused by the same check, with the same code, on
+/// both (a failed conversion would be a `json` error on wasm32 alone).
+pub fn saturating_usize(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
 /// `γ_n = n·u/(1 − n·u)`: relative error bound after `n` roundings of non-negative terms.
 pub fn gamma(n: usize) -> f64 {
     let nu = n as f64 * UNIT_ROUNDOFF;

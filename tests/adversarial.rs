@@ -5,78 +5,14 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use common::corpus::{corpus, document_text, policy_text, refusal_shown};
 use privlift::document::Matrix;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::verify::within;
 use privlift::{parse_any, AnyDocument, ContinuousPolicy, Document, Policy, VerifiedMechanism};
-use serde_json::{json, Value};
-
-fn corpus() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/adversarial");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/adversarial exists")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
-}
-
-/// A K × K identity claiming `ldp_x = 0`, with P priors in a `bp_lip` claim (README).
-fn generated(spec: &Value) -> String {
-    let k = spec["identity"].as_u64().expect("generate.identity") as usize;
-    let priors = spec["bp_lip_priors"].as_u64().unwrap_or(0) as usize;
-    let mut rows = String::with_capacity(2 * k * k + 4 * k);
-    rows.push('[');
-    for x in 0..k {
-        rows.push_str(if x == 0 { "[" } else { ",[" });
-        for y in 0..k {
-            rows.push_str(match (y == 0, x == y) {
-                (true, true) => "1",
-                (true, false) => "0",
-                (false, true) => ",1",
-                (false, false) => ",0",
-            });
-        }
-        rows.push(']');
-    }
-    rows.push(']');
-    let labels: Vec<String> = (0..k).map(|i| format!("v{i}")).collect();
-    let mut claims = json!({"ldp_x": 0.0});
-    if priors > 0 {
-        // Priors tilted towards one value each: all distinct, all full-support.
-        let ps: Vec<Vec<f64>> = (0..priors)
-            .map(|j| {
-                let mut p = vec![1.0 / (2 * k) as f64; k];
-                p[j % k] += 0.5;
-                p
-            })
-            .collect();
-        claims = json!({"bp_lip": {"eps": 0.0, "priors": ps}});
-    }
-    let head = json!({"format": "privlift-mechanism", "version": 1, "id": format!("identity-{k}"),
-        "labels": labels, "prior": vec![1.0 / k as f64; k], "claims": claims});
-    let mut text = serde_json::to_string(&head).unwrap();
-    text.pop();
-    text.push_str(&format!(",\"mechanism\":{{\"kind\":\"matrix\",\"p_y_given_x\":{rows}}}}}"));
-    text
-}
-
-fn document_text(case: &Value) -> String {
-    if let Some(t) = case["document_text"].as_str() {
-        t.to_string()
-    } else if case["generate"].is_object() {
-        generated(&case["generate"])
-    } else {
-        serde_json::to_string(&case["document"]).unwrap()
-    }
-}
-
-fn policy_text(case: &Value) -> Option<String> {
-    case.get("policy").map(|p| serde_json::to_string(p).unwrap())
-}
+use serde_json::Value;
 
 /// Receipts of every output (or of drawn bit vectors) lie within their bounds, with the
 /// X rows always there and the S rows exactly when the document declares a secret.
@@ -165,7 +101,10 @@ fn run_case(path: &Path) {
         }
     })();
     match (case["expect"].get("error").and_then(Value::as_str), outcome) {
-        (Some(code), Err(e)) => assert_eq!(e.code(), code, "{name}: refused with {e}"),
+        (Some(code), Err(e)) => {
+            assert_eq!(e.code(), code, "{name}: refused with {e}");
+            refusal_shown(&name, &e.to_string());
+        }
         (Some(code), Ok(())) => panic!("{name}: accepted, but the corpus expects `{code}`"),
         (None, Ok(())) => assert_eq!(case["expect"]["verified"], true, "{name}: expect says neither"),
         (None, Err(e)) => panic!("{name}: refused ({}: {e}) but expected to verify", e.code()),

@@ -158,7 +158,7 @@ fn laplace_lip(argv: &[String]) -> Result<(), CliError> {
             .map(|l| {
                 l.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| Error::InvalidArgument {
                     name: "labels".into(),
-                    reason: format!("every label must be the numeric value x; got {l:?}"),
+                    reason: format!("every label must be the numeric value x; got {}", privlift::error::Quoted(l)),
                 })
             })
             .collect::<Result<Vec<f64>, Error>>()?;

@@ -77,7 +77,9 @@ fn counts_vector(counts: Counts, output: &Alphabet) -> Result<Vec<f64>, Error> {
             let mut v = vec![0.0; output.len()];
             let mut seen = vec![false; output.len()];
             for (label, c) in entries {
-                let i = output.position(&label).ok_or_else(|| Error::UnknownOutput { value: format!("{label:?}") })?;
+                let i = output
+                    .position(&label)
+                    .ok_or_else(|| Error::UnknownOutput { value: privlift::error::Quoted(&label).to_string() })?;
                 if std::mem::replace(&mut seen[i], true) {
                     return Err(Error::DuplicateLabel { field: "counts".into(), label });
                 }

@@ -16,7 +16,7 @@ pub fn read(path: &str) -> Result<String, CliError> {
 
 /// Reads and deserialises a JSON file (`json` on syntax, missing or unknown fields).
 pub fn parse_file<T: serde::de::DeserializeOwned>(path: &str) -> Result<T, CliError> {
-    serde_json::from_str(&read(path)?).map_err(|e| CliError::in_file(path, Error::Json { message: e.to_string() }))
+    serde_json::from_str(&read(path)?).map_err(|e| CliError::in_file(path, Error::from_parser(e)))
 }
 
 /// Parses and validates `path` with `load`, naming the file in any error.

@@ -775,3 +775,42 @@ fn a_slow_request_head_is_closed_without_an_answer() {
     assert!(elapsed >= Duration::from_secs(9) && elapsed < Duration::from_secs(14), "{elapsed:?}");
     assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
 }
+
+/// Ids a client sent are quoted in every answer that names them (control and bidi
+/// characters escaped, at most 64 characters shown, `privlift::error::Quoted`): a forged
+/// line stays on its line, and a 3 MiB mechanism id is not sent back.
+#[test]
+fn ids_in_answers_are_quoted_and_bounded() {
+    let t = TempDir::new("collect");
+    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let c = start(&engines(&t)[0], &dir, &[]);
+    let shown = |r: &Response, what: &str| {
+        let m = r.json()["message"].as_str().unwrap().to_string();
+        assert!(!m.chars().any(privlift::error::hidden), "{what}: {m:?}");
+        assert!(r.body.len() < 1024, "{what}: an answer of {} bytes", r.body.len());
+    };
+    let forged = "x\n\u{202e}privlift: accepted";
+    let huge = "k".repeat(3 << 20);
+    let sha = "0".repeat(64);
+    for id in [forged, huge.as_str()] {
+        let r = post(&c.addr, &batch(id, &sha, 0, 1, grade_label));
+        assert_eq!(r.code(404), "unknown_mechanism");
+        shown(&r, "a report's mechanism");
+    }
+    let r = post(&c.addr, &batch("grade", &sha, 0, 1, grade_label));
+    assert_eq!(r.code(404), "unknown_version");
+    shown(&r, "a report's version");
+    let long = "k".repeat(4000);
+    for path in [
+        "/v1/mechanisms/x%0A%E2%80%AEprivlift%20ok".to_string(),
+        "/v1/estimates/x%0A%E2%80%AEprivlift%20ok".to_string(),
+        format!("/v1/mechanisms/{long}"),
+        format!("/v1/estimates/{long}"),
+        format!("/v1/estimates/{long}?sha256={sha}"),
+    ] {
+        let r = get(&c.addr, &path);
+        let code = r.code(404);
+        assert!(code == "unknown_mechanism" || code == "unknown_version", "{code}");
+        shown(&r, &path[..30]);
+    }
+}

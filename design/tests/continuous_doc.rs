@@ -235,11 +235,11 @@ fn bad_input_gives_typed_errors() {
     let message = |s: &str| doc(s).unwrap_err().to_string();
     let mech = |m: &str| with(r#"{"kind": "gaussian", "sigma": 3.0}"#, m);
     for (m, names) in [
-        (r#"{"kind": "gaussian", "sigma": 3.0, "b": 1}"#, "unknown field `b`"),
+        (r#"{"kind": "gaussian", "sigma": 3.0, "b": 1}"#, r#"unknown field "b""#),
         (r#"{"kind": "gaussian"}"#, "missing field `sigma`"),
         (r#"{"kind": "gaussian", "sigma": "3"}"#, "`mechanism.sigma`: expected a number"),
         (r#"{"kind": "gaussian", "sigma": [1, "2"]}"#, "`mechanism.sigma`: expected a number"),
-        (r#"{"kind": "laplace", "sigma": 1}"#, "unknown field `sigma`"),
+        (r#"{"kind": "laplace", "sigma": 1}"#, r#"unknown field "sigma""#),
         (r#"{"kind": "laplace"}"#, "missing field `b`"),
         (r#"{"kind": "sampling", "lambda": null}"#, "`mechanism.lambda`: expected a number"),
         (r#"{"sigma": 3.0}"#, "`mechanism.kind` is missing"),

@@ -17,9 +17,14 @@ fn json(field: &str, what: impl core::fmt::Display) -> Error {
 pub(super) fn object<'a>(field: &str, v: &'a Json, allowed: &[&str]) -> Result<&'a Object> {
     let m = v.as_object().ok_or_else(|| json(field, "expected an object"))?;
     match m.keys().find(|k| !allowed.contains(k)) {
-        Some(k) => {
-            Err(json(field, alloc::format!("unknown field `{k}`, expected one of {}", super::reader::OneOf(allowed))))
-        }
+        Some(k) => Err(json(
+            field,
+            alloc::format!(
+                "unknown field {}, expected one of {}",
+                crate::error::Quoted(k),
+                super::reader::OneOf(allowed)
+            ),
+        )),
         None => Ok(m),
     }
 }
@@ -42,9 +47,11 @@ pub(super) fn optional_number(field: &str, m: &Object, key: &str) -> Result<Opti
     }
 }
 
-/// A non-negative integer that fits `usize`.
+/// A non-negative integer (one that fits `u64`), as a `usize`; beyond `usize::MAX`
+/// (2³² − 1 on wasm32) it saturates, a size or index no alphabet reaches, so that the
+/// range check refuses it with the same code on every target.
 pub(super) fn index(field: &str, v: &Json) -> Result<usize> {
-    v.as_u64().and_then(|u| usize::try_from(u).ok()).ok_or_else(|| json(field, "expected a non-negative integer"))
+    v.as_u64().map(crate::numeric::saturating_usize).ok_or_else(|| json(field, "expected a non-negative integer"))
 }
 
 /// A JSON array.

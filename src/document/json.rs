@@ -461,7 +461,7 @@ fn read_object(r: &mut Reader<'_>, max: usize, value: &mut dyn FnMut(&mut Reader
             return Err(r.error(&alloc::format!("more than {max} members in an object")));
         }
         if !keys.insert(&key, &|i| members[i].0.as_str()) {
-            return Err(r.error(&alloc::format!("duplicate key `{key}`")));
+            return Err(r.error(&alloc::format!("duplicate key {}", crate::error::Quoted(&key))));
         }
         let v = value(r)?;
         members.push((key, v));

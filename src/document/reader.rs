@@ -23,7 +23,7 @@ use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Quoted, Result};
 
 /// Deepest nesting read (serde_json's limit).
 const MAX_DEPTH: usize = 127;
@@ -57,9 +57,13 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
-    /// A reader at the start of `bytes`.
+    /// A reader at the start of `bytes`, after one UTF-8 byte order mark if there is one:
+    /// a file saved with a BOM reads as the same document in every entry point (a
+    /// browser's `Response.text()` and `TextDecoder` drop it too), here and in
+    /// [`super::strict::from_str`].
     pub fn new(bytes: &'a [u8]) -> Self {
-        Reader { bytes, pos: 0, depth: 0 }
+        let pos = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+        Reader { bytes, pos, depth: 0 }
     }
 
     /// A `json` error at the current position (serde_json's "… at line L column C").
@@ -600,10 +604,10 @@ impl Fields {
     /// `json` "unknown field" or "duplicate field".
     pub fn field(&mut self, r: &Reader<'_>, key: &str) -> Result<usize> {
         let Some(i) = self.names.iter().position(|n| *n == key) else {
-            return Err(r.error(&format!("unknown field `{key}`, expected one of {}", OneOf(self.names))));
+            return Err(r.error(&format!("unknown field {}, expected one of {}", Quoted(key), OneOf(self.names))));
         };
         if self.seen & (1 << i) != 0 {
-            return Err(r.error(&format!("duplicate field `{key}`")));
+            return Err(r.error(&format!("duplicate field {}", Quoted(key))));
         }
         self.seen |= 1 << i;
         Ok(i)

@@ -71,7 +71,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if out.contains_key(&key) {
-                return Err(de::Error::custom(alloc::format!("duplicate key `{key}`")));
+                return Err(de::Error::custom(alloc::format!("duplicate key {}", crate::error::Quoted(&key))));
             }
             let StrictValue(v) = map.next_value()?;
             out.insert(key, v);
@@ -80,10 +80,12 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-/// Parses `text` as one JSON value, refusing duplicate keys anywhere.
+/// Parses `text` as one JSON value, refusing duplicate keys anywhere. One leading byte
+/// order mark is read as nothing, as by every entry point ([`crate::document::reader::Reader::new`]).
 ///
 /// # Errors
 /// `json`, naming the duplicate key or the syntax error.
 pub fn from_str(text: &str) -> Result<Value> {
-    serde_json::from_str::<StrictValue>(text).map(|v| v.0).map_err(|e| Error::Json { message: e.to_string() })
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    serde_json::from_str::<StrictValue>(text).map(|v| v.0).map_err(Error::from_parser)
 }

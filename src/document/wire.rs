@@ -470,7 +470,7 @@ fn read_srlip(r: &mut Reader<'_>) -> crate::error::Result<SrlipJson> {
                     reason: alloc::format!("needs 1..={max} attributes, got {n}"),
                 };
                 r.bounded_array(max, &too_many, &mut |r| {
-                    a.push(r.unsigned("usize", usize::MAX as u64)? as usize);
+                    a.push(crate::numeric::saturating_usize(r.unsigned("usize", u64::MAX)?));
                     Ok(())
                 })?;
                 s.attributes = a;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{within, within_delta, Check};
 use crate::document::{ContinuousDocument, EpsDelta};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::sample::lattice::LatticeMechanism;
 
 /// Limits a client sets on a continuous mechanism (absent: not checked).
@@ -26,19 +26,6 @@ pub struct ContinuousPolicy {
     /// [`crate::verify::DEFAULT_MAX_VERIFY_WORK`]).
     #[serde(default, alias = "maxVerifyWork", skip_serializing_if = "Option::is_none")]
     pub max_verify_work: Option<f64>,
-}
-
-impl ContinuousPolicy {
-    /// Parses a policy object `{"lip": {"eps", "delta"}, "ldp": {…}, "maxVerifyWork": W}`
-    /// (what `privlift verify --policy` reads for a continuous document), refusing
-    /// unknown and duplicate keys.
-    ///
-    /// # Errors
-    /// `json` for a malformed object; range errors are reported by verification.
-    pub fn from_json(text: &str) -> Result<Self> {
-        let v = crate::document::strict::from_str(text)?;
-        serde_json::from_value(v).map_err(|e| Error::Json { message: alloc::format!("policy: {e}") })
-    }
 }
 
 /// The sampler of `doc` with the cost of its verification (the audit and `evals`

@@ -19,7 +19,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use serde::Serialize;
 
-use crate::error::{Error, Result};
+use crate::document::EpsDelta;
+use crate::error::{Error, Quoted, Result};
+use crate::verify::continuous::ContinuousPolicy;
 
 /// Limits a client sets, in nats (`max_verify_work` in work units). Absent fields are
 /// not checked. Build one in code, or from the JS/JSON names with
@@ -87,19 +89,76 @@ pub(crate) const LIMITS: [(&str, &str, Measure); 9] = [
 /// The budget's key names.
 const WORK_KEYS: (&str, &str) = ("max_verify_work", "maxVerifyWork");
 
-/// One entry of a policy object as a caller read it.
+/// One value of a policy object as a caller read it (a JSON value, a JS value). There is
+/// no "absent" value: a limit that is there is a number, so `null` or `undefined` never
+/// removes a limit (a key left out does).
 #[derive(Debug, Clone, PartialEq)]
 pub enum PolicyValue {
     /// A number (NaN and ±∞ included: the range check refuses what it must).
     Number(f64),
-    /// `null` or `undefined`: the limit is not set.
-    Absent,
-    /// Anything else; the string names its type for the error.
+    /// A plain object's own members: a continuous policy's `{eps, delta}`.
+    Object(Vec<(String, PolicyValue)>),
+    /// Anything else (`null`, `undefined`, a string, a boolean, an array, …); the string
+    /// names its type for the error (never its value).
     Other(&'static str),
 }
 
-fn bad(name: &str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument { name: alloc::format!("policy.{name}"), reason: reason.into() }
+fn bad(name: &str, reason: String) -> Error {
+    Error::InvalidArgument { name: alloc::format!("policy.{name}"), reason }
+}
+
+/// The error of a key that is no limit: quoted ([`Quoted`]), it is not the caller's
+/// to print as it came.
+fn unknown(key: &str, expected: &str) -> Error {
+    Error::InvalidArgument {
+        name: "policy".into(),
+        reason: alloc::format!("unknown limit {}; expected {expected}", Quoted(key)),
+    }
+}
+
+/// A limit's number, or `invalid_argument` naming its type.
+fn number(name: &str, value: PolicyValue) -> Result<f64> {
+    match value {
+        PolicyValue::Number(v) => Ok(v),
+        PolicyValue::Object(_) => Err(not_a_number(name, "an object")),
+        PolicyValue::Other(t) => Err(not_a_number(name, t)),
+    }
+}
+
+fn not_a_number(name: &str, got: &str) -> Error {
+    bad(
+        name,
+        alloc::format!("a limit must be a number >= 0 (Infinity: no limit; leave the key out to set none), got {got}"),
+    )
+}
+
+/// Records `key` (in any of its spellings), refusing it the second time.
+fn first(seen: &mut Vec<&'static str>, key: &'static str) -> Result<()> {
+    if seen.contains(&key) {
+        return Err(bad(key, "given twice".into()));
+    }
+    seen.push(key);
+    Ok(())
+}
+
+/// The entries of a JSON policy object, or `json` for text that is not one.
+fn json_entries(text: &str, example: &str) -> Result<Vec<(String, PolicyValue)>> {
+    fn value(v: serde_json::Value) -> PolicyValue {
+        match v {
+            serde_json::Value::Number(n) => {
+                n.as_f64().map_or(PolicyValue::Other("a number out of range"), PolicyValue::Number)
+            }
+            serde_json::Value::Object(m) => PolicyValue::Object(m.into_iter().map(|(k, v)| (k, value(v))).collect()),
+            serde_json::Value::Null => PolicyValue::Other("null"),
+            serde_json::Value::Bool(_) => PolicyValue::Other("a boolean"),
+            serde_json::Value::String(_) => PolicyValue::Other("a string"),
+            serde_json::Value::Array(_) => PolicyValue::Other("an array"),
+        }
+    }
+    match crate::document::strict::from_str(text)? {
+        serde_json::Value::Object(map) => Ok(map.into_iter().map(|(k, v)| (k, value(v))).collect()),
+        _ => Err(Error::Json { message: alloc::format!("a policy is a JSON object such as {example}") }),
+    }
 }
 
 impl Policy {
@@ -108,9 +167,10 @@ impl Policy {
     /// bindings and `privlift verify` both call it.
     ///
     /// # Errors
-    /// `invalid_argument` naming the key: an unknown key (so a misspelt limit is never
-    /// silently dropped), a key given twice or in both spellings, a value that is not a
-    /// number, and every range error of [`Policy::validate`].
+    /// `invalid_argument`: an unknown key (so a misspelt limit is never silently
+    /// dropped; the key quoted), a key given twice or in both spellings, a value that is
+    /// not a number (`null` included: a limit is never removed by its value), and every
+    /// range error of [`Policy::validate`].
     pub fn from_entries(entries: impl IntoIterator<Item = (String, PolicyValue)>) -> Result<Self> {
         let mut p = Policy::default();
         let mut seen: Vec<&'static str> = Vec::new();
@@ -121,24 +181,14 @@ impl Policy {
                 .chain([WORK_KEYS])
                 .find(|(s, c)| *s == key || *c == key)
                 .ok_or_else(|| {
-                    bad(
+                    unknown(
                         &key,
-                        "unknown limit; expected maxLdpX, maxLdp, maxLip, maxEpsL, maxEpsU, maxLdpS, maxLipS, \
-                         maxEpsLS, maxEpsUS or maxVerifyWork (or their snake_case names)",
+                        "maxLdpX, maxLdp, maxLip, maxEpsL, maxEpsU, maxLdpS, maxLipS, maxEpsLS, maxEpsUS or \
+                         maxVerifyWork (or their snake_case names)",
                     )
                 })?;
-            if seen.contains(&canonical.1) {
-                return Err(bad(canonical.1, "given twice"));
-            }
-            seen.push(canonical.1);
-            let v = match value {
-                PolicyValue::Number(v) => Some(v),
-                PolicyValue::Absent => None,
-                PolicyValue::Other(t) => {
-                    return Err(bad(canonical.1, alloc::format!("a limit must be a number, got {t}")))
-                }
-            };
-            *p.slot(canonical.0) = v;
+            first(&mut seen, canonical.1)?;
+            *p.slot(canonical.0) = Some(number(canonical.1, value)?);
         }
         p.validate()?;
         Ok(p)
@@ -149,23 +199,7 @@ impl Policy {
     /// # Errors
     /// `json` for text that is not one JSON object; otherwise as `from_entries`.
     pub fn from_json(text: &str) -> Result<Self> {
-        let v = crate::document::strict::from_str(text)?;
-        let serde_json::Value::Object(map) = v else {
-            return Err(Error::Json { message: "a policy is a JSON object such as {\"maxLdpX\": 1.1}".into() });
-        };
-        Self::from_entries(map.into_iter().map(|(k, v)| {
-            let value = match v {
-                serde_json::Value::Number(n) => {
-                    n.as_f64().map_or(PolicyValue::Other("a number out of range"), PolicyValue::Number)
-                }
-                serde_json::Value::Null => PolicyValue::Absent,
-                serde_json::Value::Bool(_) => PolicyValue::Other("a boolean"),
-                serde_json::Value::String(_) => PolicyValue::Other("a string"),
-                serde_json::Value::Array(_) => PolicyValue::Other("an array"),
-                serde_json::Value::Object(_) => PolicyValue::Other("an object"),
-            };
-            (k, value)
-        }))
+        Self::from_entries(json_entries(text, "{\"maxLdpX\": 1.1}")?)
     }
 
     fn slot(&mut self, snake: &str) -> &mut Option<f64> {
@@ -209,5 +243,150 @@ impl Policy {
         self.limits().iter().zip(LIMITS).any(|((_, v), (_, _, m))| {
             v.is_some() && matches!(m, Measure::LdpS | Measure::LipS | Measure::EpsLS | Measure::EpsUS)
         })
+    }
+}
+
+impl ContinuousPolicy {
+    /// Builds a continuous policy from `(key, value)` entries: `lip` and `ldp`, each an
+    /// object `{eps, delta}` (`delta` 0 when left out), and `maxVerifyWork` (or
+    /// `max_verify_work`). The one reader of continuous policies: the wasm bindings and
+    /// `privlift verify` call it. The ranges are checked by verification.
+    ///
+    /// # Errors
+    /// `invalid_argument`, as [`Policy::from_entries`]: an unknown key or field (quoted),
+    /// a key given twice, a limit that is not an object `{eps, delta}`, an `eps`, `delta`
+    /// or budget that is not a number (`null` included).
+    pub fn from_entries(entries: impl IntoIterator<Item = (String, PolicyValue)>) -> Result<Self> {
+        const EXPECTED: &str = "lip, ldp or maxVerifyWork, as in {lip: {eps: 1, delta: 1e-6}, ldp: {eps: 4}}";
+        let mut out = ContinuousPolicy::default();
+        let mut seen: Vec<&'static str> = Vec::new();
+        for (key, value) in entries {
+            let (name, slot) = match key.as_str() {
+                "lip" => ("lip", &mut out.lip),
+                "ldp" => ("ldp", &mut out.ldp),
+                "maxVerifyWork" | "max_verify_work" => {
+                    first(&mut seen, "maxVerifyWork")?;
+                    out.max_verify_work = Some(number("maxVerifyWork", value)?);
+                    continue;
+                }
+                _ => return Err(unknown(&key, EXPECTED)),
+            };
+            first(&mut seen, name)?;
+            let PolicyValue::Object(fields) = value else {
+                let got = match value {
+                    PolicyValue::Other(t) => t,
+                    _ => "a number",
+                };
+                return Err(bad(name, alloc::format!("a limit must be an object {{eps, delta}}, got {got}")));
+            };
+            let (mut eps, mut delta) = (None, None);
+            for (k, v) in fields {
+                let field = match k.as_str() {
+                    "eps" => &mut eps,
+                    "delta" => &mut delta,
+                    _ => return Err(bad(name, alloc::format!("unknown field {}; expected eps, delta", Quoted(&k)))),
+                };
+                *field = Some(number(&alloc::format!("{name}.{k}"), v)?);
+            }
+            let eps = eps.ok_or_else(|| bad(&alloc::format!("{name}.eps"), "is required".into()))?;
+            *slot = Some(EpsDelta { eps, delta: delta.unwrap_or(0.0) });
+        }
+        Ok(out)
+    }
+
+    /// [`ContinuousPolicy::from_entries`] on a JSON object `{"lip": {"eps", "delta"},
+    /// "ldp": {…}, "maxVerifyWork": W}` (what `privlift verify --policy` reads for a
+    /// continuous document).
+    ///
+    /// # Errors
+    /// `json` for text that is not one JSON object (duplicate keys refused); otherwise as
+    /// `from_entries`.
+    pub fn from_json(text: &str) -> Result<Self> {
+        Self::from_entries(json_entries(text, "{\"lip\": {\"eps\": 1, \"delta\": 1e-6}}")?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+    use alloc::vec;
+
+    fn every_key() -> impl Iterator<Item = &'static str> {
+        LIMITS.iter().flat_map(|&(s, c, _)| [s, c]).chain([WORK_KEYS.0, WORK_KEYS.1])
+    }
+
+    #[test]
+    fn a_limit_that_is_not_a_number_at_least_0_is_refused_never_dropped() {
+        let bad = [
+            PolicyValue::Other("null"),
+            PolicyValue::Other("undefined"),
+            PolicyValue::Other("a string"),
+            PolicyValue::Other("a boolean"),
+            PolicyValue::Object(vec![]),
+            PolicyValue::Number(f64::NAN),
+            PolicyValue::Number(-1.0),
+            PolicyValue::Number(-0.5e-300),
+            PolicyValue::Number(f64::NEG_INFINITY),
+        ];
+        for key in every_key() {
+            for v in &bad {
+                let e = Policy::from_entries([(key.to_string(), v.clone())]).unwrap_err();
+                assert_eq!(e.code(), "invalid_argument", "{key}: {v:?}");
+            }
+            let p = Policy::from_entries([(key.to_string(), PolicyValue::Number(f64::INFINITY))]).unwrap();
+            assert_ne!(p, Policy::default(), "{key}: +inf is a limit (no limit), and it is set");
+        }
+        for text in [
+            r#"{"maxLip": null}"#,
+            r#"{"max_lip": null}"#,
+            r#"{"maxVerifyWork": null}"#,
+            r#"{"maxLdpX": "1"}"#,
+            r#"{"maxEpsU": true}"#,
+            r#"{"maxLdp": {}}"#,
+            r#"{"maxLipS": [1]}"#,
+            r#"{"maxEpsL": -1}"#,
+        ] {
+            assert_eq!(Policy::from_json(text).unwrap_err().code(), "invalid_argument", "{text}");
+        }
+        assert_eq!(Policy::from_json("{}").unwrap(), Policy::default());
+    }
+
+    #[test]
+    fn a_continuous_limit_that_is_not_numbers_is_refused_never_dropped() {
+        for text in [
+            r#"{"lip": null}"#,
+            r#"{"ldp": 1}"#,
+            r#"{"lip": "x"}"#,
+            r#"{"lip": {"eps": null}}"#,
+            r#"{"lip": {"eps": 1, "delta": null}}"#,
+            r#"{"lip": {"delta": 1e-6}}"#,
+            r#"{"lip": {"eps": 1, "delt": 0}}"#,
+            r#"{"maxVerifyWork": null}"#,
+            r#"{"maxVerifyWork": 1e9, "max_verify_work": 1e9}"#,
+            r#"{"maxLip": {"eps": 1}}"#,
+        ] {
+            assert_eq!(ContinuousPolicy::from_json(text).unwrap_err().code(), "invalid_argument", "{text}");
+        }
+        let p = ContinuousPolicy::from_json(r#"{"lip": {"eps": 1}, "ldp": {"eps": 2, "delta": 1e-6}}"#).unwrap();
+        assert_eq!(p.lip, Some(EpsDelta { eps: 1.0, delta: 0.0 }));
+        assert_eq!(p.ldp, Some(EpsDelta { eps: 2.0, delta: 1e-6 }));
+        assert_eq!(ContinuousPolicy::from_json("{}").unwrap(), ContinuousPolicy::default());
+    }
+
+    #[test]
+    fn an_unknown_key_is_quoted() {
+        let key = "x\n\u{202e}privlift: verified OK";
+        for e in [
+            Policy::from_entries([(key.to_string(), PolicyValue::Number(1.0))]).unwrap_err(),
+            ContinuousPolicy::from_entries([(key.to_string(), PolicyValue::Number(1.0))]).unwrap_err(),
+        ] {
+            let m = e.to_string();
+            assert!(m.contains(r#""x\n\u{202e}privlift: verified OK""#), "{m}");
+            assert!(!m.chars().any(crate::error::hidden), "{m:?}");
+        }
+        let long = "k".repeat(3 << 20);
+        let m = Policy::from_entries([(long, PolicyValue::Number(1.0))]).unwrap_err().to_string();
+        assert!(m.len() < 400 && m.contains("(3145728 characters)"), "{}", &m[..400.min(m.len())]);
     }
 }

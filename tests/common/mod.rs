@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+pub mod corpus;
 pub mod counting;
 pub mod receipt_props;
 

@@ -37,11 +37,17 @@ function documentText(c) {
 
 function isContinuous(text) {
   try {
-    return CONTINUOUS_KINDS.includes(JSON.parse(text)?.mechanism?.kind);
+    // JSON.parse refuses a byte order mark; the core reads past one.
+    return CONTINUOUS_KINDS.includes(JSON.parse(text.replace(/^\uFEFF/, ''))?.mechanism?.kind);
   } catch {
     return false; // not JSON: the discrete reader reports it
   }
 }
+
+/** Control, bidi and invisible formatting characters (`privlift::error::hidden`). */
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/u;
+/** Most characters a refusal's message has (tests/common/corpus.rs, MAX_MESSAGE_CHARS). */
+const MAX_MESSAGE_CHARS = 1200;
 
 const within = (actual, bound) => actual <= bound * (1 + 1e-9) + 1e-12;
 
@@ -130,6 +136,8 @@ test('every hostile document is refused or verified as the corpus says (wasm)', 
       assert.ok(err instanceof PrivliftError, `${f}: expected ${c.expect.error}, got ${err ? `${err.name}: ${err.message}` : 'acceptance'}`);
       assert.equal(err.code, c.expect.error, `${f}: ${err.message}`);
       assert.ok(errorCodes.includes(err.code));
+      assert.ok(!HIDDEN.test(err.message), `${f}: a raw control or bidi character in ${JSON.stringify(err.message)}`);
+      assert.ok([...err.message].length <= MAX_MESSAGE_CHARS, `${f}: a message of ${[...err.message].length} characters`);
     } else {
       assert.equal(err, undefined, `${f}: refused (${err?.code}: ${err?.message}) but expected to verify`);
       assert.equal(c.expect.verified, true, f);

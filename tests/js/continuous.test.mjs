@@ -148,12 +148,31 @@ test('numbers and policies are checked once, by the core, with the same codes as
     [{ lip: { eps: 1, delta: 'x' } }, 'policy.lip.delta'],
     [{ maxVerifyWork: '1e9' }, 'policy.maxVerifyWork'],
     [{ lip: 1 }, 'policy.lip'],
-    [{ maxLip: 1 }, 'policy.maxLip'],
+    [{ maxLip: 1 }, 'policy'],
   ]) {
     assert.throws(() => doc.verify(bad), (e) => e.code === 'invalid_argument' && e.message.includes(`\`${field}\``), JSON.stringify(bad));
   }
-  // The limits read are the limits applied: null members are absent, δ defaults to 0.
-  assert.equal(doc.check({ lip: null, ldp: { eps: 1e-9, delta: null } }).policy_holds, false);
+  // A limit that is there is a number: null or undefined never removes one (leave the key
+  // out for no limit), at either level. δ defaults to 0 when left out.
+  for (const [bad, field] of [
+    [{ lip: null }, 'policy.lip'],
+    [{ ldp: undefined }, 'policy.ldp'],
+    [{ lip: { eps: null } }, 'policy.lip.eps'],
+    [{ ldp: { eps: 1e-9, delta: null } }, 'policy.ldp.delta'],
+    [{ lip: { eps: 1, delta: undefined } }, 'policy.lip.delta'],
+    [{ maxVerifyWork: null }, 'policy.maxVerifyWork'],
+    [{ lip: { eps: true } }, 'policy.lip.eps'],
+    [{ lip: { eps: {} } }, 'policy.lip.eps'],
+    [{ lip: { eps: NaN } }, 'policy.lip'],
+    [{ ldp: { eps: -1 } }, 'policy.ldp'],
+    [{ lip: { eps: 1, delta: -1e-9 } }, 'policy.lip'],
+  ]) {
+    assert.throws(() => doc.check(bad), (e) => e.code === 'invalid_argument' && e.message.includes(`\`${field}`), String(Object.keys(bad)));
+  }
+  assert.throws(() => doc.check({ lip: { eps: 1 }, ldp: { eps: 1 }, maxVerifyWork: 1e9, max_verify_work: 1e9 }),
+    (e) => e.code === 'invalid_argument' && /given twice/.test(e.message));
+  assert.equal(doc.check({ ldp: { eps: 1e-9 } }).policy_holds, false);
+  assert.equal(doc.check({ lip: { eps: Infinity }, ldp: { eps: Infinity } }).policy_holds, true);
   const loose = doc.check({ lip: { eps: 50 }, ldp: { eps: 50 } });
   assert.equal(loose.policy_holds, true);
   assert.deepEqual(loose.policy.map((c) => c.notion).sort(), ['max_ldp', 'max_lip']);

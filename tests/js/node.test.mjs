@@ -298,6 +298,27 @@ describe('errors', () => {
     await rejectsWith(() => doc.verify({ maxLdpX: -1 }), 'invalid_argument');
     await rejectsWith(() => doc.verify({ maxLdpX: NaN }), 'invalid_argument');
     await rejectsWith(() => doc.verify(5), 'invalid_argument', 'policy');
+    // A limit that is there is a number >= 0 (Infinity: no limit), for every limit: null or
+    // undefined never removes one (leave the key out for that), and no value is coerced.
+    const keys = ['maxLdpX', 'maxLdp', 'maxLip', 'maxEpsL', 'maxEpsU', 'maxLdpS', 'maxLipS', 'maxEpsLS', 'maxEpsUS',
+      'maxVerifyWork', 'max_ldp_x', 'max_ldp', 'max_lip', 'max_eps_l', 'max_eps_u', 'max_ldp_s', 'max_lip_s',
+      'max_eps_l_s', 'max_eps_u_s', 'max_verify_work'];
+    for (const key of keys) {
+      for (const bad of [null, undefined, '1', '', true, false, {}, { eps: 1 }, [1], 1n, () => 1]) {
+        await rejectsWith(() => doc.verify({ [key]: bad }), 'invalid_argument', 'policy');
+        await rejectsWith(() => doc.check({ [key]: bad }), 'invalid_argument', 'policy');
+      }
+      for (const bad of [NaN, -1, -Infinity]) {
+        await rejectsWith(() => doc.verify({ [key]: bad }), 'invalid_argument');
+        await rejectsWith(() => doc.check({ [key]: bad }), 'invalid_argument');
+      }
+      assert.equal(doc.check({ [key]: Infinity }).policy_holds, true, key);
+    }
+    // An unknown key is quoted: a newline or U+202E in it cannot forge a line or turn one around.
+    const forged = await rejectsWith(() => doc.verify({ 'x\n\u202eprivlift: verified OK': 1 }), 'invalid_argument');
+    assert.ok(forged.message.includes('"x\\n\\u{202e}privlift: verified OK"'), forged.message);
+    const long = await rejectsWith(() => doc.verify({ ['k'.repeat(1 << 20)]: 1 }), 'invalid_argument');
+    assert.ok(long.message.length < 600 && long.message.includes('(1048576 characters)'), long.message.slice(0, 600));
     // Limits only a plain object's own properties hold: anywhere else (a Map entry, a
     // class getter, a prototype) they are refused, never silently dropped.
     class Limits { get maxLdpX() { return 0.5; } }

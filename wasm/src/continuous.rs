@@ -6,67 +6,36 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, plain_members, to_js};
-use privlift::document::{ContinuousDocument, ContinuousDocumentJson, EpsDelta, CONTINUOUS_KINDS};
-use privlift::error::Error;
+use crate::{js_error, plain_members, policy_members, policy_value, to_js};
+use privlift::document::{ContinuousDocument, ContinuousDocumentJson, CONTINUOUS_KINDS};
 use privlift::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
 use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
+use privlift::verify::PolicyValue;
 
-/// Reads `{lip: {eps, delta}, ldp: {eps, delta}, maxVerifyWork}` (absent or null: no
-/// limits). Every key is checked, so a misspelt limit (`{maxLip: 1}`) is an
-/// `invalid_argument` instead of a policy that checks nothing; read by hand (not by serde),
-/// as the discrete policy is. The ranges are checked by verification.
+/// The continuous policy of a JS value `{lip: {eps, delta}, ldp: {eps, delta},
+/// maxVerifyWork}` (no policy: no limits), read by the core's one reader of continuous
+/// policies (also behind `privlift verify`): an unknown key or a value that is not a
+/// number (`null` included) is `invalid_argument`. The ranges are checked by verification.
 fn policy_from_js(policy: JsValue) -> Result<ContinuousPolicy, JsValue> {
-    if policy.is_undefined() || policy.is_null() {
-        return Ok(ContinuousPolicy::default());
-    }
-    let bad = |name: String, reason: &str| {
-        js_error(Error::InvalidArgument {
-            name,
-            reason: alloc::format!(
-                "{reason}; a continuous policy looks like {{lip: {{eps: 1, delta: 1e-6}}, ldp: {{eps: 4}}}}"
-            ),
-        })
-    };
-    let number = |name: String, v: &JsValue| v.as_f64().ok_or_else(|| bad(name, "must be a number"));
-    // The members of a plain object, a value of undefined or null left out.
-    let members = |v: &JsValue| -> Result<Option<Vec<(String, JsValue)>>, JsValue> {
-        let present = |(_, v): &(String, JsValue)| !v.is_undefined() && !v.is_null();
-        Ok(plain_members(v)?.map(|m| m.into_iter().filter(present).collect()))
-    };
-    let Some(limits) = members(&policy)? else {
-        return Err(bad(
-            "policy".into(),
-            "must be a plain object (a Map, a class instance or inherited limits are not read)",
-        ));
-    };
-    let mut out = ContinuousPolicy::default();
-    for (key, value) in limits {
-        let limit = match key.as_str() {
-            "maxVerifyWork" => {
-                out.max_verify_work = Some(number("policy.maxVerifyWork".into(), &value)?);
-                continue;
-            }
-            "lip" => &mut out.lip,
-            "ldp" => &mut out.ldp,
-            _ => return Err(bad(alloc::format!("policy.{key}"), "unknown limit (expected lip, ldp, maxVerifyWork)")),
-        };
-        let Some(fields) = members(&value)? else {
-            return Err(bad(alloc::format!("policy.{key}"), "must be a plain object {eps, delta}"));
-        };
-        let (mut eps, mut delta) = (None, 0.0);
-        for (k, v) in fields {
-            let name = alloc::format!("policy.{key}.{k}");
-            match k.as_str() {
-                "eps" => eps = Some(number(name, &v)?),
-                "delta" => delta = number(name, &v)?,
-                _ => return Err(bad(name, "unknown field (expected eps, delta)")),
-            }
+    match policy_members(&policy)? {
+        None => Ok(ContinuousPolicy::default()),
+        Some(members) => {
+            ContinuousPolicy::from_entries(members.into_iter().map(|(k, v)| (k, limit_value(&v)))).map_err(js_error)
         }
-        let eps = eps.ok_or_else(|| bad(alloc::format!("policy.{key}.eps"), "is required"))?;
-        *limit = Some(EpsDelta { eps, delta });
     }
-    Ok(out)
+}
+
+/// A continuous limit for the core's reader: a plain object's members `{eps, delta}`,
+/// any other object named as one that is not plain (its limits are not read), or a
+/// [`policy_value`].
+fn limit_value(v: &JsValue) -> PolicyValue {
+    match plain_members(v) {
+        Ok(Some(fields)) => PolicyValue::Object(fields.into_iter().map(|(k, v)| (k, policy_value(&v))).collect()),
+        _ if v.is_object() && !js_sys::Array::is_array(v) => {
+            PolicyValue::Other("an object that is not a plain object (a Map, a class instance)")
+        }
+        _ => policy_value(v),
+    }
 }
 
 /// `{lo, hi, step, points}` for JS: a struct rather than a `serde_json` map, whose B-tree

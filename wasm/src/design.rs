@@ -2,7 +2,7 @@
 //! CLI, for pages that redesign a mechanism in the browser. Mirrors
 //! [`privlift_design::request`] and [`privlift_design::estimate`]; no maths here.
 
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
@@ -18,8 +18,7 @@ use privlift_design::request::{design as run, DesignRequest, METHODS};
 /// document, already audited.
 #[wasm_bindgen(js_name = design)]
 pub fn design(method: &str, request: &str) -> Result<WasmDocument, JsValue> {
-    let req: DesignRequest =
-        serde_json::from_str(request).map_err(|e| js_error(Error::Json { message: e.to_string() }))?;
+    let req: DesignRequest = serde_json::from_str(request).map_err(|e| js_error(Error::from_parser(e)))?;
     run(method, req).map(|doc| WasmDocument { doc }).map_err(js_error)
 }
 
@@ -74,8 +73,7 @@ struct ContinuousRequestJson {
 /// document as a `ContinuousDocument`.
 #[wasm_bindgen(js_name = designContinuous)]
 pub fn design_continuous(request: &str) -> Result<crate::continuous::WasmContinuousDocument, JsValue> {
-    let r: ContinuousRequestJson =
-        serde_json::from_str(request).map_err(|e| js_error(Error::Json { message: e.to_string() }))?;
+    let r: ContinuousRequestJson = serde_json::from_str(request).map_err(|e| js_error(Error::from_parser(e)))?;
     let req = privlift_design::continuous::design::ContinuousRequest {
         method: r.method,
         domain: r.domain,

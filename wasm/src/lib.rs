@@ -28,12 +28,13 @@ use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use privlift::error::Error;
+use privlift::verify::PolicyValue;
 #[cfg(feature = "client")]
 use privlift::{
     document::{Document, DocumentJson, CONTINUOUS_KINDS},
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
-    verify::{Policy, PolicyValue},
+    verify::Policy,
 };
 
 /// Composition and LIP↔LDP bounds for the client-side ledger.
@@ -106,37 +107,47 @@ pub(crate) fn plain_members(v: &JsValue) -> Result<Option<Vec<(String, JsValue)>
     Ok(Some(out))
 }
 
-#[cfg(feature = "client")]
-/// Reads a policy object key by key into [`Policy::from_entries`], the core's one reader
-/// of policies (also behind `privlift verify`): an unknown key, a key given in both
-/// spellings, a non-number limit or a limit out of range is an `invalid_argument`. Not
-/// via serde-wasm-bindgen, which would silently drop a misspelt key and turn NaN into
-/// an absent limit.
-fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
+/// The own properties of a policy object, for the core's readers ([`Policy::from_entries`],
+/// `ContinuousPolicy::from_entries`): `None` for no policy (`undefined` or `null`), else
+/// the members of a plain object; anything else is `invalid_argument`. The core refuses
+/// every limit that is not a number (`null` and `undefined` included), an unknown key and
+/// a key given twice; not via serde-wasm-bindgen, which would drop a misspelt key and turn
+/// NaN or null into an absent limit.
+pub(crate) fn policy_members(policy: &JsValue) -> Result<Option<Vec<(String, JsValue)>>, JsValue> {
     if policy.is_undefined() || policy.is_null() {
-        return Ok(Policy::default());
+        return Ok(None);
     }
-    let Some(members) = plain_members(&policy)? else {
-        return Err(js_error(Error::InvalidArgument {
+    plain_members(policy)?.map(Some).ok_or_else(|| {
+        js_error(Error::InvalidArgument {
             name: "policy".into(),
             reason: "must be a plain object such as {maxLdpX: 1.1} (limits in nats; a Map, a class \
                      instance or inherited limits are not read)"
                 .into(),
-        }));
-    };
-    let entries = members.into_iter().map(|(key, v)| {
-        let value = if v.is_undefined() || v.is_null() {
-            PolicyValue::Absent
-        } else if let Some(n) = v.as_f64() {
-            PolicyValue::Number(n)
-        } else if v.is_string() {
-            PolicyValue::Other("a string")
-        } else {
-            PolicyValue::Other("not a number")
-        };
-        (key, value)
-    });
-    Policy::from_entries(entries).map_err(js_error)
+        })
+    })
+}
+
+/// A policy value for the core's readers: a number, or what it is instead (`null`,
+/// `undefined`, anything else).
+pub(crate) fn policy_value(v: &JsValue) -> PolicyValue {
+    match v.as_f64() {
+        Some(n) => PolicyValue::Number(n),
+        None if v.is_null() => PolicyValue::Other("null"),
+        None if v.is_undefined() => PolicyValue::Other("undefined"),
+        None => PolicyValue::Other("a value that is not a number"),
+    }
+}
+
+#[cfg(feature = "client")]
+/// The discrete policy of a JS value (no policy: no limits), read by the core's one
+/// reader of policies (also behind `privlift verify`).
+fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
+    match policy_members(&policy)? {
+        None => Ok(Policy::default()),
+        Some(members) => {
+            Policy::from_entries(members.into_iter().map(|(k, v)| (k, policy_value(&v)))).map_err(js_error)
+        }
+    }
 }
 
 #[cfg(feature = "client")]

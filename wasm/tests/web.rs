@@ -156,6 +156,11 @@ fn policy_keys_camel_and_snake_case_and_typos() {
         policy(&[("maxLdpX", JsValue::from_str("0.5"))]),
         policy(&[("maxLdpX", JsValue::from_f64(f64::NAN))]),
         policy(&[("maxLdpX", JsValue::from_f64(-1.0))]),
+        // A limit is removed by leaving its key out, never by its value.
+        policy(&[("maxLip", JsValue::NULL)]),
+        policy(&[("max_lip", JsValue::UNDEFINED)]),
+        policy(&[("maxVerifyWork", JsValue::NULL)]),
+        policy(&[("maxEpsU", JsValue::TRUE)]),
         JsValue::from_f64(3.0),
     ] {
         assert_eq!(code_of(doc.verify(bad).unwrap_err()), "invalid_argument");

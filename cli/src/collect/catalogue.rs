@@ -62,8 +62,12 @@ const NEVER_RELEASED: &str = "an output this mechanism never releases";
 pub struct BadOutput(pub &'static str);
 
 impl Published {
-    /// Parses `text` (any document kind).
-    pub fn parse(text: String, version: i64) -> Result<Self, Error> {
+    /// Parses `text` (any document kind). One leading byte order mark is left out of the
+    /// text served and hashed, as every client leaves it out of the hash it reports.
+    pub fn parse(mut text: String, version: i64) -> Result<Self, Error> {
+        if text.starts_with('\u{feff}') {
+            text.drain(..'\u{feff}'.len_utf8());
+        }
         let sha256 = sha256_hex(text.as_bytes());
         let (id, doc, released) = match parse_any(&text)? {
             AnyDocument::Discrete(d) => {
@@ -195,7 +199,7 @@ impl Catalogue {
                     &name,
                     Error::InvalidArgument {
                         name: "id".into(),
-                        reason: format!("a second document with id {:?}", p.id),
+                        reason: format!("a second document with id {}", privlift::error::Quoted(&p.id)),
                     },
                 ));
             }

@@ -34,6 +34,7 @@ use std::sync::Arc;
 
 use http::{HttpRequest, HttpResponse, Method as HttpMethod};
 use privlift::document::MechanismKind;
+use privlift::error::Quoted;
 use privlift::Error;
 use privlift_design::lattice_estimate::estimate_lattice;
 
@@ -216,7 +217,7 @@ pub fn route(request: HttpRequest, catalogue: &Catalogue) -> Routed {
             answered(route_id(&p["/v1/mechanisms/".len()..]).and_then(|id| {
                 let doc = catalogue
                     .current(&id)
-                    .ok_or_else(|| ApiError::new(404, "unknown_mechanism", format!("no mechanism {id:?}")))?;
+                    .ok_or_else(|| ApiError::new(404, "unknown_mechanism", format!("no mechanism {}", Quoted(&id))))?;
                 let etag = format!("\"{}\"", doc.sha256);
                 let r = if crate::serve::none_match(request.if_none_match.iter().map(String::as_str), &etag) {
                     HttpResponse::new(304, Vec::new())
@@ -259,11 +260,10 @@ fn get_estimate(
     let sha = query.split('&').find_map(|kv| kv.strip_prefix("sha256="));
     let published = match (sha, catalogue.current(id)) {
         (None, Some(p)) => Arc::clone(p),
-        (None, None) => return Err(ApiError::new(404, "unknown_mechanism", format!("no mechanism {id:?}"))),
-        (Some(sha), _) => catalogue
-            .find(store, id, sha)
-            .map_err(ApiError::storage)?
-            .map_err(|_| ApiError::new(404, "unknown_version", format!("no version of {id:?} has this SHA-256")))?,
+        (None, None) => return Err(ApiError::new(404, "unknown_mechanism", format!("no mechanism {}", Quoted(id)))),
+        (Some(sha), _) => catalogue.find(store, id, sha).map_err(ApiError::storage)?.map_err(|_| {
+            ApiError::new(404, "unknown_version", format!("no version of {} has this SHA-256", Quoted(id)))
+        })?,
     };
     let mut counts = store.counts(published.version).map_err(ApiError::storage)?;
     counts.sort_unstable();
@@ -391,8 +391,9 @@ pub fn estimate_from_db(
         error: Error::InvalidArgument {
             name: "mechanism".into(),
             reason: format!(
-                "no {} of mechanism {id:?} in the database",
-                if sha256.is_some() { "such version" } else { "version" }
+                "no {} of mechanism {} in the database",
+                if sha256.is_some() { "such version" } else { "version" },
+                Quoted(id)
             ),
         },
     })?;

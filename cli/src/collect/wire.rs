@@ -121,12 +121,18 @@ pub fn parse_batch(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) ->
                     Unknown::Mechanism => ApiError::new(
                         404,
                         "unknown_mechanism",
-                        format!("reports[{i}].mechanism: this collector has no mechanism {:?}", key.0),
+                        format!(
+                            "reports[{i}].mechanism: this collector has no mechanism {}",
+                            privlift::error::Quoted(&key.0)
+                        ),
                     ),
                     Unknown::Version => ApiError::new(
                         404,
                         "unknown_version",
-                        format!("reports[{i}].sha256: no version of mechanism {:?} has this SHA-256", key.0),
+                        format!(
+                            "reports[{i}].sha256: no version of mechanism {} has this SHA-256",
+                            privlift::error::Quoted(&key.0)
+                        ),
                     ),
                 })?;
                 versions.insert(key, Arc::clone(&p));
@@ -134,7 +140,10 @@ pub fn parse_batch(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) ->
             }
         };
         let output = published.canonical_output(&r.output).map_err(|bad| {
-            ApiError::bad_request("unknown_output", format!("reports[{i}].output: {} {:?}", bad.0, published.id))
+            ApiError::bad_request(
+                "unknown_output",
+                format!("reports[{i}].output: {} {}", bad.0, privlift::error::Quoted(&published.id)),
+            )
         })?;
         out.push(Report { report_id: r.report_id, version: published.version, output });
     }
