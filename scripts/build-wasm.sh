@@ -70,8 +70,8 @@ optimise() {
     else
       log "wasm-opt: no gain; kept the unoptimised module"
     fi
+    rm -rf "$tmp"
   fi
-  rm -rf "$tmp"
 }
 
 optimise pkg/privlift_bg.wasm scripts/smoke-wasm.mjs
