@@ -22,7 +22,7 @@
 //! and of which outputs were seen, not of where p̂ lies. Otherwise the reports determine
 //! only the interval [min aᵀπ, max aᵀπ] over M, the projection of M on a: two small LPs
 //! in the d coordinates t (free), with one row p̂_x + (V t)_x ≥ 0 per input, solved by
-//! the crate's LP layer ([`crate::lp`]).
+//! the crate's LP layer (`lp.rs`).
 //!
 //! At the boundary of the simplex the interval can be narrower than the direction
 //! suggests (even a single point, when p̂_x = 0 and the direction would make another
