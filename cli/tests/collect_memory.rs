@@ -8,26 +8,20 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use common::cli::{run, TempDir};
-use common::http::{exchange, start_server, vm_kib, Response, Running};
+use common::cli::TempDir;
+use common::collector::{self, batch, mechanisms, post, sha256_of, Collector, GRADE};
+use common::http::{exchange, vm_kib};
 use serde_json::{json, Value};
 
-const GRADE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
 /// The collector's largest body.
 const MAX_BODY: usize = 4 * 1024 * 1024;
 
 /// A collector on a fresh SQLite database serving one mechanism, `grade`, and its SHA-256.
-fn start(t: &TempDir) -> (Running, String) {
-    let dir = t.0.join("m");
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = run(&["design", "krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    std::fs::write(dir.join("grade.json"), &out.stdout).unwrap();
+fn start(t: &TempDir) -> (Collector, String) {
+    let dir = mechanisms(t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
     let db = format!("sqlite:{}", t.0.join("reports.db").display());
-    let args = ["collect", "--db", &db, "--dir", dir.to_str().unwrap(), "--port", "0", "--threads", "2"];
-    let c = start_server(&args, "listening on ");
-    let r = exchange(&c.addr, b"GET /v1/mechanisms/grade HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
-    let sha = r.header("etag").unwrap().trim_matches('"').to_string();
+    let c = collector::start(&db, &dir, &["--threads", "2"]);
+    let sha = sha256_of(&c.addr, "grade");
     (c, sha)
 }
 
@@ -36,15 +30,8 @@ fn post_head(len: usize) -> String {
 }
 
 /// A valid batch of one report with id `id`.
-fn one_report(sha: &str, id: u64) -> Vec<u8> {
-    let report = json!({"mechanism": "grade", "sha256": sha, "output": "3", "report_id": format!("{id:032x}")});
-    json!({"reports": [report]}).to_string().into_bytes()
-}
-
-fn post(c: &Running, body: &[u8]) -> Response {
-    let mut raw = post_head(body.len()).into_bytes();
-    raw.extend_from_slice(body);
-    exchange(&c.addr, &raw).unwrap()
+fn one_report(sha: &str, id: u64) -> Value {
+    batch("grade", sha, id, 1, |_| Value::from("3"))
 }
 
 /// What arrived on `s` within `wait` (the connection may stay open).
@@ -94,7 +81,7 @@ fn bodies_held_back_share_one_budget() {
         assert!(peak <= 300 * 1000, "peak RSS {peak} KiB with 200 bodies of 4 MiB held back");
     }
     // Beyond the budget, a small valid batch is refused too, nothing of it stored.
-    let r = post(&c, &one_report(&sha, 1));
+    let r = post(&c.addr, &one_report(&sha, 1));
     assert_eq!(r.code(503), "busy");
     assert_eq!(r.header("retry-after"), Some("1"));
 
@@ -110,7 +97,7 @@ fn bodies_held_back_share_one_budget() {
     drop(held);
     let t0 = Instant::now();
     loop {
-        let r = post(&c, &one_report(&sha, 2));
+        let r = post(&c.addr, &one_report(&sha, 2));
         if r.status == 202 {
             assert_eq!(r.json(), json!({"accepted": 1, "duplicates": 0}));
             break;
@@ -147,5 +134,5 @@ fn a_body_over_the_limit_is_answered_413() {
     raw.extend_from_slice(b"0\r\n\r\n");
     assert_eq!(exchange(&c.addr, &raw).unwrap().code(413), "body_too_large");
     // And the collector still stores a batch.
-    assert_eq!(post(&c, &one_report(&sha, 7)).json(), json!({"accepted": 1, "duplicates": 0}));
+    assert_eq!(post(&c.addr, &one_report(&sha, 7)).json(), json!({"accepted": 1, "duplicates": 0}));
 }

@@ -2,14 +2,13 @@
 //! and a fresh PostgreSQL database when `PRIVLIFT_TEST_POSTGRES` names a server), the
 //! process, and its routes.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{json, Value};
 
-use super::cli::{run, TempDir, BIN};
-use super::http::{exchange, Response};
+use super::cli::{run, TempDir};
+use super::http::{exchange, start_server_logging, Response};
 
 pub const GRADE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
 
@@ -39,17 +38,7 @@ pub fn fresh_postgres_database(admin: &str) -> String {
 }
 
 /// A collector process, killed (SIGKILL) when dropped.
-pub struct Collector {
-    pub child: Child,
-    pub addr: String,
-}
-
-impl Drop for Collector {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+pub use super::http::Running as Collector;
 
 /// Starts a collector on `db` with the documents of `dir` (4 worker threads unless `extra`
 /// says), once it listens.
@@ -60,18 +49,8 @@ pub fn start(db: &str, dir: &str, extra: &[&str]) -> Collector {
 /// [`start`], its standard error to `stderr`.
 pub fn start_logging(db: &str, dir: &str, extra: &[&str], stderr: Stdio) -> Collector {
     let threads: &[&str] = if extra.contains(&"--threads") { &[] } else { &["--threads", "4"] };
-    let mut child = Command::new(BIN)
-        .args(["collect", "--db", db, "--dir", dir, "--port", "0"])
-        .args(threads)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let addr = line.strip_prefix("listening on http://").unwrap_or_else(|| panic!("{line:?}")).trim().to_string();
-    Collector { child, addr }
+    let args = [&["collect", "--db", db, "--dir", dir, "--port", "0"], threads, extra].concat();
+    start_server_logging(&args, "listening on ", stderr)
 }
 
 pub fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> std::io::Result<Response> {

@@ -124,11 +124,16 @@ impl Drop for Running {
 /// Starts `privlift ARGS` and reads the line it prints once ready: `prefix`, then
 /// `http://HOST:PORT` (a final `/` allowed).
 pub fn start_server(args: &[&str], prefix: &str) -> Running {
+    start_server_logging(args, prefix, std::process::Stdio::null())
+}
+
+/// [`start_server`], its standard error to `stderr`.
+pub fn start_server_logging(args: &[&str], prefix: &str, stderr: std::process::Stdio) -> Running {
     use std::io::BufRead;
     let mut child = std::process::Command::new(crate::common::cli::BIN)
         .args(args)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let stdout = child.stdout.take().unwrap();
