@@ -56,13 +56,16 @@ pub struct Reader<'a> {
     depth: usize,
 }
 
+/// The byte order mark, of which one leading is read as nothing by every entry point
+/// ([`Reader::new`], [`super::strict::from_str`]) and left out of a document's SHA-256: a
+/// file saved with one reads as the same document everywhere (a browser's
+/// `Response.text()` and `TextDecoder` drop it too).
+pub const BYTE_ORDER_MARK: &str = "\u{feff}";
+
 impl<'a> Reader<'a> {
-    /// A reader at the start of `bytes`, after one UTF-8 byte order mark if there is one:
-    /// a file saved with a BOM reads as the same document in every entry point (a
-    /// browser's `Response.text()` and `TextDecoder` drop it too), here and in
-    /// [`super::strict::from_str`].
+    /// A reader at the start of `bytes`, after one [`BYTE_ORDER_MARK`] if there is one.
     pub fn new(bytes: &'a [u8]) -> Self {
-        let pos = if bytes.starts_with(b"\xef\xbb\xbf") { 3 } else { 0 };
+        let pos = if bytes.starts_with(BYTE_ORDER_MARK.as_bytes()) { BYTE_ORDER_MARK.len() } else { 0 };
         Reader { bytes, pos, depth: 0 }
     }
 

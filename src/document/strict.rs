@@ -80,12 +80,12 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
-/// Parses `text` as one JSON value, refusing duplicate keys anywhere. One leading byte
-/// order mark is read as nothing, as by every entry point ([`crate::document::reader::Reader::new`]).
+/// Parses `text` as one JSON value, refusing duplicate keys anywhere. One leading
+/// [`BYTE_ORDER_MARK`](crate::document::reader::BYTE_ORDER_MARK) is read as nothing.
 ///
 /// # Errors
 /// `json`, naming the duplicate key or the syntax error.
 pub fn from_str(text: &str) -> Result<Value> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = text.strip_prefix(crate::document::reader::BYTE_ORDER_MARK).unwrap_or(text);
     serde_json::from_str::<StrictValue>(text).map(|v| v.0).map_err(Error::from_parser)
 }

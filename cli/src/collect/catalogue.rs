@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use privlift::document::reader::BYTE_ORDER_MARK;
 use privlift::document::Lattice;
 use privlift::document::MechanismKind;
 use privlift::sample::lattice::LatticeMechanism;
@@ -65,8 +66,8 @@ impl Published {
     /// Parses `text` (any document kind). One leading byte order mark is left out of the
     /// text served and hashed, as every client leaves it out of the hash it reports.
     pub fn parse(mut text: String, version: i64) -> Result<Self, Error> {
-        if text.starts_with('\u{feff}') {
-            text.drain(..'\u{feff}'.len_utf8());
+        if text.starts_with(BYTE_ORDER_MARK) {
+            text.drain(..BYTE_ORDER_MARK.len());
         }
         let sha256 = sha256_hex(text.as_bytes());
         let (id, doc, released) = match parse_any(&text)? {
