@@ -264,9 +264,9 @@ impl ContinuousPolicy {
             let (name, slot) = match key.as_str() {
                 "lip" => ("lip", &mut out.lip),
                 "ldp" => ("ldp", &mut out.ldp),
-                "maxVerifyWork" | "max_verify_work" => {
-                    first(&mut seen, "maxVerifyWork")?;
-                    out.max_verify_work = Some(number("maxVerifyWork", value)?);
+                k if k == WORK_KEYS.0 || k == WORK_KEYS.1 => {
+                    first(&mut seen, WORK_KEYS.1)?;
+                    out.max_verify_work = Some(number(WORK_KEYS.1, value)?);
                     continue;
                 }
                 _ => return Err(unknown(&key, EXPECTED)),
