@@ -7,8 +7,8 @@
 //! object is a vector of members sorted by key once it is read (a heap sort: half a
 //! kilobyte of code, O(n log n)), searched by bisection, and a key given twice is refused
 //! as it is read, by a set of sorted runs of the keys (`keys.rs`: O(log² n) comparisons a
-//! key whatever the keys, so a hostile object of a million keys is not quadratic). The clients are 2.4 KB (discrete) and 2.2 KB (continuous)
-//! smaller in gzip (BENCHMARKS.md).
+//! key whatever the keys, so a hostile object of a million keys is not quadratic). Both clients are
+//! smaller for it, by about 2 KB of gzip each.
 //!
 //! The order and the numbers are `Value`'s: members by key in byte order, an integer as
 //! `u64` (≥ 0) or `i64` (< 0), any other number as a finite f64. So [`Json::to_value`] and

@@ -297,7 +297,8 @@ fn support_and_min(row: &[f64], support_y: &mut [bool]) -> f64 {
 // a call in the code it started with (V8 has no on-stack replacement for wasm), so a loop
 // over all rows in one call would run entirely in the baseline tier on a page's first
 // verify, while a kernel called once per row is optimised after its first calls and the
-// rest of the rows run optimised (BENCHMARKS.md, "Cold verify"). scripts/build-wasm.sh keeps
+// rest of the rows run optimised (a dense 1024² first verify in Chromium took half the time
+// once its loops were per-row kernels). scripts/build-wasm.sh keeps
 // wasm-opt from inlining them back (`-ocimfs`).
 
 /// One row of [`JointSY::diagonal`]: P(s,y) = P(s)·P(y|s) added to P(y) in the order
@@ -330,8 +331,7 @@ struct Outputs<'a> {
 /// t₃), as the plain loop adds them one by one: the same sums, bit for bit. A term of a zero
 /// P(s,x) is +0 (entries are finite and ≥ 0, sums start at +0) and changes no sum. Loads
 /// and stores per multiply-add: 1, against 2.25 one input at a time. One function for the
-/// whole step (a wasm engine tiers each function up on its own; BENCHMARKS.md, "Cold
-/// verify").
+/// whole step (a wasm engine tiers each function up on its own).
 #[inline(never)]
 fn add_inputs(out: &mut Outputs<'_>, ny: usize, block: &[(usize, [f64; 4])], rows: [&[f64]; 4]) -> bool {
     let mut underflow = false;

@@ -63,7 +63,7 @@ struct SecretReport {
 /// The audit w.r.t. S: made during verification, or at first use when no claim and no
 /// policy limit read it (`verify::discrete::s_audit_needed`). Then verification skips the
 /// joint P_SY of a channel — 16 M multiply-adds for a dense 1024² channel with |S| = 16, a
-/// third of its verification (BENCHMARKS.md, "Cold verify") — and the report, `leakage`
+/// third of its verification in wasm — and the report, `leakage`
 /// and the receipts' S section compute it on first use, with the same arguments and so the
 /// same bits.
 #[derive(Debug, Clone)]
