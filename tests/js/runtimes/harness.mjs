@@ -1,6 +1,6 @@
 // Shared by the runtime tests of this folder: a throw-away project that depends on the
-// package (node_modules/privlift → the repository, as `npm install` of the tarball lays it
-// out for these entries), esbuild as bundlers use it, and a free loopback port.
+// package (node_modules/privlift → the repository: resolved through package.json "exports"
+// as an installed copy is, without packing), esbuild as bundlers use it, a free loopback port.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
