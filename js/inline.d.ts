@@ -1,3 +1,3 @@
 // Types of privlift/inline (js/inline.js): the 'privlift' API with the wasm module inside;
-// importing it starts the load, which every function (and init()) awaits.
+// the first function that needs the module (or init()) loads it from those bytes.
 export * from './privlift.js';

@@ -1,4 +1,4 @@
-// privlift/inline (the wasm inside the JS, loaded by the import) and initSync, in Node.
+// privlift/inline (the wasm inside the JS, loaded on first use) and initSync, in Node.
 // Each runs in a child process: the module is loaded once per process, and these tests
 // are about how it gets loaded.
 import { test } from 'node:test';
