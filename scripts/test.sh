@@ -55,7 +55,7 @@ gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
 echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 76800)"
 [ "$gz" -le 76800 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
-step "end-to-end demo in headless Chromium"
+step "end-to-end demo in headless Chromium and WebKitGTK"
 cargo build --release -p privlift-cli
 bash scripts/stage-site.sh >/dev/null
 node --test tests/e2e/
