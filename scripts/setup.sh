@@ -24,6 +24,14 @@ fi
 if [ "${PRIVLIFT_NO_FIREFOX:-0}" != 1 ]; then
   command -v firefox-esr >/dev/null 2>&1 || need_apt+=(firefox-esr)
 fi
+# WebKitGTK: Debian's WebKitWebDriver drives MiniBrowser (shipped by libwebkit2gtk-4.1-0, a
+# dependency), which has no headless mode: it draws on a virtual X display (Xvfb; xvfb-run
+# needs xauth).
+if [ "${PRIVLIFT_NO_WEBKIT:-0}" != 1 ]; then
+  command -v WebKitWebDriver >/dev/null 2>&1 || need_apt+=(webkit2gtk-driver)
+  command -v xvfb-run >/dev/null 2>&1 || need_apt+=(xvfb)
+  command -v xauth >/dev/null 2>&1 || need_apt+=(xauth)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -4,13 +4,16 @@
 #   2. wasm/tests/{web,vectors}.rs in headless Chrome (chromium + Debian's chromedriver)
 #   3. wasm/tests/{web,vectors}.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
 #      (vectors.rs: the golden vectors of tests/vectors/, which tests/vectors.rs replays natively)
-#   4. the npm package (js/): scripts/build-wasm.sh, the TypeScript type test, then
+#   4. wasm/tests/{web,vectors}.rs in WebKitGTK (Debian's WebKitWebDriver and MiniBrowser, on
+#      Xvfb through xvfb-run: MiniBrowser has no headless mode)
+#   5. the npm package (js/): scripts/build-wasm.sh, the TypeScript type test, then
 #      node --test tests/js/ (Node, and headless Chromium through playwright-core)
 # Fails if a run fails OR one of its test files ran no test: without
 # WASM_BINDGEN_USE_BROWSER=1 a browser run prints "only configured to run in node.js …
 # skipping" and exits 0.
 #
-# Env: PRIVLIFT_NO_FIREFOX=1 skips step 3 (e.g. where firefox-esr is not installed).
+# Env: PRIVLIFT_NO_FIREFOX=1 skips step 3 (e.g. where firefox-esr is not installed);
+# PRIVLIFT_NO_WEBKIT=1 skips step 4 (where webkit2gtk-driver is not installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -74,6 +77,22 @@ else
   run firefox "Running headless tests in Firefox" \
     in_wasm env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --firefox \
     --geckodriver "$HOME/.cargo/bin/geckodriver" "${CARGO_ARGS[@]}"
+fi
+
+# wasm-bindgen-test-runner knows no WebKitGTK driver, but WebKitWebDriver speaks the W3C
+# protocol the runner's safaridriver client sends (an empty new-session request, so the
+# driver's default browser: Debian's MiniBrowser with --automation); the runner names the
+# driver it found, hence the "Safari" banner. `cargo test` with the runner, as wasm-pack
+# calls it, without wasm-pack's `cargo build --tests` first: that dev-profile build shares
+# target/wasm32-unknown-unknown/debug with the test profile and would make the next
+# `cargo test` recompile the crate (about a minute) after the Firefox run built it.
+if [ "${PRIVLIFT_NO_WEBKIT:-0}" = 1 ]; then
+  log "webkit: skipped (PRIVLIFT_NO_WEBKIT=1)"
+else
+  run webkit "Running headless tests in Safari" \
+    in_wasm env WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver \
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$HOME/.cargo/bin/wasm-bindgen-test-runner" \
+    xvfb-run -a cargo test --target wasm32-unknown-unknown "${CARGO_ARGS[@]:1}"
 fi
 
 bash scripts/build-wasm.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, then lint, the no_std build, native tests
-# (unit, integration, CLI, doc), wasm tests in Node, headless Chromium and Firefox, the
+# (unit, integration, CLI, doc), wasm tests in Node, headless Chromium, Firefox and WebKitGTK, the
 # npm package's Node tests, the .wasm size budget, and the end-to-end demo test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +40,7 @@ cargo test --workspace --exclude privlift-wasm
 # wasm and release builds below. Libraries, proc macros and build scripts stay.
 find target/debug/deps -maxdepth 1 -type f -perm -u+x ! -name '*.*' -delete
 
-step "wasm: Node, Chromium, Firefox; npm package"
+step "wasm: Node, Chromium, Firefox, WebKitGTK; npm package"
 bash scripts/test-wasm.sh
 
 step "size budget"
@@ -55,7 +55,7 @@ gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
 echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 76800)"
 [ "$gz" -le 76800 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
-step "end-to-end demo in headless Chromium"
+step "end-to-end demo in headless Chromium and WebKitGTK"
 cargo build --release -p privlift-cli
 bash scripts/stage-site.sh >/dev/null
 node --test tests/e2e/

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { firstLine, close } from './helpers.mjs';
 import { bless, STALE, PNGS, contextOptions, fixedTime, seededRandomness, writeRecord, staleness } from './screenshots.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -22,20 +23,6 @@ const browserOptions = {
   args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
     '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 };
-
-/** Resolves to the first match of `re` on the process's stdout. */
-function firstLine(proc, re, what) {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(re);
-      if (m) resolve(m[1]);
-    });
-    proc.on('exit', (c) => reject(new Error(`${what} exited ${c}`)));
-    setTimeout(() => reject(new Error(`${what} did not start: ${out}`)), 10000);
-  });
-}
 
 before(async () => {
   // The curator's side, as scripts/demo.sh runs it: a synthetic population in a fresh
@@ -133,10 +120,6 @@ function expectedLifts(doc, y) {
 
 /** The native CLI prints an unbounded number as "inf". */
 const num = (v) => (v === 'inf' ? Infinity : v === '-inf' ? -Infinity : v);
-/** Equal up to floating-point rounding (native libm vs wasm), or both the same infinity. */
-function close(a, b, what) {
-  assert.ok(a === b || Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(a), Math.abs(b)), `${what}: ${a} vs ${b}`);
-}
 /** The page's number format (an unbounded figure as ∞). */
 const fmt = (v, d) => (Number.isFinite(v) ? v.toFixed(d) : v > 0 ? '∞' : '−∞');
 
