@@ -142,7 +142,7 @@ fn continuous(v: &Value) -> Result<(), String> {
     let mech = doc.verify(policy(v)).map_err(js_err("verify"))?;
     same_f64s(&mech.lattice_prior(), prior, "audit.lattice_prior (mechanism)")?;
     let xs: Vec<f64> = v["inputs"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
-    let ys = mech.perturb_many_seeded_for_testing(xs.clone(), seed(v)).map_err(js_err("perturbMany"))?;
+    let ys = mech.perturb_many_seeded_for_testing(&xs, seed(v)).map_err(js_err("perturbMany"))?;
     same_f64s(&ys, v["outputs"].as_array().unwrap(), "outputs")?;
     same_js(&mech.audit().map_err(js_err("audit"))?, &a["audit"]["value"], "audit.audit")?;
     same_js(&mech.verification().map_err(js_err("verification"))?, &a["verification"]["value"], "audit.verification")?;
