@@ -262,6 +262,12 @@ fn samplers_draw_the_audited_probabilities_with_randomness_independent_of_x() {
             // The same number of words for every input: one per draw, whatever the kind.
             assert_eq!(*words.get_or_insert(rng.1), rng.1, "mechanism {i}, x {x}");
             assert_eq!(rng.1, n, "mechanism {i}, x {x}: one word per draw");
+            // So around the batch's blocks of 8192 words too.
+            for n in [1, 8191, 8192, 8193] {
+                let mut rng = Counting(ChaCha8Rng::seed_from_u64(7), 0);
+                m.perturb_many(&vec![x; n], &mut rng).unwrap();
+                assert_eq!(rng.1, n, "mechanism {i}, x {x}, {n} draws");
+            }
             let mut counts = vec![0usize; w.cols()];
             out.iter().for_each(|&y| counts[y as usize] += 1);
             let (mut chi2, mut dof) = (0.0, 0usize);

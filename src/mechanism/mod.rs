@@ -208,15 +208,29 @@ impl VerifiedMechanism {
 
     /// Perturbs many inputs; every input is checked before any randomness is used.
     pub fn perturb_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R) -> Result<Vec<u32>> {
+        let mut out = xs.to_vec();
+        self.perturb_in_place(&mut out, rng)?;
+        Ok(out)
+    }
+
+    /// [`Self::perturb_many`] replacing each input of `xs` by its output (the wasm client's
+    /// batch, in its own memory). On an error nothing in `xs` is a report to send: an
+    /// invalid input is refused before any draw, and a failing source stops the batch.
+    pub fn perturb_in_place<R: Randomness + ?Sized>(&self, xs: &mut [u32], rng: &mut R) -> Result<()> {
         let s = self.channel()?;
         self.check_all(xs)?;
-        let mut out = Vec::new();
-        s.sample_many(xs, rng, &mut out)?;
-        Ok(out)
+        s.sample_in_place(xs, rng)
     }
 
     fn check_all(&self, xs: &[u32]) -> Result<()> {
         let prior = self.doc.prior();
+        // Every input possible (the usual prior): one branch-free pass for the largest
+        // input, which a comparison per element and a lookup of its prior cost 10 % of
+        // `perturbMany` in wasm. Otherwise (or for an input out of range) the search that
+        // names the first refused input.
+        if prior.iter().all(|&p| p != 0.0) && (xs.iter().fold(0, |m, &x| m.max(x)) as usize) < prior.len() {
+            return Ok(());
+        }
         match xs.iter().find(|&&x| prior.get(x as usize).is_none_or(|&p| p == 0.0)) {
             Some(&x) => self.check_input(x as usize),
             None => Ok(()),

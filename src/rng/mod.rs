@@ -33,6 +33,13 @@ pub trait Randomness {
     /// # Errors
     /// `rng` if the source fails.
     fn fill_words(&mut self, out: &mut [u64]) -> Result<()>;
+    /// Fills `out` with uniform bytes straight from the source (a batch's words, read
+    /// little-endian eight at a time: the stream [`Self::fill_words`] gives). The OS pool
+    /// hands a block to the OS whole, without copying it through the pool.
+    ///
+    /// # Errors
+    /// `rng` if the source fails.
+    fn fill_block(&mut self, out: &mut [u8]) -> Result<()>;
     /// Runs `draw`, which takes a variable number of words (a rejection sampler), on an
     /// infallible view of this source, with at least `reserve` bytes made available
     /// first (so that the OS is asked, fallibly, before the draw starts).
@@ -56,6 +63,10 @@ impl<R: RngCore + CryptoRng> Randomness for R {
                 *w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
             }
         }
+        Ok(())
+    }
+    fn fill_block(&mut self, out: &mut [u8]) -> Result<()> {
+        self.fill_bytes(out);
         Ok(())
     }
     fn draw<T>(&mut self, _reserve: usize, draw: impl FnOnce(&mut dyn CryptoRngCore) -> T) -> Result<T> {
@@ -124,9 +135,15 @@ mod os {
         OsPoolRng { buf: alloc::boxed::Box::new([0u8; POOL]), pos: POOL }
     }
 
+    /// `getrandom`: in wasm, `crypto.getRandomValues` on a view of the module's memory, at
+    /// most 64 KiB a call (no copy through a JS array).
+    fn os_fill(dst: &mut [u8]) -> Result<()> {
+        getrandom::fill(dst).map_err(|e| Error::Rng { message: alloc::format!("{e}") })
+    }
+
     impl OsPoolRng {
         fn refill(&mut self) -> Result<()> {
-            getrandom::fill(&mut self.buf[..]).map_err(|e| Error::Rng { message: alloc::format!("{e}") })?;
+            os_fill(&mut self.buf[..])?;
             self.pos = 0;
             Ok(())
         }
@@ -194,6 +211,9 @@ mod os {
         }
         fn fill_words(&mut self, out: &mut [u64]) -> Result<()> {
             self.try_fill_words(out)
+        }
+        fn fill_block(&mut self, out: &mut [u8]) -> Result<()> {
+            os_fill(out)
         }
         fn draw<T>(&mut self, reserve: usize, draw: impl FnOnce(&mut dyn CryptoRngCore) -> T) -> Result<T> {
             self.ensure(reserve)?;

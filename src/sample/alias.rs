@@ -313,6 +313,7 @@ impl AliasTable {
     }
 
     /// Number of outcomes.
+    #[inline(always)]
     pub fn len(&self) -> usize {
         self.k
     }
@@ -562,25 +563,13 @@ impl ChannelSampler {
         Ok(self.sample_word(x, rng.next_word()?))
     }
 
-    /// Draws for every input in `xs` into `out` (cleared first), one word each, fetched
-    /// 1024 at a time. Inputs must be valid.
+    /// Replaces every input in `xs` by its draw, one word each, in order (fetched a block
+    /// at a time: [`super::draws`]). Inputs must be valid.
     ///
     /// # Errors
     /// `rng` if the random source fails.
-    pub fn sample_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) -> Result<()> {
-        out.clear();
-        out.reserve(xs.len());
-        self.extend_draws(xs, rng, out)
-    }
-
-    /// [`Self::sample_many`] appending to `out`.
-    pub(crate) fn extend_draws<R: Randomness + ?Sized>(
-        &self,
-        xs: &[u32],
-        rng: &mut R,
-        out: &mut Vec<u32>,
-    ) -> Result<()> {
-        super::draws(xs, rng, out, |x, r| self.sample_word(x, r))
+    pub fn sample_in_place<R: Randomness + ?Sized>(&self, xs: &mut [u32], rng: &mut R) -> Result<()> {
+        super::draws(xs, rng, |x, r| self.sample_word(x, r))
     }
 }
 

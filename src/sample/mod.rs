@@ -11,25 +11,43 @@ pub use alias::{AliasTable, ChannelSampler, DenseSampler, QuantisedChannel};
 pub use structured::{Categorical, MixSampler, SparseSampler};
 pub use unary::UnarySampler;
 
-use alloc::vec::Vec;
-
 use crate::error::Result;
 use crate::rng::Randomness;
 
-/// Appends one draw `f(x, r)` per input x of `xs` to `out`, each from one uniform word r,
-/// the words fetched 1024 at a time.
+/// Uniform words fetched a block at a time: 8192, the 64 KiB one `crypto.getRandomValues`
+/// call fills at most (fewer calls into the OS or the browser; the JS keep-or-uniform loop
+/// of `benches/perturb-many/` fills the same size).
+pub(crate) const BLOCK_WORDS: usize = 8192;
+
+/// Replaces each input x of `xs` by its draw `f(x, r)`, each from one uniform word r: the
+/// words fetched [`BLOCK_WORDS`] at a time, straight from the source into one buffer
+/// ([`Randomness::fill_block`]: no pool in between), and zeroed once the batch is drawn, so
+/// that no word that decided an output outlives the call. Eight bytes a report whatever x
+/// is; a seeded source gives the stream [`Randomness::fill_words`] gives, word for word.
 #[inline(always)]
 pub(crate) fn draws<R: Randomness + ?Sized>(
-    xs: &[u32],
+    xs: &mut [u32],
     rng: &mut R,
-    out: &mut Vec<u32>,
     f: impl Fn(usize, u64) -> usize,
 ) -> Result<()> {
-    let mut buf = [0u64; 1024];
-    for chunk in xs.chunks(1024) {
-        let words = &mut buf[..chunk.len()];
-        rng.fill_words(words)?;
-        out.extend(chunk.iter().zip(words.iter()).map(|(&x, &r)| f(x as usize, r) as u32));
+    let mut block = alloc::vec![0u8; 8 * BLOCK_WORDS.min(xs.len())];
+    let mut drawn = Ok(());
+    for chunk in xs.chunks_mut(BLOCK_WORDS) {
+        let bytes = &mut block[..8 * chunk.len()];
+        drawn = rng.fill_block(bytes);
+        if drawn.is_err() {
+            break;
+        }
+        // Indices, not iterator adapters: at the wasm build's opt-level "s" a `zip` with
+        // `chunks_exact` stayed a call per word with a bounds check per byte (half of
+        // `perturbMany`); here each word is one 8-byte slice whose length the compiler sees.
+        for i in 0..chunk.len() {
+            let r = u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap_or_default());
+            chunk[i] = f(chunk[i] as usize, r) as u32;
+        }
     }
-    Ok(())
+    block.fill(0);
+    // The zeroing is the point: it must not be dropped as a store to memory about to be freed.
+    core::hint::black_box(&mut block);
+    drawn
 }

@@ -56,6 +56,7 @@ impl MixSampler {
     }
 
     /// k.
+    #[inline(always)]
     pub fn len(&self) -> usize {
         self.table.len() - 1
     }
@@ -179,32 +180,22 @@ impl Categorical {
         Ok(self.sample_word(x, rng.next_word()?))
     }
 
-    /// Draws for every input in `xs` into `out` (cleared first); inputs must be valid.
+    /// Replaces every input in `xs` by its draw, one uniform word each, in order; inputs
+    /// must be valid.
     ///
     /// # Errors
     /// `rng` if the random source fails.
-    pub fn sample_many<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) -> Result<()> {
-        out.clear();
-        out.reserve(xs.len());
-        self.extend_draws(xs, rng, out)
-    }
-
-    /// [`Self::sample_many`] appending to `out`. The kind is matched once per call, not
-    /// once per draw: each kind runs its own loop (with the match inside the loop, a
-    /// `krr` document drew at half the rate of the same channel as a dense `matrix`).
-    fn extend_draws<R: Randomness + ?Sized>(&self, xs: &[u32], rng: &mut R, out: &mut Vec<u32>) -> Result<()> {
+    pub fn sample_in_place<R: Randomness + ?Sized>(&self, xs: &mut [u32], rng: &mut R) -> Result<()> {
+        // The kind is matched once per call, not once per draw: each kind runs its own loop
+        // (with the match inside the loop, a `krr` document drew at half the rate of the
+        // same channel as a dense `matrix`).
         match self {
-            Categorical::Dense(s) => s.tables().extend_draws(xs, rng, out),
-            Categorical::Mix(m) => super::draws(xs, rng, out, |x, r| m.sample_word(x, r)),
-            Categorical::Sparse(s) => super::draws(xs, rng, out, |x, r| s.sample_word(x, r)),
+            Categorical::Dense(s) => s.tables().sample_in_place(xs, rng),
+            Categorical::Mix(m) => super::draws(xs, rng, |x, r| m.sample_word(x, r)),
+            Categorical::Sparse(s) => super::draws(xs, rng, |x, r| s.sample_word(x, r)),
             Categorical::Merge { blocks, inner } => {
-                let mut b = [0u32; 1024];
-                for chunk in xs.chunks(1024) {
-                    let b = &mut b[..chunk.len()];
-                    b.iter_mut().zip(chunk).for_each(|(b, &x)| *b = blocks[x as usize]);
-                    inner.extend_draws(b, rng, out)?;
-                }
-                Ok(())
+                xs.iter_mut().for_each(|x| *x = blocks[*x as usize]);
+                inner.sample_in_place(xs, rng)
             }
         }
     }
@@ -243,5 +234,92 @@ mod tests {
         assert_eq!(counts, [1 << 13, 1 << 13, (1 << 15) + (1 << 13), 1 << 13]);
         let id = MixSampler::identity(3).unwrap();
         assert!((0..3).all(|x| [0, u64::MAX / 3, u64::MAX].iter().all(|&r| id.sample_word(x, r) == x)));
+    }
+
+    /// A source that returns the given words, in order, as little-endian bytes.
+    struct Words(alloc::vec::IntoIter<u64>);
+    impl rand::RngCore for Words {
+        fn next_u32(&mut self) -> u32 {
+            self.next_u64() as u32
+        }
+        fn next_u64(&mut self) -> u64 {
+            self.0.next().expect("the batch drew more words than it was given")
+        }
+        fn fill_bytes(&mut self, dst: &mut [u8]) {
+            for c in dst.chunks_mut(8) {
+                c.copy_from_slice(&self.next_u64().to_le_bytes()[..c.len()]);
+            }
+        }
+    }
+    impl rand::CryptoRng for Words {}
+
+    /// The k-RR sampler of the `krr` kind at ε = 1: κ = (e − 1)/(e + k − 1), m uniform.
+    fn krr(k: usize) -> MixSampler {
+        let e = 1f64.exp();
+        MixSampler::new((e - 1.0) / (e + k as f64 - 1.0), &vec![1.0; k]).unwrap()
+    }
+
+    /// What the batch path outputs for input `x` and the one word `r`.
+    fn batch_draw(c: &Categorical, x: u32, r: u64) -> usize {
+        let mut xs = [x];
+        c.sample_in_place(&mut xs, &mut Words(vec![r].into_iter())).unwrap();
+        xs[0] as usize
+    }
+
+    #[test]
+    fn the_batch_draws_exactly_the_audited_krr_channel() {
+        // The exact channel of the batch path, read from its outputs alone: within each of
+        // the 2^b columns of words (the top b bits) an alias draw is a step function of the
+        // low bits, one output below a threshold, one from it on. The threshold is found by
+        // bisection, so each output's numerator over 2⁶⁴ is exact; it must equal what the
+        // audit reads (`MixSampler::weights`: κ·[y = x] + W_y).
+        for k in [2usize, 21, 256] {
+            let m = krr(k);
+            let (keep, w) = m.weights();
+            let c = Categorical::Mix(m);
+            let b = (k + 1).next_power_of_two().trailing_zeros();
+            let width = 1u128 << (64 - b);
+            for x in [0, k as u32 / 2, k as u32 - 1] {
+                let mut mass = vec![0u128; k];
+                for col in 0..1u128 << b {
+                    let word = |low: u128| (col * width + low) as u64;
+                    let (first, last) = (batch_draw(&c, x, word(0)), batch_draw(&c, x, word(width - 1)));
+                    // The first low value whose output is `last` (all of them if one output).
+                    let (mut lo, mut hi) = (0u128, width - 1);
+                    while lo < hi {
+                        let mid = (lo + hi) / 2;
+                        if batch_draw(&c, x, word(mid)) == last && first != last {
+                            hi = mid
+                        } else {
+                            lo = mid + 1
+                        }
+                    }
+                    let step = if first == last { 0 } else { lo };
+                    mass[first] += step;
+                    mass[last] += width - step;
+                }
+                let audited: Vec<u128> = (0..k).map(|y| w[y] + if y == x as usize { keep } else { 0 }).collect();
+                assert_eq!(mass, audited, "k = {k}, x = {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_batch_is_the_per_word_draw_in_stream_order() {
+        // Across blocks of 8192 words: the seeded stream (the golden vectors') is consumed
+        // word by word, each word drawn as `sample_word` draws it.
+        let dense = Categorical::Dense(super::super::alias::DenseSampler::new(
+            super::super::alias::QuantisedChannel::new(3, 3, &[0.5, 0.25, 0.25, 0.1, 0.8, 0.1, 0.3, 0.3, 0.4]).unwrap(),
+        ));
+        for c in [Categorical::Mix(krr(21)), dense] {
+            let k = c.inputs() as u32;
+            let xs: Vec<u32> = (0..20_000u32).map(|i| i.wrapping_mul(2_654_435_761) % k).collect();
+            let mut ys = xs.clone();
+            c.sample_in_place(&mut ys, &mut crate::rng::DeterministicRngForTesting::seed_from_u64(5)).unwrap();
+            let mut rng = crate::rng::DeterministicRngForTesting::seed_from_u64(5);
+            let each: Vec<u32> =
+                xs.iter().map(|&x| c.sample_word(x as usize, rand::RngCore::next_u64(&mut rng)) as u32).collect();
+            assert_eq!(ys, each);
+        }
     }
 }

@@ -301,17 +301,21 @@ impl WasmMechanism {
         self.mech.perturb(x as usize, &mut self.rng).map(|y| y as u32).map_err(js_error)
     }
 
-    /// Perturbs many input indices with the browser CSPRNG.
+    /// Perturbs many input indices with the browser CSPRNG. The inputs arrive as the
+    /// module's own copy, and each is replaced by its output there: the batch is copied
+    /// once into wasm memory and once out, never a third time.
     #[wasm_bindgen(js_name = perturbMany)]
-    pub fn perturb_many(&mut self, xs: &[u32]) -> Result<Vec<u32>, JsValue> {
-        self.mech.perturb_many(xs, &mut self.rng).map_err(js_error)
+    pub fn perturb_many(&mut self, mut xs: Vec<u32>) -> Result<Vec<u32>, JsValue> {
+        self.mech.perturb_in_place(&mut xs, &mut self.rng).map_err(js_error)?;
+        Ok(xs)
     }
 
     /// Deterministic perturbation from `seed` — for tests and simulations only.
     #[wasm_bindgen(js_name = perturbManySeededForTesting)]
-    pub fn perturb_many_seeded_for_testing(&self, xs: &[u32], seed: u64) -> Result<Vec<u32>, JsValue> {
+    pub fn perturb_many_seeded_for_testing(&self, mut xs: Vec<u32>, seed: u64) -> Result<Vec<u32>, JsValue> {
         let mut rng = DeterministicRngForTesting::seed_from_u64(seed);
-        self.mech.perturb_many(xs, &mut rng).map_err(js_error)
+        self.mech.perturb_in_place(&mut xs, &mut rng).map_err(js_error)?;
+        Ok(xs)
     }
 
     /// The receipt for output index `y`.

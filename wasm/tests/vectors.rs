@@ -106,7 +106,7 @@ fn discrete(v: &Value, kind: &str) -> Result<(), String> {
             }
         }
     } else {
-        let ys = mech.perturb_many_seeded_for_testing(&xs, seed(v)).map_err(js_err("perturbMany"))?;
+        let ys = mech.perturb_many_seeded_for_testing(xs.clone(), seed(v)).map_err(js_err("perturbMany"))?;
         let want: Vec<u32> = outputs.iter().map(|y| y.as_u64().unwrap() as u32).collect();
         if ys != want {
             return Err(format!("outputs: {ys:?} != {want:?} (expected)"));

@@ -90,7 +90,7 @@ fn parse_verify_perturb_receipt() {
 fn perturb_many_uses_the_browser_csprng_and_follows_the_row() {
     let mut mech = verified();
     let n = 20_000usize;
-    let ys = mech.perturb_many(&vec![1u32; n]).expect("perturbMany");
+    let ys = mech.perturb_many(vec![1u32; n]).expect("perturbMany");
     assert_eq!(ys.len(), n);
     let mut counts = [0usize; 3];
     for y in ys {
@@ -103,8 +103,8 @@ fn perturb_many_uses_the_browser_csprng_and_follows_the_row() {
         assert!(diff <= 6.0 * sd, "count[{y}] = {} (expected {})", counts[y], n as f64 * p);
     }
     // Two CSPRNG batches are not the same sequence.
-    let a = mech.perturb_many(&vec![0u32; 256]).unwrap();
-    let b = mech.perturb_many(&vec![0u32; 256]).unwrap();
+    let a = mech.perturb_many(vec![0u32; 256]).unwrap();
+    let b = mech.perturb_many(vec![0u32; 256]).unwrap();
     assert_ne!(a, b);
 }
 
@@ -112,9 +112,9 @@ fn perturb_many_uses_the_browser_csprng_and_follows_the_row() {
 fn seeded_path_is_deterministic() {
     let mech = verified();
     let xs: Vec<u32> = (0..500).map(|i| i % 3).collect();
-    let a = mech.perturb_many_seeded_for_testing(&xs, 7).unwrap();
-    let b = mech.perturb_many_seeded_for_testing(&xs, 7).unwrap();
-    let c = mech.perturb_many_seeded_for_testing(&xs, 8).unwrap();
+    let a = mech.perturb_many_seeded_for_testing(xs.clone(), 7).unwrap();
+    let b = mech.perturb_many_seeded_for_testing(xs.clone(), 7).unwrap();
+    let c = mech.perturb_many_seeded_for_testing(xs.clone(), 8).unwrap();
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
@@ -129,7 +129,7 @@ fn errors_cross_as_js_errors_with_a_code() {
 
     let mut mech = verified();
     assert_eq!(code_of(mech.perturb(3).unwrap_err()), "unknown_value");
-    assert_eq!(code_of(mech.perturb_many(&[0, 1, 9]).unwrap_err()), "unknown_value");
+    assert_eq!(code_of(mech.perturb_many(vec![0, 1, 9]).unwrap_err()), "unknown_value");
     assert_eq!(code_of(mech.input_index("zzz").unwrap_err()), "unknown_value");
     assert_eq!(code_of(mech.receipt(3).unwrap_err()), "unknown_output");
     assert_eq!(code_of(mech.receipt_for_label("Z").unwrap_err()), "unknown_output");
