@@ -76,6 +76,7 @@ pub mod secret;
 mod simplex;
 pub mod srlip;
 pub mod srr;
+mod tolerance;
 pub mod utility;
 pub mod vertex;
 pub mod watchdog;

@@ -50,6 +50,7 @@ use super::orr::{assemble, response_over_vertices, with_extra};
 use super::utility::released_utility;
 use super::vertex::{binomial, coordinate_scale, next_combination, posterior, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
 use super::{check_eps, publish_channel, Source};
+use crate::tolerance::PIVOT_FLOOR;
 use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
 
@@ -216,7 +217,7 @@ impl LdpPolytope {
 }
 
 /// Gaussian elimination with partial pivoting of the d × (d+1) augmented system `m`
-/// (destroyed) into `out`; false if a pivot falls below 1e-12 of the largest entry.
+/// (destroyed) into `out`; false if a pivot falls below [`PIVOT_FLOOR`] of the largest entry.
 fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
     let w = d + 1;
     let scale = m.iter().fold(0.0f64, |a, &b| a.max(b.abs()));
@@ -230,7 +231,7 @@ fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
                 piv = r;
             }
         }
-        if !(m[piv * w + col].abs() > 1e-12 * scale) {
+        if !(m[piv * w + col].abs() > PIVOT_FLOOR * scale) {
             return false;
         }
         if piv != col {

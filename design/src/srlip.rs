@@ -310,6 +310,10 @@ pub const CALIBRATION_STEPS: usize = 12;
 /// proven design (each step re-enumerates every attribute at its new budget): a few
 /// seconds natively. Calibration stops early when the next step would exceed it.
 pub const MAX_CALIBRATION_WORK: u64 = 8_000_000;
+/// While [`calibrate`] still doubles, a design whose I(X;Y) is within this relative
+/// amount of the best one has stopped gaining (every attribute released in full; what
+/// is left is rounding), and the doubling stops.
+const NO_GAIN: f64 = 1e-12;
 
 /// The per-attribute channels of [`srlip`] for m ≥ 2 and the factor c applied to the
 /// proven share: every attribute is designed at δʲ ≤ c·`target`/m.
@@ -375,7 +379,7 @@ pub fn calibrate(joint: &MultiJoint, target: f64) -> Result<(Vec<AttributeDesign
             lo = c;
             if mi > best_mi {
                 (best_mi, best, best_c) = (mi, designs, c);
-            } else if hi.is_none() && mi <= best_mi * (1.0 + 1e-12) {
+            } else if hi.is_none() && mi <= best_mi * (1.0 + NO_GAIN) {
                 break; // a larger budget no longer helps: every attribute is released in full
             }
         } else {
