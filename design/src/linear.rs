@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 
 use super::lp::{Cmp, Lp};
 use super::utility::{absolute_distance, channel_utility, check_distortion, is_metric};
-use super::{publish, Audited, Source};
+use super::{publish, Audited, Draft, Source};
 use privlift::document::{Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
 use privlift::leakage::induced_channel;
@@ -87,7 +87,11 @@ pub fn markov(source: &Source, alpha: f64, id: &str) -> Result<Document> {
     let utility = channel_utility(&source.p_x(), &w, None);
     let mech = MechanismKind::PerSecret { p_y_given_sx: vec![w.clone(); ns], markov: Some(w) };
     let audited = Audited { lip: true, ldp: true, ldp_x: true };
-    publish(id, source, Some(source.labels().clone()), mech, Claims::default(), audited, utility)
+    publish(
+        Draft { id, source, output: Some(source.labels().clone()), claims: Claims::default(), audited },
+        mech,
+        utility,
+    )
 }
 
 /// The sets X⁻(s) (P_X(x) < P(x|s), these give mass away) and X⁺(s) (the rest) and
@@ -220,7 +224,11 @@ fn per_secret_doc(source: &Source, blocks: Vec<Matrix>, distortion: Option<&Matr
     let utility = channel_utility(&source.p_x(), &induced, distortion);
     let mech = MechanismKind::PerSecret { p_y_given_sx: blocks, markov: None };
     let audited = Audited { lip: true, ldp: true, ldp_x: false };
-    publish(id, source, Some(source.labels().clone()), mech, Claims::default(), audited, utility)
+    publish(
+        Draft { id, source, output: Some(source.labels().clone()), claims: Claims::default(), audited },
+        mech,
+        utility,
+    )
 }
 
 /// Optimal non-Markov linear reduction for total-variation utility (Prop 1).

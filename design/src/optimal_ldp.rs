@@ -49,7 +49,7 @@ use super::lift::{design_budget, JointView};
 use super::orr::{assemble, response_over_vertices, with_extra};
 use super::utility::released_utility;
 use super::vertex::{binomial, coordinate_scale, next_combination, posterior, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
-use super::{check_eps, publish_channel, Source};
+use super::{check_eps, publish_channel, Audited, Draft, Source};
 use crate::tolerance::PIVOT_FLOOR;
 use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
@@ -303,9 +303,12 @@ pub fn optimal_ldp(source: &Source, eps: f64, id: &str) -> Result<Document> {
     let output = Alphabet::indices("output_labels", ny)?;
     let claims = Claims { ldp: Some(eps), ..Claims::default() };
     let p_x = source.p_x();
-    let doc = publish_channel(id, source, Some(output), w, super::compact, claims, |w| {
-        released_utility(&p_x, w, &vec![None; ny])
-    })?;
+    let doc = publish_channel(
+        Draft { id, source, output: Some(output), claims, audited: Audited::default() },
+        w,
+        super::compact,
+        |w| released_utility(&p_x, w, &vec![None; ny]),
+    )?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
 }
 

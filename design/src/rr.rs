@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::lp::{Cmp, Lp};
 use super::utility::{absolute_distance, channel_utility, check_distortion};
-use super::{check_eps, clean_rows, publish, Audited, Source};
+use super::{check_eps, clean_rows, publish, Audited, Draft, Source};
 use privlift::document::{Alphabet, BpLipJson, Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
 use privlift::verify::REL_TOLERANCE;
@@ -32,7 +32,7 @@ pub fn krr(source: &Source, eps: f64, id: &str) -> Result<Document> {
     let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
     // Published as the O(1) `krr` kind: κ = (e^ε − 1)/(e^ε + k − 1), the same channel.
     let mechanism = MechanismKind::Krr { epsilon: Some(eps), keep: privlift::document::krr_keep(k, eps) };
-    publish(id, source, Some(source.labels().clone()), mechanism, claims, audited, utility)
+    publish(Draft { id, source, output: Some(source.labels().clone()), claims, audited }, mechanism, utility)
 }
 
 /// Whether Jiang et al.'s eq 19 is ε-LIP for `prior`.
@@ -133,7 +133,11 @@ pub fn rr_lip_for(
             let w = bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&d), false)?;
             let utility = channel_utility(&prior, &w, Some(&d));
             let claims = Claims { lip: Some(eps), ..Claims::default() };
-            publish(id, source, Some(source.labels().clone()), super::compact(w), claims, Audited::default(), utility)
+            publish(
+                Draft { id, source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
+                super::compact(w),
+                utility,
+            )
         }
         Objective::Mi => {
             // The ORR w.r.t. X, re-published against the source (its secret, if any).
@@ -147,12 +151,15 @@ pub fn rr_lip_for(
             let ny = w.cols();
             let claims = Claims { lip: Some(eps), ..Claims::default() };
             let doc = super::publish_channel(
-                id,
-                source,
-                Some(Alphabet::indices("output_labels", ny)?),
+                Draft {
+                    id,
+                    source,
+                    output: Some(Alphabet::indices("output_labels", ny)?),
+                    claims,
+                    audited: Audited::default(),
+                },
                 w,
                 super::compact,
-                claims,
                 |w| super::utility::released_utility(&prior, w, &vec![None; ny]),
             )?;
             let vertices =
@@ -192,7 +199,11 @@ pub fn rr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
     };
     let utility = channel_utility(&prior, &w, None);
     let claims = Claims { lip: Some(eps), ..Claims::default() };
-    publish(id, source, Some(source.labels().clone()), mechanism, claims, Audited::default(), utility)
+    publish(
+        Draft { id, source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
+        mechanism,
+        utility,
+    )
 }
 
 /// The closed form of Jiang et al. IV-B2 for P_X(1) ∈ [a, b]:
@@ -275,7 +286,11 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> 
     let source = Source::prior(labels, vec![1.0 - mid, mid])?;
     let utility = channel_utility(&source.p_x(), &w, None);
     let claims = Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors }), ..Claims::default() };
-    publish(id, &source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, Audited::default(), utility)
+    publish(
+        Draft { id, source: &source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
+        MechanismKind::Matrix(w),
+        utility,
+    )
 }
 
 /// BP-LIP randomised response for a finite set of priors (Jiang et al. V-A (c)): the LP
@@ -315,7 +330,11 @@ pub fn rr_bp_lip(
     let utility = channel_utility(&source.p_x(), &w, distortion);
     let claims =
         Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors: priors.to_vec() }), ..Claims::default() };
-    publish(id, &source, Some(source.labels().clone()), super::compact(w), claims, Audited::default(), utility)
+    publish(
+        Draft { id, source: &source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
+        super::compact(w),
+        utility,
+    )
 }
 
 /// The relative margin below ε at which [`bp_lip_channel`] solves its LP: the solver meets

@@ -68,7 +68,7 @@ use super::optimal_ldp::LdpPolytope;
 use super::orr::{assemble, optimal_response, response_over_vertices, with_extra};
 use super::rr::krr_matrix;
 use super::utility::{channel_utility, released_utility};
-use super::{check_eps, publish, Audited};
+use super::{check_eps, publish, Audited, Draft};
 use privlift::document::{Alphabet, Claims, Document, Matrix, SrlipJson};
 use privlift::error::{Error, Result};
 use privlift::leakage::audit_srlip;
@@ -273,7 +273,11 @@ pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
     let utility = released_utility(&source.p_x(), &w, &released_outputs(&designs, w.cols()));
     let claims =
         Claims { lip: Some(eps), srlip: Some(SrlipJson { eps, attributes: sizes.clone() }), ..Claims::default() };
-    let doc = publish(id, &source, Some(output), super::compact(w), claims, Audited::default(), utility)?;
+    let doc = publish(
+        Draft { id, source: &source, output: Some(output), claims, audited: Audited::default() },
+        super::compact(w),
+        utility,
+    )?;
     let per: Vec<serde_json::Value> = designs
         .iter()
         .zip(&sizes)
