@@ -7,9 +7,9 @@ use privlift::{Document, Policy, ReceiptSection};
 use serde::Serialize;
 
 use crate::args;
+use crate::error::CliError;
 use crate::files;
 use crate::out::Num;
-use crate::CliError;
 
 #[derive(Serialize)]
 struct EntryOut<'a> {
@@ -74,7 +74,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         if a.value("bits").is_some() {
             return Err(CliError::usage("`--bits` is for unary encoding, not a continuous document"));
         }
-        return crate::print_stdout(&crate::continuous_design::receipt_text(spec, &doc, y, a.value("x"))?);
+        return crate::out::print_stdout(&crate::continuous_design::receipt_text(spec, &doc, y, a.value("x"))?);
     }
     if a.value("x").is_some() {
         return Err(CliError::usage("`--x` is for continuous documents"));
@@ -106,5 +106,5 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let mut text = serde_json::to_string_pretty(&out)
         .map_err(|e| CliError::from(privlift::Error::Json { message: e.to_string() }))?;
     text.push('\n');
-    crate::print_stdout(&text)
+    crate::out::print_stdout(&text)
 }
