@@ -172,8 +172,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             (Some(_), Some(_)) => return Err(CliError::usage("give either `--prior` or `--joint`, not both")),
             (None, None) => return Err(CliError::usage("`--matrix` needs `--prior P.json` or `--joint J.json`")),
         },
-        ([], None) => return Err(CliError::usage("`privlift audit` needs SPEC.json or `--matrix M.json`")),
-        ([_], Some(_)) => return Err(CliError::usage("give either SPEC.json or `--matrix`, not both")),
+        ([], None) => return Err(CliError::usage("`privlift audit` needs DOC.json or `--matrix M.json`")),
+        ([_], Some(_)) => return Err(CliError::usage("give either DOC.json or `--matrix`, not both")),
         ([_, extra, ..], _) => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
     };
     let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json { message: e.to_string() })?;

@@ -1,4 +1,4 @@
-//! `privlift estimate --spec SPEC.json --counts C1.json [--counts C2.json …]
+//! `privlift estimate --doc DOC.json --counts C1.json [--counts C2.json …]
 //! [--method mle|unbiased] [--project]`, or `privlift estimate --db URL --mechanism ID
 //! [--sha256 HEX]` for the reports a collector stored: the curator's estimate of the input histogram
 //! P_X from the counts of the reports: maximum likelihood by EM (the default; any channel,
@@ -95,11 +95,20 @@ pub fn print_json(value: &impl Serialize) -> Result<(), CliError> {
     crate::out::print_stdout(&text)
 }
 
+/// The mechanism document's path: `--doc DOC.json`, or the same option by its other
+/// name, `--spec` (both are accepted; giving both is a usage error).
+fn doc_path(a: &args::Args) -> Result<Option<&str>, CliError> {
+    match (a.value("doc"), a.value("spec")) {
+        (Some(_), Some(_)) => Err(CliError::usage("`--spec` is another name of `--doc`: give one of them")),
+        (doc, spec) => Ok(doc.or(spec)),
+    }
+}
+
 pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse_repeatable(
         "estimate",
         argv,
-        &["spec", "counts", "method", "db", "mechanism", "sha256"],
+        &["doc", "spec", "counts", "method", "db", "mechanism", "sha256"],
         &["counts"],
         &["project"],
     )?;
@@ -111,9 +120,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     let method = Method::parse(a.value("method"))?;
     if let Some(db) = a.value("db") {
-        if a.value("spec").is_some() || !a.values("counts").is_empty() {
+        if doc_path(&a)?.is_some() || !a.values("counts").is_empty() {
             return Err(CliError::usage(
-                "`--db` takes the document and the counts from the database: no `--spec` or `--counts`",
+                "`--db` takes the document and the counts from the database: no `--doc` or `--counts`",
             ));
         }
         let id = a
@@ -125,9 +134,8 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if a.value("mechanism").is_some() || a.value("sha256").is_some() {
         return Err(CliError::usage("`--mechanism` and `--sha256` go with `--db URL`"));
     }
-    let spec = a.value("spec").ok_or_else(|| {
-        CliError::usage("`privlift estimate` needs `--spec SPEC.json` (or `--db URL --mechanism ID`)")
-    })?;
+    let spec = doc_path(&a)?
+        .ok_or_else(|| CliError::usage("`privlift estimate` needs `--doc DOC.json` (or `--db URL --mechanism ID`)"))?;
     let paths = a.values("counts");
     if paths.is_empty() {
         return Err(CliError::usage("`privlift estimate` needs `--counts C.json` (one per shard)"));

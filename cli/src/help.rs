@@ -11,12 +11,12 @@ pub const HELP: &str = "\
 privlift — curator tool for privlift mechanism documents
 
 Usage:
-  privlift audit SPEC.json [--alpha-order A]
+  privlift audit DOC.json [--alpha-order A]
   privlift audit --matrix M.json (--prior P.json | --joint J.json) [--alpha-order A]
   privlift design METHOD [--prior P.json | --joint J.json | --priors PS.json]
                   [--epsilon E] [--alpha A] [--a A --b B] [--distortion D.json]
                   [--eps-l EL --eps-u EU] [--notion NOTION] [--alpha-order K] [--objective O] [--id ID]
-  privlift estimate --spec SPEC.json --counts C.json [--counts C2.json …] [--method mle|unbiased] [--project]
+  privlift estimate --doc DOC.json --counts C.json [--counts C2.json …] [--method mle|unbiased] [--project]
   privlift estimate --db URL --mechanism ID [--sha256 HEX] [--method mle|unbiased] [--project]
   privlift collect --db URL --dir MECHANISMS_DIR [--port PORT] [--host HOST] [--public] [--threads N]
   privlift simulate --db URL --dir MECHANISMS_DIR --users N [--seed S] [--truth OUT.json]
@@ -26,7 +26,7 @@ Usage:
   privlift bound compose --prior P.json --matrix M1.json [--matrix M2.json ...]
   privlift bound transfer --p1 P1.json --p2 P2.json --matrix M.json --epsilon E
                           [--samples N --beta B]
-  privlift receipt SPEC.json (--output Y | --bits 0101...)
+  privlift receipt DOC.json (--output Y | --bits 0101...)
   privlift receipt DOC.json --output Y [--x X]       (continuous document)
   privlift design METHOD (--prior P.json | --samples S.csv) --epsilon E [--delta D]
                   --domain L,U [--step G] [--components K] [--id ID]   (continuous)
@@ -61,6 +61,7 @@ Commands:
             maximum-likelihood solutions (\"estimate\"[x] is one of them: read
             the interval). \"projected\" (onto the simplex) with
             --project. Counts are mergeable: give --counts once per shard.
+            (--spec is another name of --doc.)
             A document with a declared secret adds \"secret\": P_S from its joint
             (with its own \"identified\" and \"interval\").
             --db URL --mechanism ID: the counts and the document a collector
@@ -99,7 +100,7 @@ Commands:
                               --samples/--beta): Cor 7's gap when P1 is the
                               empirical prior of N samples, w.p. 1 - B
             E >= 0 (nats); P in (0, 1] ([0, 1] for ldp-to-lip); B in (0, 1).
-  receipt   Verify SPEC.json as a client would (claims, exact sampler) and print
+  receipt   Verify DOC.json as a client would (claims, exact sampler) and print
             the receipt of the released output Y (label or index; --bits for a
             unary encoding): the prior, posterior and lift of every value of X
             (`entries`) and, when the document declares a secret, of every value
@@ -190,7 +191,7 @@ at most K components, default 4):
   --output Y [--x X]` the ratio P(Y|x)/P(Y) over the lattice (<= 256 points) and at X.
 
 Files:
-  SPEC.json  a mechanism document (format \"privlift-mechanism\", version 1)
+  DOC.json   a mechanism document (format \"privlift-mechanism\", version 1)
   M.json     {\"p_y_given_x\": [[...], ...]}            rows x, columns y
   P.json     {\"labels\": [...], \"p\": [...]}            prior of X; S = X
   J.json     {\"secret_labels\": [...], \"labels\": [...], \"p_sx\": [[...], ...]}

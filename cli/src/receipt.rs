@@ -1,4 +1,4 @@
-//! `privlift receipt SPEC.json --output Y`: the privacy receipt of a released output,
+//! `privlift receipt DOC.json --output Y`: the privacy receipt of a released output,
 //! computed natively by the same code a browser runs — verify (claims, exact sampler),
 //! then the lift of every value of X (and of S, when the document declares it). Used to
 //! cross-check what a page shows.
@@ -68,7 +68,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if a.help {
         return crate::help::print("receipt");
     }
-    let spec = a.one_positional("`privlift receipt` needs SPEC.json")?;
+    let spec = a.one_positional("`privlift receipt` needs DOC.json")?;
     if let Some(doc) = crate::continuous_design::load_continuous(spec)? {
         let y = a.value("output").ok_or_else(|| CliError::usage("`privlift receipt` needs `--output Y`"))?;
         if a.value("bits").is_some() {
