@@ -2,7 +2,7 @@
 //! positionals, `--` to end options. Unknown, repeated or value-less options are
 //! usage errors that name the offending argument.
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// The parsed arguments of one command.
 #[derive(Debug, Default)]

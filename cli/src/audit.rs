@@ -7,9 +7,9 @@ use privlift::{Document, Error, Leakage, Policy};
 use serde::Serialize;
 
 use crate::args;
+use crate::error::CliError;
 use crate::files;
 use crate::out::{CheckOut, Num};
-use crate::CliError;
 
 #[derive(Debug, Serialize)]
 struct AlipOut {
@@ -159,7 +159,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
                 if a.value("joint").is_some() || a.value("prior").is_some() {
                     return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
                 }
-                return crate::print_stdout(&crate::continuous_design::audit_text(spec, &doc)?);
+                return crate::out::print_stdout(&crate::continuous_design::audit_text(spec, &doc)?);
             }
             if a.value("joint").is_some() || a.value("prior").is_some() {
                 return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
@@ -172,13 +172,13 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             (Some(_), Some(_)) => return Err(CliError::usage("give either `--prior` or `--joint`, not both")),
             (None, None) => return Err(CliError::usage("`--matrix` needs `--prior P.json` or `--joint J.json`")),
         },
-        ([], None) => return Err(CliError::usage("`privlift audit` needs SPEC.json or `--matrix M.json`")),
-        ([_], Some(_)) => return Err(CliError::usage("give either SPEC.json or `--matrix`, not both")),
+        ([], None) => return Err(CliError::usage("`privlift audit` needs DOC.json or `--matrix M.json`")),
+        ([_], Some(_)) => return Err(CliError::usage("give either DOC.json or `--matrix`, not both")),
         ([_, extra, ..], _) => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
     };
     let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json { message: e.to_string() })?;
     text.push('\n');
-    crate::print_stdout(&text)
+    crate::out::print_stdout(&text)
 }
 
 fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {

@@ -17,9 +17,9 @@ use privlift::Error;
 use serde::Serialize;
 
 use crate::args::{self, Args};
+use crate::error::CliError;
 use crate::files;
 use crate::out::Num;
-use crate::CliError;
 
 /// The kinds, in help order.
 pub const KINDS: [&str; 5] = ["lip-to-ldp", "ldp-to-lip", "lip-to-ldp-exact", "compose", "transfer"];
@@ -42,7 +42,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 fn print<T: Serialize>(value: &T) -> Result<(), CliError> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Json { message: e.to_string() })?;
     text.push('\n');
-    crate::print_stdout(&text)
+    crate::out::print_stdout(&text)
 }
 
 /// Parses the options of `privlift bound KIND`; no positional is accepted.

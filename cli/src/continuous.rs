@@ -15,9 +15,9 @@ use privlift_design::continuous::{self as cont, Gaussian};
 use serde::Serialize;
 
 use crate::args::{self, Args};
+use crate::error::CliError;
 use crate::files;
 use crate::out::Num;
-use crate::CliError;
 
 /// The `gaussian` kinds, in help order.
 pub const GAUSSIAN_KINDS: [&str; 4] = ["delta", "sigma", "analytic", "e-divergence"];
@@ -25,7 +25,7 @@ pub const GAUSSIAN_KINDS: [&str; 4] = ["delta", "sigma", "analytic", "e-divergen
 fn print<T: Serialize>(value: &T) -> Result<(), CliError> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Json { message: e.to_string() })?;
     text.push('\n');
-    crate::print_stdout(&text)
+    crate::out::print_stdout(&text)
 }
 
 /// Parses the options of `privlift CMD`; no positional is accepted. `None` after `--help`.

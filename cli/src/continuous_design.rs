@@ -23,9 +23,9 @@ use privlift_design::continuous::design::{
 use serde::Serialize;
 
 use crate::args;
+use crate::error::CliError;
 use crate::files;
 use crate::out::{CheckOut, Num};
-use crate::CliError;
 
 /// Default number of lattice intervals over the domain (`step = (U − L)/1000`).
 pub const DEFAULT_INTERVALS: f64 = 1000.0;
@@ -132,7 +132,7 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
     let doc = design_continuous(&req)?;
     let mut text = doc.to_json();
     text.push('\n');
-    crate::print_stdout(&text)
+    crate::out::print_stdout(&text)
 }
 
 #[derive(Serialize)]

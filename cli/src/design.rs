@@ -8,8 +8,8 @@ use privlift::Document;
 use privlift_design::request::{design_inputs, DesignRequest};
 
 use crate::args;
+use crate::error::CliError;
 use crate::files;
-use crate::CliError;
 
 /// Every option `design` knows (each takes a value).
 const OPTIONS: [&str; 14] = [
@@ -180,7 +180,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     let mut text = doc.to_json();
     text.push('\n');
-    crate::print_stdout(&text)
+    crate::out::print_stdout(&text)
 }
 
 /// Designs with the library's dispatch ([`design_inputs`]); an error about an input

@@ -5,7 +5,7 @@
 use privlift::Error;
 pub use privlift_design::request::*;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Reads a file as UTF-8 text. A missing or unreadable file is `io`; bytes that are not
 /// UTF-8 are `json` (the file is not a JSON text).

@@ -37,7 +37,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Semaphore;
 
-use crate::CliError;
+use crate::error::CliError;
 
 /// Connections served at once; a further one waits in the listen backlog.
 pub const MAX_CONNECTIONS: usize = 4096;

@@ -1,8 +1,19 @@
-//! How the CLI prints numbers and checks in its JSON output (shared by `audit`, `verify`,
-//! `receipt`, `bound` and the continuous commands).
+//! How the CLI prints: stdout without a panic on a closed pipe, and numbers and checks
+//! in its JSON output (shared by `audit`, `verify`, `receipt`, `bound` and the continuous
+//! commands).
+
+use std::io::Write;
 
 use privlift::verify::Check;
 use serde::{Serialize, Serializer};
+
+use crate::error::CliError;
+
+/// Writes `text` to stdout and flushes (no panic on a closed pipe, unlike `println!`).
+pub fn print_stdout(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| CliError::io("cannot write to stdout", e))
+}
 
 /// An `f64` that serialises a non-finite value as a string (`"inf"`, `"-inf"`, `"nan"`)
 /// instead of JSON `null`, so an unbounded leakage is never mistaken for a missing one.

@@ -1,4 +1,4 @@
-//! `privlift receipt SPEC.json --output Y`: the privacy receipt of a released output,
+//! `privlift receipt DOC.json --output Y`: the privacy receipt of a released output,
 //! computed natively by the same code a browser runs — verify (claims, exact sampler),
 //! then the lift of every value of X (and of S, when the document declares it). Used to
 //! cross-check what a page shows.
@@ -7,9 +7,9 @@ use privlift::{Document, Policy, ReceiptSection};
 use serde::Serialize;
 
 use crate::args;
+use crate::error::CliError;
 use crate::files;
 use crate::out::Num;
-use crate::CliError;
 
 #[derive(Serialize)]
 struct EntryOut<'a> {
@@ -68,13 +68,13 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if a.help {
         return crate::help::print("receipt");
     }
-    let spec = a.one_positional("`privlift receipt` needs SPEC.json")?;
+    let spec = a.one_positional("`privlift receipt` needs DOC.json")?;
     if let Some(doc) = crate::continuous_design::load_continuous(spec)? {
         let y = a.value("output").ok_or_else(|| CliError::usage("`privlift receipt` needs `--output Y`"))?;
         if a.value("bits").is_some() {
             return Err(CliError::usage("`--bits` is for unary encoding, not a continuous document"));
         }
-        return crate::print_stdout(&crate::continuous_design::receipt_text(spec, &doc, y, a.value("x"))?);
+        return crate::out::print_stdout(&crate::continuous_design::receipt_text(spec, &doc, y, a.value("x"))?);
     }
     if a.value("x").is_some() {
         return Err(CliError::usage("`--x` is for continuous documents"));
@@ -106,5 +106,5 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let mut text = serde_json::to_string_pretty(&out)
         .map_err(|e| CliError::from(privlift::Error::Json { message: e.to_string() }))?;
     text.push('\n');
-    crate::print_stdout(&text)
+    crate::out::print_stdout(&text)
 }

@@ -15,8 +15,9 @@ use serde::Serialize;
 
 use privlift::numeric::{next_down, next_up};
 
+use crate::args;
+use crate::error::CliError;
 use crate::out::{CheckOut, Num};
-use crate::{args, CliError};
 
 #[derive(Serialize)]
 struct Bounds {
@@ -54,11 +55,11 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         Ok(t) => t,
         Err(e) => {
             let out = Refused { verified: false, error: ErrorOut { code: e.code(), message: e.to_string() } };
-            crate::print_stdout(&json_line(&out).map_err(CliError::from)?)?;
+            crate::out::print_stdout(&json_line(&out).map_err(CliError::from)?)?;
             return Err(CliError::Reported);
         }
     };
-    crate::print_stdout(&text)
+    crate::out::print_stdout(&text)
 }
 
 fn json_line<T: Serialize>(v: &T) -> Result<String, privlift::Error> {

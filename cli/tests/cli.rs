@@ -360,7 +360,7 @@ fn usage_errors() {
         (&[], "no command"),
         (&["frobnicate"], "`frobnicate`"),
         (&["--frobnicate"], "`--frobnicate`"),
-        (&["audit"], "SPEC.json"),
+        (&["audit"], "DOC.json"),
         (&["audit", &d, "--bogus"], "`--bogus`"),
         (&["audit", &d, "-x"], "`-x`"),
         (&["audit", &d, "extra.json"], "`extra.json`"),
@@ -385,13 +385,15 @@ fn help_and_version() {
     for args in [&["--help"][..], &["help"], &["-h"]] {
         let out = run(args);
         assert_eq!(out.code, 0, "{args:?}");
-        assert!(out.stdout.contains("privlift audit SPEC.json"), "{args:?}");
+        assert!(out.stdout.contains("privlift audit DOC.json"), "{args:?}");
         assert!(out.stdout.contains("privlift serve"), "{args:?}");
+        // One name for a mechanism document in every command's usage: DOC.json.
+        assert!(!out.stdout.contains("SPEC"), "{args:?}");
     }
     // A command's help is its own part of the help text: its usage and paragraph only.
     for (args, own, other) in [
-        (&["audit", "--help"][..], "privlift audit SPEC.json", "privlift serve"),
-        (&["help", "audit"], "privlift audit SPEC.json", "privlift serve"),
+        (&["audit", "--help"][..], "privlift audit DOC.json", "privlift serve"),
+        (&["help", "audit"], "privlift audit DOC.json", "privlift serve"),
         (&["serve", "-h"], "privlift serve", "privlift audit"),
         (&["verify", "--help"], "privlift verify DOC.json", "privlift audit"),
     ] {

@@ -207,7 +207,7 @@ fn design_options_id_labels_and_inline_values() {
         assert!(help.stdout.contains(m), "help lacks {m}");
     }
     // `estimate` has its own help now (per-command help).
-    assert!(run(&["estimate", "--help"]).stdout.contains("privlift estimate --spec SPEC.json"));
+    assert!(run(&["estimate", "--help"]).stdout.contains("privlift estimate --doc DOC.json"));
     for f in ["PS.json", "D.json", "C.json"] {
         assert!(help.stdout.contains(f), "help lacks {f}");
     }
@@ -239,7 +239,10 @@ fn design_usage_errors_name_the_flag_and_the_method() {
         (&["design", "krr", "--prior", &i.prior, "--epsilon"], &["--epsilon", "needs a value"]),
         (&["design", "krr", "--bogus", "1"], &["--bogus"]),
         (&["estimate", "--spec", &i.prior], &["--counts"]),
-        (&["estimate", "--counts", &i.prior], &["--spec"]),
+        (&["estimate", "--doc", &i.prior], &["--counts"]),
+        (&["estimate", "--counts", &i.prior], &["--doc DOC.json"]),
+        (&["estimate", "--doc", &i.prior, "--spec", &i.prior, "--counts", &i.prior], &["--spec", "--doc"]),
+        (&["estimate", "--db", "sqlite:x.db", "--mechanism", "m", "--doc", &i.prior], &["--doc"]),
     ];
     for (argv, needles) in cases {
         let out = run(argv);
@@ -335,6 +338,8 @@ fn estimate_matches_the_library_and_counts_merge() {
     assert!(at.windows(2).all(|w| w[0] < w[1]), "contract order: {text}");
     assert!(!text.contains("projected"), "{text}");
     let out: Value = serde_json::from_str(&text).unwrap();
+    // `--doc` and its other name `--spec` read the same document.
+    assert_eq!(run(&["estimate", "--doc", &spec, "--counts", &c, "--method", "unbiased"]).stdout, text);
     let want = estimate_document(&doc, &counts, None).unwrap();
     assert_close(&floats(&out["estimate"]), &want.estimate);
     assert_close(&floats(&out["std_error"]), &want.std_error);

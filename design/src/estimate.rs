@@ -58,6 +58,11 @@ pub(crate) fn check_counts(counts: &[f64], len: usize) -> Result<f64> {
     Ok(n)
 }
 
+/// [`inverse_transpose`] calls a channel singular when its best pivot falls below this:
+/// the entries are probabilities, and an inverse through a smaller pivot has entries of
+/// the order of 10¹², which amplify the counts' noise into an estimate of no use.
+const SINGULAR_PIVOT: f64 = 1e-12;
+
 /// Solves Wᵀ A = I by Gauss–Jordan elimination with partial pivoting; returns A = W⁻ᵀ.
 fn inverse_transpose(w: &Matrix) -> Result<Vec<f64>> {
     let k = w.rows();
@@ -79,7 +84,7 @@ fn inverse_transpose(w: &Matrix) -> Result<Vec<f64>> {
         let piv =
             (col..k).max_by(|&a, &b| m[a * 2 * k + col].abs().total_cmp(&m[b * 2 * k + col].abs())).unwrap_or(col);
         let pv = m[piv * 2 * k + col];
-        if pv.abs() < 1e-12 {
+        if pv.abs() < SINGULAR_PIVOT {
             return Err(Error::InvalidArgument {
                 name: "mechanism".into(),
                 reason: "the channel is not invertible (rank-deficient): P_X cannot be identified from its reports"

@@ -76,6 +76,7 @@ pub mod secret;
 mod simplex;
 pub mod srlip;
 pub mod srr;
+mod tolerance;
 pub mod utility;
 pub mod vertex;
 pub mod watchdog;
@@ -179,6 +180,17 @@ pub(crate) struct Audited {
     pub ldp_x: bool,
 }
 
+/// What every publication states besides its mechanism and utility: the document's id,
+/// the source it is designed for, its output labels (`None`: the indices), what it
+/// claims, and which audited figures to add to those claims.
+pub(crate) struct Draft<'a> {
+    pub id: &'a str,
+    pub source: &'a Source,
+    pub output: Option<Alphabet>,
+    pub claims: Claims,
+    pub audited: Audited,
+}
+
 /// Assembles a document, adds audited claims, attaches utility, and publishes it only
 /// if the library's own verification confirms every claim.
 ///
@@ -193,16 +205,8 @@ pub(crate) struct Audited {
 ///   **raised to the audited figure**, never left below it ([`raise_to_audit`]);
 /// - else the design fails (`design_failed`). The channel designers first try
 ///   [`publish_channel`]'s repair.
-pub(crate) fn publish(
-    id: &str,
-    source: &Source,
-    output: Option<Alphabet>,
-    mechanism: MechanismKind,
-    claims: Claims,
-    audited: Audited,
-    utility: Utility,
-) -> Result<Document> {
-    let (doc, checks) = audit_draft(id, source, output, mechanism, claims, audited, utility)?;
+pub(crate) fn publish(draft: Draft, mechanism: MechanismKind, utility: Utility) -> Result<Document> {
+    let (doc, checks) = audit_draft(&draft, mechanism, utility)?;
     conclude(doc, &checks)
 }
 
@@ -255,18 +259,16 @@ fn said_if_ignores_input(doc: Document) -> Document {
 /// published with its finite claims, and the audit a client runs still reports the
 /// unbounded figure. A draft left with no claim at all is `design_failed`.
 fn audit_draft(
-    id: &str,
-    source: &Source,
-    output: Option<Alphabet>,
+    draft: &Draft,
     mechanism: MechanismKind,
-    mut claims: Claims,
-    audited: Audited,
     utility: Utility,
 ) -> Result<(Document, Vec<privlift::verify::Check>)> {
+    let Draft { id, source, audited, .. } = *draft;
+    let mut claims = draft.claims.clone();
     let draft = Document::new(
         id,
         source.labels().clone(),
-        output,
+        draft.output.clone(),
         source.p_x(),
         source.secret(),
         mechanism,
@@ -359,33 +361,20 @@ const REPAIR_MIXING: [f64; 7] = [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6];
 /// (1 − t) I(X;Y) − h(t), at most 1.5e-5 nats below I(X;Y) for t = 10⁻⁶ (and 2.9e-11
 /// for t = 10⁻¹²). The document's `utility.repair_mixing` records t. Without a repair
 /// that works, [`publish`]'s rule applies to the unrepaired channel.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn publish_channel(
-    id: &str,
-    source: &Source,
-    output: Option<Alphabet>,
+    draft: Draft,
     w: Matrix,
     form: impl Fn(Matrix) -> MechanismKind,
-    claims: Claims,
     utility_of: impl Fn(&Matrix) -> Utility,
 ) -> Result<Document> {
-    let (unrepaired, unrepaired_checks) =
-        audit_draft(id, source, output.clone(), form(w.clone()), claims.clone(), Audited::default(), utility_of(&w))?;
+    let (unrepaired, unrepaired_checks) = audit_draft(&draft, form(w.clone()), utility_of(&w))?;
     if unrepaired_checks.iter().all(meets) {
         return Ok(said_if_ignores_input(unrepaired));
     }
-    let p_x = source.p_x();
+    let p_x = draft.source.p_x();
     for t in REPAIR_MIXING {
         let wt = mix_with_marginal(&w, &p_x, t);
-        let (doc, checks) = audit_draft(
-            id,
-            source,
-            output.clone(),
-            compact(wt.clone()),
-            claims.clone(),
-            Audited::default(),
-            utility_of(&wt),
-        )?;
+        let (doc, checks) = audit_draft(&draft, compact(wt.clone()), utility_of(&wt))?;
         if checks.iter().all(meets) {
             return Ok(said_if_ignores_input(orr::with_extra(doc, alloc::vec![("repair_mixing", t.into())])));
         }
@@ -493,9 +482,12 @@ mod tests {
         };
         let target = lip_of(&w) * (1.0 - 1e-9);
         let claims = Claims { lip: Some(target), ..claims };
-        let doc = publish_channel("t", &src, None, w.clone(), compact, claims, |w| {
-            utility::channel_utility(&src.p_x(), w, None)
-        })
+        let doc = publish_channel(
+            Draft { id: "t", source: &src, output: None, claims, audited: Audited::default() },
+            w.clone(),
+            compact,
+            |w| utility::channel_utility(&src.p_x(), w, None),
+        )
         .unwrap();
         let t = doc.utility().unwrap()["repair_mixing"].as_f64().unwrap();
         let report = doc.check(&unbounded()).unwrap();
@@ -520,7 +512,12 @@ mod tests {
         let lip = draft.unwrap().check(&unbounded()).unwrap().leakage.lip;
         // 1 % above: the repair would need t ≈ 1e-2.
         let claims = Claims { lip: Some(lip * 0.99), ..Claims::default() };
-        let r = publish_channel("t", &src, None, w, compact, claims, |w| utility::channel_utility(&src.p_x(), w, None));
+        let r = publish_channel(
+            Draft { id: "t", source: &src, output: None, claims, audited: Audited::default() },
+            w,
+            compact,
+            |w| utility::channel_utility(&src.p_x(), w, None),
+        );
         assert_eq!(r.unwrap_err().code(), "design_failed");
     }
 
@@ -535,7 +532,11 @@ mod tests {
         let audited = Audited { lip: true, ldp_x: true, ..Audited::default() };
         let publish_w = |audited| {
             let u = utility::channel_utility(&src.p_x(), &w, None);
-            publish("t", &src, None, MechanismKind::Matrix(w.clone()), Claims::default(), audited, u)
+            publish(
+                Draft { id: "t", source: &src, output: None, claims: Claims::default(), audited },
+                MechanismKind::Matrix(w.clone()),
+                u,
+            )
         };
         let doc = publish_w(audited).unwrap();
         // The LIP is 0, rounded up by the audit.

@@ -7,17 +7,18 @@
 use alloc::vec::Vec;
 
 use super::check_eps;
+use crate::tolerance::{BUDGET_NATS, BUDGET_RELATIVE};
 use privlift::document::{AlipJson, AlphaLiftJson, Claims, Matrix};
 use privlift::error::{Error, Result};
 use privlift::leakage::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
 
 /// Designs meet a budget ε with a margin: they are computed at
-/// ε' = ε(1 − 1e-9) − 1e-11 and claim ε. Lifts computed in floating point sit within a
+/// ε' = ε(1 − [`BUDGET_RELATIVE`]) − [`BUDGET_NATS`] (1e-9, 1e-11) and claim ε. Lifts computed in floating point sit within a
 /// few ulps of the design bound (a vertex of the polytope is exactly on it), and the audit
 /// rounds leakage *up*; the margin (≥ 1e-11 absolute in ln, far above the ~1e-15 relative
 /// error of the computation) keeps a tight design from auditing a hair above the target.
 pub(crate) fn design_budget(eps: f64) -> f64 {
-    eps * (1.0 - 1e-9) - 1e-11
+    eps * (1.0 - BUDGET_RELATIVE) - BUDGET_NATS
 }
 
 /// The privacy notion a lift-based design targets, w.r.t. the secret S

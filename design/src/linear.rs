@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 
 use super::lp::{Cmp, Lp};
 use super::utility::{absolute_distance, channel_utility, check_distortion, is_metric};
-use super::{publish, Audited, Source};
+use super::{publish, Audited, Draft, Source};
 use privlift::document::{Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
 use privlift::leakage::induced_channel;
@@ -87,7 +87,11 @@ pub fn markov(source: &Source, alpha: f64, id: &str) -> Result<Document> {
     let utility = channel_utility(&source.p_x(), &w, None);
     let mech = MechanismKind::PerSecret { p_y_given_sx: vec![w.clone(); ns], markov: Some(w) };
     let audited = Audited { lip: true, ldp: true, ldp_x: true };
-    publish(id, source, Some(source.labels().clone()), mech, Claims::default(), audited, utility)
+    publish(
+        Draft { id, source, output: Some(source.labels().clone()), claims: Claims::default(), audited },
+        mech,
+        utility,
+    )
 }
 
 /// The sets X⁻(s) (P_X(x) < P(x|s), these give mass away) and X⁺(s) (the rest) and
@@ -175,13 +179,19 @@ fn northwest(sp: &Split) -> Vec<f64> {
     flow
 }
 
-/// Checks eq (10b): Σ_x' P(x|s,x')P(x'|s) = (1 − α)P(x|s) + αP_X(x) for every x.
+/// How far (absolute) a block may miss eq (10b) before [`check_10b`] refuses it: the
+/// blocks are built from P(x|s) to rounding (~1e-15), and a miss this large is a wrong
+/// plan, not rounding.
+const EQ_10B_SLACK: f64 = 1e-9;
+
+/// Checks eq (10b): Σ_x' P(x|s,x')P(x'|s) = (1 − α)P(x|s) + αP_X(x) for every x, to
+/// [`EQ_10B_SLACK`].
 fn check_10b(block: &Matrix, sp: &Split, p_x: &[f64], alpha: f64) -> Result<()> {
     let k = p_x.len();
     for (x, &px) in p_x.iter().enumerate() {
         let got: f64 = (0..k).map(|xp| block.get(xp, x) * sp.cond[xp]).sum();
         let want = (1.0 - alpha) * sp.cond[x] + alpha * px;
-        if (got - want).abs() > 1e-9 {
+        if (got - want).abs() > EQ_10B_SLACK {
             return Err(Error::DesignFailed { reason: alloc::format!("(10b) fails at x = {x}: {got} ≠ {want}") });
         }
     }
@@ -214,7 +224,11 @@ fn per_secret_doc(source: &Source, blocks: Vec<Matrix>, distortion: Option<&Matr
     let utility = channel_utility(&source.p_x(), &induced, distortion);
     let mech = MechanismKind::PerSecret { p_y_given_sx: blocks, markov: None };
     let audited = Audited { lip: true, ldp: true, ldp_x: false };
-    publish(id, source, Some(source.labels().clone()), mech, Claims::default(), audited, utility)
+    publish(
+        Draft { id, source, output: Some(source.labels().clone()), claims: Claims::default(), audited },
+        mech,
+        utility,
+    )
 }
 
 /// Optimal non-Markov linear reduction for total-variation utility (Prop 1).

@@ -36,6 +36,11 @@ pub const MAX_SE_SYMBOLS: usize = 512;
 /// Relative size below which an eigenvalue of the information counts as 0.
 const IDENTIFIED: f64 = 1e-9;
 
+/// EM has converged when no entry of P_X moves by more than this in a cycle: far below
+/// any standard error the reports can give, and above the ~1e-16 an entry moves by
+/// rounding alone.
+const CONVERGED: f64 = 1e-12;
+
 /// The maximum-likelihood estimate and what the reports cannot tell.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Mle {
@@ -75,7 +80,7 @@ pub struct Mle {
 /// Maximum-likelihood P_X for the channel `w` (rows x, columns y) from per-output counts.
 ///
 /// Runs EM, accelerated by SQUAREM, from the uniform distribution until no entry moves by
-/// more than 1e-12 in a cycle, or `max_iterations` EM steps.
+/// more than [`CONVERGED`] in a cycle, or `max_iterations` EM steps.
 ///
 /// # Errors
 /// `dimension_mismatch` (counts ≠ |Y|), `non_finite` / `invalid_argument` for a count that
@@ -154,7 +159,7 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
         let moved = next.iter().zip(&p).map(|(a, b)| (a - b).abs()).fold(0.0f64, f64::max);
         core::mem::swap(&mut p, next);
         core::mem::swap(&mut lambda, next_lambda);
-        if moved <= 1e-12 {
+        if moved <= CONVERGED {
             break;
         }
     }

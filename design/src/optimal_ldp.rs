@@ -49,7 +49,8 @@ use super::lift::{design_budget, JointView};
 use super::orr::{assemble, response_over_vertices, with_extra};
 use super::utility::released_utility;
 use super::vertex::{binomial, coordinate_scale, next_combination, posterior, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
-use super::{check_eps, publish_channel, Source};
+use super::{check_eps, publish_channel, Audited, Draft, Source};
+use crate::tolerance::PIVOT_FLOOR;
 use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
 
@@ -216,7 +217,7 @@ impl LdpPolytope {
 }
 
 /// Gaussian elimination with partial pivoting of the d × (d+1) augmented system `m`
-/// (destroyed) into `out`; false if a pivot falls below 1e-12 of the largest entry.
+/// (destroyed) into `out`; false if a pivot falls below [`PIVOT_FLOOR`] of the largest entry.
 fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
     let w = d + 1;
     let scale = m.iter().fold(0.0f64, |a, &b| a.max(b.abs()));
@@ -230,7 +231,7 @@ fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
                 piv = r;
             }
         }
-        if !(m[piv * w + col].abs() > 1e-12 * scale) {
+        if !(m[piv * w + col].abs() > PIVOT_FLOOR * scale) {
             return false;
         }
         if piv != col {
@@ -302,9 +303,12 @@ pub fn optimal_ldp(source: &Source, eps: f64, id: &str) -> Result<Document> {
     let output = Alphabet::indices("output_labels", ny)?;
     let claims = Claims { ldp: Some(eps), ..Claims::default() };
     let p_x = source.p_x();
-    let doc = publish_channel(id, source, Some(output), w, super::compact, claims, |w| {
-        released_utility(&p_x, w, &vec![None; ny])
-    })?;
+    let doc = publish_channel(
+        Draft { id, source, output: Some(output), claims, audited: Audited::default() },
+        w,
+        super::compact,
+        |w| released_utility(&p_x, w, &vec![None; ny]),
+    )?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
 }
 

@@ -29,7 +29,7 @@ use super::lp::{Cmp, Lp};
 use super::simplex::{self, Columns};
 use super::utility::{entropy, released_utility};
 use super::vertex::{spans_wide, LiftPolytope, Limits, TOLERANCE};
-use super::{clean_rows, publish_channel, Source};
+use super::{clean_rows, publish_channel, Audited, Draft, Source};
 use privlift::document::{Alphabet, Document, Matrix};
 use privlift::error::{Error, Result};
 
@@ -382,12 +382,9 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
     let parts = [(subset, ny)];
     let p_x = source.p_x();
     let doc = publish_channel(
-        id,
-        source,
-        Some(output),
+        Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
         w,
         |w| super::srr_form(w, &[], &parts),
-        notion.claims(),
         |w| released_utility(&p_x, w, &vec![None; ny]),
     )?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))

@@ -1,7 +1,7 @@
 //! Optimal unary encoding (Wang et al. 2017; Jiang et al. V-A (e)).
 
 use super::utility::{entropy, Utility};
-use super::{check_eps, publish, Audited, Source};
+use super::{check_eps, publish, Audited, Draft, Source};
 use privlift::document::{Claims, Document, MechanismKind};
 use privlift::error::Result;
 use privlift::leakage::UNARY_ENUMERATION_LIMIT;
@@ -41,5 +41,5 @@ pub fn oue(source: &Source, eps: f64, id: &str) -> Result<Document> {
     };
     let claims = Claims { ldp_x: Some(eps), ..Claims::default() };
     let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
-    publish(id, source, None, MechanismKind::Unary { q01, q10 }, claims, audited, utility)
+    publish(Draft { id, source, output: None, claims, audited }, MechanismKind::Unary { q01, q10 }, utility)
 }

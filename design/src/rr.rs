@@ -8,9 +8,10 @@ use alloc::vec::Vec;
 
 use super::lp::{Cmp, Lp};
 use super::utility::{absolute_distance, channel_utility, check_distortion};
-use super::{check_eps, clean_rows, publish, Audited, Source};
+use super::{check_eps, clean_rows, publish, Audited, Draft, Source};
 use privlift::document::{Alphabet, BpLipJson, Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
+use privlift::verify::REL_TOLERANCE;
 
 /// The k-RR channel: e^ε/(e^ε+k−1) on the diagonal, 1/(e^ε+k−1) elsewhere.
 pub fn krr_matrix(k: usize, eps: f64) -> Matrix {
@@ -31,7 +32,7 @@ pub fn krr(source: &Source, eps: f64, id: &str) -> Result<Document> {
     let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
     // Published as the O(1) `krr` kind: κ = (e^ε − 1)/(e^ε + k − 1), the same channel.
     let mechanism = MechanismKind::Krr { epsilon: Some(eps), keep: privlift::document::krr_keep(k, eps) };
-    publish(id, source, Some(source.labels().clone()), mechanism, claims, audited, utility)
+    publish(Draft { id, source, output: Some(source.labels().clone()), claims, audited }, mechanism, utility)
 }
 
 /// Whether Jiang et al.'s eq 19 is ε-LIP for `prior`.
@@ -132,7 +133,11 @@ pub fn rr_lip_for(
             let w = bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&d), false)?;
             let utility = channel_utility(&prior, &w, Some(&d));
             let claims = Claims { lip: Some(eps), ..Claims::default() };
-            publish(id, source, Some(source.labels().clone()), super::compact(w), claims, Audited::default(), utility)
+            publish(
+                Draft { id, source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
+                super::compact(w),
+                utility,
+            )
         }
         Objective::Mi => {
             // The ORR w.r.t. X, re-published against the source (its secret, if any).
@@ -146,12 +151,15 @@ pub fn rr_lip_for(
             let ny = w.cols();
             let claims = Claims { lip: Some(eps), ..Claims::default() };
             let doc = super::publish_channel(
-                id,
-                source,
-                Some(Alphabet::indices("output_labels", ny)?),
+                Draft {
+                    id,
+                    source,
+                    output: Some(Alphabet::indices("output_labels", ny)?),
+                    claims,
+                    audited: Audited::default(),
+                },
                 w,
                 super::compact,
-                claims,
                 |w| super::utility::released_utility(&prior, w, &vec![None; ny]),
             )?;
             let vertices =
@@ -191,7 +199,11 @@ pub fn rr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
     };
     let utility = channel_utility(&prior, &w, None);
     let claims = Claims { lip: Some(eps), ..Claims::default() };
-    publish(id, source, Some(source.labels().clone()), mechanism, claims, Audited::default(), utility)
+    publish(
+        Draft { id, source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
+        mechanism,
+        utility,
+    )
 }
 
 /// The closed form of Jiang et al. IV-B2 for P_X(1) ∈ [a, b]:
@@ -235,6 +247,11 @@ pub fn binary_labels(labels: Alphabet) -> Result<Alphabet> {
     Ok(labels)
 }
 
+/// The closed form of [`rr_lip_interval`] is published only when [`interval_lip`] puts it
+/// this far (relative) below ε: the audit rounds leakage up by a few ulps, and a closed
+/// form on the budget's edge would audit a hair above it. Otherwise the LP decides.
+const CLOSED_FORM_MARGIN: f64 = 1e-12;
+
 /// Binary RR for an uncertain prior P_X(1) ∈ [a, b] (Jiang et al. IV-B2).
 ///
 /// The printed closed form is checked with [`interval_lip`]; it is not ε-LIP on every
@@ -257,19 +274,23 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> 
     }
     let priors = vec![vec![1.0 - a, a], vec![1.0 - b, b]];
     let closed = interval_matrix(a, b, eps);
-    let w = if interval_lip(&closed, a, b) <= eps * (1.0 - 1e-12) {
+    let w = if interval_lip(&closed, a, b) <= eps * (1.0 - CLOSED_FORM_MARGIN) {
         closed
     } else {
         bp_lip_channel(&priors, eps, Some(&hamming_distance(2)), true)?
     };
-    if interval_lip(&w, a, b) > eps * (1.0 + 1e-9) {
+    if interval_lip(&w, a, b) > eps * (1.0 + REL_TOLERANCE) {
         return Err(Error::DesignFailed { reason: "interval RR misses ε at an endpoint".into() });
     }
     let mid = (a + b) / 2.0;
     let source = Source::prior(labels, vec![1.0 - mid, mid])?;
     let utility = channel_utility(&source.p_x(), &w, None);
     let claims = Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors }), ..Claims::default() };
-    publish(id, &source, Some(source.labels().clone()), MechanismKind::Matrix(w), claims, Audited::default(), utility)
+    publish(
+        Draft { id, source: &source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
+        MechanismKind::Matrix(w),
+        utility,
+    )
 }
 
 /// BP-LIP randomised response for a finite set of priors (Jiang et al. V-A (c)): the LP
@@ -305,12 +326,31 @@ pub fn rr_bp_lip(
         check_distortion(d, k)?;
     }
     let w = bp_lip_channel(priors, eps, distortion, false)?;
-    let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
-    let source = Source::prior(labels, mean)?;
+    let source = Source::prior(labels, mean_prior(priors))?;
     let utility = channel_utility(&source.p_x(), &w, distortion);
     let claims =
         Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors: priors.to_vec() }), ..Claims::default() };
-    publish(id, &source, Some(source.labels().clone()), super::compact(w), claims, Audited::default(), utility)
+    publish(
+        Draft { id, source: &source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
+        super::compact(w),
+        utility,
+    )
+}
+
+/// The relative margin below ε at which [`bp_lip_channel`] solves its LP: the solver meets
+/// a constraint only to 1e-10 absolute, which over a small P_Y(y) is a larger relative
+/// error in a lift; what is left above ε after this margin is [`repair`]'s to remove.
+const LP_MARGIN: f64 = 1e-7;
+
+/// How far an LP row of [`bp_lip_channel`] may stray from a distribution (an entry below
+/// 0, a sum away from 1) before the solution is refused rather than renormalised: far
+/// above the solver's 1e-10 per constraint, far below any real entry.
+const LP_ROW_SLACK: f64 = 1e-7;
+
+/// The mean P̄ of a set of priors of X, coordinate by coordinate: the prior a BP-LIP
+/// document declares, and the one its LP's objective and [`repair`] weigh by.
+fn mean_prior(priors: &[Vec<f64>]) -> Vec<f64> {
+    (0..priors[0].len()).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect()
 }
 
 /// The BP-LIP LP: e^{−ε} ≤ q_xy / P_Y(y) ≤ e^ε under every prior for every constrained
@@ -322,8 +362,8 @@ pub fn rr_bp_lip(
 /// `all_rows`, every input is constrained (needed for the interval design, whose
 /// endpoints stand for the interior priors).
 ///
-/// The LP is solved at ε·(1 − 1e-7) so that the solver's feasibility tolerance cannot
-/// push a lift past ε; the result is then re-checked by the caller's audit.
+/// The LP is solved at ε·(1 − [`LP_MARGIN`]) so that the solver's feasibility tolerance
+/// cannot push a lift past ε; the result is then re-checked by the caller's audit.
 pub(crate) fn bp_lip_channel(
     priors: &[Vec<f64>],
     eps: f64,
@@ -332,8 +372,8 @@ pub(crate) fn bp_lip_channel(
 ) -> Result<Matrix> {
     let k = priors[0].len();
     let d = distortion.cloned().unwrap_or_else(|| absolute_distance(k));
-    let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
-    let target = eps * (1.0 - 1e-7);
+    let mean = mean_prior(priors);
+    let target = eps * (1.0 - LP_MARGIN);
     let (up, lo) = (libm::exp(target), libm::exp(-target));
     let constrained = constrained_rows(priors, all_rows);
     let mut lp = Lp::minimise();
@@ -355,7 +395,7 @@ pub(crate) fn bp_lip_channel(
         }
     }
     let (v, _) = lp.solve("BP-LIP RR")?;
-    let w = clean_rows(k, k, v[..k * k].to_vec(), 1e-7, "BP-LIP RR")?;
+    let w = clean_rows(k, k, v[..k * k].to_vec(), LP_ROW_SLACK, "BP-LIP RR")?;
     repair(drop_negligible_outputs(w, &constrained), priors, eps, &constrained)
 }
 
@@ -365,16 +405,21 @@ fn constrained_rows(priors: &[Vec<f64>], all_rows: bool) -> Vec<bool> {
     (0..priors[0].len()).map(|x| all_rows || priors.iter().any(|p| p[x] > 0.0)).collect()
 }
 
+/// Below this largest entry (over the constrained rows) an output of the LP is noise: 10×
+/// the solver's 1e-10 feasibility tolerance, and far below any output a design means.
+const NEGLIGIBLE_OUTPUT: f64 = 1e-9;
+
 /// An output the LP leaves at P_Y(y) ≈ 0 (below the solver's tolerance) has entries that
 /// are noise, and a noise entry of 0 next to a positive P_Y(y) is an infinite lift. Such
 /// an output is removed: its entries in the constrained rows are set to 0 and those rows
-/// renormalised (a change of at most |Y|·1e-9 per row), so it is never released.
+/// renormalised (a change of at most |Y|·[`NEGLIGIBLE_OUTPUT`] per row), so it is never
+/// released.
 fn drop_negligible_outputs(w: Matrix, constrained: &[bool]) -> Matrix {
     let (k, ny) = (w.rows(), w.cols());
     let mut v = w.as_slice().to_vec();
     for y in 0..ny {
         let peak = (0..k).filter(|&x| constrained[x]).map(|x| v[x * ny + y]).fold(0.0, f64::max);
-        if peak > 0.0 && peak < 1e-9 {
+        if peak > 0.0 && peak < NEGLIGIBLE_OUTPUT {
             for x in (0..k).filter(|&x| constrained[x]) {
                 v[x * ny + y] = 0.0;
             }
@@ -422,20 +467,24 @@ fn worst_lip(w: &Matrix, priors: &[Vec<f64>], constrained: &[bool]) -> f64 {
     worst
 }
 
+/// The relative margin below ε that [`repair`] restores: the audit rounds a lift up by
+/// a few ulps (~1e-15 relative), so 1e-10 keeps the repaired channel within ε after it.
+const REPAIR_MARGIN: f64 = 1e-10;
+
 /// The LP's vertex meets each constraint only to the solver's absolute tolerance
 /// (1e-10), so a lift over a small P_Y(y) can exceed e^ε by a relative 1e-10/P_Y(y). If
 /// that happens, mix the channel with the output distribution r = P̄_Y,
 /// W' = (1−λ)W + λ·1rᵀ, which pulls every lift towards 1 (exactly, for a single prior:
-/// l' = (1−λ)l + λ), for the smallest λ found by bisection that restores ε with a 1e-10
-/// relative margin for the audit's upward rounding. λ = 1 gives an output independent
+/// l' = (1−λ)l + λ), for the smallest λ found by bisection that restores ε with a
+/// [`REPAIR_MARGIN`] for the audit's upward rounding. λ = 1 gives an output independent
 /// of X, so a solution always exists; the utility lost is of the order of λ.
 fn repair(w: Matrix, priors: &[Vec<f64>], eps: f64, constrained: &[bool]) -> Result<Matrix> {
-    let target = eps * (1.0 - 1e-10);
+    let target = eps * (1.0 - REPAIR_MARGIN);
     if worst_lip(&w, priors, constrained) <= target {
         return Ok(w);
     }
     let (k, ny) = (w.rows(), w.cols());
-    let mean: Vec<f64> = (0..k).map(|x| priors.iter().map(|p| p[x]).sum::<f64>() / priors.len() as f64).collect();
+    let mean = mean_prior(priors);
     let r: Vec<f64> = (0..ny).map(|y| (0..k).map(|x| mean[x] * w.get(x, y)).sum()).collect();
     let mix = |lambda: f64| {
         let v: Vec<f64> = (0..k * ny).map(|i| (1.0 - lambda) * w.as_slice()[i] + lambda * r[i % ny]).collect();
@@ -476,7 +525,7 @@ mod tests {
                 2.0,
             )
             .unwrap();
-            assert_eq!(l.lip <= eps * (1.0 + 1e-9), ok, "p = {p}: lip {}", l.lip);
+            assert_eq!(l.lip <= eps * (1.0 + REL_TOLERANCE), ok, "p = {p}: lip {}", l.lip);
         }
     }
 }

@@ -57,6 +57,10 @@ pub(crate) const PRICE_TOL: f64 = 1e-11;
 /// Least |B⁻¹a| entry accepted as a pivot.
 const PIVOT_TOL: f64 = 1e-11;
 
+/// Phase 1 ends infeasible when the artificial variables keep more than this fraction of
+/// the total mass at its optimum: far above what the solver's rounding leaves in them.
+const INFEASIBLE_MASS: f64 = 1e-9;
+
 /// Length of the candidate list of partial pricing: a full scan of a small pool is
 /// cheap, of a large one it is a pass over memory (3 M vertices at |X| = 200, |S| = 5:
 /// 0.2 GB), so a large pool keeps a longer list and is scanned less often. Measured
@@ -290,7 +294,7 @@ pub(crate) fn solve(pool: &Columns, target: &[f64]) -> Result<Solution> {
             }
             if phase == 1 {
                 let art: f64 = (0..m).filter(|&r| matches!(s.basis[r], Var::Art(_))).map(|r| s.xb[r].max(0.0)).sum();
-                if art > 1e-9 * total {
+                if art > INFEASIBLE_MASS * total {
                     return Err(Error::Infeasible {
                         reason: "optimal random response (eq 22): P_X is not in the cone of the polytope's vertices"
                             .into(),

@@ -68,7 +68,7 @@ use super::optimal_ldp::LdpPolytope;
 use super::orr::{assemble, optimal_response, response_over_vertices, with_extra};
 use super::rr::krr_matrix;
 use super::utility::{channel_utility, released_utility};
-use super::{check_eps, publish, Audited};
+use super::{check_eps, publish, Audited, Draft};
 use privlift::document::{Alphabet, Claims, Document, Matrix, SrlipJson};
 use privlift::error::{Error, Result};
 use privlift::leakage::audit_srlip;
@@ -273,7 +273,11 @@ pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
     let utility = released_utility(&source.p_x(), &w, &released_outputs(&designs, w.cols()));
     let claims =
         Claims { lip: Some(eps), srlip: Some(SrlipJson { eps, attributes: sizes.clone() }), ..Claims::default() };
-    let doc = publish(id, &source, Some(output), super::compact(w), claims, Audited::default(), utility)?;
+    let doc = publish(
+        Draft { id, source: &source, output: Some(output), claims, audited: Audited::default() },
+        super::compact(w),
+        utility,
+    )?;
     let per: Vec<serde_json::Value> = designs
         .iter()
         .zip(&sizes)
@@ -310,6 +314,10 @@ pub const CALIBRATION_STEPS: usize = 12;
 /// proven design (each step re-enumerates every attribute at its new budget): a few
 /// seconds natively. Calibration stops early when the next step would exceed it.
 pub const MAX_CALIBRATION_WORK: u64 = 8_000_000;
+/// While [`calibrate`] still doubles, a design whose I(X;Y) is within this relative
+/// amount of the best one has stopped gaining (every attribute released in full; what
+/// is left is rounding), and the doubling stops.
+const NO_GAIN: f64 = 1e-12;
 
 /// The per-attribute channels of [`srlip`] for m ≥ 2 and the factor c applied to the
 /// proven share: every attribute is designed at δʲ ≤ c·`target`/m.
@@ -375,7 +383,7 @@ pub fn calibrate(joint: &MultiJoint, target: f64) -> Result<(Vec<AttributeDesign
             lo = c;
             if mi > best_mi {
                 (best_mi, best, best_c) = (mi, designs, c);
-            } else if hi.is_none() && mi <= best_mi * (1.0 + 1e-12) {
+            } else if hi.is_none() && mi <= best_mi * (1.0 + NO_GAIN) {
                 break; // a larger budget no longer helps: every attribute is released in full
             }
         } else {

@@ -28,7 +28,7 @@ use super::lift::{JointView, Notion};
 use super::orr::{assemble, optimal_response, with_extra, Response};
 use super::utility::released_utility;
 use super::watchdog::{merging_document, output_labels, released_outputs, subset_merging_partition, Partition};
-use super::{publish_channel, Source};
+use super::{publish_channel, Audited, Draft, Source};
 use privlift::document::Document;
 use privlift::error::{Error, Result};
 
@@ -129,12 +129,9 @@ pub fn srr_with_partition(source: &Source, notion: Notion, partition: &Partition
     let released = released_outputs(&partition.low_risk, w.cols());
     let p_x = source.p_x();
     let doc = publish_channel(
-        id,
-        source,
-        Some(output),
+        Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
         w,
         |w| super::srr_form(w, &partition.low_risk, &counts),
-        notion.claims(),
         |w| released_utility(&p_x, w, &released),
     )?;
     let groups: Vec<&Vec<usize>> = accepted.iter().map(|(g, _)| g).collect();

@@ -119,17 +119,21 @@ pub fn check_distortion(d: &Matrix, k: usize) -> crate::Result<()> {
     Ok(())
 }
 
+/// The absolute slack [`is_metric`] allows in symmetry and the triangle inequality: a
+/// distortion written in decimal (or computed, as |x − y|) may miss either by rounding.
+pub const METRIC_SLACK: f64 = 1e-12;
+
 /// Whether `d` is a metric on indices: zero exactly on the diagonal, symmetric, and
-/// satisfying the triangle inequality (to 1e-12).
+/// satisfying the triangle inequality (to [`METRIC_SLACK`]).
 pub fn is_metric(d: &Matrix) -> bool {
     let k = d.rows();
     let mut ok = d.cols() == k;
     for x in 0..k {
         for y in 0..k {
             let v = d.get(x, y);
-            ok &= if x == y { v == 0.0 } else { v > 0.0 && (v - d.get(y, x)).abs() <= 1e-12 };
+            ok &= if x == y { v == 0.0 } else { v > 0.0 && (v - d.get(y, x)).abs() <= METRIC_SLACK };
             for z in 0..k {
-                ok &= v <= d.get(x, z) + d.get(z, y) + 1e-12;
+                ok &= v <= d.get(x, z) + d.get(z, y) + METRIC_SLACK;
             }
         }
     }

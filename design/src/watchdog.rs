@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use super::lift::{JointView, MergedLifts, Notion};
 use super::orr::with_extra;
 use super::utility::released_utility;
-use super::{publish, Audited, Source};
+use super::{publish, Audited, Draft, Source};
 use privlift::document::{Alphabet, Document, MechanismKind};
 use privlift::error::{Error, Result};
 
@@ -252,7 +252,11 @@ pub(crate) fn merging_document(source: &Source, notion: &Notion, p: &Partition, 
     let utility = released_utility(&source.p_x(), &w, &released_outputs(&p.low_risk, ny));
     let groups: Vec<(Vec<usize>, usize)> = p.groups.iter().map(|g| (g.clone(), 1)).collect();
     let output = output_labels(source.labels(), &p.low_risk, &groups)?;
-    let doc = publish(id, source, Some(output), mechanism, notion.claims(), Audited::default(), utility)?;
+    let doc = publish(
+        Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
+        mechanism,
+        utility,
+    )?;
     Ok(with_extra(
         doc,
         alloc::vec![("groups", serde_json::json!(p.groups)), ("low_risk", serde_json::json!(p.low_risk))],

@@ -177,8 +177,9 @@ impl Catalogue {
     /// Reads every `*.json` in `dir` that is a mechanism document (other JSON files, such
     /// as an index, are skipped with a note on stderr) and registers each in `store`.
     /// Two documents with one id are an error.
-    pub fn load(dir: &str, store: &mut dyn Store) -> Result<Self, crate::CliError> {
-        let entries = std::fs::read_dir(dir).map_err(|e| crate::CliError::io(format!("cannot read {dir}"), e))?;
+    pub fn load(dir: &str, store: &mut dyn Store) -> Result<Self, crate::error::CliError> {
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| crate::error::CliError::io(format!("cannot read {dir}"), e))?;
         let mut paths: Vec<_> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "json"))
@@ -192,11 +193,11 @@ impl Catalogue {
                 eprintln!("privlift: collect: skipping {name} (not a mechanism document)");
                 continue;
             }
-            let mut p = Published::parse(text, 0).map_err(|e| crate::CliError::in_file(&name, e))?;
+            let mut p = Published::parse(text, 0).map_err(|e| crate::error::CliError::in_file(&name, e))?;
             let v = store.register(&p.id, &p.sha256, &p.text).map_err(super::storage_failure)?;
             p.version = v.version;
             if current.contains_key(&p.id) {
-                return Err(crate::CliError::in_file(
+                return Err(crate::error::CliError::in_file(
                     &name,
                     Error::InvalidArgument {
                         name: "id".into(),

@@ -41,8 +41,8 @@ use hyper::{Request, Response};
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 
 use super::{Catalogue, Routed, Store, MAX_BODY};
+use crate::error::CliError;
 use crate::http::{full, Body, Limits};
-use crate::CliError;
 
 /// A request's body must arrive within this (its head has [`crate::http::HEAD_TIMEOUT`]; a
 /// head that does not is closed without an answer).

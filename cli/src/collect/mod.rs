@@ -39,8 +39,8 @@ use privlift::Error;
 use privlift_design::lattice_estimate::estimate_lattice;
 
 use crate::args;
-use crate::estimate::{count_json, estimate, Blame, Estimated, Method, MAX_EM_ITERATIONS};
-use crate::CliError;
+use crate::error::CliError;
+use crate::estimation::{count_json, estimate, Blame, Estimated, Method, MAX_EM_ITERATIONS};
 use catalogue::{lattice_labels, Catalogue, Parsed, Published};
 use store::{Store, StoreError};
 
@@ -128,7 +128,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     let local = listener.local_addr().map_err(|e| CliError::io("cannot read the bound address", e))?;
     eprintln!("privlift: collect: {} mechanisms from {dir}, {threads} threads", catalogue.len());
-    crate::print_stdout(&format!("listening on http://{local}\n"))?;
+    crate::out::print_stdout(&format!("listening on http://{local}\n"))?;
     http::serve(listener, stores, catalogue)
 }
 

@@ -21,7 +21,7 @@ use super::catalogue::{lattice_label, lattice_labels, Catalogue, Parsed, Publish
 use super::storage_failure;
 use super::store::{self, Report};
 use crate::args;
-use crate::CliError;
+use crate::error::CliError;
 
 /// Most simulated users per mechanism.
 const MAX_USERS: u64 = 10_000_000;

@@ -35,8 +35,8 @@ use hyper::header::{self, HeaderName, HeaderValue};
 use hyper::{Request, Response};
 
 use crate::args;
+use crate::error::CliError;
 use crate::http::{full, Body, Limits};
-use crate::CliError;
 use site::{FileBody, Prepared, Site, Source};
 
 /// The server's connections: a slow head is answered 408; after the last answer the
@@ -70,7 +70,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
     let site = Arc::new(Site::new(Path::new(dir)).map_err(|e| CliError::io(format!("cannot serve {dir}"), e))?);
     let local = listener.local_addr().map_err(|e| CliError::io("cannot read the bound address", e))?;
-    crate::print_stdout(&format!("privlift: serving {dir} at http://{local}/\n"))?;
+    crate::out::print_stdout(&format!("privlift: serving {dir} at http://{local}/\n"))?;
     crate::http::serve(listener, LIMITS, move |r| respond(r, Arc::clone(&site)))
 }
 
