@@ -1,9 +1,13 @@
 // Types of privlift/continuous. See js/continuous.js.
-import type { Check, DocumentInput, FetchInput, FetchOptions, InitInput } from './privlift.js';
+import type { Check, DocumentInput, FetchInput, FetchOptions, InitInput, WasmModuleLike } from './privlift.js';
 export { PrivliftError } from './privlift.js';
 
-/** Loads the continuous wasm module (optional; the functions below load it). */
+/** Loads the continuous wasm module once (optional; the functions below load it; later calls ignore `input`). */
 export function init(input?: InitInput): Promise<void>;
+/** Instantiates the continuous wasm module synchronously (workers, edge functions); a no-op once loaded. Throws `init` on a bad module. */
+export function initSync(module: ArrayBuffer | ArrayBufferView | WasmModuleLike): void;
+/** Whether the continuous wasm module is loaded. */
+export function isInitialized(): boolean;
 
 /** The `mechanism.kind` values this module reads. */
 export const CONTINUOUS_KINDS: readonly ContinuousKind[];
