@@ -35,7 +35,7 @@ export interface DesignRequest {
 
 export interface Estimate {
   estimate: number[];
-  std_error: number[];
+  stdError: number[];
   n: number;
   projected?: number[];
 }

@@ -48,7 +48,7 @@ export async function designMethods() {
 
 /**
  * Unbiased estimate of P_X from report counts (per output; for unary encoding, ones per
- * bit with `n` the number of reports): `{estimate, std_error, n, projected?}`. It inverts
+ * bit with `n` the number of reports): `{estimate, stdError, n, projected?}`. It inverts
  * the channel, so the channel must be square and invertible: an LP design that leaves an
  * output unused (rr-lip at a small ε), or a merging one, is refused (`invalid_argument`
  * naming `documentJson`); `privlift estimate` and the collector estimate any channel by

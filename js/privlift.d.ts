@@ -78,8 +78,9 @@ export class PrivliftError extends Error {
  * Limits the user accepts, in nats. Absent limits are not checked: leave a key out to set
  * no limit. A limit that is there is a number ≥ 0 (`Infinity`: no limit); `null`,
  * `undefined`, a string, a boolean, an object, `NaN` or a negative number is an
- * `invalid_argument`, never a limit silently removed. camelCase and snake_case are both
- * accepted (not both for the same limit); any other key is an `invalid_argument` (its
+ * `invalid_argument`, never a limit silently removed. Keys are camelCase only: a snake_case
+ * key (`max_ldp_x`, the spelling of the CLI's JSON policy files) is an `invalid_argument`
+ * naming its camelCase form (`maxLdpX`); any other key is an `invalid_argument` too (its
  * message quotes the key with control and bidi characters escaped, at most 64 characters). A plain object (`{…}` or `Object.create(null)`) whose own
  * properties hold the limits: a `Map`, a class instance or inherited limits are an
  * `invalid_argument`, never silently ignored.
@@ -102,42 +103,32 @@ export interface Policy {
   maxEpsLS?: number;
   maxEpsUS?: number;
   maxVerifyWork?: number;
-  max_ldp_x?: number;
-  max_ldp?: number;
-  max_lip?: number;
-  max_eps_l?: number;
-  max_eps_u?: number;
-  max_ldp_s?: number;
-  max_lip_s?: number;
-  max_eps_l_s?: number;
-  max_eps_u_s?: number;
-  max_verify_work?: number;
 }
 
 /** (εl, εu) of asymmetric LIP. */
 export interface Alip {
-  eps_l: number;
-  eps_u: number;
+  epsL: number;
+  epsU: number;
 }
 
-/** What a document claims (nats). */
+/** What a document claims (nats): its `claims` member, with the keys in camelCase (`ldp_x` → `ldpX`). */
 export interface Claims {
-  /** ε-LDP w.r.t. the secret S (equals ldp_x when S = X). */
+  /** ε-LDP w.r.t. the secret S (equals ldpX when S = X). */
   ldp?: number;
   /** ε-LDP w.r.t. X (prior-free). */
-  ldp_x?: number;
+  ldpX?: number;
   /** ε-LIP w.r.t. S. */
   lip?: number;
   /** (εl, εu)-ALIP w.r.t. S. */
   alip?: Alip;
   /** ε-LIP w.r.t. X under every prior of `priors` (each a distribution over X). */
-  bp_lip?: { eps: number; priors: number[][] };
+  bpLip?: { eps: number; priors: number[][] };
   /** ℓ1-privacy w.r.t. S (Zarrabian et al. Sec. VI-B): max_y ℓ1-lift ≤ e^εu − 1, ℓ1-lift-inverse ≤ e^εl − 1. */
   l1?: Alip;
   /** χ²-privacy w.r.t. S: max_y χ²-lift ≤ (e^εu − 1)², χ²-lift-inverse ≤ (e^εl − 1)². */
   chi2?: Alip;
   /** α-lift privacy w.r.t. S at order α > 1: max_y α-lift ≤ e^εu, α-lift-inverse ≤ e^εl. */
-  alpha?: { order: number; eps_l: number; eps_u: number };
+  alpha?: { order: number; epsL: number; epsU: number };
   /** ε-SRLIP w.r.t. S (privacy funnel Def 3) for X = (X¹,…,Xᵐ) with these attribute sizes (product |X|, row-major). */
   srlip?: { eps: number; attributes: number[] };
 }
@@ -145,33 +136,33 @@ export interface Claims {
 /**
  * Every leakage measure of the audit (nats unless said otherwise; may be Infinity).
  * A verification computes what the claims, the policy and the receipts read: the measures it
- * did not need (`mi_sy`, `mi_xy`, `maximal_leakage`, and the ℓ1/χ²/α lift measures without such
+ * did not need (`miSy`, `miXy`, `maximalLeakage`, and the ℓ1/χ²/α lift measures without such
  * a claim) are NaN; `Document.audit()` computes every one.
  */
 export interface Leakage {
   lip: number;
   alip: Alip;
   ldp: number;
-  ldp_x: number;
-  mi_sy: number;
-  mi_xy: number;
-  maximal_leakage: number;
+  ldpX: number;
+  miSy: number;
+  miXy: number;
+  maximalLeakage: number;
   /** A ratio: min over (s, y) of the lift. */
-  min_lift: number;
+  minLift: number;
   /** A ratio: max over (s, y) of the lift. */
-  max_lift: number;
-  l1_lift: number;
-  chi2_lift: number;
-  alpha_lift: number;
-  l1_lift_inverse: number;
-  chi2_lift_inverse: number;
-  alpha_lift_inverse: number;
-  alpha_order: number;
+  maxLift: number;
+  l1Lift: number;
+  chi2Lift: number;
+  alphaLift: number;
+  l1LiftInverse: number;
+  chi2LiftInverse: number;
+  alphaLiftInverse: number;
+  alphaOrder: number;
 }
 
 /** One checked claim or policy limit. */
 export interface Check {
-  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u`, `bp_lip`, `l1.eps_l`, `l1.eps_u`, `chi2.eps_*`, `alpha.eps_*`, `srlip` (claims) or a policy field (`max_ldp_x`, ...). */
+  /** `ldp`, `ldpX`, `lip`, `alip.epsL`, `alip.epsU`, `bpLip`, `l1.epsL`, `l1.epsU`, `chi2.eps*`, `alpha.eps*`, `srlip` (claims: the path of the claim in `Claims`) or a policy key (`maxLdpX`, ...). */
   notion: string;
   /** The claimed budget or the policy limit. */
   bound: number;
@@ -185,11 +176,11 @@ export interface Verification {
   /** The audit w.r.t. the document's secret S (what the claims are about). */
   leakage: Leakage;
   /** The audit w.r.t. the user's value X under the declared prior (what the policy reads). */
-  leakage_x: Leakage;
+  leakageX: Leakage;
   claims: Check[];
   policy: Check[];
-  claims_hold: boolean;
-  policy_holds: boolean;
+  claimsHold: boolean;
+  policyHolds: boolean;
 }
 
 /** One row of a receipt: a value of X (or of S) and what the released output does to it. */
@@ -209,12 +200,12 @@ export interface ReceiptEntry {
 export interface ReceiptSection {
   entries: ReceiptEntry[];
   /** No lift of this section falls below this. */
-  min_lift_bound: number;
+  minLiftBound: number;
   /** No lift of this section exceeds this. */
-  max_lift_bound: number;
+  maxLiftBound: number;
   /** The audited εl, εu (nats) of the sampler that runs. */
-  eps_l: number;
-  eps_u: number;
+  epsL: number;
+  epsU: number;
 }
 
 /**
@@ -224,9 +215,9 @@ export interface ReceiptSection {
  * prior the rows report; none comes from a claim.
  */
 export interface Receipt extends ReceiptSection {
-  mechanism_id: string;
+  mechanismId: string;
   /** Index of the released output; undefined for a unary-encoding bit vector. */
-  output_index: number | undefined;
+  outputIndex: number | undefined;
   /** Label of the released output (unary: the bits as '0'/'1' characters, bit j for input label j). */
   output: string;
   /** The curator's secret S, when the document declares one. */

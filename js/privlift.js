@@ -413,7 +413,7 @@ export class Mechanism {
 
   /**
    * The audited leakage w.r.t. the user's own value X under the declared prior: what the
-   * policy's limits (maxLip, maxEpsL, …) and the ledger read. `ldp_x` is prior-free.
+   * policy's limits (maxLip, maxEpsL, …) and the ledger read. `ldpX` is prior-free.
    */
   leakageX() { return guard(() => this.#m.leakageX()); }
 

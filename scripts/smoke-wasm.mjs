@@ -15,7 +15,7 @@ if (ys.length !== 1000 || ys.some((y) => y > 1)) throw new Error('perturbMany ga
 const seeded = mech.perturbManySeededForTesting([0, 1, 0, 1], 7n);
 if (seeded.length !== 4) throw new Error('seeded path broken');
 const r = mech.receipt(mech.perturb('yes'));
-if (r.entries.length !== 2 || !(r.max_lift_bound > 1)) throw new Error('bad receipt');
+if (r.entries.length !== 2 || !(r.maxLiftBound > 1)) throw new Error('bad receipt');
 try {
   doc.verify({ maxLdpX: 0.1 });
   throw new Error('policy not enforced');

@@ -147,7 +147,7 @@ test('the package runs in headless Chromium as <script type=module>', { skip, ti
     }
     assert.equal(r.receipt.entries.length, 3);
     for (const e of r.receipt.entries) {
-      assert.ok(e.lift >= r.receipt.min_lift_bound && e.lift <= r.receipt.max_lift_bound);
+      assert.ok(e.lift >= r.receipt.minLiftBound && e.lift <= r.receipt.maxLiftBound);
     }
     assert.deepEqual(r.liar, { isPrivliftError: true, code: 'claim_violated', name: 'PrivliftError' });
     assert.equal(r.badArg.code, 'invalid_argument');

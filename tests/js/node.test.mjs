@@ -81,7 +81,7 @@ describe('k-RR, k = 3, ε = ln 2', () => {
     assert.deepEqual(doc.outputLabels, ['A', 'B', 'C']);
     assert.deepEqual(doc.secretLabels, ['a', 'b', 'c']);
     assert.equal(doc.prior.length, 3);
-    assert.ok(Math.abs(doc.claims.ldp_x - LN2) < 1e-15);
+    assert.ok(Math.abs(doc.claims.ldpX - LN2) < 1e-15);
   });
 
   test('an object document parses like its JSON text', async () => {
@@ -101,15 +101,15 @@ describe('k-RR, k = 3, ε = ln 2', () => {
 
   test('leakage and verification', () => {
     const leak = mech.leakage();
-    assert.ok(leak.ldp_x >= LN2 && leak.ldp_x < LN2 * (1 + 1e-9), `ldp_x ${leak.ldp_x}`);
+    assert.ok(leak.ldpX >= LN2 && leak.ldpX < LN2 * (1 + 1e-9), `ldp_x ${leak.ldpX}`);
     // Uniform prior: posterior = channel column, lifts 1.5 and 0.75.
-    assert.ok(Math.abs(leak.alip.eps_u - Math.log(1.5)) < 1e-9);
-    assert.ok(Math.abs(leak.alip.eps_l - Math.log(4 / 3)) < 1e-9);
+    assert.ok(Math.abs(leak.alip.epsU - Math.log(1.5)) < 1e-9);
+    assert.ok(Math.abs(leak.alip.epsL - Math.log(4 / 3)) < 1e-9);
     const v = mech.verification();
-    assert.equal(v.claims_hold, true);
-    assert.equal(v.policy_holds, true);
-    assert.deepEqual(v.claims.map((c) => c.notion), ['ldp_x']);
-    assert.deepEqual(v.policy.map((c) => [c.notion, c.bound]), [['max_ldp_x', 1]]);
+    assert.equal(v.claimsHold, true);
+    assert.equal(v.policyHolds, true);
+    assert.deepEqual(v.claims.map((c) => c.notion), ['ldpX']);
+    assert.deepEqual(v.policy.map((c) => [c.notion, c.bound]), [['maxLdpX', 1]]);
   });
 
   test('perturb by index and by label', () => {
@@ -153,23 +153,23 @@ describe('k-RR, k = 3, ε = ln 2', () => {
     for (const y of [0, 1, 2, 'B']) {
       const r = mech.receipt(y);
       const yi = typeof y === 'number' ? y : 1;
-      assert.equal(r.mechanism_id, 'krr3-ln2');
-      assert.equal(r.output_index, yi);
+      assert.equal(r.mechanismId, 'krr3-ln2');
+      assert.equal(r.outputIndex, yi);
       assert.equal(r.output, ['A', 'B', 'C'][yi]);
       assert.equal(r.entries.length, 3);
       assert.equal(r.secret, undefined, 'no secret declared: one section, the user\'s own values');
       // The audit's bounds (3-RR at ln 2, uniform prior: lifts 3/4 and 3/2), rounded
       // outwards, never the claim's e^{∓ln 2}.
-      assert.ok(r.min_lift_bound <= 0.75 && 0.75 - r.min_lift_bound < 1e-12, `min_lift_bound ${r.min_lift_bound}`);
-      assert.ok(r.max_lift_bound >= 1.5 && r.max_lift_bound - 1.5 < 1e-12, `max_lift_bound ${r.max_lift_bound}`);
-      assert.ok(Math.abs(r.eps_u - Math.log(1.5)) < 1e-12 && Math.abs(r.eps_l - Math.log(4 / 3)) < 1e-12);
-      assert.deepEqual(mech.receiptBounds(), [r.min_lift_bound, r.max_lift_bound]);
+      assert.ok(r.minLiftBound <= 0.75 && 0.75 - r.minLiftBound < 1e-12, `min_lift_bound ${r.minLiftBound}`);
+      assert.ok(r.maxLiftBound >= 1.5 && r.maxLiftBound - 1.5 < 1e-12, `max_lift_bound ${r.maxLiftBound}`);
+      assert.ok(Math.abs(r.epsU - Math.log(1.5)) < 1e-12 && Math.abs(r.epsL - Math.log(4 / 3)) < 1e-12);
+      assert.deepEqual(mech.receiptBounds(), [r.minLiftBound, r.maxLiftBound]);
       let sum = 0;
       for (const [s, e] of r.entries.entries()) {
         assert.equal(e.index, s);
         assert.equal(e.label, ['a', 'b', 'c'][s]);
         assert.ok(Math.abs(e.lift - e.posterior / e.prior) < 1e-12);
-        assert.ok(e.lift >= r.min_lift_bound && e.lift <= r.max_lift_bound, `lift ${e.lift}`);
+        assert.ok(e.lift >= r.minLiftBound && e.lift <= r.maxLiftBound, `lift ${e.lift}`);
         assert.ok(Math.abs(e.posterior - (s === yi ? 0.5 : 0.25)) < 1e-12);
         sum += e.posterior;
       }
@@ -222,11 +222,11 @@ describe('unary encoding (q01 = q10 = 1/4)', () => {
     for (const b of [bits, Array.from(bits), Array.from(bits, (v) => v === 1)]) {
       const r = mech.receiptBits(b);
       assert.equal(r.output, Array.from(bits).join(''));
-      assert.equal(r.output_index, undefined);
+      assert.equal(r.outputIndex, undefined);
       assert.equal(r.entries.length, 3);
       for (const e of r.entries) {
         assert.ok(Math.abs(e.lift - e.posterior / e.prior) < 1e-12);
-        assert.ok(e.lift >= r.min_lift_bound && e.lift <= r.max_lift_bound);
+        assert.ok(e.lift >= r.minLiftBound && e.lift <= r.maxLiftBound);
       }
     }
   });
@@ -273,7 +273,7 @@ describe('errors', () => {
     const liar = await parseMechanism(krrDoc({ claims: { ldp_x: 0.5 } }));
     const err = await rejectsWith(() => liar.verify(), 'claim_violated', 'ldp_x');
     assert.equal(err.cause.name, 'PrivliftError', 'the wasm error is kept as the cause');
-    assert.equal(liar.check().claims_hold, false);
+    assert.equal(liar.check().claimsHold, false);
   });
 
   test('no claim at all: no_claims', async () => {
@@ -281,19 +281,27 @@ describe('errors', () => {
     await rejectsWith(() => bare.verify(), 'no_claims');
   });
 
-  test('policy violated, camelCase and snake_case keys', async () => {
+  test('policy violated; the checks name the limits by their camelCase keys', async () => {
     await rejectsWith(() => doc.verify({ maxLdpX: 0.5 }), 'policy_violated');
-    await rejectsWith(() => doc.verify({ max_ldp_x: 0.5 }), 'policy_violated');
     await rejectsWith(() => doc.verify({ maxEpsU: 0.1 }), 'policy_violated');
-    await rejectsWith(() => doc.verify({ max_eps_l: 0.1 }), 'policy_violated');
-    const v = doc.check({ maxLdpX: 0.5, max_lip: 10 });
-    assert.equal(v.policy_holds, false);
-    assert.deepEqual(v.policy.map((c) => [c.notion, c.holds]), [['max_ldp_x', false], ['max_lip', true]]);
+    await rejectsWith(() => doc.verify({ maxEpsL: 0.1 }), 'policy_violated');
+    const v = doc.check({ maxLdpX: 0.5, maxLip: 10 });
+    assert.equal(v.policyHolds, false);
+    assert.deepEqual(v.policy.map((c) => [c.notion, c.holds]), [['maxLdpX', false], ['maxLip', true]]);
+    assert.deepEqual(v.claims.map((c) => c.notion), ['ldpX']);
+  });
+
+  test('a snake_case policy key is refused, naming its camelCase key', async () => {
+    for (const [snake, camel] of [['max_ldp_x', 'maxLdpX'], ['max_eps_l', 'maxEpsL'], ['max_eps_u_s', 'maxEpsUS'],
+      ['max_verify_work', 'maxVerifyWork']]) {
+      const err = await rejectsWith(() => doc.verify({ [snake]: 0.5 }), 'invalid_argument', camel);
+      assert.ok(err.message.includes(snake), err.message);
+      await rejectsWith(() => doc.check({ [snake]: 10 }), 'invalid_argument', camel);
+    }
   });
 
   test('malformed policies: invalid_argument', async () => {
     await rejectsWith(() => doc.verify({ maxLDPX: 0.5 }), 'invalid_argument', 'maxLDPX'); // misspelt: never ignored
-    await rejectsWith(() => doc.verify({ maxLdpX: 1, max_ldp_x: 1 }), 'invalid_argument');
     await rejectsWith(() => doc.verify({ maxLdpX: '1' }), 'invalid_argument', 'maxLdpX');
     await rejectsWith(() => doc.verify({ maxLdpX: -1 }), 'invalid_argument');
     await rejectsWith(() => doc.verify({ maxLdpX: NaN }), 'invalid_argument');
@@ -301,8 +309,7 @@ describe('errors', () => {
     // A limit that is there is a number >= 0 (Infinity: no limit), for every limit: null or
     // undefined never removes one (leave the key out for that), and no value is coerced.
     const keys = ['maxLdpX', 'maxLdp', 'maxLip', 'maxEpsL', 'maxEpsU', 'maxLdpS', 'maxLipS', 'maxEpsLS', 'maxEpsUS',
-      'maxVerifyWork', 'max_ldp_x', 'max_ldp', 'max_lip', 'max_eps_l', 'max_eps_u', 'max_ldp_s', 'max_lip_s',
-      'max_eps_l_s', 'max_eps_u_s', 'max_verify_work'];
+      'maxVerifyWork'];
     for (const key of keys) {
       for (const bad of [null, undefined, '1', '', true, false, {}, { eps: 1 }, [1], 1n, () => 1]) {
         await rejectsWith(() => doc.verify({ [key]: bad }), 'invalid_argument', 'policy');
@@ -312,7 +319,7 @@ describe('errors', () => {
         await rejectsWith(() => doc.verify({ [key]: bad }), 'invalid_argument');
         await rejectsWith(() => doc.check({ [key]: bad }), 'invalid_argument');
       }
-      assert.equal(doc.check({ [key]: Infinity }).policy_holds, true, key);
+      assert.equal(doc.check({ [key]: Infinity }).policyHolds, true, key);
     }
     // An unknown key is quoted: a newline or U+202E in it cannot forge a line or turn one around.
     const forged = await rejectsWith(() => doc.verify({ 'x\n\u202eprivlift: verified OK': 1 }), 'invalid_argument');
@@ -542,8 +549,8 @@ test('console.log and JSON.stringify show a summary, not an empty object', async
   const summary = JSON.parse(JSON.stringify(m));
   assert.deepEqual(Object.keys(summary), ['id', 'kind', 'sha256', 'inputs', 'outputs', 'verified', 'claims']);
   assert.equal(summary.inputs, 3);
-  assert.equal(summary.claims.ldp_x.bound, 1);
-  assert.ok(summary.claims.ldp_x.audited <= 1 + 1e-9);
+  assert.equal(summary.claims.ldpX.bound, 1);
+  assert.ok(summary.claims.ldpX.audited <= 1 + 1e-9);
   assert.match(inspect(m), /^Mechanism \{/);
   m.free();
   doc.free();

@@ -33,7 +33,7 @@ const CHECKS = {
     assert.equal(report.output, mechanism.outputLabels[y], 'the perturbed label');
     assert.equal(report.sha256, site.sha256['age-krr.json'], 'the hash of the document served');
     assert.deepEqual(receipt.entries.map((e) => e.label), [...mechanism.labels]);
-    assert.ok(receipt.entries.every((e) => e.lift >= receipt.min_lift_bound && e.lift <= receipt.max_lift_bound));
+    assert.ok(receipt.entries.every((e) => e.lift >= receipt.minLiftBound && e.lift <= receipt.maxLiftBound));
     assert.equal(site.logged.length, receipt.entries.length + 1, site.logged.join('\n'));
     assert.match(site.logged.at(-1), /^every lift stays in \[[0-9.e-]+, [0-9.e-]+\]$/);
   },
@@ -51,7 +51,7 @@ const CHECKS = {
     assert.ok(bound.ldp > 0 && bound.ldp <= 1 * (1 + 1e-9) && bound.ldp <= 4, JSON.stringify(bound));
     assert.ok(bound.lip > 0 && bound.lip <= bound.ldp, JSON.stringify(bound));
   },
-  'Curator side in the browser: `privlift/design` #1': ({ json, pX, std_error }, site) => {
+  'Curator side in the browser: `privlift/design` #1': ({ json, pX, stdError }, site) => {
     const doc = JSON.parse(json);
     assert.equal(doc.format, 'privlift-mechanism');
     assert.deepEqual(doc.labels, ['a', 'b', 'c']);
@@ -59,7 +59,7 @@ const CHECKS = {
     // The example's design is one `estimate` can invert.
     assert.equal(pX.length, 3);
     assert.ok(Math.abs(pX.reduce((a, b) => a + b, 0) - 1) < 1e-9, JSON.stringify(pX));
-    assert.ok(std_error.every((e) => e > 0 && Number.isFinite(e)), JSON.stringify(std_error));
+    assert.ok(stdError.every((e) => e > 0 && Number.isFinite(e)), JSON.stringify(stdError));
     assert.deepEqual(site.requests, []);
   },
   'A number (salary, reading): `privlift/continuous` #1': ({ salary, y, r }, site) => {
@@ -68,11 +68,11 @@ const CHECKS = {
     const j = (y - lo) / step; // noise may take y beyond the domain, never off the lattice
     assert.ok(Math.abs(j - Math.round(j)) < 1e-9, `y = ${y} is a lattice value`);
     assert.equal(r.output, y);
-    assert.equal(r.user_point, 52000, 'the nearest lattice point to 52 300');
-    assert.ok(r.user_ratio > 0 && r.user_ratio >= r.min_ratio && r.user_ratio <= r.max_ratio);
+    assert.equal(r.userPoint, 52000, 'the nearest lattice point to 52 300');
+    assert.ok(r.userRatio > 0 && r.userRatio >= r.minRatio && r.userRatio <= r.maxRatio);
     assert.equal(r.xs.length, r.ratios.length);
     const v = salary.verification();
-    assert.ok(v.policy_holds && v.policy.length > 0, 'verified against the (1 nat, 1e-5)-LIP policy');
+    assert.ok(v.policyHolds && v.policy.length > 0, 'verified against the (1 nat, 1e-5)-LIP policy');
   },
 };
 

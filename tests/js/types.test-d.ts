@@ -12,8 +12,10 @@ export async function usage(): Promise<void> {
   await init(new URL('https://example.invalid/privlift_bg.wasm'));
   const doc: Document = await parseMechanism('{"format": "privlift-mechanism"}');
   const claims: Claims = doc.claims;
-  const ldpX: number | undefined = claims.ldp_x;
-  const policy: Policy = { maxLdpX: 1.1, max_lip: 2 };
+  const ldpX: number | undefined = claims.ldpX;
+  const policy: Policy = { maxLdpX: 1.1, maxLip: 2 };
+  // @ts-expect-error: policies are camelCase only (`maxLip`)
+  const snake: Policy = { max_lip: 2 };
   const mech: Mechanism = doc.verify(policy);
   const checked: Verification = doc.check();
   const first: Check | undefined = checked.claims[0];
@@ -28,7 +30,7 @@ export async function usage(): Promise<void> {
   const e: ReceiptEntry = r.entries[0];
   const lift: number = e.lift;
   const leak: Leakage = mech.leakage();
-  const eu: number = leak.alip.eps_u;
+  const eu: number = leak.alip.epsU;
   const labels: readonly string[] = mech.labels;
   const m2: Mechanism = await fetchMechanism('https://example.invalid/m.json', { maxLdpX: 1 }, { cache: 'no-store', maxBytes: 1 << 20 });
   // The policy is optional, as at runtime (TS2554 before).
@@ -56,7 +58,7 @@ export async function usage(): Promise<void> {
   const rowLabel: string = e.label;
   const secretRows: ReceiptEntry[] | undefined = r.secret?.entries;
   const costly: ErrorCode = 'too_costly';
-  const xAudit: Leakage = checked.leakage_x;
+  const xAudit: Leakage = checked.leakageX;
   void [ldpX, first, label, ys, seeded, lift, eu, labels, m2, codes, r, strict, lx, lo, hi, any, rowLabel, secretRows, costly, xAudit];
   // @ts-expect-error: rows have no `secret` field any more (label, index)
   e.secret;
@@ -76,9 +78,9 @@ export async function usage(): Promise<void> {
   new (mech.constructor as typeof Mechanism)();
   // @ts-expect-error: perturbMany returns indices, not labels
   const wrong: string[] = mech.perturbMany([0]);
-  // @ts-expect-error: receipts have snake_case fields
-  r.maxLiftBound;
-  void [bad, wrong];
+  // @ts-expect-error: results are camelCase (`maxLiftBound`)
+  r.max_lift_bound;
+  void [bad, wrong, snake];
 }
 
 import {
@@ -101,7 +103,7 @@ export async function continuousUsage(): Promise<void> {
   const r: ContinuousReceipt = mech.receipt(y, 3.3);
   const curve: number[] = r.ratios;
   // Without `x` (and for the notion the document does not claim) these are undefined, not null.
-  const atUser: number | undefined = r.user_ratio ?? r.user_point ?? r.user_x;
+  const atUser: number | undefined = r.userRatio ?? r.userPoint ?? r.userX;
   const lipEps: number | undefined = r.lip?.eps ?? r.ldp?.eps;
   void [atUser, lipEps];
   const envelope: ContinuousReportEnvelope = mech.report(y);
