@@ -137,7 +137,7 @@ export interface Claims {
  * Every leakage measure of the audit (nats unless said otherwise; may be Infinity).
  * A verification computes what the claims, the policy and the receipts read: the measures it
  * did not need (`miSy`, `miXy`, `maximalLeakage`, and the ℓ1/χ²/α lift measures without such
- * a claim) are NaN; `Document.audit()` computes every one.
+ * a claim) are NaN; `MechanismDocument.audit()` computes every one.
  */
 export interface Leakage {
   lip: number;
@@ -225,10 +225,11 @@ export interface Receipt extends ReceiptSection {
 }
 
 /**
- * An input value: a label (string), or an integer index into `labels`. A number is always
- * an index — with labels such as ["1", "2", "3"] the number 1 would be the label "2", so a
- * number whose decimal form is the label of another input is refused as ambiguous
- * (`invalid_argument`): pass the label as a string, or use `perturbIndex`.
+ * An input value where either form is read (`inputIndex`, `perturbBits`, the ledger): a
+ * label (string), or an integer index into `labels`. A number is always an index — with
+ * labels such as ["1", "2", "3"] the number 1 would be the label "2", so a number whose
+ * decimal form is the label of another input is refused as ambiguous (`invalid_argument`):
+ * pass the label as a string, or use `perturbIndex`.
  */
 export type Value = string | number;
 
@@ -288,7 +289,7 @@ export function isInitialized(): boolean;
 export type FetchOptions = RequestInit & { maxBytes?: number };
 
 /** Parses and validates a mechanism document. Throws PrivliftError (parse codes, `invalid_argument`). */
-export function parseMechanism(document: DocumentInput): Promise<Document>;
+export function parseMechanism(document: DocumentInput): Promise<MechanismDocument>;
 
 /** What a client sends a collector for one released output (`Mechanism.report`). */
 export interface ReportEnvelope {
@@ -345,8 +346,11 @@ export function fetchMechanism(
   fetchOptions?: FetchOptions,
 ): Promise<Mechanism>;
 
-/** A parsed and validated document whose claims are NOT yet verified. */
-export class Document {
+/**
+ * A parsed and validated mechanism document whose claims are NOT yet verified (not named
+ * `Document`, which would hide the DOM's type in every file importing it).
+ */
+export class MechanismDocument {
   private constructor();
   readonly id: string;
   /** SHA-256 (lower-case hex) of the document's bytes as parsed. */
@@ -400,19 +404,21 @@ export class Mechanism {
   readonly prior: number[];
   /** Input index of a label (or decimal index string) or a checked index. */
   inputIndex(x: Value): number;
-  /** Perturbs one value (a label, or an index: see `Value`); returns the output index. */
-  perturb(x: Value): number;
+  /**
+   * Perturbs the user's value, given as its label; returns the released output's label.
+   * Throws `unknown_value` for a string that is no input label, `invalid_argument` for a
+   * number (an index goes to `perturbIndex`).
+   */
+  perturb(label: string): string;
   /** Perturbs the input at index `i`; returns the output index. Never reads `i` as a label. */
   perturbIndex(i: number): number;
-  /** Perturbs one value; returns the output label. */
-  perturbLabel(x: Value): string;
-  /** Perturbs many values; returns the output indices. */
-  perturbMany(xs: Uint32Array | readonly Value[] | Iterable<Value>): Uint32Array;
+  /** Perturbs many inputs given by index; returns the output indices. A label is refused. */
+  perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Uint32Array;
   /**
    * DETERMINISTIC perturbation from `seed`: for tests and simulations only. Anyone who
    * knows the seed knows the noise.
    */
-  perturbManySeededForTesting(xs: Uint32Array | readonly Value[] | Iterable<Value>, seed: bigint | number): Uint32Array;
+  perturbIndicesSeededForTesting(indices: Uint32Array | readonly number[] | Iterable<number>, seed: bigint | number): Uint32Array;
   /** The receipt for a released output, by output index or output label. */
   receipt(y: number | string): Receipt;
   /** Unary encoding: the perturbed bit vector, one 0/1 byte per input label. */

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 
 import {
   init, isInitialized, parseMechanism, fetchMechanism, PrivliftError, errorCodes,
-  Document, Mechanism,
+  MechanismDocument, Mechanism,
 } from 'privlift';
 
 const LN2 = Math.log(2);
@@ -74,8 +74,9 @@ describe('k-RR, k = 3, ε = ln 2', () => {
     mech = doc.verify({ maxLdpX: 1 });
   });
 
-  test('document getters', () => {
-    assert.ok(doc instanceof Document);
+  test('document getters', async () => {
+    assert.ok(doc instanceof MechanismDocument);
+    assert.equal((await import('privlift')).Document, undefined, 'no export named Document: it is the DOM\'s');
     assert.equal(doc.id, 'krr3-ln2');
     assert.deepEqual(doc.labels, ['a', 'b', 'c']);
     assert.deepEqual(doc.outputLabels, ['A', 'B', 'C']);
@@ -112,24 +113,30 @@ describe('k-RR, k = 3, ε = ln 2', () => {
     assert.deepEqual(v.policy.map((c) => [c.notion, c.bound]), [['maxLdpX', 1]]);
   });
 
-  test('perturb by index and by label', () => {
-    for (const x of [0, 1, 2, 'a', 'b', 'c', '2']) {
+  test('perturb: a label in, a label out; perturbIndex: an index in, an index out', async () => {
+    for (const x of ['a', 'b', 'c']) {
       const y = mech.perturb(x);
-      assert.ok(Number.isInteger(y) && y >= 0 && y < 3, `perturb(${x}) = ${y}`);
-      assert.ok(['A', 'B', 'C'].includes(mech.perturbLabel(x)));
+      assert.ok(['A', 'B', 'C'].includes(y), `perturb(${x}) = ${y}`);
     }
+    for (const i of [0, 1, 2]) {
+      const y = mech.perturbIndex(i);
+      assert.ok(Number.isInteger(y) && y >= 0 && y < 3, `perturbIndex(${i}) = ${y}`);
+    }
+    // A number is never read as a label, nor a decimal string as an index.
+    await rejectsWith(() => mech.perturb(1), 'invalid_argument', 'perturbIndex');
+    await rejectsWith(() => mech.perturb('2'), 'unknown_value');
     assert.equal(mech.inputIndex('c'), 2);
     assert.equal(mech.inputIndex(1), 1);
   });
 
-  test('perturbMany on 10^5 values matches the row within 5 sd', () => {
+  test('perturbIndices on 10^5 values matches the row within 5 sd', () => {
     const n = 100_000;
     const row = krrMatrix(3, LN2);
     for (const [x, xs] of [
       [0, new Uint32Array(n)], // all index 0
-      [2, Array(n).fill('c')], // all label "c"
+      [2, Array(n).fill(2)], // all index 2, as an array
     ]) {
-      const ys = mech.perturbMany(xs);
+      const ys = mech.perturbIndices(xs);
       assert.ok(ys instanceof Uint32Array);
       assert.equal(ys.length, n);
       const counts = [0, 0, 0];
@@ -143,10 +150,10 @@ describe('k-RR, k = 3, ε = ln 2', () => {
     }
   });
 
-  test('perturbMany accepts mixed labels and indices, and an empty input', () => {
-    const ys = mech.perturbMany(['a', 1, 'c', '0']);
-    assert.equal(ys.length, 4);
-    assert.equal(mech.perturbMany([]).length, 0);
+  test('perturbIndices takes indices (a label is refused) and an empty input', async () => {
+    assert.equal(mech.perturbIndices([0, 1, 2, 0]).length, 4);
+    assert.equal(mech.perturbIndices([]).length, 0);
+    await rejectsWith(() => mech.perturbIndices([0, 'b']), 'invalid_argument', 'inputIndex');
   });
 
   test('receipt fields: lift = posterior / prior, within the bounds', () => {
@@ -179,12 +186,12 @@ describe('k-RR, k = 3, ε = ln 2', () => {
 
   test('seeded path is deterministic', () => {
     const xs = Array.from({ length: 1000 }, (_, i) => i % 3);
-    const a = mech.perturbManySeededForTesting(xs, 42n);
-    const b = mech.perturbManySeededForTesting(Uint32Array.from(xs), 42);
-    const c = mech.perturbManySeededForTesting(xs, 43n);
+    const a = mech.perturbIndicesSeededForTesting(xs, 42n);
+    const b = mech.perturbIndicesSeededForTesting(Uint32Array.from(xs), 42);
+    const c = mech.perturbIndicesSeededForTesting(xs, 43n);
     assert.deepEqual(a, b, 'same seed (BigInt or number) → same outputs');
     assert.notDeepEqual(a, c, 'different seed → different outputs');
-    assert.deepEqual(mech.perturbManySeededForTesting(xs, 2n ** 64n - 1n).length, 1000);
+    assert.deepEqual(mech.perturbIndicesSeededForTesting(xs, 2n ** 64n - 1n).length, 1000);
   });
 });
 
@@ -240,7 +247,8 @@ describe('unary encoding (q01 = q10 = 1/4)', () => {
 
   test('wrong API for the kind, and bad bit vectors', async () => {
     await rejectsWith(() => mech.perturb('a'), 'invalid_argument', 'perturbBits');
-    await rejectsWith(() => mech.perturbMany([0]), 'invalid_argument', 'perturbBits');
+    await rejectsWith(() => mech.perturbIndex(0), 'invalid_argument', 'perturbBits');
+    await rejectsWith(() => mech.perturbIndices([0]), 'invalid_argument', 'perturbBits');
     await rejectsWith(() => mech.receipt(0), 'invalid_argument', 'receiptBits');
     await rejectsWith(() => mech.receiptBits([0, 1]), 'dimension_mismatch');
     await rejectsWith(() => mech.receiptBits([0, 2, 1]), 'invalid_argument', 'bits[1]');
@@ -358,20 +366,19 @@ describe('errors', () => {
 
   test('out-of-alphabet values: unknown_value', async () => {
     await rejectsWith(() => mech.perturb('zzz'), 'unknown_value', 'not in the input alphabet');
-    await rejectsWith(() => mech.perturb(3), 'unknown_value');
-    await rejectsWith(() => mech.perturb(2 ** 32), 'unknown_value'); // not wrapped to 0
-    await rejectsWith(() => mech.perturbMany(['a', 'zzz']), 'unknown_value');
-    await rejectsWith(() => mech.perturbMany(new Uint32Array([0, 7])), 'unknown_value');
-    await rejectsWith(() => mech.perturbManySeededForTesting([9], 1n), 'unknown_value');
+    await rejectsWith(() => mech.perturbIndex(3), 'unknown_value');
+    await rejectsWith(() => mech.perturbIndex(2 ** 32), 'unknown_value'); // not wrapped to 0
+    await rejectsWith(() => mech.perturbIndices(new Uint32Array([0, 7])), 'unknown_value');
+    await rejectsWith(() => mech.perturbIndicesSeededForTesting([9], 1n), 'unknown_value');
   });
 
   test('no error message ever contains the value the user entered', async () => {
     const secrets = ['my SSN 123-45-6789', 'zzz-private-zzz'];
     const numbers = [1234567, 98765.25, 2 ** 40];
     const calls = [
-      (v) => mech.perturb(v), (v) => mech.perturbLabel(v), (v) => mech.inputIndex(v),
-      (v) => mech.perturbMany(['a', v]), (v) => mech.perturbMany(v), (v) => mech.perturbBits(v),
-      (v) => mech.perturbManySeededForTesting([v], 1n),
+      (v) => mech.perturb(v), (v) => mech.perturbIndex(v), (v) => mech.inputIndex(v),
+      (v) => mech.perturbIndices([0, v]), (v) => mech.perturbIndices(v), (v) => mech.perturbBits(v),
+      (v) => mech.perturbIndicesSeededForTesting([v], 1n),
     ];
     for (const v of [...secrets, ...numbers]) {
       for (const call of calls) {
@@ -386,15 +393,18 @@ describe('errors', () => {
   });
 
   test('bad argument types: invalid_argument naming the argument', async () => {
-    for (const bad of [1.5, NaN, -1, Infinity, null, undefined, true, {}, 1n]) {
-      await rejectsWith(() => mech.perturb(bad), 'invalid_argument', '`x`');
+    for (const bad of [1, 1.5, NaN, -1, Infinity, null, undefined, true, {}, 1n]) {
+      await rejectsWith(() => mech.perturb(bad), 'invalid_argument', '`label`');
     }
-    await rejectsWith(() => mech.perturbMany([0, 1.5]), 'invalid_argument', 'xs[1]');
-    await rejectsWith(() => mech.perturbMany('abc'), 'invalid_argument', 'xs');
-    await rejectsWith(() => mech.perturbMany(7), 'invalid_argument', 'xs');
-    await rejectsWith(() => mech.perturbManySeededForTesting([0], -1n), 'invalid_argument', 'seed');
-    await rejectsWith(() => mech.perturbManySeededForTesting([0], 2n ** 64n), 'invalid_argument', 'seed');
-    await rejectsWith(() => mech.perturbManySeededForTesting([0], 0.5), 'invalid_argument', 'seed');
+    for (const bad of [1.5, NaN, -1, Infinity, null, undefined, true, {}, 1n, '1']) {
+      await rejectsWith(() => mech.perturbIndex(bad), 'invalid_argument', '`i`');
+    }
+    await rejectsWith(() => mech.perturbIndices([0, 1.5]), 'invalid_argument', 'indices[1]');
+    await rejectsWith(() => mech.perturbIndices('abc'), 'invalid_argument', 'indices');
+    await rejectsWith(() => mech.perturbIndices(7), 'invalid_argument', 'indices');
+    await rejectsWith(() => mech.perturbIndicesSeededForTesting([0], -1n), 'invalid_argument', 'seed');
+    await rejectsWith(() => mech.perturbIndicesSeededForTesting([0], 2n ** 64n), 'invalid_argument', 'seed');
+    await rejectsWith(() => mech.perturbIndicesSeededForTesting([0], 0.5), 'invalid_argument', 'seed');
     await rejectsWith(() => mech.receipt(-1), 'invalid_argument', '`y`');
   });
 
@@ -407,12 +417,12 @@ describe('errors', () => {
     // wasm takes u32: 2^32 + 1 would wrap to 1, a valid index, without the JS conversion.
     for (const big of [2 ** 32, 2 ** 32 + 1, 2 ** 40, Number.MAX_SAFE_INTEGER]) {
       await rejectsWith(() => mech.receipt(big), 'unknown_output');
-      await rejectsWith(() => mech.perturb(big), 'unknown_value');
-      await rejectsWith(() => mech.perturbMany([0, big]), 'unknown_value');
-      await rejectsWith(() => mech.perturbManySeededForTesting([big], 1n), 'unknown_value');
+      await rejectsWith(() => mech.perturbIndex(big), 'unknown_value');
+      await rejectsWith(() => mech.perturbIndices([0, big]), 'unknown_value');
+      await rejectsWith(() => mech.perturbIndicesSeededForTesting([big], 1n), 'unknown_value');
       await rejectsWith(() => mech.inputIndex(big), 'unknown_value');
     }
-    await rejectsWith(() => mech.perturb(0xffff_ffff), 'unknown_value');
+    await rejectsWith(() => mech.perturbIndex(0xffff_ffff), 'unknown_value');
     assert.equal(mech.inputIndex(2), 2);
     await rejectsWith(() => mech.inputIndex(3), 'unknown_value');
   });
@@ -488,7 +498,7 @@ describe('fetchMechanism (server on 127.0.0.1)', () => {
     assert.ok(m instanceof Mechanism);
     assert.equal(m.id, 'krr3-ln2');
     const m2 = await fetchMechanism(new URL('/krr.json', base), undefined, { headers: { accept: 'application/json' } });
-    assert.ok(m2.perturb('a') < 3);
+    assert.ok(['A', 'B', 'C'].includes(m2.perturb('a')));
   });
 
   test('HTTP errors: http with the status', async () => {
@@ -544,7 +554,7 @@ test('console.log and JSON.stringify show a summary, not an empty object', async
     mechanism: { kind: 'krr', epsilon: 1 }, claims: { ldp_x: 1 },
   });
   const doc = await parseMechanism(text);
-  assert.match(inspect(doc), /^Document \{[\s\S]*id: 'grade'[\s\S]*verified: false/);
+  assert.match(inspect(doc), /^MechanismDocument \{[\s\S]*id: 'grade'[\s\S]*verified: false/);
   const m = doc.verify({});
   const summary = JSON.parse(JSON.stringify(m));
   assert.deepEqual(Object.keys(summary), ['id', 'kind', 'sha256', 'inputs', 'outputs', 'verified', 'claims']);
@@ -593,30 +603,27 @@ test('in Node, fetchMechanism reads a file: URL (with maxBytes) and refuses a re
   }
 });
 
-test('numeric labels: a number that is another input\'s label is refused as ambiguous; perturbIndex takes indices', async () => {
+test('numeric labels: perturb reads labels, perturbIndex indices; inputIndex refuses an ambiguous number', async () => {
   const doc = (k, labels) => ({
     format: 'privlift-mechanism', version: 1, id: `n${k}`, labels, prior: Array(k).fill(1 / k),
     mechanism: { kind: 'krr', epsilon: 1 }, claims: { ldp_x: 1 },
   });
   const m = (await parseMechanism(doc(3, ['1', '2', '3']))).verify({});
-  // A string is a label: "2" is index 1.
-  const seeded = (x) => m.perturbManySeededForTesting([x], 5n)[0];
-  assert.equal(seeded('2'), m.perturbManySeededForTesting(new Uint32Array([1]), 5n)[0]);
-  for (const call of [() => m.perturb(1), () => m.perturbLabel(2), () => m.perturbMany(['1', 1]), () => m.inputIndex(1), () => m.perturbManySeededForTesting([2], 1n)]) {
-    const e = await rejectsWith(async () => call(), 'invalid_argument', 'ambiguous');
-    assert.ok(!/[0-9]/.test(e.message.replace(/perturbIndex|\[[0-9]+\]/g, '')), `the message names no value (positions aside): ${e.message}`);
-  }
-  // perturbIndex and a Uint32Array are always indices; 0 is no label here, so 0 is fine too.
+  // A string is a label: "2" is index 1, and perturb returns a label.
+  assert.equal(m.inputIndex('2'), 1);
+  assert.ok(['1', '2', '3'].includes(m.perturb('2')));
+  await rejectsWith(async () => m.perturb(2), 'invalid_argument', 'perturbIndex');
+  // Where a number may be either (inputIndex, perturbBits, the ledger), another input's label is ambiguous.
+  const e = await rejectsWith(async () => m.inputIndex(1), 'invalid_argument', 'ambiguous');
+  assert.ok(!/[0-9]/.test(e.message.replace(/perturbIndex|\[[0-9]+\]/g, '')), `the message names no value: ${e.message}`);
+  // perturbIndex and perturbIndices take indices only.
   assert.ok(m.perturbIndex(2) < 3);
-  assert.ok(m.perturb(0) < 3);
-  assert.equal(m.perturbMany(new Uint32Array([0, 1, 2])).length, 3);
+  assert.equal(m.perturbIndices(new Uint32Array([0, 1, 2])).length, 3);
+  assert.equal(m.perturbIndices([0, 1, 2]).length, 3);
   await rejectsWith(async () => m.perturbIndex('2'), 'invalid_argument', 'index');
   await rejectsWith(async () => m.perturbIndex(3), 'unknown_value');
-  // Labels that are their own indices are not ambiguous.
-  const z = (await parseMechanism(doc(3, ['0', '1', '2']))).verify({});
-  assert.ok(z.perturb(1) < 3 && z.perturbMany([0, 1, 2]).length === 3);
+  await rejectsWith(async () => m.perturbIndices(['1']), 'invalid_argument', 'inputIndex');
   m.free();
-  z.free();
 });
 
 test('after free(), every method throws PrivliftError invalid_state; a second free() (or dispose) does nothing', async () => {
@@ -634,6 +641,6 @@ test('after free(), every method throws PrivliftError invalid_state; a second fr
   if (typeof Symbol.dispose === 'symbol') doc[Symbol.dispose]();
   doc.free();
   for (const call of [() => doc.verify({}), () => doc.check(), () => doc.id, () => doc.labels, () => doc.audit()]) {
-    await rejectsWith(async () => call(), 'invalid_state', 'Document was freed');
+    await rejectsWith(async () => call(), 'invalid_state', 'MechanismDocument was freed');
   }
 });
