@@ -236,9 +236,11 @@ export type Value = string | number;
 /** A mechanism document as JSON text, UTF-8 bytes, or an object. */
 export type DocumentInput = string | ArrayBuffer | ArrayBufferView | object;
 
-// These types name no `dom` type (RequestInfo, BufferSource, WebAssembly, Request,
-// Response) so that they compile under any `lib`: `["es2022"]` with @types/node, a
-// worker's lib, or the DOM. Each stands for the DOM type structurally.
+// These types name no type of the `dom` lib or of @types/node (RequestInfo, RequestInit,
+// BufferSource, WebAssembly, Request, Response, URL, AbortSignal, Blob) so that they
+// compile under any `lib`: `["es2022"]` alone, with @types/node, a worker's lib, or the
+// DOM (tests/js/types-nodom.test-d.ts). Each stands for the DOM type structurally, and
+// the DOM's values are assignable to it.
 
 /** A URL object (`URL` in browsers and Node). */
 export interface UrlLike { readonly href: string }
@@ -256,6 +258,34 @@ export type InitInput = string | UrlLike | RequestLike | ArrayBuffer | ArrayBuff
 
 /** Where a document is fetched from: a URL (string or URL object) or a Request. */
 export type FetchInput = string | UrlLike | RequestLike;
+
+/** An `AbortSignal`. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * The options of fetch() (`RequestInit`), each as loose as the DOM's own: privlift hands
+ * them to fetch() as they are.
+ */
+export interface RequestInitLike {
+  method?: string;
+  headers?: object | [string, string][];
+  body?: unknown;
+  signal?: AbortSignalLike | null;
+  credentials?: string;
+  cache?: string;
+  mode?: string;
+  redirect?: string;
+  referrer?: string;
+  referrerPolicy?: string;
+  integrity?: string;
+  keepalive?: boolean;
+  priority?: string;
+}
 
 declare global {
   // `[Symbol.dispose]` (for `using`) without requiring lib esnext.disposable; the same
@@ -286,7 +316,9 @@ export function isInitialized(): boolean;
  * Options of fetch() plus `maxBytes`: the largest document accepted (default 64 MiB); a
  * larger body is refused with `too_costly` while it downloads, before it is parsed.
  */
-export type FetchOptions = RequestInit & { maxBytes?: number };
+export interface FetchOptions extends RequestInitLike {
+  maxBytes?: number;
+}
 
 /** Parses and validates a mechanism document. Throws PrivliftError (parse codes, `invalid_argument`). */
 export function parseMechanism(document: DocumentInput): Promise<MechanismDocument>;
@@ -309,9 +341,9 @@ export interface SendReportsOptions {
   /** The first wait between attempts in ms, doubled each time (default 250). */
   backoffMs?: number;
   /** Aborts the post and its retries: PrivliftError `network`, with the abort reason as `cause`. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
   /** The fetch to use (default globalThis.fetch). */
-  fetch?: (input: string | URL, init?: object) => Promise<{ status: number; json(): Promise<unknown> }>;
+  fetch?(input: string | UrlLike | RequestLike, init?: object): Promise<{ status: number; json(): Promise<unknown> }>;
 }
 
 /**
@@ -321,7 +353,7 @@ export interface SendReportsOptions {
  * abort reason is the error's `cause`).
  */
 export function sendReports(
-  url: string | URL,
+  url: string | UrlLike,
   reports: readonly ReportEnvelope[],
   options?: SendReportsOptions,
 ): Promise<{ accepted: number; duplicates: number }>;
@@ -331,9 +363,13 @@ export function sendReports(
  * function that stops listening.
  */
 export function beaconOnPageHide(
-  url: string | URL,
+  url: string | UrlLike,
   pending: () => readonly ReportEnvelope[],
-  options?: { target?: { addEventListener(t: string, f: () => void): void; removeEventListener(t: string, f: () => void): void }; beacon?: (url: string, data: Blob) => boolean },
+  options?: {
+    target?: { addEventListener(t: string, f: () => void): void; removeEventListener(t: string, f: () => void): void };
+    /** Sends the batch (default navigator.sendBeacon); `data` is a `Blob`. */
+    beacon?(url: string, data: unknown): boolean;
+  },
 ): () => void;
 
 /**

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { designContinuous, fitGmm } from 'privlift/design';
+import { README, jsBlocks } from './readme-blocks.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -75,43 +76,6 @@ const CHECKS = {
     assert.ok(v.policyHolds && v.policy.length > 0, 'verified against the (1 nat, 1e-5)-LIP policy');
   },
 };
-
-/** The ```js / ```javascript blocks of `markdown`, each with its key "heading #n". */
-function jsBlocks(markdown) {
-  const blocks = [];
-  let heading = '(before any heading)';
-  let inHeading = 0;
-  let open = null; // the fence of the block being read, or null
-  let body = null;
-  for (const line of markdown.split('\n')) {
-    if (open !== null) {
-      if (line.trimEnd() === open) {
-        if (body !== null) {
-          inHeading += 1;
-          blocks.push({ key: `${heading} #${inHeading}`, code: body.join('\n') });
-        }
-        open = null;
-        body = null;
-      } else if (body !== null) {
-        body.push(line);
-      }
-      continue;
-    }
-    const fence = line.match(/^(```+)\s*([\w-]*)/);
-    if (fence) {
-      open = fence[1];
-      body = ['js', 'javascript', 'mjs'].includes(fence[2].toLowerCase()) ? [] : null;
-      continue;
-    }
-    const h = line.match(/^#{1,6}\s+(.*?)\s*$/);
-    if (h) {
-      heading = h[1];
-      inHeading = 0;
-    }
-  }
-  assert.equal(open, null, 'README.md ends inside a code block');
-  return blocks;
-}
 
 /**
  * The block as a module: its `privlift…` imports resolved to this package (package.json
@@ -204,7 +168,7 @@ async function runInPage(module) {
   }
 }
 
-const readme = await readFile(new URL('js/README.md', ROOT), 'utf8');
+const readme = await readFile(README, 'utf8');
 const blocks = jsBlocks(readme);
 
 test('the repository README has no JS example of its own: the JS guide is js/README.md', async () => {

@@ -45,6 +45,12 @@ export async function usage(): Promise<void> {
   const sha: string = mech.sha256 + doc.sha256 + report.report_id;
   const ack: { accepted: number; duplicates: number } = await sendReports('https://example.invalid/v1/reports', [report], { retries: 2 });
   const stop: () => void = beaconOnPageHide('https://example.invalid/v1/reports', () => [report]);
+  // The DOM's own values fit the structural types (RequestInit, AbortSignal, URL, fetch, sendBeacon).
+  const requestInit: RequestInit = { headers: new Headers({ accept: 'application/json' }), credentials: 'include', signal: AbortSignal.timeout(5000) };
+  await fetchMechanism(new URL('https://example.invalid/m.json'), {}, requestInit);
+  await fetchMechanism(new Request('https://example.invalid/m.json'), {}, { ...requestInit, maxBytes: 1 << 20, cache: 'no-store' });
+  await sendReports(new URL('https://example.invalid/v1/reports'), [report], { fetch: globalThis.fetch, signal: new AbortController().signal });
+  const stop2 = beaconOnPageHide('https://example.invalid/v1/reports', () => [report], { target: window, beacon: navigator.sendBeacon.bind(navigator) });
   // @ts-expect-error a report is read-only
   report.output = 'other';
   try {
@@ -64,7 +70,7 @@ export async function usage(): Promise<void> {
   const secretRows: ReceiptEntry[] | undefined = r.secret?.entries;
   const costly: ErrorCode = 'too_costly';
   const xAudit: Leakage = checked.leakageX;
-  void [ldpX, first, label, byIndex, notIndex, ys, seeded, lift, eu, labels, m2, codes, r, strict, lx, lo, hi, any, rowLabel, secretRows, costly, xAudit];
+  void [stop2, ldpX, first, label, byIndex, notIndex, ys, seeded, lift, eu, labels, m2, codes, r, strict, lx, lo, hi, any, rowLabel, secretRows, costly, xAudit];
   // @ts-expect-error: rows have no `secret` field any more (label, index)
   e.secret;
 
