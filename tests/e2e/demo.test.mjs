@@ -824,3 +824,13 @@ test('salary: the noisy values are sent and the curator learns the mean and the 
   assert.equal(await page.$$eval('#salary-hist path.estimate', (p) => p.length), 1);
   await page.locator('section[aria-labelledby="h-salary"]').screenshot({ path: join(shots, 'salary-learns.png') });
 });
+
+test('the sample documents of examples/ are the bytes the demo\'s curator designs (scripts/stage-site.sh)', () => {
+  const examples = join(root, 'examples');
+  const files = readdirSync(examples).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length > 0, 'no sample document in examples/');
+  for (const f of files) {
+    assert.ok(readFileSync(join(mechanisms, f)).equals(readFileSync(join(examples, f))),
+      `examples/${f} differs from what scripts/stage-site.sh designs: copy target/site/mechanisms/${f} there`);
+  }
+});

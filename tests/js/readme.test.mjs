@@ -14,7 +14,6 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { designContinuous, fitGmm } from 'privlift/design';
 import { README, jsBlocks } from './readme-blocks.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
@@ -96,14 +95,12 @@ function asModule(code) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The page's origin: www/mechanisms/, the salary document the demo stages (designed here
-// from data/priors/salary-samples.csv as scripts/stage-site.sh does), and a collector's
-// POST /v1/reports.
+// The page's origin: the repository's sample documents (examples/ and www/mechanisms/) under
+// /mechanisms/, and a collector's POST /v1/reports.
 
 let server;
 let base;
 const site = { requests: [], collected: [], logged: [], sha256: {} };
-let salaryJson;
 
 let workdir;
 
@@ -112,14 +109,6 @@ before(async () => {
   workdir = await mkdtemp(join(tmpdir(), 'privlift-readme-'));
   await copyFile(new URL('www/mechanisms/age-krr.json', ROOT), join(workdir, 'age-krr.json'));
   process.chdir(workdir);
-  const csv = await readFile(new URL('data/priors/salary-samples.csv', ROOT), 'utf8');
-  const samples = csv.split('\n').slice(1).filter((l) => l.trim() !== '').map(Number);
-  const fit = await fitGmm(samples);
-  salaryJson = await designContinuous({
-    method: 'gaussian-lip', domain: { lo: 15000, hi: 240000, step: 1000 },
-    prior: { gmm: { weights: fit.weights, means: fit.means, sds: fit.sds } }, epsilon: 1, delta: 1e-5,
-    id: 'salary-gaussian-lip',
-  });
   server = createServer(async (req, res) => {
     site.requests.push(`${req.method} ${req.url}`);
     const chunks = [];
@@ -133,9 +122,10 @@ before(async () => {
     }
     const file = req.method === 'GET' && req.url.match(/^\/mechanisms\/([\w-]+\.json)$/)?.[1];
     try {
-      const body = file === 'salary-gaussian-lip.json' ? salaryJson
-        : file ? await readFile(new URL(`www/mechanisms/${file}`, ROOT)) : null;
-      if (body === null) throw new Error('not served');
+      if (!file) throw new Error('not served');
+      // The repository's sample documents: examples/, then the demo's hand-written ones.
+      const body = await readFile(new URL(`examples/${file}`, ROOT))
+        .catch(() => readFile(new URL(`www/mechanisms/${file}`, ROOT)));
       site.sha256[file] = createHash('sha256').update(body).digest('hex');
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     } catch {
