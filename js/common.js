@@ -302,6 +302,47 @@ export async function wasmSource(url) {
 }
 
 /**
+ * The loader of one wasm module: `init` (async, once; later calls return the same promise
+ * and ignore `input`), `initSync` (from bytes or a compiled module; a no-op once loaded) and
+ * `isInitialized`, the same three functions in every entry. `what` names the module in
+ * errors; `defaultSource()` is where `init()` takes it from when given nothing.
+ */
+export function moduleLoader(what, { initWasm, initSync, defaultSource }) {
+  let ready = null;
+  let loaded = false;
+  const failed = (verb, e) => new PrivliftError('init',
+    `could not ${verb} the ${what} wasm module: ${e && e.message ? e.message : e}`, { cause: e });
+  return {
+    init(input) {
+      if (ready === null) {
+        ready = (async () => {
+          await initWasm({ module_or_path: input === undefined ? await defaultSource() : input });
+          loaded = true;
+        })().catch((e) => {
+          ready = null; // allow a retry, e.g. after going back online
+          throw failed('load', e);
+        });
+      }
+      return ready;
+    },
+    initSync(module) {
+      if (loaded) return;
+      if (module === undefined || module === null) {
+        throw invalid('module', 'expected the .wasm bytes or a WebAssembly.Module');
+      }
+      try {
+        initSync({ module });
+      } catch (e) {
+        throw failed('instantiate', e);
+      }
+      loaded = true;
+      ready = Promise.resolve();
+    },
+    isInitialized: () => loaded,
+  };
+}
+
+/**
  * Gives a class a summary for `JSON.stringify` (`toJSON`) and `console.log` in Node
  * (`util.inspect`): `summary(obj)` returns a plain object. After `free()` the summary is
  * `{freed: true}` instead of a wasm error.

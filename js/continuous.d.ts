@@ -1,9 +1,13 @@
 // Types of privlift/continuous. See js/continuous.js.
-import type { Check, DocumentInput, FetchInput, FetchOptions, InitInput } from './privlift.js';
+import type { Check, DocumentInput, FetchInput, FetchOptions, InitInput, WasmModuleLike } from './privlift.js';
 export { PrivliftError } from './privlift.js';
 
-/** Loads the continuous wasm module (optional; the functions below load it). */
+/** Loads the continuous wasm module once (optional; the functions below load it; later calls ignore `input`). */
 export function init(input?: InitInput): Promise<void>;
+/** Instantiates the continuous wasm module synchronously (workers, edge functions); a no-op once loaded. Throws `init` on a bad module. */
+export function initSync(module: ArrayBuffer | ArrayBufferView | WasmModuleLike): void;
+/** Whether the continuous wasm module is loaded. */
+export function isInitialized(): boolean;
 
 /** The `mechanism.kind` values this module reads. */
 export const CONTINUOUS_KINDS: readonly ContinuousKind[];
@@ -73,10 +77,10 @@ export interface ContinuousAudit {
   /** δ of (ε, δ)-LDP at the claimed ε (NaN when not computed). */
   ldp: { eps: number; delta: number };
   /** Pure ε-LIP (Infinity for Gaussian noise). */
-  lip_pure_eps: number;
-  ldp_pure_eps: number;
+  lipPureEps: number;
+  ldpPureEps: number;
   /** Tail mass added to each δ (Gaussian window truncation). */
-  tail_mass: number;
+  tailMass: number;
   points: number;
 }
 
@@ -84,30 +88,30 @@ export interface ContinuousVerification {
   audit: ContinuousAudit;
   claims: Check[];
   policy: Check[];
-  claims_hold: boolean;
-  policy_holds: boolean;
+  claimsHold: boolean;
+  policyHolds: boolean;
 }
 
 /** What a released value says about every value of the domain. */
 export interface ContinuousReceipt {
-  mechanism_id: string;
+  mechanismId: string;
   output: number;
-  output_index: number;
-  p_output: number;
+  outputIndex: number;
+  pOutput: number;
   /** The curve: lattice values (≤ 256) and P(y|x)/P(y) at each. */
   xs: number[];
   ratios: number[];
   /** Exact extremes over all lattice points. */
-  min_ratio: number;
-  min_ratio_x: number;
-  max_ratio: number;
-  max_ratio_x: number;
+  minRatio: number;
+  minRatioX: number;
+  maxRatio: number;
+  maxRatioX: number;
   /** The user's own `x` as passed to receipt(y, x); undefined without one. */
-  user_x: number | undefined;
+  userX: number | undefined;
   /** The lattice point nearest `x`; undefined without `x`. */
-  user_point: number | undefined;
+  userPoint: number | undefined;
   /** P(y | user_point) / P(y); undefined without `x`. */
-  user_ratio: number | undefined;
+  userRatio: number | undefined;
   /** The document's (ε, δ)-LIP claim, which verification proved; undefined when it makes none. */
   lip: EpsDelta | undefined;
   /** The document's (ε, δ)-LDP claim, which verification proved; undefined when it makes none. */

@@ -9,26 +9,20 @@
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import { sha256Hex, reportId } from './reports.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, hashedBytes, fetchBytes, wasmSource, typeOf, summarised, freed,
+  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, hashedBytes, fetchBytes, wasmSource, typeOf, summarised, freed, moduleLoader,
 } from './common.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
 
-let ready = null;
-
-
-/** Loads the continuous wasm module once (idempotent). Every function below calls it. */
-export function init(input) {
-  if (ready === null) {
-    ready = (async () => {
-      await initWasm({ module_or_path: input === undefined ? await wasmSource(new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url)) : input });
-    })().catch((e) => {
-      ready = null;
-      throw new PrivliftError('init', `could not load the privlift continuous module: ${e && e.message ? e.message : e}`, { cause: e });
-    });
-  }
-  return ready;
-}
+/**
+ * `init` (async, once), `initSync` (from bytes or a compiled module) and `isInitialized`,
+ * as in 'privlift'. Optional: every function below loads the module.
+ */
+export const { init, initSync, isInitialized } = moduleLoader('privlift continuous', {
+  initWasm,
+  initSync: raw.initSync,
+  defaultSource: () => wasmSource(new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url)),
+});
 
 /**
  * Parses and validates a continuous mechanism document (`kind` 'gaussian', 'laplace' or

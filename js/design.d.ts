@@ -1,5 +1,5 @@
 // Types of privlift/design (curator side). See js/design.js.
-import type { InitInput, PrivliftError } from './privlift.js';
+import type { InitInput, PrivliftError, WasmModuleLike } from './privlift.js';
 
 export type DesignMethod =
   | 'krr' | 'oue' | 'rr-lip' | 'rr-lip-interval' | 'rr-bp-lip'
@@ -35,13 +35,17 @@ export interface DesignRequest {
 
 export interface Estimate {
   estimate: number[];
-  std_error: number[];
+  stdError: number[];
   n: number;
   projected?: number[];
 }
 
-/** Loads the design wasm module (optional; the functions below load it). */
-export function initDesign(input?: InitInput): Promise<void>;
+/** Loads the design wasm module once (optional; the functions below load it; later calls ignore `input`). */
+export function init(input?: InitInput): Promise<void>;
+/** Instantiates the design wasm module synchronously (workers, Node scripts); a no-op once loaded. Throws `init` on a bad module. */
+export function initSync(module: ArrayBuffer | ArrayBufferView | WasmModuleLike): void;
+/** Whether the design wasm module is loaded. */
+export function isInitialized(): boolean;
 /** Designs a mechanism; resolves to the audited document as JSON text. Rejects with PrivliftError. */
 export function design(method: DesignMethod, request: DesignRequest): Promise<string>;
 export function designMethods(): Promise<DesignMethod[]>;

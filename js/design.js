@@ -8,23 +8,17 @@
 
 import initWasm, * as raw from '../pkg-design/privlift_design.js';
 import { PrivliftError } from './privlift.js';
-import { convert, guard, invalid, wasmSource } from './common.js';
+import { convert, guard, invalid, wasmSource, moduleLoader } from './common.js';
 
-let ready = null;
-
-
-/** Loads the design module once (idempotent). Every function below calls it. */
-export function initDesign(input) {
-  if (ready === null) {
-    ready = (async () => {
-      await initWasm({ module_or_path: input === undefined ? await wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url)) : input });
-    })().catch((e) => {
-      ready = null;
-      throw new PrivliftError('init', `could not load the privlift design module: ${e && e.message}`, { cause: e });
-    });
-  }
-  return ready;
-}
+/**
+ * `init` (async, once), `initSync` (from bytes or a compiled module) and `isInitialized`,
+ * as in 'privlift'. Optional: every function below loads the module.
+ */
+export const { init, initSync, isInitialized } = moduleLoader('privlift design', {
+  initWasm,
+  initSync: raw.initSync,
+  defaultSource: () => wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url)),
+});
 
 /**
  * Designs a mechanism and returns its document as JSON text (already audited: every claim
@@ -33,7 +27,7 @@ export function initDesign(input) {
  * `a`, `b`, `priors: {labels, priors}`, `distortion: {d}`, `id`.
  */
 export async function design(method, request) {
-  await initDesign();
+  await init();
   if (typeof method !== 'string') throw invalid('method', 'expected a string'); // wasm takes a &str
   let doc;
   try {
@@ -48,20 +42,20 @@ export async function design(method, request) {
 
 /** The method names `design` accepts. */
 export async function designMethods() {
-  await initDesign();
+  await init();
   return raw.designMethods();
 }
 
 /**
  * Unbiased estimate of P_X from report counts (per output; for unary encoding, ones per
- * bit with `n` the number of reports): `{estimate, std_error, n, projected?}`. It inverts
+ * bit with `n` the number of reports): `{estimate, stdError, n, projected?}`. It inverts
  * the channel, so the channel must be square and invertible: an LP design that leaves an
  * output unused (rr-lip at a small ε), or a merging one, is refused (`invalid_argument`
  * naming `documentJson`); `privlift estimate` and the collector estimate any channel by
  * maximum likelihood.
  */
 export async function estimate(documentJson, counts, { n, project = false } = {}) {
-  await initDesign();
+  await init();
   let doc;
   try {
     doc = raw.Document.parse(typeof documentJson === 'string' ? documentJson : JSON.stringify(documentJson));
@@ -87,7 +81,7 @@ export async function estimate(documentJson, counts, { n, project = false } = {}
  * `gaussian-lip-instance`, `analytic-gaussian`, `laplace-lip`, `laplace-ldp`, `sampling`).
  */
 export async function designContinuous(request) {
-  await initDesign();
+  await init();
   if (request === null || typeof request !== 'object') {
     // Sent as JSON text; the core would call a non-object `json`, this API says invalid_argument.
     throw invalid('request', 'expected an object {method, domain, prior, epsilon, delta}');
@@ -105,7 +99,7 @@ export async function designContinuous(request) {
 
 /** The method names `designContinuous` accepts. */
 export async function continuousDesignMethods() {
-  await initDesign();
+  await init();
   return raw.continuousDesignMethods();
 }
 
@@ -115,7 +109,7 @@ export async function continuousDesignMethods() {
  * Pass `{gmm: {weights, means, sds}}` as the `prior` of `designContinuous`.
  */
 export async function fitGmm(samples, maxComponents = 4) {
-  await initDesign();
+  await init();
   if (samples === null || typeof samples !== 'object' || typeof samples[Symbol.iterator] !== 'function') {
     throw invalid('samples', 'expected an array or Float64Array of numbers');
   }

@@ -239,7 +239,7 @@ export class Ledger {
     // so outputs memoised by an earlier version are found again); it bounds nothing.
     const leak = mechanism.leakage();
     const key = memoize
-      ? `${this.#origin}\u0000${await sha256Hex([attribute, mechanism.id, leak.ldp_x, leak.lip, x].join('\u0000'))}`
+      ? `${this.#origin}\u0000${await sha256Hex([attribute, mechanism.id, leak.ldpX, leak.lip, x].join('\u0000'))}`
       : null;
     if (key !== null) {
       const y = await this.#store.getMemo(key);
@@ -283,7 +283,7 @@ function describe(mechanism, attribute, origin) {
   prior.forEach((p, i) => { if (!(p > 0)) zeros.push(i); });
   return {
     origin, attribute, mechanismId: mechanism.id, time: new Date().toISOString(),
-    ldp_x: leak.ldp_x, lip_x: leak.lip, eps_l_x: leak.alip.eps_l, eps_u_x: leak.alip.eps_u,
+    ldp_x: leak.ldpX, lip_x: leak.lip, eps_l_x: leak.alip.epsL, eps_u_x: leak.alip.epsU,
     pmin: Math.min(...prior.filter((p) => p > 0)),
     // The inputs the prior allows (every one but `zeros`, out of `inputs`): see bound().
     inputs: prior.length, zeros,

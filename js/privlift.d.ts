@@ -78,8 +78,9 @@ export class PrivliftError extends Error {
  * Limits the user accepts, in nats. Absent limits are not checked: leave a key out to set
  * no limit. A limit that is there is a number ≥ 0 (`Infinity`: no limit); `null`,
  * `undefined`, a string, a boolean, an object, `NaN` or a negative number is an
- * `invalid_argument`, never a limit silently removed. camelCase and snake_case are both
- * accepted (not both for the same limit); any other key is an `invalid_argument` (its
+ * `invalid_argument`, never a limit silently removed. Keys are camelCase only: a snake_case
+ * key (`max_ldp_x`, the spelling of the CLI's JSON policy files) is an `invalid_argument`
+ * naming its camelCase form (`maxLdpX`); any other key is an `invalid_argument` too (its
  * message quotes the key with control and bidi characters escaped, at most 64 characters). A plain object (`{…}` or `Object.create(null)`) whose own
  * properties hold the limits: a `Map`, a class instance or inherited limits are an
  * `invalid_argument`, never silently ignored.
@@ -102,42 +103,32 @@ export interface Policy {
   maxEpsLS?: number;
   maxEpsUS?: number;
   maxVerifyWork?: number;
-  max_ldp_x?: number;
-  max_ldp?: number;
-  max_lip?: number;
-  max_eps_l?: number;
-  max_eps_u?: number;
-  max_ldp_s?: number;
-  max_lip_s?: number;
-  max_eps_l_s?: number;
-  max_eps_u_s?: number;
-  max_verify_work?: number;
 }
 
 /** (εl, εu) of asymmetric LIP. */
 export interface Alip {
-  eps_l: number;
-  eps_u: number;
+  epsL: number;
+  epsU: number;
 }
 
-/** What a document claims (nats). */
+/** What a document claims (nats): its `claims` member, with the keys in camelCase (`ldp_x` → `ldpX`). */
 export interface Claims {
-  /** ε-LDP w.r.t. the secret S (equals ldp_x when S = X). */
+  /** ε-LDP w.r.t. the secret S (equals ldpX when S = X). */
   ldp?: number;
   /** ε-LDP w.r.t. X (prior-free). */
-  ldp_x?: number;
+  ldpX?: number;
   /** ε-LIP w.r.t. S. */
   lip?: number;
   /** (εl, εu)-ALIP w.r.t. S. */
   alip?: Alip;
   /** ε-LIP w.r.t. X under every prior of `priors` (each a distribution over X). */
-  bp_lip?: { eps: number; priors: number[][] };
+  bpLip?: { eps: number; priors: number[][] };
   /** ℓ1-privacy w.r.t. S (Zarrabian et al. Sec. VI-B): max_y ℓ1-lift ≤ e^εu − 1, ℓ1-lift-inverse ≤ e^εl − 1. */
   l1?: Alip;
   /** χ²-privacy w.r.t. S: max_y χ²-lift ≤ (e^εu − 1)², χ²-lift-inverse ≤ (e^εl − 1)². */
   chi2?: Alip;
   /** α-lift privacy w.r.t. S at order α > 1: max_y α-lift ≤ e^εu, α-lift-inverse ≤ e^εl. */
-  alpha?: { order: number; eps_l: number; eps_u: number };
+  alpha?: { order: number; epsL: number; epsU: number };
   /** ε-SRLIP w.r.t. S (privacy funnel Def 3) for X = (X¹,…,Xᵐ) with these attribute sizes (product |X|, row-major). */
   srlip?: { eps: number; attributes: number[] };
 }
@@ -145,33 +136,33 @@ export interface Claims {
 /**
  * Every leakage measure of the audit (nats unless said otherwise; may be Infinity).
  * A verification computes what the claims, the policy and the receipts read: the measures it
- * did not need (`mi_sy`, `mi_xy`, `maximal_leakage`, and the ℓ1/χ²/α lift measures without such
- * a claim) are NaN; `Document.audit()` computes every one.
+ * did not need (`miSy`, `miXy`, `maximalLeakage`, and the ℓ1/χ²/α lift measures without such
+ * a claim) are NaN; `MechanismDocument.audit()` computes every one.
  */
 export interface Leakage {
   lip: number;
   alip: Alip;
   ldp: number;
-  ldp_x: number;
-  mi_sy: number;
-  mi_xy: number;
-  maximal_leakage: number;
+  ldpX: number;
+  miSy: number;
+  miXy: number;
+  maximalLeakage: number;
   /** A ratio: min over (s, y) of the lift. */
-  min_lift: number;
+  minLift: number;
   /** A ratio: max over (s, y) of the lift. */
-  max_lift: number;
-  l1_lift: number;
-  chi2_lift: number;
-  alpha_lift: number;
-  l1_lift_inverse: number;
-  chi2_lift_inverse: number;
-  alpha_lift_inverse: number;
-  alpha_order: number;
+  maxLift: number;
+  l1Lift: number;
+  chi2Lift: number;
+  alphaLift: number;
+  l1LiftInverse: number;
+  chi2LiftInverse: number;
+  alphaLiftInverse: number;
+  alphaOrder: number;
 }
 
 /** One checked claim or policy limit. */
 export interface Check {
-  /** `ldp`, `ldp_x`, `lip`, `alip.eps_l`, `alip.eps_u`, `bp_lip`, `l1.eps_l`, `l1.eps_u`, `chi2.eps_*`, `alpha.eps_*`, `srlip` (claims) or a policy field (`max_ldp_x`, ...). */
+  /** `ldp`, `ldpX`, `lip`, `alip.epsL`, `alip.epsU`, `bpLip`, `l1.epsL`, `l1.epsU`, `chi2.eps*`, `alpha.eps*`, `srlip` (claims: the path of the claim in `Claims`) or a policy key (`maxLdpX`, ...). */
   notion: string;
   /** The claimed budget or the policy limit. */
   bound: number;
@@ -185,11 +176,11 @@ export interface Verification {
   /** The audit w.r.t. the document's secret S (what the claims are about). */
   leakage: Leakage;
   /** The audit w.r.t. the user's value X under the declared prior (what the policy reads). */
-  leakage_x: Leakage;
+  leakageX: Leakage;
   claims: Check[];
   policy: Check[];
-  claims_hold: boolean;
-  policy_holds: boolean;
+  claimsHold: boolean;
+  policyHolds: boolean;
 }
 
 /** One row of a receipt: a value of X (or of S) and what the released output does to it. */
@@ -209,12 +200,12 @@ export interface ReceiptEntry {
 export interface ReceiptSection {
   entries: ReceiptEntry[];
   /** No lift of this section falls below this. */
-  min_lift_bound: number;
+  minLiftBound: number;
   /** No lift of this section exceeds this. */
-  max_lift_bound: number;
+  maxLiftBound: number;
   /** The audited εl, εu (nats) of the sampler that runs. */
-  eps_l: number;
-  eps_u: number;
+  epsL: number;
+  epsU: number;
 }
 
 /**
@@ -224,9 +215,9 @@ export interface ReceiptSection {
  * prior the rows report; none comes from a claim.
  */
 export interface Receipt extends ReceiptSection {
-  mechanism_id: string;
+  mechanismId: string;
   /** Index of the released output; undefined for a unary-encoding bit vector. */
-  output_index: number | undefined;
+  outputIndex: number | undefined;
   /** Label of the released output (unary: the bits as '0'/'1' characters, bit j for input label j). */
   output: string;
   /** The curator's secret S, when the document declares one. */
@@ -234,19 +225,22 @@ export interface Receipt extends ReceiptSection {
 }
 
 /**
- * An input value: a label (string), or an integer index into `labels`. A number is always
- * an index — with labels such as ["1", "2", "3"] the number 1 would be the label "2", so a
- * number whose decimal form is the label of another input is refused as ambiguous
- * (`invalid_argument`): pass the label as a string, or use `perturbIndex`.
+ * An input value where either form is read (`inputIndex`, `perturbBits`, the ledger): a
+ * label (string), or an integer index into `labels`. A number is always an index — with
+ * labels such as ["1", "2", "3"] the number 1 would be the label "2", so a number whose
+ * decimal form is the label of another input is refused as ambiguous (`invalid_argument`):
+ * pass the label as a string, or use `perturbIndex`.
  */
 export type Value = string | number;
 
 /** A mechanism document as JSON text, UTF-8 bytes, or an object. */
 export type DocumentInput = string | ArrayBuffer | ArrayBufferView | object;
 
-// These types name no `dom` type (RequestInfo, BufferSource, WebAssembly, Request,
-// Response) so that they compile under any `lib`: `["es2022"]` with @types/node, a
-// worker's lib, or the DOM. Each stands for the DOM type structurally.
+// These types name no type of the `dom` lib or of @types/node (RequestInfo, RequestInit,
+// BufferSource, WebAssembly, Request, Response, URL, AbortSignal, Blob) so that they
+// compile under any `lib`: `["es2022"]` alone, with @types/node, a worker's lib, or the
+// DOM (tests/js/types-nodom.test-d.ts). Each stands for the DOM type structurally, and
+// the DOM's values are assignable to it.
 
 /** A URL object (`URL` in browsers and Node). */
 export interface UrlLike { readonly href: string }
@@ -264,6 +258,34 @@ export type InitInput = string | UrlLike | RequestLike | ArrayBuffer | ArrayBuff
 
 /** Where a document is fetched from: a URL (string or URL object) or a Request. */
 export type FetchInput = string | UrlLike | RequestLike;
+
+/** An `AbortSignal`. */
+export interface AbortSignalLike {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/**
+ * The options of fetch() (`RequestInit`), each as loose as the DOM's own: privlift hands
+ * them to fetch() as they are.
+ */
+export interface RequestInitLike {
+  method?: string;
+  headers?: object | [string, string][];
+  body?: unknown;
+  signal?: AbortSignalLike | null;
+  credentials?: string;
+  cache?: string;
+  mode?: string;
+  redirect?: string;
+  referrer?: string;
+  referrerPolicy?: string;
+  integrity?: string;
+  keepalive?: boolean;
+  priority?: string;
+}
 
 declare global {
   // `[Symbol.dispose]` (for `using`) without requiring lib esnext.disposable; the same
@@ -294,10 +316,12 @@ export function isInitialized(): boolean;
  * Options of fetch() plus `maxBytes`: the largest document accepted (default 64 MiB); a
  * larger body is refused with `too_costly` while it downloads, before it is parsed.
  */
-export type FetchOptions = RequestInit & { maxBytes?: number };
+export interface FetchOptions extends RequestInitLike {
+  maxBytes?: number;
+}
 
 /** Parses and validates a mechanism document. Throws PrivliftError (parse codes, `invalid_argument`). */
-export function parseMechanism(document: DocumentInput): Promise<Document>;
+export function parseMechanism(document: DocumentInput): Promise<MechanismDocument>;
 
 /** What a client sends a collector for one released output (`Mechanism.report`). */
 export interface ReportEnvelope {
@@ -317,9 +341,9 @@ export interface SendReportsOptions {
   /** The first wait between attempts in ms, doubled each time (default 250). */
   backoffMs?: number;
   /** Aborts the post and its retries: PrivliftError `network`, with the abort reason as `cause`. */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
   /** The fetch to use (default globalThis.fetch). */
-  fetch?: (input: string | URL, init?: object) => Promise<{ status: number; json(): Promise<unknown> }>;
+  fetch?(input: string | UrlLike | RequestLike, init?: object): Promise<{ status: number; json(): Promise<unknown> }>;
 }
 
 /**
@@ -329,7 +353,7 @@ export interface SendReportsOptions {
  * abort reason is the error's `cause`).
  */
 export function sendReports(
-  url: string | URL,
+  url: string | UrlLike,
   reports: readonly ReportEnvelope[],
   options?: SendReportsOptions,
 ): Promise<{ accepted: number; duplicates: number }>;
@@ -339,9 +363,13 @@ export function sendReports(
  * function that stops listening.
  */
 export function beaconOnPageHide(
-  url: string | URL,
+  url: string | UrlLike,
   pending: () => readonly ReportEnvelope[],
-  options?: { target?: { addEventListener(t: string, f: () => void): void; removeEventListener(t: string, f: () => void): void }; beacon?: (url: string, data: Blob) => boolean },
+  options?: {
+    target?: { addEventListener(t: string, f: () => void): void; removeEventListener(t: string, f: () => void): void };
+    /** Sends the batch (default navigator.sendBeacon); `data` is a `Blob`. */
+    beacon?(url: string, data: unknown): boolean;
+  },
 ): () => void;
 
 /**
@@ -354,8 +382,11 @@ export function fetchMechanism(
   fetchOptions?: FetchOptions,
 ): Promise<Mechanism>;
 
-/** A parsed and validated document whose claims are NOT yet verified. */
-export class Document {
+/**
+ * A parsed and validated mechanism document whose claims are NOT yet verified (not named
+ * `Document`, which would hide the DOM's type in every file importing it).
+ */
+export class MechanismDocument {
   private constructor();
   readonly id: string;
   /** SHA-256 (lower-case hex) of the document's bytes as parsed. */
@@ -409,19 +440,21 @@ export class Mechanism {
   readonly prior: number[];
   /** Input index of a label (or decimal index string) or a checked index. */
   inputIndex(x: Value): number;
-  /** Perturbs one value (a label, or an index: see `Value`); returns the output index. */
-  perturb(x: Value): number;
+  /**
+   * Perturbs the user's value, given as its label; returns the released output's label.
+   * Throws `unknown_value` for a string that is no input label, `invalid_argument` for a
+   * number (an index goes to `perturbIndex`).
+   */
+  perturb(label: string): string;
   /** Perturbs the input at index `i`; returns the output index. Never reads `i` as a label. */
   perturbIndex(i: number): number;
-  /** Perturbs one value; returns the output label. */
-  perturbLabel(x: Value): string;
-  /** Perturbs many values; returns the output indices. */
-  perturbMany(xs: Uint32Array | readonly Value[] | Iterable<Value>): Uint32Array;
+  /** Perturbs many inputs given by index; returns the output indices. A label is refused. */
+  perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Uint32Array;
   /**
    * DETERMINISTIC perturbation from `seed`: for tests and simulations only. Anyone who
    * knows the seed knows the noise.
    */
-  perturbManySeededForTesting(xs: Uint32Array | readonly Value[] | Iterable<Value>, seed: bigint | number): Uint32Array;
+  perturbIndicesSeededForTesting(indices: Uint32Array | readonly number[] | Iterable<number>, seed: bigint | number): Uint32Array;
   /** The receipt for a released output, by output index or output label. */
   receipt(y: number | string): Receipt;
   /** Unary encoding: the perturbed bit vector, one 0/1 byte per input label. */

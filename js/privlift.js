@@ -97,13 +97,19 @@ function toU32(v, name) {
   return Math.min(v, U32_MAX);
 }
 
+/** An element of an index array: a string there is a label, which the index methods never read. */
+function toIndex(v, name) {
+  if (typeof v === 'string') throw invalid(name, 'expected an input index (a number), got a string: map labels with inputIndex');
+  return toU32(v, name);
+}
+
 // ---------------------------------------------------------------------------------------
 // Public API
 
 /**
  * Parses and validates a mechanism document (JSON text, UTF-8 bytes or an object).
  * Loads the wasm module first if needed.
- * @returns {Promise<Document>}
+ * @returns {Promise<MechanismDocument>}
  */
 export async function parseMechanism(document) {
   const bytes = documentBytes(document);
@@ -112,7 +118,7 @@ export async function parseMechanism(document) {
   const [sha256] = await Promise.all([sha256Hex(hashedBytes(bytes)), init()]);
   // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
   // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
-  return new Document(guard(() => raw.Document.parseBytes(bytes)), sha256);
+  return new MechanismDocument(guard(() => raw.Document.parseBytes(bytes)), sha256);
 }
 
 
@@ -131,21 +137,24 @@ export async function fetchMechanism(url, policy, fetchOptions) {
   }
 }
 
-/** A parsed, validated, NOT yet verified document. Get one from parseMechanism. */
-export class Document {
+/**
+ * A parsed, validated, NOT yet verified mechanism document. Get one from parseMechanism.
+ * (Not `Document`: that name is the DOM's, which a TypeScript file importing it would lose.)
+ */
+export class MechanismDocument {
   #handle;
   #sha256;
 
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.Document)) throw invalid('handle', 'use parseMechanism() to make a Document');
+    if (!(handle instanceof raw.Document)) throw invalid('handle', 'use parseMechanism() to make a MechanismDocument');
     this.#handle = handle;
     this.#sha256 = sha256;
   }
 
   /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
   get #d() {
-    if (this.#handle === null) throw freed('Document');
+    if (this.#handle === null) throw freed('MechanismDocument');
     return this.#handle;
   }
 
@@ -187,7 +196,7 @@ export class Document {
   }
 }
 
-/** A verified mechanism, perturbing with crypto.getRandomValues. Get one from Document.verify. */
+/** A verified mechanism, perturbing with crypto.getRandomValues. Get one from MechanismDocument.verify. */
 export class Mechanism {
   #handle;
   #labels;
@@ -200,7 +209,7 @@ export class Mechanism {
 
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.Mechanism)) throw invalid('handle', 'use Document.verify() to make a Mechanism');
+    if (!(handle instanceof raw.Mechanism)) throw invalid('handle', 'use MechanismDocument.verify() to make a Mechanism');
     this.#handle = handle;
     this.#sha256 = sha256;
     // Read once: the getter builds a string in wasm on every call (it cost 10× on perturb).
@@ -267,9 +276,9 @@ export class Mechanism {
   /**
    * The index wasm takes for a label or an index; its range is the core's to check.
    *
-   * A number is an index. With labels such as ["1", "2", "3"], perturb(1) would be index 1,
-   * the label "2" — so a number whose decimal form is the label of ANOTHER input is refused
-   * as ambiguous (`invalid_argument`): pass the label as a string, or the index to
+   * A number is an index. With labels such as ["1", "2", "3"], inputIndex(1) would be index
+   * 1, the label "2" — so a number whose decimal form is the label of ANOTHER input is
+   * refused as ambiguous (`invalid_argument`): pass the label as a string, or the index to
    * perturbIndex. The message never contains the value.
    */
   #input(x, name) {
@@ -311,11 +320,19 @@ export class Mechanism {
     }
   }
 
-  /** Perturbs one value (label or input index); returns the output index. */
-  perturb(x) {
+  /**
+   * Perturbs the user's value, given as its label; returns the released output's label.
+   * A number is refused (`invalid_argument`): an index goes to perturbIndex, which returns
+   * an index, so that a label and an index are never mistaken for each other.
+   */
+  perturb(label) {
     this.#notUnary('perturbBits');
-    const i = this.#input(x, 'x');
-    return guard(() => this.#m.perturb(i));
+    if (typeof label !== 'string') {
+      throw invalid('label', `expected an input label (a string), got ${typeOf(label)}; for an index use perturbIndex`);
+    }
+    const i = this.#labelIndex().get(label);
+    if (i === undefined) throw new PrivliftError('unknown_value', 'the value is not in the input alphabet (a label)');
+    return this.outputLabels[guard(() => this.#m.perturb(i))];
   }
 
   /** Perturbs the input at index `i` (0 ≤ i < labels.length); returns the output index. Never reads `i` as a label. */
@@ -326,31 +343,25 @@ export class Mechanism {
     return guard(() => this.#m.perturb(j));
   }
 
-  /** Perturbs one value; returns the output label. */
-  perturbLabel(x) {
-    return this.outputLabels[this.perturb(x)];
-  }
-
-  /** Labels or indices as the Uint32Array wasm takes (the core checks the range). */
+  /** Input indices as the Uint32Array wasm takes (the core checks the range); a label is refused. */
   #indices(xs, name) {
     if (xs instanceof Uint32Array) return xs;
     if (typeof xs === 'string' || xs === null || typeof xs !== 'object' || typeof xs[Symbol.iterator] !== 'function') {
-      throw invalid(name, `expected an array or Uint32Array of labels or indices, got ${typeOf(xs)}`);
+      throw invalid(name, `expected an array or Uint32Array of input indices, got ${typeOf(xs)}`);
     }
     const arr = Array.isArray(xs) || ArrayBuffer.isView(xs) ? xs : Array.from(xs);
     const out = new Uint32Array(arr.length);
     for (let k = 0; k < arr.length; k++) {
       const v = arr[k];
-      out[k] = typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= U32_MAX && !this.#numericLabels()
-        ? v : this.#input(v, `${name}[${k}]`);
+      out[k] = typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= U32_MAX ? v : toIndex(v, `${name}[${k}]`);
     }
     return out;
   }
 
-  /** Perturbs many values (labels or indices); returns a Uint32Array of output indices. */
-  perturbMany(xs) {
+  /** Perturbs many inputs given by index; returns a Uint32Array of output indices. */
+  perturbIndices(indices) {
     this.#notUnary('perturbBits');
-    const idx = this.#indices(xs, 'xs');
+    const idx = this.#indices(indices, 'indices');
     return guard(() => this.#m.perturbMany(idx));
   }
 
@@ -358,9 +369,9 @@ export class Mechanism {
    * DETERMINISTIC perturbation from `seed` (ChaCha12): for tests and simulations only.
    * Anyone who knows the seed knows the noise; never use it on a real user's value.
    */
-  perturbManySeededForTesting(xs, seed) {
+  perturbIndicesSeededForTesting(indices, seed) {
     this.#notUnary('perturbBitsSeededForTesting');
-    const idx = this.#indices(xs, 'xs');
+    const idx = this.#indices(indices, 'indices');
     const s = toSeed(seed);
     return guard(() => this.#m.perturbManySeededForTesting(idx, s));
   }
@@ -413,7 +424,7 @@ export class Mechanism {
 
   /**
    * The audited leakage w.r.t. the user's own value X under the declared prior: what the
-   * policy's limits (maxLip, maxEpsL, …) and the ledger read. `ldp_x` is prior-free.
+   * policy's limits (maxLip, maxEpsL, …) and the ledger read. `ldpX` is prior-free.
    */
   leakageX() { return guard(() => this.#m.leakageX()); }
 
@@ -439,13 +450,13 @@ export class Mechanism {
 }
 
 if (typeof Symbol.dispose === 'symbol') {
-  Document.prototype[Symbol.dispose] = Document.prototype.free;
+  MechanismDocument.prototype[Symbol.dispose] = MechanismDocument.prototype.free;
   Mechanism.prototype[Symbol.dispose] = Mechanism.prototype.free;
 }
 
 // What console.log and JSON.stringify show (ids, sizes, claims), not `Mechanism {}`.
 const sizes = (o) => ({ inputs: o.labels.length, outputs: o.outputLabels.length });
-summarised(Document, (d) => ({ id: d.id, kind: d.kind, sha256: d.sha256, ...sizes(d), claims: d.claims, verified: false }));
+summarised(MechanismDocument, (d) => ({ id: d.id, kind: d.kind, sha256: d.sha256, ...sizes(d), claims: d.claims, verified: false }));
 summarised(Mechanism, (m) => ({
   id: m.id, kind: m.kind, sha256: m.sha256, ...sizes(m), verified: true,
   claims: Object.fromEntries(m.verification().claims.map((c) => [c.notion, { bound: c.bound, audited: c.actual }])),

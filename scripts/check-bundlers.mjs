@@ -59,7 +59,7 @@ writeFileSync(join(app, 'src/worker.js'), `
 import { parseMechanism } from 'privlift/inline';
 self.onmessage = async (e) => {
   const m = (await parseMechanism(e.data)).verify({ maxLdpX: 1 });
-  self.postMessage({ id: m.id, y: m.perturb(m.labels[0]) });
+  self.postMessage({ id: m.id, y: m.perturbIndex(0) });
 };
 `);
 writeFileSync(join(app, 'index.html'), '<!doctype html><title>app</title><script type="module" src="/src/main.js"></script>\n');

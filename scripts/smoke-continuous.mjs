@@ -19,7 +19,7 @@ const seeded = mech.perturbManySeededForTesting([1, 2], 7n);
 if (seeded.length !== 2) throw new Error('seeded path broken');
 const y = mech.perturb(3.2);
 const r = mech.receipt(y, 3.2);
-if (r.xs.length !== 21 || !(r.user_ratio > 0) || !(r.max_ratio <= Math.exp(1.01))) throw new Error('bad receipt');
+if (r.xs.length !== 21 || !(r.userRatio > 0) || !(r.maxRatio <= Math.exp(1.01))) throw new Error('bad receipt');
 try {
   doc.verify({ ldp: { eps: 0.5 } });
   throw new Error('policy not enforced');

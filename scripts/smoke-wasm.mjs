@@ -10,12 +10,12 @@ const doc = await parseMechanism({
   claims: { ldp_x: Math.log(3) },
 });
 const mech = doc.verify({ maxLdpX: 2 });
-const ys = mech.perturbMany(new Uint32Array(1000).fill(1));
-if (ys.length !== 1000 || ys.some((y) => y > 1)) throw new Error('perturbMany gave a bad output');
-const seeded = mech.perturbManySeededForTesting([0, 1, 0, 1], 7n);
+const ys = mech.perturbIndices(new Uint32Array(1000).fill(1));
+if (ys.length !== 1000 || ys.some((y) => y > 1)) throw new Error('perturbIndices gave a bad output');
+const seeded = mech.perturbIndicesSeededForTesting([0, 1, 0, 1], 7n);
 if (seeded.length !== 4) throw new Error('seeded path broken');
 const r = mech.receipt(mech.perturb('yes'));
-if (r.entries.length !== 2 || !(r.max_lift_bound > 1)) throw new Error('bad receipt');
+if (r.entries.length !== 2 || !(r.maxLiftBound > 1)) throw new Error('bad receipt');
 try {
   doc.verify({ maxLdpX: 0.1 });
   throw new Error('policy not enforced');

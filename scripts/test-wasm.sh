@@ -6,7 +6,8 @@
 #      (vectors.rs: the golden vectors of tests/vectors/, which tests/vectors.rs replays natively)
 #   4. wasm/tests/{web,vectors}.rs in WebKitGTK (Debian's WebKitWebDriver and MiniBrowser, on
 #      Xvfb through xvfb-run: MiniBrowser has no headless mode)
-#   5. the npm package (js/): scripts/build-wasm.sh, the TypeScript type test, then
+#   5. the npm package (js/): scripts/build-wasm.sh, the TypeScript type tests (with the JS
+#      README's examples) and arethetypeswrong on the packed tarball, then
 #      node --test tests/js/ (Node, and headless Chromium through playwright-core)
 # Fails if a run fails OR one of its test files ran no test: without
 # WASM_BINDGEN_USE_BROWSER=1 a browser run prints "only configured to run in node.js …
@@ -104,6 +105,9 @@ if [ -x node_modules/.bin/tsc ]; then
   log "types: tsc with lib es2022 + @types/node, and with using declarations"
   node_modules/.bin/tsc -p tests/js/tsconfig.nodelib.json
   node_modules/.bin/tsc -p tests/js/tsconfig.using.json
+  # No lib but es2022: the types name no DOM or Node type (RequestInit, AbortSignal, URL, Blob).
+  log "types: tsc with lib es2022 alone"
+  node_modules/.bin/tsc -p tests/js/tsconfig.nodom.json
   # What Vite and webpack projects use: `moduleResolution: bundler`.
   log "types: tsc with moduleResolution bundler"
   node_modules/.bin/tsc -p tests/js/tsconfig.bundler.json
@@ -114,6 +118,14 @@ if [ -x node_modules/.bin/tsc ]; then
   cp tests/js/types-node10.test-d.ts tests/js/tsconfig.node10.json "$d/"
   log "types: tsc with moduleResolution node (typesVersions)"
   node_modules/.bin/tsc -p "$d/tsconfig.node10.json"
+  # The JS guide's examples as a user's strictest project compiles them (noUncheckedIndexedAccess).
+  log "types: js/README.md's examples with noUncheckedIndexedAccess"
+  node tests/js/readme-blocks.mjs target/readme-types
+  node_modules/.bin/tsc -p tests/js/tsconfig.readme.json
+  # The tarball as published, as arethetypeswrong reads it (.attw.json: an ESM-only package;
+  # the .wasm exports are assets, which no `import` resolves to types).
+  log "types: attw on the packed tarball"
+  node_modules/.bin/attw "$(node scripts/pack.mjs --out "$out_dir/npm")"
 else
   log "types: skipped (typescript not installed; run npm ci)"
 fi

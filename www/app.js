@@ -64,7 +64,7 @@ async function verifyText(text) {
   const doc = await parseMechanism(text);
   try {
     const check = doc.check({});
-    state.unbounded = !(check.leakage_x.ldp_x < Infinity);
+    state.unbounded = !(check.leakageX.ldpX < Infinity);
     explainUnbounded(doc, check);
     const m = doc.verify(policy(state.unbounded));
     if (state.unbounded && !allowUnbounded()) {
@@ -81,7 +81,7 @@ async function verifyText(text) {
 function explainUnbounded(doc, check) {
   const p = $('unbounded-why');
   // A document whose claims fail is refused for that reason: nothing to explain here.
-  p.hidden = !(state.unbounded && check.claims_hold);
+  p.hidden = !(state.unbounded && check.claimsHold);
   if (p.hidden) { p.replaceChildren(); return; }
   const attr = state.entry?.attribute ?? doc.id;
   // A document without a secret has S = X: then nothing else is protected.
@@ -134,7 +134,7 @@ function activate(m, doc) {
   // What the policy read: the audit w.r.t. the visitor's own value X. The curator's
   // secret S (if the document declares one) is audited too and shown in addition.
   const lx = m.leakageX();
-  let text = `✓ Verified in your browser: ${m.id} leaks at most ε = ${fmt(lx.ldp_x, 3)} nats of LDP (prior-free) ` +
+  let text = `✓ Verified in your browser: ${m.id} leaks at most ε = ${fmt(lx.ldpX, 3)} nats of LDP (prior-free) ` +
     `and ε = ${fmt(lx.lip, 3)} nats of LIP (under the curator's prior) about your own answer; ` +
     `whatever the true prior, LIP stays ≤ ${fmt(m.lipUnderAnyPrior(), 3)} nats`;
   if (doc.secret) {
@@ -416,8 +416,8 @@ function fillSection(tableId, boundsId, section, about) {
   table.hidden = !section;
   $(boundsId).replaceChildren(...(section
     ? [`Proved by your browser's audit of this mechanism: whatever value is sent, every lift ${about} is between `,
-      ...power('−', 'l'), ` = ${fmt(section.min_lift_bound, 4)} and `, ...power('', 'u'), ` = ${fmt(section.max_lift_bound, 4)} (`,
-      epsSub('l'), ` = ${fmt(section.eps_l, 3)}, `, epsSub('u'), ` = ${fmt(section.eps_u, 3)} nats). ` +
+      ...power('−', 'l'), ` = ${fmt(section.minLiftBound, 4)} and `, ...power('', 'u'), ` = ${fmt(section.maxLiftBound, 4)} (`,
+      epsSub('l'), ` = ${fmt(section.epsL, 3)}, `, epsSub('u'), ` = ${fmt(section.epsU, 3)} nats). ` +
       'Anyone seeing the sent value can shift their belief by at most these factors.']
     : []));
 }
@@ -449,7 +449,7 @@ function drawReceipt(r) {
   // The chart: the X lifts. Log scale: a lift of 2 and a lift of 1/2 are equally far from 1, as the bounds are.
   // The bound labels sit left of the plot (right-aligned at L − 8), the answer labels below it.
   const W = 640, H = 280, L = 112, R = 8, B = 40, T = 14;
-  const logs = [r.max_lift_bound, r.min_lift_bound, ...r.entries.map((e) => e.lift)]
+  const logs = [r.maxLiftBound, r.minLiftBound, ...r.entries.map((e) => e.lift)]
     .filter((v) => v > 0 && Number.isFinite(v)).map((v) => Math.abs(Math.log(v)));
   const span = Math.max(0.1, ...logs) * 1.15;
   const yOf = (v) => {
@@ -457,7 +457,7 @@ function drawReceipt(r) {
     return T + (H - B - T) * (0.5 - l / (2 * span));
   };
   const bw = (W - L - R) / r.entries.length;
-  const lineYs = [r.max_lift_bound, 1, r.min_lift_bound].map(yOf);
+  const lineYs = [r.maxLiftBound, 1, r.minLiftBound].map(yOf);
   r.entries.forEach((e, i) => {
     const x = L + i * bw + bw * 0.15;
     const [y0, y1] = [yOf(1), yOf(e.lift)].sort((a, b) => a - b);
@@ -475,7 +475,7 @@ function drawReceipt(r) {
   });
   // The three horizontal lines and their labels, e^{εu}, 1 and e^{−εl} as in the text; labels
   // at least 18 px apart (the lines may be closer), top to bottom.
-  const lines = [[r.max_lift_bound, '', 'u', '6 4'], [1, null, null, ''], [r.min_lift_bound, '−', 'l', '6 4']];
+  const lines = [[r.maxLiftBound, '', 'u', '6 4'], [1, null, null, ''], [r.minLiftBound, '−', 'l', '6 4']];
   const ys = lines.map(([v]) => yOf(v) + 4);
   for (let i = 1; i < ys.length; i++) ys[i] = Math.max(ys[i], ys[i - 1] + 18);
   const shift = Math.max(0, ys[ys.length - 1] - (H - B + 4));

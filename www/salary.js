@@ -203,8 +203,8 @@ function release() {
       state.outputs[i] = y; state.receipts[i] = r;
       const row = $('salary-table').querySelector(`tr[data-i="${i}"]`);
       row.querySelector('.out').textContent = money(y);
-      row.querySelector('.at').textContent = r.user_ratio.toFixed(3);
-      row.querySelector('.max').textContent = `${r.max_ratio.toFixed(3)} (at ${money(r.max_ratio_x)})`;
+      row.querySelector('.at').textContent = r.userRatio.toFixed(3);
+      row.querySelector('.max').textContent = `${r.maxRatio.toFixed(3)} (at ${money(r.maxRatioX)})`;
     });
   } catch (e) {
     $('salary-error').textContent = `✗ ${e.message} [${e.code}]`;
@@ -212,9 +212,9 @@ function release() {
   const r = state.receipts.find(Boolean);
   if (r) {
     const step = state.mechanisms.find(Boolean).domain.step;
-    $('salary-rounded').textContent = r.user_point === x
+    $('salary-rounded').textContent = r.userPoint === x
       ? `Your salary, ${money(x)}, is a point of the curator's grid (every ${money(step)}): the mechanisms add noise to it as it is.`
-      : `Your salary, ${money(x)}, is rounded to ${money(r.user_point)}, the nearest point of the curator's grid (every ${money(step)}), ` +
+      : `Your salary, ${money(x)}, is rounded to ${money(r.userPoint)}, the nearest point of the curator's grid (every ${money(step)}), ` +
         'before noise is added: that is the value the mechanisms protect, and the ratios below are at it.';
   }
   draw();
@@ -256,7 +256,7 @@ function draw() {
       g.append(svgElement(...marker(i, px(r.xs[k]), py(r.ratios[k]))));
     }
   });
-  const pt = rs[0].user_point;
+  const pt = rs[0].userPoint;
   el('line', { x1: px(pt), y1: T, x2: px(pt), y2: H - B, stroke: '#111', 'stroke-dasharray': '2 3' });
   el('text', { x: Math.min(px(pt) + 4, W - 170), y: T + 12, id: 'salary-chart-you' }, `your salary, rounded: ${money(pt)}`);
   for (let k = 0; k <= 4; k++) {

@@ -290,37 +290,40 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
     receipt.entries.forEach((e, i) => {
       assert.ok(Math.abs(e.lift - lifts.x[i]) < 1e-9, `${file} X lift ${i}: ${e.lift} vs ${lifts.x[i]}`);
       assert.ok(Math.abs(e.prior - doc.prior[i]) < 1e-12, `${file} X prior ${i}`);
-      assert.ok(e.lift <= receipt.max_lift_bound && e.lift >= receipt.min_lift_bound, `${file} X lift ${i} out of the bounds`);
+      assert.ok(e.lift <= receipt.maxLiftBound && e.lift >= receipt.minLiftBound, `${file} X lift ${i} out of the bounds`);
     });
     // The X bounds are the audit's w.r.t. X (leakageX), not a claim.
-    assert.deepEqual(rb, [receipt.min_lift_bound, receipt.max_lift_bound]);
-    close(receipt.eps_l, lx.alip.eps_l, `${file} eps_l vs leakageX`);
-    close(receipt.eps_u, lx.alip.eps_u, `${file} eps_u vs leakageX`);
+    assert.deepEqual(rb, [receipt.minLiftBound, receipt.maxLiftBound]);
+    close(receipt.epsL, lx.alip.epsL, `${file} eps_l vs leakageX`);
+    close(receipt.epsU, lx.alip.epsU, `${file} eps_u vs leakageX`);
     for (const gone of ['audited_eps_l', 'audited_eps_u']) assert.equal(receipt[gone], undefined, `${file}: ${gone} is gone`);
     // S rows: only when the document declares a secret; one per secret label.
     if (doc.secret) {
       assert.deepEqual(receipt.secret.entries.map((e) => e.label), doc.secret.labels, `${file}: S rows`);
       receipt.secret.entries.forEach((e, i) => {
         assert.ok(Math.abs(e.lift - lifts.s[i]) < 1e-9, `${file} S lift ${i}: ${e.lift} vs ${lifts.s[i]}`);
-        assert.ok(e.lift <= receipt.secret.max_lift_bound && e.lift >= receipt.secret.min_lift_bound, `${file} S lift ${i} out of the bounds`);
+        assert.ok(e.lift <= receipt.secret.maxLiftBound && e.lift >= receipt.secret.minLiftBound, `${file} S lift ${i} out of the bounds`);
       });
-      close(receipt.secret.eps_l, ls.alip.eps_l, `${file} S eps_l vs leakage`);
-      close(receipt.secret.eps_u, ls.alip.eps_u, `${file} S eps_u vs leakage`);
+      close(receipt.secret.epsL, ls.alip.epsL, `${file} S eps_l vs leakage`);
+      close(receipt.secret.epsU, ls.alip.epsU, `${file} S eps_u vs leakage`);
     } else {
       assert.equal(receipt.secret, undefined, `${file}: no secret section`);
     }
     // The same receipt computed natively by the Rust core (`privlift receipt`), field by field.
     const native = JSON.parse(execFileSync(join(root, 'target/release/privlift'),
       ['receipt', join(root, 'target/site/mechanisms', file), '--output', String(lastOutput)], { encoding: 'utf8' }));
-    assert.equal(native.mechanism_id, receipt.mechanism_id);
+    assert.equal(native.mechanism_id, receipt.mechanismId);
     assert.equal(native.output, receipt.output);
-    assert.equal(native.output_index, receipt.output_index);
+    assert.equal(native.output_index, receipt.outputIndex);
     const sameSection = (n, p, what) => {
       assert.equal(n.entries.length, p.entries.length, `${what}: rows`);
       p.entries.forEach((e, i) => {
         for (const f of ['index', 'label', 'prior', 'posterior', 'lift']) assert.equal(e[f], n.entries[i][f], `${what} ${f} of ${e.label}`);
       });
-      for (const f of ['min_lift_bound', 'max_lift_bound', 'eps_l', 'eps_u']) close(p[f], num(n[f]), `${what} ${f}`);
+      // The JS receipt's camelCase fields against the native JSON's snake_case ones.
+      for (const [f, g] of [['minLiftBound', 'min_lift_bound'], ['maxLiftBound', 'max_lift_bound'], ['epsL', 'eps_l'], ['epsU', 'eps_u']]) {
+        close(p[f], num(n[g]), `${what} ${f}`);
+      }
     };
     sameSection(native, receipt, `${file} X`);
     assert.equal(native.secret == null, receipt.secret === undefined, `${file}: secret section in one receipt only`);
@@ -332,15 +335,15 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
     const bounds = await page.textContent('#bounds');
     assert.match(bounds, /Proved by your browser's audit/);
     assert.doesNotMatch(bounds, /claim/i);
-    assert.ok(bounds.includes(fmt(receipt.max_lift_bound, 4)) && bounds.includes(fmt(receipt.eps_l, 3)), bounds);
+    assert.ok(bounds.includes(fmt(receipt.maxLiftBound, 4)) && bounds.includes(fmt(receipt.epsL, 3)), bounds);
     assert.equal(await page.isHidden('#receipt-secret'), !doc.secret, `${file}: S table visibility`);
     const status = await page.textContent('#status');
     assert.ok(status.includes(`ε = ${fmt(lx.lip, 3)} nats of LIP (under the curator's prior) about your own answer`), status);
-    assert.ok(status.includes(`ε = ${fmt(lx.ldp_x, 3)} nats of LDP (prior-free)`), status);
+    assert.ok(status.includes(`ε = ${fmt(lx.ldpX, 3)} nats of LDP (prior-free)`), status);
     if (doc.secret) {
       assert.deepEqual(await shown('receipt-secret'), doc.secret.labels, `${file}: S rows shown`);
       assert.match(await page.textContent('#receipt-secret caption'), /the curator's secret/);
-      assert.ok((await page.textContent('#bounds-secret')).includes(fmt(receipt.secret.max_lift_bound, 4)));
+      assert.ok((await page.textContent('#bounds-secret')).includes(fmt(receipt.secret.maxLiftBound, 4)));
       assert.ok(status.includes(`ε = ${fmt(ls.lip, 3)} nats of LIP about the curator's secret`), status);
     } else {
       assert.equal(await page.$$eval('#receipt-secret tbody tr', (trs) => trs.length), 0);
@@ -354,7 +357,7 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
     const ledgerRows = await page.$$eval('#ledger tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent)));
     const last = ledgerRows[ledgerRows.length - 1];
     const attribute = JSON.parse(readFileSync(join(mechanisms, 'index.json'), 'utf8')).mechanisms.find((e) => e.file === file).attribute;
-    assert.deepEqual(last.slice(1, 4), [attribute, receipt.mechanism_id, fmt(lx.ldp_x, 3)], `${file}: the ledger's last row`);
+    assert.deepEqual(last.slice(1, 4), [attribute, receipt.mechanismId, fmt(lx.ldpX, 3)], `${file}: the ledger's last row`);
     if (optimalLip) {
       assert.equal(last[3], '∞');
       assert.match(await page.textContent('#ledger-bound'), /have no bound about your answer/);
@@ -468,17 +471,17 @@ test('the slider redesigns the mechanism in the browser and the chart follows', 
     const eps = Number(value);
     // The redesigned k-RR is verified at the new ε, and the receipt's X bounds follow it:
     // they are the audit's w.r.t. X (ε-LDP w.r.t. X bounds every lift about X by e^ε).
-    assert.ok(Math.abs(after.m.ldp_x - eps) < 1e-9, `ldp_x ${after.m.ldp_x} vs ${eps}`);
-    assert.ok(after.r.max_lift_bound <= Math.exp(eps * (1 + 1e-8)), 'the receipt bound follows the new ε');
-    close(after.r.max_lift_bound, after.m.max_lift, 'max_lift_bound vs leakageX().max_lift');
-    close(after.r.min_lift_bound, after.m.min_lift, 'min_lift_bound vs leakageX().min_lift');
-    close(after.r.eps_u, after.m.alip.eps_u, 'eps_u vs leakageX()');
+    assert.ok(Math.abs(after.m.ldpX - eps) < 1e-9, `ldp_x ${after.m.ldpX} vs ${eps}`);
+    assert.ok(after.r.maxLiftBound <= Math.exp(eps * (1 + 1e-8)), 'the receipt bound follows the new ε');
+    close(after.r.maxLiftBound, after.m.maxLift, 'max_lift_bound vs leakageX().maxLift');
+    close(after.r.minLiftBound, after.m.minLift, 'min_lift_bound vs leakageX().minLift');
+    close(after.r.epsU, after.m.alip.epsU, 'eps_u vs leakageX()');
     assert.equal(after.r.secret, undefined, 'no secret declared');
-    assert.ok(Math.abs(after.r.max_lift_bound - before.r.max_lift_bound) > 1e-6);
-    assert.ok(after.r.entries.every((e) => e.lift <= after.r.max_lift_bound && e.lift >= after.r.min_lift_bound));
+    assert.ok(Math.abs(after.r.maxLiftBound - before.r.maxLiftBound) > 1e-6);
+    assert.ok(after.r.entries.every((e) => e.lift <= after.r.maxLiftBound && e.lift >= after.r.minLiftBound));
     assert.notEqual(after.u, before.u, 'the utility figure changes');
     assert.notDeepEqual(await bars(), barsBefore, 'the chart changes');
-    assert.equal(after.r.output_index, before.r.output_index, 'same released value, new mechanism');
+    assert.equal(after.r.outputIndex, before.r.outputIndex, 'same released value, new mechanism');
     await assertReceiptChartLayout(`k-RR at ε = ${value}`);
     await page.screenshot({ path: join(shots, `${shot}.png`), fullPage: true });
   }
@@ -581,12 +584,12 @@ test("the JS README's first example runs as written, in the demo's page", async 
   await page.waitForFunction(() => window.__readme, null, { timeout: 15000 });
   await page.unroute('**/v1/reports');
   const { y, receipt } = await page.evaluate(() => window.__readme);
-  assert.equal(receipt.mechanism_id, 'age-krr-eps1');
+  assert.equal(receipt.mechanismId, 'age-krr-eps1');
   assert.equal(posted.length, 1, 'one batch sent');
   const [report] = posted[0].reports;
   assert.deepEqual(Object.keys(report).sort(), ['mechanism', 'output', 'report_id', 'sha256']);
   assert.equal(report.mechanism, 'age-krr-eps1');
-  assert.ok(Number.isInteger(y) && typeof report.output === 'string');
+  assert.ok(typeof y === 'string' && report.output === y, 'perturb released a label, and the report carries it');
   assert.ok(logs.some((l) => l.startsWith('every lift stays in [')), logs.join('\n'));
 });
 
@@ -650,14 +653,14 @@ test('salary: three continuous mechanisms verify, release on the lattice, and th
     const y = s.outputs[i];
     const r = s.receipts[i];
     assert.ok(Number.isInteger(Math.round((y - lo) / step)) && Math.abs((y - lo) / step - Math.round((y - lo) / step)) < 1e-9, `${entry.file}: ${y} off the lattice`);
-    assert.equal(r.user_point, 52000);
+    assert.equal(r.userPoint, 52000);
     assert.ok(r.xs.length > 100 && r.xs.length === r.ratios.length);
     // The ratio at the visitor's salary is the curve's value there.
     const k = r.xs.indexOf(52000);
-    if (k >= 0) assert.ok(Math.abs(r.ratios[k] / r.user_ratio - 1) < 1e-12);
+    if (k >= 0) assert.ok(Math.abs(r.ratios[k] / r.userRatio - 1) < 1e-12);
     // Pure ε-LIP (Laplace): every ratio within e^{±ε}, as audited.
     if (doc.mechanism.kind === 'laplace') {
-      assert.ok(r.max_ratio <= Math.exp(doc.claims.lip.eps) * (1 + 1e-9) && r.min_ratio >= Math.exp(-doc.claims.lip.eps) * (1 - 1e-9));
+      assert.ok(r.maxRatio <= Math.exp(doc.claims.lip.eps) * (1 + 1e-9) && r.minRatio >= Math.exp(-doc.claims.lip.eps) * (1 - 1e-9));
     }
   }
   // One rounding rule everywhere: the documents' lattice step, quoted by the hint, the note and the chart.
@@ -696,10 +699,10 @@ test("the JS README's continuous example runs as written, in the demo's page", a
   await page.addScriptTag({ type: 'module', content: code });
   await page.waitForFunction(() => window.__readmeContinuous, null, { timeout: 15000 });
   const { y, r } = await page.evaluate(() => window.__readmeContinuous);
-  assert.equal(r.mechanism_id, 'salary-gaussian-lip');
+  assert.equal(r.mechanismId, 'salary-gaussian-lip');
   assert.equal(r.output, y);
-  assert.equal(r.user_point, 52000);
-  assert.ok(r.user_ratio > 0 && r.ratios.length === r.xs.length);
+  assert.equal(r.userPoint, 52000);
+  assert.ok(r.userRatio > 0 && r.ratios.length === r.xs.length);
 });
 
 test("the visitor's report is stored once even when its POST is retried, and the curator's estimate moves", async () => {
@@ -803,4 +806,14 @@ test('salary: the noisy values are sent and the curator learns the mean and the 
   assert.equal(await page.isVisible('#salary-hist-figure'), true);
   assert.equal(await page.$$eval('#salary-hist path.estimate', (p) => p.length), 1);
   await page.locator('section[aria-labelledby="h-salary"]').screenshot({ path: join(shots, 'salary-learns.png') });
+});
+
+test('the sample documents of examples/ are the bytes the demo\'s curator designs (scripts/stage-site.sh)', () => {
+  const examples = join(root, 'examples');
+  const files = readdirSync(examples).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length > 0, 'no sample document in examples/');
+  for (const f of files) {
+    assert.ok(readFileSync(join(mechanisms, f)).equals(readFileSync(join(examples, f))),
+      `examples/${f} differs from what scripts/stage-site.sh designs: copy target/site/mechanisms/${f} there`);
+  }
 });

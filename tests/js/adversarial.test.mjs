@@ -53,7 +53,7 @@ const within = (actual, bound) => actual <= bound * (1 + 1e-9) + 1e-12;
 
 function withinBounds(section) {
   return section.entries.every((e) => (e.prior === 0 ? e.lift === 0
-    : e.lift >= section.min_lift_bound && e.lift <= section.max_lift_bound));
+    : e.lift >= section.minLiftBound && e.lift <= section.maxLiftBound));
 }
 
 function discreteProperties(name, c, m) {
@@ -78,10 +78,10 @@ function discreteProperties(name, c, m) {
     assert.ok(withinBounds(r) && (r.secret === undefined || withinBounds(r.secret)), `${name}: a lift outside its bounds`);
     assert.equal(r.entries.length, m.labels.length, `${name}: one X row per input value`);
     if (c.document) assert.equal(r.secret !== undefined, hasSecret, `${name}: the S section iff S is declared`);
-    assert.deepEqual([r.min_lift_bound, r.max_lift_bound], [lo, hi]);
+    assert.deepEqual([r.minLiftBound, r.maxLiftBound], [lo, hi]);
   }
   const x = m.leakageX();
-  const limits = { maxLdpX: x.ldp_x, maxLdp: x.ldp_x, maxLip: x.lip, maxEpsL: x.alip.eps_l, maxEpsU: x.alip.eps_u };
+  const limits = { maxLdpX: x.ldpX, maxLdp: x.ldpX, maxLip: x.lip, maxEpsL: x.alip.epsL, maxEpsU: x.alip.epsU };
   for (const [k, actual] of Object.entries(limits)) {
     if (c.policy?.[k] !== undefined) assert.ok(within(actual, c.policy[k]), `${name}: ${k} = ${c.policy[k]} but audited ${actual}`);
   }
@@ -91,11 +91,11 @@ function discreteProperties(name, c, m) {
 }
 
 function continuousProperties(name, m) {
-  const e = m.audit().lip_pure_eps;
+  const e = m.audit().lipPureEps;
   const { lo, hi } = m.domain;
   for (const x of [lo, (lo + hi) / 2, hi]) {
     const r = m.receipt(m.perturb(x));
-    assert.ok(r.min_ratio >= Math.exp(-e) * (1 - 1e-12) && r.max_ratio <= Math.exp(e) * (1 + 1e-12), name);
+    assert.ok(r.minRatio >= Math.exp(-e) * (1 - 1e-12) && r.maxRatio <= Math.exp(e) * (1 + 1e-12), name);
   }
 }
 

@@ -26,7 +26,7 @@ const PAGE = `<!doctype html>
     mechanism: { kind: 'matrix', p_y_given_x: P }, claims });
   const mech = (await parseMechanism(doc({ ldp_x: e }))).verify({ maxLdpX: 1 });
   const n = 30000;
-  const ys = mech.perturbMany(new Uint32Array(n));
+  const ys = mech.perturbIndices(new Uint32Array(n));
   const counts = [0, 0, 0];
   for (const y of ys) counts[y]++;
   const receipt = mech.receipt(mech.perturb('b'));
@@ -37,7 +37,7 @@ const PAGE = `<!doctype html>
     liar = { isPrivliftError: err instanceof PrivliftError, code: err.code, name: err.name };
   }
   let badArg = null;
-  try { mech.perturb(NaN); } catch (err) { badArg = { code: err.code, message: err.message }; }
+  try { mech.perturbIndex(NaN); } catch (err) { badArg = { code: err.code, message: err.message }; }
   window.__privlift = { ok: true, n, counts, receipt, liar, badArg };
   document.getElementById('out').textContent = JSON.stringify(window.__privlift, null, 2);
 </script></body></html>`;
@@ -51,7 +51,7 @@ const WORKER = `
   const mech = (await parseMechanism({ format: 'privlift-mechanism', version: 1, id: 'w',
     labels: ['a', 'b', 'c'], prior: [0.2, 0.5, 0.3], mechanism: { kind: 'krr', epsilon: 1 },
     claims: { ldp_x: 1 } })).verify({ maxLdpX: 1 });
-  const ys = mech.perturbMany(new Uint32Array(20000));
+  const ys = mech.perturbIndices(new Uint32Array(20000));
   const kept = ys.filter((y) => y === 0).length;
   postMessage({ entry, readyAtImport, kept, n: ys.length, receipt: mech.receipt(mech.perturb('c')).entries.length });
 `;
@@ -147,11 +147,11 @@ test('the package runs in headless Chromium as <script type=module>', { skip, ti
     }
     assert.equal(r.receipt.entries.length, 3);
     for (const e of r.receipt.entries) {
-      assert.ok(e.lift >= r.receipt.min_lift_bound && e.lift <= r.receipt.max_lift_bound);
+      assert.ok(e.lift >= r.receipt.minLiftBound && e.lift <= r.receipt.maxLiftBound);
     }
     assert.deepEqual(r.liar, { isPrivliftError: true, code: 'claim_violated', name: 'PrivliftError' });
     assert.equal(r.badArg.code, 'invalid_argument');
-    assert.match(r.badArg.message, /`x`/);
+    assert.match(r.badArg.message, /`i`/);
   });
 });
 

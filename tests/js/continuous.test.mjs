@@ -19,7 +19,7 @@ test('every continuous method designs a document the client verifies', async () 
     const doc = await parseContinuousMechanism(json);
     assert.ok(CONTINUOUS_KINDS.includes(doc.kind), method);
     const report = doc.check();
-    assert.equal(report.claims_hold, true, `${method}: ${JSON.stringify(report.claims)}`);
+    assert.equal(report.claimsHold, true, `${method}: ${JSON.stringify(report.claims)}`);
     assert.ok(report.claims.length > 0, method);
     assert.equal(doc.domain.points, 181);
     const mass = doc.latticePrior.reduce((a, b) => a + b, 0);
@@ -39,7 +39,7 @@ test('perturb stays on the lattice and the receipt matches P(y|x)/P(y)', async (
   }
   const y = mech.perturb(x);
   const r = mech.receipt(y, x);
-  assert.equal(r.user_point, 52000);
+  assert.equal(r.userPoint, 52000);
   // Independent check: the discrete Laplace pmf on the lattice (scale b/step), up to its
   // rational rounding (relative 1e-6 of the scale), against the receipt's ratio.
   const tau = b / domain.step;
@@ -49,8 +49,8 @@ test('perturb stays on the lattice and the receipt matches P(y|x)/P(y)', async (
   const py = prior.reduce((acc, p, k) => acc + p * pmf(j - k), 0);
   const kUser = (52000 - domain.lo) / domain.step;
   const expected = pmf(j - kUser) / py;
-  assert.ok(Math.abs(r.user_ratio / expected - 1) < 1e-4, `${r.user_ratio} vs ${expected}`);
-  assert.ok(r.max_ratio <= Math.exp(1) * (1 + 1e-9) && r.min_ratio >= Math.exp(-1) * (1 - 1e-9));
+  assert.ok(Math.abs(r.userRatio / expected - 1) < 1e-4, `${r.userRatio} vs ${expected}`);
+  assert.ok(r.maxRatio <= Math.exp(1) * (1 + 1e-9) && r.minRatio >= Math.exp(-1) * (1 - 1e-9));
   assert.ok(r.xs.length <= 256 && r.xs.length === r.ratios.length);
   // What continuous.d.ts says: undefined (never null) without `x`, and for an unclaimed notion.
   assert.deepEqual(r.lip, { eps: 1, delta: 0 });
@@ -125,7 +125,7 @@ test('fitGmm recovers a two-component salary mixture and BIC picks two', async (
     method: 'gaussian-lip', domain, epsilon: 1, delta: 1e-5,
     prior: { gmm: { weights: fit.weights, means: fit.means, sds: fit.sds } },
   });
-  assert.equal((await parseContinuousMechanism(json)).check().claims_hold, true);
+  assert.equal((await parseContinuousMechanism(json)).check().claimsHold, true);
 });
 
 test('numbers and policies are checked once, by the core, with the same codes as before', async () => {
@@ -169,13 +169,13 @@ test('numbers and policies are checked once, by the core, with the same codes as
   ]) {
     assert.throws(() => doc.check(bad), (e) => e.code === 'invalid_argument' && e.message.includes(`\`${field}`), String(Object.keys(bad)));
   }
-  assert.throws(() => doc.check({ lip: { eps: 1 }, ldp: { eps: 1 }, maxVerifyWork: 1e9, max_verify_work: 1e9 }),
-    (e) => e.code === 'invalid_argument' && /given twice/.test(e.message));
-  assert.equal(doc.check({ ldp: { eps: 1e-9 } }).policy_holds, false);
-  assert.equal(doc.check({ lip: { eps: Infinity }, ldp: { eps: Infinity } }).policy_holds, true);
+  assert.throws(() => doc.check({ lip: { eps: 1 }, ldp: { eps: 1 }, max_verify_work: 1e9 }),
+    (e) => e.code === 'invalid_argument' && e.message.includes('maxVerifyWork'));
+  assert.equal(doc.check({ ldp: { eps: 1e-9 } }).policyHolds, false);
+  assert.equal(doc.check({ lip: { eps: Infinity }, ldp: { eps: Infinity } }).policyHolds, true);
   const loose = doc.check({ lip: { eps: 50 }, ldp: { eps: 50 } });
-  assert.equal(loose.policy_holds, true);
-  assert.deepEqual(loose.policy.map((c) => c.notion).sort(), ['max_ldp', 'max_lip']);
+  assert.equal(loose.policyHolds, true);
+  assert.deepEqual(loose.policy.map((c) => c.notion).sort(), ['maxLdp', 'maxLip']);
   assert.throws(() => doc.verify({ maxVerifyWork: 1 }), (e) => e.code === 'too_costly');
   const mech = doc.verify(null);
   // The core refuses what is not finite (non_finite) or outside the domain (unknown_value);

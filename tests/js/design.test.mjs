@@ -25,7 +25,7 @@ test('every method designs a document that the client verifies', async () => {
     const json = await design(method, req);
     const doc = await parseMechanism(json);
     const report = doc.check({});
-    assert.equal(report.claims_hold, true, method);
+    assert.equal(report.claimsHold, true, method);
     assert.ok(report.claims.length > 0, method);
     assert.equal(typeof JSON.parse(json).utility.nmi, 'number', method);
   }
@@ -71,7 +71,7 @@ test('lift-measure notions and SRLIP design documents the client verifies', asyn
     const json = await design('subset-merging', req);
     const doc = await parseMechanism(json);
     const report = doc.check({});
-    assert.equal(report.claims_hold, true, notion);
+    assert.equal(report.claimsHold, true, notion);
     assert.ok(notion in JSON.parse(json).claims, `${notion} claim present`);
     // At ε = 1 the high-risk set is the single symbol 'a' (P(s1 | a) = 0): merging it
     // alone cannot help, so there is no watchdog — a typed error, not a document.
@@ -86,7 +86,7 @@ test('lift-measure notions and SRLIP design documents the client verifies', asyn
   };
   const json = await design('srlip', { joint: multi, epsilon: 1 });
   const doc = await parseMechanism(json);
-  assert.equal(doc.check({}).claims_hold, true);
+  assert.equal(doc.check({}).claimsHold, true);
   assert.deepEqual(JSON.parse(json).claims.srlip.attributes, [2, 2]);
 });
 

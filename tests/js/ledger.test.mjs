@@ -78,15 +78,15 @@ test('a trivial secret does not fool the ledger: its budgets compose the leakage
   const m = (await parseMechanism(doc)).verify({ maxLipS: 0 });
   assert.ok(m.leakage().lip < 1e-12, 'nothing about S');
   const lx = m.leakageX();
-  assert.ok(lx.lip > 1 && Math.abs(lx.ldp_x - Math.log(18)) < 1e-9, `X leaks: ${JSON.stringify(lx)}`);
-  assert.ok(m.lipUnderAnyPrior() <= lx.ldp_x && m.lipUnderAnyPrior() >= lx.lip);
+  assert.ok(lx.lip > 1 && Math.abs(lx.ldpX - Math.log(18)) < 1e-9, `X leaks: ${JSON.stringify(lx)}`);
+  assert.ok(m.lipUnderAnyPrior() <= lx.ldpX && m.lipUnderAnyPrior() >= lx.lip);
   const ledger = await openLedger({ origin: 'https://t.example', storage: 'memory' });
   let last;
   for (let i = 0; i < 5; i++) last = await ledger.release('answer', m, 'b');
   assert.ok(Math.abs(last.bound.ldp - 5 * Math.log(18)) < 1e-9, `LDP_X adds up: ${last.bound.ldp}`);
   assert.ok(last.bound.lip > lx.lip, `the LIP bound is about X: ${last.bound.lip}`);
   const records = await ledger.releases('answer');
-  assert.ok(records.every((r) => r.lip_x === lx.lip && r.ldp_x === lx.ldp_x && !('lip' in r)), 'records hold X-notions only');
+  assert.ok(records.every((r) => r.lip_x === lx.lip && r.ldp_x === lx.ldpX && !('lip' in r)), 'records hold X-notions only');
   const capped = await openLedger({ origin: 'https://u.example', storage: 'memory', budget: { lip: 1 } });
   await assert.rejects(capped.release('answer', m, 'b'), (e) => e.code === 'budget_exceeded');
 });
@@ -173,7 +173,7 @@ test('localStorage keeps an unbounded release unbounded', async (t) => {
   const clear = (await parseMechanism(matrix3('clear', [0.2, 0.3, 0.5], [[1, 0], [0, 1], [0, 1]], {
     claims: { lip: 0 }, secret: { labels: ['s0', 's1'], p_sx: [[0.1, 0.15, 0.25], [0.1, 0.15, 0.25]] },
   }))).verify({});
-  assert.equal(clear.leakageX().ldp_x, Infinity);
+  assert.equal(clear.leakageX().ldpX, Infinity);
   const page = await openLedger({ origin: 'https://ls.example', storage: 'localstorage' });
   assert.equal(page.storage, 'localstorage');
   await page.release('age', clear, 'v1');

@@ -88,7 +88,7 @@ test('installed into an empty project, it verifies and perturbs by its public na
     const bytes = await readFile(${JSON.stringify(doc)});
     const m = (await parseMechanism(bytes)).verify({ maxLdpX: 1 });
     const n = (await inline.parseMechanism(bytes)).verify({ maxLdpX: 1 });
-    const y = m.perturb(m.labels[0]);
+    const y = m.perturbIndex(0);
     const ledger = await openLedger({ storage: 'memory' });
     console.log(JSON.stringify({ id: m.id, inline: n.id, y, outputs: m.outputLabels.length,
       ledger: typeof ledger.release, continuous: CONTINUOUS_KINDS.length, design: (await designMethods()).length }));`;

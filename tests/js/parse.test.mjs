@@ -165,7 +165,7 @@ describe('one parse, in wasm', () => {
     assert.equal(doc.labels.length, k);
     assert.equal(doc.labels[k - 1], `v${k - 1}`);
     const mech = doc.verify({ maxLdpX: 1.01 });
-    assert.ok(mech.perturb('v7') < k);
+    assert.ok(mech.outputLabels.includes(mech.perturb('v7')));
     mech.free();
     doc.free();
   });

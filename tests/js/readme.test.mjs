@@ -14,7 +14,7 @@ import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { designContinuous, fitGmm } from 'privlift/design';
+import { README, jsBlocks } from './readme-blocks.mjs';
 
 const ROOT = new URL('../../', import.meta.url);
 
@@ -28,12 +28,12 @@ const SKIPPED = {};
 const CHECKS = {
   'Perturb, report, show the receipt #1': ({ mechanism, y, report, receipt }, site) => {
     assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json', 'POST /v1/reports']);
-    assert.ok(Number.isInteger(y) && y >= 0 && y < mechanism.outputLabels.length, `y = ${y}`);
+    assert.ok(mechanism.outputLabels.includes(y), `y = ${y}: an output label`);
     assert.deepEqual(site.collected, [{ reports: [{ ...report }] }], 'the report envelope is what is sent');
-    assert.equal(report.output, mechanism.outputLabels[y], 'the perturbed label');
+    assert.equal(report.output, y, 'the perturbed label');
     assert.equal(report.sha256, site.sha256['age-krr.json'], 'the hash of the document served');
     assert.deepEqual(receipt.entries.map((e) => e.label), [...mechanism.labels]);
-    assert.ok(receipt.entries.every((e) => e.lift >= receipt.min_lift_bound && e.lift <= receipt.max_lift_bound));
+    assert.ok(receipt.entries.every((e) => e.lift >= receipt.minLiftBound && e.lift <= receipt.maxLiftBound));
     assert.equal(site.logged.length, receipt.entries.length + 1, site.logged.join('\n'));
     assert.match(site.logged.at(-1), /^every lift stays in \[[0-9.e-]+, [0-9.e-]+\]$/);
   },
@@ -41,7 +41,7 @@ const CHECKS = {
     assert.deepEqual(site.requests, [], 'read from disk, no HTTP');
     assert.equal(mechanism.id, 'age-krr-eps1');
     assert.equal(same.sha256, mechanism.sha256, 'the same bytes both ways');
-    assert.ok(Number.isInteger(y) && y >= 0 && y < mechanism.outputLabels.length, `y = ${y}`);
+    assert.ok(mechanism.outputLabels.includes(y), `y = ${y}: an output label`);
   },
   'A privacy ledger #1': ({ mechanism, output, bound, memoized }, site) => {
     assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json']);
@@ -51,7 +51,7 @@ const CHECKS = {
     assert.ok(bound.ldp > 0 && bound.ldp <= 1 * (1 + 1e-9) && bound.ldp <= 4, JSON.stringify(bound));
     assert.ok(bound.lip > 0 && bound.lip <= bound.ldp, JSON.stringify(bound));
   },
-  'Curator side in the browser: `privlift/design` #1': ({ json, pX, std_error }, site) => {
+  'Curator side in the browser: `privlift/design` #1': ({ json, pX, stdError }, site) => {
     const doc = JSON.parse(json);
     assert.equal(doc.format, 'privlift-mechanism');
     assert.deepEqual(doc.labels, ['a', 'b', 'c']);
@@ -59,7 +59,7 @@ const CHECKS = {
     // The example's design is one `estimate` can invert.
     assert.equal(pX.length, 3);
     assert.ok(Math.abs(pX.reduce((a, b) => a + b, 0) - 1) < 1e-9, JSON.stringify(pX));
-    assert.ok(std_error.every((e) => e > 0 && Number.isFinite(e)), JSON.stringify(std_error));
+    assert.ok(stdError.every((e) => e > 0 && Number.isFinite(e)), JSON.stringify(stdError));
     assert.deepEqual(site.requests, []);
   },
   'A number (salary, reading): `privlift/continuous` #1': ({ salary, y, r }, site) => {
@@ -68,50 +68,13 @@ const CHECKS = {
     const j = (y - lo) / step; // noise may take y beyond the domain, never off the lattice
     assert.ok(Math.abs(j - Math.round(j)) < 1e-9, `y = ${y} is a lattice value`);
     assert.equal(r.output, y);
-    assert.equal(r.user_point, 52000, 'the nearest lattice point to 52 300');
-    assert.ok(r.user_ratio > 0 && r.user_ratio >= r.min_ratio && r.user_ratio <= r.max_ratio);
+    assert.equal(r.userPoint, 52000, 'the nearest lattice point to 52 300');
+    assert.ok(r.userRatio > 0 && r.userRatio >= r.minRatio && r.userRatio <= r.maxRatio);
     assert.equal(r.xs.length, r.ratios.length);
     const v = salary.verification();
-    assert.ok(v.policy_holds && v.policy.length > 0, 'verified against the (1 nat, 1e-5)-LIP policy');
+    assert.ok(v.policyHolds && v.policy.length > 0, 'verified against the (1 nat, 1e-5)-LIP policy');
   },
 };
-
-/** The ```js / ```javascript blocks of `markdown`, each with its key "heading #n". */
-function jsBlocks(markdown) {
-  const blocks = [];
-  let heading = '(before any heading)';
-  let inHeading = 0;
-  let open = null; // the fence of the block being read, or null
-  let body = null;
-  for (const line of markdown.split('\n')) {
-    if (open !== null) {
-      if (line.trimEnd() === open) {
-        if (body !== null) {
-          inHeading += 1;
-          blocks.push({ key: `${heading} #${inHeading}`, code: body.join('\n') });
-        }
-        open = null;
-        body = null;
-      } else if (body !== null) {
-        body.push(line);
-      }
-      continue;
-    }
-    const fence = line.match(/^(```+)\s*([\w-]*)/);
-    if (fence) {
-      open = fence[1];
-      body = ['js', 'javascript', 'mjs'].includes(fence[2].toLowerCase()) ? [] : null;
-      continue;
-    }
-    const h = line.match(/^#{1,6}\s+(.*?)\s*$/);
-    if (h) {
-      heading = h[1];
-      inHeading = 0;
-    }
-  }
-  assert.equal(open, null, 'README.md ends inside a code block');
-  return blocks;
-}
 
 /**
  * The block as a module: its `privlift…` imports resolved to this package (package.json
@@ -132,14 +95,12 @@ function asModule(code) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The page's origin: www/mechanisms/, the salary document the demo stages (designed here
-// from data/priors/salary-samples.csv as scripts/stage-site.sh does), and a collector's
-// POST /v1/reports.
+// The page's origin: the repository's sample documents (examples/ and www/mechanisms/) under
+// /mechanisms/, and a collector's POST /v1/reports.
 
 let server;
 let base;
 const site = { requests: [], collected: [], logged: [], sha256: {} };
-let salaryJson;
 
 let workdir;
 
@@ -148,14 +109,6 @@ before(async () => {
   workdir = await mkdtemp(join(tmpdir(), 'privlift-readme-'));
   await copyFile(new URL('www/mechanisms/age-krr.json', ROOT), join(workdir, 'age-krr.json'));
   process.chdir(workdir);
-  const csv = await readFile(new URL('data/priors/salary-samples.csv', ROOT), 'utf8');
-  const samples = csv.split('\n').slice(1).filter((l) => l.trim() !== '').map(Number);
-  const fit = await fitGmm(samples);
-  salaryJson = await designContinuous({
-    method: 'gaussian-lip', domain: { lo: 15000, hi: 240000, step: 1000 },
-    prior: { gmm: { weights: fit.weights, means: fit.means, sds: fit.sds } }, epsilon: 1, delta: 1e-5,
-    id: 'salary-gaussian-lip',
-  });
   server = createServer(async (req, res) => {
     site.requests.push(`${req.method} ${req.url}`);
     const chunks = [];
@@ -169,9 +122,10 @@ before(async () => {
     }
     const file = req.method === 'GET' && req.url.match(/^\/mechanisms\/([\w-]+\.json)$/)?.[1];
     try {
-      const body = file === 'salary-gaussian-lip.json' ? salaryJson
-        : file ? await readFile(new URL(`www/mechanisms/${file}`, ROOT)) : null;
-      if (body === null) throw new Error('not served');
+      if (!file) throw new Error('not served');
+      // The repository's sample documents: examples/, then the demo's hand-written ones.
+      const body = await readFile(new URL(`examples/${file}`, ROOT))
+        .catch(() => readFile(new URL(`www/mechanisms/${file}`, ROOT)));
       site.sha256[file] = createHash('sha256').update(body).digest('hex');
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     } catch {
@@ -204,7 +158,7 @@ async function runInPage(module) {
   }
 }
 
-const readme = await readFile(new URL('js/README.md', ROOT), 'utf8');
+const readme = await readFile(README, 'utf8');
 const blocks = jsBlocks(readme);
 
 test('the repository README has no JS example of its own: the JS guide is js/README.md', async () => {

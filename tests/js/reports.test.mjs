@@ -52,9 +52,9 @@ test('a report carries the mechanism, the document hash, the output label and a 
   assert.deepEqual(Object.keys(r).sort(), ['mechanism', 'output', 'report_id', 'sha256']);
   assert.equal(r.mechanism, 'grade-krr');
   assert.equal(r.sha256, sha);
-  assert.equal(r.output, m.outputLabels[y]);
+  assert.equal(r.output, y);
   assert.match(r.report_id, /^[0-9a-f]{32}$/);
-  assert.equal(m.report(m.outputLabels[y]).output, r.output, 'a label gives the same output');
+  assert.equal(m.report(m.outputLabels.indexOf(y)).output, r.output, 'an index gives the same output');
   assert.ok(Object.isFrozen(r));
   // Ids are fresh: 2000 reports, 2000 distinct ids.
   const ids = new Set(Array.from({ length: 2000 }, () => m.report(0).report_id));

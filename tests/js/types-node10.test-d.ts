@@ -5,6 +5,6 @@ import type { Mechanism } from 'privlift';
 import type { DesignMethod } from 'privlift/design';
 import type { ContinuousMechanism } from 'privlift/continuous';
 import type { Ledger } from 'privlift/ledger';
-import type { Document } from 'privlift/inline';
+import type { MechanismDocument } from 'privlift/inline';
 
-export type Resolved = [Mechanism, DesignMethod, ContinuousMechanism, Ledger, Document];
+export type Resolved = [Mechanism, DesignMethod, ContinuousMechanism, Ledger, MechanismDocument];

@@ -2,7 +2,7 @@
 // esnext.disposable), the setting of a Node project. Every public entry point is
 // imported and its init() called with what Node has (a file URL, bytes).
 import { init, parseMechanism, type InitInput } from 'privlift';
-import { initDesign } from 'privlift/design';
+import { init as initDesign } from 'privlift/design';
 import { init as initContinuous } from 'privlift/continuous';
 import { openLedger } from 'privlift/ledger';
 import { readFile } from 'node:fs/promises';

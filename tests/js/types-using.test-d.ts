@@ -3,10 +3,10 @@
 import { parseMechanism, type Mechanism } from 'privlift';
 import { parseContinuousMechanism } from 'privlift/continuous';
 
-export async function scoped(text: string): Promise<number> {
+export async function scoped(text: string): Promise<[string, number]> {
   using doc = await parseMechanism(text);
   using m: Mechanism = doc.verify();
   using c = await parseContinuousMechanism(text);
   using cm = c.verify();
-  return m.perturb('yes') + cm.perturb(1);
+  return [m.perturb('yes'), cm.perturb(1)];
 }

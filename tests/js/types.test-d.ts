@@ -3,45 +3,58 @@
 import {
   init, parseMechanism, fetchMechanism, PrivliftError, errorCodes, sendReports, beaconOnPageHide,
   type ReportEnvelope,
-  type Document, type Mechanism, type Policy, type Receipt, type ReceiptEntry,
+  type MechanismDocument, type Mechanism, type Policy, type Receipt, type ReceiptEntry,
   type Leakage, type Verification, type Check, type Claims, type ErrorCode, type MechanismKind,
 } from 'privlift';
 
 export async function usage(): Promise<void> {
   await init();
   await init(new URL('https://example.invalid/privlift_bg.wasm'));
-  const doc: Document = await parseMechanism('{"format": "privlift-mechanism"}');
+  const doc: MechanismDocument = await parseMechanism('{"format": "privlift-mechanism"}');
   const claims: Claims = doc.claims;
-  const ldpX: number | undefined = claims.ldp_x;
-  const policy: Policy = { maxLdpX: 1.1, max_lip: 2 };
+  const ldpX: number | undefined = claims.ldpX;
+  const policy: Policy = { maxLdpX: 1.1, maxLip: 2 };
+  // @ts-expect-error: policies are camelCase only (`maxLip`)
+  const snake: Policy = { max_lip: 2 };
   const mech: Mechanism = doc.verify(policy);
   const checked: Verification = doc.check();
   const first: Check | undefined = checked.claims[0];
-  const y: number = mech.perturb('yes');
-  const label: string = mech.perturbLabel(0);
+  const label: string = mech.perturb('yes');
   const byIndex: number = mech.perturbIndex(0);
   // @ts-expect-error perturbIndex takes an index, never a label
   mech.perturbIndex('yes');
-  const ys: Uint32Array = mech.perturbMany(['a', 1, 'c']);
-  const seeded: Uint32Array = mech.perturbManySeededForTesting(new Uint32Array([0, 1]), 7n);
-  const r: Receipt = mech.receipt(y);
+  // @ts-expect-error perturb takes a label, never an index
+  mech.perturb(0);
+  // @ts-expect-error perturb returns a label, not an index
+  const notIndex: number = mech.perturb('yes');
+  const ys: Uint32Array = mech.perturbIndices([0, 1, 2]);
+  // @ts-expect-error perturbIndices takes indices, never labels
+  mech.perturbIndices(['a']);
+  const seeded: Uint32Array = mech.perturbIndicesSeededForTesting(new Uint32Array([0, 1]), 7n);
+  const r: Receipt = mech.receipt(label);
   const e: ReceiptEntry = r.entries[0];
   const lift: number = e.lift;
   const leak: Leakage = mech.leakage();
-  const eu: number = leak.alip.eps_u;
+  const eu: number = leak.alip.epsU;
   const labels: readonly string[] = mech.labels;
   const m2: Mechanism = await fetchMechanism('https://example.invalid/m.json', { maxLdpX: 1 }, { cache: 'no-store', maxBytes: 1 << 20 });
   // The policy is optional, as at runtime (TS2554 before).
   const m4: Mechanism = await fetchMechanism('https://example.invalid/m.json');
   const codes: readonly ErrorCode[] = errorCodes;
-  const report: ReportEnvelope = mech.report(y);
+  const report: ReportEnvelope = mech.report(label);
   const sha: string = mech.sha256 + doc.sha256 + report.report_id;
   const ack: { accepted: number; duplicates: number } = await sendReports('https://example.invalid/v1/reports', [report], { retries: 2 });
   const stop: () => void = beaconOnPageHide('https://example.invalid/v1/reports', () => [report]);
+  // The DOM's own values fit the structural types (RequestInit, AbortSignal, URL, fetch, sendBeacon).
+  const requestInit: RequestInit = { headers: new Headers({ accept: 'application/json' }), credentials: 'include', signal: AbortSignal.timeout(5000) };
+  await fetchMechanism(new URL('https://example.invalid/m.json'), {}, requestInit);
+  await fetchMechanism(new Request('https://example.invalid/m.json'), {}, { ...requestInit, maxBytes: 1 << 20, cache: 'no-store' });
+  await sendReports(new URL('https://example.invalid/v1/reports'), [report], { fetch: globalThis.fetch, signal: new AbortController().signal });
+  const stop2 = beaconOnPageHide('https://example.invalid/v1/reports', () => [report], { target: window, beacon: navigator.sendBeacon.bind(navigator) });
   // @ts-expect-error a report is read-only
   report.output = 'other';
   try {
-    mech.perturb(-1);
+    mech.perturbIndex(-1);
   } catch (err) {
     if (err instanceof PrivliftError) {
       const code: ErrorCode = err.code;
@@ -56,8 +69,8 @@ export async function usage(): Promise<void> {
   const rowLabel: string = e.label;
   const secretRows: ReceiptEntry[] | undefined = r.secret?.entries;
   const costly: ErrorCode = 'too_costly';
-  const xAudit: Leakage = checked.leakage_x;
-  void [ldpX, first, label, ys, seeded, lift, eu, labels, m2, codes, r, strict, lx, lo, hi, any, rowLabel, secretRows, costly, xAudit];
+  const xAudit: Leakage = checked.leakageX;
+  void [stop2, ldpX, first, label, byIndex, notIndex, ys, seeded, lift, eu, labels, m2, codes, r, strict, lx, lo, hi, any, rowLabel, secretRows, costly, xAudit];
   // @ts-expect-error: rows have no `secret` field any more (label, index)
   e.secret;
 
@@ -74,11 +87,11 @@ export async function usage(): Promise<void> {
   void [kinds, notDiscrete];
   // @ts-expect-error: Mechanism has no public constructor
   new (mech.constructor as typeof Mechanism)();
-  // @ts-expect-error: perturbMany returns indices, not labels
-  const wrong: string[] = mech.perturbMany([0]);
-  // @ts-expect-error: receipts have snake_case fields
-  r.maxLiftBound;
-  void [bad, wrong];
+  // @ts-expect-error: perturbIndices returns indices, not labels
+  const wrong: string[] = mech.perturbIndices([0]);
+  // @ts-expect-error: results are camelCase (`maxLiftBound`)
+  r.max_lift_bound;
+  void [bad, wrong, snake];
 }
 
 import {
@@ -101,7 +114,7 @@ export async function continuousUsage(): Promise<void> {
   const r: ContinuousReceipt = mech.receipt(y, 3.3);
   const curve: number[] = r.ratios;
   // Without `x` (and for the notion the document does not claim) these are undefined, not null.
-  const atUser: number | undefined = r.user_ratio ?? r.user_point ?? r.user_x;
+  const atUser: number | undefined = r.userRatio ?? r.userPoint ?? r.userX;
   const lipEps: number | undefined = r.lip?.eps ?? r.ldp?.eps;
   void [atUser, lipEps];
   const envelope: ContinuousReportEnvelope = mech.report(y);

@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, plain_members, policy_members, policy_value, to_js};
+use crate::{js_error, plain_members, policy_members, policy_value, to_js, to_js_camel};
 use privlift::document::{ContinuousDocument, ContinuousDocumentJson, CONTINUOUS_KINDS};
 use privlift::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
 use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
@@ -114,7 +114,7 @@ impl WasmContinuousDocument {
     }
     #[wasm_bindgen(getter)]
     pub fn claims(&self) -> Result<JsValue, JsValue> {
-        to_js(self.doc.claims())
+        to_js_camel(self.doc.claims())
     }
     /// The document's informational `utility` object (never trusted), or `undefined`.
     #[wasm_bindgen(getter)]
@@ -130,11 +130,11 @@ impl WasmContinuousDocument {
     }
     /// The exact audit of the sampler (`{lip: {eps, delta}, ldp: {eps, delta}, …}`).
     pub fn audit(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.doc.audit().map_err(js_error)?)
+        to_js_camel(&self.doc.audit().map_err(js_error)?)
     }
     /// Every claim and policy check, without throwing on a failed check.
     pub fn check(&self, policy: JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.doc.check(&policy_from_js(policy)?).map_err(js_error)?)
+        to_js_camel(&self.doc.check(&policy_from_js(policy)?).map_err(js_error)?)
     }
     /// Verifies claims and policy on the exact sampler; returns a mechanism or throws.
     pub fn verify(&self, policy: JsValue) -> Result<WasmContinuousMechanism, JsValue> {
@@ -187,14 +187,14 @@ impl WasmContinuousMechanism {
     /// The receipt of a released `y`: the ratio `P(y|x)/P(y)` over the domain, and at
     /// the user's own `x` when given.
     pub fn receipt(&self, y: f64, x: Option<f64>) -> Result<JsValue, JsValue> {
-        to_js(&self.mech.receipt(y, x).map_err(js_error)?)
+        to_js_camel(&self.mech.receipt(y, x).map_err(js_error)?)
     }
     /// The audit of the sampler that runs.
     pub fn audit(&self) -> Result<JsValue, JsValue> {
-        to_js(self.mech.audit())
+        to_js_camel(self.mech.audit())
     }
     /// The full verification report (claims and policy checks).
     pub fn verification(&self) -> Result<JsValue, JsValue> {
-        to_js(self.mech.verification())
+        to_js_camel(self.mech.verification())
     }
 }

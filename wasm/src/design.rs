@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
-use crate::{js_error, to_js, WasmDocument};
+use crate::{js_error, to_js, to_js_camel, WasmDocument};
 use privlift::error::Error;
 use privlift_design::continuous::fit_gmm;
 use privlift_design::estimate::estimate_document;
@@ -32,7 +32,7 @@ pub fn design_methods() -> Vec<String> {
 #[wasm_bindgen(js_name = estimate)]
 pub fn estimate(doc: &WasmDocument, counts: &[f64], n: Option<f64>, project: bool) -> Result<JsValue, JsValue> {
     let e = estimate_document(&doc.doc, counts, n).map_err(js_error)?;
-    to_js(&if project { e.with_projection() } else { e })
+    to_js_camel(&if project { e.with_projection() } else { e })
 }
 
 /// A Gaussian-mixture prior fitted to `samples` by EM, with 1 to `max_components`

@@ -27,7 +27,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
-use privlift::error::Error;
+use privlift::error::{Error, Quoted};
 use privlift::verify::PolicyValue;
 #[cfg(feature = "client")]
 use privlift::{
@@ -82,6 +82,55 @@ pub(crate) fn to_js<T: serde::Serialize>(v: &T) -> Result<JsValue, JsValue> {
     v.serialize(&ser).map_err(|e| js_error(Error::Json { message: alloc::format!("{e}") }))
 }
 
+/// [`to_js`] of a result, with every key in camelCase at every depth (JS objects are
+/// camelCase; the JSON the CLI writes from the same types keeps serde's snake_case), and
+/// so the `notion` of a check, which names a claim or a policy key.
+#[cfg(feature = "continuous")]
+pub(crate) fn to_js_camel<T: serde::Serialize>(v: &T) -> Result<JsValue, JsValue> {
+    to_js(v).map(camel_keys)
+}
+
+/// `v` with the keys of its objects (and the `notion` strings) in camelCase.
+#[cfg(feature = "continuous")]
+fn camel_keys(v: JsValue) -> JsValue {
+    if js_sys::Array::is_array(&v) {
+        let items: &js_sys::Array = v.unchecked_ref();
+        return items.iter().map(camel_keys).collect::<js_sys::Array>().into();
+    }
+    if !v.is_object() {
+        return v;
+    }
+    let out = js_sys::Object::new();
+    for entry in js_sys::Object::entries(v.unchecked_ref()).iter() {
+        let entry: js_sys::Array = entry.unchecked_into();
+        let key = entry.get(0).as_string().unwrap_or_default();
+        let value = match entry.get(1).as_string() {
+            Some(notion) if key == "notion" => JsValue::from_str(&camel(&notion)),
+            _ => camel_keys(entry.get(1)),
+        };
+        let _ = js_sys::Reflect::set(&out, &JsValue::from_str(&camel(&key)), &value);
+    }
+    out.into()
+}
+
+/// The camelCase form of a snake_case name (`max_eps_l_s` → `maxEpsLS`, `alip.eps_l` →
+/// `alip.epsL`): the JS spelling of a field, a policy key or a check's notion.
+pub(crate) fn camel(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        match c {
+            '_' => upper = true,
+            c if upper => {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// The own properties of `v`, enumerable or not, in their order, when `v` is a **plain
 /// object** (made by `{…}` or
 /// `Object.create(null)`); `None` for anything else: an array, a `Map`, a class instance,
@@ -117,14 +166,32 @@ pub(crate) fn policy_members(policy: &JsValue) -> Result<Option<Vec<(String, JsV
     if policy.is_undefined() || policy.is_null() {
         return Ok(None);
     }
-    plain_members(policy)?.map(Some).ok_or_else(|| {
+    let members = plain_members(policy)?.map(Some).ok_or_else(|| {
         js_error(Error::InvalidArgument {
             name: "policy".into(),
             reason: "must be a plain object such as {maxLdpX: 1.1} (limits in nats; a Map, a class \
                      instance or inherited limits are not read)"
                 .into(),
         })
-    })
+    })?;
+    if let Some((key, _)) = members.iter().flatten().find(|(key, _)| is_snake_case(key)) {
+        return Err(js_error(Error::InvalidArgument {
+            name: "policy".into(),
+            reason: alloc::format!(
+                "JS objects spell keys in camelCase: write {} instead of {}",
+                Quoted(&camel(key)),
+                Quoted(key)
+            ),
+        }));
+    }
+    Ok(members)
+}
+
+/// Whether `key` is a snake_case name (`max_ldp_x`): lower-case letters, digits and at
+/// least one underscore. A policy in JS spells its keys in camelCase only, so such a key
+/// is refused naming its camelCase form rather than read (the CLI's JSON policies read both).
+fn is_snake_case(key: &str) -> bool {
+    key.contains('_') && key.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// A policy value for the core's readers: a number, or what it is instead (`null`,

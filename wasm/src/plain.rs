@@ -1,7 +1,8 @@
 //! The discrete client's results as plain JS objects, built field by field.
 //!
-//! Each result type's fields are set in declaration order with the values its derived
-//! `Serialize` gives them in JSON: numbers (NaN and ±∞ stay JS numbers), strings,
+//! Each result type's fields are set in declaration order, under the camelCase form of
+//! the names its derived `Serialize` gives them in JSON (JS objects are camelCase; the
+//! JSON the CLI writes keeps snake_case), with the values it gives them: numbers (NaN and ±∞ stay JS numbers), strings,
 //! booleans, arrays, nested objects; an `Option` field that serde writes as `None` is a
 //! property holding `undefined`, and one that serde skips when `None` is left out. The
 //! objects are those serde-wasm-bindgen built before (`wasm/tests/web.rs` and the npm
@@ -16,6 +17,8 @@ use privlift::document::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, SrlipJs
 use privlift::leakage::{Alip, Leakage};
 use privlift::mechanism::{Receipt, ReceiptEntry, ReceiptSection};
 use privlift::verify::{Check, Verification};
+
+use crate::camel;
 
 #[wasm_bindgen]
 extern "C" {
@@ -76,7 +79,7 @@ fn numbers(v: &[f64]) -> JsValue {
 impl ToJs for Alip {
     fn to_js(&self) -> JsValue {
         let Alip { eps_l, eps_u } = *self;
-        Fields::new().number("eps_l", eps_l).number("eps_u", eps_u).done()
+        Fields::new().number("epsL", eps_l).number("epsU", eps_u).done()
     }
 }
 
@@ -104,19 +107,19 @@ impl ToJs for Leakage {
             .number("lip", *lip)
             .value("alip", alip.to_js())
             .number("ldp", *ldp)
-            .number("ldp_x", *ldp_x)
-            .number("mi_sy", *mi_sy)
-            .number("mi_xy", *mi_xy)
-            .number("maximal_leakage", *maximal_leakage)
-            .number("min_lift", *min_lift)
-            .number("max_lift", *max_lift)
-            .number("l1_lift", *l1_lift)
-            .number("chi2_lift", *chi2_lift)
-            .number("alpha_lift", *alpha_lift)
-            .number("l1_lift_inverse", *l1_lift_inverse)
-            .number("chi2_lift_inverse", *chi2_lift_inverse)
-            .number("alpha_lift_inverse", *alpha_lift_inverse)
-            .number("alpha_order", *alpha_order)
+            .number("ldpX", *ldp_x)
+            .number("miSy", *mi_sy)
+            .number("miXy", *mi_xy)
+            .number("maximalLeakage", *maximal_leakage)
+            .number("minLift", *min_lift)
+            .number("maxLift", *max_lift)
+            .number("l1Lift", *l1_lift)
+            .number("chi2Lift", *chi2_lift)
+            .number("alphaLift", *alpha_lift)
+            .number("l1LiftInverse", *l1_lift_inverse)
+            .number("chi2LiftInverse", *chi2_lift_inverse)
+            .number("alphaLiftInverse", *alpha_lift_inverse)
+            .number("alphaOrder", *alpha_order)
             .done()
     }
 }
@@ -125,7 +128,7 @@ impl ToJs for Check {
     fn to_js(&self) -> JsValue {
         let Check { notion, bound, actual, holds } = self;
         Fields::new()
-            .value("notion", JsValue::from_str(notion))
+            .value("notion", JsValue::from_str(&camel(notion)))
             .number("bound", *bound)
             .number("actual", *actual)
             .value("holds", JsValue::from_bool(*holds))
@@ -138,11 +141,11 @@ impl ToJs for Verification {
         let Verification { leakage, leakage_x, claims, policy, claims_hold, policy_holds } = self;
         Fields::new()
             .value("leakage", leakage.to_js())
-            .value("leakage_x", leakage_x.to_js())
+            .value("leakageX", leakage_x.to_js())
             .value("claims", array(claims, Check::to_js))
             .value("policy", array(policy, Check::to_js))
-            .value("claims_hold", JsValue::from_bool(*claims_hold))
-            .value("policy_holds", JsValue::from_bool(*policy_holds))
+            .value("claimsHold", JsValue::from_bool(*claims_hold))
+            .value("policyHolds", JsValue::from_bool(*policy_holds))
             .done()
     }
 }
@@ -150,14 +153,14 @@ impl ToJs for Verification {
 impl ToJs for AlipJson {
     fn to_js(&self) -> JsValue {
         let AlipJson { eps_l, eps_u } = *self;
-        Fields::new().number("eps_l", eps_l).number("eps_u", eps_u).done()
+        Fields::new().number("epsL", eps_l).number("epsU", eps_u).done()
     }
 }
 
 impl ToJs for AlphaLiftJson {
     fn to_js(&self) -> JsValue {
         let AlphaLiftJson { order, eps_l, eps_u } = *self;
-        Fields::new().number("order", order).number("eps_l", eps_l).number("eps_u", eps_u).done()
+        Fields::new().number("order", order).number("epsL", eps_l).number("epsU", eps_u).done()
     }
 }
 
@@ -182,10 +185,10 @@ impl ToJs for ClaimsJson {
         let number = |v: &Option<f64>| v.map(JsValue::from_f64);
         Fields::new()
             .skip_none("ldp", number(ldp))
-            .skip_none("ldp_x", number(ldp_x))
+            .skip_none("ldpX", number(ldp_x))
             .skip_none("lip", number(lip))
             .skip_none("alip", alip.as_ref().map(ToJs::to_js))
-            .skip_none("bp_lip", bp_lip.as_ref().map(ToJs::to_js))
+            .skip_none("bpLip", bp_lip.as_ref().map(ToJs::to_js))
             .skip_none("l1", l1.as_ref().map(ToJs::to_js))
             .skip_none("chi2", chi2.as_ref().map(ToJs::to_js))
             .skip_none("alpha", alpha.as_ref().map(ToJs::to_js))
@@ -220,10 +223,10 @@ fn section(fields: &Fields, s: &ReceiptSection) {
     let ReceiptSection { entries: rows, min_lift_bound, max_lift_bound, eps_l, eps_u } = s;
     fields
         .value("entries", entries(rows))
-        .number("min_lift_bound", *min_lift_bound)
-        .number("max_lift_bound", *max_lift_bound)
-        .number("eps_l", *eps_l)
-        .number("eps_u", *eps_u);
+        .number("minLiftBound", *min_lift_bound)
+        .number("maxLiftBound", *max_lift_bound)
+        .number("epsL", *eps_l)
+        .number("epsU", *eps_u);
 }
 
 impl ToJs for ReceiptSection {
@@ -235,15 +238,15 @@ impl ToJs for ReceiptSection {
 }
 
 /// The receipt with the X section's fields at the top level and `secret` nested (as its
-/// `Serialize` writes it); `output_index` and `secret` are `undefined` when `None`.
+/// `Serialize` writes it); `outputIndex` and `secret` are `undefined` when `None`.
 impl ToJs for Receipt {
     fn to_js(&self) -> JsValue {
         let Receipt { mechanism_id, output_index, output, input, secret } = self;
         let optional = |v: Option<JsValue>| v.unwrap_or(JsValue::UNDEFINED);
         let fields = Fields::new();
         fields
-            .value("mechanism_id", JsValue::from_str(mechanism_id))
-            .value("output_index", optional(output_index.map(|i| JsValue::from_f64(i as f64))))
+            .value("mechanismId", JsValue::from_str(mechanism_id))
+            .value("outputIndex", optional(output_index.map(|i| JsValue::from_f64(i as f64))))
             .value("output", JsValue::from_str(output));
         section(&fields, input);
         fields.value("secret", optional(secret.as_ref().map(ToJs::to_js)));

@@ -172,9 +172,22 @@ fn same_f64s(actual: &[f64], expected: &[Value], path: &str) -> Result<(), Strin
     Ok(())
 }
 
+/// The JS spelling of a key the vectors (the JSON the native library writes) spell in
+/// snake_case: `max_lift_bound` → `maxLiftBound`.
+fn camel(snake: &str) -> String {
+    let mut parts = snake.split('_');
+    let mut out = String::from(parts.next().unwrap_or_default());
+    for p in parts {
+        let mut cs = p.chars();
+        out.extend(cs.next().map(|c| c.to_ascii_uppercase()));
+        out.push_str(cs.as_str());
+    }
+    out
+}
+
 /// A value the bindings hand to JavaScript against a vector's exact value, bit for bit:
 /// numbers by their f64 bits, an absent Option (`undefined`) for `null`, objects key by key
-/// (no key the vector lacks).
+/// under their camelCase names (no key the vector lacks).
 fn same_js(actual: &JsValue, expected: &Value, path: &str) -> Result<(), String> {
     let differ = |why: &str| {
         let shown = JSON::stringify(actual).ok().and_then(|s| s.as_string()).unwrap_or_else(|| format!("{actual:?}"));
@@ -212,12 +225,17 @@ fn same_js(actual: &JsValue, expected: &Value, path: &str) -> Result<(), String>
             for key in Object::keys(actual.unchecked_ref::<Object>()).iter() {
                 let k = key.as_string().unwrap_or_default();
                 let value = Reflect::get(actual, &key).unwrap_or(JsValue::UNDEFINED);
-                if !value.is_undefined() && !map.contains_key(&k) {
+                if !value.is_undefined() && !map.keys().any(|e| camel(e) == k) {
                     return differ(&format!("unexpected key `{k}`"));
                 }
             }
             map.iter().try_for_each(|(k, e)| {
-                let value = Reflect::get(actual, &JsValue::from_str(k)).unwrap_or(JsValue::UNDEFINED);
+                let value = Reflect::get(actual, &JsValue::from_str(&camel(k))).unwrap_or(JsValue::UNDEFINED);
+                // A check's notion names a claim or a policy key: camelCase in JS too.
+                let e = match e {
+                    Value::String(notion) if k == "notion" => &Value::String(camel(notion)),
+                    e => e,
+                };
                 same_js(&value, e, &format!("{path}.{k}"))
             })
         }

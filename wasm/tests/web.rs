@@ -64,9 +64,9 @@ fn parse_verify_perturb_receipt() {
         let y = mech.perturb(x).expect("perturb");
         assert!(y < 3);
         let r = mech.receipt(y).expect("receipt");
-        assert_eq!(get(&r, "output_index").as_f64(), Some(y as f64));
-        assert_eq!(get(&r, "mechanism_id").as_string().as_deref(), Some("krr3"));
-        let (lo, hi) = (num(&r, "min_lift_bound"), num(&r, "max_lift_bound"));
+        assert_eq!(get(&r, "outputIndex").as_f64(), Some(y as f64));
+        assert_eq!(get(&r, "mechanismId").as_string().as_deref(), Some("krr3"));
+        let (lo, hi) = (num(&r, "minLiftBound"), num(&r, "maxLiftBound"));
         // The audited min/max lift of this 3-RR under the prior (0.2, 0.3, 0.5): 0.25/0.375
         // and 0.5/0.3, rounded outwards (never the claim's e^{∓ln 2}).
         let (min, max) = (2.0 / 3.0, 5.0 / 3.0);
@@ -125,7 +125,7 @@ fn errors_cross_as_js_errors_with_a_code() {
     let liar = WasmDocument::parse(&krr_json(0.5)).unwrap();
     assert_eq!(code_of(liar.verify(JsValue::NULL).unwrap_err()), "claim_violated");
     let check = liar.check(JsValue::UNDEFINED).unwrap();
-    assert_eq!(get(&check, "claims_hold").as_bool(), Some(false));
+    assert_eq!(get(&check, "claimsHold").as_bool(), Some(false));
 
     let mut mech = verified();
     assert_eq!(code_of(mech.perturb(3).unwrap_err()), "unknown_value");
@@ -136,29 +136,36 @@ fn errors_cross_as_js_errors_with_a_code() {
 }
 
 #[wasm_bindgen_test]
-fn policy_keys_camel_and_snake_case_and_typos() {
+fn policy_keys_camel_case_only_and_typos() {
     let doc = WasmDocument::parse(&krr_json(core::f64::consts::LN_2)).unwrap();
     let tight = JsValue::from_f64(0.5);
-    for key in ["maxLdpX", "max_ldp_x", "maxLdp", "max_ldp"] {
+    for key in ["maxLdpX", "maxLdp"] {
         let err = doc.verify(policy(&[(key, tight.clone())])).unwrap_err();
         assert_eq!(code_of(err), "policy_violated", "key {key}");
     }
-    // Loose limits in both spellings pass, and the report names the limit.
-    let v = doc.check(policy(&[("maxLip", JsValue::from_f64(5.0)), ("max_eps_u", JsValue::from_f64(5.0))])).unwrap();
-    assert_eq!(get(&v, "policy_holds").as_bool(), Some(true));
+    // Loose limits pass, and the report names each limit by its key.
+    let v = doc.check(policy(&[("maxLip", JsValue::from_f64(5.0)), ("maxEpsU", JsValue::from_f64(5.0))])).unwrap();
+    assert_eq!(get(&v, "policyHolds").as_bool(), Some(true));
     let checks: Array = get(&v, "policy").dyn_into().unwrap();
     let notions: Vec<String> = checks.iter().map(|c| get(&c, "notion").as_string().unwrap()).collect();
-    assert_eq!(notions, ["max_lip", "max_eps_u"]);
+    assert_eq!(notions, ["maxLip", "maxEpsU"]);
+    // The CLI's snake_case spelling is refused in JS, naming the camelCase key.
+    for (snake, camel) in [("max_ldp_x", "maxLdpX"), ("max_eps_l_s", "maxEpsLS"), ("max_verify_work", "maxVerifyWork")]
+    {
+        let err = doc.verify(policy(&[(snake, tight.clone())])).unwrap_err();
+        let message = js_sys::Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+        assert_eq!(code_of(err), "invalid_argument", "key {snake}");
+        assert!(message.contains(camel), "{message}");
+    }
     // A misspelt limit is never silently dropped.
     for bad in [
         policy(&[("maxLDPX", tight.clone())]),
-        policy(&[("maxLdpX", tight.clone()), ("max_ldp_x", tight.clone())]),
         policy(&[("maxLdpX", JsValue::from_str("0.5"))]),
         policy(&[("maxLdpX", JsValue::from_f64(f64::NAN))]),
         policy(&[("maxLdpX", JsValue::from_f64(-1.0))]),
         // A limit is removed by leaving its key out, never by its value.
         policy(&[("maxLip", JsValue::NULL)]),
-        policy(&[("max_lip", JsValue::UNDEFINED)]),
+        policy(&[("maxLip", JsValue::UNDEFINED)]),
         policy(&[("maxVerifyWork", JsValue::NULL)]),
         policy(&[("maxEpsU", JsValue::TRUE)]),
         JsValue::from_f64(3.0),
@@ -171,13 +178,13 @@ fn policy_keys_camel_and_snake_case_and_typos() {
 fn leakage_verification_and_error_codes() {
     let mech = verified();
     let leak = mech.leakage().unwrap();
-    let ldp_x = num(&leak, "ldp_x");
+    let ldp_x = num(&leak, "ldpX");
     let ln2 = core::f64::consts::LN_2;
     assert!(ldp_x >= ln2 && ldp_x <= ln2 * (1.0 + 1e-9), "ldp_x {ldp_x}");
     let alip = get(&leak, "alip");
-    assert!(num(&alip, "eps_u") > 0.0 && num(&alip, "eps_l") > 0.0);
+    assert!(num(&alip, "epsU") > 0.0 && num(&alip, "epsL") > 0.0);
     let v = mech.verification().unwrap();
-    assert_eq!(get(&v, "claims_hold").as_bool(), Some(true));
+    assert_eq!(get(&v, "claimsHold").as_bool(), Some(true));
     let codes = error_codes();
     for c in privlift::Error::CODES {
         assert!(codes.iter().any(|x| x == c), "{c} missing from errorCodes()");
@@ -212,7 +219,7 @@ fn unary_encoding_bits_and_receipt() {
     }
     let r = mech.receipt_bits(&[0, 1, 1]).expect("receiptBits");
     assert_eq!(get(&r, "output").as_string().as_deref(), Some("011"));
-    assert!(get(&r, "output_index").is_undefined());
+    assert!(get(&r, "outputIndex").is_undefined());
     assert_eq!(
         mech.perturb_bits_seeded_for_testing(2, 9).unwrap(),
         mech.perturb_bits_seeded_for_testing(2, 9).unwrap()
