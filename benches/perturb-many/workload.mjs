@@ -2,7 +2,8 @@
 // browser page (index.html): k-RR documents at k = 2, 21, 256, the two baselines, and
 // the alternation that measures them in one run.
 //
-//   perturbMany       Mechanism.perturbMany(Uint32Array of n inputs), the OS pool
+//   perturbMany       Mechanism.perturbIndices(Uint32Array of n inputs), the OS pool
+//                     (named perturbMany before the JS API's rename)
 //   keepOrUniform     the JS loop a developer would write instead: keep x with probability
 //                     κ, else a uniform draw over the k values; two crypto.getRandomValues
 //                     u32 words a report (8 bytes, as perturbMany's one 64-bit word)
@@ -109,7 +110,9 @@ export async function run(mechanisms, { ks = [2, 21, 256], n = 1_000_000, rounds
     const contenders = { keepOrUniform: (f => () => f(xs))(keepOrUniform(k)), getRandomValues: randomBytes(8 * n) };
     for (const [label, make] of Object.entries(mechanisms)) {
       const m = await make(krrDocument(k));
-      contenders[label] = () => m.perturbMany(xs);
+      // `perturbIndices` (`perturbMany` in a checkout before the rename, for --compare).
+      const draw = (m.perturbIndices ?? m.perturbMany).bind(m);
+      contenders[label] = () => draw(xs);
     }
     const r = alternate(contenders, { rounds, clock });
     for (const label of Object.keys(mechanisms)) {

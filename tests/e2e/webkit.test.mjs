@@ -88,14 +88,17 @@ test('WebKit verifies, perturbs, shows the native receipt, and the collector sto
 
   // The receipt WebKit computed is the native core's, field by field.
   const native = JSON.parse(execFileSync(cli, ['receipt', join(site, 'mechanisms', file), '--output', String(lastOutput)], { encoding: 'utf8' }));
-  assert.equal(receipt.mechanism_id, native.mechanism_id);
-  assert.equal(receipt.output_index, native.output_index);
+  // The page's receipt is a JS object (camelCase), the CLI's is JSON (the wire's names).
+  assert.equal(receipt.mechanismId, native.mechanism_id);
+  assert.equal(receipt.outputIndex, native.output_index);
   const same = (n, p, what) => {
     assert.equal(p.entries.length, n.entries.length, `${what}: rows`);
     p.entries.forEach((e, i) => {
       for (const f of ['index', 'label', 'prior', 'posterior', 'lift']) assert.equal(e[f], n.entries[i][f], `${what} ${f} of ${e.label}`);
     });
-    for (const f of ['min_lift_bound', 'max_lift_bound', 'eps_l', 'eps_u']) close(p[f], n[f], `${what} ${f}`);
+    for (const [f, g] of [['minLiftBound', 'min_lift_bound'], ['maxLiftBound', 'max_lift_bound'], ['epsL', 'eps_l'], ['epsU', 'eps_u']]) {
+      close(p[f], n[g], `${what} ${f}`);
+    }
   };
   same(native, receipt, 'X');
   same(native.secret, receipt.secret, 'S');
