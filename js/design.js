@@ -5,19 +5,41 @@
 // solver) so that a client that only verifies and perturbs never downloads it. It
 // returns documents as JSON text: hand them to `parseMechanism`/`fetchMechanism` from
 // 'privlift', which verify them like any curator's document.
+//
+// The designers (`design`, `designContinuous`, `fitGmm`) run in the package's worker
+// (js/offthread.js), with `{signal, onProgress}`: a design of seconds never blocks the
+// page or Node's event loop.
 
 import initWasm, * as raw from '../pkg-design/privlift_design.js';
 import { PrivliftError } from './privlift.js';
 import { convert, guard, invalid, wasmSource } from './common.js';
+import { offThreadAvailable, compiledModule, checkOptions, runOffThread, abortError } from './offthread.js';
+
+export { offThreadAvailable, terminateIdleWorkers } from './offthread.js';
 
 let ready = null;
+/** @type {Promise<WebAssembly.Module> | null} */
+let compiled = null;
+
+/**
+ * The design module compiled once, from initDesign's `input` or the .wasm next to the
+ * package: this thread and the worker instantiate the same one (one download).
+ */
+function designModule(input) {
+  if (compiled === null) {
+    compiled = (async () => compiledModule(input !== undefined ? input
+      : await wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url))))();
+    compiled.catch(() => { compiled = null; });
+  }
+  return compiled;
+}
 
 
 /** Loads the design module once (idempotent). Every function below calls it. */
 export function initDesign(input) {
   if (ready === null) {
     ready = (async () => {
-      await initWasm({ module_or_path: input === undefined ? await wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url)) : input });
+      await initWasm({ module_or_path: await designModule(input) });
     })().catch((e) => {
       ready = null;
       throw new PrivliftError('init', `could not load the privlift design module: ${e && e.message}`, { cause: e });
@@ -32,18 +54,19 @@ export function initDesign(input) {
  * `{prior: {labels, p}}` or `{joint: {secret_labels, labels, p_sx}}`, `epsilon`, `alpha`,
  * `a`, `b`, `priors: {labels, priors}`, `distortion: {d}`, `id`.
  */
-export async function design(method, request) {
-  await initDesign();
+export async function design(method, request, options) {
+  const opts = checkOptions(options);
   if (typeof method !== 'string') throw invalid('method', 'expected a string'); // wasm takes a &str
-  let doc;
-  try {
-    doc = raw.design(method, JSON.stringify(request ?? {}));
-    return doc.toJson();
-  } catch (e) {
-    throw convert(e);
-  } finally {
-    doc?.free();
-  }
+  const text = JSON.stringify(request ?? {});
+  return offThread('design', [method, text], opts, 'design()', () => {
+    let doc;
+    try {
+      doc = raw.design(method, text);
+      return doc.toJson();
+    } finally {
+      doc?.free();
+    }
+  });
 }
 
 /** The method names `design` accepts. */
@@ -86,21 +109,22 @@ export async function estimate(documentJson, counts, { n, project = false } = {}
  * {edges, p}}, epsilon, delta, id?}`; methods as `privlift design` (`gaussian-lip`,
  * `gaussian-lip-instance`, `analytic-gaussian`, `laplace-lip`, `laplace-ldp`, `sampling`).
  */
-export async function designContinuous(request) {
-  await initDesign();
+export async function designContinuous(request, options) {
+  const opts = checkOptions(options);
   if (request === null || typeof request !== 'object') {
     // Sent as JSON text; the core would call a non-object `json`, this API says invalid_argument.
     throw invalid('request', 'expected an object {method, domain, prior, epsilon, delta}');
   }
-  let doc;
-  try {
-    doc = raw.designContinuous(JSON.stringify(request));
-    return doc.toJson();
-  } catch (e) {
-    throw convert(e);
-  } finally {
-    doc?.free();
-  }
+  const text = JSON.stringify(request);
+  return offThread('designContinuous', [text], opts, 'designContinuous()', () => {
+    let doc;
+    try {
+      doc = raw.designContinuous(text);
+      return doc.toJson();
+    } finally {
+      doc?.free();
+    }
+  });
 }
 
 /** The method names `designContinuous` accepts. */
@@ -114,8 +138,8 @@ export async function continuousDesignMethods() {
  * chosen by BIC: `{weights, means, sds, components, logLikelihood, bic, iterations}`.
  * Pass `{gmm: {weights, means, sds}}` as the `prior` of `designContinuous`.
  */
-export async function fitGmm(samples, maxComponents = 4) {
-  await initDesign();
+export async function fitGmm(samples, maxComponents = 4, options) {
+  const opts = checkOptions(options);
   if (samples === null || typeof samples !== 'object' || typeof samples[Symbol.iterator] !== 'function') {
     throw invalid('samples', 'expected an array or Float64Array of numbers');
   }
@@ -124,5 +148,29 @@ export async function fitGmm(samples, maxComponents = 4) {
     throw invalid('maxComponents', `expected a positive integer, got ${maxComponents}`);
   }
   const max = Math.min(maxComponents, 0xffff_ffff);
-  return guard(() => raw.fitGmm(samples instanceof Float64Array ? samples : Float64Array.from(samples), max));
+  const xs = samples instanceof Float64Array ? samples : Float64Array.from(samples);
+  return offThread('fitGmm', [xs, max], opts, 'fitGmm()', () => raw.fitGmm(xs, max));
+}
+
+/**
+ * Runs the designer `op` in the package's worker (js/offthread.js), or, where the runtime
+ * has no workers, `here()` on the calling thread between a start and an end progress.
+ */
+async function offThread(op, args, { signal, onProgress }, what, here) {
+  if (!offThreadAvailable()) {
+    if (signal?.aborted) throw abortError(signal, what);
+    await initDesign();
+    onProgress?.(0);
+    const out = guard(here);
+    if (signal?.aborted) throw abortError(signal, what);
+    onProgress?.(1);
+    return out;
+  }
+  let module;
+  try {
+    module = await designModule();
+  } catch (e) {
+    throw new PrivliftError('init', `could not load the privlift design module: ${e && e.message}`, { cause: e });
+  }
+  return runOffThread('design', module, op, args, { signal, onProgress }, what);
 }

@@ -16,10 +16,33 @@ use privlift_design::request::{design as run, DesignRequest, METHODS};
 /// (`{"prior": {"labels", "p"}} | {"joint": {...}}`, `epsilon`, `alpha`, `a`, `b`,
 /// `priors`, `distortion`, `id`); unknown keys are rejected. Returns the published
 /// document, already audited.
+///
+/// `progress`, if given, is called with a fraction in [0, 1] as the vertex searches of
+/// ORR, AORR and SRR go ([`privlift_design::progress`]): the bases a search has visited
+/// against its cap, the share of the work left before the design would be refused. Its
+/// result and any exception it throws are ignored.
 #[wasm_bindgen(js_name = design)]
-pub fn design(method: &str, request: &str) -> Result<WasmDocument, JsValue> {
+pub fn design(method: &str, request: &str, progress: Option<js_sys::Function>) -> Result<WasmDocument, JsValue> {
     let req: DesignRequest = serde_json::from_str(request).map_err(|e| js_error(Error::from_parser(e)))?;
-    run(method, req).map(|doc| WasmDocument { doc }).map_err(js_error)
+    let result = match progress {
+        Some(f) => privlift_design::progress::observe(
+            move |p| {
+                let _ = f.call1(&JsValue::NULL, &JsValue::from_f64(search_fraction(p)));
+            },
+            || run(method, req),
+        ),
+        None => run(method, req),
+    };
+    result.map(|doc| WasmDocument { doc }).map_err(js_error)
+}
+
+/// How far one vertex search is, in [0, 1]: its bases against its cap.
+fn search_fraction(p: &privlift_design::progress::Progress) -> f64 {
+    if p.max_bases == 0 {
+        1.0
+    } else {
+        (p.bases as f64 / p.max_bases as f64).min(1.0)
+    }
 }
 
 /// The design methods this build knows.
