@@ -11,8 +11,10 @@ export interface OffThreadOptions {
   signal?: AbortSignal;
   /**
    * Called with a fraction in [0, 1] that never decreases: 0 when the work starts, 1 when
-   * its result has arrived, and in between what the designer reports (the vertex searches
-   * of 'orr-*' and 'srr': the bases visited against the search's cap).
+   * its result has arrived, and in between what the designer reports: the vertex searches
+   * of 'orr-*' and 'srr' the bases visited against the search's cap, `designContinuous`
+   * its steps (exact audits, certified bounds of its calibration) done against those its
+   * method is expected to make.
    */
   onProgress?: (fraction: number) => void;
 }

@@ -11,7 +11,7 @@ const GLUES = {
     init: initDesign,
     ops: {
       design: (progress, method, request) => json(design.design(method, request, progress)),
-      designContinuous: (progress, request) => json(design.designContinuous(request)),
+      designContinuous: (progress, request) => json(design.designContinuous(request, progress)),
       fitGmm: (progress, samples, max) => design.fitGmm(samples, max),
     },
   },

@@ -1,11 +1,11 @@
 // Tries the packed npm package where web developers use it, as a new user would: the tarball
 // (scripts/pack.mjs) installed into an empty project beside Vite, webpack and esbuild from the
 // npm registry, a page that verifies and perturbs in a module Worker through 'privlift/inline',
-// then on the main thread, and loads the curator's wasm module (privlift/design), each page
-// loaded in headless Chromium. The Worker's phase must request no .wasm file (every request
-// the page and its Worker make is recorded): the inline entry carries its module, and a
-// bundler that drops it (package.json "sideEffects") would otherwise go unnoticed, since the
-// fetched file works too. Prints one table row per runtime and exits 1 if one fails. Not part
+// then on the main thread, and designs with the curator's wasm module (privlift/design, in
+// the package's own Worker), each page loaded in headless Chromium. The privlift/inline
+// Worker's phase must request no .wasm file (every request the page and its Worker make is
+// recorded): the inline entry carries its module, and a bundler that drops it (package.json
+// "sideEffects") would otherwise go unnoticed, since the fetched file works too. Prints one table row per runtime and exits 1 if one fails. Not part
 // of scripts/test.sh (it downloads the bundlers; tests/js/runtimes/ checks esbuild and workerd
 // in CI); run it by hand after scripts/build-wasm.sh:
 //
@@ -49,8 +49,10 @@ async function main() {
   await fetch('./${MARK}').catch(() => {});
   const m = (await parseMechanism(text)).verify({ maxLdpX: 1 });
   const y = m.perturb('25-34');
-  const { designMethods } = await import('privlift/design');
-  return { id: m.id, y, worker: inWorker, designers: (await designMethods()).length };
+  const { designMethods, design } = await import('privlift/design');
+  // design() runs in the package's own Worker (js/worker.js), which the bundler must emit.
+  const designed = JSON.parse(await design('krr', { prior: { p: [0.5, 0.5] }, epsilon: 1 })).id;
+  return { id: m.id, y, worker: inWorker, designers: (await designMethods()).length, designed };
 }
 main().then((r) => { document.body.dataset.result = JSON.stringify(r); },
   (e) => { document.body.dataset.result = JSON.stringify({ error: String(e && e.stack || e) }); });
@@ -134,7 +136,8 @@ const rows = [];
  */
 function record(runtime, how, r, { known = false } = {}) {
   const fetchedWasm = r.workerWasm?.length > 0 ? `the privlift/inline Worker requested ${r.workerWasm.join(', ')}` : null;
-  const ok = !r.error && !fetchedWasm && r.id === 'age-krr-eps1' && r.worker?.id === r.id && r.designers > 0;
+  const ok = !r.error && !fetchedWasm && r.id === 'age-krr-eps1' && r.worker?.id === r.id && r.designers > 0
+    && r.designed === 'krr-eps1';
   if (!ok && !known) process.exitCode = 1;
   const why = String(r.error || fetchedWasm || JSON.stringify(r)).split('\n')[0].slice(0, 160).replaceAll('|', '\\|');
   rows.push(`| ${runtime} | ${how} | ${ok ? 'works' : `fails: ${why}`} |`);
