@@ -25,11 +25,12 @@ export function offThreadAvailable() {
 }
 
 /**
- * A compiled module for `source` (a URL, Response, bytes or a Module), compiled once per
- * source and asynchronously (WebAssembly.compile never blocks the calling thread).
+ * A compiled module for `input` (a URL, Request, Response, bytes or a Module, or a promise
+ * of one), compiled asynchronously: WebAssembly.compile never blocks the calling thread.
  * @returns {Promise<WebAssembly.Module>}
  */
-export async function compiledModule(source) {
+export async function compiledModule(input) {
+  const source = await input; // wasm-bindgen's init accepts a promise of any of these too
   if (source instanceof WebAssembly.Module) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
   const response = typeof Response === 'function' && source instanceof Response ? source : await fetch(source);

@@ -50,10 +50,12 @@ async function handle({ glue, module, op, args }, post) {
 
 const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
 
+// No top-level await: Vite bundles workers as IIFE by default, which has none.
 if (isNode) {
   const name = 'node:worker_threads';
-  const { parentPort } = await import(/* @vite-ignore */ /* webpackIgnore: true */ name);
-  parentPort.on('message', (msg) => handle(msg, (m) => parentPort.postMessage(m)));
+  import(/* @vite-ignore */ /* webpackIgnore: true */ name).then(({ parentPort }) => {
+    parentPort.on('message', (msg) => handle(msg, (m) => parentPort.postMessage(m)));
+  });
 } else {
   self.onmessage = (ev) => handle(ev.data, (m) => self.postMessage(m));
 }

@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as raw from '../../pkg-design/privlift_design.js';
@@ -185,5 +186,27 @@ test('errors cross from the worker as PrivliftError; bad options are refused bef
     const bad = await designContinuous(LONG, options).then(() => null, (e) => e);
     assert.equal(bad?.code, 'invalid_argument');
     assert.ok(bad.message.includes(`\`${name}\``), bad.message);
+  }
+});
+
+/** The top-level `await`s of an ES module (outside every function), by TypeScript's parser. */
+async function topLevelAwaits(file) {
+  const { default: ts } = await import('typescript');
+  const source = ts.createSourceFile(file, await readFile(new URL(file, import.meta.url), 'utf8'), ts.ScriptTarget.Latest, true);
+  const found = [];
+  const visit = (node) => {
+    if (ts.isFunctionLike(node) || ts.isClassStaticBlockDeclaration(node)) return;
+    if (ts.isAwaitExpression(node) || (ts.isForOfStatement(node) && node.awaitModifier)) {
+      found.push(source.getLineAndCharacterOfPosition(node.getStart()).line + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+test('the worker\'s script has no top-level await (Vite bundles workers as IIFE by default, which refuses it)', async () => {
+  for (const file of ['../../js/worker.js', '../../pkg-design/privlift_design.js']) {
+    assert.deepEqual(await topLevelAwaits(file), [], `${file}: lines with a top-level await`);
   }
 });
