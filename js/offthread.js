@@ -198,7 +198,9 @@ export async function runOffThread(glue, module, op, args, options, what) {
         progress(1);
         resolve(msg.value);
       } else if (msg.type === 'error') {
-        settle(true);
+        // A PrivliftError is a refusal; anything else (a trap, memory exhausted) may have
+        // left the wasm instance unusable, so that worker is not used again.
+        settle(msg.error.name === 'PrivliftError');
         reject(rebuild(msg.error));
       } else {
         settle(false);

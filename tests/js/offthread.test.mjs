@@ -210,3 +210,15 @@ test('the worker\'s script has no top-level await (Vite bundles workers as IIFE 
     assert.deepEqual(await topLevelAwaits(file), [], `${file}: lines with a top-level await`);
   }
 });
+
+test('a worker whose call failed other than with a PrivliftError is not used again', { timeout: 60_000 }, async () => {
+  const { runOffThread, compiledModule } = await import('../../js/offthread.js');
+  const module = await compiledModule(readFileSync(new URL('../../pkg-design/privlift_design_bg.wasm', import.meta.url)));
+  await runOffThread('design', module, 'fitGmm', [Float64Array.of(1, 2, 3, 4, 5, 6, 7, 8), 1], {}, 'fitGmm()');
+  const kept = threads(); // the idle worker of that module
+  const err = await runOffThread('design', module, 'no-such-operation', [], {}, 'x').then(() => null, (e) => e);
+  assert.equal(err?.name, 'Error');
+  assert.match(err.message, /unknown operation/);
+  await sleep(200);
+  if (kept !== null) assert.ok(threads() < kept, `threads ${kept} → ${threads()}`);
+});
