@@ -40,7 +40,7 @@ writeFileSync(join(app, 'src/main.js'), `
 import { parseMechanism } from 'privlift';
 async function main() {
   const text = await (await fetch('./age-krr.json')).text();
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const worker = new Worker(new URL('./inline-worker.js', import.meta.url), { type: 'module' });
   const inWorker = await new Promise((resolve, reject) => {
     worker.onmessage = (e) => resolve(e.data);
     worker.onerror = (e) => reject(new Error('worker: ' + e.message));
@@ -57,7 +57,7 @@ async function main() {
 main().then((r) => { document.body.dataset.result = JSON.stringify(r); },
   (e) => { document.body.dataset.result = JSON.stringify({ error: String(e && e.stack || e) }); });
 `);
-writeFileSync(join(app, 'src/worker.js'), `
+writeFileSync(join(app, 'src/inline-worker.js'), `
 import { parseMechanism } from 'privlift/inline';
 self.onmessage = async (e) => {
   const m = (await parseMechanism(e.data)).verify({ maxLdpX: 1 });
@@ -180,11 +180,14 @@ record(`webpack ${VERSIONS.webpack}`, 'no configuration', await load(s.base));
 s.close();
 
 // esbuild: it bundles each entry point on its own and leaves new URL(…, import.meta.url) to
-// the runtime, so the Worker is a second entry point and the main thread's .wasm files are
-// copied to where the package's URLs point from the bundle (pkg*/ beside the page's folder).
+// the runtime, so the page's Worker is a second entry point, the package's own Worker
+// (privlift/design's) a third, emitted as worker.js beside the bundle, and the main
+// thread's .wasm files are copied to where the package's URLs point from the bundle (pkg*/
+// beside the page's folder).
 const esb = join(app, 'dist-esbuild');
 rmSync(esb, { recursive: true, force: true });
-sh(join(app, 'node_modules/.bin/esbuild'), ['src/main.js', 'src/worker.js', '--bundle', '--format=esm',
+sh(join(app, 'node_modules/.bin/esbuild'), ['src/main.js', 'src/inline-worker.js',
+  'worker=node_modules/privlift/js/worker.js', '--bundle', '--format=esm',
   `--outdir=${esb}`, '--log-level=warning'], app);
 for (const wasm of ['pkg/privlift_bg.wasm', 'pkg-design/privlift_design_bg.wasm']) {
   mkdirSync(join(esb, wasm, '..'), { recursive: true });
@@ -193,7 +196,7 @@ for (const wasm of ['pkg/privlift_bg.wasm', 'pkg-design/privlift_design_bg.wasm'
 copyFileSync(join(app, 'public/age-krr.json'), join(esb, 'age-krr.json'));
 writeFileSync(join(esb, 'index.html'), '<!doctype html><title>app</title><script type="module" src="main.js"></script>\n');
 s = await serve(esb);
-record(`esbuild ${VERSIONS.esbuild}`, 'two entry points, the .wasm files copied', await load(s.base));
+record(`esbuild ${VERSIONS.esbuild}`, 'three entry points (the page, its Worker, privlift/design\'s Worker), the .wasm files copied', await load(s.base));
 s.close();
 
 await browser.close();
