@@ -1,5 +1,6 @@
 // Types of privlift/design (curator side). See js/design.js.
 import type { InitInput, PrivliftError, WasmModuleLike } from './privlift.js';
+import type { OffThreadOptions } from './offthread.js';
 
 export type DesignMethod =
   | 'krr' | 'oue' | 'rr-lip' | 'rr-lip-interval' | 'rr-bp-lip'
@@ -47,7 +48,12 @@ export function initSync(module: ArrayBuffer | ArrayBufferView | WasmModuleLike)
 /** Whether the design wasm module is loaded. */
 export function isInitialized(): boolean;
 /** Designs a mechanism; resolves to the audited document as JSON text. Rejects with PrivliftError. */
-export function design(method: DesignMethod, request: DesignRequest): Promise<string>;
+/**
+ * Designs a mechanism; resolves to the audited document as JSON text. Rejects with
+ * PrivliftError. Runs in the package's worker (see `OffThreadOptions`), as do
+ * `designContinuous` and `fitGmm`: the calling thread never waits for a design.
+ */
+export function design(method: DesignMethod, request: DesignRequest, options?: OffThreadOptions): Promise<string>;
 export function designMethods(): Promise<DesignMethod[]>;
 /**
  * Unbiased estimate of P_X from report counts (per output; unary encoding: ones per bit,
@@ -108,8 +114,14 @@ export interface GmmFit {
  * policy's `maxVerifyWork` (the `too_costly` message states the work needed: 4096 Gaussian
  * points take about 10–20× the default).
  */
-export function designContinuous(request: ContinuousDesignRequest): Promise<string>;
+export function designContinuous(request: ContinuousDesignRequest, options?: OffThreadOptions): Promise<string>;
 export function continuousDesignMethods(): Promise<ContinuousDesignMethod[]>;
 /** A GMM prior fitted by EM, 1..maxComponents (default 4) components chosen by BIC. */
-export function fitGmm(samples: ArrayLike<number> | Iterable<number>, maxComponents?: number): Promise<GmmFit>;
+export function fitGmm(
+  samples: ArrayLike<number> | Iterable<number>,
+  maxComponents?: number,
+  options?: OffThreadOptions,
+): Promise<GmmFit>;
 export type { PrivliftError };
+export type { OffThreadOptions };
+export { offThreadAvailable, terminateIdleWorkers } from './offthread.js';

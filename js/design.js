@@ -5,19 +5,47 @@
 // solver) so that a client that only verifies and perturbs never downloads it. It
 // returns documents as JSON text: hand them to `parseMechanism`/`fetchMechanism` from
 // 'privlift', which verify them like any curator's document.
+//
+// The designers (`design`, `designContinuous`, `fitGmm`) run in the package's worker
+// (js/offthread.js), with `{signal, onProgress}`: a design of seconds never blocks the
+// page or Node's event loop.
 
 import initWasm, * as raw from '../pkg-design/privlift_design.js';
 import { PrivliftError } from './privlift.js';
 import { convert, guard, invalid, wasmSource, moduleLoader } from './common.js';
+import { offThreadAvailable, compiledModule, checkOptions, runOffThread, abortError } from './offthread.js';
+
+export { offThreadAvailable, terminateIdleWorkers } from './offthread.js';
+
+/** @type {Promise<WebAssembly.Module> | null} */
+let compiled = null;
+
+/**
+ * The design module compiled once, from `init`'s `input` or the .wasm next to the package:
+ * this thread and the package's worker instantiate the same one (one download).
+ */
+function designModule(input) {
+  if (compiled === null) {
+    compiled = (async () => compiledModule(input !== undefined ? input
+      : await wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url))))();
+    compiled.catch(() => { compiled = null; });
+  }
+  return compiled;
+}
 
 /**
  * `init` (async, once), `initSync` (from bytes or a compiled module) and `isInitialized`,
- * as in 'privlift'. Optional: every function below loads the module.
+ * as in 'privlift'. Optional: every function below loads the module. The module they load
+ * is the one the package's worker instantiates too.
  */
 export const { init, initSync, isInitialized } = moduleLoader('privlift design', {
-  initWasm,
-  initSync: raw.initSync,
-  defaultSource: () => wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url)),
+  initWasm: async ({ module_or_path }) => initWasm({ module_or_path: await designModule(module_or_path) }),
+  initSync: ({ module }) => {
+    const compiledNow = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
+    raw.initSync({ module: compiledNow });
+    compiled ??= Promise.resolve(compiledNow);
+  },
+  defaultSource: () => undefined,
 });
 
 /**
@@ -26,18 +54,19 @@ export const { init, initSync, isInitialized } = moduleLoader('privlift design',
  * `{prior: {labels, p}}` or `{joint: {secret_labels, labels, p_sx}}`, `epsilon`, `alpha`,
  * `a`, `b`, `priors: {labels, priors}`, `distortion: {d}`, `id`.
  */
-export async function design(method, request) {
-  await init();
+export async function design(method, request, options) {
+  const opts = checkOptions(options);
   if (typeof method !== 'string') throw invalid('method', 'expected a string'); // wasm takes a &str
-  let doc;
-  try {
-    doc = raw.design(method, JSON.stringify(request ?? {}));
-    return doc.toJson();
-  } catch (e) {
-    throw convert(e);
-  } finally {
-    doc?.free();
-  }
+  const text = JSON.stringify(request ?? {});
+  return offThread('design', [method, text], opts, 'design()', () => {
+    let doc;
+    try {
+      doc = raw.design(method, text);
+      return doc.toJson();
+    } finally {
+      doc?.free();
+    }
+  });
 }
 
 /** The method names `design` accepts. */
@@ -80,21 +109,22 @@ export async function estimate(documentJson, counts, { n, project = false } = {}
  * {edges, p}}, epsilon, delta, id?}`; methods as `privlift design` (`gaussian-lip`,
  * `gaussian-lip-instance`, `analytic-gaussian`, `laplace-lip`, `laplace-ldp`, `sampling`).
  */
-export async function designContinuous(request) {
-  await init();
+export async function designContinuous(request, options) {
+  const opts = checkOptions(options);
   if (request === null || typeof request !== 'object') {
     // Sent as JSON text; the core would call a non-object `json`, this API says invalid_argument.
     throw invalid('request', 'expected an object {method, domain, prior, epsilon, delta}');
   }
-  let doc;
-  try {
-    doc = raw.designContinuous(JSON.stringify(request));
-    return doc.toJson();
-  } catch (e) {
-    throw convert(e);
-  } finally {
-    doc?.free();
-  }
+  const text = JSON.stringify(request);
+  return offThread('designContinuous', [text], opts, 'designContinuous()', () => {
+    let doc;
+    try {
+      doc = raw.designContinuous(text);
+      return doc.toJson();
+    } finally {
+      doc?.free();
+    }
+  });
 }
 
 /** The method names `designContinuous` accepts. */
@@ -108,8 +138,8 @@ export async function continuousDesignMethods() {
  * chosen by BIC: `{weights, means, sds, components, logLikelihood, bic, iterations}`.
  * Pass `{gmm: {weights, means, sds}}` as the `prior` of `designContinuous`.
  */
-export async function fitGmm(samples, maxComponents = 4) {
-  await init();
+export async function fitGmm(samples, maxComponents = 4, options) {
+  const opts = checkOptions(options);
   if (samples === null || typeof samples !== 'object' || typeof samples[Symbol.iterator] !== 'function') {
     throw invalid('samples', 'expected an array or Float64Array of numbers');
   }
@@ -118,5 +148,29 @@ export async function fitGmm(samples, maxComponents = 4) {
     throw invalid('maxComponents', `expected a positive integer, got ${maxComponents}`);
   }
   const max = Math.min(maxComponents, 0xffff_ffff);
-  return guard(() => raw.fitGmm(samples instanceof Float64Array ? samples : Float64Array.from(samples), max));
+  const xs = samples instanceof Float64Array ? samples : Float64Array.from(samples);
+  return offThread('fitGmm', [xs, max], opts, 'fitGmm()', () => raw.fitGmm(xs, max));
+}
+
+/**
+ * Runs the designer `op` in the package's worker (js/offthread.js), or, where the runtime
+ * has no workers, `here()` on the calling thread between a start and an end progress.
+ */
+async function offThread(op, args, { signal, onProgress }, what, here) {
+  if (!offThreadAvailable()) {
+    if (signal?.aborted) throw abortError(signal, what);
+    await init();
+    onProgress?.(0);
+    const out = guard(here);
+    if (signal?.aborted) throw abortError(signal, what);
+    onProgress?.(1);
+    return out;
+  }
+  let module;
+  try {
+    module = await designModule();
+  } catch (e) {
+    throw new PrivliftError('init', `could not load the privlift design module: ${e && e.message}`, { cause: e });
+  }
+  return runOffThread('design', module, op, args, { signal, onProgress }, what);
 }

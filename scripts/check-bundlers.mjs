@@ -1,11 +1,11 @@
 // Tries the packed npm package where web developers use it, as a new user would: the tarball
 // (scripts/pack.mjs) installed into an empty project beside Vite, webpack and esbuild from the
 // npm registry, a page that verifies and perturbs in a module Worker through 'privlift/inline',
-// then on the main thread, and loads the curator's wasm module (privlift/design), each page
-// loaded in headless Chromium. The Worker's phase must request no .wasm file (every request
-// the page and its Worker make is recorded): the inline entry carries its module, and a
-// bundler that drops it (package.json "sideEffects") would otherwise go unnoticed, since the
-// fetched file works too. Prints one table row per runtime and exits 1 if one fails. Not part
+// then on the main thread, and designs with the curator's wasm module (privlift/design, in
+// the package's own Worker), each page loaded in headless Chromium. The privlift/inline
+// Worker's phase must request no .wasm file (every request the page and its Worker make is
+// recorded): the inline entry carries its module, and a bundler that drops it (package.json
+// "sideEffects") would otherwise go unnoticed, since the fetched file works too. Prints one table row per runtime and exits 1 if one fails. Not part
 // of scripts/test.sh (it downloads the bundlers; tests/js/runtimes/ checks esbuild and workerd
 // in CI); run it by hand after scripts/build-wasm.sh:
 //
@@ -40,7 +40,7 @@ writeFileSync(join(app, 'src/main.js'), `
 import { parseMechanism } from 'privlift';
 async function main() {
   const text = await (await fetch('./age-krr.json')).text();
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  const worker = new Worker(new URL('./inline-worker.js', import.meta.url), { type: 'module' });
   const inWorker = await new Promise((resolve, reject) => {
     worker.onmessage = (e) => resolve(e.data);
     worker.onerror = (e) => reject(new Error('worker: ' + e.message));
@@ -49,13 +49,15 @@ async function main() {
   await fetch('./${MARK}').catch(() => {});
   const m = (await parseMechanism(text)).verify({ maxLdpX: 1 });
   const y = m.perturb('25-34');
-  const { designMethods } = await import('privlift/design');
-  return { id: m.id, y, worker: inWorker, designers: (await designMethods()).length };
+  const { designMethods, design } = await import('privlift/design');
+  // design() runs in the package's own Worker (js/worker.js), which the bundler must emit.
+  const designed = JSON.parse(await design('krr', { prior: { p: [0.5, 0.5] }, epsilon: 1 })).id;
+  return { id: m.id, y, worker: inWorker, designers: (await designMethods()).length, designed };
 }
 main().then((r) => { document.body.dataset.result = JSON.stringify(r); },
   (e) => { document.body.dataset.result = JSON.stringify({ error: String(e && e.stack || e) }); });
 `);
-writeFileSync(join(app, 'src/worker.js'), `
+writeFileSync(join(app, 'src/inline-worker.js'), `
 import { parseMechanism } from 'privlift/inline';
 self.onmessage = async (e) => {
   const m = (await parseMechanism(e.data)).verify({ maxLdpX: 1 });
@@ -134,7 +136,8 @@ const rows = [];
  */
 function record(runtime, how, r, { known = false } = {}) {
   const fetchedWasm = r.workerWasm?.length > 0 ? `the privlift/inline Worker requested ${r.workerWasm.join(', ')}` : null;
-  const ok = !r.error && !fetchedWasm && r.id === 'age-krr-eps1' && r.worker?.id === r.id && r.designers > 0;
+  const ok = !r.error && !fetchedWasm && r.id === 'age-krr-eps1' && r.worker?.id === r.id && r.designers > 0
+    && r.designed === 'krr-eps1';
   if (!ok && !known) process.exitCode = 1;
   const why = String(r.error || fetchedWasm || JSON.stringify(r)).split('\n')[0].slice(0, 160).replaceAll('|', '\\|');
   rows.push(`| ${runtime} | ${how} | ${ok ? 'works' : `fails: ${why}`} |`);
@@ -177,11 +180,14 @@ record(`webpack ${VERSIONS.webpack}`, 'no configuration', await load(s.base));
 s.close();
 
 // esbuild: it bundles each entry point on its own and leaves new URL(…, import.meta.url) to
-// the runtime, so the Worker is a second entry point and the main thread's .wasm files are
-// copied to where the package's URLs point from the bundle (pkg*/ beside the page's folder).
+// the runtime, so the page's Worker is a second entry point, the package's own Worker
+// (privlift/design's) a third, emitted as worker.js beside the bundle, and the main
+// thread's .wasm files are copied to where the package's URLs point from the bundle (pkg*/
+// beside the page's folder).
 const esb = join(app, 'dist-esbuild');
 rmSync(esb, { recursive: true, force: true });
-sh(join(app, 'node_modules/.bin/esbuild'), ['src/main.js', 'src/worker.js', '--bundle', '--format=esm',
+sh(join(app, 'node_modules/.bin/esbuild'), ['src/main.js', 'src/inline-worker.js',
+  'worker=node_modules/privlift/js/worker.js', '--bundle', '--format=esm',
   `--outdir=${esb}`, '--log-level=warning'], app);
 for (const wasm of ['pkg/privlift_bg.wasm', 'pkg-design/privlift_design_bg.wasm']) {
   mkdirSync(join(esb, wasm, '..'), { recursive: true });
@@ -190,7 +196,7 @@ for (const wasm of ['pkg/privlift_bg.wasm', 'pkg-design/privlift_design_bg.wasm'
 copyFileSync(join(app, 'public/age-krr.json'), join(esb, 'age-krr.json'));
 writeFileSync(join(esb, 'index.html'), '<!doctype html><title>app</title><script type="module" src="main.js"></script>\n');
 s = await serve(esb);
-record(`esbuild ${VERSIONS.esbuild}`, 'two entry points, the .wasm files copied', await load(s.base));
+record(`esbuild ${VERSIONS.esbuild}`, 'three entry points (the page, its Worker, privlift/design\'s Worker), the .wasm files copied', await load(s.base));
 s.close();
 
 await browser.close();

@@ -1,7 +1,8 @@
 //! Progress of the long designs: the vertex searches of ORR, AORR and SRR
 //! ([`crate::vertex`]) report how far they are, so a front end can show it (the CLI draws
-//! a progress bar on a terminal). The design functions keep their signatures: an observer
-//! is installed for the current thread by [`observe`] around the call.
+//! a progress bar on a terminal); so do the continuous designers, in exact audits of the
+//! lattice mechanism ([`Steps`]). The design functions keep their signatures: an observer
+//! is installed for the current thread by [`observe`] or [`observe_steps`] around the call.
 
 use alloc::boxed::Box;
 use core::cell::RefCell;
@@ -48,6 +49,52 @@ pub(crate) fn report(bases: usize, vertices: usize, max_bases: usize, done: bool
             if done {
                 *search += 1;
             }
+        }
+    });
+}
+
+/// How far a continuous design is, in steps: each exact audit of the lattice mechanism
+/// in its searches for the smallest noise, each certified bound of its calibration on the
+/// domain, and the audit of the published document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Steps {
+    /// Steps done so far.
+    pub done: usize,
+    /// The steps the design is expected to make in all, from its searches' starting
+    /// brackets and widths: an estimate, which `done` may pass.
+    pub expected: usize,
+}
+
+type StepObserver = Box<dyn FnMut(&Steps)>;
+
+std::thread_local! {
+    static STEP_OBSERVER: RefCell<Option<(StepObserver, Steps)>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `observer` told of every step a continuous design makes on this thread.
+pub fn observe_steps<T>(observer: impl FnMut(&Steps) + 'static, f: impl FnOnce() -> T) -> T {
+    let steps = Steps { done: 0, expected: 0 };
+    let previous = STEP_OBSERVER.with(|o| o.replace(Some((Box::new(observer), steps))));
+    let out = f();
+    STEP_OBSERVER.with(|o| o.replace(previous));
+    out
+}
+
+/// Starts the count of a design expected to make `expected` steps.
+pub(crate) fn expect_steps(expected: usize) {
+    STEP_OBSERVER.with(|o| {
+        if let Some((_, steps)) = o.borrow_mut().as_mut() {
+            *steps = Steps { done: 0, expected };
+        }
+    });
+}
+
+/// Tells the step observer, if any, that one more step is done.
+pub(crate) fn step() {
+    STEP_OBSERVER.with(|o| {
+        if let Some((f, steps)) = o.borrow_mut().as_mut() {
+            steps.done += 1;
+            f(steps);
         }
     });
 }

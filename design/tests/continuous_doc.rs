@@ -517,3 +517,36 @@ fn gmm_lattice_vs_continuous_sigma() {
     let ContinuousMechanism::Gaussian { sigma } = d.mechanism() else { panic!() };
     println!("{:?} lattice {} continuous {}", t.elapsed(), sigma[0], d.utility().unwrap()["sigma_continuous"]);
 }
+
+/// Every step of a continuous design (its audits, its calibration's certified bounds)
+/// reaches the step observer, once, in order, and the expected count of each searching
+/// method is its actual count within a quarter, so that a front end's progress neither
+/// stalls nor jumps.
+#[test]
+fn continuous_designs_report_each_audit_against_their_expected_count() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.04 };
+    for (method, eps, delta) in [
+        ("gaussian-lip", 1.0, 1e-5),
+        ("gaussian-lip-instance", 1.0, 1e-5),
+        ("laplace-lip", 1.0, 0.0),
+        ("sampling", 1.0, 1e-5),
+    ] {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let sink = Rc::clone(&seen);
+        privlift_design::progress::observe_steps(
+            move |s| sink.borrow_mut().push(*s),
+            || design_continuous(&req(method, gauss(), dom, eps, delta)),
+        )
+        .unwrap();
+        let seen = seen.borrow();
+        assert!(!seen.is_empty(), "{method}: no step reported");
+        for (k, s) in seen.iter().enumerate() {
+            assert_eq!(s.done, k + 1, "{method}: audits reported out of order: {seen:?}");
+            assert_eq!(s.expected, seen[0].expected, "{method}: the expected count changed");
+        }
+        let (done, expected) = (seen.len(), seen[0].expected);
+        assert!(4 * done.abs_diff(expected) <= expected, "{method}: {done} steps, {expected} expected");
+    }
+}

@@ -5,13 +5,7 @@
 // sampling, and PrivliftError in the page. Skipped when Chromium or playwright-core is absent.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-
-const ROOT = new URL('../../', import.meta.url);
-const CHROMIUM = process.env.PRIVLIFT_CHROMIUM || '/usr/bin/chromium';
-const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
+import { skip, inPage, servePackage } from './chromium.mjs';
 
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>privlift</title>
@@ -65,72 +59,17 @@ const WORKER_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel=
   window.__workers = await Promise.all([run('/js/privlift.js'), run('/js/inline.js')]);
 </script></body></html>`;
 
-let chromium = null;
-try {
-  if (existsSync(CHROMIUM)) ({ chromium } = await import('playwright-core'));
-} catch {
-  chromium = null;
-}
-const skip = chromium === null ? `needs ${CHROMIUM} and playwright-core (npm ci)` : false;
-
 let server;
 let base;
 const requests = [];
 
 before(async () => {
   if (skip) return;
-  server = createServer(async (req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    requests.push(path);
-    if (path === '/' || path === '/index.html') {
-      res.writeHead(200, { 'content-type': TYPES['.html'] }).end(PAGE);
-      return;
-    }
-    if (path === '/workers.html') {
-      res.writeHead(200, { 'content-type': TYPES['.html'] }).end(WORKER_PAGE);
-      return;
-    }
-    if (path === '/worker.js') {
-      res.writeHead(200, { 'content-type': TYPES['.js'] }).end(WORKER);
-      return;
-    }
-    // Only the package's own files.
-    if (!/^\/(js|pkg)\/[\w.-]+$/.test(path)) {
-      res.writeHead(404).end();
-      return;
-    }
-    try {
-      const body = await readFile(new URL('.' + path, ROOT));
-      res.writeHead(200, { 'content-type': TYPES[path.slice(path.lastIndexOf('.'))] || 'application/octet-stream' });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${server.address().port}`;
+  const pages = { '/': ['.html', PAGE], '/index.html': ['.html', PAGE], '/workers.html': ['.html', WORKER_PAGE], '/worker.js': ['.js', WORKER] };
+  ({ server, base } = await servePackage(pages, ['js', 'pkg'], requests));
 });
 
 after(() => (server ? new Promise((resolve) => server.close(resolve)) : undefined));
-
-/** Runs `body(page, errors)` in a fresh headless Chromium; `errors` collects page errors and console errors. */
-async function inPage(body) {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    await body(page, errors);
-  } finally {
-    await browser.close();
-  }
-}
 
 test('the package runs in headless Chromium as <script type=module>', { skip, timeout: 60_000 }, async () => {
   await inPage(async (page, errors) => {

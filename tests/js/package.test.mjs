@@ -84,18 +84,20 @@ test('installed into an empty project, it verifies and perturbs by its public na
     import * as inline from 'privlift/inline';
     import { openLedger } from 'privlift/ledger';
     import { CONTINUOUS_KINDS } from 'privlift/continuous';
-    import { designMethods } from 'privlift/design';
+    import { designMethods, design } from 'privlift/design';
     const bytes = await readFile(${JSON.stringify(doc)});
     const m = (await parseMechanism(bytes)).verify({ maxLdpX: 1 });
     const n = (await inline.parseMechanism(bytes)).verify({ maxLdpX: 1 });
     const y = m.perturbIndex(0);
     const ledger = await openLedger({ storage: 'memory' });
     console.log(JSON.stringify({ id: m.id, inline: n.id, y, outputs: m.outputLabels.length,
-      ledger: typeof ledger.release, continuous: CONTINUOUS_KINDS.length, design: (await designMethods()).length }));`;
+      ledger: typeof ledger.release, continuous: CONTINUOUS_KINDS.length, design: (await designMethods()).length,
+      designed: JSON.parse(await design('krr', { prior: { p: [0.5, 0.5] }, epsilon: 1 })).id }));`;
   const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: project, encoding: 'utf8' }));
   assert.equal(out.id, 'age-krr-eps1');
   assert.equal(out.inline, out.id);
   assert.ok(Number.isInteger(out.y) && out.y >= 0 && out.y < out.outputs, JSON.stringify(out));
   assert.equal(out.ledger, 'function');
   assert.ok(out.continuous > 0 && out.design > 0, JSON.stringify(out));
+  assert.equal(out.designed, 'krr-eps1', 'the designers run in the installed package\'s worker');
 });

@@ -140,3 +140,17 @@ export function inlineUsage(bytes: Uint8Array): void {
   const ready: boolean = inline.isInitialized();
   void ready;
 }
+
+// The designers run off the calling thread, with an AbortSignal and progress.
+import { design as designOffThread, offThreadAvailable, terminateIdleWorkers, type OffThreadOptions } from 'privlift/design';
+
+export async function offThreadUsage(): Promise<void> {
+  const options: OffThreadOptions = { signal: new AbortController().signal, onProgress: (f: number) => void f };
+  const doc: string = await designOffThread('orr-lip', { prior: { p: [0.5, 0.5] }, epsilon: 1 }, options);
+  const fit: GmmFit = await fitGmm([1, 2], 2, { signal: AbortSignal.timeout(1000) });
+  // @ts-expect-error progress is a fraction, not an object
+  await designContinuous({ method: 'sampling', domain: { lo: 0, hi: 1, step: 0.1 }, prior: { gaussian: { mean: 0, sd: 1 } }, epsilon: 1 }, { onProgress: (p: { done: number }) => p });
+  const available: boolean = offThreadAvailable();
+  terminateIdleWorkers();
+  void [doc, fit, available];
+}

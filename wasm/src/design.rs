@@ -16,10 +16,33 @@ use privlift_design::request::{design as run, DesignRequest, METHODS};
 /// (`{"prior": {"labels", "p"}} | {"joint": {...}}`, `epsilon`, `alpha`, `a`, `b`,
 /// `priors`, `distortion`, `id`); unknown keys are rejected. Returns the published
 /// document, already audited.
+///
+/// `progress`, if given, is called with a fraction in [0, 1] as the vertex searches of
+/// ORR, AORR and SRR go ([`privlift_design::progress`]): the bases a search has visited
+/// against its cap, the share of the work left before the design would be refused. Its
+/// result and any exception it throws are ignored.
 #[wasm_bindgen(js_name = design)]
-pub fn design(method: &str, request: &str) -> Result<WasmDocument, JsValue> {
+pub fn design(method: &str, request: &str, progress: Option<js_sys::Function>) -> Result<WasmDocument, JsValue> {
     let req: DesignRequest = serde_json::from_str(request).map_err(|e| js_error(Error::from_parser(e)))?;
-    run(method, req).map(|doc| WasmDocument { doc }).map_err(js_error)
+    let result = match progress {
+        Some(f) => privlift_design::progress::observe(
+            move |p| {
+                let _ = f.call1(&JsValue::NULL, &JsValue::from_f64(search_fraction(p)));
+            },
+            || run(method, req),
+        ),
+        None => run(method, req),
+    };
+    result.map(|doc| WasmDocument { doc }).map_err(js_error)
+}
+
+/// How far one vertex search is, in [0, 1]: its bases against its cap.
+fn search_fraction(p: &privlift_design::progress::Progress) -> f64 {
+    if p.max_bases == 0 {
+        1.0
+    } else {
+        (p.bases as f64 / p.max_bases as f64).min(1.0)
+    }
 }
 
 /// The design methods this build knows.
@@ -71,8 +94,16 @@ struct ContinuousRequestJson {
 /// Designs a continuous mechanism (see `privlift_design::continuous::design`): `request` is the
 /// JSON text of `{method, domain, prior, epsilon, delta, id?}`. Returns the audited
 /// document as a `ContinuousDocument`.
+///
+/// `progress`, if given, is called with a fraction in [0, 1] after each step of the
+/// design (an exact audit of the lattice mechanism, a certified bound of the calibration):
+/// the steps done against those the method is expected to make
+/// ([`privlift_design::progress::Steps`]). Its result and any exception are ignored.
 #[wasm_bindgen(js_name = designContinuous)]
-pub fn design_continuous(request: &str) -> Result<crate::continuous::WasmContinuousDocument, JsValue> {
+pub fn design_continuous(
+    request: &str,
+    progress: Option<js_sys::Function>,
+) -> Result<crate::continuous::WasmContinuousDocument, JsValue> {
     let r: ContinuousRequestJson = serde_json::from_str(request).map_err(|e| js_error(Error::from_parser(e)))?;
     let req = privlift_design::continuous::design::ContinuousRequest {
         method: r.method,
@@ -82,9 +113,18 @@ pub fn design_continuous(request: &str) -> Result<crate::continuous::WasmContinu
         delta: r.delta,
         id: r.id,
     };
-    privlift_design::continuous::design::design_continuous(&req)
-        .map(|doc| crate::continuous::WasmContinuousDocument { doc })
-        .map_err(js_error)
+    let design = || privlift_design::continuous::design::design_continuous(&req);
+    let result = match progress {
+        Some(f) => privlift_design::progress::observe_steps(
+            move |s| {
+                let fraction = (s.done as f64 / s.expected.max(1) as f64).min(1.0);
+                let _ = f.call1(&JsValue::NULL, &JsValue::from_f64(fraction));
+            },
+            design,
+        ),
+        None => design(),
+    };
+    result.map(|doc| crate::continuous::WasmContinuousDocument { doc }).map_err(js_error)
 }
 
 /// The continuous design methods this build knows.

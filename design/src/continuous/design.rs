@@ -112,9 +112,10 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
     let p = prior.lattice_pmf(&lattice)?;
     let width = d.hi - d.lo;
     let mut utility = serde_json::json!({ "points": lattice.len() });
-    let lip_delta = |sigma: &[f64]| LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta(eps);
+    crate::progress::expect_steps(expected_steps(&req.method, &prior));
+    let lip_delta = |sigma: &[f64]| audited(LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta(eps));
     let lip_ok = |sigma: &[f64], delta: f64| -> Result<bool> {
-        Ok(!LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta_exceeds(eps, delta)?)
+        Ok(!audited(LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta_exceeds(eps, delta))?)
     };
     let (mechanism, claims) = match req.method.as_str() {
         "gaussian-lip" => {
@@ -169,7 +170,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             let delta = need_delta(req.delta)?;
             let s0 = analytic_gaussian_sigma(eps, delta, width)?;
             utility["sigma_eq24"] = s0.into();
-            let ldp = |s: f64| LatticeMechanism::gaussian(lattice, p.clone(), &[s])?.ldp_delta(eps);
+            let ldp = |s: f64| audited(LatticeMechanism::gaussian(lattice, p.clone(), &[s])?.ldp_delta(eps));
             let mut s = s0;
             let mut i = 0;
             while ldp(s)? > delta {
@@ -185,7 +186,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             let values: Vec<f64> = (0..lattice.len()).map(|k| lattice.value(k as i64)).collect();
             let b25 = laplace_scales(&values, &p, eps)?.b_lip;
             utility["b_eq25"] = b25.into();
-            let lip = |b: f64| Ok(LatticeMechanism::laplace(lattice, p.clone(), b)?.audit()?.lip_eps);
+            let lip = |b: f64| Ok(audited(LatticeMechanism::laplace(lattice, p.clone(), b)?.audit())?.lip_eps);
             let (b, _) = bisect_smallest(|b| Ok(lip(b)? <= eps), b25, 1e-6)?;
             (ContinuousMechanism::Laplace { b }, lip_claim(eps, 0.0))
         }
@@ -211,7 +212,8 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
     let id = req.id.clone().unwrap_or_else(|| alloc::format!("{}-eps{}", req.method, eps));
     let doc = ContinuousDocument::new(&id, d, req.prior.clone(), mechanism, claims)?;
     // The curator audits its own design whatever it costs (the budget is the client's).
-    let v = doc.check(&ContinuousPolicy { max_verify_work: Some(f64::INFINITY), ..ContinuousPolicy::default() })?;
+    let v =
+        audited(doc.check(&ContinuousPolicy { max_verify_work: Some(f64::INFINITY), ..ContinuousPolicy::default() }))?;
     if !v.claims_hold {
         return Err(Error::DesignFailed { reason: alloc::format!("the exact audit does not confirm {:?}", v.claims) });
     }
@@ -229,6 +231,39 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
         "tail_mass": num(a.tail_mass),
     });
     Ok(doc.with_utility(utility))
+}
+
+/// Certified bounds of [`calibrate_on_domain`] (relative width 1e-6) from a start within
+/// a factor 2: the bracket's two ends, then bisection of a 0.5 bracket.
+const CALIBRATION_STEPS: usize = 2 + 19;
+
+/// Audits of [`smallest_near`] at relative width 1e-4 when its bracket holds: its two
+/// ends, then bisection of a 2e-2 bracket.
+const NEAR_AUDITS: usize = 2 + 8;
+
+/// Audits of [`bisect_smallest`] from a start within a factor 2 at relative width 1e-4
+/// (the bracket's two ends, then bisection of a 0.5 bracket); 1e-6 takes 6 more.
+const BISECT_AUDITS: usize = 2 + 13;
+
+/// The steps ([`crate::progress::Steps`]) `method` is expected to make on `prior`, the
+/// audit of the published document included.
+fn expected_steps(method: &str, prior: &ContinuousPrior) -> usize {
+    let calibration = if prior.as_mixture().is_some() { CALIBRATION_STEPS } else { 0 };
+    let searches = match method {
+        "gaussian-lip" if calibration > 0 => calibration + NEAR_AUDITS,
+        "gaussian-lip" => BISECT_AUDITS,
+        "gaussian-lip-instance" => calibration + NEAR_AUDITS + 1 + BISECT_AUDITS,
+        "analytic-gaussian" => 1,
+        "laplace-lip" => BISECT_AUDITS + 6,
+        _ => 0,
+    };
+    searches + 1
+}
+
+/// Passes an exact audit's result through, telling the step observer it is done.
+fn audited<T>(audit: Result<T>) -> Result<T> {
+    crate::progress::step();
+    audit
 }
 
 /// [`bisect_smallest`] when `start` is known to be close (the continuous calibration is

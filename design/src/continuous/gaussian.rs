@@ -419,6 +419,7 @@ pub fn calibrate_on_domain(eps: f64, delta: f64, prior: &GaussianMixture, lo: f6
         |s| {
             let f = |x: f64| mixture_delta(eps, s, x, prior);
             let b = branch_and_bound(f, delta_lipschitz(s), lo, hi, Some(delta), 0.0, DECISION_BUDGET);
+            crate::progress::step();
             Ok(b.upper <= delta)
         },
         start,

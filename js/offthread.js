@@ -1,0 +1,226 @@
+// Runs the package's long computations (the curator's designers) in a Worker the package
+// manages, so that the thread the page (or Node's event loop) runs on never waits for them.
+//
+// - Browsers, Deno: a module Worker, `new Worker(new URL('./worker.js', import.meta.url),
+//   {type: 'module'})`, the form Vite, webpack and esbuild recognise and bundle.
+// - Node: `worker_threads` on the same file.
+// - Runtimes with neither (Cloudflare workerd): the calling thread, as before (see
+//   `offThreadAvailable`); `signal` is then honoured before the call and at its end only.
+//
+// The worker instantiates the same compiled `WebAssembly.Module` as the calling thread
+// would (compiled here once, asynchronously, from the bytes or URL the caller resolved),
+// so nothing is downloaded or compiled twice. Aborting terminates the worker: the wasm
+// call in it cannot be interrupted otherwise.
+
+import { PrivliftError, invalid, describe } from './common.js';
+
+const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
+
+/** Cloudflare's workerd: no Worker, and with `nodejs_compat` a `process` that looks like Node's without worker_threads. */
+const isWorkerd = typeof navigator !== 'undefined' && navigator.userAgent === 'Cloudflare-Workers';
+
+/** Whether this runtime can run work off the calling thread (a Worker or worker_threads). */
+export function offThreadAvailable() {
+  return !isWorkerd && (isNode || typeof Worker === 'function');
+}
+
+/**
+ * A compiled module for `input` (a URL, Request, Response, bytes or a Module, or a promise
+ * of one), compiled asynchronously: WebAssembly.compile never blocks the calling thread.
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export async function compiledModule(input) {
+  const source = await input; // wasm-bindgen's init accepts a promise of any of these too
+  if (source instanceof WebAssembly.Module) return source;
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+  const response = typeof Response === 'function' && source instanceof Response ? source : await fetch(source);
+  if (typeof WebAssembly.compileStreaming === 'function'
+    && response.headers.get('content-type')?.startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+/**
+ * The error an aborted call rejects with: the signal's reason when it is an `AbortError`
+ * (what `controller.abort()` gives), otherwise a `DOMException` named `AbortError` whose
+ * `cause` is the reason, so that callers can always test `e.name === 'AbortError'`.
+ */
+export function abortError(signal, what) {
+  const reason = signal.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  const e = new DOMException(`${what} was aborted`, 'AbortError');
+  if (reason !== undefined) Object.defineProperty(e, 'cause', { value: reason, configurable: true, writable: true });
+  return e;
+}
+
+/** `{signal, onProgress}` checked: a wrong type would otherwise fail late, inside the worker. */
+export function checkOptions(options) {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object') throw invalid('options', `expected an object {signal?, onProgress?}, got ${describe(options)}`);
+  const { signal, onProgress } = options;
+  if (signal !== undefined && !(typeof AbortSignal === 'function' && signal instanceof AbortSignal)) {
+    throw invalid('options.signal', 'expected an AbortSignal');
+  }
+  if (onProgress !== undefined && typeof onProgress !== 'function') {
+    throw invalid('options.onProgress', 'expected a function');
+  }
+  return { signal, onProgress };
+}
+
+/**
+ * Progress as the caller sees it: a fraction in [0, 1] that never decreases, 0 when the
+ * work starts and 1 when it has ended; what the worker reports in between is clipped so.
+ */
+function progressReporter(onProgress) {
+  let last = -1;
+  return (fraction) => {
+    if (onProgress === undefined) return;
+    const f = Math.min(1, Math.max(0, Number(fraction) || 0));
+    if (f <= last && !(f === 1 && last < 1)) return;
+    last = f;
+    onProgress(f);
+  };
+}
+
+/** The most the worker's own reports may say: 1 means the result has arrived. */
+const PROGRESS_BEFORE_END = 0.99;
+
+// ---------------------------------------------------------------------------------------
+// Workers: one per call in flight; one idle worker per module is kept for the next call
+// (unreferenced in Node, so it never keeps the process alive).
+
+/** @type {Map<WebAssembly.Module, Handle>} */
+const idle = new Map();
+
+/** A worker behind one interface for browsers and Node. */
+class Handle {
+  #worker;
+  #node;
+  #listener = null;
+
+  constructor(worker, node) {
+    this.#worker = worker;
+    this.#node = node;
+    const deliver = (msg) => this.#listener?.(msg);
+    if (node) {
+      worker.on('message', deliver);
+      worker.on('error', (e) => deliver({ type: 'crash', message: e && e.message ? e.message : String(e) }));
+      worker.on('exit', (code) => deliver({ type: 'crash', message: `it exited with code ${code}` }));
+    } else {
+      worker.onmessage = (ev) => deliver(ev.data);
+      worker.onerror = (ev) => {
+        ev.preventDefault?.();
+        deliver({ type: 'crash', message: ev.message || 'it could not be started' });
+      };
+      worker.onmessageerror = () => deliver({ type: 'crash', message: 'a message could not be read' });
+    }
+  }
+
+  listen(fn) { this.#listener = fn; }
+  post(msg) { this.#worker.postMessage(msg); }
+  /** Node: whether the worker keeps the process alive (only while it works). */
+  hold(yes) {
+    if (this.#node) {
+      if (yes) this.#worker.ref();
+      else this.#worker.unref();
+    }
+  }
+
+  terminate() {
+    this.#listener = null;
+    this.#worker.terminate();
+  }
+}
+
+async function spawn() {
+  if (isNode) {
+    // Hidden from bundlers, which would otherwise pull a Node built-in into a browser bundle.
+    const name = 'node:worker_threads';
+    const { Worker: NodeWorker } = await import(/* @vite-ignore */ /* webpackIgnore: true */ name);
+    // No flags of the caller's: they may concern its main script only (`--input-type`
+    // with `-e` makes a worker refuse to start), and the worker needs none.
+    return new Handle(new NodeWorker(new URL('./worker.js', import.meta.url), { execArgv: [] }), true);
+  }
+  return new Handle(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }), false);
+}
+
+/**
+ * Runs `op(...args)` of the wasm module `glue` ('design') in a worker that instantiated
+ * `module`, with `options.signal` and `options.onProgress`; resolves with its result or
+ * rejects with its PrivliftError (or the `AbortError` of an abort, the worker terminated).
+ *
+ * @param {string} glue
+ * @param {WebAssembly.Module} module
+ * @param {string} op
+ * @param {unknown[]} args structured-cloneable
+ * @param {{signal?: AbortSignal, onProgress?: (fraction: number) => void}} options
+ * @param {string} what the call, for the abort message
+ */
+export async function runOffThread(glue, module, op, args, options, what) {
+  const { signal, onProgress } = options;
+  const progress = progressReporter(onProgress);
+  if (signal?.aborted) throw abortError(signal, what);
+  let handle = idle.get(module);
+  idle.delete(module);
+  try {
+    handle ??= await spawn();
+  } catch (e) {
+    throw new PrivliftError('init', `could not start the privlift worker: ${e && e.message ? e.message : e}`, { cause: e });
+  }
+  if (signal?.aborted) {
+    handle.terminate();
+    throw abortError(signal, what);
+  }
+  handle.hold(true);
+  progress(0);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      handle.terminate();
+      reject(abortError(signal, what));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = (keep) => {
+      signal?.removeEventListener('abort', onAbort);
+      handle.listen(null);
+      if (keep && !idle.has(module)) {
+        handle.hold(false);
+        idle.set(module, handle);
+      } else {
+        handle.terminate();
+      }
+    };
+    handle.listen((msg) => {
+      if (msg.type === 'progress') {
+        progress(Math.min(msg.fraction, PROGRESS_BEFORE_END));
+      } else if (msg.type === 'result') {
+        settle(true);
+        progress(1);
+        resolve(msg.value);
+      } else if (msg.type === 'error') {
+        // A PrivliftError is a refusal; anything else (a trap, memory exhausted) may have
+        // left the wasm instance unusable, so that worker is not used again.
+        settle(msg.error.name === 'PrivliftError');
+        reject(rebuild(msg.error));
+      } else {
+        settle(false);
+        reject(new PrivliftError('init', `the privlift worker stopped: ${msg.message}`));
+      }
+    });
+    handle.post({ glue, module, op, args });
+  });
+}
+
+/** The error the worker sent as plain data, as the class the calling thread would have thrown. */
+function rebuild({ name, code, message }) {
+  if (name === 'PrivliftError' && typeof code === 'string') return new PrivliftError(code, message);
+  const e = new Error(message);
+  e.name = name;
+  return e;
+}
+
+/** Terminates the idle workers now (they are also unreferenced in Node, so never needed for exit). */
+export function terminateIdleWorkers() {
+  for (const h of idle.values()) h.terminate();
+  idle.clear();
+}

@@ -1,0 +1,68 @@
+// Shared by the tests that run the package in headless Chromium (Debian's /usr/bin/chromium,
+// driven by playwright-core, which downloads no browser): the browser, whether it is here,
+// and a server on 127.0.0.1 for the package's own files and the test's pages.
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+
+const ROOT = new URL('../../', import.meta.url);
+export const CHROMIUM = process.env.PRIVLIFT_CHROMIUM || '/usr/bin/chromium';
+const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
+
+let found = null;
+try {
+  if (existsSync(CHROMIUM)) ({ chromium: found } = await import('playwright-core'));
+} catch {
+  found = null;
+}
+/** playwright-core's chromium, or null. */
+export const chromium = found;
+/** The `skip` option of a test that needs Chromium: false, or why it is skipped. */
+export const skip = chromium === null ? `needs ${CHROMIUM} and playwright-core (npm ci)` : false;
+
+/** Runs `body(page, errors)` in a fresh headless Chromium; `errors` collects page errors and console errors. */
+export async function inPage(body) {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await body(page, errors);
+  } finally {
+    await browser.close();
+  }
+}
+
+/**
+ * Serves `pages` (path → [content type, body]) and the package's files under `dirs`
+ * (e.g. ['js', 'pkg']), logging every path in `requests`; resolves to the server and its
+ * base URL.
+ */
+export async function servePackage(pages, dirs, requests) {
+  const files = new RegExp(`^/(${dirs.join('|')})/[\\w.-]+$`);
+  const server = createServer(async (req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    requests.push(path);
+    const page = pages[path];
+    if (page !== undefined) {
+      res.writeHead(200, { 'content-type': TYPES[page[0]] }).end(page[1]);
+      return;
+    }
+    try {
+      if (!files.test(path)) throw new Error('not a file of the package');
+      const body = await readFile(new URL('.' + path, ROOT));
+      res.writeHead(200, { 'content-type': TYPES[path.slice(path.lastIndexOf('.'))] || 'application/octet-stream' });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${server.address().port}` };
+}
