@@ -83,7 +83,7 @@ export async function estimate(documentJson, counts, { n, project = false } = {}
  * Designs a continuous mechanism (a number on a bounded domain, released on a lattice)
  * and returns its audited document as JSON text. `request`: `{method, domain: {lo, hi,
  * step}, prior: {gaussian: {mean, sd}} | {gmm: {weights, means, sds}} | {histogram:
- * {edges, p}}, epsilon, delta, id?}`; methods as `privlift design` (`gaussian-lip`,
+ * {edges, p}}, epsilon, delta, id?, maxVerifyWork?}`; methods as `privlift design` (`gaussian-lip`,
  * `gaussian-lip-instance`, `analytic-gaussian`, `laplace-lip`, `laplace-ldp`, `sampling`).
  */
 export async function designContinuous(request) {
@@ -94,7 +94,9 @@ export async function designContinuous(request) {
   }
   let doc;
   try {
-    doc = raw.designContinuous(JSON.stringify(request));
+    // JSON has no Infinity: a budget of Infinity is sent as the largest double.
+    const text = JSON.stringify(request, (k, v) => (k === 'maxVerifyWork' && v === Infinity ? Number.MAX_VALUE : v));
+    doc = raw.designContinuous(text);
     return doc.toJson();
   } catch (e) {
     throw convert(e);
