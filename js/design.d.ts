@@ -89,6 +89,8 @@ export interface ContinuousDesignRequest {
   /** δ in (0, 1) for the (ε, δ) methods; ignored by 'laplace-lip' and 'laplace-ldp'. */
   delta?: number;
   id?: string;
+  /** The clients' verification budget in work units (default: a client's default, 2^28): a design over it is refused. */
+  maxVerifyWork?: number;
 }
 
 export interface GmmFit {
@@ -105,14 +107,15 @@ export interface GmmFit {
  * Designs a continuous mechanism; resolves to the audited document as JSON text.
  *
  * Up to 4096 lattice points are designed, but verifying a Gaussian document costs about
- * the square of its points times its noise width, and a client's default budget (2^28 work
- * units) refuses more with `too_costly`. As measured: 'gaussian-lip' and
- * 'gaussian-lip-instance' verify by default up to about 1,100–1,300 points at ε 1, δ 1e-5
- * (depending on the prior; about 850 at ε 0.5, δ 1e-6, and 1,800 at ε 2, δ 1e-3),
- * 'analytic-gaussian' up to about 940 (640; 1,500). 'laplace-lip', 'laplace-ldp' and
- * 'sampling' verified at 4096. A client that accepts the cost raises the budget with its
- * policy's `maxVerifyWork` (the `too_costly` message states the work needed: 4096 Gaussian
- * points take about 10–20× the default).
+ * the square of its points times its noise width, and a design the clients' budget
+ * (`maxVerifyWork`, default 2^28 work units, a client's default) would refuse is refused
+ * with `too_costly`. 'gaussian-lip' and 'gaussian-lip-instance' fit the default up to about
+ * 520–650 points at ε 1, δ 1e-5 (depending on the prior; about 420 at ε 0.5, δ 1e-6, and
+ * 880 at ε 2, δ 1e-3), 'analytic-gaussian' up to about 460 (310; 740). 'laplace-lip',
+ * 'laplace-ldp' and 'sampling' verify at 4096. Clients that accept the cost raise the budget
+ * with their policy's `maxVerifyWork`, and the request's `maxVerifyWork` designs for them
+ * (the `too_costly` message states the work needed: 4096 Gaussian points take about 40–80×
+ * the default).
  */
 export function designContinuous(request: ContinuousDesignRequest, options?: OffThreadOptions): Promise<string>;
 export function continuousDesignMethods(): Promise<ContinuousDesignMethod[]>;

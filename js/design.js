@@ -106,7 +106,7 @@ export async function estimate(documentJson, counts, { n, project = false } = {}
  * Designs a continuous mechanism (a number on a bounded domain, released on a lattice)
  * and returns its audited document as JSON text. `request`: `{method, domain: {lo, hi,
  * step}, prior: {gaussian: {mean, sd}} | {gmm: {weights, means, sds}} | {histogram:
- * {edges, p}}, epsilon, delta, id?}`; methods as `privlift design` (`gaussian-lip`,
+ * {edges, p}}, epsilon, delta, id?, maxVerifyWork?}`; methods as `privlift design` (`gaussian-lip`,
  * `gaussian-lip-instance`, `analytic-gaussian`, `laplace-lip`, `laplace-ldp`, `sampling`).
  */
 export async function designContinuous(request, options) {
@@ -115,7 +115,8 @@ export async function designContinuous(request, options) {
     // Sent as JSON text; the core would call a non-object `json`, this API says invalid_argument.
     throw invalid('request', 'expected an object {method, domain, prior, epsilon, delta}');
   }
-  const text = JSON.stringify(request);
+  // JSON has no Infinity: a budget of Infinity is sent as the largest double.
+  const text = JSON.stringify(request, (k, v) => (k === 'maxVerifyWork' && v === Infinity ? Number.MAX_VALUE : v));
   return offThread('designContinuous', [text], opts, 'designContinuous()', () => {
     let doc;
     try {

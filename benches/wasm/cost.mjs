@@ -6,6 +6,7 @@
 //
 //   node benches/wasm/cost.mjs [--browser] [--kinds matrix,unary,srr,...] [--out FILE]
 //   node benches/wasm/cost.mjs --one KIND SIZE        (one Node measurement: what the loop spawns)
+//   node benches/wasm/cost.mjs --sizes 901,1301 --kinds gaussian   (other sizes than SIZES')
 //
 // The documents are in cost-documents.mjs. Timings are measured here, never asserted in a test.
 import { execFileSync, spawn } from 'node:child_process';
@@ -63,12 +64,15 @@ async function inChromium(jobs) {
 
 if (argv[0] === '--one') {
   const { parseMechanism } = await import('privlift');
-  console.log(JSON.stringify(await measure(parseMechanism, argv[1], argv[2])));
+  const { parseContinuousMechanism } = await import('privlift/continuous');
+  const parse = { discrete: parseMechanism, continuous: parseContinuousMechanism };
+  console.log(JSON.stringify(await measure(parse, argv[1], argv[2])));
 } else {
   const kinds = opt('kinds', Object.keys(DOCUMENTS).join(',')).split(',');
   const rows = [];
   const report = (r) => { rows.push(r); console.log(JSON.stringify(r)); };
-  const jobs = kinds.flatMap((kind) => SIZES[kind].map((n) => [kind, n, report]));
+  const sizes = (kind) => (opt('sizes') ? opt('sizes').split(',').map(Number) : SIZES[kind]);
+  const jobs = kinds.flatMap((kind) => sizes(kind).map((n) => [kind, n, report]));
   if (argv.includes('--browser')) {
     await inChromium(jobs);
   } else {
@@ -83,7 +87,15 @@ if (argv[0] === '--one') {
   }
   console.log(`slowest accepted at the default budget (${argv.includes('--browser') ? 'Chromium' : 'Node'}):`);
   for (const [kind, r] of Object.entries(slowest)) {
-    console.log(`  ${kind.padEnd(8)} n = ${String(r.n).padEnd(5)} ${r.work?.toExponential(2)} units  first verify ${r.verify.toFixed(3)} s`);
+    console.log(`  ${kind.padEnd(17)} n = ${String(r.n).padEnd(7)} ${r.work?.toExponential(2)} units  first verify ${r.verify.toFixed(3)} s`);
+  }
+  console.log('cheapest refused at the default budget:');
+  const cheapest = {};
+  for (const r of rows.filter((r) => r.atDefault === 'too_costly')) {
+    if (!cheapest[r.kind] || r.work < cheapest[r.kind].work) cheapest[r.kind] = r;
+  }
+  for (const [kind, r] of Object.entries(cheapest)) {
+    console.log(`  ${kind.padEnd(17)} n = ${String(r.n).padEnd(7)} ${r.work?.toExponential(2)} units  refused in ${(r.refusal * 1000).toFixed(1)} ms`);
   }
   if (opt('out')) writeFileSync(opt('out'), JSON.stringify(rows, null, 1));
 }

@@ -128,6 +128,7 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
         epsilon: eps,
         delta,
         id: a.value("id").map(str::to_string),
+        max_verify_work: None,
     };
     let doc = design_continuous(&req)?;
     let mut text = doc.to_json();

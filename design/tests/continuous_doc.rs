@@ -24,7 +24,25 @@ fn hist() -> PriorJson {
 }
 
 fn req(method: &str, prior: PriorJson, dom: DomainJson, eps: f64, delta: f64) -> ContinuousRequest {
-    ContinuousRequest { method: method.into(), domain: dom, prior, epsilon: eps, delta, id: None }
+    ContinuousRequest {
+        method: method.into(),
+        domain: dom,
+        prior,
+        epsilon: eps,
+        delta,
+        id: None,
+        max_verify_work: None,
+    }
+}
+
+/// [`req`] for clients that verify whatever it costs (1001 and 4096 Gaussian points).
+fn unbudgeted(method: &str, prior: PriorJson, dom: DomainJson, eps: f64, delta: f64) -> ContinuousRequest {
+    ContinuousRequest { max_verify_work: Some(f64::INFINITY), ..req(method, prior, dom, eps, delta) }
+}
+
+/// The policy of such clients.
+fn no_budget() -> ContinuousPolicy {
+    ContinuousPolicy { max_verify_work: Some(f64::INFINITY), ..ContinuousPolicy::default() }
 }
 
 fn doc(json: &str) -> privlift::Result<ContinuousDocument> {
@@ -68,7 +86,7 @@ fn every_design_audits_within_its_claims() {
 #[test]
 fn gaussian_lip_sigma_is_nearly_minimal_and_lattice_matches_the_continuous_calibration() {
     let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.008 };
-    let d = design_continuous(&req("gaussian-lip", gauss(), dom, 1.0, 1e-5)).unwrap();
+    let d = design_continuous(&unbudgeted("gaussian-lip", gauss(), dom, 1.0, 1e-5)).unwrap();
     let ContinuousMechanism::Gaussian { sigma } = d.mechanism() else { panic!() };
     let s = sigma[0];
     let l = *d.lattice();
@@ -347,8 +365,7 @@ fn perturb_follows_the_audited_channel() {
 fn receipt_ratio_is_the_posterior_over_prior_ratio() {
     let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.008 };
     for m in ["laplace-lip", "analytic-gaussian", "sampling"] {
-        let v =
-            design_continuous(&req(m, gmm(), dom, 1.0, 1e-3)).unwrap().verify(&ContinuousPolicy::default()).unwrap();
+        let v = design_continuous(&unbudgeted(m, gmm(), dom, 1.0, 1e-3)).unwrap().verify(&no_budget()).unwrap();
         let mut rng = DeterministicRngForTesting::seed_from_u64(5);
         let x = 1.234;
         let y = v.perturb(x, &mut rng).unwrap();
@@ -379,7 +396,7 @@ fn timings() {
         let dom = DomainJson { lo: -4.0, hi: 4.0, step };
         for m in CONTINUOUS_METHODS {
             let t = std::time::Instant::now();
-            let d = design_continuous(&req(m, gmm(), dom, 1.0, 1e-5)).unwrap();
+            let d = design_continuous(&unbudgeted(m, gmm(), dom, 1.0, 1e-5)).unwrap();
             let design = t.elapsed();
             let t = std::time::Instant::now();
             let a = d.audit().unwrap();
@@ -422,7 +439,7 @@ fn report_numbers() {
     }
     let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.008 };
     for delta in [1e-3, 1e-5] {
-        let d = design_continuous(&req("gaussian-lip-instance", gauss(), dom, 1.0, delta)).unwrap();
+        let d = design_continuous(&unbudgeted("gaussian-lip-instance", gauss(), dom, 1.0, delta)).unwrap();
         let u = d.utility().unwrap();
         println!(
             "instance δ={delta}: cor10_true_delta {} scale {} sigma_uniform {}",
@@ -513,7 +530,7 @@ fn discrete_shape_with_a_continuous_kind_is_unsupported() {
 fn gmm_lattice_vs_continuous_sigma() {
     let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.008 };
     let t = std::time::Instant::now();
-    let d = design_continuous(&req("gaussian-lip", gmm(), dom, 1.0, 1e-5)).unwrap();
+    let d = design_continuous(&unbudgeted("gaussian-lip", gmm(), dom, 1.0, 1e-5)).unwrap();
     let ContinuousMechanism::Gaussian { sigma } = d.mechanism() else { panic!() };
     println!("{:?} lattice {} continuous {}", t.elapsed(), sigma[0], d.utility().unwrap()["sigma_continuous"]);
 }
@@ -548,5 +565,34 @@ fn continuous_designs_report_each_audit_against_their_expected_count() {
         }
         let (done, expected) = (seen.len(), seen[0].expected);
         assert!(4 * done.abs_diff(expected) <= expected, "{method}: {done} steps, {expected} expected");
+    }
+}
+
+/// The designer and a client's default verification agree: what the designer returns at its
+/// defaults verifies there, and what a client would refuse the designer refuses, saying why.
+#[test]
+fn a_design_at_its_defaults_verifies_at_a_clients_default_budget() {
+    // 401 points of [-4, 4]: under the default budget for both Gaussian methods.
+    let dom = DomainJson { lo: -4.0, hi: 4.0, step: 0.02 };
+    for m in ["gaussian-lip", "analytic-gaussian"] {
+        let d = design_continuous(&req(m, gauss(), dom, 1.0, 1e-5)).unwrap();
+        d.verify(&ContinuousPolicy::default()).unwrap_or_else(|e| panic!("{m}: {e}"));
+    }
+    // 501 points: analytic-gaussian's σ (3.7 domain widths) is over it, found before any audit;
+    // 4096 points: gaussian-lip's too, before its search.
+    let coarse = DomainJson { lo: -4.0, hi: 4.0, step: 8.0 / 500.0 };
+    let fine = DomainJson { lo: -4.0, hi: 4.0, step: 8.0 / 4095.0 };
+    for (m, dom) in [("analytic-gaussian", coarse), ("gaussian-lip", fine), ("analytic-gaussian", fine)] {
+        let e = design_continuous(&req(m, gauss(), dom, 1.0, 1e-5)).unwrap_err();
+        assert_eq!(e.code(), "too_costly", "{m}");
+        assert!(e.to_string().contains("a coarser step"), "{e}");
+        // Clients with a budget raised enough are designed for.
+        if dom.step > 0.01 {
+            let budget = Some(4.0 * privlift::verify::DEFAULT_MAX_VERIFY_WORK);
+            let d =
+                design_continuous(&ContinuousRequest { max_verify_work: budget, ..req(m, gauss(), dom, 1.0, 1e-5) });
+            let policy = ContinuousPolicy { max_verify_work: budget, ..ContinuousPolicy::default() };
+            d.unwrap().verify(&policy).unwrap();
+        }
     }
 }

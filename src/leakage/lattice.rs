@@ -63,6 +63,23 @@ pub const MAX_TABLE_ENTRIES: f64 = (1u64 << 25) as f64;
 
 const U: f64 = UNIT_ROUNDOFF;
 
+/// Work units of one entry of a Gaussian noise table (an `exp` and a division), built
+/// anew by the audit and by each δ: 80–110 ns an entry in headless Chromium (two points,
+/// σ of 2¹⁶–2²⁰ steps: the tables alone, load 5 on 2 cores), 22–30 units of 2⁻²⁸ s;
+/// counted 50 (34,000 steps, at the default budget: 0.34–1.2 s at load 20).
+pub const TABLE_ENTRY_UNITS: f64 = 50.0;
+
+/// Work units of one (point, table entry) cell of a LIP δ: P(j) accumulated and the two
+/// positive parts summed, 22–34 ns a cell in headless Chromium (901–1301 points of the
+/// salary domain, σ of 2740–3960 steps: the whole verification, load 5 on 2 cores), 6–9
+/// units; counted 16 (571 points at 12: 1.1–1.7 s at load 20).
+pub const LIP_CELL_UNITS: f64 = 16.0;
+
+/// Work units of one (pair of points, table entry) cell of the pairwise LDP δ of one σ
+/// per point: 7.6–8.3 ns in headless Chromium (128 points, σ of 64–256 steps), 2 units;
+/// counted 4.
+pub const PAIR_CELL_UNITS: f64 = 4.0;
+
 /// The audited leakage of a [`LatticeMechanism`] at a given ε (nats).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LatticeAudit {
@@ -172,13 +189,16 @@ impl LatticeMechanism {
     }
 
     /// What verifying this mechanism costs, in the work units of
-    /// [`crate::verify::Work`] (one f64 cell touched by one pass), from its parameters
-    /// alone: the audit, then `evals` evaluations of δ (each rebuilding every noise table,
-    /// the window of P(j) and one pass per point over its table; for instance-dependent σ
-    /// on ≤ 128 points, the pairwise LDP).
-    pub fn audit_work(&self, evals: usize) -> f64 {
+    /// [`crate::verify::Work`] (≈ 1/2²⁸ s of the wasm client's first verification), from
+    /// its parameters alone, for the audit and then `lip_evals` evaluations of the LIP δ
+    /// and `ldp_evals` of the LDP δ. Every evaluation rebuilds the noise tables (one `exp`
+    /// per entry and per term of the normaliser, [`TABLE_ENTRY_UNITS`]); a LIP δ then
+    /// accumulates P(j) and sums the positive parts over each point's table
+    /// ([`LIP_CELL_UNITS`] per point and table entry); an LDP δ compares the two extreme
+    /// shifts, or, for one σ per point on ≤ 128 points, every pair ([`PAIR_CELL_UNITS`]).
+    pub fn audit_work(&self, lip_evals: usize, ldp_evals: usize) -> f64 {
         let n = self.lattice.len() as f64;
-        let evals = evals as f64;
+        let (lip_evals, ldp_evals) = (lip_evals as f64, ldp_evals as f64);
         match &self.kind {
             Kind::Gaussian { samplers, .. } => {
                 let (mut tables, mut widest) = (0.0f64, 0.0f64);
@@ -189,11 +209,17 @@ impl LatticeMechanism {
                     tables += m + 40.0 * libm::sqrt(s2) + 2.0;
                     widest = widest.max(m);
                 }
-                let lip = 4.0 * (n + widest) + 2.0 * n * widest;
-                let ldp = if samplers.len() > 1 && n <= 128.0 { 2.0 * n * n * widest } else { 2.0 * widest };
-                (1.0 + evals) * tables + evals * lip.max(ldp)
+                let builds = 1.0 + lip_evals + ldp_evals;
+                let lip = LIP_CELL_UNITS * n * widest + 4.0 * (n + widest);
+                let ldp = if samplers.len() > 1 && n <= 128.0 {
+                    PAIR_CELL_UNITS * n * (n - 1.0) * widest
+                } else {
+                    2.0 * widest
+                };
+                TABLE_ENTRY_UNITS * builds * tables + lip_evals * lip + ldp_evals * ldp
             }
-            Kind::Laplace(_) => (1.0 + 2.0 * evals) * n * n + 16.0 * n,
+            // S(j) for the audit and each LIP δ, and each LIP δ's two sums over (k, j).
+            Kind::Laplace(_) => (1.0 + 3.0 * lip_evals) * n * n + 16.0 * n,
             Kind::Sampling { .. } => 16.0 * n,
         }
     }

@@ -28,13 +28,21 @@ pub struct ContinuousPolicy {
     pub max_verify_work: Option<f64>,
 }
 
-/// The sampler of `doc` with the cost of its verification (the audit and `evals`
-/// evaluations of δ) checked against `budget` before any table is built.
-pub(crate) fn costed_sampler(doc: &ContinuousDocument, budget: Option<f64>, evals: usize) -> Result<LatticeMechanism> {
-    let budget = crate::verify::work_budget(budget)?;
+/// The sampler of `doc` with the cost of its verification under `policy` checked
+/// against the policy's budget before any table is built.
+fn costed_sampler(doc: &ContinuousDocument, policy: &ContinuousPolicy) -> Result<LatticeMechanism> {
+    let budget = crate::verify::work_budget(policy.max_verify_work)?;
     let m = doc.sampler()?;
-    crate::verify::Work(m.audit_work(evals)).check("this continuous document", budget)?;
+    work_of(&m, policy).check("this continuous document", budget)?;
     Ok(m)
+}
+
+/// The work of verifying `m` under `policy`: the audit computes one LIP δ and one LDP δ
+/// (at the claims' ε), and a policy limit at another ε one more of its kind.
+fn work_of(m: &LatticeMechanism, policy: &ContinuousPolicy) -> crate::verify::Work {
+    let lip = 1 + usize::from(policy.lip.is_some());
+    let ldp = 1 + usize::from(policy.ldp.is_some());
+    crate::verify::Work(m.audit_work(lip, ldp))
 }
 
 /// An audited (ε, δ): δ at ε (upper bound).
@@ -124,8 +132,17 @@ impl ContinuousDocument {
     /// `too_costly` above [`crate::verify::DEFAULT_MAX_VERIFY_WORK`] (checked before any
     /// table is built).
     pub fn audit(&self) -> Result<ContinuousAudit> {
-        let m = costed_sampler(self, None, 2)?;
+        let m = costed_sampler(self, &ContinuousPolicy::default())?;
         audit_with(&m, self.claims().lip.map(|c| c.eps), self.claims().ldp.map(|c| c.eps))
+    }
+
+    /// What verifying this document under `policy` costs, in work units (what its budget,
+    /// `maxVerifyWork`, is compared with), computed from its parameters alone.
+    ///
+    /// # Errors
+    /// The sampler's errors (a σ or scale out of range).
+    pub fn verify_work(&self, policy: &ContinuousPolicy) -> Result<crate::verify::Work> {
+        Ok(work_of(&self.sampler()?, policy))
     }
 
     /// Audits and checks claims and `policy` (never fails on a claim).
@@ -143,9 +160,7 @@ impl ContinuousDocument {
                 crate::param::Delta::new(name, c.delta)?;
             }
         }
-        // δ at each claim's ε (2), and at each policy limit's.
-        let evals = 2 + usize::from(policy.lip.is_some()) + usize::from(policy.ldp.is_some());
-        let m = costed_sampler(self, policy.max_verify_work, evals)?;
+        let m = costed_sampler(self, policy)?;
         let audit = audit_with(&m, self.claims().lip.map(|c| c.eps), self.claims().ldp.map(|c| c.eps))?;
         let mut claims = Vec::new();
         if let Some(c) = self.claims().lip {

@@ -25,8 +25,10 @@ use crate::leakage::{DEFAULT_ALPHA_ORDER, DINKELBACH_MAX_STEPS, UNARY_ENUMERATIO
 /// sparse or srr channel up to ≈ 3·10⁶ entries (a shared `others` row counted once per
 /// input), a per-secret mechanism of 4 secrets over 512 inputs. Refused: a dense 4096 ×
 /// 4096 channel (5.4·10⁸), an srr of 4096 inputs whose `others` row of 2049 outputs stands
-/// for 2047 of them (4.2·10⁶ entries, 4.1·10⁸ units). A Gaussian document on
-/// 1001 lattice points with σ of a few hundred steps needs about 1.6·10⁸ (50 ms natively).
+/// for 2047 of them (4.2·10⁶ entries, 4.1·10⁸ units). A Gaussian document's cost grows
+/// with its points × its σ in lattice steps (`leakage::lattice`, `audit_work`): on the
+/// salary domain with the σ of `gaussian-lip` at ε 1, δ 1e-5, 491 points are accepted
+/// and 541 refused (571 points: 1.1–1.7 s in headless Chromium at load 20, 901: 3.2 s).
 pub const DEFAULT_MAX_VERIFY_WORK: f64 = 268_435_456.0;
 
 /// What a unit of a dense channel's verification (matrix, Markov per-secret, merge) costs in the
@@ -45,6 +47,26 @@ const PER_SECRET_WEIGHT: f64 = 6.0;
 /// row by row, 0.11–0.12 µs an entry in headless Chromium (srr rows of 1025 and 2049
 /// entries), up to 1.2 µs in Node on a loaded machine: 80 of the budget's units (0.3 µs).
 const SPARSE_ENTRY_UNITS: f64 = 80.0;
+
+/// The units of one `pow` of an α-lift audit at an order other than the default (2, where
+/// `pow` is a product): two a (secret, output) cell, 1.35 µs a cell in headless Chromium
+/// (a dense 1024–2048 RR with an order-3 claim: 1.9–6 s), about 180 units a `pow`;
+/// counted 250. The default audit reads no α-lift unless a claim asks for one.
+const POW_UNITS: f64 = 250.0;
+
+/// The units of one cell of an SRLIP audit's passes (the checks of P(s,x), the products
+/// P(s,x)·P(y|x), and the zeroing and ratios of each group's P(s,y,x^J)): 14 ns a cell in
+/// headless Chromium (a dense RR over 2⁷ inputs, 7 binary attributes: 1.07 s), 3.8 units;
+/// counted 5.
+const SRLIP_CELL_UNITS: f64 = 5.0;
+
+/// The units of one product of a unary encoding's explicit channel (|X| ≤
+/// [`UNARY_ENUMERATION_LIMIT`]: |X| factors for each of its |X|·2^|X| entries, built anew
+/// by each audit): 0.45 s for the two audits of |X| = 14 in headless Chromium (with
+/// 64 secrets, load 5 on 2 cores; 1.1–1.4 s at load 20), 19 units a product; counted 40.
+/// The audit over the 2^|X| outputs then weighs 2 a unit (9 units a (secret, output) cell
+/// measured, 6 counted by its passes).
+const UNARY_PRODUCT_UNITS: f64 = 40.0;
 
 /// Estimated verification cost in work units.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
@@ -93,6 +115,10 @@ impl Work {
         let claims = doc.claims();
         let priors = claims.bp_lip.as_ref().map_or(0.0, |c| c.priors.len() as f64);
         let extra_order = claims.alpha.is_some_and(|a| a.order != DEFAULT_ALPHA_ORDER);
+        // An α claim at another order audits once more w.r.t. S (w.r.t. X when S = X),
+        // two `pow` a (secret, output) cell.
+        let pow_cells = |rows: f64, cols: f64| if extra_order { POW_UNITS * 2.0 * rows * cols } else { 0.0 };
+        let sr = if has_secret { ns } else { nx };
         // One audit of a channel with `rows` inputs and `cols` outputs under a joint with
         // `joint_rows` secrets and `joint_nnz` non-zeros: P(s,y), the per-(s,y) measures
         // (lifts, α-powers: ~6 each), and the channel passes (LDP_X, I(X;Y), maximal
@@ -100,8 +126,7 @@ impl Work {
         let audit = |joint_rows: f64, joint_nnz: f64, rows: f64, cols: f64| {
             joint_rows * rows + joint_nnz * cols + 6.0 * joint_rows * cols + 3.0 * rows * cols
         };
-        // The SRLIP audit visits 2^m subsets of the m attributes.
-        let srlip = claims.srlip.as_ref().map_or(0.0, |c| libm::exp2(c.attributes.len() as f64) * ns * nx * ny);
+        let srlip = claims.srlip.as_ref().map_or(0.0, |c| srlip_units(&c.attributes, ns, nx, ny, nnz));
         let units = srlip
             + match doc.mechanism() {
                 MechanismKind::Matrix(_) | MechanismKind::PerSecret { markov: Some(_), .. } => {
@@ -111,9 +136,10 @@ impl Work {
                     // Sampler (alias table, its exact channel), the receipts' joints, and the
                     // verified mechanism's own copy of the document (its channel and joint).
                     let build = 5.0 * e + nnz * ny + ns * nx;
-                    let again = if extra_order { x_audit + s_audit } else { 0.0 };
-                    // A `bp_lip` prior: diag(p), P(x,y) and the lifts (LIP only).
-                    let per_prior = nx * nx + 3.0 * e;
+                    let again = if extra_order { audit(sr, nnz, nx, ny) + pow_cells(sr, ny) } else { 0.0 };
+                    // A `bp_lip` prior: diag(p), P(x,y) and the lifts (LIP only), each
+                    // pass weighing 2: 33 ns a cell in headless Chromium (512², 8–64 priors).
+                    let per_prior = 2.0 * (nx * nx + 3.0 * e);
                     DENSE_WEIGHT * (build + x_audit + s_audit + priors * per_prior + again)
                 }
                 MechanismKind::Krr { .. }
@@ -127,17 +153,18 @@ impl Work {
                     let x_audit = audit(nx, nx, nx, ny);
                     let s_audit = audit(ns, nnz, nx, ny) + e;
                     let build = 6.0 * e + ns * nx;
-                    let again = if extra_order { x_audit + s_audit } else { 0.0 };
+                    let again = if extra_order { s_audit + pow_cells(ns, ny) } else { 0.0 };
                     PER_SECRET_WEIGHT * (build + x_audit + s_audit + again)
                 }
                 MechanismKind::Unary { .. } => {
                     let dink = (DINKELBACH_MAX_STEPS + 2) as f64 * 2.0;
                     // `joint` is the cells of a declared joint the audit reads (S = X: none,
                     // diag(P_X) is never built).
+                    let enumerated = doc.input().len() <= UNARY_ENUMERATION_LIMIT;
+                    let cols = if enumerated { libm::exp2(nx) } else { 1.0 };
                     let one = |joint_rows: f64, joint: f64, diagonal: bool| {
-                        if doc.input().len() <= UNARY_ENUMERATION_LIMIT {
-                            let cols = libm::exp2(nx);
-                            audit(joint_rows, nnz, nx, cols) + nx * cols
+                        if enumerated {
+                            UNARY_PRODUCT_UNITS * nx * nx * cols + 2.0 * audit(joint_rows, nnz, nx, cols)
                         } else if diagonal {
                             3.0 * joint + 16.0 * nx
                         } else {
@@ -146,11 +173,33 @@ impl Work {
                     };
                     let x_audit = one(nx, 0.0, true);
                     let s_audit = if has_secret { one(ns, ns * nx, doc.p_sx().is_diagonal()) } else { 0.0 };
-                    let again = if extra_order { x_audit + s_audit } else { 0.0 };
+                    let again = if extra_order {
+                        (if has_secret { s_audit } else { x_audit }) + pow_cells(sr, cols)
+                    } else {
+                        0.0
+                    };
                     x_audit + s_audit + priors * x_audit + again
                 }
             };
         Work(units)
+    }
+}
+
+/// The work of the SRLIP audit of a channel over `nx` inputs (sizes `attributes`, m of
+/// them) w.r.t. `ns` secrets whose joint has `nnz` non-zeros: for each of the 2^m subsets
+/// J, a pass over P(s,x) and the products of its non-zeros with P(y|x); for each group
+/// x^J (Π (1 + a_j) groups over all subsets), P(s,y,x^J) zeroed and its ratios. At
+/// least the audit's own limit ([`crate::leakage::MAX_SRLIP_WORK`], on 2^m·|S||X||Y|),
+/// so that a document the audit would refuse is refused before anything is built.
+fn srlip_units(attributes: &[usize], ns: f64, nx: f64, ny: f64, nnz: f64) -> f64 {
+    let subsets = libm::exp2(attributes.len() as f64);
+    let groups: f64 = attributes.iter().map(|&a| 1.0 + a as f64).product();
+    let units = SRLIP_CELL_UNITS * (subsets * (ns * nx + nnz * ny) + 2.0 * groups * ns * ny);
+    let exhaustive = subsets * ns * nx * ny;
+    if exhaustive > crate::leakage::MAX_SRLIP_WORK as f64 {
+        units.max(exhaustive)
+    } else {
+        units
     }
 }
 
@@ -174,7 +223,9 @@ fn structured_units(
             let x_audit = 40.0 * nx;
             let s_audit = if has_secret { 12.0 * ns * nx + x_audit } else { 0.0 };
             let build = 8.0 * nx + if has_secret { 2.0 * ns * nx } else { 0.0 };
-            build + again * (x_audit + s_audit) + priors * x_audit
+            // A `bp_lip` prior: 0.96 ms for 4096 inputs in headless Chromium (256
+            // priors), 63 units an input; counted 100.
+            build + again * (x_audit + s_audit) + priors * 100.0 * nx
         }
         MechanismKind::Sparse(sp) => {
             let ny = sp.outputs() as f64;

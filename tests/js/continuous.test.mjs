@@ -261,29 +261,33 @@ test('after free(), a continuous document or mechanism throws PrivliftError inva
 });
 
 test('the default verify budget and Gaussian lattice sizes: as design.d.ts and the README say', async () => {
-  const doc = async (method, points) => {
+  const design = (method, points, more = {}) => {
     const hi = points - 1;
-    return parseContinuousMechanism(await designContinuous({
+    return designContinuous({
       method, domain: { lo: 0, hi, step: 1 }, prior: { gaussian: { mean: hi / 2, sd: hi / 8 } }, epsilon: 1, delta: 1e-5,
-    }));
+      ...more,
+    });
   };
-  // Documented: gaussian-lip verifies by default up to about 1,100–1,300 points at ε 1,
-  // δ 1e-5, analytic-gaussian up to about 940; beyond, too_costly until maxVerifyWork is raised.
-  for (const [method, fits, over] of [['gaussian-lip', 1100, 1400], ['analytic-gaussian', 900, 1000]]) {
-    const small = await doc(method, fits);
+  // Documented: gaussian-lip fits the default budget up to about 520–650 points at ε 1,
+  // δ 1e-5, analytic-gaussian up to about 460; beyond, the designer refuses with too_costly
+  // unless the request's maxVerifyWork is raised (and the clients' with it).
+  for (const [method, fits, over] of [['gaussian-lip', 500, 1000], ['analytic-gaussian', 400, 550]]) {
+    const small = await parseContinuousMechanism(await design(method, fits));
     small.verify().free();
     small.free();
-    const big = await doc(method, over);
-    assert.throws(() => big.verify(), (e) => e instanceof PrivliftError && e.code === 'too_costly' && /maxVerifyWork/.test(e.message), method);
-    big.verify({ maxVerifyWork: 2 ** 30 }).free();
-    big.free();
+    await assert.rejects(design(method, over),
+      (e) => e instanceof PrivliftError && e.code === 'too_costly' && /coarser step/.test(e.message), method);
   }
+  const raised = await parseContinuousMechanism(await design('analytic-gaussian', 550, { maxVerifyWork: 2 ** 30 }));
+  assert.throws(() => raised.verify(), (e) => e instanceof PrivliftError && e.code === 'too_costly' && /maxVerifyWork/.test(e.message));
+  raised.verify({ maxVerifyWork: 2 ** 30 }).free();
+  raised.free();
   const { readFile } = await import('node:fs/promises');
   const dts = await readFile(new URL('../../js/design.d.ts', import.meta.url), 'utf8');
   const readme = await readFile(new URL('../../js/README.md', import.meta.url), 'utf8');
   for (const [name, text] of [['design.d.ts', dts], ['js/README.md', readme]]) {
-    assert.match(text, /1,100–1,300 points/, name);
-    assert.match(text, /940/, name);
+    assert.match(text, /520–650 points/, name);
+    assert.match(text, /460/, name);
     assert.match(text, /maxVerifyWork/, name);
   }
 });

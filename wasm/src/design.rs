@@ -77,7 +77,8 @@ pub fn fit_gmm_js(samples: &[f64], max_components: usize) -> Result<JsValue, JsV
 }
 
 /// A continuous design request (`privlift design gaussian-lip …` as JSON):
-/// `{method, domain: {lo, hi, step}, prior: {gaussian|gmm|histogram: …}, epsilon, delta, id?}`.
+/// `{method, domain: {lo, hi, step}, prior: {gaussian|gmm|histogram: …}, epsilon, delta, id?,
+/// maxVerifyWork?}`.
 #[derive(Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ContinuousRequestJson {
@@ -89,6 +90,8 @@ struct ContinuousRequestJson {
     delta: f64,
     #[serde(default)]
     id: Option<String>,
+    #[serde(default, rename = "maxVerifyWork")]
+    max_verify_work: Option<f64>,
 }
 
 /// Designs a continuous mechanism (see `privlift_design::continuous::design`): `request` is the
@@ -112,6 +115,7 @@ pub fn design_continuous(
         epsilon: r.epsilon,
         delta: r.delta,
         id: r.id,
+        max_verify_work: r.max_verify_work,
     };
     let design = || privlift_design::continuous::design::design_continuous(&req);
     let result = match progress {

@@ -82,6 +82,10 @@ pub struct ContinuousRequest {
     pub delta: f64,
     /// Document id (default `METHOD-epsE`).
     pub id: Option<String>,
+    /// The verification budget of the clients, in work units (absent: a client's default,
+    /// [`privlift::verify::DEFAULT_MAX_VERIFY_WORK`]): a design they would refuse with
+    /// `too_costly` is refused instead of returned (∞: never).
+    pub max_verify_work: Option<f64>,
 }
 
 fn bad(name: &str, reason: impl Into<String>) -> Error {
@@ -102,7 +106,10 @@ fn need_delta(delta: f64) -> Result<f64> {
 /// `invalid_argument` for an unknown method, ε not finite and > 0 (≤ 700), a δ out of
 /// range, or a histogram prior for `gaussian-lip-instance`; the domain/prior errors of
 /// [`ContinuousDocument::from_wire`]; `infeasible` when no noise meets the target;
-/// `design_failed` if the audited document misses its claims.
+/// `too_costly` for a design its clients' budget (`max_verify_work`) would refuse
+/// (Gaussian noise on many points: its verification grows with points × σ in steps, so
+/// about with the square of the points); `design_failed` if the audited document misses
+/// its claims.
 pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> {
     let eps = req.epsilon;
     privlift::param::Epsilon::positive("epsilon", eps)?;
@@ -117,6 +124,13 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
     let lip_ok = |sigma: &[f64], delta: f64| -> Result<bool> {
         Ok(!audited(LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta_exceeds(eps, delta))?)
     };
+    // The clients' verification grows with σ: a σ below the design's already over their
+    // budget refuses the design before its search (each step a whole LIP δ).
+    let budget = privlift::verify::work_budget(req.max_verify_work)?;
+    let affordable = |sigma: f64| -> Result<()> {
+        let work = LatticeMechanism::gaussian(lattice, p.clone(), &[sigma])?.audit_work(1, 1);
+        privlift::verify::Work(work).check(COSTLY, budget)
+    };
     let (mechanism, claims) = match req.method.as_str() {
         "gaussian-lip" => {
             let delta = need_delta(req.delta)?;
@@ -128,6 +142,9 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
                 }
                 None => width,
             };
+            // The lattice σ is within 1e-3 of the continuous one when the domain holds the
+            // prior, 0.79 of it for the GMM of the module docs, part of whose mass is outside.
+            affordable(0.5 * start)?;
             let (sigma, below) = smallest_near(|s| lip_ok(&[s], delta), start, 1e-4)?;
             utility["sigma_below"] = below.into();
             (ContinuousMechanism::Gaussian { sigma: alloc::vec![sigma] }, lip_claim(eps, delta))
@@ -170,6 +187,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             let delta = need_delta(req.delta)?;
             let s0 = analytic_gaussian_sigma(eps, delta, width)?;
             utility["sigma_eq24"] = s0.into();
+            affordable(s0)?;
             let ldp = |s: f64| audited(LatticeMechanism::gaussian(lattice, p.clone(), &[s])?.ldp_delta(eps));
             let mut s = s0;
             let mut i = 0;
@@ -211,6 +229,9 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
     };
     let id = req.id.clone().unwrap_or_else(|| alloc::format!("{}-eps{}", req.method, eps));
     let doc = ContinuousDocument::new(&id, d, req.prior.clone(), mechanism, claims)?;
+    // A document its clients refuse is no design: refused here, before the final audit,
+    // with the work it needs.
+    doc.verify_work(&ContinuousPolicy::default())?.check(COSTLY, budget)?;
     // The curator audits its own design whatever it costs (the budget is the client's).
     let v =
         audited(doc.check(&ContinuousPolicy { max_verify_work: Some(f64::INFINITY), ..ContinuousPolicy::default() }))?;
@@ -265,6 +286,9 @@ fn audited<T>(audit: Result<T>) -> Result<T> {
     crate::progress::step();
     audit
 }
+
+/// What a design over its clients' budget is, in its `too_costly` error.
+const COSTLY: &str = "this design at its clients' budget (a coarser step, fewer points, verifies faster)";
 
 /// [`bisect_smallest`] when `start` is known to be close (the continuous calibration is
 /// within ~1e-3 of the lattice one when the domain holds the prior): bisection inside
