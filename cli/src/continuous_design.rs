@@ -3,13 +3,16 @@
 //! document (called from `design.rs`, `audit.rs`, `receipt.rs`).
 //!
 //! * `privlift design METHOD (--prior P.json | --samples S.csv) --epsilon E [--delta D]
-//!   --domain L,U [--step G] [--components K] [--id ID]`: METHOD is one of
+//!   --domain L,U [--step G] [--components K] [--max-verify-work W] [--id ID]`: METHOD is one of
 //!   `gaussian-lip`, `gaussian-lip-instance`, `analytic-gaussian`, `laplace-lip`,
 //!   `laplace-ldp`, `sampling`; P.json is a document prior (`{"gaussian": {"mean", "sd"}}`,
 //!   `{"gmm": {"weights", "means", "sds"}}`, `{"histogram": {"edges", "p"}}`); S.csv holds
 //!   numbers separated by commas, whitespace or newlines (a first line that is not a number
 //!   is a header), fitted by `fit_gmm` with at most K components (default 4). The default
-//!   step is `(U − L)/1000` (1001 points).
+//!   step is `(U − L)/1000` (1001 points), `(U − L)/400` for the Gaussian methods (their
+//!   clients' verification grows with the points times σ's tables). A design its clients'
+//!   default verification would refuse is refused (`too_costly`); `--max-verify-work W`
+//!   designs for clients whose policy raises their budget to W (`inf`: no budget).
 //! * `privlift audit DOC.json` → `{"kind", "points", "lip": {"eps", "delta"}, "ldp": {"eps",
 //!   "delta"}, "lip_pure_eps", "ldp_pure_eps", "tail_mass", "claims_hold", "claims"}`.
 //! * `privlift receipt DOC.json --output Y [--x X]` → the ratio curve `P(y|x)/P(y)`.
@@ -29,8 +32,17 @@ use crate::out::{CheckOut, Num};
 
 /// Default number of lattice intervals over the domain (`step = (U − L)/1000`).
 pub const DEFAULT_INTERVALS: f64 = 1000.0;
+/// Default number of lattice intervals for the Gaussian methods (`step = (U − L)/400`): a
+/// Gaussian document's verification builds σ's tables once per point, so at ε = 1,
+/// δ = 1e-5 about 500 points fit a client's default budget (1001 do not).
+pub const DEFAULT_GAUSSIAN_INTERVALS: f64 = 400.0;
 /// Default most GMM components fitted to `--samples`.
 pub const DEFAULT_COMPONENTS: usize = 4;
+
+/// Whether the continuous design method `cmd` adds Gaussian noise.
+fn method_is_gaussian(cmd: &str) -> bool {
+    matches!(cmd, "gaussian-lip" | "gaussian-lip-instance" | "analytic-gaussian")
+}
 
 /// Whether `argv` names a continuous design method.
 pub fn is_continuous(argv: &[String]) -> bool {
@@ -78,7 +90,7 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse(
         "design",
         argv,
-        &["prior", "samples", "epsilon", "delta", "domain", "step", "components", "id"],
+        &["prior", "samples", "epsilon", "delta", "domain", "step", "components", "max-verify-work", "id"],
         &[],
     )?;
     if a.help {
@@ -101,7 +113,8 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
         .split_once(',')
         .and_then(|(l, u)| Some((l.trim().parse::<f64>().ok()?, u.trim().parse::<f64>().ok()?)))
         .ok_or_else(|| CliError::usage(format!("`--domain` must be two numbers `L,U`, got {dom:?}")))?;
-    let step = num(&a, "step")?.unwrap_or((hi - lo) / DEFAULT_INTERVALS);
+    let intervals = if method_is_gaussian(&method) { DEFAULT_GAUSSIAN_INTERVALS } else { DEFAULT_INTERVALS };
+    let step = num(&a, "step")?.unwrap_or((hi - lo) / intervals);
     let prior: PriorJson = match (a.value("prior"), a.value("samples")) {
         (Some(p), None) => files::parse_file(p)?,
         (None, Some(s)) => {
@@ -128,7 +141,7 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
         epsilon: eps,
         delta,
         id: a.value("id").map(str::to_string),
-        max_verify_work: None,
+        max_verify_work: num(&a, "max-verify-work")?,
     };
     let doc = design_continuous(&req)?;
     let mut text = doc.to_json();

@@ -29,7 +29,7 @@ Usage:
   privlift receipt DOC.json (--output Y | --bits 0101...)
   privlift receipt DOC.json --output Y [--x X]       (continuous document)
   privlift design METHOD (--prior P.json | --samples S.csv) --epsilon E [--delta D]
-                  --domain L,U [--step G] [--components K] [--id ID]   (continuous)
+                  --domain L,U [--step G] [--components K] [--max-verify-work W] [--id ID]   (continuous)
   privlift gaussian delta --epsilon E --sigma-n S --x X --mean M --sd SX
   privlift gaussian sigma --epsilon E --delta D --x X --mean M --sd SX
   privlift gaussian analytic --epsilon E --sigma S --sensitivity D

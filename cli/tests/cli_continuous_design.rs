@@ -86,6 +86,28 @@ fn default_step_samples_and_a_lying_document() {
     run(&["receipt", &p, "--output", "15"]).fails("claim_violated", 1);
 }
 
+/// The Gaussian methods' default step gives a document a client verifies at its default
+/// budget; 1001 points do not fit, and are refused unless the clients' budget is raised.
+#[test]
+fn gaussian_designs_fit_their_clients_default_budget() {
+    let prior = temp_file("prior-budget.json", GMM);
+    let base = ["design", "gaussian-lip", "--prior", &prior, "--epsilon", "1", "--delta", "1e-5", "--domain", "-5,5"];
+    let out = run(&base);
+    let doc = ContinuousDocument::from_json(&out.stdout).unwrap();
+    assert_eq!(out.json()["utility"]["points"], 401);
+    doc.verify(&ContinuousPolicy::default()).unwrap();
+    let mut fine = base.to_vec();
+    fine.extend(["--step", "0.01"]);
+    let refused = run(&fine);
+    refused.fails("too_costly", 1);
+    assert!(refused.stderr.contains("coarser step"), "{}", refused.stderr);
+    fine.extend(["--max-verify-work", "inf"]);
+    let raised = ContinuousDocument::from_json(&run(&fine).stdout).unwrap();
+    let policy = ContinuousPolicy { max_verify_work: Some(f64::INFINITY), ..ContinuousPolicy::default() };
+    raised.verify(&policy).unwrap();
+    raised.verify(&ContinuousPolicy::default()).unwrap_err();
+}
+
 #[test]
 fn malformed_calls_fail_with_named_codes() {
     let prior = temp_file("prior2.json", GMM);
