@@ -296,8 +296,12 @@ export function isInitialized(): boolean;
  */
 export type FetchOptions = RequestInit & { maxBytes?: number };
 
-/** Parses and validates a mechanism document. Throws PrivliftError (parse codes, `invalid_argument`). */
-export function parseMechanism(document: DocumentInput): Promise<Document>;
+/**
+ * Parses and validates a mechanism document within the verification budget of `policy`
+ * (its `maxVerifyWork`; none: the default): what verifying would refuse is refused with
+ * `too_costly` as it is read. Throws PrivliftError (parse codes, `invalid_argument`, `too_costly`).
+ */
+export function parseMechanism(document: DocumentInput, policy?: Policy): Promise<Document>;
 
 /** What a client sends a collector for one released output (`Mechanism.report`). */
 export interface ReportEnvelope {
