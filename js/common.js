@@ -191,6 +191,10 @@ export async function fetchBytes(url, fetchOptions, init) {
   try {
     if (res.body && typeof res.body.getReader === 'function') {
       const reader = res.body.getReader();
+      // With a declared length, each chunk is copied into one buffer of that length as it
+      // arrives (the document is held once, not as its chunks and then their join); a
+      // body longer than declared (a coded one) falls back to joining its chunks.
+      let whole = declared > 0 ? new Uint8Array(declared) : null;
       const chunks = [];
       let total = 0;
       for (;;) {
@@ -201,13 +205,23 @@ export async function fetchBytes(url, fetchOptions, init) {
           reader.cancel().catch(() => {});
           throw tooLarge();
         }
+        if (whole && total <= whole.byteLength) {
+          whole.set(value, total - value.byteLength);
+          continue;
+        }
+        if (whole) chunks.push(whole.subarray(0, total - value.byteLength));
+        whole = null;
         chunks.push(value);
       }
-      bytes = new Uint8Array(total);
-      let at = 0;
-      for (const c of chunks) {
-        bytes.set(c, at);
-        at += c.byteLength;
+      if (whole) {
+        bytes = whole.subarray(0, total);
+      } else {
+        bytes = new Uint8Array(total);
+        let at = 0;
+        for (const c of chunks) {
+          bytes.set(c, at);
+          at += c.byteLength;
+        }
       }
     } else {
       bytes = new Uint8Array(await res.arrayBuffer());

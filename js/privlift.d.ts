@@ -320,8 +320,12 @@ export interface FetchOptions extends RequestInitLike {
   maxBytes?: number;
 }
 
-/** Parses and validates a mechanism document. Throws PrivliftError (parse codes, `invalid_argument`). */
-export function parseMechanism(document: DocumentInput): Promise<MechanismDocument>;
+/**
+ * Parses and validates a mechanism document within the verification budget of `policy`
+ * (its `maxVerifyWork`; none: the default): what verifying would refuse is refused with
+ * `too_costly` as it is read. Throws PrivliftError (parse codes, `invalid_argument`, `too_costly`).
+ */
+export function parseMechanism(document: DocumentInput, policy?: Policy): Promise<MechanismDocument>;
 
 /** What a client sends a collector for one released output (`Mechanism.report`). */
 export interface ReportEnvelope {

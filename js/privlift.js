@@ -107,29 +107,39 @@ function toIndex(v, name) {
 // Public API
 
 /**
- * Parses and validates a mechanism document (JSON text, UTF-8 bytes or an object).
+ * Parses and validates a mechanism document (JSON text, UTF-8 bytes or an object) within
+ * the verification budget of `policy` (its `maxVerifyWork`; none: the default): a document
+ * that verifying would refuse is refused with `too_costly` as it is read, before the rest
+ * of its numbers are held, and before its bytes are hashed.
  * Loads the wasm module first if needed.
  * @returns {Promise<MechanismDocument>}
  */
-export async function parseMechanism(document) {
+export async function parseMechanism(document, policy) {
   const bytes = documentBytes(document);
-  // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (the collector never mixes
-  // the counts of two versions of a document).
-  const [sha256] = await Promise.all([sha256Hex(hashedBytes(bytes)), init()]);
+  await init();
   // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
   // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
-  return new MechanismDocument(guard(() => raw.Document.parseBytes(bytes)), sha256);
+  const handle = guard(() => raw.Document.parseBytes(bytes, policy));
+  // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (the collector never mixes
+  // the counts of two versions of a document).
+  try {
+    return new MechanismDocument(handle, await sha256Hex(hashedBytes(bytes)));
+  } catch (e) {
+    handle.free();
+    throw e;
+  }
 }
 
 
 /**
- * Downloads a mechanism document, parses it and verifies it against `policy`.
+ * Downloads a mechanism document, parses it within `policy`'s budget and verifies it
+ * against `policy`.
  * Throws PrivliftError: `network` (fetch failed), `http` (non-2xx status; `status` set),
  * any parse code, `no_claims`, `claim_violated`, `policy_violated`.
  * @returns {Promise<Mechanism>}
  */
 export async function fetchMechanism(url, policy, fetchOptions) {
-  const doc = await parseMechanism(await fetchBytes(url, fetchOptions, init));
+  const doc = await parseMechanism(await fetchBytes(url, fetchOptions, init), policy);
   try {
     return doc.verify(policy);
   } finally {

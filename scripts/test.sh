@@ -44,12 +44,12 @@ step "wasm: Node, Chromium, Firefox, WebKitGTK; npm package"
 bash scripts/test-wasm.sh
 
 step "size budget"
-# 111 KiB and 75 KiB gzip: regression guards, not goals. A change that needs more raises
+# 112 KiB and 75 KiB gzip: regression guards, not goals. A change that needs more raises
 # them and says why in its commit; BENCHMARKS.md holds the current sizes.
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
-echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 113664)"
-[ "$gz" -le 113664 ] || { echo "size budget exceeded" >&2; exit 1; }
+echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 114688)"
+[ "$gz" -le 114688 ] || { echo "size budget exceeded" >&2; exit 1; }
 raw=$(stat -c %s pkg-continuous/privlift_continuous_bg.wasm)
 gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
 echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 76800)"

@@ -56,4 +56,5 @@ pub use leakage::{audit, Leakage};
 pub use mechanism::{
     ContinuousPolicy, ContinuousReceipt, Receipt, ReceiptEntry, ReceiptSection, VerifiedContinuous, VerifiedMechanism,
 };
+pub use verify::parse_any_within;
 pub use verify::{Policy, PolicyValue, Verification};

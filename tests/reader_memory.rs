@@ -8,7 +8,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use privlift::Document;
+use privlift::verify::{Work, DEFAULT_MAX_VERIFY_WORK};
+use privlift::{Document, Error};
 
 struct Counting;
 
@@ -52,12 +53,19 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
 
 /// A k × k identity channel claiming nothing (its entries one digit each).
 fn identity(k: usize) -> String {
+    identity_ordered(k, true)
+}
+
+/// [`identity`], its `labels` and `prior` before the mechanism or (as a hostile curator may
+/// write it) after.
+fn identity_ordered(k: usize, labels_first: bool) -> String {
     let labels: Vec<String> = (0..k).map(|i| format!("\"v{i}\"")).collect();
     let prior = vec![format!("{}", 1.0 / k as f64); k];
+    let alphabet = format!(r#""labels":[{}],"prior":[{}]"#, labels.join(","), prior.join(","));
+    let (before, after) = if labels_first { (alphabet.as_str(), "") } else { ("", alphabet.as_str()) };
     let mut text = format!(
-        r#"{{"format":"privlift-mechanism","version":1,"id":"identity","labels":[{}],"prior":[{}],"mechanism":{{"kind":"matrix","p_y_given_x":["#,
-        labels.join(","),
-        prior.join(",")
+        r#"{{"format":"privlift-mechanism","version":1,"id":"identity",{before}{comma}"mechanism":{{"kind":"matrix","p_y_given_x":["#,
+        comma = if labels_first { "," } else { "" },
     );
     for x in 0..k {
         text.push_str(if x == 0 { "[" } else { ",[" });
@@ -67,8 +75,21 @@ fn identity(k: usize) -> String {
         }
         text.push(']');
     }
-    text.push_str("]}}");
+    text.push_str("]}");
+    if !labels_first {
+        text.push(',');
+        text.push_str(after);
+    }
+    text.push('}');
     text
+}
+
+/// The work and limit of a `too_costly` refusal.
+fn too_costly(e: &Error) -> (f64, f64) {
+    match e {
+        Error::TooCostly { work, limit, .. } => (*work, *limit),
+        other => panic!("expected too_costly, got {other}"),
+    }
 }
 
 fn corpus_document(name: &str) -> String {
@@ -87,6 +108,24 @@ fn reading_a_document_holds_at_most_four_times_its_bytes() {
     let doc = doc.expect("a valid document");
     assert_eq!(doc.output().len(), 4096);
     assert!(peak <= 4 * text.len(), "dense 4096²: {peak} bytes for {} of text", text.len());
+    let work = Work::of(&doc).0;
+    drop(doc);
+
+    // Within the default budget, which refuses it, it is refused after its first row: its
+    // labels came first and declared 4096 inputs, the row 4096 outputs. The work and the
+    // limit are verification's. Before, the whole channel was read first (134 MB).
+    let (e, peak) = peak_of(|| Document::from_json_within(text.as_bytes(), DEFAULT_MAX_VERIFY_WORK).unwrap_err());
+    assert_eq!(too_costly(&e), (work, DEFAULT_MAX_VERIFY_WORK), "{e}");
+    assert!(peak < 1_000_000, "dense 4096² refused holding {peak} bytes");
+    // Its labels after its mechanism, it is refused once its rows so far cost too much.
+    let late = identity_ordered(4096, false);
+    let (e, peak) = peak_of(|| Document::from_json_within(late.as_bytes(), DEFAULT_MAX_VERIFY_WORK).unwrap_err());
+    let (late_work, _) = too_costly(&e);
+    assert!(late_work > DEFAULT_MAX_VERIFY_WORK && late_work <= work, "{e}");
+    assert!(peak <= 3 * late.len(), "dense 4096², labels last: refused holding {peak} bytes for {}", late.len());
+    // A budget that accepts it reads it whole, as `from_json` does.
+    let doc = Document::from_json_within(late.as_bytes(), 2.0 * work).expect("within a budget above its work");
+    assert_eq!(doc.input().len(), 4096);
     drop(doc);
 
     // An srr whose `others` row stands for 2047 inputs: stored once (before, copied per input).

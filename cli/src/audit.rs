@@ -2,7 +2,7 @@
 //! prior or a joint, printed as one JSON object.
 
 use privlift::leakage::{Alip, Scope, DEFAULT_ALPHA_ORDER};
-use privlift::verify::Check;
+use privlift::verify::{Check, DEFAULT_MAX_VERIFY_WORK};
 use privlift::{Document, Error, Leakage, Policy};
 use serde::Serialize;
 
@@ -182,7 +182,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 }
 
 fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
-    let doc = Document::from_json(&files::read(path)?).map_err(|e| CliError::in_file(path, e))?;
+    // Read within the budget the audit runs at: a document it would refuse is refused as read.
+    let doc = Document::from_json_within(files::read(path)?.as_bytes(), DEFAULT_MAX_VERIFY_WORK)
+        .map_err(|e| CliError::in_file(path, e))?;
     // The exact sampler a client runs, not the document's floats (one audit path).
     let v = doc.check_in(&Policy::default(), alpha, Scope::ALL).map_err(|e| CliError::in_file(path, e))?;
     let claims = (!v.claims.is_empty()).then_some(v.claims.as_slice());

@@ -79,7 +79,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if a.value("x").is_some() {
         return Err(CliError::usage("`--x` is for continuous documents"));
     }
-    let doc = Document::from_json(&files::read(spec)?).map_err(|e| CliError::in_file(spec, e))?;
+    // Read within the default budget the verification below runs at.
+    let doc = Document::from_json_within(files::read(spec)?.as_bytes(), privlift::verify::DEFAULT_MAX_VERIFY_WORK)
+        .map_err(|e| CliError::in_file(spec, e))?;
     let mech = doc.verify(&Policy::default()).map_err(|e| CliError::in_file(spec, e))?;
     let r = match (a.value("output"), a.value("bits")) {
         (Some(y), None) => mech.receipt_label(y)?,

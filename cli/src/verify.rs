@@ -9,8 +9,10 @@
 //! * refusal (exit 1): `{"verified": false, "error": {"code", "message"}}`, for any
 //!   document, policy or file the library refuses.
 
+use privlift::document::reader::is_continuous;
+use privlift::verify::work_budget;
 use privlift::verify::Check;
-use privlift::{parse_any, AnyDocument, ContinuousPolicy, Policy};
+use privlift::{ContinuousDocument, ContinuousPolicy, Document, Policy};
 use serde::Serialize;
 
 use privlift::numeric::{next_down, next_up};
@@ -72,14 +74,17 @@ fn checks(claims: &[Check], policy: &[Check]) -> Vec<CheckOut> {
     claims.iter().chain(policy).map(CheckOut::from).collect()
 }
 
-/// The success line, or the library's refusal.
+/// The success line, or the library's refusal. A discrete document is read within its
+/// policy's verification budget (`Document::from_json_within`), so the policy is read
+/// first.
 fn verify(path: &str, policy: Option<&str>) -> Result<String, privlift::Error> {
     let read = |p: &str| std::fs::read_to_string(p).map_err(|e| privlift::Error::Io { message: format!("{p}: {e}") });
     let text = read(path)?;
     let policy_text = policy.map(read).transpose()?;
-    let out = match parse_any(&text)? {
-        AnyDocument::Discrete(doc) => {
+    let out = match is_continuous(text.as_bytes()) {
+        false => {
             let policy = policy_text.as_deref().map_or(Ok(Policy::default()), Policy::from_json)?;
+            let doc = Document::from_json_within(text.as_bytes(), work_budget(policy.max_verify_work)?)?;
             let m = doc.verify(&policy)?;
             let v = m.verification();
             let (lo, hi) = m.receipt_bounds();
@@ -90,8 +95,9 @@ fn verify(path: &str, policy: Option<&str>) -> Result<String, privlift::Error> {
                 receipt_bounds: Bounds { min_lift: Num(lo), max_lift: Num(hi) },
             })
         }
-        AnyDocument::Continuous(doc) => {
+        true => {
             let policy = policy_text.as_deref().map_or(Ok(ContinuousPolicy::default()), ContinuousPolicy::from_json)?;
+            let doc = ContinuousDocument::from_json(&text)?;
             let m = doc.verify(&policy)?;
             let v = m.verification();
             // The ratio P(y|x)/P(y) of every receipt lies within e^{±pure ε-LIP}

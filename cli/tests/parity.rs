@@ -8,20 +8,23 @@ mod common;
 
 use common::cli::{run, TempDir};
 use common::corpus::{corpus, document_text, policy_text, refusal_shown};
-use privlift::{parse_any, AnyDocument, ContinuousPolicy, Policy};
+use privlift::document::reader::is_continuous;
+use privlift::verify::work_budget;
+use privlift::{ContinuousDocument, ContinuousPolicy, Document, Policy};
 use serde_json::Value;
 
-/// The library's verdict: `None` verified, else the error's code and message.
+/// The library's verdict: `None` verified, else the error's code and message. A discrete
+/// document is read within its policy's budget, as a client reads it.
 fn library(text: &str, policy: Option<&str>) -> Option<(String, String)> {
-    let verdict: Result<(), privlift::Error> = (|| match parse_any(text)? {
-        AnyDocument::Discrete(doc) => {
-            doc.verify(&policy.map_or(Ok(Policy::default()), Policy::from_json)?)?;
-            Ok(())
+    let verdict: Result<(), privlift::Error> = (|| {
+        if is_continuous(text.as_bytes()) {
+            let policy = policy.map_or(Ok(ContinuousPolicy::default()), ContinuousPolicy::from_json)?;
+            ContinuousDocument::from_json(text)?.verify(&policy)?;
+        } else {
+            let policy = policy.map_or(Ok(Policy::default()), Policy::from_json)?;
+            Document::from_json_within(text.as_bytes(), work_budget(policy.max_verify_work)?)?.verify(&policy)?;
         }
-        AnyDocument::Continuous(doc) => {
-            doc.verify(&policy.map_or(Ok(ContinuousPolicy::default()), ContinuousPolicy::from_json)?)?;
-            Ok(())
-        }
+        Ok(())
     })();
     verdict.err().map(|e| (e.code().to_string(), e.to_string()))
 }

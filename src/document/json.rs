@@ -110,7 +110,9 @@ impl Numbers {
         }
     }
     /// Appends a number, with room for at most `more` numbers after it (the text left
-    /// can hold no more), so that the capacity never exceeds what the text can fill.
+    /// can hold no more), so that the capacity never exceeds what the text can fill. The
+    /// capacity grows by a quarter, not double: a channel refused part-way through (its
+    /// cost priced row by row) holds at most 1.25× the numbers read, not 2×.
     fn push(&mut self, n: Num, more: usize) {
         let i = self.values.len();
         let v = match n {
@@ -123,7 +125,7 @@ impl Numbers {
             self.exact.push((i, n));
         }
         if self.values.len() == self.values.capacity() {
-            self.values.reserve_exact(i.clamp(8, more.max(8)));
+            self.values.reserve_exact((i / 4).clamp(8, more.max(8)));
         }
         self.values.push(v);
         if i == 0 {
@@ -446,14 +448,18 @@ fn read_counted(r: &mut Reader<'_>, left: &mut usize, max: usize) -> Result<Json
             })?;
             Json::Array(out)
         }
-        b'{' => read_object(r, usize::MAX, &mut |r| read_counted(r, left, max))?,
+        b'{' => read_object(r, usize::MAX, &mut |r, _| read_counted(r, left, max))?,
         _ => return Err(r.error_here("expected value")),
     })
 }
 
 /// An object of at most `max` members, each value read by `value`; a key given twice is
 /// refused.
-fn read_object(r: &mut Reader<'_>, max: usize, value: &mut dyn FnMut(&mut Reader<'_>) -> Result<Json>) -> Result<Json> {
+fn read_object(
+    r: &mut Reader<'_>,
+    max: usize,
+    value: &mut dyn FnMut(&mut Reader<'_>, &str) -> Result<Json>,
+) -> Result<Json> {
     let mut members: Vec<(String, Json)> = Vec::new();
     let mut keys = KeySet::default();
     r.object("a map", &mut |r, key| {
@@ -463,7 +469,7 @@ fn read_object(r: &mut Reader<'_>, max: usize, value: &mut dyn FnMut(&mut Reader
         if !keys.insert(&key, &|i| members[i].0.as_str()) {
             return Err(r.error(&alloc::format!("duplicate key {}", crate::error::Quoted(&key))));
         }
-        let v = value(r)?;
+        let v = value(r, &key)?;
         members.push((key, v));
         Ok(())
     })?;
@@ -492,8 +498,49 @@ pub const MAX_MECHANISM_NUMBERS: usize = 1 << 25;
 /// `json` for a syntax error, a duplicate key, too many members, or an array that mixes
 /// numbers with other values; `too_many_symbols` for an array or a member too long.
 pub fn read_mechanism(r: &mut Reader<'_>) -> Result<Json> {
+    read_mechanism_priced(r, &mut |_| Ok(()))
+}
+
+/// A dense channel's sizes as the `mechanism` reader has read them so far: the rows of a
+/// `p_y_given_x` member (the mechanism's own, or its `inner` one) and the widest row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DenseSeen {
+    /// Whether the channel is the mechanism's own (over the inputs X), not its `inner` one
+    /// (over a merge's blocks).
+    pub outer: bool,
+    /// The rows read so far.
+    pub rows: usize,
+    /// The longest row read so far (the outputs the channel declares).
+    pub width: usize,
+}
+
+/// [`read_mechanism`], calling `price` after each row of a dense channel (`p_y_given_x`,
+/// at the top of the member or in its `inner` object) with the sizes read so far: an error
+/// from `price` stops the reading there, before the rest of the channel's numbers are
+/// read, so a document too costly to verify is refused holding one row's numbers more
+/// than the budget allows.
+///
+/// # Errors
+/// Those of [`read_mechanism`], and `price`'s.
+pub fn read_mechanism_priced(r: &mut Reader<'_>, price: &mut dyn FnMut(DenseSeen) -> Result<()>) -> Result<Json> {
     let mut left = MAX_MECHANISM_NUMBERS;
-    read_compact(r, &mut left)
+    if r.peek_value()? != b'{' {
+        return read_compact(r, &mut left);
+    }
+    read_object(r, MAX_MECHANISM_MEMBERS, &mut |r, key| match key {
+        "p_y_given_x" if r.peek_value()? == b'[' => {
+            read_compact_array(r, &mut left, Some(&mut |rows, width| price(DenseSeen { outer: true, rows, width })))
+        }
+        "inner" if r.peek_value()? == b'{' => read_object(r, MAX_MECHANISM_MEMBERS, &mut |r, key| match key {
+            "p_y_given_x" if r.peek_value()? == b'[' => read_compact_array(
+                r,
+                &mut left,
+                Some(&mut |rows, width| price(DenseSeen { outer: false, rows, width })),
+            ),
+            _ => read_compact(r, &mut left),
+        }),
+        _ => read_compact(r, &mut left),
+    })
 }
 
 fn too_many(found: usize, max: usize) -> crate::error::Error {
@@ -502,8 +549,8 @@ fn too_many(found: usize, max: usize) -> crate::error::Error {
 
 fn read_compact(r: &mut Reader<'_>, left: &mut usize) -> Result<Json> {
     match r.peek_value()? {
-        b'[' => read_compact_array(r, left),
-        b'{' => read_object(r, MAX_MECHANISM_MEMBERS, &mut |r| read_compact(r, left)),
+        b'[' => read_compact_array(r, left, None),
+        b'{' => read_object(r, MAX_MECHANISM_MEMBERS, &mut |r, _| read_compact(r, left)),
         _ => {
             let mut one = 1;
             let v = read_counted(r, &mut one, 1)?;
@@ -532,7 +579,13 @@ enum Shape {
     Tree(Vec<Json>),
 }
 
-fn read_compact_array(r: &mut Reader<'_>, left: &mut usize) -> Result<Json> {
+/// An array of the `mechanism` member; `rows_read`, if given, is called with the rows and
+/// the widest row so far after each row of an array of arrays of numbers.
+fn read_compact_array(
+    r: &mut Reader<'_>,
+    left: &mut usize,
+    mut rows_read: Option<&mut dyn FnMut(usize, usize) -> Result<()>>,
+) -> Result<Json> {
     match r.peek_first() {
         Some(b'-' | b'0'..=b'9') => {
             let mut n = Numbers::default();
@@ -547,6 +600,7 @@ fn read_compact_array(r: &mut Reader<'_>, left: &mut usize) -> Result<Json> {
     }
     let mut shape = Shape::Empty;
     let mut count = 0usize;
+    let mut widest = 0usize;
     r.array("a sequence", &mut |r| {
         count += 1;
         if count > MAX_MECHANISM_ARRAY {
@@ -568,7 +622,11 @@ fn read_compact_array(r: &mut Reader<'_>, left: &mut usize) -> Result<Json> {
                 }
                 let end = n.values.len();
                 n.ends.get_or_insert_with(Vec::new).push(end);
-                Ok(())
+                widest = widest.max(width);
+                match rows_read.as_mut() {
+                    Some(price) => price(count, widest),
+                    None => Ok(()),
+                }
             }
             Shape::Tree(v) => {
                 v.push(read_compact(r, left)?);

@@ -267,8 +267,24 @@ impl DocumentJson {
     /// `json` for a syntax error, a value of the wrong type, or an unknown, duplicate or
     /// missing field, with its position.
     pub fn read(bytes: &[u8]) -> crate::error::Result<DocumentJson> {
+        Self::read_priced(bytes, &mut |_, _, _| Ok(()))
+    }
+
+    /// [`DocumentJson::read`], calling `price(inputs, outputs, priors)` after each row of a
+    /// dense channel (`mechanism.p_y_given_x`, or a merge's `inner` one) with the channel's
+    /// size as declared so far (its rows read, or the document's `labels` if they came first
+    /// and are more, by its widest row) and the `bp_lip` priors claimed if the claims came
+    /// first. An error from `price` is the reader's: what verifying
+    /// the channel would cost is refused before the rest of its numbers are read.
+    ///
+    /// # Errors
+    /// Those of [`DocumentJson::read`], and `price`'s.
+    pub fn read_priced(
+        bytes: &[u8],
+        price: &mut dyn FnMut(usize, usize, usize) -> crate::error::Result<()>,
+    ) -> crate::error::Result<DocumentJson> {
         let mut r = Reader::new(bytes);
-        let d = read_document(&mut r)?;
+        let d = read_document(&mut r, price)?;
         r.end()?;
         Ok(d)
     }
@@ -295,7 +311,10 @@ const DOCUMENT_FIELDS: &[&str] = &[
     "utility",
 ];
 
-fn read_document(r: &mut Reader<'_>) -> crate::error::Result<DocumentJson> {
+fn read_document(
+    r: &mut Reader<'_>,
+    price: &mut dyn FnMut(usize, usize, usize) -> crate::error::Result<()>,
+) -> crate::error::Result<DocumentJson> {
     let mut d = DocumentJson {
         format: String::new(),
         version: 0,
@@ -320,7 +339,14 @@ fn read_document(r: &mut Reader<'_>) -> crate::error::Result<DocumentJson> {
             5 => d.output_labels = r.optional(|r| read_labels(r, "output_labels"))?,
             6 => d.prior = read_f64s(r, super::MAX_SYMBOLS, &|n| too_many("prior", n))?,
             7 => d.secret = r.optional(read_secret)?,
-            8 => d.mechanism = super::json::read_mechanism(r)?,
+            8 => {
+                let labels = d.labels.len();
+                let priors = d.claims.bp_lip.as_ref().map_or(0, |c| c.priors.len());
+                d.mechanism = super::json::read_mechanism_priced(r, &mut |seen| {
+                    let inputs = if seen.outer { seen.rows.max(labels) } else { seen.rows };
+                    price(inputs, seen.width, priors)
+                })?;
+            }
             9 => d.claims = read_claims(r)?,
             _ => d.utility = r.optional(|r| super::json::read_at_most(r, MAX_UTILITY_VALUES))?,
         }

@@ -104,6 +104,17 @@ impl Work {
         Ok(())
     }
 
+    /// The least work of verifying a dense channel of `inputs` × `outputs` with `priors`
+    /// `bp_lip` priors, whatever else its document declares (a secret or not, other
+    /// claims): at most what [`Work::of`] gives for any document with that channel, so a
+    /// reader may refuse a document from the sizes it has read so far, before the rest of
+    /// its numbers.
+    pub fn dense_at_least(inputs: usize, outputs: usize, priors: usize) -> Work {
+        let (nx, ny, priors) = (inputs as f64, outputs as f64, priors as f64);
+        // Without a secret, S = X; with one, the least secret: none of its terms.
+        Work(dense_units(nx, ny, None, priors, false).min(dense_units(nx, ny, Some((0.0, 0.0)), priors, false)))
+    }
+
     /// The work of [`Document::verify`] (and `check`, and `audit`) for `doc`.
     pub fn of(doc: &Document) -> Work {
         let nx = doc.input().len() as f64;
@@ -119,28 +130,12 @@ impl Work {
         // two `pow` a (secret, output) cell.
         let pow_cells = |rows: f64, cols: f64| if extra_order { POW_UNITS * 2.0 * rows * cols } else { 0.0 };
         let sr = if has_secret { ns } else { nx };
-        // One audit of a channel with `rows` inputs and `cols` outputs under a joint with
-        // `joint_rows` secrets and `joint_nnz` non-zeros: P(s,y), the per-(s,y) measures
-        // (lifts, α-powers: ~6 each), and the channel passes (LDP_X, I(X;Y), maximal
-        // leakage), plus the diagonal joint diag(P_X) when S = X.
-        let audit = |joint_rows: f64, joint_nnz: f64, rows: f64, cols: f64| {
-            joint_rows * rows + joint_nnz * cols + 6.0 * joint_rows * cols + 3.0 * rows * cols
-        };
+        let audit = audit_units;
         let srlip = claims.srlip.as_ref().map_or(0.0, |c| srlip_units(&c.attributes, ns, nx, ny, nnz));
         let units = srlip
             + match doc.mechanism() {
                 MechanismKind::Matrix(_) | MechanismKind::PerSecret { markov: Some(_), .. } => {
-                    let e = nx * ny;
-                    let x_audit = audit(nx, nx, nx, ny);
-                    let s_audit = if has_secret { audit(ns, nnz, nx, ny) } else { 0.0 };
-                    // Sampler (alias table, its exact channel), the receipts' joints, and the
-                    // verified mechanism's own copy of the document (its channel and joint).
-                    let build = 5.0 * e + nnz * ny + ns * nx;
-                    let again = if extra_order { audit(sr, nnz, nx, ny) + pow_cells(sr, ny) } else { 0.0 };
-                    // A `bp_lip` prior: diag(p), P(x,y) and the lifts (LIP only), each
-                    // pass weighing 2: 33 ns a cell in headless Chromium (512², 8–64 priors).
-                    let per_prior = 2.0 * (nx * nx + 3.0 * e);
-                    DENSE_WEIGHT * (build + x_audit + s_audit + priors * per_prior + again)
+                    dense_units(nx, ny, has_secret.then_some((ns, nnz)), priors, extra_order)
                 }
                 MechanismKind::Krr { .. }
                 | MechanismKind::RrLip { .. }
@@ -201,6 +196,34 @@ fn srlip_units(attributes: &[usize], ns: f64, nx: f64, ny: f64, nnz: f64) -> f64
     } else {
         units
     }
+}
+
+/// The work of verifying a dense channel of `nx` inputs and `ny` outputs (a `matrix`, or a
+/// Markov `per_secret`'s channel), with a declared secret of `ns` secrets whose joint has
+/// `nnz` non-zeros, `priors` `bp_lip` priors, and a second audit for another α-order.
+fn dense_units(nx: f64, ny: f64, secret: Option<(f64, f64)>, priors: f64, extra_order: bool) -> f64 {
+    let (ns, nnz) = secret.unwrap_or((nx, nx));
+    let e = nx * ny;
+    let x_audit = audit_units(nx, nx, nx, ny);
+    let s_audit = if secret.is_some() { audit_units(ns, nnz, nx, ny) } else { 0.0 };
+    // Sampler (alias table, its exact channel), the receipts' joints, and the
+    // verified mechanism's own copy of the document (its channel and joint).
+    let build = 5.0 * e + nnz * ny + ns * nx;
+    // Another α order audits once more w.r.t. S (w.r.t. X when S = X), two `pow` a
+    // (secret, output) cell.
+    let again = if extra_order { audit_units(ns, nnz, nx, ny) + POW_UNITS * 2.0 * ns * ny } else { 0.0 };
+    // A `bp_lip` prior: diag(p), P(x,y) and the lifts (LIP only), each pass weighing 2:
+    // 33 ns a cell in headless Chromium (512², 8–64 priors).
+    let per_prior = 2.0 * (nx * nx + 3.0 * e);
+    DENSE_WEIGHT * (build + x_audit + s_audit + priors * per_prior + again)
+}
+
+/// One audit of a channel with `rows` inputs and `cols` outputs under a joint with
+/// `joint_rows` secrets and `joint_nnz` non-zeros: P(s,y), the per-(s,y) measures (lifts,
+/// α-powers: ~6 each), and the channel passes (LDP_X, I(X;Y), maximal leakage), plus the
+/// diagonal joint diag(P_X) when S = X.
+fn audit_units(joint_rows: f64, joint_nnz: f64, rows: f64, cols: f64) -> f64 {
+    joint_rows * rows + joint_nnz * cols + 6.0 * joint_rows * cols + 3.0 * rows * cols
 }
 
 /// The work of verifying a structured kind over `nx` inputs (see `leakage::structured`):

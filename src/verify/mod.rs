@@ -18,10 +18,12 @@
 pub mod continuous;
 mod cost;
 pub(crate) mod discrete;
+mod parse;
 mod policy;
 pub(crate) mod runtime;
 
 pub use cost::{too_costly, work_budget, Work, DEFAULT_MAX_VERIFY_WORK};
+pub use parse::parse_any_within;
 pub use policy::{Policy, PolicyValue};
 
 use alloc::string::String;

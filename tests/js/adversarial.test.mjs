@@ -109,7 +109,8 @@ async function run(name, c) {
       doc.free();
     }
   } else {
-    const doc = await parseMechanism(text);
+    // Read within the policy's budget, as `privlift verify` reads it.
+    const doc = await parseMechanism(text, c.policy);
     try {
       discreteProperties(name, c, doc.verify(c.policy));
     } finally {

@@ -34,7 +34,7 @@ use privlift::{
     document::{Document, DocumentJson, CONTINUOUS_KINDS},
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
-    verify::Policy,
+    verify::{work_budget, Policy},
 };
 
 /// Composition and LIP↔LDP bounds for the client-side ledger.
@@ -228,20 +228,25 @@ pub struct WasmDocument {
 #[cfg(feature = "client")]
 #[wasm_bindgen(js_class = Document)]
 impl WasmDocument {
-    /// Parses and validates a JSON document (throws `PrivliftError`). A continuous
-    /// document is `unsupported_mechanism`, naming `parseContinuousMechanism`.
+    /// Parses and validates a JSON document (throws `PrivliftError`), whatever verifying it
+    /// would cost (the curator's entry: `estimate`). A continuous document is
+    /// `unsupported_mechanism`, naming `parseContinuousMechanism`.
     pub fn parse(json: &str) -> Result<WasmDocument, JsValue> {
-        Self::read(json.as_bytes())
+        Self::read(json.as_bytes(), |json| DocumentJson::read(json).and_then(Document::from_wire))
     }
 
-    /// [`WasmDocument::parse`] of the document's UTF-8 bytes, read as they are (the
-    /// text is never made a JS string); bytes that are not UTF-8 are `json`.
+    /// [`WasmDocument::parse`] of the document's UTF-8 bytes, read as they are (the text is
+    /// never made a JS string; bytes that are not UTF-8 are `json`), within the
+    /// verification budget of `policy` (its `maxVerifyWork`; no policy: the default): a
+    /// document that verifying would refuse as `too_costly` is refused as it is read, from
+    /// the sizes it declares, before the rest of its numbers are held.
     #[wasm_bindgen(js_name = parseBytes)]
-    pub fn parse_bytes(json: &[u8]) -> Result<WasmDocument, JsValue> {
-        Self::read(json)
+    pub fn parse_bytes(json: &[u8], policy: JsValue) -> Result<WasmDocument, JsValue> {
+        let budget = work_budget(policy_from_js(policy)?.max_verify_work).map_err(js_error)?;
+        Self::read(json, |json| Document::from_json_within(json, budget))
     }
 
-    fn read(json: &[u8]) -> Result<WasmDocument, JsValue> {
+    fn read(json: &[u8], read: impl FnOnce(&[u8]) -> privlift::Result<Document>) -> Result<WasmDocument, JsValue> {
         let continuous = |kind: &str| {
             CONTINUOUS_KINDS.contains(&kind).then(|| {
                 alloc::format!(
@@ -250,7 +255,6 @@ impl WasmDocument {
                 )
             })
         };
-        let read = |json: &[u8]| DocumentJson::read(json).and_then(Document::from_wire);
         parse::read_document(json, read, continuous).map(|doc| WasmDocument { doc })
     }
 

@@ -7,6 +7,10 @@
 //! first. Both entry points take the same path (a `&str` as its bytes), so each reader is
 //! compiled once.
 //!
+//! A discrete document is read within the verification budget of the policy it is given
+//! (`Document::from_json_within`): one that verifying would refuse as `too_costly` is
+//! refused as it is read, from the sizes it declares, not after its numbers are held.
+//!
 //! A document given to the wrong entry point (a continuous one to `parseMechanism`, a
 //! discrete one to `parseContinuousMechanism`) fails its typed parse; only then is its
 //! `mechanism.kind` read ([`peek_kind`]) to name the right entry point.
@@ -18,7 +22,8 @@ use crate::{coded_error, js_error};
 use privlift::error::Error;
 
 /// Reads the JSON document `json` (UTF-8) with `read`: the core's serde-free reader of the
-/// wire type (`DocumentJson::read`, `ContinuousDocumentJson::read`) and its `from_wire`.
+/// wire type and its validation (`Document::from_json_within`, `ContinuousDocumentJson::read`
+/// and `from_wire`).
 /// On failure, the error is:
 /// * `json` "not valid UTF-8" when `json` is not UTF-8 (a successful typed parse has
 ///   decoded every string of the document and refuses any other non-ASCII byte, so it

@@ -244,7 +244,7 @@ const GAUSSIAN: &str = r#"{"format": "privlift-mechanism", "version": 1, "id": "
 fn parse_bytes_reads_utf8_as_parse_reads_text() {
     let text = krr_json(core::f64::consts::LN_2).replace(r#"["a", "b", "c"]"#, r#"["ä", "日本", "\ud83d\ude00"]"#);
     let from_text = WasmDocument::parse(&text).expect("parse");
-    let from_bytes = WasmDocument::parse_bytes(text.as_bytes()).expect("parseBytes");
+    let from_bytes = WasmDocument::parse_bytes(text.as_bytes(), JsValue::UNDEFINED).expect("parseBytes");
     assert_eq!(from_bytes.labels(), ["ä", "日本", "😀"]);
     assert_eq!(from_bytes.labels(), from_text.labels());
     assert_eq!(from_bytes.prior(), from_text.prior());
@@ -254,7 +254,7 @@ fn parse_bytes_reads_utf8_as_parse_reads_text() {
         for at in [text.find("krr3").unwrap(), text.find("\"prior\"").unwrap()] {
             let mut bytes = text.as_bytes().to_vec();
             bytes.splice(at..at, bad.iter().copied());
-            let err = WasmDocument::parse_bytes(&bytes).unwrap_err();
+            let err = WasmDocument::parse_bytes(&bytes, JsValue::UNDEFINED).unwrap_err();
             assert!(message_of(&err).contains("not valid UTF-8"), "{}", message_of(&err));
             assert_eq!(code_of(err), "json");
         }
@@ -262,14 +262,17 @@ fn parse_bytes_reads_utf8_as_parse_reads_text() {
     // A continuous document with a bad byte: `json` before its family is looked at.
     let mut bytes = GAUSSIAN.as_bytes().to_vec();
     bytes.splice(30..30, [0xff]);
-    assert_eq!(code_of(WasmDocument::parse_bytes(&bytes).unwrap_err()), "json");
+    assert_eq!(code_of(WasmDocument::parse_bytes(&bytes, JsValue::UNDEFINED).unwrap_err()), "json");
 }
 
 #[wasm_bindgen_test]
 fn a_continuous_document_names_the_continuous_entry_point() {
     for kind in ["gaussian", "laplace", "sampling"] {
         let text = GAUSSIAN.replace(r#""kind": "gaussian""#, &format!(r#""kind": "{kind}""#));
-        for err in [WasmDocument::parse(&text).unwrap_err(), WasmDocument::parse_bytes(text.as_bytes()).unwrap_err()] {
+        for err in [
+            WasmDocument::parse(&text).unwrap_err(),
+            WasmDocument::parse_bytes(text.as_bytes(), JsValue::UNDEFINED).unwrap_err(),
+        ] {
             let message = message_of(&err);
             assert!(message.contains(&format!("mechanism kind '{kind}' is a continuous document")), "{message}");
             assert!(message.contains("parseContinuousMechanism"), "{message}");

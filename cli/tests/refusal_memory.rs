@@ -1,0 +1,92 @@
+//! What `privlift verify` holds to refuse a document too costly to verify, as a whole
+//! process: its peak resident memory (the kernel's `ru_maxrss` of the child, its VmHWM)
+//! above that of the same command on a tiny document is at most 4× the document's bytes
+//! (and the code pages its path touches, [`CODE_PAGES`]).
+//! The document is read within the policy's budget, so a dense 4096 × 4096 channel (33.7
+//! MB) is refused after its first row instead of after 134 MB of numbers.
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use std::process::{Command, Stdio};
+
+use common::cli::{TempDir, BIN};
+use common::corpus::{document_text, generated};
+use serde_json::{json, Value};
+
+/// The variable that makes [`peak_of_one_child`] measure one run of `privlift verify`.
+const MEASURE: &str = "PRIVLIFT_TEST_PEAK_OF";
+
+/// `privlift verify PATH`'s verdict (its error code, `None` when verified) and its peak
+/// resident memory in bytes. Measured by a fresh copy of this test binary: a child's
+/// `ru_maxrss` includes the memory of the process it was spawned from, before its `exec`,
+/// and this process holds the documents it wrote.
+fn verify_peak(path: &str) -> (Option<String>, u64) {
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "peak_of_one_child", "--nocapture", "--test-threads=1"])
+        .env(MEASURE, path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.split_once("peak ").map(|(_, figures)| figures))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let (peak, code) = line.split_once(' ').unwrap();
+    (Some(code).filter(|c| *c != "-").map(String::from), peak.parse().unwrap())
+}
+
+/// With [`MEASURE`] set, runs `privlift verify` on it once and prints `peak BYTES CODE`;
+/// otherwise nothing.
+#[test]
+fn peak_of_one_child() {
+    let Ok(path) = std::env::var(MEASURE) else { return };
+    let dir = std::path::Path::new(&path).parent().unwrap().join("verify.out");
+    let out = std::fs::File::create(&dir).unwrap();
+    let child = Command::new(BIN).args(["verify", &path]).stdout(out).stderr(Stdio::null()).spawn().unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value for wait4 to fill; `pid` is our own child,
+    // reaped here once (the Child handle is not waited on again).
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, pid, "wait4: {}", std::io::Error::last_os_error());
+    drop(child);
+    let line: Value = serde_json::from_str(&std::fs::read_to_string(&dir).unwrap()).unwrap();
+    // ru_maxrss is in KiB on Linux.
+    println!("peak {} {}", usage.ru_maxrss as u64 * 1024, line["error"]["code"].as_str().unwrap_or("-"));
+}
+
+/// What the peaks of two runs may differ by beside the data they hold: the code pages each
+/// path touches (a debug build's refusal of an srr touches 0.2–0.5 MB more code than the
+/// tiny document's verification; a release build's, about 0.1 MB).
+const CODE_PAGES: u64 = 1 << 20;
+
+fn case_document(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/adversarial").join(name);
+    document_text(&serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap())
+}
+
+#[test]
+fn refusing_a_costly_document_holds_at_most_four_times_its_bytes() {
+    let t = TempDir::new("refusal-memory");
+    let tiny = t.write("tiny.json", &generated(&json!({ "identity": 2 })));
+    // The same command's own memory: its claim (ldp_x = 0 of an identity) is refused after
+    // the whole verification ran.
+    let (verdict, baseline) = verify_peak(&tiny);
+    assert_eq!(verdict.as_deref(), Some("claim_violated"));
+    let documents = [
+        ("dense 4096²", generated(&json!({ "identity": 4096 }))),
+        ("srr, others shared by 2047 inputs", case_document("structured-srr-others-shared.json")),
+        ("bp_lip, 64 priors on 1024²", case_document("bp-lip-64-priors-1024.json")),
+    ];
+    for (what, text) in documents {
+        let path = t.write("refused.json", &text);
+        let (verdict, peak) = verify_peak(&path);
+        assert_eq!(verdict.as_deref(), Some("too_costly"), "{what}");
+        let above = peak.saturating_sub(baseline);
+        eprintln!("{what}: {} bytes, peak {peak} bytes, {above} above the tiny document's", text.len());
+        let bound = 4 * text.len() as u64 + CODE_PAGES;
+        assert!(above <= bound, "{what}: {above} bytes above the baseline for {} of text", text.len());
+    }
+}
