@@ -52,7 +52,7 @@ optimise() {
     feats=(--enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int
            --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue)
     local key cached
-    key=$(cat "$wasm" "$smoke" js/*.js node_modules/binaryen/package.json "$0" | sha256sum | cut -c1-32)
+    key=$(cat "$wasm" "$smoke" js/*.js node_modules/binaryen/package.json scripts/build-wasm.sh | sha256sum | cut -c1-32)
     cached=target/wasm-opt/$(basename "$wasm" .wasm).$key.wasm
     if [ -f "$cached" ]; then
       cp "$cached" "$wasm"
