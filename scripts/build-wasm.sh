@@ -9,7 +9,12 @@
 # keeps the result only if it is smaller and still instantiates. Never /usr/bin/wasm-opt:
 # Debian's binaryen 108 produces modules that fail at instantiation.
 #
-# Env: PRIVLIFT_WASM_OPT=0 skips wasm-opt.
+# wasm-opt is the slow part (tens of seconds per module): its result is kept in
+# target/wasm-opt/, named by a hash of everything it depends on (the module wasm-bindgen
+# wrote, the flags, the wasm-opt build, the smoke test and the wrapper it runs), so a run on
+# an unchanged tree copies it back and runs no wasm-opt (scripts/test-build-wasm-cache.sh).
+#
+# Env: PRIVLIFT_WASM_OPT=0 skips wasm-opt; PRIVLIFT_WASM_OPT_BIN replaces npm's wasm-opt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -36,7 +41,7 @@ optimise() {
   gz=$(gz_size_of "$wasm")
   log "wasm-bindgen output: $wasm raw $raw B, gzip -9 $gz B"
 
-  opt=node_modules/.bin/wasm-opt
+  opt=${PRIVLIFT_WASM_OPT_BIN:-node_modules/.bin/wasm-opt}
   if [ "${PRIVLIFT_WASM_OPT:-1}" = 0 ]; then
     log "wasm-opt: skipped (PRIVLIFT_WASM_OPT=0)"
   elif [ ! -x "$opt" ]; then
@@ -46,6 +51,15 @@ optimise() {
     # wasm-opt must accept them or it refuses the module / lowers nothing it should.
     feats=(--enable-bulk-memory --enable-bulk-memory-opt --enable-nontrapping-float-to-int
            --enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue)
+    local key cached
+    key=$(cat "$wasm" "$smoke" js/*.js node_modules/binaryen/package.json scripts/build-wasm.sh | sha256sum | cut -c1-32)
+    cached=target/wasm-opt/$(basename "$wasm" .wasm).$key.wasm
+    if [ -f "$cached" ]; then
+      cp "$cached" "$wasm"
+      log "wasm-opt: input unchanged, reused $cached"
+      return
+    fi
+    local start=$SECONDS
     tmp=$(mktemp -d)
     # -ocimfs 30: a function with one caller is inlined into it only when it is tiny (the
     # default inlines every one). Hot per-row kernels (leakage::lift) stay functions, so V8
@@ -61,7 +75,10 @@ optimise() {
       cp "$tmp/opt.wasm" "$wasm"
       # Instantiate the optimised module through the glue and run one full verify→perturb→receipt.
       if node "$smoke" >"$tmp/smoke.log" 2>&1; then
-        log "wasm-opt: kept the optimised module (smoke test passed)"
+        log "wasm-opt: kept the optimised module (smoke test passed; $((SECONDS - start)) s)"
+        mkdir -p target/wasm-opt
+        rm -f target/wasm-opt/"$(basename "$wasm" .wasm)".*.wasm
+        cp "$wasm" "$cached"
       else
         cat "$tmp/smoke.log" >&2
         cp "$tmp/orig.wasm" "$wasm"

@@ -7,17 +7,28 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
+# phase WHAT CMD...: says what it builds, runs it, and says how long it took. The first start
+# builds everything (minutes); a restart of an unchanged tree reuses cargo's outputs and
+# build-wasm.sh's optimised modules (target/wasm-opt/), and serves within seconds.
+phase() {
+  local what=$1 start=$SECONDS
+  shift
+  echo "demo: $what …" >&2
+  "$@"
+  echo "demo: $what: $((SECONDS - start)) s" >&2
+}
 # The demo needs no Firefox and no PostgreSQL (those are for the test matrix).
-PRIVLIFT_NO_FIREFOX=1 PRIVLIFT_NO_POSTGRES=1 bash scripts/setup.sh
-bash scripts/build-wasm.sh
-cargo build --release -p privlift-cli
-bash scripts/stage-site.sh >/dev/null
+phase "set-up (tools that are missing)" env PRIVLIFT_NO_FIREFOX=1 PRIVLIFT_NO_POSTGRES=1 bash scripts/setup.sh
+phase "wasm modules (scripts/build-wasm.sh)" bash scripts/build-wasm.sh
+phase "the curator CLI (cargo build --release)" cargo build --release -p privlift-cli
+phase "the site and its documents (scripts/stage-site.sh)" bash scripts/stage-site.sh >/dev/null
 port=${PORT:-8080}
 cport=$((port + 1))
 mkdir -p target/demo
 db="sqlite:target/demo/reports.db"
 # The synthetic population: seeded, so a restart stores nothing twice.
-target/release/privlift simulate --db "$db" --dir target/site/mechanisms --users 20000 --seed 1 \
+phase "the synthetic population (privlift simulate)" \
+  target/release/privlift simulate --db "$db" --dir target/site/mechanisms --users 20000 --seed 1 \
   --truth target/site/mechanisms/truth.json
 target/release/privlift collect --db "$db" --dir target/site/mechanisms --port "$cport" >/dev/null &
 collector=$!

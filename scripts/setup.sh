@@ -2,7 +2,10 @@
 # Installs what a fresh machine lacks to build, test and serve privlift.
 # Idempotent: every step skips itself when its tool is already present.
 # Sources: Debian packages (apt), crates.io (cargo install), the npm registry (npm ci).
+#   bash scripts/setup.sh [apt|tools]   only the Debian packages, or only the rest (default: both);
+#   scripts/test.sh runs the two parts side by side (apt waits on the network and dpkg, not the CPU).
 set -euo pipefail
+part=${1:-all}
 cd "$(dirname "$0")/.."
 
 log() { printf '[setup] %s\n' "$*" >&2; }
@@ -15,6 +18,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 # --- Debian packages: browsers and their drivers (browser tests, the e2e demo test), PostgreSQL ---
 need_apt=()
+if [ "$part" != tools ]; then
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 # PostgreSQL: the collector's tests run on it beside SQLite (scripts/postgres.sh).
@@ -38,6 +42,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
+fi
+[ "$part" != apt ] || { log "ready (Debian packages)"; exit 0; }
 
 # --- Rust target for the browser build ---
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then

@@ -3,10 +3,11 @@
 # (the page imports ./privlift/js/privlift.js exactly as a web app imports the package),
 # and the local curator's mechanism documents, designed here by the `privlift` CLI from
 # the synthetic priors in data/priors/ (see data/README.md).
-# Needs pkg/, pkg-design/ (scripts/build-wasm.sh) and target/release/privlift.
+# Needs pkg/, pkg-design/ (scripts/build-wasm.sh) and target/release/privlift, or the
+# binary PRIVLIFT_CLI names (scripts/test.sh: the one its native tests built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cli=target/release/privlift
+cli=${PRIVLIFT_CLI:-target/release/privlift}
 [ -f pkg/privlift_bg.wasm ] && [ -f pkg-continuous/privlift_continuous_bg.wasm ] && [ -f pkg-design/privlift_design_bg.wasm ] ||
   { echo "stage-site: pkg/, pkg-continuous/ or pkg-design/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
 [ -x "$cli" ] || { echo "stage-site: $cli is missing; cargo build --release -p privlift-cli" >&2; exit 1; }

@@ -1,16 +1,42 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing, then lint, the no_std build, native tests
-# (unit, integration, CLI, doc), wasm tests in Node, headless Chromium, Firefox and WebKitGTK, the
-# npm package's Node tests, the .wasm size budget, and the end-to-end demo test.
+# (unit, integration, CLI, doc), wasm tests in Node, headless Chromium, Firefox and
+# WebKitGTK, the npm package's Node tests, the .wasm size budget, and the end-to-end demo
+# test. Each step prints its time, and the run ends with the time of every step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 # One build of each crate per run: incremental caches would only cost disk (a gigabyte).
 export CARGO_INCREMENTAL=0
-step() { printf '\n=== %s ===\n' "$*"; }
+# step NAME: ends the previous step (prints its elapsed seconds) and starts NAME; the summary
+# at exit lists every step's time, so a slow run says where its minutes went.
+steps=() step_name="" step_start=$SECONDS
+end_step() {
+  [ -n "$step_name" ] || return 0
+  local s=$((SECONDS - step_start))
+  printf '=== %s: %d s ===\n' "$step_name" "$s"
+  steps+=("$(printf '%6d s  %s' "$s" "$step_name")")
+  step_name=""
+}
+step() { end_step; step_name=$*; step_start=$SECONDS; printf '\n=== %s ===\n' "$*"; }
+summary() {
+  local rc=$?
+  end_step
+  printf '\n=== time per step (exit %d) ===\n' "$rc"
+  printf '%s\n' "${steps[@]}"
+  printf '%6d s  total\n' "$SECONDS"
+}
+cleanup=()
+on_exit() { summary; local c; for c in "${cleanup[@]}"; do eval "$c"; done; }
+trap on_exit EXIT
 
 step "setup"
-bash scripts/setup.sh
+# Debian's packages (browsers, PostgreSQL) install in the background while cargo builds:
+# they are first needed by the native tests (PostgreSQL) and the wasm step (browsers).
+mkdir -p target
+bash scripts/setup.sh apt >target/setup-apt.log 2>&1 &
+apt_pid=$!
+bash scripts/setup.sh tools
 
 step "format and lint"
 cargo fmt --all -- --check
@@ -29,11 +55,15 @@ cargo build --lib --no-default-features --target wasm32-unknown-unknown
 cargo build -p privlift-no-std-consumer
 cargo build -p privlift-no-std-consumer --target wasm32-unknown-unknown
 
+step "wait for the Debian packages (setup, in the background since the start)"
+wait "$apt_pid" || { cat target/setup-apt.log >&2; exit 1; }
+cat target/setup-apt.log >&2
+
 step "native tests: the core, privlift-design, privlift-cli (the bindings run in step wasm)"
 # The collector's tests run on SQLite and on a throw-away PostgreSQL.
 pg=$(bash scripts/postgres.sh start)
 PRIVLIFT_TEST_POSTGRES=${pg% *} pg_dir=${pg#* }
-trap 'bash scripts/postgres.sh stop "$pg_dir"' EXIT
+cleanup+=('bash scripts/postgres.sh stop "$pg_dir"')
 export PRIVLIFT_TEST_POSTGRES PRIVLIFT_REQUIRE_POSTGRES=1
 cargo test --workspace --exclude privlift-wasm
 # The native test executables are not run again: free their disk (about 0.45 GB) for the
@@ -42,6 +72,9 @@ find target/debug/deps -maxdepth 1 -type f -perm -u+x ! -name '*.*' -delete
 
 step "wasm: Node, Chromium, Firefox, WebKitGTK; npm package"
 bash scripts/test-wasm.sh
+
+step "build-wasm.sh on an unchanged tree: no wasm-opt, the same modules"
+bash scripts/test-build-wasm-cache.sh
 
 step "size budget"
 # 112 KiB and 75 KiB gzip: regression guards, not goals. A change that needs more raises
@@ -56,6 +89,8 @@ echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 768
 [ "$gz" -le 76800 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
 step "end-to-end demo in headless Chromium and WebKitGTK"
-cargo build --release -p privlift-cli
+# On the CLI the native tests built (profile `test`: optimised, with debug assertions), not
+# a release build of the whole dependency tree once more.
+export PRIVLIFT_CLI=target/debug/privlift
 bash scripts/stage-site.sh >/dev/null
 node --test tests/e2e/

@@ -5,7 +5,7 @@
 use std::io::IsTerminal;
 
 use privlift::Document;
-use privlift_design::request::{design_inputs, DesignRequest};
+use privlift_design::request::{design_inputs, DesignRequest, EXACT_METHODS};
 
 use crate::args;
 use crate::error::CliError;
@@ -28,6 +28,9 @@ const OPTIONS: [&str; 14] = [
     "objective",
     "id",
 ];
+
+/// The switches `design` knows: `--exact` (ORR and AORR: no cap on the vertex search).
+const SWITCHES: [&str; 1] = ["exact"];
 
 /// The budget flags of the watchdog family (which of them apply depends on `--notion`,
 /// checked by the library).
@@ -115,6 +118,12 @@ fn check_flags(method: &str, shape: &Shape, a: &args::Args) -> Result<(), CliErr
             return Err(CliError::usage(format!("`--{flag}` does not apply to `{cmd}`")));
         }
     }
+    if a.switch("exact") && !EXACT_METHODS.contains(&method) {
+        return Err(CliError::usage(format!(
+            "`--exact` does not apply to `{cmd}` (only to {})",
+            EXACT_METHODS.join(", ")
+        )));
+    }
     Ok(())
 }
 
@@ -151,6 +160,7 @@ fn request(a: &args::Args) -> Result<DesignRequest, CliError> {
         alpha_order: number(a, "alpha-order")?,
         objective: a.value("objective").map(str::to_string),
         id: a.value("id").map(str::to_string),
+        exact: a.switch("exact").then_some(true),
     })
 }
 
@@ -158,7 +168,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if crate::continuous_design::is_continuous(argv) {
         return crate::continuous_design::design(argv);
     }
-    let a = args::parse("design", argv, &OPTIONS, &[])?;
+    let a = args::parse("design", argv, &OPTIONS, &SWITCHES)?;
     if a.help {
         return crate::help::print("design");
     }
@@ -190,6 +200,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
 /// installed).
 fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
     let req = request(a)?;
+    let exact = req.exact == Some(true);
     // (|S|, |X|) as the files declare them (with a prior, S = X); validated by the library.
     let inputs = match (&req.prior, &req.joint) {
         (Some(p), _) => Some((p.p.len(), p.p.len())),
@@ -203,8 +214,12 @@ fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
     if let (true, Some((ns, nx))) = (enumerates, inputs) {
         progress(&format!("designing `{method}` for |S| = {ns}, |X| = {nx} by vertex enumeration (Ctrl-C to cancel)"));
     }
-    // A progress bar when stderr is a terminal (none in pipes, logs and tests).
-    let bar = (enumerates && std::io::stderr().is_terminal()).then(progress_bar);
+    if let (true, Some((ns, nx))) = (exact, inputs) {
+        progress(&exact_estimate(ns, nx));
+    }
+    // A progress bar when stderr is a terminal (none in pipes, logs and tests); never on
+    // stdout, which is the document.
+    let bar = ((enumerates || exact) && std::io::stderr().is_terminal()).then(|| progress_bar(exact));
     let result = match &bar {
         Some(bar) => {
             let bar = bar.clone();
@@ -217,6 +232,7 @@ fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
     }
     let doc = result.map_err(|e| match e.input.and_then(|i| a.value(i)) {
         Some(path) => CliError::in_file(path, e.error),
+        None if EXACT_METHODS.contains(&method) => CliError::from(name_exact(e.error)),
         None => CliError::from(e.error),
     })?;
     if enumerates {
@@ -226,14 +242,49 @@ fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
     Ok(doc)
 }
 
-/// The bar of the vertex searches: bases visited against the cap at which the design is
-/// refused, and the vertices found so far.
-fn progress_bar() -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(1);
-    let style = indicatif::ProgressStyle::with_template(
-        "privlift: {spinner} vertex search {msg} [{bar:30}] {human_pos}/{human_len} bases (the cap) {elapsed}",
+/// A refusal of the vertex search's size (`invalid_argument` on the alphabet), with the
+/// flag that lifts its caps.
+fn name_exact(error: privlift::Error) -> privlift::Error {
+    match error {
+        privlift::Error::InvalidArgument { name, reason } if name == "alphabet" => privlift::Error::InvalidArgument {
+            name,
+            reason: format!(
+                "{reason}, or `--exact` for the exact design without a cap (it estimates the work on \
+                 stderr first, then shows its progress there)"
+            ),
+        },
+        other => other,
+    }
+}
+
+/// What `--exact` is about to do, before it starts: the cost of one basis, what the
+/// default cap would have allowed, and the bound on the search (its true size is known
+/// only at its end: the bar counts the bases and their rate).
+fn exact_estimate(ns: usize, nx: usize) -> String {
+    use privlift::numeric::Sci;
+    use privlift_design::vertex::{bases_bound, flops_per_basis, max_bases};
+    let flops = flops_per_basis(ns, nx);
+    let cap = max_bases(ns, nx);
+    format!(
+        "--exact: no cap on the vertex search (|S| = {ns}, |X| = {nx}): about {flops} flops per basis; the \
+         default cap stops at {cap} bases (about {} flops, 0.6 s); the exact search visits every feasible \
+         basis, at most {} (a bound: the search stops at the polytope's true size, unknown until it ends). \
+         Ctrl-C cancels.",
+        Sci(cap as f64 * flops as f64),
+        Sci(bases_bound(ns, nx)),
     )
-    .map(|s| s.progress_chars("=> "));
+}
+
+/// The bar of the vertex searches: bases visited against the cap at which the design is
+/// refused, and the vertices found so far; with `--exact`, no cap: the bases, their rate
+/// and the time.
+fn progress_bar(exact: bool) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(1);
+    let template = match exact {
+        true => "privlift: {spinner} exact vertex search {msg}, {human_pos} bases, {elapsed}",
+        false => "privlift: {spinner} vertex search {msg} [{bar:30}] {human_pos}/{human_len} bases (the cap) {elapsed}",
+    };
+    let style = indicatif::ProgressStyle::with_template(template).map(|s| s.progress_chars("=> "));
     if let Ok(style) = style {
         bar.set_style(style);
     }
@@ -243,7 +294,11 @@ fn progress_bar() -> indicatif::ProgressBar {
 fn draw(bar: &indicatif::ProgressBar, p: &privlift_design::progress::Progress) {
     bar.set_length(p.max_bases as u64);
     bar.set_position(p.bases as u64);
-    bar.set_message(format!("{}: {} vertices", p.search + 1, p.vertices));
+    let rate = match p.max_bases {
+        usize::MAX => format!(" ({:.0} bases/s)", p.bases as f64 / bar.elapsed().as_secs_f64().max(1e-3)),
+        _ => String::new(),
+    };
+    bar.set_message(format!("{}: {} vertices{rate}", p.search + 1, p.vertices));
 }
 
 /// From this many inputs on, the vertex methods report progress on stderr.

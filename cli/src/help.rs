@@ -153,8 +153,9 @@ Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE
   linear-tv        --joint J.json --alpha A   linear reduction, optimal for TV
   linear-distance  --joint J.json --alpha A [--distortion D.json]
                    linear reduction, optimal for expected distortion
-  orr-lip          (--prior | --joint) --epsilon E   optimal E-LIP w.r.t. S (ORR), lip = E
-  orr-alip         (--prior | --joint) --eps-l EL --eps-u EU
+  orr-lip          (--prior | --joint) --epsilon E [--exact]
+                   optimal E-LIP w.r.t. S (ORR), lip = E
+  orr-alip         (--prior | --joint) --eps-l EL --eps-u EU [--exact]
                    optimal (EL, EU)-ALIP w.r.t. S (AORR), claims alip
   orr-ldp          (--prior | --joint) --epsilon E   optimal E-LDP w.r.t. S, ldp = E
   watchdog         (--prior | --joint) BUDGET   watchdog, complete merging
@@ -170,7 +171,9 @@ Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE
   --alpha-order K, K > 1), claims l1, chi2 or alpha. These print `groups`
   and `low_risk` (input indices) in `utility`; the vertex methods (orr-*, srr)
   report progress on stderr and refuse, suggesting srr, a size that would take
-  too long. Ctrl-C cancels.
+  too long (past about 2e8 flops of vertex search); --exact (orr-lip, orr-alip)
+  lifts that cap: it prints an estimate of the work first, then its progress, on
+  stderr (minutes at |X| = 200, |S| = 5). Ctrl-C cancels.
   E, EL, EU > 0 (nats); A in (0, 1]; 0 <= A <= B <= 1 for --a/--b.
 
 Continuous design methods (a value in [L, U] on the lattice L + k*G, default

@@ -708,13 +708,10 @@ fn rr_lip_objective_and_the_degenerate_warning() {
     run(&["design", "krr", "--prior", &skewed, "--epsilon", "1", "--objective", "mi"]).fails("invalid_argument", 2);
 }
 
-/// On a terminal the vertex search draws a progress bar on stderr (bases visited against
-/// the cap, vertices found); in a pipe it does not (the test above: two plain lines).
-/// The terminal is a pseudo-terminal from `script` (util-linux, on every Debian system).
-#[test]
-fn vertex_search_draws_a_progress_bar_on_a_terminal() {
-    let dir = TempDir::new();
-    // |X| = 40, |S| = 5, ε = 1: tens of thousands of bases, so the bar is drawn.
+/// A joint of |S| = 5 secrets and |X| = 40 inputs (fixed seed, entries bounded away from 0):
+/// its AORR polytope at ε = 1 has tens of thousands of bases, and past the default cap
+/// for small ε.
+fn joint_5x40(dir: &TempDir) -> String {
     let mut state = 7u64;
     let mut next = || {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
@@ -723,23 +720,73 @@ fn vertex_search_draws_a_progress_bar_on_a_terminal() {
     let rows: Vec<Vec<f64>> = (0..5).map(|_| (0..40).map(|_| next()).collect()).collect();
     let total: f64 = rows.iter().flatten().sum();
     let p_sx: Vec<Vec<f64>> = rows.iter().map(|r| r.iter().map(|v| v / total).collect()).collect();
-    let j = dir.write("j40.json", &json!({ "p_sx": p_sx }).to_string());
+    dir.write("j40.json", &json!({ "p_sx": p_sx }).to_string())
+}
+
+/// Runs `privlift ARGS > dir/doc.json` on a pseudo-terminal (`script`, util-linux, on every
+/// Debian system) and returns what the terminal showed (stderr) and the file (stdout).
+fn run_on_terminal(dir: &TempDir, args: &str) -> (String, String) {
     let out = dir.0.join("doc.json");
     let log = dir.0.join("tty.log");
-    let command =
-        format!("{} design orr-alip --joint {j} --eps-l 1 --eps-u 1 > {}", common::cli::BIN, out.to_str().unwrap());
+    let command = format!("{} {args} > {}", common::cli::BIN, out.to_str().unwrap());
     let status = std::process::Command::new("script")
         .args(["-qec", &command, log.to_str().unwrap()])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .status()
         .expect("`script` (util-linux) runs");
-    assert!(status.success());
     let tty = std::fs::read_to_string(&log).unwrap();
+    assert!(status.success(), "{args}: {tty}");
+    (tty, std::fs::read_to_string(&out).unwrap())
+}
+
+/// On a terminal the vertex search draws a progress bar on stderr (bases visited against
+/// the cap, vertices found); in a pipe it does not (the test above: two plain lines).
+#[test]
+fn vertex_search_draws_a_progress_bar_on_a_terminal() {
+    let dir = TempDir::new();
+    let j = joint_5x40(&dir);
+    let (tty, out) = run_on_terminal(&dir, &format!("design orr-alip --joint {j} --eps-l 1 --eps-u 1"));
     assert!(tty.contains("vertex search 1:") && tty.contains("bases (the cap)"), "{tty}");
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let doc: Value = serde_json::from_str(&out).unwrap();
     assert!(doc["claims"]["alip"].is_object(), "{doc}");
     // Not on a pipe.
     let piped = run(&["design", "orr-alip", "--joint", &j, "--eps-l", "1", "--eps-u", "1"]);
     assert!(!piped.stderr.contains("bases (the cap)"), "{}", piped.stderr);
 }
+
+/// AORR just past the default cap: refused at once, the refusal naming `--exact`; with
+/// `--exact` the exact design, whose claims the library's audit confirms, with the
+/// estimate of the work and the progress on stderr only (stdout is the document alone).
+#[test]
+fn exact_lifts_the_vertex_search_caps() {
+    let dir = TempDir::new();
+    let j = joint_5x40(&dir);
+    let args = ["design", "orr-alip", "--joint", &j, "--eps-l", EXACT_EPS, "--eps-u", EXACT_EPS];
+    let out = run(&args);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let err = out.stderr.lines().find(|l| l.contains("error[")).unwrap_or_default();
+    assert!(err.starts_with("privlift: error[invalid_argument]"), "{err}");
+    assert!(err.contains("bases") && err.contains("`--exact`") && err.contains("srr"), "{err}");
+
+    let (tty, text) = run_on_terminal(&dir, &format!("{} --exact", args.join(" ")));
+    assert!(tty.contains("--exact: no cap on the vertex search") && tty.contains("flops per basis"), "{tty}");
+    assert!(tty.contains("exact vertex search 1:") && tty.contains("bases ("), "{tty}");
+    assert!(!tty.contains("(the cap)"), "{tty}");
+    // stdout is the document and nothing else: it parses strictly and audits.
+    Document::from_json(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let audit = run(&["audit", &dir.write("exact.json", &text)]).json();
+    assert_eq!(audit["claims_hold"], json!(true), "{audit:#}");
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v["claims"]["alip"], json!({"eps_l": 0.5, "eps_u": 0.5}), "{v}");
+
+    // Only the vertex methods of ORR and AORR take it.
+    let out = run(&["design", "srr", "--joint", &j, "--epsilon", "1", "--exact"]);
+    let err = out.fails("invalid_argument", 2);
+    assert!(err.contains("--exact") && err.contains("orr-alip"), "{err}");
+}
+
+/// ε of [`exact_lifts_the_vertex_search_caps`]: its AORR polytope on [`joint_5x40`] has
+/// 130,379 bases, 8 % past the default cap (120,772 at |S| = 5, |X| = 40; ε = 0.55 has
+/// 95,424): about a second in a test build.
+const EXACT_EPS: &str = "0.5";

@@ -365,6 +365,17 @@ pub(crate) fn assemble(view: &JointView, low: &[usize], parts: &[(Vec<usize>, Re
 /// with S = X beyond ~10 symbols); `infeasible` if no mechanism meets the budget (never
 /// for LIP/ALIP: the output independent of X is always private).
 pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
+    optimal_with(source, notion, id, None)
+}
+
+/// [`optimal`] with the vertex search's caps given: `None` for the default ones
+/// ([`LiftPolytope::default_limits`], which refuse what would take more than about a
+/// second), [`Limits::NONE`] for the exact design at any size (minutes at |X| = 200,
+/// |S| = 5; [`crate::progress`] reports how far it is).
+///
+/// # Errors
+/// As [`optimal`]; with `limits` lifted, no refusal for the enumeration's size.
+pub fn optimal_with(source: &Source, notion: Notion, id: &str, limits: Option<Limits>) -> Result<Document> {
     notion.check()?;
     let Some((ln_lo, ln_hi)) = notion.lift_bounds() else {
         return Err(Error::InvalidArgument {
@@ -374,7 +385,9 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
     };
     let view = JointView::new(&source.p_sx());
     let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();
-    let r = optimal_response(&view, &subset, ln_lo, ln_hi)?;
+    let poly = LiftPolytope::new(&view, &subset, ln_lo, ln_hi)?;
+    let limits = limits.unwrap_or_else(|| poly.default_limits());
+    let r = response_sparse(&view, &subset, &poly, limits)?;
     let vertices = r.vertices;
     let ny = r.q.len();
     let w = assemble(&view, &[], &[(subset.clone(), r)])?;

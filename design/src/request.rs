@@ -7,6 +7,7 @@ use serde::Deserialize;
 pub use super::inputs::*;
 
 use super::lift::Notion;
+use super::vertex::Limits;
 use super::{default_id, linear, optimal_ldp, orr, oue, rr, srlip, srr, watchdog, Source};
 use privlift::document::{Alphabet, Document};
 use privlift::error::Error;
@@ -157,9 +158,27 @@ impl Budget {
 /// vertex enumeration refuses (the message suggests `srr`); the design's own errors
 /// (`infeasible` when no private watchdog exists).
 pub fn lift_design(method: &str, source: &Source, budget: &Budget, id: &str) -> Result<Document, Error> {
+    lift_design_with(method, source, budget, id, false)
+}
+
+/// [`lift_design`], with the vertex search's caps lifted when `exact` ([`EXACT_METHODS`]
+/// only: [`orr::optimal_with`] and [`Limits::NONE`]).
+///
+/// # Errors
+/// As [`lift_design`]; `invalid_argument` (`exact`) for `exact` with another method.
+pub fn lift_design_with(
+    method: &str,
+    source: &Source,
+    budget: &Budget,
+    id: &str,
+    exact: bool,
+) -> Result<Document, Error> {
     let notion = budget.notion(method)?;
+    if exact && !EXACT_METHODS.contains(&method) {
+        return Err(not_exact(method));
+    }
     match method {
-        "orr-lip" | "orr-alip" => orr::optimal(source, notion, id),
+        "orr-lip" | "orr-alip" => orr::optimal_with(source, notion, id, exact.then_some(Limits::NONE)),
         "orr-ldp" => match notion {
             Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, eps, id),
             _ => Err(Error::InvalidArgument { name: "notion".into(), reason: "`orr-ldp` is for `ldp`".into() }),
@@ -186,6 +205,19 @@ pub fn lift_default_id(method: &str, budget: &Budget) -> String {
         (Some(e), _, _) => alloc::format!("{name}-eps{e}"),
         (None, Some(a), Some(b)) => alloc::format!("{name}-eps{a}-{b}"),
         _ => name,
+    }
+}
+
+/// The methods whose vertex-search caps `exact` lifts ([`DesignRequest::exact`]).
+pub const EXACT_METHODS: [&str; 2] = ["orr-lip", "orr-alip"];
+
+fn not_exact(method: &str) -> Error {
+    Error::InvalidArgument {
+        name: "exact".into(),
+        reason: alloc::format!(
+            "lifts the vertex search's caps of {}; `{method}` has none to lift",
+            EXACT_METHODS.join(" and ")
+        ),
     }
 }
 
@@ -236,6 +268,10 @@ pub struct DesignRequest {
     /// The document id; by default [`lift_default_id`] or [`default_id`] of the method.
     #[serde(default)]
     pub id: Option<String>,
+    /// Lift the vertex search's caps ([`EXACT_METHODS`]): the exact design at sizes the
+    /// default caps refuse after about a second, however long it takes.
+    #[serde(default)]
+    pub exact: Option<bool>,
 }
 
 fn missing(method: &str, what: &str) -> Error {
@@ -297,7 +333,10 @@ pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, I
         };
         let id = req.id.take().unwrap_or_else(|| lift_default_id(method, &budget));
         let src = source_of(method, &mut req)?;
-        return Ok(lift_design(method, &src, &budget, &id)?);
+        return Ok(lift_design_with(method, &src, &budget, &id, req.exact == Some(true))?);
+    }
+    if req.exact == Some(true) {
+        return Err(not_exact(method).into());
     }
     let id = req.id.take().unwrap_or_else(|| default_id(method, eps));
     let need_eps = || eps.ok_or_else(|| missing(method, "epsilon"));

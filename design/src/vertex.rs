@@ -301,8 +301,7 @@ impl LiftPolytope {
     /// The pivoting search's cap: [`MAX_BASES`], or fewer so that the work
     /// (≈ (|S|+1)³ + |X|(|S|+1)² flops per basis) stays below 2e8 flops.
     pub fn max_bases(&self) -> usize {
-        let m = self.ns + 1;
-        MAX_BASES.min(200_000_000 / (m * m * m + self.n * m * m)).max(1)
+        max_bases(self.ns, self.n)
     }
 
     /// Column j of the bounded-variable form: u_j → (d_j, a_0j, …), r_s → (0, −e_s).
@@ -504,6 +503,30 @@ const UPPER: u8 = 2;
 
 /// Most bases the pivoting search visits (fewer for a large |S|: see [`LiftPolytope::max_bases`]).
 pub const MAX_BASES: usize = 200_000;
+
+/// Floating-point operations per basis the pivoting search visits with |S| = `ns` secrets
+/// and |X| = `nx` inputs: ≈ (|S|+1)³ + |X|(|S|+1)² (a pivot's update of B⁻¹ and its
+/// pricing), the unit of the caps and of the CLI's estimate before an exact design.
+pub fn flops_per_basis(ns: usize, nx: usize) -> usize {
+    let m = ns.saturating_add(1);
+    m.saturating_mul(m).saturating_mul(m.saturating_add(nx))
+}
+
+/// An upper bound on the feasible bases of the pivoting search with |S| = `ns`, |X| = `nx`:
+/// |S| + 1 basic variables out of |X| + |S|, each non-basic r_s at one of its two bounds,
+/// C(|X| + |S|, |S| + 1) · 2^|S| (as a float: it passes 2^64 for large alphabets). The
+/// search stops at the polytope's true number, unknown until it ends.
+pub fn bases_bound(ns: usize, nx: usize) -> f64 {
+    let (n, k) = (nx + ns, ns + 1);
+    let binomial = (1..=k.min(n)).fold(1.0, |c, i| c * (n + 1 - i) as f64 / i as f64);
+    binomial * 2f64.powi(ns.min(1023) as i32)
+}
+
+/// The default cap on bases for |S| = `ns`, |X| = `nx`: [`MAX_BASES`], or fewer so that
+/// the search stays below 2e8 flops (about 0.6 s natively).
+pub fn max_bases(ns: usize, nx: usize) -> usize {
+    MAX_BASES.min(200_000_000 / flops_per_basis(ns, nx).max(1)).max(1)
+}
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()

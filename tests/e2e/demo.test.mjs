@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { firstLine, close } from './helpers.mjs';
 import { bless, STALE, PNGS, contextOptions, fixedTime, seededRandomness, writeRecord, staleness } from './screenshots.mjs';
@@ -14,7 +14,8 @@ import { bless, STALE, PNGS, contextOptions, fixedTime, seededRandomness, writeR
 const root = new URL('../../', import.meta.url).pathname;
 const shots = join(root, 'test-output', 'e2e');
 mkdirSync(shots, { recursive: true });
-const cli = join(root, 'target/release/privlift');
+// PRIVLIFT_CLI: another build of the CLI (scripts/test.sh: its native tests' build).
+const cli = process.env.PRIVLIFT_CLI ? resolve(root, process.env.PRIVLIFT_CLI) : join(root, 'target/release/privlift');
 const mechanisms = join(root, 'target/site/mechanisms');
 let server, collectorProc, context, page, base, collectorUrl, dbDir;
 const browserOptions = {
@@ -310,7 +311,7 @@ test('page loads, verifies the honest mechanism, perturbs and shows a correct re
       assert.equal(receipt.secret, undefined, `${file}: no secret section`);
     }
     // The same receipt computed natively by the Rust core (`privlift receipt`), field by field.
-    const native = JSON.parse(execFileSync(join(root, 'target/release/privlift'),
+    const native = JSON.parse(execFileSync(cli,
       ['receipt', join(root, 'target/site/mechanisms', file), '--output', String(lastOutput)], { encoding: 'utf8' }));
     assert.equal(native.mechanism_id, receipt.mechanismId);
     assert.equal(native.output, receipt.output);

@@ -10,13 +10,14 @@ import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { startWebKit } from '../../scripts/webdriver.mjs';
 import { firstLine, close } from './helpers.mjs';
 
 const skip = process.env.PRIVLIFT_NO_WEBKIT === '1' ? 'PRIVLIFT_NO_WEBKIT=1' : false;
 const root = new URL('../../', import.meta.url).pathname;
-const cli = join(root, 'target/release/privlift');
+// PRIVLIFT_CLI: another build of the CLI (scripts/test.sh: its native tests' build).
+const cli = process.env.PRIVLIFT_CLI ? resolve(root, process.env.PRIVLIFT_CLI) : join(root, 'target/release/privlift');
 let wk, server, collectorProc, tmp, site, base, collectorUrl;
 
 before(async () => {

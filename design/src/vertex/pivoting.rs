@@ -30,6 +30,12 @@ pub struct Limits {
     pub max_vertices: usize,
 }
 
+impl Limits {
+    /// No cap: the search visits every feasible basis, however long that takes (the exact
+    /// design at sizes the default caps refuse; the CLI's `--exact`).
+    pub const NONE: Limits = Limits { max_bases: usize::MAX, max_vertices: usize::MAX };
+}
+
 /// Vertices stored sparse: vertex i has the non-zeros `idx[start[i]..start[i + 1]]`
 /// (increasing) with values `val[..]` (summing to 1).
 #[derive(Debug, Clone)]
