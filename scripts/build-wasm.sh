@@ -26,7 +26,7 @@ gz_size_of() { gzip -9 -n -c <"$1" | wc -c | tr -d ' '; }
 # wasm-opt = false in Cargo.toml metadata, so wasm-pack downloads and runs nothing extra.
 # The bindings are the crate wasm/ (privlift-wasm); --out-dir is relative to it. The two
 # client modules use the `wasm` profile (Cargo.toml): opt-level "s" except the random
-# generator, −10 % gzip against opt-level 3 for −8 % `perturbMany` (BENCHMARKS.md).
+# generator: a tenth smaller than opt-level 3, for a few per cent of `perturbIndices`.
 wasm-pack build wasm --mode no-install --profile wasm --target web --out-dir ../pkg --out-name privlift
 
 # wasm-pack writes these for a stand-alone pkg/ package; the npm package is the repo root.
@@ -64,8 +64,7 @@ optimise() {
     # -ocimfs 30: a function with one caller is inlined into it only when it is tiny (the
     # default inlines every one). Hot per-row kernels (leakage::lift) stay functions, so V8
     # optimises them during a page's first verify (it cannot replace a running baseline
-    # frame), and the gzip is smaller: measured 142,951 → 136,404 B with --converge, first
-    # verify of a dense 1024² document 64–66 → 35–39 ms (BENCHMARKS.md, "Cold verify").
+    # frame): that halved the first verify of a dense 1024² document, and the gzip is smaller.
     "$opt" -Oz -ocimfs 30 --converge "${feats[@]}" "$wasm" -o "$tmp/opt.wasm"
     oraw=$(size_of "$tmp/opt.wasm")
     ogz=$(gz_size_of "$tmp/opt.wasm")

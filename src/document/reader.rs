@@ -2,8 +2,8 @@
 //! serde deserializer.
 //!
 //! # Why
-//! serde_json's deserializer and the visitors serde derives for each wire type were ≈ 34 KB
-//! of the 153 KB gzipped client module (BENCHMARKS.md); this reader is non-generic, and the
+//! serde_json's deserializer and the visitors serde derives for each wire type were more
+//! than a fifth of the gzipped client module; this reader is non-generic, and the
 //! wire types' readers ([`super::wire`]) are plain functions. The derived `Deserialize`
 //! impls stay for Rust callers; the tests read every document both ways and compare.
 //!

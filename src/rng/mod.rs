@@ -112,8 +112,8 @@ mod os {
     use super::*;
     use crate::error::{Error, Result};
 
-    /// Pool size: 64 KiB, the most `crypto.getRandomValues` accepts per call (a larger
-    /// pool measured 1.06–2.3× faster than 16 KiB in Chromium; BENCHMARKS.md).
+    /// Pool size: 64 KiB, the most `crypto.getRandomValues` accepts per call (fewer calls
+    /// across the boundary: faster than 16 KiB in Chromium in every paired run).
     const POOL: usize = 64 * 1024;
 
     /// The OS/browser CSPRNG, read through a pool (see the module docs).

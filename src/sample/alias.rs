@@ -139,7 +139,7 @@ impl Weights {
 ///
 /// Inlined into its callers, as are the sum and the exact probabilities: a dense channel's
 /// row is then one function for a wasm engine to optimise (each function tiers up on its
-/// own, after about the same work in the baseline tier; BENCHMARKS.md, "Cold verify").
+/// own, after about the same work in the baseline tier).
 #[inline(always)]
 fn quantise_u64(p: &[f64], w: &mut [u64]) -> Result<Weights> {
     let sum = checked_sum(p)?;
@@ -576,8 +576,8 @@ impl ChannelSampler {
 /// A dense channel's sampler whose alias tables are built at its first draw.
 ///
 /// Verification audits the quantised weights ([`QuantisedChannel`]); Vose's loop, which
-/// turns them into tables, is no part of the audit and was a sixth of a dense verification
-/// (BENCHMARKS.md, "Cold verify"), so a page that verifies and shows its receipt does not
+/// turns them into tables, is no part of the audit and was a sixth of a dense verification,
+/// so a page that verifies and shows its receipt does not
 /// pay for it. The tables are built from exactly the audited weights, by integer
 /// arithmetic that cannot fail, once (a race between threads builds them twice and keeps
 /// one; both are the same).

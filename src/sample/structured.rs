@@ -21,10 +21,9 @@ use crate::rng::Randomness;
 /// alias table over the k + 1 outcomes "output y" (W_y, the quantised (1 − κ)·m_y) and
 /// "keep x" (outcome k, W_κ, the quantised κ).
 ///
-/// One 64-bit word per draw. The first version drew a Bernoulli(κ) and an alias draw from
-/// m, two words, each probability a product of two integers over 2¹²⁸: `perturbMany` of
-/// a `krr` document then ran at 2.6–2.8× naive JS k-RR in Chromium against 3.7–4.0× for
-/// the same channel as a dense `matrix` (BENCHMARKS.md, "One word per k-RR draw").
+/// One 64-bit word per draw (not a Bernoulli(κ) word and an alias word from m): a `krr`
+/// document then draws as fast as the same channel as a dense `matrix`, and each
+/// probability is one integer over 2⁶⁴, not a product of two over 2¹²⁸.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MixSampler {
     table: AliasTable,

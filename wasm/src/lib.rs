@@ -3,7 +3,8 @@
 //! with `default-features = false`. The bindings mirror the core one to one and contain
 //! no maths: validation, verification, sampling and receipts all happen in the core; this
 //! crate only converts values and errors at the boundary (documents: UTF-8 bytes or text
-//! read by serde_json into the core's wire types, see `parse.rs`).
+//! read by the core's own reader into its wire types, within the policy's verification
+//! budget, see `parse.rs`).
 //!
 //! Errors cross as real JS `Error` objects with `name = "PrivliftError"` and a stable
 //! `code` property (see [`privlift::Error::code`]).
@@ -18,7 +19,7 @@
 extern crate alloc;
 
 /// The allocator of every module: talc instead of the standard library's dlmalloc
-/// (smaller and faster in wasm; BENCHMARKS.md, ".wasm size: numbers without tables").
+/// (smaller in wasm, and as fast).
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
