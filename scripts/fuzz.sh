@@ -17,6 +17,8 @@
 #   reader             bytes -> parse_any's peeked family against the rule on the whole JSON value;
 #                      DocumentJson::read (flat mechanism numbers, arrays bounded by their alphabets)
 #                      against serde's derive: equal when both read, stricter only where documented
+#                      and Document::from_json_within (priced as it is read, at a budget from the
+#                      first byte) against from_json and the whole document's cost
 # Properties: see fuzz/fuzz_targets/common.rs.
 #
 # Env:

@@ -3,11 +3,16 @@
 //! (the mechanism's numbers held flat, every array bounded by what it may declare)
 //! against serde's derive: equal when both read, and a refusal of ours only where the
 //! reader is stricter (an array past its alphabet, a mechanism array mixing numbers with
-//! other values, a mechanism object of too many members).
+//! other values, a mechanism object of too many members). And the reader that prices a
+//! document as it reads it (`Document::from_json_within`, at a budget from the first byte)
+//! against the whole document's cost: it accepts exactly what `from_json` accepts within
+//! the budget, and refuses as `too_costly` only what costs more once read whole (its
+//! price of a partly read channel is a lower bound of the whole one's).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use privlift::document::{continuous::is_continuous, reader, strict, DocumentJson};
+use privlift::document::{continuous::is_continuous, reader, strict, Document, DocumentJson};
+use privlift::verify::Work;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = core::str::from_utf8(data) else { return };
@@ -27,5 +32,20 @@ fuzz_target!(|data: &[u8]| {
             assert!(matches!(e.code(), "too_many_symbols" | "invalid_argument" | "json"), "{text}: {e}");
         }
         _ => {}
+    }
+    // Budgets from 1 to 2³¹ work units, by the first byte.
+    let budget = 2f64.powi(i32::from(data.first().copied().unwrap_or(0) % 32));
+    let whole = Document::from_json(text);
+    match (Document::from_json_within(data, budget), &whole) {
+        (Ok(priced), Ok(doc)) => {
+            assert!(Work::of(doc).0 <= budget, "{text}: accepted over its budget {budget}");
+            assert_eq!(priced.to_json(), doc.to_json(), "{text}");
+        }
+        (Ok(_), Err(e)) => panic!("{text}: accepted within {budget}, refused whole: {e}"),
+        (Err(e), Ok(doc)) => {
+            assert_eq!(e.code(), "too_costly", "{text}: {e}");
+            assert!(Work::of(doc).0 > budget, "{text}: refused within {budget}, costs {:?}", Work::of(doc));
+        }
+        (Err(_), Err(_)) => {}
     }
 });
