@@ -80,7 +80,7 @@ pub struct Mle {
 /// Maximum-likelihood P_X for the channel `w` (rows x, columns y) from per-output counts.
 ///
 /// Runs EM, accelerated by SQUAREM, from the uniform distribution until no entry moves by
-/// more than [`CONVERGED`] in a cycle, or `max_iterations` EM steps.
+/// more than `CONVERGED` in a cycle, or `max_iterations` EM steps.
 ///
 /// # Errors
 /// `dimension_mismatch` (counts ≠ |Y|), `non_finite` / `invalid_argument` for a count that

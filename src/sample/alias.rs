@@ -564,7 +564,7 @@ impl ChannelSampler {
     }
 
     /// Replaces every input in `xs` by its draw, one word each, in order (fetched a block
-    /// at a time: [`super::draws`]). Inputs must be valid.
+    /// at a time: `draws`). Inputs must be valid.
     ///
     /// # Errors
     /// `rng` if the random source fails.
