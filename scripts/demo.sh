@@ -17,8 +17,9 @@ phase() {
   "$@"
   echo "demo: $what: $((SECONDS - start)) s" >&2
 }
-# The demo needs no Firefox and no PostgreSQL (those are for the test matrix).
-phase "set-up (tools that are missing)" env PRIVLIFT_NO_FIREFOX=1 PRIVLIFT_NO_POSTGRES=1 bash scripts/setup.sh
+# The demo needs no Firefox, WebKitGTK or PostgreSQL (those are for the test matrix).
+phase "set-up (tools that are missing)" env PRIVLIFT_NO_FIREFOX=1 PRIVLIFT_NO_WEBKIT=1 PRIVLIFT_NO_POSTGRES=1 \
+  bash scripts/setup.sh
 phase "wasm modules (scripts/build-wasm.sh)" bash scripts/build-wasm.sh
 phase "the curator CLI (cargo build --release)" cargo build --release -p privlift-cli
 phase "the site and its documents (scripts/stage-site.sh)" bash scripts/stage-site.sh >/dev/null
