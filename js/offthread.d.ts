@@ -1,4 +1,5 @@
 // Types of js/offthread.js: the options of every call the package runs in its worker.
+import type { AbortSignalLike } from './privlift.js';
 
 /**
  * Options of a call that runs off the calling thread (the designers of 'privlift/design').
@@ -8,7 +9,7 @@ export interface OffThreadOptions {
    * Aborting terminates the worker and rejects the call with an error named `AbortError`
    * (the signal's reason when it is one, else a DOMException whose `cause` is the reason).
    */
-  signal?: AbortSignal;
+  signal?: AbortSignalLike;
   /**
    * Called with a fraction in [0, 1] that never decreases: 0 when the work starts, 1 when
    * its result has arrived, and in between what the designer reports: the vertex searches
