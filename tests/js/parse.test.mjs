@@ -184,7 +184,10 @@ describe('one parse, in wasm', () => {
     noDocumentParse(spied, bytes.length);
     assert.equal(spied.result.labels.length, k);
     spied.result.free();
-    const cont = await spyOnParsing(() => fetchContinuousMechanism(`${server.base}/salary.json`, { lip: { eps: 1, delta: 1e-3 } }));
+    const cont = await spyOnParsing(() => fetchContinuousMechanism(`${server.base}/salary.json`, {
+      // One σ table per point costs 1.2e9 units to verify: past the default budget.
+      lip: { eps: 1, delta: 1e-3 }, maxVerifyWork: 1e10,
+    }));
     noDocumentParse(cont, salary.length);
     assert.equal(cont.result.kind, 'gaussian');
     cont.result.free();

@@ -17,14 +17,14 @@ export const DOC_ID = JSON.parse(DOC).id;
 
 /**
  * What every runtime's script does with the package, as the source of an async function
- * body over `p` (the imported entry): verify the document against a policy, perturb a label,
+ * body over `p` (the imported entry): verify the document against a policy, perturb the first value (an index),
  * and return the receipt's summary. `isInitialized` before the first call shows that nothing
  * loaded at import.
  */
 export const SCENARIO = `
   const before = p.isInitialized();
   const m = (await p.parseMechanism(${JSON.stringify(DOC)})).verify({ maxLdpX: 1 });
-  const y = m.perturb(m.labels[0]);
+  const y = m.perturbIndex(0);
   const r = m.receipt(y);
   return { before, after: p.isInitialized(), id: m.id, y, labels: m.labels.length, entries: r.entries.length };
 `;
