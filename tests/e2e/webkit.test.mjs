@@ -147,7 +147,7 @@ test('WebKit verifies the three continuous salary mechanisms and releases on the
     const { lo, step } = JSON.parse(readFileSync(join(site, 'mechanisms', entry.file), 'utf8')).domain;
     const k = (s.outputs[i] - lo) / step;
     assert.ok(Math.abs(k - Math.round(k)) < 1e-9, `${entry.file}: ${s.outputs[i]} off the lattice`);
-    assert.equal(s.receipts[i].user_point, 52000, `${entry.file}: the salary rounded to the lattice`);
+    assert.equal(s.receipts[i].userPoint, 52000, `${entry.file}: the salary rounded to the lattice`);
     assert.ok(s.receipts[i].xs.length > 100 && s.receipts[i].xs.length === s.receipts[i].ratios.length);
   }
 });
