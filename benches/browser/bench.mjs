@@ -5,13 +5,12 @@
 // BASE_URL is a server whose root is the repository root (scripts/bench.sh starts one);
 // without it this script starts `python3 -m http.server --bind 127.0.0.1` itself.
 // Prints the page's results as one JSON object (and writes it to --out if given).
-import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, dirname, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { benchPage } from './chromium-page.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const argv = process.argv.slice(2);
@@ -48,26 +47,11 @@ const q = new URLSearchParams({
   n: opt('n', '1000000'), reps: opt('reps', '5'), single: opt('single', '1000000'), ks: opt('ks', '2,21,256'), kind: opt('kind', 'matrix'),
 });
 const url = `${base.replace(/\/$/, '')}/benches/browser/index.html?${q}`;
-const userDataDir = mkdtempSync(join(tmpdir(), 'pw-bench-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-         '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
 let results;
 try {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => { console.error('[pageerror]', e); process.exitCode = 1; });
-  page.on('console', (m) => { if (m.type() === 'error') console.error('[console]', m.text()); });
-  await page.goto(url);
-  await page.waitForFunction(() => window.__bench !== undefined, null, { timeout: 600_000, polling: 500 });
-  results = await page.evaluate(() => window.__bench);
-  results.browser = context.browser()?.version() ?? null;
+  ({ results } = await benchPage(url));
   results.url = url;
 } finally {
-  await context.close();
-  rmSync(userDataDir, { recursive: true, force: true });
   if (server) server.kill();
 }
 const text = JSON.stringify(results, null, 2);

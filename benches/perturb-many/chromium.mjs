@@ -5,12 +5,11 @@
 // Serves the repository root itself (and each --compare DIR, another checkout with js/ and
 // pkg/ built, under /compare/<i>/<its name>/: the before/after of a change in one page), prints the
 // page's lines and then its results as JSON. Run after scripts/build-wasm.sh.
-import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
-import { mkdtempSync, rmSync, createReadStream, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, statSync } from 'node:fs';
 import { join, dirname, resolve, extname, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchPage } from '../browser/chromium-page.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const argv = process.argv.slice(2);
@@ -37,26 +36,12 @@ const q = new URLSearchParams({ n: opt('n', '1000000'), rounds: opt('rounds', '1
 compare.forEach((_, i) => q.append('compare', `/compare/${i}/${compare[i].split('/').filter(Boolean).pop()}/`));
 const url = `http://127.0.0.1:${server.address().port}/benches/perturb-many/index.html?${q}`;
 
-const userDataDir = mkdtempSync(join(tmpdir(), 'pw-perturb-many-'));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync'],
-});
 let results;
 try {
-  const page = await context.newPage();
-  page.on('pageerror', (e) => { console.error('[pageerror]', e); process.exitCode = 1; });
-  page.on('console', (m) => { if (m.type() === 'error') console.error('[console]', m.text()); });
-  await page.goto(url);
-  await page.waitForFunction(() => window.__bench !== undefined, null, { timeout: 600_000, polling: 500 });
-  results = await page.evaluate(() => window.__bench);
-  results.browser = context.browser()?.version() ?? null;
-  console.log(await page.evaluate(() => document.getElementById('out').textContent));
+  let out;
+  ({ results, out } = await benchPage(url));
+  console.log(out);
 } finally {
-  await context.close();
-  rmSync(userDataDir, { recursive: true, force: true });
   server.close();
 }
 console.log(JSON.stringify(results));
