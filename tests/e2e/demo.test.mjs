@@ -3,21 +3,19 @@
 // docs/salary.png) are made here only: PRIVLIFT_BLESS_SCREENSHOTS=1 writes them (screenshots.mjs).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { firstLine, close } from './helpers.mjs';
+import { cli, close, startCurator } from './helpers.mjs';
 import { bless, STALE, PNGS, contextOptions, fixedTime, seededRandomness, writeRecord, staleness } from './screenshots.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const shots = join(root, 'test-output', 'e2e');
 mkdirSync(shots, { recursive: true });
-// PRIVLIFT_CLI: another build of the CLI (scripts/test.sh: its native tests' build).
-const cli = process.env.PRIVLIFT_CLI ? resolve(root, process.env.PRIVLIFT_CLI) : join(root, 'target/release/privlift');
 const mechanisms = join(root, 'target/site/mechanisms');
-let server, collectorProc, context, page, base, collectorUrl, dbDir;
+let curator, context, page, base, collectorUrl, dbDir;
 const browserOptions = {
   executablePath: '/usr/bin/chromium',
   headless: true,
@@ -29,14 +27,8 @@ before(async () => {
   // The curator's side, as scripts/demo.sh runs it: a synthetic population in a fresh
   // SQLite file, and the collector the page sends reports to.
   dbDir = mkdtempSync(join(tmpdir(), 'privlift-e2e-db-'));
-  const db = 'sqlite:' + join(dbDir, 'reports.db');
-  execFileSync(cli, ['simulate', '--db', db, '--dir', mechanisms, '--users', '20000', '--seed', '1',
-    '--truth', join(mechanisms, 'truth.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  collectorProc = spawn(cli, ['collect', '--db', db, '--dir', mechanisms, '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  collectorUrl = await firstLine(collectorProc, /listening on (http:\/\/\S+)/, 'collector');
-  writeFileSync(join(root, 'target/site/collector.json'), JSON.stringify({ collector: collectorUrl }));
-  server = spawn(cli, ['serve', '--dir', join(root, 'target/site'), '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  base = await firstLine(server, /(http:\/\/127\.0\.0\.1:\d+\/)/, 'server');
+  curator = await startCurator(join(root, 'target/site'), 'sqlite:' + join(dbDir, 'reports.db'));
+  ({ base, collectorUrl } = curator);
   context = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'privlift-e2e-')), {
     ...browserOptions,
     viewport: { width: 900, height: 1100 },
@@ -47,8 +39,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  server?.kill();
-  collectorProc?.kill('SIGKILL');
+  curator?.stop();
   if (dbDir) rmSync(dbDir, { recursive: true, force: true });
 });
 

@@ -7,18 +7,16 @@
 // Env: PRIVLIFT_NO_WEBKIT=1 skips this file (where webkit2gtk-driver is not installed).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startWebKit } from '../../scripts/webdriver.mjs';
-import { firstLine, close } from './helpers.mjs';
+import { cli, close, startCurator } from './helpers.mjs';
 
 const skip = process.env.PRIVLIFT_NO_WEBKIT === '1' ? 'PRIVLIFT_NO_WEBKIT=1' : false;
 const root = new URL('../../', import.meta.url).pathname;
-// PRIVLIFT_CLI: another build of the CLI (scripts/test.sh: its native tests' build).
-const cli = process.env.PRIVLIFT_CLI ? resolve(root, process.env.PRIVLIFT_CLI) : join(root, 'target/release/privlift');
-let wk, server, collectorProc, tmp, site, base, collectorUrl;
+let wk, curator, tmp, site, base, collectorUrl;
 
 before(async () => {
   if (skip) return;
@@ -27,24 +25,16 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'privlift-webkit-'));
   site = join(tmp, 'site');
   cpSync(join(root, 'target/site'), site, { recursive: true });
-  const mechanisms = join(site, 'mechanisms');
-  const db = 'sqlite:' + join(tmp, 'reports.db');
   // demo.test.mjs's population: with it the collector estimates the salary mechanisms in
   // about a second (2,000 users of seed 2 made the Laplace one take over two minutes).
-  execFileSync(cli, ['simulate', '--db', db, '--dir', mechanisms, '--users', '20000', '--seed', '1',
-    '--truth', join(mechanisms, 'truth.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
-  collectorProc = spawn(cli, ['collect', '--db', db, '--dir', mechanisms, '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  collectorUrl = await firstLine(collectorProc, /listening on (http:\/\/\S+)/, 'collector');
-  writeFileSync(join(site, 'collector.json'), JSON.stringify({ collector: collectorUrl }));
-  server = spawn(cli, ['serve', '--dir', site, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  base = await firstLine(server, /(http:\/\/127\.0\.0\.1:\d+\/)/, 'server');
+  curator = await startCurator(site, 'sqlite:' + join(tmp, 'reports.db'));
+  ({ base, collectorUrl } = curator);
   wk = await startWebKit();
 });
 
 after(async () => {
   await wk?.close();
-  server?.kill();
-  collectorProc?.kill('SIGKILL');
+  curator?.stop();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
