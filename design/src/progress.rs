@@ -6,6 +6,7 @@
 
 use alloc::boxed::Box;
 use core::cell::RefCell;
+use std::thread::LocalKey;
 
 /// How far one vertex search is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,9 +33,15 @@ std::thread_local! {
 /// Runs `f` with `observer` told of every vertex search's progress on this thread (about
 /// every [`EVERY`] bases, and once at the end of each search).
 pub fn observe<T>(observer: impl FnMut(&Progress) + 'static, f: impl FnOnce() -> T) -> T {
-    let previous = OBSERVER.with(|o| o.replace(Some((Box::new(observer), 0))));
+    installed(&OBSERVER, (Box::new(observer), 0), f)
+}
+
+/// Runs `f` with `value` in the thread-local `slot`, then puts back what was there (so
+/// observers nest).
+fn installed<S: 'static, T>(slot: &'static LocalKey<RefCell<Option<S>>>, value: S, f: impl FnOnce() -> T) -> T {
+    let previous = slot.with(|o| o.replace(Some(value)));
     let out = f();
-    OBSERVER.with(|o| o.replace(previous));
+    slot.with(|o| o.replace(previous));
     out
 }
 
@@ -73,11 +80,7 @@ std::thread_local! {
 
 /// Runs `f` with `observer` told of every step a continuous design makes on this thread.
 pub fn observe_steps<T>(observer: impl FnMut(&Steps) + 'static, f: impl FnOnce() -> T) -> T {
-    let steps = Steps { done: 0, expected: 0 };
-    let previous = STEP_OBSERVER.with(|o| o.replace(Some((Box::new(observer), steps))));
-    let out = f();
-    STEP_OBSERVER.with(|o| o.replace(previous));
-    out
+    installed(&STEP_OBSERVER, (Box::new(observer), Steps { done: 0, expected: 0 }), f)
 }
 
 /// Starts the count of a design expected to make `expected` steps.
