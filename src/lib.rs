@@ -40,6 +40,7 @@ pub mod error;
 pub mod leakage;
 pub mod mechanism;
 pub mod numeric;
+pub mod open;
 pub mod param;
 pub mod rng;
 pub mod sample;
