@@ -382,8 +382,10 @@ export function beaconOnPageHide(
 ): () => void;
 
 /**
- * Downloads, parses and verifies a mechanism document. Throws PrivliftError with `network`,
- * `http`, a parse code, `no_claims`, `claim_violated`, `policy_violated` or `too_costly`.
+ * Downloads, parses and verifies a mechanism document on the calling thread. Throws
+ * PrivliftError with `network`, `http`, a parse code, `no_claims`, `claim_violated`,
+ * `policy_violated`, `too_costly`, or `needs_async` for a document that costs more than
+ * the calling thread verifies (about 50 ms): fetch its bytes and call verifyAsync.
  */
 export function fetchMechanism(
   url: FetchInput,
