@@ -29,5 +29,5 @@ export interface OffThreadOptions {
  */
 export function offThreadAvailable(): boolean;
 
-/** Terminates the idle worker kept for the next call (it holds the design module's memory). */
+/** Terminates the idle workers kept for the next call (each holds a wasm module's memory: the design module's, or a client's after verifyAsync). */
 export function terminateIdleWorkers(): void;

@@ -175,7 +175,7 @@ export async function runOffThread(glue, module, op, args, options, what) {
 /**
  * `runOffThread`, keeping the worker for what the call made there (a verified mechanism):
  * resolves with `{value, session}`, whose `session.call(op, args)` runs later operations
- * in that worker until `session.close()` terminates it.
+ * in that worker until `session.close()` ends the session.
  */
 export async function holdOffThread(glue, module, op, args, options, what, transfer) {
   return startOffThread(glue, module, op, args, options, what, true, transfer);
@@ -258,8 +258,8 @@ const unreleased = typeof FinalizationRegistry === 'function' ? new Finalization
 
 /**
  * A worker kept for the object one call made in it: later calls run there in order, each
- * answered by its number; `close()` terminates it. In Node it keeps the process alive only
- * while a call is in flight.
+ * answered by its number; `close()` frees the object and returns the worker to the idle
+ * pool. In Node it keeps the process alive only while a call is in flight.
  */
 class Session {
   #handle;
