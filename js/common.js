@@ -26,7 +26,49 @@ export const JS_ERROR_CODES = Object.freeze([
   'budget_exceeded', // ledger: the release would take the total leakage above the budget
   'storage', // ledger: the requested storage (IndexedDB) failed
   'invalid_state', // a method of an object whose wasm memory free() released
+  'needs_async', // verify(): the document costs more than the calling thread verifies; use verifyAsync
 ]);
+
+/**
+ * The most work (the core's units, `maxVerifyWork`'s) a synchronous `verify()` runs on the
+ * calling thread: 2²³ ≈ 8.4·10⁶ units, about 50 ms of a first verify in headless Chromium
+ * (benches/wasm/cost.mjs --browser, 2 shared cores under load: 0.3–0.7 s per 10⁸ units; a
+ * dense 600² RR, 1.2·10⁷ units, took 51 ms, a Gaussian on 101 points, 1.2·10⁷, 82 ms, one
+ * on 51, 3.7·10⁶, 22 ms), so that no synchronous verification holds the page's thread (or
+ * Node's event loop) much longer. Accepted: every krr, rr_lip and unary document (at most
+ * 2·10⁵ units), a dense channel up to about 500²; a dearer document is refused with
+ * `needs_async`, naming the call that verifies in the package's Worker.
+ */
+export const SYNC_VERIFY_WORK = 2 ** 23;
+
+/**
+ * The limit in force on this thread: `SYNC_VERIFY_WORK`, or none in the package's own
+ * Worker (js/worker.js), whose thread no page runs on.
+ */
+export const callingThread = { maxVerifyWork: SYNC_VERIFY_WORK };
+
+/** `fn()` without the calling thread's limit: a verification the caller asked to run here (no workers). */
+export function unlimited(fn) {
+  const limit = callingThread.maxVerifyWork;
+  callingThread.maxVerifyWork = Infinity;
+  try {
+    return fn();
+  } finally {
+    callingThread.maxVerifyWork = limit;
+  }
+}
+
+/**
+ * Refuses, before any work, a synchronous verification costing `work` units above the
+ * calling thread's limit, naming `asyncCall`, the call that verifies off the thread.
+ */
+export function refuseBlocking(work, asyncCall) {
+  if (work > callingThread.maxVerifyWork) {
+    throw new PrivliftError('needs_async', `verifying this document costs about ${work.toExponential(2)} work units, more than `
+      + `the ${callingThread.maxVerifyWork.toExponential(2)} a synchronous verify() runs on the calling thread (about 50 ms): `
+      + `use ${asyncCall}, which verifies it in the package's Worker`);
+  }
+}
 
 /** The one error class privlift throws. Branch on `code`, never on `message`. */
 export class PrivliftError extends Error {
@@ -298,9 +340,24 @@ async function readFileCapped(url, maxBytes, tooLarge) {
 /**
  * Where init() takes a wasm module from when it is given nothing, if not from the .wasm
  * file next to the package: set by an entry that carries the module inside its JavaScript
- * (privlift/inline), as a function returning the bytes.
+ * (privlift/inline: the bytes) or imports it compiled (the workerd entries: a
+ * WebAssembly.Module), as a function returning it; one per module.
  */
-export const embeddedWasm = { privlift: null };
+export const embeddedWasm = { privlift: null, continuous: null, design: null };
+
+/**
+ * The module a workerd entry (`entry`) imported from `file` as a compiled
+ * WebAssembly.Module, or the `init` error that names what the import gave instead and why
+ * nothing else can load there.
+ */
+export function importedModule(compiled, entry, file) {
+  if (typeof WebAssembly !== 'undefined' && compiled instanceof WebAssembly.Module) return compiled;
+  const got = compiled === null ? 'null' : typeof compiled === 'object' ? compiled.constructor?.name || 'an object' : typeof compiled;
+  throw new PrivliftError('init', `${entry} imports ${file} as a compiled WebAssembly.Module, but the import gave ${got}: `
+    + 'bundle the Worker with wrangler (whose default rule makes every *.wasm import a CompiledWasm module) or declare the file as a '
+    + '`wasm` module in the workerd configuration; the runtime refuses to compile WebAssembly from bytes while serving, '
+    + "so neither 'privlift/inline' nor a fetched .wasm can load there");
+}
 
 /**
  * What to hand wasm-bindgen's init for the .wasm at `url` (written by each caller as

@@ -146,6 +146,10 @@ export class ContinuousDocument {
   audit(): ContinuousAudit;
   check(policy?: ContinuousPolicy): ContinuousVerification;
   /** Verifies claims and policy on the exact sampler; throws `no_claims`, `claim_violated`, `policy_violated`, `invalid_argument`. */
+  /**
+   * Verifies on the calling thread; throws `needs_async` for a document that costs more
+   * than the calling thread verifies (about 50 ms): use verifyContinuousAsync.
+   */
   verify(policy?: ContinuousPolicy): ContinuousMechanism;
   /**
    * Releases the wasm memory now (otherwise the garbage collector does it). Afterwards every
@@ -192,3 +196,37 @@ export class ContinuousMechanism {
   toJSON(): Record<string, unknown>;
 }
 
+
+/**
+ * verifyAsync of 'privlift' for a continuous document: parses and verifies it in the
+ * package's Worker (the calling thread where there are no workers); the mechanism stays
+ * there and answers by promise. Rejects with the codes `verify` throws, or an `AbortError`.
+ */
+export function verifyContinuousAsync(
+  document: DocumentInput,
+  policy?: ContinuousPolicy,
+  options?: import('./offthread.js').OffThreadOptions,
+): Promise<AsyncContinuousMechanism>;
+
+/** A verified continuous mechanism in the package's Worker: ContinuousMechanism's methods, answering by promise. */
+export class AsyncContinuousMechanism {
+  private constructor();
+  readonly id: string;
+  readonly sha256: string;
+  readonly kind: ContinuousKind;
+  readonly domain: Domain;
+  readonly latticePrior: readonly number[];
+  report(y: number): Promise<ContinuousReportEnvelope>;
+  perturb(x: number): Promise<number>;
+  perturbMany(xs: Float64Array | readonly number[] | Iterable<number>): Promise<Float64Array>;
+  /** DETERMINISTIC perturbation from `seed`: for tests and simulations only. */
+  perturbManySeededForTesting(xs: Float64Array | readonly number[] | Iterable<number>, seed: bigint | number): Promise<Float64Array>;
+  receipt(y: number, x?: number): Promise<ContinuousReceipt>;
+  audit(): Promise<ContinuousAudit>;
+  verification(): Promise<ContinuousVerification>;
+  /** Releases its memory in the Worker; afterwards every method rejects with `invalid_state`; a second free() does nothing. */
+  free(): void;
+  /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
+  [Symbol.dispose](): void;
+  toJSON(): Record<string, unknown>;
+}

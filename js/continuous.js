@@ -10,7 +10,28 @@ import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
 import { sha256Hex, reportId } from './reports.js';
 import {
   PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, hashedBytes, fetchBytes, wasmSource, typeOf, summarised, freed, moduleLoader,
+  refuseBlocking, unlimited, embeddedWasm,
 } from './common.js';
+import { compiledModule } from './offthread.js';
+import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
+
+/** @type {Promise<WebAssembly.Module> | null} */
+let compiling = null;
+
+/**
+ * The module compiled once, asynchronously, from `input` or by default the .wasm file next
+ * to the package (unless an entry carries it: workerd): this thread instantiates it (init)
+ * and the package's Worker too (verifyContinuousAsync), one download and one compilation.
+ */
+function continuousModule(input) {
+  if (compiling === null) {
+    compiling = (async () => compiledModule(input !== undefined ? input
+      : embeddedWasm.continuous ? embeddedWasm.continuous()
+        : await wasmSource(new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url))))();
+    compiling.catch(() => { compiling = null; });
+  }
+  return compiling;
+}
 
 export { PrivliftError, CONTINUOUS_KINDS };
 
@@ -19,9 +40,13 @@ export { PrivliftError, CONTINUOUS_KINDS };
  * as in 'privlift'. Optional: every function below loads the module.
  */
 export const { init, initSync, isInitialized } = moduleLoader('privlift continuous', {
-  initWasm,
-  initSync: raw.initSync,
-  defaultSource: () => wasmSource(new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url)),
+  initWasm: async ({ module_or_path }) => initWasm({ module_or_path: await continuousModule(module_or_path) }),
+  initSync: ({ module }) => {
+    const compiledNow = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
+    raw.initSync({ module: compiledNow });
+    compiling ??= Promise.resolve(compiledNow);
+  },
+  defaultSource: () => undefined, // continuousModule's
 });
 
 /**
@@ -45,12 +70,34 @@ export async function parseContinuousMechanism(document) {
  * @returns {Promise<ContinuousMechanism>}
  */
 export async function fetchContinuousMechanism(url, policy, fetchOptions) {
-  const doc = await parseContinuousMechanism(await fetchBytes(url, fetchOptions, init));
+  return verifyBytes(await fetchBytes(url, fetchOptions, init), (doc) => doc.verify(policy));
+}
+
+/** Parses `bytes` and returns `verify(doc)`; the document is freed. */
+async function verifyBytes(bytes, verify) {
+  const doc = await parseContinuousMechanism(bytes);
   try {
-    return doc.verify(policy);
+    return verify(doc);
   } finally {
     doc.free();
   }
+}
+
+/**
+ * Parses and verifies a continuous document against `policy` in the package's Worker, as
+ * `verifyAsync` of 'privlift': the call for any document `verify()` refuses as
+ * `needs_async`. Resolves with an AsyncContinuousMechanism, whose methods answer by
+ * promise from that Worker. `options`: `{signal, onProgress}`.
+ * @returns {Promise<AsyncContinuousMechanism>}
+ */
+export function verifyContinuousAsync(document, policy, options) {
+  return verifyOffThread({
+    glue: 'continuous',
+    cls: AsyncContinuousMechanism,
+    what: 'verifyContinuousAsync()',
+    compiled: () => continuousModule(),
+    here: (bytes, p) => verifyBytes(bytes, (doc) => unlimited(() => doc.verify(p))),
+  }, document, policy, options);
 }
 
 
@@ -100,8 +147,13 @@ export class ContinuousDocument {
     return guard(() => this.#d.check(policy));
   }
 
-  /** Verifies claims and `policy` ({lip?: {eps, delta}, ldp?: {eps, delta}}); returns a ContinuousMechanism or throws. */
+  /**
+   * Verifies claims and `policy` ({lip?: {eps, delta}, ldp?: {eps, delta}}); returns a
+   * ContinuousMechanism or throws. A document that costs more than the calling thread
+   * verifies (about 50 ms) is refused with `needs_async`: use verifyContinuousAsync.
+   */
   verify(policy) {
+    refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyContinuousAsync(document, policy) from 'privlift/continuous'");
     return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.#sha256);
   }
 
@@ -230,3 +282,19 @@ if (typeof Symbol.dispose === 'symbol') {
 // What console.log and JSON.stringify show (id, kind, domain, claims), not `ContinuousMechanism {}`.
 summarised(ContinuousDocument, (d) => ({ id: d.id, kind: d.kind, sha256: d.sha256, domain: d.domain, claims: d.claims, verified: false }));
 summarised(ContinuousMechanism, (m) => ({ id: m.id, kind: m.kind, sha256: m.sha256, domain: m.domain, verified: true, audit: m.audit() }));
+
+/**
+ * A verified continuous mechanism that lives in the package's Worker
+ * (verifyContinuousAsync): the methods of ContinuousMechanism, answering by promise; `id`,
+ * `sha256`, `kind`, `domain` and `latticePrior` are read at once. `free()` releases it.
+ */
+export class AsyncContinuousMechanism {
+  /** @internal */
+  constructor(link, props) {
+    bindRemote(this, link, props);
+  }
+}
+AsyncContinuousMechanism.VERIFY = 'verifyContinuousAsync';
+remoteMechanism(AsyncContinuousMechanism, ['id', 'sha256', 'kind', 'domain', 'latticePrior'],
+  ['report', 'perturb', 'perturbMany', 'perturbManySeededForTesting', 'receipt', 'audit', 'verification'],
+  (m) => ({ id: m.id, kind: m.kind, sha256: m.sha256, domain: m.domain }));

@@ -12,7 +12,7 @@
 
 import initWasm, * as raw from '../pkg-design/privlift_design.js';
 import { PrivliftError } from './privlift.js';
-import { convert, guard, invalid, wasmSource, moduleLoader } from './common.js';
+import { convert, guard, invalid, wasmSource, moduleLoader, embeddedWasm } from './common.js';
 import { offThreadAvailable, compiledModule, checkOptions, runOffThread, abortError } from './offthread.js';
 
 export { offThreadAvailable, terminateIdleWorkers } from './offthread.js';
@@ -26,8 +26,10 @@ let compiled = null;
  */
 function designModule(input) {
   if (compiled === null) {
+    // The .wasm file next to the package, unless given one or an entry carries it (workerd).
     compiled = (async () => compiledModule(input !== undefined ? input
-      : await wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url))))();
+      : embeddedWasm.design ? embeddedWasm.design()
+        : await wasmSource(new URL('../pkg-design/privlift_design_bg.wasm', import.meta.url))))();
     compiled.catch(() => { compiled = null; });
   }
   return compiled;

@@ -2,7 +2,8 @@
 import type { AbortSignalLike } from './privlift.js';
 
 /**
- * Options of a call that runs off the calling thread (the designers of 'privlift/design').
+ * Options of a call that runs off the calling thread (the designers of 'privlift/design',
+ * verifyAsync of 'privlift', verifyContinuousAsync of 'privlift/continuous').
  */
 export interface OffThreadOptions {
   /**
@@ -15,7 +16,7 @@ export interface OffThreadOptions {
    * its result has arrived, and in between what the designer reports: the vertex searches
    * of 'orr-*' and 'srr' the bases visited against the search's cap, `designContinuous`
    * its steps (exact audits, certified bounds of its calibration) done against those its
-   * method is expected to make.
+   * method is expected to make. A verification reports 0 and 1 only.
    */
   onProgress?: (fraction: number) => void;
 }
@@ -28,5 +29,5 @@ export interface OffThreadOptions {
  */
 export function offThreadAvailable(): boolean;
 
-/** Terminates the idle worker kept for the next call (it holds the design module's memory). */
+/** Terminates the idle workers kept for the next call (each holds a wasm module's memory: the design module's, or a client's after verifyAsync). */
 export function terminateIdleWorkers(): void;

@@ -1,8 +1,10 @@
-// Runs the package's long computations (the curator's designers) in a Worker the package
-// manages, so that the thread the page (or Node's event loop) runs on never waits for them.
+// Runs the package's long computations (the curator's designers, the clients' verifications
+// of costly documents: js/remote.js) in a Worker the package manages, so that the thread the
+// page (or Node's event loop) runs on never waits for them.
 //
 // - Browsers, Deno: a module Worker, `new Worker(new URL('./worker.js', import.meta.url),
-//   {type: 'module'})`, the form Vite, webpack and esbuild recognise and bundle.
+//   {type: 'module'})` (js/verify-worker.js for verifications), the form Vite, webpack and
+//   esbuild recognise and bundle.
 // - Node: `worker_threads` on the same file.
 // - Runtimes with neither (Cloudflare workerd): the calling thread, as before (see
 //   `offThreadAvailable`); `signal` is then honoured before the call and at its end only.
@@ -118,7 +120,7 @@ class Handle {
   }
 
   listen(fn) { this.#listener = fn; }
-  post(msg) { this.#worker.postMessage(msg); }
+  post(msg, transfer = []) { this.#worker.postMessage(msg, transfer); }
   /** Node: whether the worker keeps the process alive (only while it works). */
   hold(yes) {
     if (this.#node) {
@@ -133,16 +135,25 @@ class Handle {
   }
 }
 
-async function spawn() {
+/**
+ * A worker for `glue`: the designers' script (js/worker.js) or the clients' verification
+ * script (js/verify-worker.js), so that a page that only verifies never bundles the
+ * curator's module. Each `new URL('./….js', import.meta.url)` is written out whole: the
+ * form bundlers recognise.
+ */
+async function spawn(glue) {
+  const design = glue === 'design';
   if (isNode) {
     // Hidden from bundlers, which would otherwise pull a Node built-in into a browser bundle.
     const name = 'node:worker_threads';
     const { Worker: NodeWorker } = await import(/* @vite-ignore */ /* webpackIgnore: true */ name);
     // No flags of the caller's: they may concern its main script only (`--input-type`
     // with `-e` makes a worker refuse to start), and the worker needs none.
-    return new Handle(new NodeWorker(new URL('./worker.js', import.meta.url), { execArgv: [] }), true);
+    const url = design ? new URL('./worker.js', import.meta.url) : new URL('./verify-worker.js', import.meta.url);
+    return new Handle(new NodeWorker(url, { execArgv: [] }), true);
   }
-  return new Handle(new Worker(new URL('./worker.js', import.meta.url), { type: 'module' }), false);
+  return new Handle(design ? new Worker(new URL('./worker.js', import.meta.url), { type: 'module' })
+    : new Worker(new URL('./verify-worker.js', import.meta.url), { type: 'module' }), false);
 }
 
 /**
@@ -158,13 +169,26 @@ async function spawn() {
  * @param {string} what the call, for the abort message
  */
 export async function runOffThread(glue, module, op, args, options, what) {
+  return (await startOffThread(glue, module, op, args, options, what, false)).value;
+}
+
+/**
+ * `runOffThread`, keeping the worker for what the call made there (a verified mechanism):
+ * resolves with `{value, session}`, whose `session.call(op, args)` runs later operations
+ * in that worker until `session.close()` ends the session.
+ */
+export async function holdOffThread(glue, module, op, args, options, what, transfer) {
+  return startOffThread(glue, module, op, args, options, what, true, transfer);
+}
+
+async function startOffThread(glue, module, op, args, options, what, hold, transfer = []) {
   const { signal, onProgress } = options;
   const progress = progressReporter(onProgress);
   if (signal?.aborted) throw abortError(signal, what);
   let handle = idle.get(module);
   idle.delete(module);
   try {
-    handle ??= await spawn();
+    handle ??= await spawn(glue);
   } catch (e) {
     throw new PrivliftError('init', `could not start the privlift worker: ${e && e.message ? e.message : e}`, { cause: e });
   }
@@ -191,12 +215,20 @@ export async function runOffThread(glue, module, op, args, options, what) {
       }
     };
     handle.listen((msg) => {
+      // A late answer to a session's last call (its `free`), posted before this call's.
+      if (msg.call !== undefined) return;
       if (msg.type === 'progress') {
         progress(Math.min(msg.fraction, PROGRESS_BEFORE_END));
       } else if (msg.type === 'result') {
+        if (hold) {
+          signal?.removeEventListener('abort', onAbort);
+          progress(1);
+          resolve({ value: msg.value, session: new Session(handle, glue, module) });
+          return;
+        }
         settle(true);
         progress(1);
-        resolve(msg.value);
+        resolve({ value: msg.value });
       } else if (msg.type === 'error') {
         // A PrivliftError is a refusal; anything else (a trap, memory exhausted) may have
         // left the wasm instance unusable, so that worker is not used again.
@@ -207,8 +239,118 @@ export async function runOffThread(glue, module, op, args, options, what) {
         reject(new PrivliftError('init', `the privlift worker stopped: ${msg.message}`));
       }
     });
-    handle.post({ glue, module, op, args });
+    post(handle, { glue, module, op, args }, reject, () => settle(true), transfer);
   });
+}
+
+/** Posts `msg`; arguments that cannot be cloned (a function, a generator) reject as `invalid_argument`. */
+function post(handle, msg, reject, undo, transfer) {
+  try {
+    handle.post(msg, transfer);
+  } catch (e) {
+    undo();
+    reject(invalid('arguments', `cannot be sent to the privlift worker: ${e && e.message ? e.message : e}`));
+  }
+}
+
+/** Terminates a session's worker when the object that held it is garbage-collected unfreed. */
+const unreleased = typeof FinalizationRegistry === 'function' ? new FinalizationRegistry((h) => h.terminate()) : null;
+
+/**
+ * A worker kept for the object one call made in it: later calls run there in order, each
+ * answered by its number; `close()` frees the object and returns the worker to the idle
+ * pool. In Node it keeps the process alive only while a call is in flight.
+ */
+class Session {
+  #handle;
+  #glue;
+  #module;
+  #pending = new Map();
+  #next = 0;
+  #stopped = null;
+
+  constructor(handle, glue, module) {
+    this.#handle = handle;
+    this.#glue = glue;
+    this.#module = module;
+    handle.hold(false);
+    handle.listen((msg) => {
+      if (msg.type !== 'result' && msg.type !== 'error') {
+        if (msg.type === 'crash') this.#stop(new PrivliftError('init', `the privlift worker stopped: ${msg.message}`));
+        return;
+      }
+      const call = this.#pending.get(msg.call);
+      if (call === undefined) return;
+      this.#pending.delete(msg.call);
+      if (this.#pending.size === 0) handle.hold(false);
+      if (msg.type === 'result') {
+        call.resolve(msg.value);
+      } else {
+        call.reject(rebuild(msg.error));
+        // Not a refusal: the wasm instance may be unusable (see runOffThread).
+        if (msg.error.name !== 'PrivliftError') this.#stop(new PrivliftError('init', `the privlift worker stopped: ${msg.error.message}`));
+      }
+    });
+  }
+
+  /** Ties the worker's life to `owner`: collected unfreed, it terminates the worker. */
+  owner(obj) {
+    unreleased?.register(obj, this.#handle, this);
+  }
+
+  /** Runs `op(...args)` on what the session's first call made; rejects with `stopped` once closed. */
+  call(op, args, stopped) {
+    return new Promise((resolve, reject) => {
+      if (this.#stopped !== null) {
+        reject(this.#stopped === true ? stopped() : this.#stopped);
+        return;
+      }
+      const call = this.#next++;
+      this.#pending.set(call, { resolve, reject });
+      this.#handle.hold(true);
+      post(this.#handle, { glue: this.#glue, module: this.#module, op, args, call }, reject, () => {
+        this.#pending.delete(call);
+        if (this.#pending.size === 0) this.#handle.hold(false);
+      });
+    });
+  }
+
+  /**
+   * Ends the session (a second call does nothing): the worker frees what the first call
+   * made and is kept idle for the next call on its module (or terminated if one is kept
+   * already, or calls are in flight: those reject with `stopped()`).
+   */
+  close(stopped) {
+    if (this.#stopped !== null) return;
+    if (this.#pending.size > 0) {
+      this.#stop(true, stopped);
+      return;
+    }
+    this.#stopped = true;
+    unreleased?.unregister(this);
+    const handle = this.#handle;
+    handle.listen(null);
+    try {
+      handle.post({ glue: this.#glue, module: this.#module, op: 'call', args: ['free', []], call: -1 });
+    } catch {
+      handle.terminate();
+      return;
+    }
+    if (idle.has(this.#module)) {
+      handle.terminate();
+    } else {
+      handle.hold(false);
+      idle.set(this.#module, handle);
+    }
+  }
+
+  #stop(reason, stopped) {
+    this.#stopped = reason;
+    unreleased?.unregister(this);
+    this.#handle.terminate();
+    for (const { reject } of this.#pending.values()) reject(reason === true ? stopped() : reason);
+    this.#pending.clear();
+  }
 }
 
 /** The error the worker sent as plain data, as the class the calling thread would have thrown. */

@@ -50,7 +50,12 @@ export type JsErrorCode =
   /** Ledger: the requested storage (IndexedDB) failed. */
   | 'storage'
   /** A method was called on an object whose wasm memory free() (or a `using` block) released. */
-  | 'invalid_state';
+  | 'invalid_state'
+  /**
+   * A synchronous verify() was given a document that costs more than the calling thread
+   * verifies (`SYNC_VERIFY_WORK`, about 50 ms): use verifyAsync (verifyContinuousAsync).
+   */
+  | 'needs_async';
 
 /**
  * Every `code` a PrivliftError can carry. Of the core's, `infeasible` and `design_failed`
@@ -377,8 +382,10 @@ export function beaconOnPageHide(
 ): () => void;
 
 /**
- * Downloads, parses and verifies a mechanism document. Throws PrivliftError with `network`,
- * `http`, a parse code, `no_claims`, `claim_violated`, `policy_violated` or `too_costly`.
+ * Downloads, parses and verifies a mechanism document on the calling thread. Throws
+ * PrivliftError with `network`, `http`, a parse code, `no_claims`, `claim_violated`,
+ * `policy_violated`, `too_costly`, or `needs_async` for a document that costs more than
+ * the calling thread verifies (about 50 ms): fetch its bytes and call verifyAsync.
  */
 export function fetchMechanism(
   url: FetchInput,
@@ -406,7 +413,11 @@ export class MechanismDocument {
   audit(alphaOrder?: number): Leakage;
   /** Every claim and policy check, without throwing on a failed check. */
   check(policy?: Policy): Verification;
-  /** Verifies claims and policy; throws `no_claims`, `claim_violated`, `policy_violated`, `invalid_argument`. */
+  /**
+   * Verifies claims and policy on the calling thread; throws `no_claims`, `claim_violated`,
+   * `policy_violated`, `invalid_argument`, `too_costly`, and `needs_async` for a document
+   * that costs more than the calling thread verifies (about 50 ms): use verifyAsync.
+   */
   verify(policy?: Policy): Mechanism;
   /** Releases the wasm memory now (otherwise the garbage collector does). */
   /**
@@ -486,5 +497,68 @@ export class Mechanism {
   /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
   [Symbol.dispose](): void;
   /** A summary (id, kind, sha256, sizes or domain, claims; `{freed: true}` after free()); also what console.log shows in Node. */
+  toJSON(): Record<string, unknown>;
+}
+
+/** The options of verifyAsync and verifyContinuousAsync: see OffThreadOptions. */
+export type { OffThreadOptions as VerifyOptions } from './offthread.js';
+
+/**
+ * Parses and verifies a document against `policy` in the package's Worker (Node's
+ * worker_threads; the calling thread where there are no workers, as in Cloudflare
+ * workerd), so that neither blocks the page or the event loop, whatever it costs within
+ * the budget: the call for a document whose size is not known in advance, and for any
+ * that `verify()` refuses as `needs_async`. The mechanism stays in that Worker; its
+ * methods answer by promise. Throws (rejects with) what parseMechanism and verify throw,
+ * with the same codes; an `AbortError` when `options.signal` aborts (the Worker is
+ * terminated). Progress: 0 at the start, 1 at the end.
+ */
+export function verifyAsync(
+  document: DocumentInput,
+  policy?: Policy,
+  options?: import('./offthread.js').OffThreadOptions,
+): Promise<AsyncMechanism>;
+
+/**
+ * A verified mechanism that lives in the package's Worker (verifyAsync): Mechanism's
+ * methods, each answering by promise (about 0.1 ms a call); what never changes is read at
+ * once. Perturbs with crypto.getRandomValues of that Worker's thread.
+ */
+export class AsyncMechanism {
+  private constructor();
+  readonly id: string;
+  /** SHA-256 (lower-case hex) of the verified document's bytes. */
+  readonly sha256: string;
+  readonly kind: MechanismKind;
+  readonly labels: readonly string[];
+  readonly outputLabels: readonly string[];
+  readonly secretLabels: readonly string[];
+  readonly prior: readonly number[];
+  report(y: number | string | Uint8Array | ArrayLike<number | boolean>): Promise<ReportEnvelope>;
+  inputIndex(x: Value): Promise<number>;
+  perturb(label: string): Promise<string>;
+  perturbIndex(i: number): Promise<number>;
+  perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Promise<Uint32Array>;
+  /** DETERMINISTIC perturbation from `seed`: for tests and simulations only. */
+  perturbIndicesSeededForTesting(indices: Uint32Array | readonly number[] | Iterable<number>, seed: bigint | number): Promise<Uint32Array>;
+  receipt(y: number | string): Promise<Receipt>;
+  perturbBits(x: Value): Promise<Uint8Array>;
+  /** DETERMINISTIC perturbBits from `seed`: for tests and simulations only. */
+  perturbBitsSeededForTesting(x: Value, seed: bigint | number): Promise<Uint8Array>;
+  receiptBits(bits: Uint8Array | readonly (0 | 1 | boolean)[]): Promise<Receipt>;
+  leakage(): Promise<Leakage>;
+  leakageX(): Promise<Leakage>;
+  receiptBounds(): Promise<[number, number]>;
+  lipUnderAnyPrior(): Promise<number>;
+  verification(): Promise<Verification>;
+  /**
+   * Releases its memory in the Worker (which is kept idle for the next verifyAsync).
+   * Afterwards every method rejects with PrivliftError `invalid_state`; a second free()
+   * does nothing.
+   */
+  free(): void;
+  /** free(), for `using` declarations (TypeScript 5.2+, lib esnext.disposable). */
+  [Symbol.dispose](): void;
+  /** A summary (id, kind, sha256, sizes, `offThread: true`; `{freed: true}` after free()). */
   toJSON(): Record<string, unknown>;
 }

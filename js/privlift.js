@@ -12,9 +12,11 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, hashedBytes, fetchBytes, wasmSource, summarised, embeddedWasm, freed,
+  documentBytes, hashedBytes, fetchBytes, wasmSource, summarised, embeddedWasm, freed, refuseBlocking, unlimited,
 } from './common.js';
 import { sha256Hex, reportId } from './reports.js';
+import { compiledModule } from './offthread.js';
+import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
 
 export { PrivliftError };
 export { sendReports, beaconOnPageHide } from './reports.js';
@@ -27,6 +29,24 @@ export const errorCodes = Object.freeze([...CORE_ERROR_CODES, ...JS_ERROR_CODES]
 
 let ready = null;
 let loaded = false;
+/** @type {Promise<WebAssembly.Module> | null} */
+let compiling = null;
+
+/**
+ * The module compiled once, asynchronously, from `input` or by default the .wasm file next
+ * to the package (unless an entry carries it: privlift/inline, privlift/workerd): this
+ * thread instantiates it (init) and the package's Worker too (verifyAsync), one download
+ * and one compilation; verifyAsync alone never instantiates it here.
+ */
+function clientModule(input) {
+  if (compiling === null) {
+    compiling = (async () => compiledModule(input !== undefined ? input
+      : embeddedWasm.privlift ? embeddedWasm.privlift()
+        : await wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url))))();
+    compiling.catch(() => { compiling = null; });
+  }
+  return compiling;
+}
 
 /**
  * Loads and instantiates the wasm module once. Idempotent: later calls return the same
@@ -41,9 +61,7 @@ export function init(input) {
     // The .wasm file next to the package, unless given one or carrying it (privlift/inline).
     const fromFile = input === undefined && !embeddedWasm.privlift;
     ready = (async () => {
-      const source = fromFile ? await wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url))
-        : input !== undefined ? input : embeddedWasm.privlift();
-      await initWasm({ module_or_path: source });
+      await initWasm({ module_or_path: await clientModule(input) });
       loaded = true;
     })().catch((e) => {
       ready = null; // allow a retry, e.g. after going back online
@@ -70,7 +88,9 @@ export function initSync(module) {
     throw invalid('module', 'expected the .wasm bytes or a WebAssembly.Module');
   }
   try {
-    raw.initSync({ module });
+    const compiledNow = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
+    raw.initSync({ module: compiledNow });
+    compiling ??= Promise.resolve(compiledNow);
   } catch (e) {
     throw new PrivliftError('init', `could not instantiate the privlift wasm module: ${e && e.message ? e.message : e}`, { cause: e });
   }
@@ -139,12 +159,38 @@ export async function parseMechanism(document, policy) {
  * @returns {Promise<Mechanism>}
  */
 export async function fetchMechanism(url, policy, fetchOptions) {
-  const doc = await parseMechanism(await fetchBytes(url, fetchOptions, init), policy);
+  return verifyBytes(await fetchBytes(url, fetchOptions, init), policy, (doc) => doc.verify(policy));
+}
+
+/** Parses `bytes` within `policy`'s budget and returns `verify(doc)`; the document is freed. */
+async function verifyBytes(bytes, policy, verify) {
+  const doc = await parseMechanism(bytes, policy);
   try {
-    return doc.verify(policy);
+    return verify(doc);
   } finally {
     doc.free();
   }
+}
+
+/**
+ * Parses and verifies a mechanism document (JSON text, UTF-8 bytes or an object) against
+ * `policy` in the package's Worker, so that neither blocks the calling thread, whatever
+ * the document costs within the budget: the call for any document `verify()` refuses as
+ * `needs_async`, and for a document whose size is not known in advance. Resolves with an
+ * AsyncMechanism, which stays in that Worker: its methods answer by promise.
+ * `options`: `{signal, onProgress}` (aborting terminates the Worker and rejects with an
+ * `AbortError`; progress: 0 at the start, 1 at the end). Throws what parseMechanism and
+ * verify throw, with the same codes.
+ * @returns {Promise<AsyncMechanism>}
+ */
+export function verifyAsync(document, policy, options) {
+  return verifyOffThread({
+    glue: 'privlift',
+    cls: AsyncMechanism,
+    what: 'verifyAsync()',
+    compiled: () => clientModule(),
+    here: (bytes, p) => verifyBytes(bytes, p, (doc) => unlimited(() => doc.verify(p))),
+  }, document, policy, options);
 }
 
 /**
@@ -193,8 +239,13 @@ export class MechanismDocument {
     return guard(() => this.#d.check(policy));
   }
 
-  /** Verifies claims and policy on the exact sampler; returns a Mechanism or throws. */
+  /**
+   * Verifies claims and policy on the exact sampler; returns a Mechanism or throws. A
+   * document that costs more than the calling thread verifies (about 50 ms) is refused
+   * with `needs_async`: use verifyAsync.
+   */
   verify(policy) {
+    refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyAsync(document, policy) from 'privlift'");
     return new Mechanism(guard(() => this.#d.verify(policy)), this.#sha256);
   }
 
@@ -471,6 +522,24 @@ summarised(Mechanism, (m) => ({
   id: m.id, kind: m.kind, sha256: m.sha256, ...sizes(m), verified: true,
   claims: Object.fromEntries(m.verification().claims.map((c) => [c.notion, { bound: c.bound, audited: c.actual }])),
 }));
+
+/**
+ * A verified mechanism that lives in the package's Worker (verifyAsync): the methods of
+ * Mechanism, answering by promise; `id`, `sha256`, `kind`, the alphabets and the prior
+ * are read at once. `free()` releases it (the Worker is kept for the next verifyAsync).
+ */
+export class AsyncMechanism {
+  /** @internal */
+  constructor(link, props) {
+    bindRemote(this, link, props);
+  }
+}
+AsyncMechanism.VERIFY = 'verifyAsync';
+remoteMechanism(AsyncMechanism, ['id', 'sha256', 'kind', 'labels', 'outputLabels', 'secretLabels', 'prior'], [
+  'report', 'inputIndex', 'perturb', 'perturbIndex', 'perturbIndices', 'perturbIndicesSeededForTesting', 'perturbBits',
+  'perturbBitsSeededForTesting', 'receiptBits', 'receipt', 'leakage', 'leakageX', 'lipUnderAnyPrior', 'receiptBounds',
+  'verification',
+], (m) => ({ id: m.id, kind: m.kind, sha256: m.sha256, ...sizes(m) }));
 
 /** Whether the wasm module is loaded (init() has completed). */
 export function isInitialized() {

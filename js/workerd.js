@@ -1,6 +1,7 @@
 // privlift/workerd: the 'privlift' API for Cloudflare Workers and other workerd runtimes,
 // and what 'privlift' and 'privlift/inline' resolve to under the `workerd` export condition
-// (wrangler's bundler sets it).
+// (wrangler's bundler sets it); js/workerd-continuous.js and js/workerd-design.js are the
+// same for 'privlift/continuous' and 'privlift/design'.
 //
 // workerd refuses to compile WebAssembly from bytes while it serves (no
 // WebAssembly.compile/instantiate of a buffer, so 'privlift/inline' cannot load there), and
@@ -14,16 +15,9 @@
 // This file has a side effect (the registration below) and is listed in package.json's
 // "sideEffects", so that bundlers keep it.
 
-import { embeddedWasm, PrivliftError } from './common.js';
+import { embeddedWasm, importedModule } from './common.js';
 import compiled from '../pkg/privlift_bg.wasm';
 
 export * from './privlift.js';
 
-embeddedWasm.privlift = () => {
-  if (typeof WebAssembly !== 'undefined' && compiled instanceof WebAssembly.Module) return compiled;
-  const got = compiled === null ? 'null' : typeof compiled === 'object' ? compiled.constructor?.name || 'an object' : typeof compiled;
-  throw new PrivliftError('init', `privlift/workerd imports pkg/privlift_bg.wasm as a compiled WebAssembly.Module, but the import gave ${got}: `
-    + 'bundle the Worker with wrangler (whose default rule makes every *.wasm import a CompiledWasm module) or declare the file as a '
-    + '`wasm` module in the workerd configuration; the runtime refuses to compile WebAssembly from bytes while serving, '
-    + "so neither 'privlift/inline' nor a fetched .wasm can load there");
-};
+embeddedWasm.privlift = () => importedModule(compiled, 'privlift/workerd', 'pkg/privlift_bg.wasm');

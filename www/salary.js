@@ -3,7 +3,7 @@
 // Gaussian mixture fitted to synthetic salaries (scripts/stage-site.sh); the browser
 // audits each document itself, perturbs on a lattice with exact noise, and draws the
 // posterior/prior ratio P(y | x) / P(y) over every salary x for the released y.
-import { parseContinuousMechanism, PrivliftError } from './privlift/js/continuous.js';
+import { verifyContinuousAsync, PrivliftError } from './privlift/js/continuous.js';
 import { collector, truth, send, estimate } from './curator.js';
 import { canvas, svgElement } from './svg.js';
 
@@ -47,13 +47,9 @@ async function load() {
     const text = await (await fetch('mechanisms/' + entry.file)).text();
     const doc = JSON.parse(text);
     try {
-      // The policy: no more than the LIP/LDP the page promises the visitor.
-      const parsed = await parseContinuousMechanism(text);
-      try {
-        state.mechanisms[i] = parsed.verify(entry.policy);
-      } finally {
-        parsed.free();
-      }
+      // The policy: no more than the LIP/LDP the page promises the visitor. Verified in the
+      // package's Worker (a few hundred ms each): the page keeps responding meanwhile.
+      state.mechanisms[i] = await verifyContinuousAsync(text, entry.policy);
       const tr = document.createElement('tr');
       tr.dataset.i = String(i);
       const th = cell('th', undefined, { scope: 'row' });
@@ -100,7 +96,7 @@ async function sendAll() {
     let accepted = 0;
     for (const [i, m] of state.mechanisms.entries()) {
       if (!m || state.outputs[i] === undefined) continue;
-      accepted += (await send(m.report(state.outputs[i]))).accepted;
+      accepted += (await send(await m.report(state.outputs[i]))).accepted;
     }
     state.sent = { accepted };
     $('salary-learn-status').textContent = `Sent: ${accepted} noisy value(s), nothing else.`;
@@ -190,22 +186,22 @@ function marker(i, x, y) {
   }
 }
 
-function release() {
+async function release() {
   const x = Number($('salary').value);
   state.receipts = []; state.outputs = [];
   $('salary-error').textContent = '';
   $('salary-rounded').textContent = '';
   try {
-    state.mechanisms.forEach((m, i) => {
-      if (!m) return;
-      const y = m.perturb(x);
-      const r = m.receipt(y, x);
+    for (const [i, m] of state.mechanisms.entries()) {
+      if (!m) continue;
+      const y = await m.perturb(x);
+      const r = await m.receipt(y, x);
       state.outputs[i] = y; state.receipts[i] = r;
       const row = $('salary-table').querySelector(`tr[data-i="${i}"]`);
       row.querySelector('.out').textContent = money(y);
       row.querySelector('.at').textContent = r.userRatio.toFixed(3);
       row.querySelector('.max').textContent = `${r.maxRatio.toFixed(3)} (at ${money(r.maxRatioX)})`;
-    });
+    }
   } catch (e) {
     $('salary-error').textContent = `✗ ${e.message} [${e.code}]`;
   }

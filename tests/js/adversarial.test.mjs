@@ -7,6 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 
 import { parseMechanism, PrivliftError, errorCodes } from 'privlift';
 import { parseContinuousMechanism, CONTINUOUS_KINDS } from 'privlift/continuous';
+import { unlimited } from '../../js/common.js';
 
 const DIR = new URL('../adversarial/', import.meta.url);
 
@@ -104,7 +105,9 @@ async function run(name, c) {
   if (isContinuous(text)) {
     const doc = await parseContinuousMechanism(text);
     try {
-      continuousProperties(name, doc.verify(c.policy));
+      // The verdicts, whatever the cost within the budget: the thread they run on is
+      // offverify.test.mjs's matter (a synchronous verify() refuses above SYNC_VERIFY_WORK).
+      continuousProperties(name, unlimited(() => doc.verify(c.policy)));
     } finally {
       doc.free();
     }
@@ -112,7 +115,7 @@ async function run(name, c) {
     // Read within the policy's budget, as `privlift verify` reads it.
     const doc = await parseMechanism(text, c.policy);
     try {
-      discreteProperties(name, c, doc.verify(c.policy));
+      discreteProperties(name, c, unlimited(() => doc.verify(c.policy)));
     } finally {
       doc.free();
     }

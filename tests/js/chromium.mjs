@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 
 const ROOT = new URL('../../', import.meta.url);
 export const CHROMIUM = process.env.PRIVLIFT_CHROMIUM || '/usr/bin/chromium';
-const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
+const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html', '.json': 'application/json' };
 
 let found = null;
 try {
@@ -66,3 +66,30 @@ export async function servePackage(pages, dirs, requests) {
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, base: `http://127.0.0.1:${server.address().port}` };
 }
+
+/**
+ * Script for a test page (inside its `<script type="module">`): `sleep(ms)`, and
+ * `probed(fn)`, which runs fn() and resolves to `{value, worstMs, long}`: the page's tasks
+ * longer than 50 ms while it ran (the Long Tasks API: a task's own time, which a busy
+ * machine rarely inflates, unlike the gaps between tasks) and the longest gap between two
+ * turns of a 5 ms setInterval probe.
+ */
+export const PAGE_PROBE = `
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  // While fn() runs: the tasks of the page's thread longer than 50 ms (the Long Tasks API:
+  // a task's own time, which a busy machine rarely inflates, unlike the gaps between
+  // tasks) and the longest gap between two turns of a 5 ms setInterval probe.
+  async function probed(fn) {
+    const long = [];
+    const observer = new PerformanceObserver((list) => long.push(...list.getEntries().map((e) => Math.round(e.duration))));
+    observer.observe({ type: 'longtask' });
+    let last = performance.now(), worst = 0;
+    const probe = setInterval(() => { const now = performance.now(); worst = Math.max(worst, now - last); last = now; }, 5);
+    try {
+      const value = await fn();
+      await sleep(50);
+      long.push(...observer.takeRecords().map((e) => Math.round(e.duration)));
+      return { value, worstMs: worst, long };
+    } finally { clearInterval(probe); observer.disconnect(); }
+  }
+`;

@@ -442,7 +442,7 @@ describe('errors', () => {
     const core = raw.errorCodes();
     assert.ok(core.length >= 20);
     assert.deepEqual(errorCodes.slice(0, core.length), core, 'core codes first, in order');
-    assert.deepEqual(errorCodes.slice(core.length), ['http', 'network', 'init', 'budget_exceeded', 'storage', 'invalid_state']);
+    assert.deepEqual(errorCodes.slice(core.length), ['http', 'network', 'init', 'budget_exceeded', 'storage', 'invalid_state', 'needs_async']);
     assert.ok(Object.isFrozen(errorCodes));
     const dts = await readFile(new URL('../../js/privlift.d.ts', import.meta.url), 'utf8');
     const union = (name) => {

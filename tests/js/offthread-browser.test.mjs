@@ -5,7 +5,7 @@
 // path's. Skipped when Chromium or playwright-core is absent.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { skip, inPage, servePackage } from './chromium.mjs';
+import { skip, inPage, servePackage, PAGE_PROBE } from './chromium.mjs';
 
 const STALL_MS = 50;
 
@@ -18,23 +18,7 @@ const PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" 
   const n = 12, p = Array.from({ length: n }, (_, i) => (i + 1) / (n * (n + 1) / 2));
   const ORR = { prior: { labels: p.map((_, i) => 'v' + i), p }, epsilon: 1 };
   const json = (doc) => { try { return doc.toJson(); } finally { doc.free(); } };
-  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  // While fn() runs: the tasks of the page's thread longer than 50 ms (the Long Tasks API:
-  // a task's own time, which a busy machine rarely inflates, unlike the gaps between
-  // tasks) and the longest gap between two turns of a 5 ms setInterval probe.
-  async function probed(fn) {
-    const long = [];
-    const observer = new PerformanceObserver((list) => long.push(...list.getEntries().map((e) => Math.round(e.duration))));
-    observer.observe({ type: 'longtask' });
-    let last = performance.now(), worst = 0;
-    const probe = setInterval(() => { const now = performance.now(); worst = Math.max(worst, now - last); last = now; }, 5);
-    try {
-      const value = await fn();
-      await sleep(50);
-      long.push(...observer.takeRecords().map((e) => Math.round(e.duration)));
-      return { value, worstMs: worst, long };
-    } finally { clearInterval(probe); observer.disconnect(); }
-  }
+${PAGE_PROBE}
   const out = { attempts: [] };
   // Up to 3 attempts, so that a task the machine's own load stretched past 50 ms once is
   // not taken for the package's: work on the page's thread would stretch every one.

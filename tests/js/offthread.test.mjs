@@ -5,14 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as raw from '../../pkg-design/privlift_design.js';
 import { design, designContinuous, fitGmm, init } from '../../js/design.js';
 import { PrivliftError } from '../../js/privlift.js';
-
-/** The functional bound: the event loop never waits longer than this for the package. */
-const STALL_MS = 50;
+import { STALL_MS, probed, threads } from './stall-probe.mjs';
 
 /** A Gaussian-LIP design on 301 lattice points: 0.7–2 s (Xeon, 2 shared cores). */
 const LONG = {
@@ -28,52 +25,6 @@ const prior = (n) => {
   return { labels: p.map((_, i) => `v${i}`), p };
 };
 const ORR = { prior: prior(12), epsilon: 1 };
-
-/**
- * Milliseconds this thread (the main one) has spent on a CPU, from Linux's per-thread
- * schedstat (nanoseconds), or null elsewhere. A gap of the event loop during which the
- * thread was not on a CPU is the machine's scheduler, not the package's work.
- */
-function mainThreadCpuMs() {
-  try {
-    return Number(readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Runs `fn()` with the event loop probed every 5 ms (and perf_hooks' histogram): returns
- * its value, the histogram's largest delay and the gaps longer than STALL_MS with the CPU
- * time the main thread spent in each (`blocking`: that CPU time, or the wall time where it
- * cannot be read, is above STALL_MS).
- */
-async function probed(fn) {
-  const histogram = monitorEventLoopDelay({ resolution: 5 });
-  histogram.enable();
-  await sleep(20); // the histogram samples from its first timer on
-  const gaps = [];
-  let last = performance.now();
-  let lastCpu = mainThreadCpuMs();
-  const probe = setInterval(() => {
-    const now = performance.now();
-    const cpu = mainThreadCpuMs();
-    if (now - last > STALL_MS) {
-      const onCpu = cpu === null ? now - last : cpu - lastCpu;
-      gaps.push({ wallMs: Math.round(now - last), cpuMs: Math.round(onCpu), blocking: onCpu > STALL_MS });
-    }
-    last = now;
-    lastCpu = cpu;
-  }, 5);
-  try {
-    const value = await fn();
-    await sleep(20); // one more probe after the end
-    return { value, maxDelayMs: histogram.max / 1e6, gaps };
-  } finally {
-    clearInterval(probe);
-    histogram.disable();
-  }
-}
 
 /** Progress: 0 first, 1 last, strictly growing, and at least one report from the wasm side between. */
 function assertProgress(fractions, what) {
@@ -130,15 +81,6 @@ test('fitGmm runs in the worker and returns the synchronous fit', { timeout: 60_
   const samples = Array.from({ length: 400 }, (_, i) => (i % 2 ? 10 : -10) + Math.sin(i));
   assert.deepEqual(await fitGmm(samples, 3), await synchronously(() => raw.fitGmm(Float64Array.from(samples), 3)));
 });
-
-/** The threads of this process (Linux), or null. */
-function threads() {
-  try {
-    return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1]);
-  } catch {
-    return null;
-  }
-}
 
 test('an AbortSignal rejects at once with an AbortError and terminates the worker', { timeout: 120_000 }, async () => {
   const controller = new AbortController();
@@ -205,8 +147,9 @@ async function topLevelAwaits(file) {
   return found;
 }
 
-test('the worker\'s script has no top-level await (Vite bundles workers as IIFE by default, which refuses it)', async () => {
-  for (const file of ['../../js/worker.js', '../../pkg-design/privlift_design.js']) {
+test('the workers\' scripts have no top-level await (Vite bundles workers as IIFE by default, which refuses it)', async () => {
+  for (const file of ['../../js/worker.js', '../../js/verify-worker.js', '../../js/worker-serve.js', '../../pkg-design/privlift_design.js',
+    '../../pkg/privlift.js', '../../pkg-continuous/privlift_continuous.js']) {
     assert.deepEqual(await topLevelAwaits(file), [], `${file}: lines with a top-level await`);
   }
 });

@@ -43,6 +43,13 @@ const CHECKS = {
     assert.equal(same.sha256, mechanism.sha256, 'the same bytes both ways');
     assert.ok(mechanism.outputLabels.includes(y), `y = ${y}: an output label`);
   },
+  'Documents of any size: `verifyAsync` #1': ({ retired, output, receipt }, site) => {
+    assert.deepEqual(site.requests, ['GET /mechanisms/age-retired-orr.json']);
+    assert.equal(receipt.mechanismId, 'age-retired-orr');
+    assert.ok(Number.isInteger(output) && output >= 0 && output < 6, `output ${output}`);
+    assert.deepEqual(receipt.entries.map((e) => e.label), ['18-24', '25-34', '35-44', '45-54', '55-64', '65+']);
+    assert.throws(() => retired.labels, { code: 'invalid_state' }, 'free() released it');
+  },
   'A privacy ledger #1': ({ mechanism, output, bound, memoized }, site) => {
     assert.deepEqual(site.requests, ['GET /mechanisms/age-krr.json']);
     assert.ok(Number.isInteger(output) && output < mechanism.outputLabels.length);
@@ -62,7 +69,7 @@ const CHECKS = {
     assert.ok(stdError.every((e) => e > 0 && Number.isFinite(e)), JSON.stringify(stdError));
     assert.deepEqual(site.requests, []);
   },
-  'A number (salary, reading): `privlift/continuous` #1': ({ salary, y, r }, site) => {
+  'A number (salary, reading): `privlift/continuous` #1': async ({ salary, y, r }, site) => {
     assert.deepEqual(site.requests, ['GET /mechanisms/salary-gaussian-lip.json']);
     const { lo, step } = salary.domain;
     const j = (y - lo) / step; // noise may take y beyond the domain, never off the lattice
@@ -71,7 +78,7 @@ const CHECKS = {
     assert.equal(r.userPoint, 52000, 'the nearest lattice point to 52 300');
     assert.ok(r.userRatio > 0 && r.userRatio >= r.minRatio && r.userRatio <= r.maxRatio);
     assert.equal(r.xs.length, r.ratios.length);
-    const v = salary.verification();
+    const v = await salary.verification();
     assert.ok(v.policyHolds && v.policy.length > 0, 'verified against the (1 nat, 1e-5)-LIP policy');
   },
 };
@@ -198,6 +205,6 @@ for (const block of blocks) {
     const scope = await runInPage(asModule(block.code));
     const check = CHECKS[block.key];
     assert.ok(check, `no CHECKS entry for "${block.key}" (it ran without error)`);
-    check(scope, site);
+    await check(scope, site);
   });
 }

@@ -154,3 +154,24 @@ export async function offThreadUsage(): Promise<void> {
   terminateIdleWorkers();
   void [doc, fit, available];
 }
+
+import { verifyAsync, AsyncMechanism } from 'privlift';
+import { verifyContinuousAsync, type AsyncContinuousMechanism } from 'privlift/continuous';
+
+export async function offThreadVerification(signal: AbortSignal): Promise<void> {
+  const m: AsyncMechanism = await verifyAsync('{}', { maxLdpX: 1 }, { signal, onProgress: (f: number) => void f });
+  const y: number = await m.perturbIndex(0);
+  const label: string = await m.perturb('yes');
+  // @ts-expect-error: its methods answer by promise
+  const now: number = m.perturbIndex(0);
+  // @ts-expect-error perturb takes a label, never an index
+  void m.perturb(0);
+  const labels: readonly string[] = m.labels;
+  const receipt: Promise<import('privlift').Receipt> = m.receipt(y);
+  m.free();
+  const c: AsyncContinuousMechanism = await verifyContinuousAsync('{}', { lip: { eps: 1, delta: 1e-5 } });
+  const v: number = await c.perturb(52000);
+  void [label, now, labels, receipt, v];
+  // @ts-expect-error: made by verifyAsync only
+  void new AsyncMechanism();
+}

@@ -136,6 +136,19 @@ impl WasmContinuousDocument {
     pub fn check(&self, policy: JsValue) -> Result<JsValue, JsValue> {
         to_js_camel(&self.doc.check(&policy_from_js(policy)?).map_err(js_error)?)
     }
+    /// What verifying this document under `policy` costs in work units (what its
+    /// `maxVerifyWork` is compared with), with `verify`'s refusals before any work. The
+    /// wrapper verifies a document above a small share of the budget off the calling
+    /// thread only.
+    #[wasm_bindgen(js_name = verifyWork)]
+    pub fn verify_work(&self, policy: JsValue) -> Result<f64, JsValue> {
+        let policy = policy_from_js(policy)?;
+        let work = self.doc.verify_work(&policy).map_err(js_error)?;
+        let budget = privlift::verify::work_budget(policy.max_verify_work).map_err(js_error)?;
+        work.check("this continuous document", budget).map_err(js_error)?;
+        Ok(work.0)
+    }
+
     /// Verifies claims and policy on the exact sampler; returns a mechanism or throws.
     pub fn verify(&self, policy: JsValue) -> Result<WasmContinuousMechanism, JsValue> {
         let mech = self.doc.verify(&policy_from_js(policy)?).map_err(js_error)?;

@@ -315,6 +315,19 @@ impl WasmDocument {
         Ok(v.to_js())
     }
 
+    /// What verifying this document under `policy` costs in work units
+    /// ([`privlift::verify::Work::of`]), with `verify`'s refusals before any work: a
+    /// malformed policy, `too_costly` above the policy's budget. The wrapper verifies a
+    /// document above a small share of the budget off the calling thread only.
+    #[wasm_bindgen(js_name = verifyWork)]
+    pub fn verify_work(&self, policy: JsValue) -> Result<f64, JsValue> {
+        let policy = policy_from_js(policy)?;
+        policy.validate().map_err(js_error)?;
+        let work = privlift::verify::Work::of(&self.doc);
+        work.check("this document", work_budget(policy.max_verify_work).map_err(js_error)?).map_err(js_error)?;
+        Ok(work.0)
+    }
+
     /// Verifies claims and policy; returns a mechanism ready to perturb, or throws.
     pub fn verify(&self, policy: JsValue) -> Result<WasmMechanism, JsValue> {
         let mech = self.doc.verify(&policy_from_js(policy)?).map_err(js_error)?;

@@ -1,17 +1,18 @@
 // Cloudflare Workers: workerd (npm `workerd`, the runtime itself, pinned in package.json) serves
 // a Worker bundled as wrangler bundles one (esbuild, conditions workerd/worker/browser, every
 // .wasm import a compiled module), which verifies the demo's document, perturbs and answers
-// with the receipt. The first request of the isolate is asserted like the others: work started
+// with the receipt; another uses 'privlift/continuous' and 'privlift/design' too, through
+// their own `workerd` entries. The first request of the isolate is asserted like the others: work started
 // at a Worker's top level is not awaited by a request, and workerd refuses to compile
 // WebAssembly from bytes while serving, so only the 'workerd' entry's lazy load from the
 // imported module works there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { SCENARIO, bin, checkScenario, esbuild, freePort, project } from './harness.mjs';
+import { ROOT, SCENARIO, bin, checkScenario, esbuild, freePort, project } from './harness.mjs';
 
 const WORKER = `
 import * as p from 'privlift';
@@ -95,26 +96,70 @@ async function accepts(port) {
   });
 }
 
-test('a Worker importing privlift verifies, perturbs and gives a receipt under workerd, first request included', async () => {
-  const app = project({ 'src.js': WORKER });
+/** Bundles `source` as wrangler does, serves it with workerd and checks `requests` answers with `check(body, i)`. */
+async function served(source, modules, requests, check) {
+  const app = project({ 'src.js': source });
   let server;
   try {
     const wasm = await bundleWorker(app.dir);
-    assert.deepEqual(wasm, ['privlift_bg.wasm'], "the 'workerd' condition imports the .wasm as a module");
+    assert.deepEqual(wasm.sort(), modules, "the 'workerd' conditions import each .wasm as a module");
     server = await serve(app.dir, wasm);
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < requests; i++) {
       const t0 = performance.now();
       const res = await fetch(server.url, { signal: AbortSignal.timeout(15_000) });
       const body = await res.json();
       assert.equal(res.status, 200, JSON.stringify(body));
-      checkScenario(assert, { ...body, before: i === 0 ? body.before : false });
-      if (i > 0) assert.equal(body.before, true, 'later requests reuse the loaded module');
+      check(body, i);
       console.log(`# workerd request ${i + 1}: ${(performance.now() - t0).toFixed(0)} ms`);
     }
   } finally {
     await server?.stop();
     app.remove();
   }
+}
+
+test('a Worker importing privlift verifies, perturbs and gives a receipt under workerd, first request included', async () => {
+  await served(WORKER, ['privlift_bg.wasm'], 3, (body, i) => {
+    checkScenario(assert, { ...body, before: i === 0 ? body.before : false });
+    if (i > 0) assert.equal(body.before, true, 'later requests reuse the loaded module');
+  });
+});
+
+/** A Worker using the three entries: a continuous receipt, a design, and verifyAsync (on the calling thread there). */
+const EVERY_ENTRY = `
+import * as p from 'privlift';
+import * as c from 'privlift/continuous';
+import * as d from 'privlift/design';
+const SALARY = ${JSON.stringify(readFileSync(join(ROOT, 'examples/salary-gaussian-lip.json'), 'utf8'))};
+export default {
+  async fetch() {
+    try {
+      const before = [c.isInitialized(), d.isInitialized()];
+      const salary = await c.verifyContinuousAsync(SALARY, { lip: { eps: 1, delta: 1e-5 } });
+      const y = await salary.perturb(52300);
+      const r = await salary.receipt(y, 52300);
+      const json = await d.design('krr', { prior: { p: [0.5, 0.5] }, epsilon: 1 });
+      const m = await p.verifyAsync(json, { maxLdpX: 1.01 });
+      const out = await m.perturbIndex(0);
+      m.free();
+      return Response.json({ before, after: [c.isInitialized(), d.isInitialized()], userPoint: r.userPoint,
+        designed: JSON.parse(json).id, out, offThread: d.offThreadAvailable() });
+    } catch (e) {
+      return Response.json({ code: e.code, message: String(e.message) }, { status: 500 });
+    }
+  },
+};
+`;
+
+test('privlift/continuous and privlift/design load under workerd, first request included; verifyAsync runs there', async () => {
+  await served(EVERY_ENTRY, ['privlift_bg.wasm', 'privlift_continuous_bg.wasm', 'privlift_design_bg.wasm'], 2, (body, i) => {
+    assert.deepEqual(body.before, i === 0 ? [false, false] : [true, true], 'nothing is instantiated at import');
+    assert.deepEqual(body.after, [true, true]);
+    assert.equal(body.userPoint, 52000);
+    assert.equal(body.designed, 'krr-eps1');
+    assert.ok(body.out === 0 || body.out === 1, `output ${body.out}`);
+    assert.equal(body.offThread, false, 'workerd has no workers: the calling thread');
+  });
 });
 
 test('privlift/workerd bundled with the .wasm as bytes fails with an init error that says how to import it', async () => {
