@@ -130,11 +130,11 @@ pub struct DocumentJson {
     /// `description`: optional free text for people; never used for verification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Input alphabet X.
-    pub labels: Vec<LabelJson>,
+    /// Input alphabet X (a label given as a number is held in its JSON spelling).
+    pub labels: super::Labels,
     /// Output alphabet Y; when absent, indices `"0"`, `"1"`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_labels: Option<Vec<LabelJson>>,
+    pub output_labels: Option<super::Labels>,
     /// The prior P_X the curator designed for.
     pub prior: Vec<f64>,
     /// `secret`: the secret S and the joint P_SX; when absent, S = X with P_SX = diag(`prior`).
@@ -157,7 +157,7 @@ pub struct DocumentJson {
 pub struct SecretJson {
     /// `labels`: the secret alphabet S; when absent, indices `"0"`, `"1"`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub labels: Option<Vec<LabelJson>>,
+    pub labels: Option<super::Labels>,
     /// `p_sx`: the joint P_SX, one row per secret s and one column per x: all entries together sum
     /// to 1, and its column sums must equal `prior` (within 1e-9; exactly 0 where a column is 0).
     pub p_sx: Vec<Vec<f64>>,
@@ -320,7 +320,7 @@ fn read_document(
         version: 0,
         id: String::new(),
         description: None,
-        labels: Vec::new(),
+        labels: super::Labels::new(),
         output_labels: None,
         prior: Vec::new(),
         secret: None,
@@ -392,10 +392,12 @@ fn read_rows(
     Ok(out)
 }
 
-fn read_labels(r: &mut Reader<'_>, field: &str) -> crate::error::Result<Vec<LabelJson>> {
-    let mut out = Vec::new();
+/// An array of at most [`super::MAX_SYMBOLS`] labels into one text ([`super::Labels`]:
+/// 4 bytes a label beside its text, where a `String` each took ≈ 56 for a short label).
+fn read_labels(r: &mut Reader<'_>, field: &str) -> crate::error::Result<super::Labels> {
+    let mut out = super::Labels::new();
     r.bounded_array(super::MAX_SYMBOLS, &|n| too_many(field, n), &mut |r| {
-        out.push(if r.text_next()? {
+        let label = if r.text_next()? {
             LabelJson::Text(r.text()?)
         } else if r.number_next()? {
             LabelJson::Number(match r.number()? {
@@ -407,9 +409,10 @@ fn read_labels(r: &mut Reader<'_>, field: &str) -> crate::error::Result<Vec<Labe
             })
         } else {
             return Err(r.wrong("a string or a number"));
-        });
-        Ok(())
+        };
+        out.push_json(field, label)
     })?;
+    out.shrink_to_fit();
     Ok(out)
 }
 
