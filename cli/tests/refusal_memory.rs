@@ -87,8 +87,10 @@ fn refusing_a_costly_document_holds_at_most_four_times_its_bytes() {
     // the whole verification ran.
     let (verdict, baseline) = verify_peak(&tiny);
     assert_eq!(verdict.as_deref(), Some("claim_violated"));
+    let dense = generated(&json!({ "identity": 4096 }));
     let documents = [
-        ("dense 4096²", generated(&json!({ "identity": 4096 }))),
+        ("per-secret, one block of 4096²", per_secret(&dense)),
+        ("dense 4096²", dense),
         ("bp_lip, 64 priors on 1024²", case_document("bp-lip-64-priors-1024.json")),
     ];
     for (what, text) in documents {
@@ -100,6 +102,17 @@ fn refusing_a_costly_document_holds_at_most_four_times_its_bytes() {
         let bound = 4 * text.len() as u64 + CODE_PAGES;
         assert!(above <= bound, "{what}: {above} bytes above the baseline for {} of text", text.len());
     }
+}
+
+/// `dense` (a [`generated`] identity) as a per-secret mechanism of one secret whose block
+/// is its channel: the secret before the mechanism, the block priced as it is read.
+fn per_secret(dense: &str) -> String {
+    let doc: Value = serde_json::from_str(dense).unwrap();
+    let prior = serde_json::to_string(&doc["prior"]).unwrap();
+    let channel = r#""mechanism":{"kind":"matrix","p_y_given_x":"#;
+    let block = format!(r#""secret":{{"p_sx":[{prior}]}},"mechanism":{{"kind":"per_secret","p_y_given_sx":["#);
+    let text = dense.replacen(channel, &block, 1);
+    format!("{}]}}}}", text.strip_suffix("}}").unwrap())
 }
 
 /// An srr of `k` inputs shaped as the corpus's: the first half low-risk, one group of one

@@ -234,7 +234,7 @@ impl Alphabet {
         self.labels.get(i)
     }
     /// Index of `label`, if present: a scan of the one text's labels (no index sorted by
-    /// label is kept: a sort's code is 3.8 KB of the gzipped client module, for a lookup
+    /// label is kept: a sort’s code is 2.7 KB of the gzipped client module, for a lookup
     /// that runs once a value is given by label).
     pub fn position(&self, label: &str) -> Option<usize> {
         self.labels.iter().position(|l| l == label)

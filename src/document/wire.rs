@@ -267,27 +267,43 @@ impl DocumentJson {
     /// `json` for a syntax error, a value of the wrong type, or an unknown, duplicate or
     /// missing field, with its position.
     pub fn read(bytes: &[u8]) -> crate::error::Result<DocumentJson> {
-        Self::read_priced(bytes, &mut |_, _, _| Ok(()))
+        Self::read_priced(bytes, &mut |_| Ok(()))
     }
 
-    /// [`DocumentJson::read`], calling `price(inputs, outputs, priors)` after each row of a
-    /// dense channel (`mechanism.p_y_given_x`, or a merge's `inner` one) with the channel's
-    /// size as declared so far (its rows read, or the document's `labels` if they came first
-    /// and are more, by its widest row) and the `bp_lip` priors claimed if the claims came
-    /// first. An error from `price` is the reader's: what verifying
-    /// the channel would cost is refused before the rest of its numbers are read.
+    /// [`DocumentJson::read`], calling `price` after each row of a dense channel
+    /// (`mechanism.p_y_given_x`, a merge's `inner` one, or a block of
+    /// `mechanism.p_y_given_sx`) with the sizes the document has declared so far
+    /// ([`Declared`]). An error from `price` is the reader's: what verifying the channel
+    /// would cost is refused before the rest of its numbers are read.
     ///
     /// # Errors
     /// Those of [`DocumentJson::read`], and `price`'s.
     pub fn read_priced(
         bytes: &[u8],
-        price: &mut dyn FnMut(usize, usize, usize) -> crate::error::Result<()>,
+        price: &mut dyn FnMut(Declared) -> crate::error::Result<()>,
     ) -> crate::error::Result<DocumentJson> {
         let mut r = Reader::new(bytes);
         let d = read_document(&mut r, price)?;
         r.end()?;
         Ok(d)
     }
+}
+
+/// The sizes of a dense channel a document has declared so far, for pricing it while it
+/// is read: each at least what the whole document declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declared {
+    /// The channel's inputs: its rows read so far (of the current block of
+    /// `p_y_given_sx`: the most of any block), or the document's `labels` if they came
+    /// first and are more (not for a merge's `inner` channel, over its blocks).
+    pub inputs: usize,
+    /// The outputs: the widest row read so far.
+    pub outputs: usize,
+    /// The `bp_lip` priors claimed, if the claims came first.
+    pub priors: usize,
+    /// 0 for a channel P(Y|X); for `p_y_given_sx`, the secrets: its blocks begun so far,
+    /// or the rows of `secret.p_sx` if the secret came first and they are more.
+    pub secrets: usize,
 }
 
 /// Most JSON values (numbers, strings, arrays, objects, … each counting one) of the
@@ -313,7 +329,7 @@ const DOCUMENT_FIELDS: &[&str] = &[
 
 fn read_document(
     r: &mut Reader<'_>,
-    price: &mut dyn FnMut(usize, usize, usize) -> crate::error::Result<()>,
+    price: &mut dyn FnMut(Declared) -> crate::error::Result<()>,
 ) -> crate::error::Result<DocumentJson> {
     let mut d = DocumentJson {
         format: String::new(),
@@ -342,9 +358,20 @@ fn read_document(
             8 => {
                 let labels = d.labels.len();
                 let priors = d.claims.bp_lip.as_ref().map_or(0, |c| c.priors.len());
+                let declared_secrets = d.secret.as_ref().map_or(0, |s| s.p_sx.len());
+                // Every block of `p_y_given_sx` has the same rows and width.
+                let (mut block_rows, mut block_width) = (0, 0);
                 d.mechanism = super::json::read_mechanism_priced(r, &mut |seen| {
-                    let inputs = if seen.outer { seen.rows.max(labels) } else { seen.rows };
-                    price(inputs, seen.width, priors)
+                    let (rows, outputs, secrets) = match seen.secrets {
+                        0 => (seen.rows, seen.width, 0),
+                        blocks => {
+                            block_rows = seen.rows.max(block_rows);
+                            block_width = seen.width.max(block_width);
+                            (block_rows, block_width, blocks.max(declared_secrets))
+                        }
+                    };
+                    let inputs = if seen.outer { rows.max(labels) } else { rows };
+                    price(Declared { inputs, outputs, priors, secrets })
                 })?;
             }
             9 => d.claims = read_claims(r)?,
