@@ -8,6 +8,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use privlift::document::Alphabet;
 use privlift::verify::{Work, DEFAULT_MAX_VERIFY_WORK};
 use privlift::{Document, Error};
 
@@ -59,14 +60,32 @@ fn identity(k: usize) -> String {
 /// [`identity`], its `labels` and `prior` before the mechanism or (as a hostile curator may
 /// write it) after.
 fn identity_ordered(k: usize, labels_first: bool) -> String {
-    let labels: Vec<String> = (0..k).map(|i| format!("\"v{i}\"")).collect();
-    let prior = vec![format!("{}", 1.0 / k as f64); k];
-    let alphabet = format!(r#""labels":[{}],"prior":[{}]"#, labels.join(","), prior.join(","));
+    let alphabet = alphabet(k);
     let (before, after) = if labels_first { (alphabet.as_str(), "") } else { ("", alphabet.as_str()) };
     let mut text = format!(
-        r#"{{"format":"privlift-mechanism","version":1,"id":"identity",{before}{comma}"mechanism":{{"kind":"matrix","p_y_given_x":["#,
+        r#"{{"format":"privlift-mechanism","version":1,"id":"identity",{before}{comma}"mechanism":{{"kind":"matrix","p_y_given_x":"#,
         comma = if labels_first { "," } else { "" },
     );
+    identity_rows(&mut text, k);
+    text.push('}');
+    if !labels_first {
+        text.push(',');
+        text.push_str(after);
+    }
+    text.push('}');
+    text
+}
+
+/// `"labels"` and a uniform `"prior"` over `k` inputs.
+fn alphabet(k: usize) -> String {
+    let labels: Vec<String> = (0..k).map(|i| format!("\"v{i}\"")).collect();
+    let prior = vec![format!("{}", 1.0 / k as f64); k];
+    format!(r#""labels":[{}],"prior":[{}]"#, labels.join(","), prior.join(","))
+}
+
+/// The rows of a k × k identity, one digit an entry.
+fn identity_rows(text: &mut String, k: usize) {
+    text.push('[');
     for x in 0..k {
         text.push_str(if x == 0 { "[" } else { ",[" });
         for y in 0..k {
@@ -75,12 +94,23 @@ fn identity_ordered(k: usize, labels_first: bool) -> String {
         }
         text.push(']');
     }
-    text.push_str("]}");
-    if !labels_first {
-        text.push(',');
-        text.push_str(after);
+    text.push(']');
+}
+
+/// A per-secret mechanism of one secret whose block is a k × k identity, its labels and
+/// secret first, and its Markov form (the same identity) after the block when `markov`.
+fn per_secret_identity(k: usize, markov: bool) -> String {
+    let p_sx = vec![format!("{}", 1.0 / k as f64); k].join(",");
+    let mut text = String::from(r#"{"format":"privlift-mechanism","version":1,"id":"per-secret","#);
+    text.push_str(&alphabet(k));
+    text.push_str(&format!(r#","secret":{{"p_sx":[[{p_sx}]]}},"mechanism":{{"kind":"per_secret","p_y_given_sx":["#));
+    identity_rows(&mut text, k);
+    text.push(']');
+    if markov {
+        text.push_str(r#","p_y_given_x":"#);
+        identity_rows(&mut text, k);
     }
-    text.push('}');
+    text.push_str("}}");
     text
 }
 
@@ -128,11 +158,42 @@ fn reading_a_document_holds_at_most_four_times_its_bytes() {
     assert_eq!(doc.input().len(), 4096);
     drop(doc);
 
-    // An srr whose `others` row stands for 2047 inputs: stored once (before, copied per input).
+    // A per-secret mechanism's blocks are priced as they are read, as a dense channel is:
+    // one secret over a 4096 × 4096 identity is refused after the first row of its block
+    // (before, the block was read whole: 134 MB), Markov form or not.
+    for markov in [true, false] {
+        let text = per_secret_identity(4096, markov);
+        let (e, peak) = peak_of(|| Document::from_json_within(text.as_bytes(), DEFAULT_MAX_VERIFY_WORK).unwrap_err());
+        let least = Work::per_secret_at_least(1, 4096, 4096, 0).0;
+        assert_eq!(too_costly(&e), (least, DEFAULT_MAX_VERIFY_WORK), "markov {markov}: {e}");
+        assert!(peak < 1_000_000, "per-secret 4096², markov {markov}: refused holding {peak} bytes");
+    }
+    // The least is a lower bound of the whole document's work.
+    let small = per_secret_identity(64, true);
+    let doc = Document::from_json(&small).expect("a valid per-secret document");
+    assert!(Work::per_secret_at_least(1, 64, 64, 0) <= Work::of(&doc));
+    let e = Document::from_json_within(small.as_bytes(), 1.0).unwrap_err();
+    assert!(too_costly(&e).0 <= Work::of(&doc).0, "{e}");
+    drop(doc);
+
+    // An alphabet holds its labels' text and 4 bytes a label (where it ends), not a
+    // `String` each (24 bytes and an allocation: 117,690 bytes for these).
+    let labels: Vec<String> = (0..4096).map(|i| format!("v{i}")).collect();
+    let text_bytes: usize = labels.iter().map(String::len).sum();
+    let base = LIVE.load(Ordering::SeqCst);
+    let alphabet = Alphabet::new("labels", labels.clone()).expect("unique labels");
+    let held = LIVE.load(Ordering::SeqCst) - base;
+    assert_eq!(alphabet.position("v4095"), Some(4095));
+    assert!(held <= text_bytes + 4 * 4096 + 256, "4096 labels of {text_bytes} bytes held in {held} bytes");
+    drop(alphabet);
+
+    // An srr whose `others` row stands for 2047 inputs: stored once (before, copied per
+    // input), and its labels held as one text.
     let text = corpus_document("structured-srr-others-shared.json");
     let (doc, peak) = peak_of(|| Document::from_json(&text));
     doc.expect("a valid document");
-    assert!(peak <= 4 * text.len(), "srr: {peak} bytes for {} of text", text.len());
+    // Its 4096 short labels in one text: 2.0× its bytes (before, a `String` each: 2.9×).
+    assert!(2 * peak <= 5 * text.len(), "srr: {peak} bytes for {} of text", text.len());
 
     // Arrays longer than they may be are refused as they are read, not kept: a million
     // labels, a prior of a million, a channel row of a million entries.

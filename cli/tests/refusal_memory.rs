@@ -16,17 +16,25 @@ use serde_json::{json, Value};
 
 /// The variable that makes [`peak_of_one_child`] measure one run of `privlift verify`.
 const MEASURE: &str = "PRIVLIFT_TEST_PEAK_OF";
+/// The policy file [`peak_of_one_child`] gives `privlift verify`, if set.
+const POLICY: &str = "PRIVLIFT_TEST_POLICY";
 
 /// `privlift verify PATH`'s verdict (its error code, `None` when verified) and its peak
 /// resident memory in bytes. Measured by a fresh copy of this test binary: a child's
 /// `ru_maxrss` includes the memory of the process it was spawned from, before its `exec`,
 /// and this process holds the documents it wrote.
 fn verify_peak(path: &str) -> (Option<String>, u64) {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "peak_of_one_child", "--nocapture", "--test-threads=1"])
-        .env(MEASURE, path)
-        .output()
-        .unwrap();
+    verify_peak_with(path, None)
+}
+
+/// [`verify_peak`] with `--policy policy`.
+fn verify_peak_with(path: &str, policy: Option<&str>) -> (Option<String>, u64) {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command.args(["--exact", "peak_of_one_child", "--nocapture", "--test-threads=1"]).env(MEASURE, path);
+    if let Some(p) = policy {
+        command.env(POLICY, p);
+    }
+    let out = command.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout
         .lines()
@@ -43,7 +51,11 @@ fn peak_of_one_child() {
     let Ok(path) = std::env::var(MEASURE) else { return };
     let dir = std::path::Path::new(&path).parent().unwrap().join("verify.out");
     let out = std::fs::File::create(&dir).unwrap();
-    let child = Command::new(BIN).args(["verify", &path]).stdout(out).stderr(Stdio::null()).spawn().unwrap();
+    let mut args = vec!["verify".to_string(), path];
+    if let Ok(policy) = std::env::var(POLICY) {
+        args.extend(["--policy".to_string(), policy]);
+    }
+    let child = Command::new(BIN).args(&args).stdout(out).stderr(Stdio::null()).spawn().unwrap();
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: a zeroed rusage is a valid value for wait4 to fill; `pid` is our own child,
@@ -75,9 +87,10 @@ fn refusing_a_costly_document_holds_at_most_four_times_its_bytes() {
     // the whole verification ran.
     let (verdict, baseline) = verify_peak(&tiny);
     assert_eq!(verdict.as_deref(), Some("claim_violated"));
+    let dense = generated(&json!({ "identity": 4096 }));
     let documents = [
-        ("dense 4096²", generated(&json!({ "identity": 4096 }))),
-        ("srr, others shared by 2047 inputs", case_document("structured-srr-others-shared.json")),
+        ("per-secret, one block of 4096²", per_secret(&dense)),
+        ("dense 4096²", dense),
         ("bp_lip, 64 priors on 1024²", case_document("bp-lip-64-priors-1024.json")),
     ];
     for (what, text) in documents {
@@ -89,4 +102,54 @@ fn refusing_a_costly_document_holds_at_most_four_times_its_bytes() {
         let bound = 4 * text.len() as u64 + CODE_PAGES;
         assert!(above <= bound, "{what}: {above} bytes above the baseline for {} of text", text.len());
     }
+}
+
+/// `dense` (a [`generated`] identity) as a per-secret mechanism of one secret whose block
+/// is its channel: the secret before the mechanism, the block priced as it is read.
+fn per_secret(dense: &str) -> String {
+    let doc: Value = serde_json::from_str(dense).unwrap();
+    let prior = serde_json::to_string(&doc["prior"]).unwrap();
+    let channel = r#""mechanism":{"kind":"matrix","p_y_given_x":"#;
+    let block = format!(r#""secret":{{"p_sx":[{prior}]}},"mechanism":{{"kind":"per_secret","p_y_given_sx":["#);
+    let text = dense.replacen(channel, &block, 1);
+    format!("{}]}}}}", text.strip_suffix("}}").unwrap())
+}
+
+/// An srr of `k` inputs shaped as the corpus's: the first half low-risk, one group of one
+/// input, one `others` row shared by the rest.
+fn srr(k: usize) -> String {
+    let half = k / 2;
+    let labels: Vec<String> = (0..k).map(|i| format!("v{i}")).collect();
+    serde_json::to_string(&json!({
+        "format": "privlift-mechanism", "version": 1, "id": format!("srr-{k}"), "labels": labels,
+        "prior": vec![1.0 / k as f64; k],
+        "mechanism": {"kind": "srr", "low_risk": (0..half).collect::<Vec<_>>(),
+            "groups": [{"inputs": [half], "p_y_given_x": [[1.0]]}], "others": vec![1.0 / (half + 1) as f64; half + 1]},
+    }))
+    .unwrap()
+}
+
+/// An srr's labels and its `others` row are held once: refusing the corpus's (4096 short
+/// labels, 139 KB) holds at most 2× its bytes above refusing a small srr by the same path
+/// (a policy budget of 1 unit), so that code pages do not count. A process's peak moves by
+/// a few hundred kilobytes from run to run on a busy machine: the least of five pairs of
+/// runs. Before the labels were held in one text: 440–940 KB above (3.2–6.7×); after,
+/// 100–500 KB.
+#[test]
+fn refusing_an_srr_of_short_labels_holds_at_most_twice_its_bytes() {
+    let t = TempDir::new("refusal-memory-srr");
+    let policy = t.write("policy.json", r#"{"maxVerifyWork": 1}"#);
+    let small = t.write("small.json", &srr(16));
+    let text = case_document("structured-srr-others-shared.json");
+    let path = t.write("refused.json", &text);
+    let mut least = u64::MAX;
+    for _ in 0..5 {
+        let (verdict, baseline) = verify_peak_with(&small, Some(&policy));
+        assert_eq!(verdict.as_deref(), Some("too_costly"));
+        let (verdict, peak) = verify_peak(&path);
+        assert_eq!(verdict.as_deref(), Some("too_costly"));
+        eprintln!("srr: {} bytes, peak {peak} bytes, small srr's {baseline}", text.len());
+        least = least.min(peak.saturating_sub(baseline));
+    }
+    assert!(least <= 2 * text.len() as u64, "srr: {least} bytes above the baseline for {} of text", text.len());
 }

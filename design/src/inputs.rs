@@ -307,7 +307,7 @@ pub fn tuple_labels(field: &str, attributes: &[Alphabet]) -> Result<Alphabet> {
     let mut out = Vec::with_capacity(n);
     let mut digits = vec![0usize; sizes.len()];
     for _ in 0..n {
-        let parts: Vec<&str> = digits.iter().zip(attributes).map(|(&d, a)| a.labels()[d].as_str()).collect();
+        let parts: Vec<&str> = digits.iter().zip(attributes).map(|(&d, a)| &a.labels()[d]).collect();
         out.push(if json { serde_json::to_string(&parts).unwrap_or_default() } else { parts.join(",") });
         for j in (0..sizes.len()).rev() {
             digits[j] += 1;

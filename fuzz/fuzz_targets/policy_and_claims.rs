@@ -8,7 +8,7 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use privlift::document::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, FORMAT, VERSION};
+use privlift::document::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, Labels, FORMAT, VERSION};
 use privlift::{Document, Leakage, Policy};
 
 mod common;
@@ -102,7 +102,7 @@ fn row(u: &mut Unstructured, n: usize, diag: usize) -> Result<Vec<f64>> {
     Ok(v)
 }
 
-fn labels(u: &mut Unstructured, n: usize, prefix: &str) -> Result<Vec<LabelJson>> {
+fn labels(u: &mut Unstructured, n: usize, prefix: &str) -> Result<Labels> {
     let mut l: Vec<LabelJson> = (0..n).map(|i| LabelJson::Text(format!("{prefix}{i}"))).collect();
     if n > 0 {
         match u.int_in_range(0u8..=15)? {
@@ -120,7 +120,11 @@ fn labels(u: &mut Unstructured, n: usize, prefix: &str) -> Result<Vec<LabelJson>
             _ => {}
         }
     }
-    Ok(l)
+    let mut out = Labels::new();
+    for label in l {
+        out.push_json("labels", label).expect("a few short labels");
+    }
+    Ok(out)
 }
 
 /// A budget: arbitrary, or the audited value times a factor very close to 1.

@@ -502,12 +502,16 @@ pub fn read_mechanism(r: &mut Reader<'_>) -> Result<Json> {
 }
 
 /// A dense channel's sizes as the `mechanism` reader has read them so far: the rows of a
-/// `p_y_given_x` member (the mechanism's own, or its `inner` one) and the widest row.
+/// `p_y_given_x` member (the mechanism's own, or its `inner` one), or of the current block
+/// of a `p_y_given_sx` member, and the widest row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DenseSeen {
     /// Whether the channel is the mechanism's own (over the inputs X), not its `inner` one
     /// (over a merge's blocks).
     pub outer: bool,
+    /// 0 for a channel P(Y|X); for `p_y_given_sx`, the blocks P(Y|X,s) begun so far, this
+    /// one included.
+    pub secrets: usize,
     /// The rows read so far.
     pub rows: usize,
     /// The longest row read so far (the outputs the channel declares).
@@ -515,10 +519,10 @@ pub struct DenseSeen {
 }
 
 /// [`read_mechanism`], calling `price` after each row of a dense channel (`p_y_given_x`,
-/// at the top of the member or in its `inner` object) with the sizes read so far: an error
-/// from `price` stops the reading there, before the rest of the channel's numbers are
-/// read, so a document too costly to verify is refused holding one row's numbers more
-/// than the budget allows.
+/// at the top of the member or in its `inner` object, and each block of `p_y_given_sx`)
+/// with the sizes read so far: an error from `price` stops the reading there, before the
+/// rest of the channel's numbers are read, so a document too costly to verify is refused
+/// holding one row's numbers more than the budget allows.
 ///
 /// # Errors
 /// Those of [`read_mechanism`], and `price`'s.
@@ -528,19 +532,34 @@ pub fn read_mechanism_priced(r: &mut Reader<'_>, price: &mut dyn FnMut(DenseSeen
         return read_compact(r, &mut left);
     }
     read_object(r, MAX_MECHANISM_MEMBERS, &mut |r, key| match key {
-        "p_y_given_x" if r.peek_value()? == b'[' => {
-            read_compact_array(r, &mut left, Some(&mut |rows, width| price(DenseSeen { outer: true, rows, width })))
+        "p_y_given_x" if r.peek_value()? == b'[' => read_compact_array(r, &mut left, Some(&mut channel(true, price))),
+        "p_y_given_sx" if r.peek_value()? == b'[' => {
+            let mut blocks = |secrets: usize, rows: usize, width: usize| match secrets {
+                0 => Ok(()),
+                _ => price(DenseSeen { outer: true, secrets, rows, width }),
+            };
+            read_compact_array(r, &mut left, Some(&mut blocks))
         }
         "inner" if r.peek_value()? == b'{' => read_object(r, MAX_MECHANISM_MEMBERS, &mut |r, key| match key {
-            "p_y_given_x" if r.peek_value()? == b'[' => read_compact_array(
-                r,
-                &mut left,
-                Some(&mut |rows, width| price(DenseSeen { outer: false, rows, width })),
-            ),
+            "p_y_given_x" if r.peek_value()? == b'[' => {
+                read_compact_array(r, &mut left, Some(&mut channel(false, price)))
+            }
             _ => read_compact(r, &mut left),
         }),
         _ => read_compact(r, &mut left),
     })
+}
+
+/// What prices a channel's rows for [`read_compact_array`]: its rows where the array is two
+/// deep (`p_y_given_sx`'s blocks, three deep, are priced by their own closure).
+fn channel<'a>(
+    outer: bool,
+    price: &'a mut dyn FnMut(DenseSeen) -> Result<()>,
+) -> impl FnMut(usize, usize, usize) -> Result<()> + 'a {
+    move |secrets, rows, width| match secrets {
+        0 => price(DenseSeen { outer, secrets, rows, width }),
+        _ => Ok(()),
+    }
 }
 
 fn too_many(found: usize, max: usize) -> crate::error::Error {
@@ -579,12 +598,14 @@ enum Shape {
     Tree(Vec<Json>),
 }
 
-/// An array of the `mechanism` member; `rows_read`, if given, is called with the rows and
-/// the widest row so far after each row of an array of arrays of numbers.
+/// An array of the `mechanism` member; `rows_read`, if given, is called after each row of
+/// an array of arrays of numbers with 0, the rows and the widest row so far, and after
+/// each row of an element of an array of such arrays (`p_y_given_sx`'s blocks) with the
+/// elements begun so far, that element's rows and its widest row.
 fn read_compact_array(
     r: &mut Reader<'_>,
     left: &mut usize,
-    mut rows_read: Option<&mut dyn FnMut(usize, usize) -> Result<()>>,
+    mut rows_read: Option<&mut dyn FnMut(usize, usize, usize) -> Result<()>>,
 ) -> Result<Json> {
     match r.peek_first() {
         Some(b'-' | b'0'..=b'9') => {
@@ -624,12 +645,23 @@ fn read_compact_array(
                 n.ends.get_or_insert_with(Vec::new).push(end);
                 widest = widest.max(width);
                 match rows_read.as_mut() {
-                    Some(price) => price(count, widest),
+                    Some(price) => price(0, count, widest),
                     None => Ok(()),
                 }
             }
             Shape::Tree(v) => {
-                v.push(read_compact(r, left)?);
+                let block = count;
+                v.push(match rows_read.as_mut() {
+                    Some(price) if r.peek_value()? == b'[' => {
+                        // Only the block's own rows: deeper arrays are no channel.
+                        let mut rows = |deeper: usize, rows: usize, width: usize| match deeper {
+                            0 => price(block, rows, width),
+                            _ => Ok(()),
+                        };
+                        read_compact_array(r, left, Some(&mut rows))?
+                    }
+                    _ => read_compact(r, left)?,
+                });
                 Ok(())
             }
             Shape::Empty => Ok(()),

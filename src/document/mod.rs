@@ -10,6 +10,7 @@ pub mod decimal;
 mod fields;
 pub mod json;
 mod keys;
+mod labels;
 mod matrix;
 mod prior;
 pub mod reader;
@@ -31,6 +32,7 @@ pub use continuous::{
     DomainJson, EpsDelta, PriorJson, CONTINUOUS_KINDS,
 };
 pub use json::{Json, Object};
+pub use labels::{Alphabet, Labels};
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
 pub use structured::{block_count, krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
@@ -47,63 +49,6 @@ pub const MAX_SYMBOLS: usize = 4096;
 pub const MAX_PRIORS: usize = 1024;
 /// Largest |S|·|X|·|Y| of a per-secret mechanism (entries of P(Y|S,X)).
 pub const MAX_PER_SECRET_ENTRIES: usize = 1 << 24;
-
-/// A finite alphabet of unique labels. Cloning it is O(1) (the labels are shared): a
-/// document of 4096 labels uses its input alphabet as S and Y too, and a verified
-/// mechanism keeps a copy of its document.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Alphabet {
-    labels: Arc<[String]>,
-}
-
-impl Alphabet {
-    /// Validates `labels` (non-empty, at most [`MAX_SYMBOLS`], unique).
-    pub fn new(field: &str, labels: Vec<String>) -> Result<Self> {
-        if labels.is_empty() {
-            return Err(Error::EmptyAlphabet { field: field.into() });
-        }
-        if labels.len() > MAX_SYMBOLS {
-            return Err(Error::TooManySymbols { field: field.into(), found: labels.len(), max: MAX_SYMBOLS });
-        }
-        if let Some(label) = repeated(&labels) {
-            return Err(Error::DuplicateLabel { field: field.into(), label: label.into() });
-        }
-        Ok(Alphabet { labels: labels.into() })
-    }
-
-    /// `"0"`, `"1"`, … `n-1`.
-    pub fn indices(field: &str, n: usize) -> Result<Self> {
-        Self::new(field, (0..n).map(|i| i.to_string()).collect())
-    }
-
-    /// Number of labels.
-    pub fn len(&self) -> usize {
-        self.labels.len()
-    }
-    /// Whether there is no label (never true for an alphabet built by [`Alphabet::new`]).
-    pub fn is_empty(&self) -> bool {
-        self.labels.is_empty()
-    }
-    /// The labels, in index order.
-    pub fn labels(&self) -> &[String] {
-        &self.labels
-    }
-    /// The label of index `i`, if `i` is in range.
-    pub fn label(&self, i: usize) -> Option<&str> {
-        self.labels.get(i).map(String::as_str)
-    }
-    /// Index of `label`, if present.
-    pub fn position(&self, label: &str) -> Option<usize> {
-        self.labels.iter().position(|l| l == label)
-    }
-}
-
-/// The first label that repeats an earlier one, found in O(k log² k) comparisons at worst
-/// ([`keys::KeySet`]).
-fn repeated(labels: &[String]) -> Option<&str> {
-    let mut seen = keys::KeySet::default();
-    labels.iter().find(|l| !seen.insert(l, &|i| labels[i].as_str())).map(String::as_str)
-}
 
 /// The privacy a document claims, in nats.
 pub type Claims = ClaimsJson;
@@ -258,8 +203,8 @@ pub struct Document {
     utility: Option<Arc<Json>>,
 }
 
-fn labels(field: &str, v: Vec<LabelJson>) -> Result<Alphabet> {
-    Alphabet::new(field, v.into_iter().map(LabelJson::into_string).collect())
+fn labels(field: &str, v: Labels) -> Result<Alphabet> {
+    Alphabet::from_labels(field, v)
 }
 
 fn check_claim(name: &str, v: Option<f64>) -> Result<()> {
@@ -435,17 +380,14 @@ impl Document {
         p_y_given_x: Matrix,
         claims: Claims,
     ) -> Result<Self> {
-        let secret = secret.map(|(a, m)| wire::SecretJson {
-            labels: Some(a.labels().iter().cloned().map(LabelJson::Text).collect()),
-            p_sx: m.to_rows(),
-        });
+        let secret = secret.map(|(a, m)| wire::SecretJson { labels: Some(a.labels().clone()), p_sx: m.to_rows() });
         let w = DocumentJson {
             format: FORMAT.into(),
             version: VERSION,
             id: id.into(),
             description: None,
-            labels: input.labels().iter().cloned().map(LabelJson::Text).collect(),
-            output_labels: Some(output.labels().iter().cloned().map(LabelJson::Text).collect()),
+            labels: input.labels().clone(),
+            output_labels: Some(output.labels().clone()),
             prior,
             secret,
             mechanism: MechanismKind::Matrix(p_y_given_x).to_json().into(),
@@ -465,7 +407,7 @@ impl Document {
         mechanism: MechanismKind,
         claims: Claims,
     ) -> Result<Self> {
-        let text = |a: &Alphabet| a.labels().iter().cloned().map(LabelJson::Text).collect::<Vec<_>>();
+        let text = |a: &Alphabet| a.labels().clone();
         let w = DocumentJson {
             format: FORMAT.into(),
             version: VERSION,
@@ -486,7 +428,7 @@ impl Document {
     /// the kind implies it (k-RR, RR-LIP and unary with the input labels as outputs): at
     /// k = 4096 it repeated `labels` in 35 KB of a 187 KB document.
     pub fn to_wire(&self) -> DocumentJson {
-        let text = |a: &Alphabet| a.labels().iter().cloned().map(LabelJson::Text).collect();
+        let text = |a: &Alphabet| a.labels().clone();
         DocumentJson {
             format: FORMAT.into(),
             version: VERSION,

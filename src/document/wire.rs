@@ -130,11 +130,11 @@ pub struct DocumentJson {
     /// `description`: optional free text for people; never used for verification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    /// Input alphabet X.
-    pub labels: Vec<LabelJson>,
+    /// Input alphabet X (a label given as a number is held in its JSON spelling).
+    pub labels: super::Labels,
     /// Output alphabet Y; when absent, indices `"0"`, `"1"`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_labels: Option<Vec<LabelJson>>,
+    pub output_labels: Option<super::Labels>,
     /// The prior P_X the curator designed for.
     pub prior: Vec<f64>,
     /// `secret`: the secret S and the joint P_SX; when absent, S = X with P_SX = diag(`prior`).
@@ -157,7 +157,7 @@ pub struct DocumentJson {
 pub struct SecretJson {
     /// `labels`: the secret alphabet S; when absent, indices `"0"`, `"1"`, ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub labels: Option<Vec<LabelJson>>,
+    pub labels: Option<super::Labels>,
     /// `p_sx`: the joint P_SX, one row per secret s and one column per x: all entries together sum
     /// to 1, and its column sums must equal `prior` (within 1e-9; exactly 0 where a column is 0).
     pub p_sx: Vec<Vec<f64>>,
@@ -267,27 +267,43 @@ impl DocumentJson {
     /// `json` for a syntax error, a value of the wrong type, or an unknown, duplicate or
     /// missing field, with its position.
     pub fn read(bytes: &[u8]) -> crate::error::Result<DocumentJson> {
-        Self::read_priced(bytes, &mut |_, _, _| Ok(()))
+        Self::read_priced(bytes, &mut |_| Ok(()))
     }
 
-    /// [`DocumentJson::read`], calling `price(inputs, outputs, priors)` after each row of a
-    /// dense channel (`mechanism.p_y_given_x`, or a merge's `inner` one) with the channel's
-    /// size as declared so far (its rows read, or the document's `labels` if they came first
-    /// and are more, by its widest row) and the `bp_lip` priors claimed if the claims came
-    /// first. An error from `price` is the reader's: what verifying
-    /// the channel would cost is refused before the rest of its numbers are read.
+    /// [`DocumentJson::read`], calling `price` after each row of a dense channel
+    /// (`mechanism.p_y_given_x`, a merge's `inner` one, or a block of
+    /// `mechanism.p_y_given_sx`) with the sizes the document has declared so far
+    /// ([`Declared`]). An error from `price` is the reader's: what verifying the channel
+    /// would cost is refused before the rest of its numbers are read.
     ///
     /// # Errors
     /// Those of [`DocumentJson::read`], and `price`'s.
     pub fn read_priced(
         bytes: &[u8],
-        price: &mut dyn FnMut(usize, usize, usize) -> crate::error::Result<()>,
+        price: &mut dyn FnMut(Declared) -> crate::error::Result<()>,
     ) -> crate::error::Result<DocumentJson> {
         let mut r = Reader::new(bytes);
         let d = read_document(&mut r, price)?;
         r.end()?;
         Ok(d)
     }
+}
+
+/// The sizes of a dense channel a document has declared so far, for pricing it while it
+/// is read: each at least what the whole document declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Declared {
+    /// The channel's inputs: its rows read so far (of the current block of
+    /// `p_y_given_sx`: the most of any block), or the document's `labels` if they came
+    /// first and are more (not for a merge's `inner` channel, over its blocks).
+    pub inputs: usize,
+    /// The outputs: the widest row read so far.
+    pub outputs: usize,
+    /// The `bp_lip` priors claimed, if the claims came first.
+    pub priors: usize,
+    /// 0 for a channel P(Y|X); for `p_y_given_sx`, the secrets: its blocks begun so far,
+    /// or the rows of `secret.p_sx` if the secret came first and they are more.
+    pub secrets: usize,
 }
 
 /// Most JSON values (numbers, strings, arrays, objects, … each counting one) of the
@@ -313,14 +329,14 @@ const DOCUMENT_FIELDS: &[&str] = &[
 
 fn read_document(
     r: &mut Reader<'_>,
-    price: &mut dyn FnMut(usize, usize, usize) -> crate::error::Result<()>,
+    price: &mut dyn FnMut(Declared) -> crate::error::Result<()>,
 ) -> crate::error::Result<DocumentJson> {
     let mut d = DocumentJson {
         format: String::new(),
         version: 0,
         id: String::new(),
         description: None,
-        labels: Vec::new(),
+        labels: super::Labels::new(),
         output_labels: None,
         prior: Vec::new(),
         secret: None,
@@ -342,9 +358,20 @@ fn read_document(
             8 => {
                 let labels = d.labels.len();
                 let priors = d.claims.bp_lip.as_ref().map_or(0, |c| c.priors.len());
+                let declared_secrets = d.secret.as_ref().map_or(0, |s| s.p_sx.len());
+                // Every block of `p_y_given_sx` has the same rows and width.
+                let (mut block_rows, mut block_width) = (0, 0);
                 d.mechanism = super::json::read_mechanism_priced(r, &mut |seen| {
-                    let inputs = if seen.outer { seen.rows.max(labels) } else { seen.rows };
-                    price(inputs, seen.width, priors)
+                    let (rows, outputs, secrets) = match seen.secrets {
+                        0 => (seen.rows, seen.width, 0),
+                        blocks => {
+                            block_rows = seen.rows.max(block_rows);
+                            block_width = seen.width.max(block_width);
+                            (block_rows, block_width, blocks.max(declared_secrets))
+                        }
+                    };
+                    let inputs = if seen.outer { rows.max(labels) } else { rows };
+                    price(Declared { inputs, outputs, priors, secrets })
                 })?;
             }
             9 => d.claims = read_claims(r)?,
@@ -392,10 +419,12 @@ fn read_rows(
     Ok(out)
 }
 
-fn read_labels(r: &mut Reader<'_>, field: &str) -> crate::error::Result<Vec<LabelJson>> {
-    let mut out = Vec::new();
+/// An array of at most [`super::MAX_SYMBOLS`] labels into one text ([`super::Labels`]:
+/// 4 bytes a label beside its text, where a `String` each took ≈ 56 for a short label).
+fn read_labels(r: &mut Reader<'_>, field: &str) -> crate::error::Result<super::Labels> {
+    let mut out = super::Labels::new();
     r.bounded_array(super::MAX_SYMBOLS, &|n| too_many(field, n), &mut |r| {
-        out.push(if r.text_next()? {
+        let label = if r.text_next()? {
             LabelJson::Text(r.text()?)
         } else if r.number_next()? {
             LabelJson::Number(match r.number()? {
@@ -407,9 +436,10 @@ fn read_labels(r: &mut Reader<'_>, field: &str) -> crate::error::Result<Vec<Labe
             })
         } else {
             return Err(r.wrong("a string or a number"));
-        });
-        Ok(())
+        };
+        out.push_json(field, label)
     })?;
+    out.shrink_to_fit();
     Ok(out)
 }
 

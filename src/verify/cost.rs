@@ -115,6 +115,17 @@ impl Work {
         Work(dense_units(nx, ny, None, priors, false).min(dense_units(nx, ny, Some((0.0, 0.0)), priors, false)))
     }
 
+    /// The least work of verifying a per-secret mechanism of `secrets` blocks of `inputs` ×
+    /// `outputs` with `priors` `bp_lip` priors, Markov or not (its `p_y_given_x` may come
+    /// after its blocks), whatever else its document declares: at most what [`Work::of`]
+    /// gives for any such document.
+    pub fn per_secret_at_least(secrets: usize, inputs: usize, outputs: usize, priors: usize) -> Work {
+        let (ns, nx, ny, priors) = (secrets as f64, inputs as f64, outputs as f64, priors as f64);
+        // The least joint: none of its non-zero terms.
+        let markov = dense_units(nx, ny, Some((ns, 0.0)), priors, false);
+        Work(markov.min(per_secret_units(ns, nx, ny, 0.0)))
+    }
+
     /// The work of [`Document::verify`] (and `check`, and `audit`) for `doc`.
     pub fn of(doc: &Document) -> Work {
         let nx = doc.input().len() as f64;
@@ -144,12 +155,9 @@ impl Work {
                     structured_units(doc.mechanism(), nx, ns, nnz, has_secret, priors, extra_order)
                 }
                 MechanismKind::PerSecret { markov: None, .. } => {
-                    let e = ns * nx * ny;
-                    let x_audit = audit(nx, nx, nx, ny);
-                    let s_audit = audit(ns, nnz, nx, ny) + e;
-                    let build = 6.0 * e + ns * nx;
-                    let again = if extra_order { s_audit + pow_cells(ns, ny) } else { 0.0 };
-                    PER_SECRET_WEIGHT * (build + x_audit + s_audit + again)
+                    let again =
+                        if extra_order { audit(ns, nnz, nx, ny) + ns * nx * ny + pow_cells(ns, ny) } else { 0.0 };
+                    per_secret_units(ns, nx, ny, nnz) + PER_SECRET_WEIGHT * again
                 }
                 MechanismKind::Unary { .. } => {
                     let dink = (DINKELBACH_MAX_STEPS + 2) as f64 * 2.0;
@@ -196,6 +204,17 @@ fn srlip_units(attributes: &[usize], ns: f64, nx: f64, ny: f64, nnz: f64) -> f64
     } else {
         units
     }
+}
+
+/// The work of verifying a non-Markov per-secret mechanism of `ns` blocks of `nx` × `ny`
+/// (one exact sampler per secret, the audits w.r.t. X and S) under a joint of `nnz`
+/// non-zeros, at the default α order.
+fn per_secret_units(ns: f64, nx: f64, ny: f64, nnz: f64) -> f64 {
+    let e = ns * nx * ny;
+    let x_audit = audit_units(nx, nx, nx, ny);
+    let s_audit = audit_units(ns, nnz, nx, ny) + e;
+    let build = 6.0 * e + ns * nx;
+    PER_SECRET_WEIGHT * (build + x_audit + s_audit)
 }
 
 /// The work of verifying a dense channel of `nx` inputs and `ny` outputs (a `matrix`, or a

@@ -6,7 +6,10 @@
 //! A dense channel is priced after each of its rows ([`Work::dense_at_least`] of its rows
 //! so far, or of its `labels` when they came first, by its widest row, with the `bp_lip`
 //! priors its claims name when they came first): a refused 4096 × 4096 identity whose
-//! labels come first stops after its first row. Every other kind holds
+//! labels come first stops after its first row. A per-secret mechanism's blocks
+//! (`p_y_given_sx`) are priced so too, with the secrets declared so far
+//! ([`Work::per_secret_at_least`]: the least of its Markov and non-Markov forms, since
+//! `p_y_given_x` may come after them). Every other kind holds
 //! no more than its text's numbers, and is priced by [`Work::of`] once validated, before
 //! anything proportional to what it declares (an srr's `others` row once per input, a
 //! unary channel's 2^|X| outputs) is built.
@@ -29,8 +32,12 @@ impl Document {
     /// # Errors
     /// Those of [`Document::from_json`], and `too_costly`.
     pub fn from_json_within(bytes: &[u8], budget: f64) -> Result<Document> {
-        let wire = DocumentJson::read_priced(bytes, &mut |inputs, outputs, priors| {
-            Work::dense_at_least(inputs, outputs, priors).check(WHAT, budget)
+        let wire = DocumentJson::read_priced(bytes, &mut |d| {
+            let least = match d.secrets {
+                0 => Work::dense_at_least(d.inputs, d.outputs, d.priors),
+                ns => Work::per_secret_at_least(ns, d.inputs, d.outputs, d.priors),
+            };
+            least.check(WHAT, budget)
         })?;
         let doc = Document::from_wire(wire)?;
         Work::of(&doc).check(WHAT, budget)?;

@@ -131,7 +131,7 @@ fn population(p: &Arc<Published>, users: u64, seed: u64) -> Result<(Vec<Report>,
                 let output = if unary {
                     m.perturb_bits(x, &mut rng)?.iter().map(|&b| if b { '1' } else { '0' }).collect()
                 } else {
-                    doc.output().labels()[m.perturb_with_secret(s, x, &mut rng)?].clone()
+                    doc.output().labels()[m.perturb_with_secret(s, x, &mut rng)?].to_string()
                 };
                 push(output, &mut rng);
             }

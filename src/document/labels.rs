@@ -1,0 +1,299 @@
+//! The labels of an alphabet, held as one text and the end of each label.
+//!
+//! A document names up to [`super::MAX_SYMBOLS`] values per alphabet, usually a few bytes
+//! each (`"v17"`, `"3"`). Held as one `String` each, a label costs its 24-byte header and
+//! an allocation of its own (≈ 56 bytes in memory for ≈ 8 of text), so a document of
+//! short labels made its reader hold several times its bytes. [`Labels`] costs the text
+//! and 4 bytes a label; [`Alphabet`] validates them and shares them.
+
+use alloc::string::{String, ToString};
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::fmt;
+
+use super::wire::LabelJson;
+use super::MAX_SYMBOLS;
+use crate::error::{Error, Result};
+
+/// A sequence of labels in one text: label `i` is `text[ends[i-1]..ends[i]]`.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Labels {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl Labels {
+    /// No labels.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends `label`.
+    ///
+    /// # Errors
+    /// `invalid_argument` naming `field` when the labels' text would pass 4 GiB (the
+    /// ends are 32-bit).
+    pub fn push(&mut self, field: &str, label: &str) -> Result<()> {
+        let end = u32::try_from(self.text.len() + label.len()).map_err(|_| Error::InvalidArgument {
+            name: field.into(),
+            reason: "the labels' text is longer than 4 GiB".into(),
+        })?;
+        self.text.push_str(label);
+        self.ends.push(end);
+        Ok(())
+    }
+
+    /// Appends a label as a JSON document writes it: a string as is, a number in its JSON
+    /// spelling ([`LabelJson::into_string`]).
+    ///
+    /// # Errors
+    /// Those of [`Labels::push`].
+    pub fn push_json(&mut self, field: &str, label: LabelJson) -> Result<()> {
+        match label {
+            LabelJson::Text(s) => self.push(field, &s),
+            number => self.push(field, &number.into_string()),
+        }
+    }
+
+    /// `"0"`, `"1"`, … `n-1`.
+    pub fn indices(n: usize) -> Self {
+        let mut out = Labels::new();
+        for i in 0..n {
+            // At most 4096 labels of at most 4 digits where a document asks for them;
+            // a larger `n` is refused by `Alphabet::new` before it is used.
+            let _ = out.push("labels", &i.to_string());
+        }
+        out.shrink_to_fit();
+        out
+    }
+
+    /// Releases the capacity beyond the labels held.
+    pub fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+
+    /// Number of labels.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+    /// Whether there is no label.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+    /// The label of index `i`, if `i` is in range.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)? as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        self.text.get(start..end)
+    }
+    /// The labels, in index order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + DoubleEndedIterator + '_ {
+        (0..self.len()).map(|i| &self[i])
+    }
+    /// The labels as owned strings (for callers that keep them apart, e.g. a JS array).
+    pub fn to_vec(&self) -> Vec<String> {
+        self.iter().map(String::from).collect()
+    }
+}
+
+impl core::ops::Index<usize> for Labels {
+    type Output = str;
+    /// Label `i`; panics when `i` is out of range, as a slice does.
+    fn index(&self, i: usize) -> &str {
+        match self.get(i) {
+            Some(l) => l,
+            None => panic!("label index {i} out of range for {} labels", self.len()),
+        }
+    }
+}
+
+impl fmt::Debug for Labels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<S: AsRef<str>> PartialEq<[S]> for Labels {
+    fn eq(&self, other: &[S]) -> bool {
+        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a == b.as_ref())
+    }
+}
+
+impl<S: AsRef<str>, const N: usize> PartialEq<[S; N]> for Labels {
+    fn eq(&self, other: &[S; N]) -> bool {
+        *self == other[..]
+    }
+}
+
+impl<S: AsRef<str>, const N: usize> PartialEq<[S; N]> for &Labels {
+    fn eq(&self, other: &[S; N]) -> bool {
+        **self == other[..]
+    }
+}
+
+impl serde::Serialize for Labels {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Labels {
+    /// A JSON array of strings and numbers, as [`LabelJson`] reads each.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+        struct Seq;
+        impl<'de> serde::de::Visitor<'de> for Seq {
+            type Value = Labels;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a sequence")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> core::result::Result<Labels, A::Error> {
+                let mut out = Labels::new();
+                while let Some(label) = seq.next_element::<LabelJson>()? {
+                    out.push_json("labels", label).map_err(serde::de::Error::custom)?;
+                }
+                out.shrink_to_fit();
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Seq)
+    }
+}
+
+/// A finite alphabet of unique labels. Cloning it is O(1) (the labels are shared): a
+/// document of 4096 labels uses its input alphabet as S and Y too, and a verified
+/// mechanism keeps a copy of its document.
+#[derive(Clone, PartialEq)]
+pub struct Alphabet {
+    labels: Arc<Labels>,
+}
+
+impl Alphabet {
+    /// Validates `labels` (non-empty, at most [`MAX_SYMBOLS`], unique).
+    ///
+    /// # Errors
+    /// `empty_alphabet`, `too_many_symbols`, `duplicate_label` naming `field`.
+    pub fn new(field: &str, labels: Vec<String>) -> Result<Self> {
+        if labels.len() > MAX_SYMBOLS {
+            return Err(Error::TooManySymbols { field: field.into(), found: labels.len(), max: MAX_SYMBOLS });
+        }
+        let mut text = Labels::new();
+        for l in &labels {
+            text.push(field, l)?;
+        }
+        Self::from_labels(field, text)
+    }
+
+    /// [`Alphabet::new`] of labels already held as [`Labels`] (a document's, as read).
+    ///
+    /// # Errors
+    /// Those of [`Alphabet::new`].
+    pub fn from_labels(field: &str, mut labels: Labels) -> Result<Self> {
+        if labels.is_empty() {
+            return Err(Error::EmptyAlphabet { field: field.into() });
+        }
+        if labels.len() > MAX_SYMBOLS {
+            return Err(Error::TooManySymbols { field: field.into(), found: labels.len(), max: MAX_SYMBOLS });
+        }
+        if let Some(label) = repeated(&labels) {
+            return Err(Error::DuplicateLabel { field: field.into(), label: label.into() });
+        }
+        labels.shrink_to_fit();
+        Ok(Alphabet { labels: Arc::new(labels) })
+    }
+
+    /// `"0"`, `"1"`, … `n-1`.
+    ///
+    /// # Errors
+    /// Those of [`Alphabet::new`] (`n` is 0 or above [`MAX_SYMBOLS`]).
+    pub fn indices(field: &str, n: usize) -> Result<Self> {
+        if n > MAX_SYMBOLS {
+            return Err(Error::TooManySymbols { field: field.into(), found: n, max: MAX_SYMBOLS });
+        }
+        Self::from_labels(field, Labels::indices(n))
+    }
+
+    /// Number of labels.
+    pub fn len(&self) -> usize {
+        self.labels.len()
+    }
+    /// Whether there is no label (never true for an alphabet built by [`Alphabet::new`]).
+    pub fn is_empty(&self) -> bool {
+        self.labels.is_empty()
+    }
+    /// The labels, in index order.
+    pub fn labels(&self) -> &Labels {
+        &self.labels
+    }
+    /// The labels, in index order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + DoubleEndedIterator + '_ {
+        self.labels.iter()
+    }
+    /// The label of index `i`, if `i` is in range.
+    pub fn label(&self, i: usize) -> Option<&str> {
+        self.labels.get(i)
+    }
+    /// Index of `label`, if present: a scan of the one text's labels (no index sorted by
+    /// label is kept: a sort’s code is 2.7 KB of the gzipped client module, for a lookup
+    /// that runs once a value is given by label).
+    pub fn position(&self, label: &str) -> Option<usize> {
+        self.labels.iter().position(|l| l == label)
+    }
+}
+
+/// The first label that repeats an earlier one, found in O(k log² k) comparisons at worst
+/// ([`super::keys::KeySet`]).
+fn repeated(labels: &Labels) -> Option<&str> {
+    let mut seen = super::keys::KeySet::default();
+    labels.iter().find(|l| !seen.insert(l, &|i| &labels[i]))
+}
+
+impl fmt::Debug for Alphabet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Alphabet").field(&*self.labels).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(labels: &[&str]) -> Vec<String> {
+        labels.iter().map(|l| String::from(*l)).collect()
+    }
+
+    #[test]
+    fn labels_are_read_back_in_order() {
+        let a = Alphabet::new("labels", strings(&["b", "", "日本", "a"])).unwrap();
+        assert_eq!(a.len(), 4);
+        assert_eq!(a.labels(), ["b", "", "日本", "a"]);
+        assert_eq!(a.label(2), Some("日本"));
+        assert_eq!(a.label(4), None);
+        assert_eq!(a.iter().rev().collect::<Vec<_>>(), ["a", "日本", "", "b"]);
+        for (i, l) in ["b", "", "日本", "a"].iter().enumerate() {
+            assert_eq!(a.position(l), Some(i));
+        }
+        assert_eq!(a.position("c"), None);
+        assert_eq!(a.position("日"), None);
+    }
+
+    #[test]
+    fn the_first_repeat_is_named() {
+        let e = Alphabet::new("labels", strings(&["x", "b", "a", "b", "x"])).unwrap_err();
+        assert!(matches!(&e, Error::DuplicateLabel { label, .. } if label == "b"), "{e}");
+        let e = Alphabet::new("labels", strings(&["x", "a", "x", "a"])).unwrap_err();
+        assert!(matches!(&e, Error::DuplicateLabel { label, .. } if label == "x"), "{e}");
+        assert_eq!(Alphabet::new("labels", Vec::<String>::new()).unwrap_err().code(), "empty_alphabet");
+        let many = (0..=MAX_SYMBOLS).map(|i| i.to_string()).collect();
+        assert_eq!(Alphabet::new("labels", many).unwrap_err().code(), "too_many_symbols");
+        assert_eq!(Alphabet::indices("labels", MAX_SYMBOLS + 1).unwrap_err().code(), "too_many_symbols");
+    }
+
+    #[test]
+    fn indices_are_decimal() {
+        let a = Alphabet::indices("labels", 12).unwrap();
+        assert_eq!(a.label(10), Some("10"));
+        assert_eq!(a.position("11"), Some(11));
+        assert_eq!(a, Alphabet::new("labels", (0..12).map(|i| i.to_string()).collect()).unwrap());
+    }
+}
