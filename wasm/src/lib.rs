@@ -286,7 +286,7 @@ impl WasmDocument {
         self.doc.mechanism().tag().into()
     }
     /// The document as pretty JSON (to publish it): curator side, so only in the design
-    /// module (the serialiser is ~4 KB gzip of the client module that no client calls).
+    /// module (no client calls the serialiser, so the client module does not carry it).
     #[cfg(feature = "design")]
     #[wasm_bindgen(js_name = toJson)]
     pub fn to_json(&self) -> String {
