@@ -7,10 +7,11 @@
 // crypto.getRandomValues inside the wasm module; nothing here draws randomness.
 
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
-import { sha256Hex, reportId } from './reports.js';
+import { reportId } from './reports.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, hashedBytes, fetchBytes, wasmSource, typeOf, summarised, freed, moduleLoader,
+  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, wasmSource, typeOf, summarised, moduleLoader,
 } from './common.js';
+import { HANDLE, Wrapper, parsed, fetchedAndVerified } from './family.js';
 
 export { PrivliftError, CONTINUOUS_KINDS };
 
@@ -30,12 +31,10 @@ export const { init, initSync, isInitialized } = moduleLoader('privlift continuo
  * @returns {Promise<ContinuousDocument>}
  */
 export async function parseContinuousMechanism(document) {
-  const bytes = documentBytes(document);
-  // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (see Mechanism.report).
-  const [sha256] = await Promise.all([sha256Hex(hashedBytes(bytes)), init()]);
   // Parsed once, by the core: a discrete document is `unsupported_mechanism` there,
   // naming parseMechanism from 'privlift'.
-  return new ContinuousDocument(guard(() => raw.ContinuousDocument.parseBytes(bytes)), sha256);
+  return parsed(documentBytes(document), init, (bytes) => raw.ContinuousDocument.parseBytes(bytes),
+    (handle, sha256) => new ContinuousDocument(handle, sha256));
 }
 
 /**
@@ -45,12 +44,7 @@ export async function parseContinuousMechanism(document) {
  * @returns {Promise<ContinuousMechanism>}
  */
 export async function fetchContinuousMechanism(url, policy, fetchOptions) {
-  const doc = await parseContinuousMechanism(await fetchBytes(url, fetchOptions, init));
-  try {
-    return doc.verify(policy);
-  } finally {
-    doc.free();
-  }
+  return fetchedAndVerified(url, policy, fetchOptions, init, (bytes) => parseContinuousMechanism(bytes));
 }
 
 
@@ -59,26 +53,14 @@ export async function fetchContinuousMechanism(url, policy, fetchOptions) {
  * or 'sampling': a number on a bounded domain, released on a lattice). Get one from
  * parseContinuousMechanism.
  */
-export class ContinuousDocument {
-  #handle;
-  #sha256;
-
+export class ContinuousDocument extends Wrapper {
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.ContinuousDocument)) throw invalid('handle', 'use parseContinuousMechanism() to make a ContinuousDocument');
-    this.#handle = handle;
-    this.#sha256 = sha256;
+    super(handle, sha256, { raw: raw.ContinuousDocument, name: 'ContinuousDocument', from: 'parseContinuousMechanism()' });
   }
 
-  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
-  get #d() {
-    if (this.#handle === null) throw freed('ContinuousDocument');
-    return this.#handle;
-  }
+  get #d() { return this[HANDLE]; }
 
-  get id() { return this.#d.id; }
-  /** SHA-256 (lower-case hex) of the document's bytes. */
-  get sha256() { return this.#sha256; }
   /** 'gaussian', 'laplace' or 'sampling'. */
   get kind() { return this.#d.kind; }
   get description() { return this.#d.description; }
@@ -102,14 +84,7 @@ export class ContinuousDocument {
 
   /** Verifies claims and `policy` ({lip?: {eps, delta}, ldp?: {eps, delta}}); returns a ContinuousMechanism or throws. */
   verify(policy) {
-    return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.#sha256);
-  }
-
-  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
-  free() {
-    const h = this.#handle;
-    this.#handle = null;
-    h?.free();
+    return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.sha256);
   }
 }
 
@@ -137,28 +112,16 @@ function toFloat64(xs, name) {
 }
 
 /** A verified continuous mechanism, perturbing with crypto.getRandomValues. */
-export class ContinuousMechanism {
-  #handle;
+export class ContinuousMechanism extends Wrapper {
   #kind;
-  #sha256;
 
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.ContinuousMechanism)) throw invalid('handle', 'use ContinuousDocument.verify() to make a ContinuousMechanism');
-    this.#handle = handle;
+    super(handle, sha256, { raw: raw.ContinuousMechanism, name: 'ContinuousMechanism', from: 'ContinuousDocument.verify()' });
     this.#kind = handle.kind;
-    this.#sha256 = sha256;
   }
 
-  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
-  get #m() {
-    if (this.#handle === null) throw freed('ContinuousMechanism');
-    return this.#handle;
-  }
-
-  get id() { return this.#m.id; }
-  /** SHA-256 (lower-case hex) of the verified document's bytes. */
-  get sha256() { return this.#sha256; }
+  get #m() { return this[HANDLE]; }
 
   /**
    * The report envelope for a released value `y` (from perturb): `{mechanism, sha256,
@@ -172,7 +135,7 @@ export class ContinuousMechanism {
     if (!(Math.abs(lo + step * j - y) <= 1e-6 * step)) {
       throw new PrivliftError('unknown_output', 'the value is not lo + step·j of this mechanism\'s lattice');
     }
-    return Object.freeze({ mechanism: this.id, sha256: this.#sha256, output: y, report_id: reportId() });
+    return Object.freeze({ mechanism: this.id, sha256: this.sha256, output: y, report_id: reportId() });
   }
   get kind() { return this.#kind; }
   get domain() { return guard(() => this.#m.domain); }
@@ -213,18 +176,6 @@ export class ContinuousMechanism {
 
   /** The full verification report (claims and policy checks). */
   verification() { return guard(() => this.#m.verification()); }
-
-  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
-  free() {
-    const h = this.#handle;
-    this.#handle = null;
-    h?.free();
-  }
-}
-
-if (typeof Symbol.dispose === 'symbol') {
-  ContinuousDocument.prototype[Symbol.dispose] = ContinuousDocument.prototype.free;
-  ContinuousMechanism.prototype[Symbol.dispose] = ContinuousMechanism.prototype.free;
 }
 
 // What console.log and JSON.stringify show (id, kind, domain, claims), not `ContinuousMechanism {}`.
