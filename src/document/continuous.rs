@@ -43,8 +43,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-use super::decimal::Num;
-use super::writer::Pretty;
+use super::codec::decimal::Num;
+use super::codec::writer::Pretty;
 use super::{check_header, fields, Document, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
 use super::{Json, Object};
@@ -241,7 +241,7 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 /// # Errors
 /// `json`, and every error of [`Document::from_json`] / [`ContinuousDocument::from_json`].
 pub fn parse_any(text: &str) -> Result<AnyDocument> {
-    if super::reader::is_continuous(text.as_bytes()) {
+    if super::codec::reader::is_continuous(text.as_bytes()) {
         Ok(AnyDocument::Continuous(ContinuousDocument::from_json(text)?))
     } else {
         Ok(AnyDocument::Discrete(Document::from_json(text)?))
@@ -547,7 +547,7 @@ impl ContinuousDocument {
 // (`DocumentJson::read`): what `ContinuousDocument::from_json` and the npm client use. The
 // derived `Deserialize` impls read the same documents (tests/reader.rs compares the two).
 
-use super::reader::{Fields, Reader};
+use super::codec::reader::{Fields, Reader};
 
 impl ContinuousDocumentJson {
     /// Reads a continuous document's JSON text (UTF-8).
@@ -579,9 +579,9 @@ fn read_continuous(r: &mut Reader<'_>) -> Result<ContinuousDocumentJson> {
             3 => description = r.optional(Reader::text)?,
             4 => domain = Some(read_domain(r)?),
             5 => prior = Some(read_prior(r)?),
-            6 => mechanism = super::json::read(r)?,
+            6 => mechanism = super::codec::json::read(r)?,
             7 => claims = read_claims(r)?,
-            _ => utility = r.optional(super::json::read)?,
+            _ => utility = r.optional(super::codec::json::read)?,
         }
         Ok(())
     })?;

@@ -5,18 +5,13 @@
 //! the prior is the marginal of the joint). Whether its *claims* hold is a separate
 //! question answered by [`crate::verify`].
 
+pub mod codec;
 pub mod continuous;
-pub mod decimal;
 mod fields;
-pub mod json;
-mod keys;
 mod matrix;
 mod prior;
-pub mod reader;
-pub mod strict;
 mod structured;
 pub mod wire;
-mod writer;
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
@@ -26,11 +21,11 @@ use alloc::vec::Vec;
 
 pub use crate::param::{check_distribution, check_entries as matrix_check_entries, MIN_PROBABILITY, SUM_TOLERANCE};
 pub use crate::sample::lattice::{lattice_index, Lattice, MAX_LATTICE_POINTS};
+pub use codec::{Json, Object};
 pub use continuous::{
     parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism,
     DomainJson, EpsDelta, PriorJson, CONTINUOUS_KINDS,
 };
-pub use json::{Json, Object};
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
 pub use structured::{block_count, krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
@@ -99,9 +94,9 @@ impl Alphabet {
 }
 
 /// The first label that repeats an earlier one, found in O(k log² k) comparisons at worst
-/// ([`keys::KeySet`]).
+/// ([`codec::KeySet`]).
 fn repeated(labels: &[String]) -> Option<&str> {
-    let mut seen = keys::KeySet::default();
+    let mut seen = codec::KeySet::default();
     labels.iter().find(|l| !seen.insert(l, &|i| labels[i].as_str())).map(String::as_str)
 }
 

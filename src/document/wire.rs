@@ -258,7 +258,7 @@ pub struct SrlipJson {
 // the npm client do. The derived `Deserialize` impls above read the same documents
 // (tests/reader.rs compares the two on every document of the tests and on mutations).
 
-use super::reader::{Fields, Num, Reader};
+use super::codec::reader::{Fields, Num, Reader};
 
 impl DocumentJson {
     /// Reads a document's JSON text (UTF-8).
@@ -342,13 +342,13 @@ fn read_document(
             8 => {
                 let labels = d.labels.len();
                 let priors = d.claims.bp_lip.as_ref().map_or(0, |c| c.priors.len());
-                d.mechanism = super::json::read_mechanism_priced(r, &mut |seen| {
+                d.mechanism = super::codec::json::read_mechanism_priced(r, &mut |seen| {
                     let inputs = if seen.outer { seen.rows.max(labels) } else { seen.rows };
                     price(inputs, seen.width, priors)
                 })?;
             }
             9 => d.claims = read_claims(r)?,
-            _ => d.utility = r.optional(|r| super::json::read_at_most(r, MAX_UTILITY_VALUES))?,
+            _ => d.utility = r.optional(|r| super::codec::json::read_at_most(r, MAX_UTILITY_VALUES))?,
         }
         Ok(())
     })?;

@@ -51,4 +51,4 @@ fn parse_error(json: &[u8], e: Error, wrong_family: impl FnOnce(&str) -> Option<
     }
 }
 
-pub(crate) use privlift::document::reader::peek_kind;
+pub(crate) use privlift::document::codec::reader::peek_kind;

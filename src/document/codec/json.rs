@@ -160,7 +160,7 @@ pub struct Object {
 impl Object {
     /// The object of `members`, whose keys are distinct (the callers build it from a `Value`'s
     /// map or from fixed names).
-    pub(super) fn new(mut members: Vec<(String, Json)>) -> Self {
+    pub(in crate::document) fn new(mut members: Vec<(String, Json)>) -> Self {
         heap_sort(&mut members);
         Object { members }
     }
