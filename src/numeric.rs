@@ -122,7 +122,7 @@ pub fn ln_up(r_hat: f64, rel: f64) -> f64 {
 
 /// Sum with Neumaier compensation (used only for validation sums and to normalise a sampler's
 /// rows, not for bounds). Always inlined: in a row kernel it must not be a hot function of
-/// its own (see `sample::alias::quantise_u64`).
+/// its own (see `sample::alias::quantise::quantise_u64`).
 #[inline(always)]
 pub fn sum(xs: &[f64]) -> f64 {
     let mut s = 0.0f64;

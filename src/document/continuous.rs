@@ -220,6 +220,46 @@ pub enum AnyDocument {
     Continuous(ContinuousDocument),
 }
 
+impl AnyDocument {
+    /// The document's family.
+    pub fn family(&self) -> Family {
+        match self {
+            AnyDocument::Discrete(_) => Family::Discrete,
+            AnyDocument::Continuous(_) => Family::Continuous,
+        }
+    }
+}
+
+/// A family of documents: each has its reader, its verification and its client module,
+/// and a document given to another family's entry point is named by its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Labels in, labels out: [`Document`].
+    Discrete,
+    /// A number on a bounded domain, released on a lattice: [`ContinuousDocument`].
+    Continuous,
+}
+
+impl Family {
+    /// The family a `mechanism.kind` belongs to: continuous for [`CONTINUOUS_KINDS`], else
+    /// discrete (whose reader refuses a kind it does not know).
+    pub fn of_kind(kind: &str) -> Family {
+        if CONTINUOUS_KINDS.contains(&kind) {
+            Family::Continuous
+        } else {
+            Family::Discrete
+        }
+    }
+
+    /// `"discrete"` or `"continuous"`, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Discrete => "discrete",
+            Family::Continuous => "continuous",
+        }
+    }
+}
+
 /// The `mechanism.kind` of a JSON document, if it has one.
 fn kind_of(v: &serde_json::Value) -> Option<&str> {
     v.get("mechanism")?.get("kind")?.as_str()

@@ -24,7 +24,7 @@ pub use crate::sample::lattice::{lattice_index, Lattice, MAX_LATTICE_POINTS};
 pub use codec::{Json, Object};
 pub use continuous::{
     parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism,
-    DomainJson, EpsDelta, PriorJson, CONTINUOUS_KINDS,
+    DomainJson, EpsDelta, Family, PriorJson, CONTINUOUS_KINDS,
 };
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
