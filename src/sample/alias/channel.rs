@@ -12,8 +12,9 @@ use super::{select, table_weights_into, vose_into, width, Scratch};
 use crate::error::{Error, Result};
 use crate::rng::Randomness;
 
-/// A channel's rows quantised to integer weights over 2⁶⁴, as [`AliasTable`] quantises a
-/// row: the exact channel that verification audits, and all that
+/// A channel's rows quantised to integer weights over 2⁶⁴, as
+/// [`AliasTable`](super::AliasTable) quantises a row: the exact channel that verification
+/// audits, and all that
 /// [`ChannelSampler::from_quantised`] needs to build the tables that realise it (Vose's
 /// loop on these weights cannot fail).
 #[derive(Debug, Clone, PartialEq, Eq)]
