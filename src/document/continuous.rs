@@ -583,7 +583,7 @@ impl ContinuousDocument {
 }
 
 // ---------------------------------------------------------------------------------------
-// Reading the wire types without serde (`super::reader`), as the discrete document is read
+// Reading the wire types without serde (`super::codec::reader`), as the discrete document is read
 // (`DocumentJson::read`): what `ContinuousDocument::from_json` and the npm client use. The
 // derived `Deserialize` impls read the same documents (tests/reader.rs compares the two).
 

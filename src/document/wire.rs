@@ -1,6 +1,6 @@
 //! The JSON shape of mechanism document v1 (serde types, no validation here), and its
 //! serde-free reader [`DocumentJson::read`] (what `Document::from_json` and the npm client
-//! use; `super::reader`).
+//! use; `super::codec::reader`).
 //!
 //! ```json
 //! {
@@ -254,7 +254,7 @@ pub struct SrlipJson {
 }
 
 // ---------------------------------------------------------------------------------------
-// Reading the wire types without serde (`super::reader`): what `Document::from_json` and
+// Reading the wire types without serde (`super::codec::reader`): what `Document::from_json` and
 // the npm client do. The derived `Deserialize` impls above read the same documents
 // (tests/reader.rs compares the two on every document of the tests and on mutations).
 
