@@ -1,5 +1,5 @@
 //! Native throughput of privlift's perturbation and verification, with baselines measured
-//! in the same run (see BENCHMARKS.md and scripts/bench.sh).
+//! in the same run (scripts/bench.sh runs them).
 //!
 //! Groups (criterion ids `group/function`):
 //!

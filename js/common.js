@@ -376,22 +376,27 @@ export async function wasmSource(url) {
  * The loader of one wasm module: `init` (async, once; later calls return the same promise
  * and ignore `input`), `initSync` (from bytes or a compiled module; a no-op once loaded) and
  * `isInitialized`, the same three functions in every entry. `what` names the module in
- * errors; `defaultSource()` is where `init()` takes it from when given nothing.
+ * errors; `defaultSource()` is where `init()` takes it from when given nothing, and
+ * `hint()` what a failure to load it from there adds to the message (where the file
+ * should be). `compiled` (offthread.js's `compiledOnce`), when given, compiles the module
+ * once for this thread and the package's Worker alike.
  */
-export function moduleLoader(what, { initWasm, initSync, defaultSource }) {
+export function moduleLoader(what, { initWasm, initSync, defaultSource, hint = () => '', compiled = null }) {
   let ready = null;
   let loaded = false;
-  const failed = (verb, e) => new PrivliftError('init',
-    `could not ${verb} the ${what} wasm module: ${e && e.message ? e.message : e}`, { cause: e });
+  const failed = (verb, e, note = '') => new PrivliftError('init',
+    `could not ${verb} the ${what} wasm module: ${e && e.message ? e.message : e}${note}`, { cause: e });
   return {
     init(input) {
       if (ready === null) {
+        const note = input === undefined ? hint() : '';
         ready = (async () => {
-          await initWasm({ module_or_path: input === undefined ? await defaultSource() : input });
+          const source = compiled ? compiled.of(input) : input === undefined ? defaultSource() : input;
+          await initWasm({ module_or_path: await source });
           loaded = true;
         })().catch((e) => {
           ready = null; // allow a retry, e.g. after going back online
-          throw failed('load', e);
+          throw failed('load', e, note);
         });
       }
       return ready;
@@ -402,7 +407,7 @@ export function moduleLoader(what, { initWasm, initSync, defaultSource }) {
         throw invalid('module', 'expected the .wasm bytes or a WebAssembly.Module');
       }
       try {
-        initSync({ module });
+        initSync({ module: compiled ? compiled.now(module) : module });
       } catch (e) {
         throw failed('instantiate', e);
       }

@@ -7,31 +7,22 @@
 // crypto.getRandomValues inside the wasm module; nothing here draws randomness.
 
 import initWasm, * as raw from '../pkg-continuous/privlift_continuous.js';
-import { sha256Hex, reportId } from './reports.js';
+import { reportId } from './reports.js';
 import {
-  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, hashedBytes, fetchBytes, wasmSource, typeOf, summarised, freed, moduleLoader,
+  PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, wasmSource, typeOf, summarised, moduleLoader,
   refuseBlocking, unlimited, embeddedWasm,
 } from './common.js';
-import { compiledModule } from './offthread.js';
+import { HANDLE, Wrapper, parsed, fetchedAndVerified } from './family.js';
+import { compiledOnce } from './offthread.js';
 import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
 
-/** @type {Promise<WebAssembly.Module> | null} */
-let compiling = null;
-
 /**
- * The module compiled once, asynchronously, from `input` or by default the .wasm file next
- * to the package (unless an entry carries it: workerd): this thread instantiates it (init)
- * and the package's Worker too (verifyContinuousAsync), one download and one compilation.
+ * The module compiled once, from init()'s `input` or by default the .wasm file next to the
+ * package (unless an entry carries it: workerd): this thread instantiates it (init) and
+ * the package's Worker too (verifyContinuousAsync), one download and one compilation.
  */
-function continuousModule(input) {
-  if (compiling === null) {
-    compiling = (async () => compiledModule(input !== undefined ? input
-      : embeddedWasm.continuous ? embeddedWasm.continuous()
-        : await wasmSource(new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url))))();
-    compiling.catch(() => { compiling = null; });
-  }
-  return compiling;
-}
+const continuousModule = compiledOnce(() => (embeddedWasm.continuous ? embeddedWasm.continuous()
+  : wasmSource(new URL('../pkg-continuous/privlift_continuous_bg.wasm', import.meta.url))));
 
 export { PrivliftError, CONTINUOUS_KINDS };
 
@@ -40,13 +31,9 @@ export { PrivliftError, CONTINUOUS_KINDS };
  * as in 'privlift'. Optional: every function below loads the module.
  */
 export const { init, initSync, isInitialized } = moduleLoader('privlift continuous', {
-  initWasm: async ({ module_or_path }) => initWasm({ module_or_path: await continuousModule(module_or_path) }),
-  initSync: ({ module }) => {
-    const compiledNow = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
-    raw.initSync({ module: compiledNow });
-    compiling ??= Promise.resolve(compiledNow);
-  },
-  defaultSource: () => undefined, // continuousModule's
+  initWasm,
+  initSync: raw.initSync,
+  compiled: continuousModule,
 });
 
 /**
@@ -55,12 +42,10 @@ export const { init, initSync, isInitialized } = moduleLoader('privlift continuo
  * @returns {Promise<ContinuousDocument>}
  */
 export async function parseContinuousMechanism(document) {
-  const bytes = documentBytes(document);
-  // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (see Mechanism.report).
-  const [sha256] = await Promise.all([sha256Hex(hashedBytes(bytes)), init()]);
   // Parsed once, by the core: a discrete document is `unsupported_mechanism` there,
   // naming parseMechanism from 'privlift'.
-  return new ContinuousDocument(guard(() => raw.ContinuousDocument.parseBytes(bytes)), sha256);
+  return parsed(documentBytes(document), init, (bytes) => raw.ContinuousDocument.parseBytes(bytes),
+    (handle, sha256) => new ContinuousDocument(handle, sha256));
 }
 
 /**
@@ -70,7 +55,7 @@ export async function parseContinuousMechanism(document) {
  * @returns {Promise<ContinuousMechanism>}
  */
 export async function fetchContinuousMechanism(url, policy, fetchOptions) {
-  return verifyBytes(await fetchBytes(url, fetchOptions, init), (doc) => doc.verify(policy));
+  return fetchedAndVerified(url, policy, fetchOptions, init, (bytes) => parseContinuousMechanism(bytes));
 }
 
 /** Parses `bytes` and returns `verify(doc)`; the document is freed. */
@@ -95,7 +80,7 @@ export function verifyContinuousAsync(document, policy, options) {
     glue: 'continuous',
     cls: AsyncContinuousMechanism,
     what: 'verifyContinuousAsync()',
-    compiled: () => continuousModule(),
+    compiled: () => continuousModule.of(),
     here: (bytes, p) => verifyBytes(bytes, (doc) => unlimited(() => doc.verify(p))),
   }, document, policy, options);
 }
@@ -106,26 +91,14 @@ export function verifyContinuousAsync(document, policy, options) {
  * or 'sampling': a number on a bounded domain, released on a lattice). Get one from
  * parseContinuousMechanism.
  */
-export class ContinuousDocument {
-  #handle;
-  #sha256;
-
+export class ContinuousDocument extends Wrapper {
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.ContinuousDocument)) throw invalid('handle', 'use parseContinuousMechanism() to make a ContinuousDocument');
-    this.#handle = handle;
-    this.#sha256 = sha256;
+    super(handle, sha256, { raw: raw.ContinuousDocument, name: 'ContinuousDocument', from: 'parseContinuousMechanism()' });
   }
 
-  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
-  get #d() {
-    if (this.#handle === null) throw freed('ContinuousDocument');
-    return this.#handle;
-  }
+  get #d() { return this[HANDLE]; }
 
-  get id() { return this.#d.id; }
-  /** SHA-256 (lower-case hex) of the document's bytes. */
-  get sha256() { return this.#sha256; }
   /** 'gaussian', 'laplace' or 'sampling'. */
   get kind() { return this.#d.kind; }
   get description() { return this.#d.description; }
@@ -154,14 +127,7 @@ export class ContinuousDocument {
    */
   verify(policy) {
     refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyContinuousAsync(document, policy) from 'privlift/continuous'");
-    return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.#sha256);
-  }
-
-  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
-  free() {
-    const h = this.#handle;
-    this.#handle = null;
-    h?.free();
+    return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.sha256);
   }
 }
 
@@ -189,28 +155,16 @@ function toFloat64(xs, name) {
 }
 
 /** A verified continuous mechanism, perturbing with crypto.getRandomValues. */
-export class ContinuousMechanism {
-  #handle;
+export class ContinuousMechanism extends Wrapper {
   #kind;
-  #sha256;
 
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.ContinuousMechanism)) throw invalid('handle', 'use ContinuousDocument.verify() to make a ContinuousMechanism');
-    this.#handle = handle;
+    super(handle, sha256, { raw: raw.ContinuousMechanism, name: 'ContinuousMechanism', from: 'ContinuousDocument.verify()' });
     this.#kind = handle.kind;
-    this.#sha256 = sha256;
   }
 
-  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
-  get #m() {
-    if (this.#handle === null) throw freed('ContinuousMechanism');
-    return this.#handle;
-  }
-
-  get id() { return this.#m.id; }
-  /** SHA-256 (lower-case hex) of the verified document's bytes. */
-  get sha256() { return this.#sha256; }
+  get #m() { return this[HANDLE]; }
 
   /**
    * The report envelope for a released value `y` (from perturb): `{mechanism, sha256,
@@ -224,7 +178,7 @@ export class ContinuousMechanism {
     if (!(Math.abs(lo + step * j - y) <= 1e-6 * step)) {
       throw new PrivliftError('unknown_output', 'the value is not lo + step·j of this mechanism\'s lattice');
     }
-    return Object.freeze({ mechanism: this.id, sha256: this.#sha256, output: y, report_id: reportId() });
+    return Object.freeze({ mechanism: this.id, sha256: this.sha256, output: y, report_id: reportId() });
   }
   get kind() { return this.#kind; }
   get domain() { return guard(() => this.#m.domain); }
@@ -265,18 +219,6 @@ export class ContinuousMechanism {
 
   /** The full verification report (claims and policy checks). */
   verification() { return guard(() => this.#m.verification()); }
-
-  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
-  free() {
-    const h = this.#handle;
-    this.#handle = null;
-    h?.free();
-  }
-}
-
-if (typeof Symbol.dispose === 'symbol') {
-  ContinuousDocument.prototype[Symbol.dispose] = ContinuousDocument.prototype.free;
-  ContinuousMechanism.prototype[Symbol.dispose] = ContinuousMechanism.prototype.free;
 }
 
 // What console.log and JSON.stringify show (id, kind, domain, claims), not `ContinuousMechanism {}`.

@@ -44,6 +44,31 @@ export async function compiledModule(input) {
 }
 
 /**
+ * One compilation of a module, shared by the thread that instantiates it (init) and the
+ * package's Worker (the async verifications): `of(input)` compiles `input`, or by default
+ * `defaultSource()`, once; `now(module)` compiles bytes synchronously (initSync) and keeps
+ * the result for the Worker.
+ */
+export function compiledOnce(defaultSource) {
+  /** @type {Promise<WebAssembly.Module> | null} */
+  let compiling = null;
+  return {
+    of(input) {
+      if (compiling === null) {
+        compiling = (async () => compiledModule(input !== undefined ? input : await defaultSource()))();
+        compiling.catch(() => { compiling = null; });
+      }
+      return compiling;
+    },
+    now(module) {
+      const compiledNow = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
+      compiling ??= Promise.resolve(compiledNow);
+      return compiledNow;
+    },
+  };
+}
+
+/**
  * The error an aborted call rejects with: the signal's reason when it is an `AbortError`
  * (what `controller.abort()` gives), otherwise a `DOMException` named `AbortError` whose
  * `cause` is the reason, so that callers can always test `e.name === 'AbortError'`.

@@ -12,10 +12,11 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, hashedBytes, fetchBytes, wasmSource, summarised, embeddedWasm, freed, refuseBlocking, unlimited,
+  documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited,
 } from './common.js';
-import { sha256Hex, reportId } from './reports.js';
-import { compiledModule } from './offthread.js';
+import { HANDLE, Wrapper, parsed, fetchedAndVerified } from './family.js';
+import { reportId } from './reports.js';
+import { compiledOnce } from './offthread.js';
 import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
 
 export { PrivliftError };
@@ -27,76 +28,39 @@ export const errorCodes = Object.freeze([...CORE_ERROR_CODES, ...JS_ERROR_CODES]
 // ---------------------------------------------------------------------------------------
 // Loading the module
 
-let ready = null;
-let loaded = false;
-/** @type {Promise<WebAssembly.Module> | null} */
-let compiling = null;
-
 /**
- * The module compiled once, asynchronously, from `input` or by default the .wasm file next
- * to the package (unless an entry carries it: privlift/inline, privlift/workerd): this
- * thread instantiates it (init) and the package's Worker too (verifyAsync), one download
- * and one compilation; verifyAsync alone never instantiates it here.
+ * The module compiled once, from init()'s `input` or by default the .wasm file next to the
+ * package (unless an entry carries it: privlift/inline, privlift/workerd): this thread
+ * instantiates it (init) and the package's Worker too (verifyAsync), one download and one
+ * compilation; verifyAsync alone never instantiates it here.
  */
-function clientModule(input) {
-  if (compiling === null) {
-    compiling = (async () => compiledModule(input !== undefined ? input
-      : embeddedWasm.privlift ? embeddedWasm.privlift()
-        : await wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url))))();
-    compiling.catch(() => { compiling = null; });
-  }
-  return compiling;
-}
+const clientModule = compiledOnce(() => (embeddedWasm.privlift ? embeddedWasm.privlift()
+  : wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url))));
 
 /**
- * Loads and instantiates the wasm module once. Idempotent: later calls return the same
- * promise (and ignore `input`). Every other function calls it for you; call it yourself
- * to load early or to pass the module from elsewhere.
+ * `init(input?)` loads and instantiates the wasm module once. Idempotent: later calls
+ * return the same promise (and ignore `input`). Every other function calls it for you;
+ * call it yourself to load early or to pass the module from elsewhere (by default
+ * pkg/privlift_bg.wasm next to this package, or the bytes 'privlift/inline' carries).
  *
- * @param {RequestInfo | URL | Response | BufferSource | WebAssembly.Module} [input]
- *   where the .wasm comes from; by default pkg/privlift_bg.wasm next to this package.
- */
-export function init(input) {
-  if (ready === null) {
-    // The .wasm file next to the package, unless given one or carrying it (privlift/inline).
-    const fromFile = input === undefined && !embeddedWasm.privlift;
-    ready = (async () => {
-      await initWasm({ module_or_path: await clientModule(input) });
-      loaded = true;
-    })().catch((e) => {
-      ready = null; // allow a retry, e.g. after going back online
-      throw new PrivliftError('init', `could not load the privlift wasm module: ${e && e.message ? e.message : e}`
-        + (fromFile ? ' (is pkg/privlift_bg.wasm served next to js/? With the Vite dev server,'
-          + " set optimizeDeps.exclude: ['privlift'], or pass the .wasm URL to init())" : ''), { cause: e });
-    });
-  }
-  return ready;
-}
-
-/**
- * Instantiates the wasm module synchronously from its bytes or a compiled
+ * `initSync(module)` instantiates it synchronously from its bytes or a compiled
  * WebAssembly.Module, for runtimes that cannot await init() first (a worker's top level,
- * Jest, edge functions). A no-op once loaded. Browsers refuse to compile more than 4 KB
+ * Jest, edge functions); a no-op once loaded. Browsers refuse to compile more than 4 KB
  * synchronously on the main thread: there, use init() (or 'privlift/inline', which
  * carries the module and loads it on first use).
  *
- * @param {BufferSource | WebAssembly.Module} module
+ * `isInitialized()`: whether the module is loaded (init() has completed).
  */
-export function initSync(module) {
-  if (loaded) return;
-  if (module === undefined || module === null) {
-    throw invalid('module', 'expected the .wasm bytes or a WebAssembly.Module');
-  }
-  try {
-    const compiledNow = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
-    raw.initSync({ module: compiledNow });
-    compiling ??= Promise.resolve(compiledNow);
-  } catch (e) {
-    throw new PrivliftError('init', `could not instantiate the privlift wasm module: ${e && e.message ? e.message : e}`, { cause: e });
-  }
-  loaded = true;
-  ready = Promise.resolve();
-}
+export const { init, initSync, isInitialized } = moduleLoader('privlift', {
+  initWasm,
+  initSync: raw.initSync,
+  // The .wasm file next to the package, unless the entry carries it (privlift/inline).
+  defaultSource: () => (embeddedWasm.privlift ? embeddedWasm.privlift()
+    : wasmSource(new URL('../pkg/privlift_bg.wasm', import.meta.url))),
+  compiled: clientModule,
+  hint: () => (embeddedWasm.privlift ? '' : ' (is pkg/privlift_bg.wasm served next to js/? With the Vite dev server,'
+    + " set optimizeDeps.exclude: ['privlift'], or pass the .wasm URL to init())"),
+});
 
 // ---------------------------------------------------------------------------------------
 // Argument conversion. Policies (shape, keys, ranges: Policy::from_entries), index ranges
@@ -135,19 +99,10 @@ function toIndex(v, name) {
  * @returns {Promise<MechanismDocument>}
  */
 export async function parseMechanism(document, policy) {
-  const bytes = documentBytes(document);
-  await init();
   // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
   // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
-  const handle = guard(() => raw.Document.parseBytes(bytes, policy));
-  // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (the collector never mixes
-  // the counts of two versions of a document).
-  try {
-    return new MechanismDocument(handle, await sha256Hex(hashedBytes(bytes)));
-  } catch (e) {
-    handle.free();
-    throw e;
-  }
+  return parsed(documentBytes(document), init, (bytes) => raw.Document.parseBytes(bytes, policy),
+    (handle, sha256) => new MechanismDocument(handle, sha256));
 }
 
 
@@ -159,7 +114,7 @@ export async function parseMechanism(document, policy) {
  * @returns {Promise<Mechanism>}
  */
 export async function fetchMechanism(url, policy, fetchOptions) {
-  return verifyBytes(await fetchBytes(url, fetchOptions, init), policy, (doc) => doc.verify(policy));
+  return fetchedAndVerified(url, policy, fetchOptions, init, parseMechanism);
 }
 
 /** Parses `bytes` within `policy`'s budget and returns `verify(doc)`; the document is freed. */
@@ -188,7 +143,7 @@ export function verifyAsync(document, policy, options) {
     glue: 'privlift',
     cls: AsyncMechanism,
     what: 'verifyAsync()',
-    compiled: () => clientModule(),
+    compiled: () => clientModule.of(),
     here: (bytes, p) => verifyBytes(bytes, p, (doc) => unlimited(() => doc.verify(p))),
   }, document, policy, options);
 }
@@ -197,26 +152,14 @@ export function verifyAsync(document, policy, options) {
  * A parsed, validated, NOT yet verified mechanism document. Get one from parseMechanism.
  * (Not `Document`: that name is the DOM's, which a TypeScript file importing it would lose.)
  */
-export class MechanismDocument {
-  #handle;
-  #sha256;
-
+export class MechanismDocument extends Wrapper {
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.Document)) throw invalid('handle', 'use parseMechanism() to make a MechanismDocument');
-    this.#handle = handle;
-    this.#sha256 = sha256;
+    super(handle, sha256, { raw: raw.Document, name: 'MechanismDocument', from: 'parseMechanism()' });
   }
 
-  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
-  get #d() {
-    if (this.#handle === null) throw freed('MechanismDocument');
-    return this.#handle;
-  }
+  get #d() { return this[HANDLE]; }
 
-  get id() { return this.#d.id; }
-  /** SHA-256 (lower-case hex) of the document's bytes as parsed. */
-  get sha256() { return this.#sha256; }
   /** The mechanism kind: 'matrix', 'per_secret', 'unary', or a structured kind ('krr', 'rr_lip', 'merge', 'sparse', 'srr'). */
   get kind() { return this.#d.kind; }
   get description() { return this.#d.description; }
@@ -246,46 +189,27 @@ export class MechanismDocument {
    */
   verify(policy) {
     refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyAsync(document, policy) from 'privlift'");
-    return new Mechanism(guard(() => this.#d.verify(policy)), this.#sha256);
-  }
-
-  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
-  free() {
-    const h = this.#handle;
-    this.#handle = null;
-    h?.free();
+    return new Mechanism(guard(() => this.#d.verify(policy)), this.sha256);
   }
 }
 
 /** A verified mechanism, perturbing with crypto.getRandomValues. Get one from MechanismDocument.verify. */
-export class Mechanism {
-  #handle;
+export class Mechanism extends Wrapper {
   #labels;
   #outputLabels;
   #secretLabels;
   #index;
   #numeric;
   #kind;
-  #sha256;
 
   /** @internal */
   constructor(handle, sha256) {
-    if (!(handle instanceof raw.Mechanism)) throw invalid('handle', 'use MechanismDocument.verify() to make a Mechanism');
-    this.#handle = handle;
-    this.#sha256 = sha256;
+    super(handle, sha256, { raw: raw.Mechanism, name: 'Mechanism', from: 'MechanismDocument.verify()' });
     // Read once: the getter builds a string in wasm on every call (it cost 10× on perturb).
     this.#kind = handle.kind;
   }
 
-  /** The wasm handle; `invalid_state` once freed (wasm-bindgen's own error is a plain Error). */
-  get #m() {
-    if (this.#handle === null) throw freed('Mechanism');
-    return this.#handle;
-  }
-
-  get id() { return this.#m.id; }
-  /** SHA-256 (lower-case hex) of the verified document's bytes. */
-  get sha256() { return this.#sha256; }
+  get #m() { return this[HANDLE]; }
 
   /**
    * The report envelope for a released output: `{mechanism, sha256, output, report_id}`,
@@ -311,7 +235,7 @@ export class Mechanism {
       }
       output = this.outputLabels[j];
     }
-    return Object.freeze({ mechanism: this.id, sha256: this.#sha256, output, report_id: reportId() });
+    return Object.freeze({ mechanism: this.id, sha256: this.sha256, output, report_id: reportId() });
   }
 
   /** The mechanism kind: 'matrix', 'per_secret', 'unary' (use perturbBits / receiptBits), 'krr', 'rr_lip', 'merge', 'sparse' or 'srr'. */
@@ -501,18 +425,6 @@ export class Mechanism {
 
   /** The full verification report (claims and policy checks). */
   verification() { return guard(() => this.#m.verification()); }
-
-  /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
-  free() {
-    const h = this.#handle;
-    this.#handle = null;
-    h?.free();
-  }
-}
-
-if (typeof Symbol.dispose === 'symbol') {
-  MechanismDocument.prototype[Symbol.dispose] = MechanismDocument.prototype.free;
-  Mechanism.prototype[Symbol.dispose] = Mechanism.prototype.free;
 }
 
 // What console.log and JSON.stringify show (ids, sizes, claims), not `Mechanism {}`.
@@ -541,7 +453,3 @@ remoteMechanism(AsyncMechanism, ['id', 'sha256', 'kind', 'labels', 'outputLabels
   'verification',
 ], (m) => ({ id: m.id, kind: m.kind, sha256: m.sha256, ...sizes(m) }));
 
-/** Whether the wasm module is loaded (init() has completed). */
-export function isInitialized() {
-  return loaded;
-}

@@ -89,8 +89,8 @@ echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 778
 [ "$gz" -le 77824 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
 step "end-to-end demo in headless Chromium and WebKitGTK"
-# On the CLI the native tests built (profile `test`: optimised, with debug assertions), not
-# a release build of the whole dependency tree once more.
+# The CLI the native tests built (profile `test`: optimised, with debug assertions): no
+# release build of the whole dependency tree.
 export PRIVLIFT_CLI=target/debug/privlift
 bash scripts/stage-site.sh >/dev/null
 node --test tests/e2e/

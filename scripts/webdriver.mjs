@@ -10,7 +10,7 @@
 //   const v = await wk.execute('return document.title');
 //   await wk.close();
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './net.mjs';
 
 /** The driver Debian's `webkit2gtk-driver` installs. */
 export const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
@@ -23,18 +23,6 @@ export class WebDriverError extends Error {
     super(`${command}: ${error}: ${message}`);
     this.error = error;
   }
-}
-
-/** A port nothing listens on now (the driver binds it a moment later). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts Xvfb on the first free display; resolves to `{proc, display}` (`:N`). */

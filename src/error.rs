@@ -346,7 +346,7 @@ pub const MAX_FOREIGN_CHARS: usize = 512;
 /// shown; a longer text ends in `…"` followed by its true length: `"abc…" (3145728
 /// characters)`. This is the one quoting function of every message that carries such text
 /// (the core's errors, the CLI, the collector's answers). `{:?}` is not used: it shows every
-/// character, and its Unicode tables cost the client's `.wasm` ≈ 3 KB.
+/// character, and would link its Unicode tables into the client's `.wasm`.
 #[derive(Debug, Clone, Copy)]
 pub struct Quoted<'a>(pub &'a str);
 
@@ -419,7 +419,7 @@ pub type Result<T> = core::result::Result<T, Error>;
 /// The exact values stay in the error's fields.
 /// " nats" for an ε, nothing for the δ of an (ε, δ) check (`….delta@eps=…`, the only
 /// notions with an `@`): a probability. (A `char` pattern: a `&str` one links core's
-/// two-way substring search, 4.8 KB of the client's gzip.)
+/// two-way substring search into the client.)
 fn unit_of(notion: &str) -> &'static str {
     if notion.contains('@') {
         ""
@@ -440,8 +440,8 @@ fn for_people(a: f64, b: f64) -> (String, String) {
 }
 
 /// `x` rounded to `digits` significant digits, printed in Rust's shortest form. By powers
-/// of ten and `Display` only: precision formatting (`{:.4e}`) would add 15 KB of exact
-/// float printing to the client's `.wasm`.
+/// of ten and `Display` only: precision formatting (`{:.4e}`) would link core's exact
+/// float printing into the client's `.wasm`.
 fn significant(x: f64, digits: usize) -> String {
     if !x.is_finite() || x == 0.0 {
         return alloc::format!("{}", Shown(x));

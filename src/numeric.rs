@@ -122,7 +122,7 @@ pub fn ln_up(r_hat: f64, rel: f64) -> f64 {
 
 /// Sum with Neumaier compensation (used only for validation sums and to normalise a sampler's
 /// rows, not for bounds). Always inlined: in a row kernel it must not be a hot function of
-/// its own (see `sample::alias::quantise_u64`).
+/// its own (see `sample::alias::quantise::quantise_u64`).
 #[inline(always)]
 pub fn sum(xs: &[f64]) -> f64 {
     let mut s = 0.0f64;
@@ -250,8 +250,8 @@ mod tests {
 
 /// `v` as Rust's `Display` prints an f64 (the shortest decimal that reads back as `v`, never
 /// in exponent notation: `0.0000001`, `1000000000000000000000`, `-0`, `inf`, `NaN`), for
-/// messages. Written with zmij's shortest digits (Schubfach), which serde_json links anyway:
-/// core's float printing (Grisu with a Dragon4 fallback) would add ≈ 17 KB to the client's
+/// messages. Written with zmij's shortest digits (Schubfach), which serde_json links anyway,
+/// so that core's float printing (Grisu with a Dragon4 fallback) stays out of the client's
 /// `.wasm`. The same digits as `format!("{}")` but where v lies exactly halfway between two
 /// shortest decimals (zmij takes the even one): a test pins this on a million random values.
 /// Width and precision flags are not applied (`{}` only).

@@ -1,4 +1,4 @@
-//! The document reader's number conversion (`privlift::document::decimal`) against
+//! The document reader's number conversion (`privlift::document::codec::decimal`) against
 //! serde_json's reader (with `float_roundtrip`, exact): the same kind (u64, i64, float),
 //! the same bits, the same refusals, on every kind of number text a document can hold.
 //!
@@ -10,7 +10,7 @@
 //! - the limits: u64 and i64 bounds, `-0`, f64::MAX and past it, the least subnormal and
 //!   half of it, exponents far out of range, very long digit strings.
 
-use privlift::document::decimal::{parse, Num};
+use privlift::document::codec::decimal::{parse, Num};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

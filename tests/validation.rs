@@ -247,8 +247,8 @@ fn probabilities_below_two_to_the_minus_900_are_refused() {
 }
 
 /// k-RR and RR-LIP release a value of X, so their outputs are the input labels: the
-/// writer leaves `output_labels` out (at k = 4096 it repeated `labels` in 35 KB of a
-/// 187 KB document), the reader takes its absence or a copy of `labels`, and refuses other
+/// writer leaves `output_labels` out (it would only repeat `labels`), the reader takes
+/// its absence or a copy of `labels`, and refuses other
 /// labels, which would show a user a value that is not the one released. A matrix keeps it.
 #[test]
 fn output_labels_implied_by_the_kind_are_omitted_and_checked() {

@@ -8,8 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { serveFolder } from '../../scripts/net.mjs';
 import { benchPage } from './chromium-page.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -24,23 +23,10 @@ if (!['matrix', 'krr'].includes(opt('kind', 'matrix'))) {
   process.exit(2);
 }
 
-async function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); });
-  });
-}
-
 let server = null;
 if (!base) {
-  const port = await freePort();
-  server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1'], { cwd: repo, stdio: 'ignore' });
-  base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 50; i++) {
-    try { if ((await fetch(base + '/package.json')).ok) break; } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  server = await serveFolder(repo);
+  base = server.base;
 }
 
 const q = new URLSearchParams({
@@ -52,7 +38,7 @@ try {
   ({ results } = await benchPage(url));
   results.url = url;
 } finally {
-  if (server) server.kill();
+  if (server) server.stop();
 }
 const text = JSON.stringify(results, null, 2);
 console.log(text);

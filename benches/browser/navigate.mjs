@@ -24,6 +24,7 @@ import { spawn, execSync } from 'node:child_process';
 import { gzipSync, constants as zc } from 'node:zlib';
 import { loadavg, cpus } from 'node:os';
 import { parseMechanism } from '../../js/privlift.js';
+import { serveFolder } from '../../scripts/net.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const argv = process.argv.slice(2);
@@ -126,21 +127,21 @@ if (!base) {
       server.stdout.on('data', (c) => { text += c; const m = /http:\/\/127\.0\.0\.1:\d+/.exec(text); if (m) res(m[0]); });
       server.once('exit', () => rej(new Error(`server exited: ${text}`)));
     });
+    for (let i = 0; i < 50; i++) {
+      try { if ((await fetch(base + '/package.json')).ok) break; } catch { /* not up yet */ }
+      await new Promise((r) => setTimeout(r, 100));
+    }
   } else {
-    const port = Number(sh(`python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'`));
-    server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1'], { cwd: repo, stdio: 'ignore' });
+    const folder = await serveFolder(repo);
+    server = { kill: folder.stop };
     serverName = 'python3 http.server';
-    base = `http://127.0.0.1:${port}`;
-  }
-  for (let i = 0; i < 50; i++) {
-    try { if ((await fetch(base + '/package.json')).ok) break; } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
+    base = folder.base;
   }
 }
 // Warm the server: `privlift serve` compresses a file once per coding and keeps it, so the
 // first browser request must not pay brotli on a 22 MB document (Chromium asks for br).
 let serverEncoding = null;
-for (const p of ['/benches/browser/navigate.html', '/js/privlift.js', '/js/common.js', '/pkg/privlift.js',
+for (const p of ['/benches/browser/navigate.html', '/js/privlift.js', '/js/common.js', '/js/family.js', '/pkg/privlift.js',
   '/pkg/privlift_bg.wasm', ...Object.keys(docs).map(docUrl)]) {
   const r = await fetch(base + p, { headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
   if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);

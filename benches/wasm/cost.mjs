@@ -9,12 +9,12 @@
 //   node benches/wasm/cost.mjs --sizes 901,1301 --kinds gaussian   (other sizes than SIZES')
 //
 // The documents are in cost-documents.mjs. Timings are measured here, never asserted in a test.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { serveFolder } from '../../scripts/net.mjs';
 import { DOCUMENTS, SIZES, measure } from './cost-documents.mjs';
 
 const argv = process.argv.slice(2);
@@ -23,25 +23,12 @@ const opt = (name, dflt) => {
   return i >= 0 ? argv[i + 1] : dflt;
 };
 
-async function freePort() {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); });
-  });
-}
-
 /** Runs `each(kind, n)` in a fresh headless-Chromium page per document. */
 async function inChromium(jobs) {
   const { chromium } = await import('playwright-core');
   const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  const port = await freePort();
-  const server = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1'], { cwd: repo, stdio: 'ignore' });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 50; i++) {
-    try { if ((await fetch(base + '/package.json')).ok) break; } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await serveFolder(repo);
+  const { base } = server;
   const userDataDir = mkdtempSync(join(tmpdir(), 'pw-cost-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium', headless: true,
@@ -58,7 +45,7 @@ async function inChromium(jobs) {
   } finally {
     await context.close();
     rmSync(userDataDir, { recursive: true, force: true });
-    server.kill();
+    server.stop();
   }
 }
 

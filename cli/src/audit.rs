@@ -1,10 +1,11 @@
 //! `privlift audit`: the leakage of a mechanism document, or of a bare channel with a
 //! prior or a joint, printed as one JSON object.
 
-use privlift::leakage::{Alip, Scope, DEFAULT_ALPHA_ORDER};
+use privlift::leakage::{Alip, Member, Scope, DEFAULT_ALPHA_ORDER};
 use privlift::verify::{Check, DEFAULT_MAX_VERIFY_WORK};
 use privlift::{Document, Error, Leakage, Policy};
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use crate::args;
 use crate::error::CliError;
@@ -15,6 +16,29 @@ use crate::out::{CheckOut, Num};
 struct AlipOut {
     eps_l: Num,
     eps_u: Num,
+}
+
+impl From<Alip> for AlipOut {
+    fn from(Alip { eps_l, eps_u }: Alip) -> Self {
+        AlipOut { eps_l: Num(eps_l), eps_u: Num(eps_u) }
+    }
+}
+
+/// Every measure of a [`Leakage`], by [`Leakage::members`]: its field names, in order.
+#[derive(Debug)]
+struct Measures(Leakage);
+
+impl Serialize for Measures {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(Leakage::MEMBERS))?;
+        for (name, member) in self.0.members() {
+            match member {
+                Member::Number(v) => map.serialize_entry(name, &Num(v))?,
+                Member::Alip(a) => map.serialize_entry(name, &AlipOut::from(a))?,
+            }
+        }
+        map.end()
+    }
 }
 
 /// The SRLIP audit: the leakage over every subset J of attributes and x^J, where it
@@ -53,7 +77,7 @@ impl From<&Leakage> for XOut {
     fn from(l: &Leakage) -> Self {
         XOut {
             lip: Num(l.lip),
-            alip: AlipOut { eps_l: Num(l.alip.eps_l), eps_u: Num(l.alip.eps_u) },
+            alip: l.alip.into(),
             min_lift: Num(l.min_lift),
             max_lift: Num(l.max_lift),
             mi: Num(l.mi_xy),
@@ -64,22 +88,8 @@ impl From<&Leakage> for XOut {
 /// What `privlift audit` prints. Field names and order are the CLI's contract.
 #[derive(Debug, Serialize)]
 struct Report {
-    lip: Num,
-    alip: AlipOut,
-    ldp: Num,
-    ldp_x: Num,
-    mi_sy: Num,
-    mi_xy: Num,
-    maximal_leakage: Num,
-    min_lift: Num,
-    max_lift: Num,
-    l1_lift: Num,
-    chi2_lift: Num,
-    alpha_lift: Num,
-    l1_lift_inverse: Num,
-    chi2_lift_inverse: Num,
-    alpha_lift_inverse: Num,
-    alpha_order: Num,
+    #[serde(flatten)]
+    measures: Measures,
     /// The audit w.r.t. the user's value X under the declared prior (S = X), for a
     /// document: what a client's limits read.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -94,45 +104,10 @@ struct Report {
 }
 
 impl Report {
-    /// Exhaustive destructuring: a new `Leakage` field fails to compile here instead of
-    /// silently missing from the output.
     fn new(leakage: &Leakage, claims: Option<&[Check]>) -> Self {
-        let Leakage {
-            lip,
-            alip: Alip { eps_l, eps_u },
-            ldp,
-            ldp_x,
-            mi_sy,
-            mi_xy,
-            maximal_leakage,
-            min_lift,
-            max_lift,
-            l1_lift,
-            chi2_lift,
-            alpha_lift,
-            l1_lift_inverse,
-            chi2_lift_inverse,
-            alpha_lift_inverse,
-            alpha_order,
-        } = *leakage;
         let checks = claims.map(|cs| cs.iter().map(CheckOut::from).collect::<Vec<_>>());
         Report {
-            lip: Num(lip),
-            alip: AlipOut { eps_l: Num(eps_l), eps_u: Num(eps_u) },
-            ldp: Num(ldp),
-            ldp_x: Num(ldp_x),
-            mi_sy: Num(mi_sy),
-            mi_xy: Num(mi_xy),
-            maximal_leakage: Num(maximal_leakage),
-            min_lift: Num(min_lift),
-            max_lift: Num(max_lift),
-            l1_lift: Num(l1_lift),
-            chi2_lift: Num(chi2_lift),
-            alpha_lift: Num(alpha_lift),
-            l1_lift_inverse: Num(l1_lift_inverse),
-            chi2_lift_inverse: Num(chi2_lift_inverse),
-            alpha_lift_inverse: Num(alpha_lift_inverse),
-            alpha_order: Num(alpha_order),
+            measures: Measures(leakage.clone()),
             x: None,
             srlip: None,
             claims_hold: checks.as_ref().map(|cs| cs.iter().all(|c| c.holds)),

@@ -1,5 +1,5 @@
 //! Continuous data (`privlift_design::continuous`, `privlift::sample::discrete`): calibration,
-//! GMM fitting and exact lattice noise, natively (see BENCHMARKS.md).
+//! GMM fitting and exact lattice noise, natively.
 //!
 //! * `calibrate_at/gaussian`, `calibrate_at/gmm3`: Cor 10's σ_N(x) for one x by
 //!   bisection (goal: under 20 µs), under a Gaussian and a 3-component mixture prior.

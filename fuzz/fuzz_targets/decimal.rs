@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use privlift::document::decimal::{parse, Num};
+use privlift::document::codec::decimal::{parse, Num};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&head, rest)) = data.split_first() else { return };

@@ -11,7 +11,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use privlift::document::{continuous::is_continuous, reader, strict, Document, DocumentJson};
+use privlift::document::codec::{reader, strict};
+use privlift::document::{continuous::is_continuous, Document, DocumentJson};
 use privlift::verify::Work;
 
 fuzz_target!(|data: &[u8]| {

@@ -43,8 +43,8 @@ use alloc::vec;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
-use super::decimal::Num;
-use super::writer::Pretty;
+use super::codec::decimal::Num;
+use super::codec::writer::Pretty;
 use super::{check_header, fields, Document, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
 use super::{Json, Object};
@@ -220,6 +220,46 @@ pub enum AnyDocument {
     Continuous(ContinuousDocument),
 }
 
+impl AnyDocument {
+    /// The document's family.
+    pub fn family(&self) -> Family {
+        match self {
+            AnyDocument::Discrete(_) => Family::Discrete,
+            AnyDocument::Continuous(_) => Family::Continuous,
+        }
+    }
+}
+
+/// A family of documents: each has its reader, its verification and its client module,
+/// and a document given to another family's entry point is named by its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Labels in, labels out: [`Document`].
+    Discrete,
+    /// A number on a bounded domain, released on a lattice: [`ContinuousDocument`].
+    Continuous,
+}
+
+impl Family {
+    /// The family a `mechanism.kind` belongs to: continuous for [`CONTINUOUS_KINDS`], else
+    /// discrete (whose reader refuses a kind it does not know).
+    pub fn of_kind(kind: &str) -> Family {
+        if CONTINUOUS_KINDS.contains(&kind) {
+            Family::Continuous
+        } else {
+            Family::Discrete
+        }
+    }
+
+    /// `"discrete"` or `"continuous"`, for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Discrete => "discrete",
+            Family::Continuous => "continuous",
+        }
+    }
+}
+
 /// The `mechanism.kind` of a JSON document, if it has one.
 fn kind_of(v: &serde_json::Value) -> Option<&str> {
     v.get("mechanism")?.get("kind")?.as_str()
@@ -241,7 +281,7 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 /// # Errors
 /// `json`, and every error of [`Document::from_json`] / [`ContinuousDocument::from_json`].
 pub fn parse_any(text: &str) -> Result<AnyDocument> {
-    if super::reader::is_continuous(text.as_bytes()) {
+    if super::codec::reader::is_continuous(text.as_bytes()) {
         Ok(AnyDocument::Continuous(ContinuousDocument::from_json(text)?))
     } else {
         Ok(AnyDocument::Discrete(Document::from_json(text)?))
@@ -543,11 +583,11 @@ impl ContinuousDocument {
 }
 
 // ---------------------------------------------------------------------------------------
-// Reading the wire types without serde (`super::reader`), as the discrete document is read
+// Reading the wire types without serde (`super::codec::reader`), as the discrete document is read
 // (`DocumentJson::read`): what `ContinuousDocument::from_json` and the npm client use. The
 // derived `Deserialize` impls read the same documents (tests/reader.rs compares the two).
 
-use super::reader::{Fields, Reader};
+use super::codec::reader::{Fields, Reader};
 
 impl ContinuousDocumentJson {
     /// Reads a continuous document's JSON text (UTF-8).
@@ -579,9 +619,9 @@ fn read_continuous(r: &mut Reader<'_>) -> Result<ContinuousDocumentJson> {
             3 => description = r.optional(Reader::text)?,
             4 => domain = Some(read_domain(r)?),
             5 => prior = Some(read_prior(r)?),
-            6 => mechanism = super::json::read(r)?,
+            6 => mechanism = super::codec::json::read(r)?,
             7 => claims = read_claims(r)?,
-            _ => utility = r.optional(super::json::read)?,
+            _ => utility = r.optional(super::codec::json::read)?,
         }
         Ok(())
     })?;

@@ -5,7 +5,7 @@
 
 use alloc::vec::Vec;
 
-use super::json::{Json, Object};
+use super::codec::{Json, Object};
 
 use crate::error::{Error, Result};
 
@@ -22,7 +22,7 @@ pub(super) fn object<'a>(field: &str, v: &'a Json, allowed: &[&str]) -> Result<&
             alloc::format!(
                 "unknown field {}, expected one of {}",
                 crate::error::Quoted(k),
-                super::reader::OneOf(allowed)
+                super::codec::reader::OneOf(allowed)
             ),
         )),
         None => Ok(m),

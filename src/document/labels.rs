@@ -242,9 +242,9 @@ impl Alphabet {
 }
 
 /// The first label that repeats an earlier one, found in O(k log² k) comparisons at worst
-/// ([`super::keys::KeySet`]).
+/// ([`super::codec::KeySet`]).
 fn repeated(labels: &Labels) -> Option<&str> {
-    let mut seen = super::keys::KeySet::default();
+    let mut seen = super::codec::KeySet::default();
     labels.iter().find(|l| !seen.insert(l, &|i| &labels[i]))
 }
 

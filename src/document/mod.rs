@@ -5,19 +5,14 @@
 //! the prior is the marginal of the joint). Whether its *claims* hold is a separate
 //! question answered by [`crate::verify`].
 
+pub mod codec;
 pub mod continuous;
-pub mod decimal;
 mod fields;
-pub mod json;
-mod keys;
 mod labels;
 mod matrix;
 mod prior;
-pub mod reader;
-pub mod strict;
 mod structured;
 pub mod wire;
-mod writer;
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
@@ -27,11 +22,11 @@ use alloc::vec::Vec;
 
 pub use crate::param::{check_distribution, check_entries as matrix_check_entries, MIN_PROBABILITY, SUM_TOLERANCE};
 pub use crate::sample::lattice::{lattice_index, Lattice, MAX_LATTICE_POINTS};
+pub use codec::{Json, Object};
 pub use continuous::{
     parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism,
-    DomainJson, EpsDelta, PriorJson, CONTINUOUS_KINDS,
+    DomainJson, EpsDelta, Family, PriorJson, CONTINUOUS_KINDS,
 };
-pub use json::{Json, Object};
 pub use labels::{Alphabet, Labels};
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
@@ -425,8 +420,8 @@ impl Document {
     }
 
     /// The document back in its wire form (for printing). `output_labels` is left out when
-    /// the kind implies it (k-RR, RR-LIP and unary with the input labels as outputs): at
-    /// k = 4096 it repeated `labels` in 35 KB of a 187 KB document.
+    /// the kind implies it (k-RR, RR-LIP and unary with the input labels as outputs), where
+    /// it would only repeat `labels`.
     pub fn to_wire(&self) -> DocumentJson {
         let text = |a: &Alphabet| a.labels().clone();
         DocumentJson {

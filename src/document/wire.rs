@@ -1,6 +1,6 @@
 //! The JSON shape of mechanism document v1 (serde types, no validation here), and its
 //! serde-free reader [`DocumentJson::read`] (what `Document::from_json` and the npm client
-//! use; `super::reader`).
+//! use; `super::codec::reader`).
 //!
 //! ```json
 //! {
@@ -254,11 +254,11 @@ pub struct SrlipJson {
 }
 
 // ---------------------------------------------------------------------------------------
-// Reading the wire types without serde (`super::reader`): what `Document::from_json` and
+// Reading the wire types without serde (`super::codec::reader`): what `Document::from_json` and
 // the npm client do. The derived `Deserialize` impls above read the same documents
 // (tests/reader.rs compares the two on every document of the tests and on mutations).
 
-use super::reader::{Fields, Num, Reader};
+use super::codec::reader::{Fields, Num, Reader};
 
 impl DocumentJson {
     /// Reads a document's JSON text (UTF-8).
@@ -361,7 +361,7 @@ fn read_document(
                 let declared_secrets = d.secret.as_ref().map_or(0, |s| s.p_sx.len());
                 // Every block of `p_y_given_sx` has the same rows and width.
                 let (mut block_rows, mut block_width) = (0, 0);
-                d.mechanism = super::json::read_mechanism_priced(r, &mut |seen| {
+                d.mechanism = super::codec::json::read_mechanism_priced(r, &mut |seen| {
                     let (rows, outputs, secrets) = match seen.secrets {
                         0 => (seen.rows, seen.width, 0),
                         blocks => {
@@ -375,7 +375,7 @@ fn read_document(
                 })?;
             }
             9 => d.claims = read_claims(r)?,
-            _ => d.utility = r.optional(|r| super::json::read_at_most(r, MAX_UTILITY_VALUES))?,
+            _ => d.utility = r.optional(|r| super::codec::json::read_at_most(r, MAX_UTILITY_VALUES))?,
         }
         Ok(())
     })?;

@@ -85,6 +85,64 @@ pub struct Leakage {
     pub alpha_order: f64,
 }
 
+/// One member of a [`Leakage`] as a printer writes it: a number, or the ALIP pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Member {
+    /// Every measure but ALIP.
+    Number(f64),
+    /// (εl, εu)-ALIP.
+    Alip(Alip),
+}
+
+impl Leakage {
+    /// The number of [`Leakage::members`].
+    pub const MEMBERS: usize = 16;
+
+    /// Every member with its field name (snake_case, as its `Serialize` writes it), in
+    /// declaration order: what the CLI's `audit` and the JS results print, read from this
+    /// one destructuring, so that a field added to `Leakage` does not compile until it is
+    /// named here, and then reaches every printer.
+    pub fn members(&self) -> [(&'static str, Member); Self::MEMBERS] {
+        use Member::Number as N;
+        let Leakage {
+            lip,
+            alip,
+            ldp,
+            ldp_x,
+            mi_sy,
+            mi_xy,
+            maximal_leakage,
+            min_lift,
+            max_lift,
+            l1_lift,
+            chi2_lift,
+            alpha_lift,
+            l1_lift_inverse,
+            chi2_lift_inverse,
+            alpha_lift_inverse,
+            alpha_order,
+        } = *self;
+        [
+            ("lip", N(lip)),
+            ("alip", Member::Alip(alip)),
+            ("ldp", N(ldp)),
+            ("ldp_x", N(ldp_x)),
+            ("mi_sy", N(mi_sy)),
+            ("mi_xy", N(mi_xy)),
+            ("maximal_leakage", N(maximal_leakage)),
+            ("min_lift", N(min_lift)),
+            ("max_lift", N(max_lift)),
+            ("l1_lift", N(l1_lift)),
+            ("chi2_lift", N(chi2_lift)),
+            ("alpha_lift", N(alpha_lift)),
+            ("l1_lift_inverse", N(l1_lift_inverse)),
+            ("chi2_lift_inverse", N(chi2_lift_inverse)),
+            ("alpha_lift_inverse", N(alpha_lift_inverse)),
+            ("alpha_order", N(alpha_order)),
+        ]
+    }
+}
+
 /// Audits a Markov mechanism S → X → Y given the joint P_SX (rows s) and the channel
 /// P(Y|X) (rows x). For S = X pass the diagonal joint diag(P_X).
 ///

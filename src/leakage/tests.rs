@@ -364,3 +364,23 @@ fn the_diagonal_joint_is_the_markov_joint_of_the_diagonal_bit_for_bit() {
     }
     assert!((20..180).contains(&underflows), "{underflows} of 200 instances underflowed");
 }
+
+/// `Leakage::members` names every field as serde writes it, in declaration order, with its
+/// value: what the CLI's `audit` and the JS results print.
+#[test]
+fn members_are_the_serialized_fields_in_order() {
+    let l = audit(&Matrix::diag(&[0.8, 0.2]), &bsc(0.1), 2.0).unwrap();
+    let text = serde_json::to_string(&l).unwrap();
+    let members = l.members();
+    let mut written = alloc::string::String::from("{");
+    for (i, (name, member)) in members.iter().enumerate() {
+        let value = match member {
+            Member::Number(v) => serde_json::to_string(v).unwrap(),
+            Member::Alip(a) => serde_json::to_string(a).unwrap(),
+        };
+        written += &alloc::format!("{}\"{name}\":{value}", if i == 0 { "" } else { "," });
+    }
+    written += "}";
+    assert_eq!(written, text);
+    assert_eq!(members.len(), Leakage::MEMBERS);
+}

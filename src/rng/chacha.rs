@@ -4,9 +4,8 @@
 //! (`tests/vectors`) read the same draws as before.
 //!
 //! # Why not the `rand_chacha` crate
-//! Its block function is written over a SIMD abstraction that unrolls into 4.2 KB of
-//! wasm (3.2 KB of the browser client's gzip, measured by removing it), while the client
-//! only needs it for its `…SeededForTesting` methods. The cipher is twenty lines; speed
+//! Its block function is written over a SIMD abstraction that unrolls into kilobytes of
+//! wasm, while the client only needs it for its `…SeededForTesting` methods. The cipher is twenty lines; speed
 //! matters for tests and simulations only.
 //!
 //! # The stream

@@ -44,7 +44,7 @@
 //! the input (an instance-dependent scale, `privlift::continuous` Cor 10 / eq 26), the
 //! running-time distribution depends on that scale and so, through it, on the input;
 //! that channel is outside the local-privacy model (the adversary sees the released
-//! value, not the device), as for the alias sampler's cache line (see `alias.rs`).
+//! value, not the device), as for the alias sampler's cache line (see `alias/mod.rs`).
 //!
 //! No floating-point operation is on the sampling path; `pmf` (for tests and audits) is
 //! the only place that uses `f64`.

@@ -14,7 +14,7 @@
 //! time then depends on σ(x) and so leaks which σ-group `x` is in to anyone timing the
 //! device (outside the local model; documented, not hidden). The sampling mechanism
 //! draws two 64-bit words and selects branch-free (one alias-table load, see
-//! `sample/alias.rs`).
+//! `sample/alias/mod.rs`).
 
 use alloc::vec::Vec;
 use rand::{CryptoRng, RngCore};

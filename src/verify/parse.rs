@@ -14,7 +14,8 @@
 //! anything proportional to what it declares (an srr's `others` row once per input, a
 //! unary channel's 2^|X| outputs) is built.
 
-use crate::document::{reader, AnyDocument, ContinuousDocument, Document, DocumentJson};
+use crate::document::codec::reader;
+use crate::document::{AnyDocument, ContinuousDocument, Document, DocumentJson};
 use crate::error::Result;
 
 use super::Work;

@@ -155,7 +155,7 @@ fn json_entries(text: &str, example: &str) -> Result<Vec<(String, PolicyValue)>>
             serde_json::Value::Array(_) => PolicyValue::Other("an array"),
         }
     }
-    match crate::document::strict::from_str(text)? {
+    match crate::document::codec::strict::from_str(text)? {
         serde_json::Value::Object(map) => Ok(map.into_iter().map(|(k, v)| (k, value(v))).collect()),
         _ => Err(Error::Json { message: alloc::format!("a policy is a JSON object such as {example}") }),
     }

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, plain_members, policy_members, policy_value, to_js, to_js_camel};
-use privlift::document::{ContinuousDocument, ContinuousDocumentJson, CONTINUOUS_KINDS};
+use privlift::document::{ContinuousDocument, ContinuousDocumentJson, Family};
 use privlift::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
 use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
 use privlift::verify::PolicyValue;
@@ -76,26 +76,12 @@ impl WasmContinuousDocument {
     }
 
     fn read(json: &[u8]) -> Result<WasmContinuousDocument, JsValue> {
-        let discrete = |kind: &str| {
-            (!CONTINUOUS_KINDS.contains(&kind)).then(|| {
-                alloc::format!("mechanism kind '{kind}' is a discrete document: use parseMechanism from 'privlift'")
-            })
-        };
         let read = |json: &[u8]| ContinuousDocumentJson::read(json).and_then(ContinuousDocument::from_wire);
-        crate::parse::read_document(json, read, discrete).map(|doc| WasmContinuousDocument { doc })
-    }
-    #[wasm_bindgen(getter)]
-    pub fn id(&self) -> String {
-        self.doc.id().into()
+        crate::parse::read_document(json, Family::Continuous, read).map(|doc| WasmContinuousDocument { doc })
     }
     #[wasm_bindgen(getter)]
     pub fn description(&self) -> Option<String> {
         self.doc.description().map(String::from)
-    }
-    /// `gaussian`, `laplace` or `sampling`.
-    #[wasm_bindgen(getter)]
-    pub fn kind(&self) -> String {
-        self.doc.mechanism().tag().into()
     }
     /// `{lo, hi, step, points}`.
     #[wasm_bindgen(getter)]
@@ -156,6 +142,8 @@ impl WasmContinuousDocument {
     }
 }
 
+family_getters!(WasmContinuousDocument as ContinuousDocument, |this| this.doc);
+
 /// A verified continuous mechanism with its own pool on `crypto.getRandomValues`.
 #[wasm_bindgen(js_name = ContinuousMechanism)]
 #[derive(Debug)]
@@ -164,16 +152,10 @@ pub struct WasmContinuousMechanism {
     rng: OsPoolRng,
 }
 
+family_getters!(WasmContinuousMechanism as ContinuousMechanism, |this| this.mech.document());
+
 #[wasm_bindgen(js_class = ContinuousMechanism)]
 impl WasmContinuousMechanism {
-    #[wasm_bindgen(getter)]
-    pub fn id(&self) -> String {
-        self.mech.document().id().into()
-    }
-    #[wasm_bindgen(getter)]
-    pub fn kind(&self) -> String {
-        self.mech.document().mechanism().tag().into()
-    }
     #[wasm_bindgen(getter)]
     pub fn domain(&self) -> Result<JsValue, JsValue> {
         domain_js(self.mech.document())

@@ -32,11 +32,35 @@ use privlift::error::{Error, Quoted};
 use privlift::verify::PolicyValue;
 #[cfg(feature = "client")]
 use privlift::{
-    document::{Document, DocumentJson, CONTINUOUS_KINDS},
+    document::{Document, DocumentJson, Family},
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
     verify::{work_budget, Policy},
 };
+
+/// The getters every document and mechanism class has, whatever its family: `id` (the
+/// document's) and `kind` (its mechanism's tag: `matrix`, `per_secret`, `unary`, `krr`,
+/// `rr_lip`, `merge`, `sparse`, `srr`; `gaussian`, `laplace`, `sampling`), for the class
+/// `$class` (JS name `$js`) whose document is `$doc` of `$this`.
+macro_rules! family_getters {
+    ($class:ident as $js:ident, |$this:ident| $doc:expr) => {
+        #[wasm_bindgen(js_class = $js)]
+        impl $class {
+            /// The document's `id`.
+            #[wasm_bindgen(getter)]
+            pub fn id(&self) -> String {
+                let $this = self;
+                $doc.id().into()
+            }
+            /// The mechanism's `kind` tag.
+            #[wasm_bindgen(getter)]
+            pub fn kind(&self) -> String {
+                let $this = self;
+                $doc.mechanism().tag().into()
+            }
+        }
+    };
+}
 
 /// Composition and LIP↔LDP bounds for the client-side ledger.
 #[cfg(feature = "client")]
@@ -248,21 +272,9 @@ impl WasmDocument {
     }
 
     fn read(json: &[u8], read: impl FnOnce(&[u8]) -> privlift::Result<Document>) -> Result<WasmDocument, JsValue> {
-        let continuous = |kind: &str| {
-            CONTINUOUS_KINDS.contains(&kind).then(|| {
-                alloc::format!(
-                    "mechanism kind '{kind}' is a continuous document: use parseContinuousMechanism / \
-                     fetchContinuousMechanism from 'privlift/continuous'"
-                )
-            })
-        };
-        parse::read_document(json, read, continuous).map(|doc| WasmDocument { doc })
+        parse::read_document(json, Family::Discrete, read).map(|doc| WasmDocument { doc })
     }
 
-    #[wasm_bindgen(getter)]
-    pub fn id(&self) -> String {
-        self.doc.id().into()
-    }
     #[wasm_bindgen(getter)]
     pub fn description(&self) -> Option<String> {
         self.doc.description().map(String::from)
@@ -279,14 +291,8 @@ impl WasmDocument {
     pub fn secret_labels(&self) -> Vec<String> {
         self.doc.secret().labels().to_vec()
     }
-    /// The mechanism's `kind` tag ([`privlift::document::MechanismKind::tag`]): `matrix`,
-    /// `per_secret`, `unary`, `krr`, `rr_lip`, `merge`, `sparse` or `srr`.
-    #[wasm_bindgen(getter)]
-    pub fn kind(&self) -> String {
-        self.doc.mechanism().tag().into()
-    }
     /// The document as pretty JSON (to publish it): curator side, so only in the design
-    /// module (the serialiser is ~4 KB gzip of the client module that no client calls).
+    /// module (no client calls the serialiser, so the client module does not carry it).
     #[cfg(feature = "design")]
     #[wasm_bindgen(js_name = toJson)]
     pub fn to_json(&self) -> String {
@@ -336,6 +342,9 @@ impl WasmDocument {
 }
 
 #[cfg(feature = "client")]
+family_getters!(WasmDocument as Document, |this| this.doc);
+
+#[cfg(feature = "client")]
 /// A verified mechanism with its own pool on `crypto.getRandomValues`.
 #[wasm_bindgen(js_name = Mechanism)]
 #[derive(Debug)]
@@ -345,12 +354,11 @@ pub struct WasmMechanism {
 }
 
 #[cfg(feature = "client")]
+family_getters!(WasmMechanism as Mechanism, |this| this.mech.document());
+
+#[cfg(feature = "client")]
 #[wasm_bindgen(js_class = Mechanism)]
 impl WasmMechanism {
-    #[wasm_bindgen(getter)]
-    pub fn id(&self) -> String {
-        self.mech.document().id().into()
-    }
     #[wasm_bindgen(getter)]
     pub fn labels(&self) -> Vec<String> {
         self.mech.document().input().labels().to_vec()
@@ -362,11 +370,6 @@ impl WasmMechanism {
     #[wasm_bindgen(getter, js_name = secretLabels)]
     pub fn secret_labels(&self) -> Vec<String> {
         self.mech.document().secret().labels().to_vec()
-    }
-    /// The mechanism's `kind` tag (as [`WasmDocument::kind`]).
-    #[wasm_bindgen(getter)]
-    pub fn kind(&self) -> String {
-        self.mech.document().mechanism().tag().into()
     }
 
     /// The prior P_X the document declares (the ledger uses its smallest mass).

@@ -13,42 +13,56 @@
 //!
 //! A document given to the wrong entry point (a continuous one to `parseMechanism`, a
 //! discrete one to `parseContinuousMechanism`) fails its typed parse; only then is its
-//! `mechanism.kind` read ([`peek_kind`]) to name the right entry point.
+//! `mechanism.kind` read ([`peek_kind`]) to name the entry point of its [`Family`].
 
-use alloc::string::String;
 use wasm_bindgen::JsValue;
 
 use crate::{coded_error, js_error};
+use privlift::document::Family;
 use privlift::error::Error;
 
-/// Reads the JSON document `json` (UTF-8) with `read`: the core's serde-free reader of the
-/// wire type and its validation (`Document::from_json_within`, `ContinuousDocumentJson::read`
-/// and `from_wire`).
+/// Where the JS API reads a document of `family` (named to a caller who gave one to
+/// another family's entry point).
+fn entry_point(family: Family) -> &'static str {
+    match family {
+        Family::Discrete => "parseMechanism from 'privlift'",
+        Family::Continuous => "parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'",
+    }
+}
+
+/// Reads the JSON document `json` (UTF-8) of `family` with `read`: the core's serde-free
+/// reader of that family's wire type and its validation (`Document::from_json_within`,
+/// `ContinuousDocumentJson::read` and `from_wire`).
 /// On failure, the error is:
 /// * `json` "not valid UTF-8" when `json` is not UTF-8 (a successful typed parse has
 ///   decoded every string of the document and refuses any other non-ASCII byte, so it
 ///   never accepts invalid UTF-8);
-/// * else `unsupported_mechanism` with the message `wrong_family` gives for the
-///   document's `mechanism.kind` (a non-empty string), when it gives one;
+/// * else `unsupported_mechanism` naming the entry point of the document's family, when
+///   its `mechanism.kind` (a non-empty string) is of another family ([`Family::of_kind`]);
 /// * else the parse or validation error itself.
 pub(crate) fn read_document<D>(
     json: &[u8],
+    family: Family,
     read: impl FnOnce(&[u8]) -> privlift::Result<D>,
-    wrong_family: impl FnOnce(&str) -> Option<String>,
 ) -> Result<D, JsValue> {
-    read(json).map_err(|e| parse_error(json, e, wrong_family))
+    read(json).map_err(|e| parse_error(json, e, family))
 }
 
-/// The error [`read_document`] throws for `json`, whose parse or validation gave `e`.
-fn parse_error(json: &[u8], e: Error, wrong_family: impl FnOnce(&str) -> Option<String>) -> JsValue {
+/// The error [`read_document`] throws for `json`, whose parse or validation as a document
+/// of `family` gave `e`.
+fn parse_error(json: &[u8], e: Error, family: Family) -> JsValue {
     if let Err(bad) = core::str::from_utf8(json) {
         let message = alloc::format!("the document is not valid UTF-8 (byte {})", bad.valid_up_to());
         return js_error(Error::Json { message });
     }
-    match peek_kind(json).filter(|k| !k.is_empty()).and_then(|k| wrong_family(&k)) {
-        Some(message) => coded_error("unsupported_mechanism", &message),
-        None => js_error(e),
+    match peek_kind(json).filter(|k| !k.is_empty()).map(|k| (Family::of_kind(&k), k)) {
+        Some((other, kind)) if other != family => {
+            let message =
+                alloc::format!("mechanism kind '{kind}' is a {} document: use {}", other.name(), entry_point(other));
+            coded_error("unsupported_mechanism", &message)
+        }
+        _ => js_error(e),
     }
 }
 
-pub(crate) use privlift::document::reader::peek_kind;
+pub(crate) use privlift::document::codec::reader::peek_kind;

@@ -8,13 +8,14 @@
 //! objects are those serde-wasm-bindgen built before (`wasm/tests/web.rs` and the npm
 //! package's tests read them), without its generic serializer, the derived `Serialize`
 //! impls and its key cache in the client module. Each impl destructures its type in
-//! full, so a field added to a result type does not compile until it is written here.
+//! full (a [`Leakage`] by its own [`Leakage::members`]), so a field added to a result type
+//! does not compile until it is written here.
 
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 
 use privlift::document::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, SrlipJson};
-use privlift::leakage::{Alip, Leakage};
+use privlift::leakage::{Alip, Leakage, Member};
 use privlift::mechanism::{Receipt, ReceiptEntry, ReceiptSection};
 use privlift::verify::{Check, Verification};
 
@@ -85,42 +86,15 @@ impl ToJs for Alip {
 
 impl ToJs for Leakage {
     fn to_js(&self) -> JsValue {
-        let Leakage {
-            lip,
-            alip,
-            ldp,
-            ldp_x,
-            mi_sy,
-            mi_xy,
-            maximal_leakage,
-            min_lift,
-            max_lift,
-            l1_lift,
-            chi2_lift,
-            alpha_lift,
-            l1_lift_inverse,
-            chi2_lift_inverse,
-            alpha_lift_inverse,
-            alpha_order,
-        } = self;
-        Fields::new()
-            .number("lip", *lip)
-            .value("alip", alip.to_js())
-            .number("ldp", *ldp)
-            .number("ldpX", *ldp_x)
-            .number("miSy", *mi_sy)
-            .number("miXy", *mi_xy)
-            .number("maximalLeakage", *maximal_leakage)
-            .number("minLift", *min_lift)
-            .number("maxLift", *max_lift)
-            .number("l1Lift", *l1_lift)
-            .number("chi2Lift", *chi2_lift)
-            .number("alphaLift", *alpha_lift)
-            .number("l1LiftInverse", *l1_lift_inverse)
-            .number("chi2LiftInverse", *chi2_lift_inverse)
-            .number("alphaLiftInverse", *alpha_lift_inverse)
-            .number("alphaOrder", *alpha_order)
-            .done()
+        let fields = Fields::new();
+        for (name, member) in self.members() {
+            let value = match member {
+                Member::Number(v) => JsValue::from_f64(v),
+                Member::Alip(a) => a.to_js(),
+            };
+            fields.value(&camel(name), value);
+        }
+        fields.done()
     }
 }
 

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use privlift::document::reader::BYTE_ORDER_MARK;
+use privlift::document::codec::reader::BYTE_ORDER_MARK;
 use privlift::document::Lattice;
 use privlift::document::MechanismKind;
 use privlift::sample::lattice::LatticeMechanism;

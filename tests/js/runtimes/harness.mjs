@@ -2,10 +2,11 @@
 // package (node_modules/privlift → the repository: resolved through package.json "exports"
 // as an installed copy is, without packing), esbuild as bundlers use it, a free loopback port.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+export { freePort } from '../../../scripts/net.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const bin = (name) => join(ROOT, 'node_modules/.bin', name);
@@ -51,16 +52,4 @@ export function checkScenario(assert, r) {
   assert.equal(r.id, DOC_ID);
   assert.ok(Number.isInteger(r.y) && r.y >= 0 && r.y < r.labels, `output index ${r.y}`);
   assert.equal(r.entries, r.labels, 'one receipt entry per value');
-}
-
-/** A loopback port free a moment ago (the server started on it may still lose a race: callers retry). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }

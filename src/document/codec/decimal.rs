@@ -5,9 +5,8 @@
 //!
 //! The reader's numbers are the document's probabilities, so an error in the last bit is
 //! an error in the audited channel. serde_json's number reader (exact, with
-//! `float_roundtrip`) rounds the same way, but carries tables of powers of five: the wasm
-//! client is 10.6 KB of gzip smaller with this module, which has none. Three paths, each
-//! exact:
+//! `float_roundtrip`) rounds the same way, but carries tables of powers of five that every
+//! wasm client would download; this module has none. Three paths, each exact:
 //!
 //! 1. **Clinger's fast path**: at most 2⁵³ in the digits and |e| ≤ 22, so the digits and
 //!    10^|e| are exact f64s and one IEEE multiplication or division rounds once.

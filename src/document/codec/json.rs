@@ -2,13 +2,12 @@
 //! `mechanism` object until its `kind` is known, and the free-form `utility` figures.
 //!
 //! # Why not `serde_json::Value`
-//! `Value`'s objects are `BTreeMap`s: the tree's insertion, search, clone and drop code was
-//! ≈ 8 KB of each client module before gzip, for objects of a handful of keys. Here an
+//! `Value`'s objects are `BTreeMap`s: the tree's insertion, search, clone and drop code
+//! would be in each client module, for objects of a handful of keys. Here an
 //! object is a vector of members sorted by key once it is read (a heap sort: half a
 //! kilobyte of code, O(n log n)), searched by bisection, and a key given twice is refused
 //! as it is read, by a set of sorted runs of the keys (`keys.rs`: O(log² n) comparisons a
-//! key whatever the keys, so a hostile object of a million keys is not quadratic). Both clients are
-//! smaller for it, by about 2 KB of gzip each.
+//! key whatever the keys, so a hostile object of a million keys is not quadratic).
 //!
 //! The order and the numbers are `Value`'s: members by key in byte order, an integer as
 //! `u64` (≥ 0) or `i64` (< 0), any other number as a finite f64. So [`Json::to_value`] and
@@ -161,7 +160,7 @@ pub struct Object {
 impl Object {
     /// The object of `members`, whose keys are distinct (the callers build it from a `Value`'s
     /// map or from fixed names).
-    pub(super) fn new(mut members: Vec<(String, Json)>) -> Self {
+    pub(in crate::document) fn new(mut members: Vec<(String, Json)>) -> Self {
         heap_sort(&mut members);
         Object { members }
     }

@@ -1,9 +1,9 @@
 //! Pretty JSON written by hand, byte for byte what `serde_json::to_string_pretty` writes
 //! (two-space indent, `"key": value`, `[]` and `{}` when empty, f64 by zmij's shortest
 //! digits and `null` when not finite, strings escaped as serde_json escapes them). The
-//! continuous client's `toJson` uses it: serde_json's serialiser and the wire types'
-//! `Serialize` for it were 3.6 KB of that module's gzip. A test compares the two writers on
-//! documents of every kind.
+//! continuous client's `toJson` uses it, so that serde_json's serialiser and the wire
+//! types' `Serialize` stay out of that module. A test compares the two writers on documents
+//! of every kind.
 
 use alloc::string::String;
 use core::fmt::Write;

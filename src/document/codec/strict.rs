@@ -4,8 +4,8 @@
 //! reader `"q01": 0.1` and another `"q01": 0.9`. The typed parts of a document refuse
 //! duplicates by construction (serde's derive); the parts kept as JSON values until their
 //! `kind` is known (`mechanism`) or kept as free-form data (`utility`) when serde reads them
-//! ([`super::Json`]'s `Deserialize`), and whole texts read as a value first
-//! ([`super::parse_any`], policies), go through here.
+//! ([`super::Json`]'s `Deserialize`), and whole texts read as a value first (policies),
+//! go through here.
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -81,11 +81,11 @@ impl<'de> Visitor<'de> for StrictVisitor {
 }
 
 /// Parses `text` as one JSON value, refusing duplicate keys anywhere. One leading
-/// [`BYTE_ORDER_MARK`](crate::document::reader::BYTE_ORDER_MARK) is read as nothing.
+/// [`BYTE_ORDER_MARK`](super::reader::BYTE_ORDER_MARK) is read as nothing.
 ///
 /// # Errors
 /// `json`, naming the duplicate key or the syntax error.
 pub fn from_str(text: &str) -> Result<Value> {
-    let text = text.strip_prefix(crate::document::reader::BYTE_ORDER_MARK).unwrap_or(text);
+    let text = text.strip_prefix(super::reader::BYTE_ORDER_MARK).unwrap_or(text);
     serde_json::from_str::<StrictValue>(text).map(|v| v.0).map_err(Error::from_parser)
 }

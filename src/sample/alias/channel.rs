@@ -1,0 +1,220 @@
+//! A channel's samplers: its rows quantised once ([`QuantisedChannel`], what verification
+//! audits), their alias tables stored contiguously ([`ChannelSampler`]), and those tables
+//! built at the first draw ([`DenseSampler`]).
+
+use alloc::boxed::Box;
+use alloc::vec;
+use alloc::vec::Vec;
+use once_cell::race::OnceBox;
+
+use super::quantise::{quantise_row, write_exact, Weights};
+use super::{select, table_weights_into, vose_into, width, Scratch};
+use crate::error::{Error, Result};
+use crate::rng::Randomness;
+
+/// A channel's rows quantised to integer weights over 2⁶⁴, as
+/// [`AliasTable`](super::AliasTable) quantises a row: the exact channel that verification
+/// audits, and all that
+/// [`ChannelSampler::from_quantised`] needs to build the tables that realise it (Vose's
+/// loop on these weights cannot fail).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuantisedChannel {
+    nx: usize,
+    ny: usize,
+    bits: u32,
+    /// Row-major `nx × ny`, each weight below 2⁶⁴ (all 0 in a row of `full`).
+    weights: Vec<u64>,
+    /// Per row, the outcome holding all the mass (weight 2⁶⁴, which u64 cannot hold).
+    full: Vec<Option<u32>>,
+}
+
+impl QuantisedChannel {
+    /// Quantises every row of a row-stochastic matrix (rows x, columns y).
+    ///
+    /// # Errors
+    /// As [`ChannelSampler::new`].
+    pub fn new(rows: usize, cols_y: usize, data: &[f64]) -> Result<Self> {
+        Self::quantise(rows, cols_y, data, None)
+    }
+
+    /// [`QuantisedChannel::new`] and the exact channel, row-major, each entry `W/2⁶⁴`
+    /// rounded once (what [`QuantisedChannel::exact_channel`] returns), from the weights
+    /// as each row is quantised.
+    ///
+    /// # Errors
+    /// As [`ChannelSampler::new`].
+    pub fn with_channel(rows: usize, cols_y: usize, data: &[f64]) -> Result<(Self, Vec<f64>)> {
+        check_shape(rows, cols_y, data)?;
+        let mut exact = vec![0.0; data.len()];
+        Ok((Self::quantise(rows, cols_y, data, Some(&mut exact))?, exact))
+    }
+
+    fn quantise(rows: usize, cols_y: usize, data: &[f64], exact: Option<&mut [f64]>) -> Result<Self> {
+        let bits = check_shape(rows, cols_y, data)?;
+        // One allocation each, zeroed in bulk; each row is written in place.
+        let (mut weights, mut full) = (vec![0u64; data.len()], Vec::with_capacity(rows));
+        let mut exact_rows = exact.map(|e| e.chunks_exact_mut(cols_y));
+        for (row, w) in data.chunks_exact(cols_y).zip(weights.chunks_exact_mut(cols_y)) {
+            full.push(quantise_row(row, w, exact_rows.as_mut().and_then(Iterator::next))?);
+        }
+        Ok(QuantisedChannel { nx: rows, ny: cols_y, bits, weights, full })
+    }
+
+    /// Number of inputs (rows of the channel).
+    pub fn inputs(&self) -> usize {
+        self.nx
+    }
+    /// Number of outputs (columns of the channel).
+    pub fn outputs(&self) -> usize {
+        self.ny
+    }
+
+    /// The exact channel, row-major `nx × ny`, each entry the exact rational `W/2⁶⁴`
+    /// rounded once to f64: what the tables built from these weights draw from.
+    pub fn exact_channel(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.weights.len()];
+        let rows = self.weights.chunks_exact(self.ny).zip(out.chunks_exact_mut(self.ny));
+        for ((row, exact), &full) in rows.zip(&self.full) {
+            write_exact(row, Weights::of(full), exact);
+        }
+        out
+    }
+}
+
+/// Table width for a channel's rows, after checking that `data` holds `rows × cols_y`
+/// entries.
+fn check_shape(rows: usize, cols_y: usize, data: &[f64]) -> Result<u32> {
+    let bits = width(cols_y)?;
+    if rows.checked_mul(cols_y) != Some(data.len()) {
+        return Err(Error::InvalidArgument {
+            name: "rows".into(),
+            reason: alloc::format!("a {rows} × {cols_y} channel needs {rows}·{cols_y} entries, got {}", data.len()),
+        });
+    }
+    Ok(bits)
+}
+
+/// One alias table per input row, stored contiguously for batch sampling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChannelSampler {
+    nx: usize,
+    ny: usize,
+    bits: u32,
+    cols: usize,
+    pub(super) entries: Vec<u64>,
+}
+
+impl ChannelSampler {
+    /// Builds tables for every row of a row-stochastic matrix (rows x, columns y).
+    ///
+    /// # Errors
+    /// `invalid_argument` for no outputs, more than 2³¹, or a row with a negative or
+    /// non-finite entry or a zero sum.
+    pub fn new(rows: usize, cols_y: usize, data: &[f64]) -> Result<Self> {
+        Ok(Self::from_quantised(&QuantisedChannel::new(rows, cols_y, data)?))
+    }
+
+    /// The tables of quantised rows (Vose's loop on each: exact, and it cannot fail).
+    pub fn from_quantised(q: &QuantisedChannel) -> Self {
+        let cols = 1usize << q.bits;
+        let mut entries = Vec::with_capacity(q.nx * cols);
+        let mut scratch = Scratch::default();
+        for (row, &full) in q.weights.chunks_exact(q.ny).zip(&q.full) {
+            if full.is_none() {
+                scratch.left.clear();
+                scratch.left.extend_from_slice(row);
+            }
+            vose_into(Weights::of(full), q.bits, &mut scratch, &mut entries);
+        }
+        ChannelSampler { nx: q.nx, ny: q.ny, bits: q.bits, cols, entries }
+    }
+
+    /// Number of inputs (rows of the channel).
+    pub fn inputs(&self) -> usize {
+        self.nx
+    }
+    /// Number of outputs (columns of the channel).
+    pub fn outputs(&self) -> usize {
+        self.ny
+    }
+
+    /// The exact channel the sampler draws from, row-major `nx × ny`, each entry the
+    /// exact rational `W/2⁶⁴` rounded once to f64.
+    pub fn effective_channel(&self) -> Vec<f64> {
+        let mut out = vec![0.0; self.nx * self.ny];
+        let mut w = Vec::with_capacity(self.cols);
+        for (row, exact) in self.entries.chunks_exact(self.cols).zip(out.chunks_exact_mut(self.ny)) {
+            let quantised = match table_weights_into(row, self.bits, self.ny, &mut w) {
+                None => Weights::Below,
+                Some(all) => Weights::All(all),
+            };
+            write_exact(&w, quantised, exact);
+        }
+        out
+    }
+
+    /// One draw for input `x` (caller checks `x < inputs()`).
+    #[inline(always)]
+    pub fn sample_word(&self, x: usize, r: u64) -> usize {
+        select(&self.entries, x * self.cols, self.bits, r)
+    }
+
+    /// One draw for input `x` (caller checks `x < inputs()`): one word of `rng`.
+    ///
+    /// # Errors
+    /// `rng` if the random source fails.
+    pub fn sample<R: Randomness + ?Sized>(&self, x: usize, rng: &mut R) -> Result<usize> {
+        Ok(self.sample_word(x, rng.next_word()?))
+    }
+
+    /// Replaces every input in `xs` by its draw, one word each, in order (fetched a block
+    /// at a time: `draws`). Inputs must be valid.
+    ///
+    /// # Errors
+    /// `rng` if the random source fails.
+    pub fn sample_in_place<R: Randomness + ?Sized>(&self, xs: &mut [u32], rng: &mut R) -> Result<()> {
+        crate::sample::draws(xs, rng, |x, r| self.sample_word(x, r))
+    }
+}
+
+/// A dense channel's sampler whose alias tables are built at its first draw.
+///
+/// Verification audits the quantised weights ([`QuantisedChannel`]); Vose's loop, which
+/// turns them into tables, is no part of the audit and was a sixth of a dense verification,
+/// so a page that verifies and shows its receipt does not
+/// pay for it. The tables are built from exactly the audited weights, by integer
+/// arithmetic that cannot fail, once (a race between threads builds them twice and keeps
+/// one; both are the same).
+#[derive(Debug, Clone)]
+pub struct DenseSampler {
+    quantised: QuantisedChannel,
+    tables: OnceBox<ChannelSampler>,
+}
+
+impl PartialEq for DenseSampler {
+    /// The same channel: the tables are a function of the weights.
+    fn eq(&self, other: &Self) -> bool {
+        self.quantised == other.quantised
+    }
+}
+impl Eq for DenseSampler {}
+
+impl DenseSampler {
+    /// The sampler of `quantised`, its tables not built yet.
+    pub fn new(quantised: QuantisedChannel) -> Self {
+        DenseSampler { quantised, tables: OnceBox::new() }
+    }
+    /// The audited weights.
+    pub fn quantised(&self) -> &QuantisedChannel {
+        &self.quantised
+    }
+    /// The alias tables, built at the first call.
+    #[inline]
+    pub fn tables(&self) -> &ChannelSampler {
+        self.tables.get_or_init(|| Box::new(ChannelSampler::from_quantised(&self.quantised)))
+    }
+    /// Whether the tables have been built (by a draw or [`DenseSampler::tables`]).
+    pub fn built(&self) -> bool {
+        self.tables.get().is_some()
+    }
+}
