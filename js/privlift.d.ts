@@ -455,6 +455,12 @@ export class Mechanism {
   /** Perturbs many inputs given by index; returns the output indices. A label is refused. */
   perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Uint32Array;
   /**
+   * Replaces each input index by its output index in the caller's array, and returns that
+   * array: no allocation. On an error it holds no report: an invalid input leaves it as it
+   * was, a failing random source zeroes it.
+   */
+  perturbIndicesInPlace(indices: Uint32Array): Uint32Array;
+  /**
    * DETERMINISTIC perturbation from `seed`: for tests and simulations only. Anyone who
    * knows the seed knows the noise.
    */

@@ -382,6 +382,17 @@ impl WasmMechanism {
         Ok(xs)
     }
 
+    /// Perturbs many input indices with the browser CSPRNG, each replaced by its output in
+    /// the caller's array: the glue copies the array into the module's memory and back,
+    /// with no array allocated on either side (a fresh 4 MB array's first writes cost as
+    /// much as its copy). On an error the array is zeroed if a draw had started (a batch
+    /// half drawn is no report to send, and holds the user's inputs), and is left as it
+    /// was for an invalid input (refused before any draw).
+    #[wasm_bindgen(js_name = perturbInPlace)]
+    pub fn perturb_in_place(&mut self, xs: &mut [u32]) -> Result<(), JsValue> {
+        self.mech.perturb_in_place(xs, &mut self.rng).map_err(js_error)
+    }
+
     /// Deterministic perturbation from `seed` — for tests and simulations only.
     #[wasm_bindgen(js_name = perturbManySeededForTesting)]
     pub fn perturb_many_seeded_for_testing(&self, mut xs: Vec<u32>, seed: u64) -> Result<Vec<u32>, JsValue> {
