@@ -456,8 +456,8 @@ export class Mechanism {
   perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Uint32Array;
   /**
    * Replaces each input index by its output index in the caller's array, and returns that
-   * array: no allocation. On an error it holds no report: an invalid input leaves it as it
-   * was, a failing random source zeroes it.
+   * array: no allocation. On an error (an invalid input, a failing random source) it is
+   * zeroed: it holds no report to send, nor the user's input.
    */
   perturbIndicesInPlace(indices: Uint32Array): Uint32Array;
   /**

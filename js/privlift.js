@@ -381,8 +381,8 @@ export class Mechanism {
   /**
    * Replaces each input index of `indices` (a Uint32Array) by its output index, and
    * returns the same array: no array is allocated (for large batches, half the time of
-   * `perturbIndices`). On an error nothing in it is a report to send: an invalid input
-   * leaves it unchanged, a failing random source zeroes it.
+   * `perturbIndices`). On an error (an invalid input, a failing random source) it is
+   * zeroed: nothing in it is a report to send, nor the user's input.
    */
   perturbIndicesInPlace(indices) {
     this.#notUnary('perturbBits');
