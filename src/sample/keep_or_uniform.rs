@@ -1,6 +1,6 @@
 //! The keep-or-uniform sampler: P(y|x) = κ·[y = x] + (1 − κ)/g over g outputs (k-RR,
 //! Warner's randomised response, `rr_lip` with uniform mixing), drawn from one 64-bit word
-//! by two integer operations and no table.
+//! by one 64 × 32-bit product and a comparison, and no table.
 //!
 //! # The draw
 //! A uniform word r ∈ [0, 2⁶⁴) and the product p = r·g < g·2⁶⁴ (exact, 128 bits) give the

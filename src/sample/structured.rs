@@ -21,9 +21,9 @@ use crate::rng::Randomness;
 /// P(y|x) = (W_κ·[y = x] + W_y) / 2⁶⁴ over |X| = |Y| = k, with W_κ + Σ_y W_y = 2⁶⁴.
 ///
 /// A uniform mixing with κ < 1 (`krr`, `rr_lip` with equal weights) draws by
-/// [`KeepOrUniform`]: two integer operations on the word, no table. Any other is one alias
-/// table over the k + 1 outcomes "output y" (W_y, the quantised (1 − κ)·m_y) and "keep x"
-/// (outcome k, W_κ, the quantised κ).
+/// [`KeepOrUniform`]: one 64 × 32-bit product of the word and a comparison, no table. Any
+/// other is one alias table over the k + 1 outcomes "output y" (W_y, the quantised
+/// (1 − κ)·m_y) and "keep x" (outcome k, W_κ, the quantised κ).
 ///
 /// One 64-bit word per draw (not a Bernoulli(κ) word and an alias word from m): each
 /// probability is one integer over 2⁶⁴, not a product of two over 2¹²⁸.
