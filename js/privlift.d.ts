@@ -466,6 +466,12 @@ export class Mechanism {
   /** Perturbs many inputs given by index; returns the output indices. A label is refused. */
   perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Uint32Array;
   /**
+   * Replaces each input index by its output index in the caller's array, and returns that
+   * array: no allocation. On an error (an invalid input, a failing random source) it is
+   * zeroed: it holds no report to send, nor the user's input.
+   */
+  perturbIndicesInPlace(indices: Uint32Array): Uint32Array;
+  /**
    * DETERMINISTIC perturbation from `seed`: for tests and simulations only. Anyone who
    * knows the seed knows the noise.
    */

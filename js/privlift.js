@@ -347,7 +347,23 @@ export class Mechanism extends Wrapper {
   perturbIndices(indices) {
     this.#notUnary('perturbBits');
     const idx = this.#indices(indices, 'indices');
-    return guard(() => this.#m.perturbMany(idx));
+    // The module draws in place: into a copy when the caller's array is to stay as it is.
+    const out = idx === indices ? idx.slice() : idx;
+    guard(() => this.#m.perturbInPlace(out));
+    return out;
+  }
+
+  /**
+   * Replaces each input index of `indices` (a Uint32Array) by its output index, and
+   * returns the same array: no array is allocated (for large batches, half the time of
+   * `perturbIndices`). On an error (an invalid input, a failing random source) it is
+   * zeroed: nothing in it is a report to send, nor the user's input.
+   */
+  perturbIndicesInPlace(indices) {
+    this.#notUnary('perturbBits');
+    if (!(indices instanceof Uint32Array)) throw invalid('indices', `expected a Uint32Array, got ${typeOf(indices)}`);
+    guard(() => this.#m.perturbInPlace(indices));
+    return indices;
   }
 
   /**

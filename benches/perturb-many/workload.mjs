@@ -3,10 +3,15 @@
 // the alternation that measures them in one run.
 //
 //   perturbMany       Mechanism.perturbIndices(Uint32Array of n inputs), the OS pool
-//                     (named perturbMany before the JS API's rename)
+//                     (named perturbMany before the JS API's rename): a new array out
+//   … in place        Mechanism.perturbIndicesInPlace: the outputs replace the inputs (each
+//                     round perturbs the last round's outputs: a draw's time and randomness
+//                     do not depend on its input)
 //   keepOrUniform     the JS loop a developer would write instead: keep x with probability
 //                     κ, else a uniform draw over the k values; two crypto.getRandomValues
-//                     u32 words a report (8 bytes, as perturbMany's one 64-bit word)
+//                     u32 words a report (8 bytes, as perturbMany's one 64-bit word); a new
+//                     array out
+//   keepOrUniformInPlace  the same loop writing its outputs over its inputs
 //   getRandomValues   crypto.getRandomValues into 64 KiB views: the byte rate both draw on
 //
 // Each round runs every contender once, in turn, so that load on a shared machine falls
@@ -41,15 +46,14 @@ export function inputs(k, n) {
  * arguments of the loop, as in a library: V8 specialises a closure on the constants of
  * its context, which gave the first k measured a mask for `% k` and the others a division.
  */
-export function keepOrUniform(k, eps = EPS) {
+export function keepOrUniform(k, eps = EPS, { inPlace = false } = {}) {
   const e = Math.exp(eps);
   const keep = Math.floor(((e - 1) / (e + k - 1)) * 4294967296);
   const words = new Uint32Array(2 * 8192);
-  return (xs) => keepOrUniformLoop(xs, k, keep, words);
+  return (xs) => keepOrUniformLoop(xs, inPlace ? xs : new Uint32Array(xs.length), k, keep, words);
 }
 
-function keepOrUniformLoop(xs, k, keep, words) {
-  const out = new Uint32Array(xs.length);
+function keepOrUniformLoop(xs, out, k, keep, words) {
   for (let base = 0; base < xs.length; base += 8192) {
     const m = Math.min(8192, xs.length - base);
     crypto.getRandomValues(m === 8192 ? words : words.subarray(0, 2 * m));
@@ -107,26 +111,41 @@ export async function run(mechanisms, { ks = [2, 21, 256], n = 1_000_000, rounds
   const rows = [];
   for (const k of ks) {
     const xs = inputs(k, n);
-    const contenders = { keepOrUniform: (f => () => f(xs))(keepOrUniform(k)), getRandomValues: randomBytes(8 * n) };
+    const inPlace = xs.slice();
+    const contenders = {
+      keepOrUniform: (f => () => f(xs))(keepOrUniform(k)),
+      keepOrUniformInPlace: (f => () => f(inPlace))(keepOrUniform(k, EPS, { inPlace: true })),
+      getRandomValues: randomBytes(8 * n),
+    };
+    const labels = [];
     for (const [label, make] of Object.entries(mechanisms)) {
       const m = await make(krrDocument(k));
       // `perturbIndices` (`perturbMany` in a checkout before the rename, for --compare).
       const draw = (m.perturbIndices ?? m.perturbMany).bind(m);
       contenders[label] = () => draw(xs);
+      labels.push(label);
+      if (m.perturbIndicesInPlace) {
+        const work = xs.slice();
+        contenders[`${label} in place`] = () => m.perturbIndicesInPlace(work);
+        labels.push(`${label} in place`);
+      }
     }
     const r = alternate(contenders, { rounds, clock });
-    for (const label of Object.keys(mechanisms)) {
+    for (const label of labels) {
       const row = {
-        k, label, ms: r[label].ms, keep_or_uniform_ms: r.keepOrUniform.ms, random_bytes_ms: r.getRandomValues.ms,
-        // Speed against the baseline (> 1: perturbMany is faster) and the share of the
+        k, label, ms: r[label].ms, keep_or_uniform_ms: r.keepOrUniform.ms,
+        keep_or_uniform_in_place_ms: r.keepOrUniformInPlace.ms, random_bytes_ms: r.getRandomValues.ms,
+        // Speed against the baselines (> 1: perturbMany is faster) and the share of the
         // getRandomValues byte rate its 8 bytes a report reach.
         vs_keep_or_uniform: ratio(r.keepOrUniform, r[label]),
+        vs_keep_or_uniform_in_place: ratio(r.keepOrUniformInPlace, r[label]),
         byte_rate_share: ratio(r.getRandomValues, r[label]),
         runs: r[label].runs.map((v) => +v.toFixed(2)),
       };
       rows.push(row);
-      log(`k = ${String(k).padStart(3)}  ${label.padEnd(14)} ${row.ms.toFixed(2).padStart(6)} ms / ${n} reports  `
-        + `${row.vs_keep_or_uniform.toFixed(2)}× keep-or-uniform (${row.keep_or_uniform_ms.toFixed(2)} ms)  `
+      log(`k = ${String(k).padStart(3)}  ${label.padEnd(22)} ${row.ms.toFixed(2).padStart(6)} ms / ${n} reports  `
+        + `${row.vs_keep_or_uniform.toFixed(2)}× keep-or-uniform (${row.keep_or_uniform_ms.toFixed(2)} ms), `
+        + `${row.vs_keep_or_uniform_in_place.toFixed(2)}× in place (${row.keep_or_uniform_in_place_ms.toFixed(2)} ms)  `
         + `${(100 * row.byte_rate_share).toFixed(0)} % of the byte rate (${row.random_bytes_ms.toFixed(2)} ms for ${8 * n} B)`);
     }
   }

@@ -214,12 +214,17 @@ impl VerifiedMechanism {
     }
 
     /// [`Self::perturb_many`] replacing each input of `xs` by its output (the wasm client's
-    /// batch, in its own memory). On an error nothing in `xs` is a report to send: an
-    /// invalid input is refused before any draw, and a failing source stops the batch.
+    /// batch, in the caller's array). On an error nothing in `xs` is a report to send: an
+    /// invalid input is refused before any draw (`xs` unchanged), and a failing source
+    /// stops the batch and zeroes `xs` (half drawn, it would still hold the user's inputs).
     pub fn perturb_in_place<R: Randomness + ?Sized>(&self, xs: &mut [u32], rng: &mut R) -> Result<()> {
         let s = self.channel()?;
         self.check_all(xs)?;
-        s.sample_in_place(xs, rng)
+        let drawn = s.sample_in_place(xs, rng);
+        if drawn.is_err() {
+            xs.fill(0);
+        }
+        drawn
     }
 
     fn check_all(&self, xs: &[u32]) -> Result<()> {
@@ -397,6 +402,46 @@ mod tests {
         let limited = limited.verify(&Policy { max_ldp_s: Some(10.0), ..Policy::default() }).unwrap();
         assert!(matches!(claimed.secret, Secret::Audited(_)) && matches!(limited.secret, Secret::Audited(_)));
         assert_eq!(claimed.leakage().lip.to_bits(), lip.to_bits());
+    }
+
+    /// A source that gives `left` bytes, then fails.
+    struct Failing {
+        left: usize,
+    }
+    impl Randomness for Failing {
+        fn next_word(&mut self) -> Result<u64> {
+            self.fill_block(&mut [0; 8]).map(|()| 7)
+        }
+        fn fill_words(&mut self, out: &mut [u64]) -> Result<()> {
+            out.iter_mut().try_for_each(|w| self.next_word().map(|v| *w = v))
+        }
+        fn fill_block(&mut self, out: &mut [u8]) -> Result<()> {
+            self.left = self.left.checked_sub(out.len()).ok_or(Error::Rng { message: "exhausted".into() })?;
+            out.fill(0x5a);
+            Ok(())
+        }
+        fn draw<T>(&mut self, _: usize, _: impl FnOnce(&mut dyn crate::rng::CryptoRngCore) -> T) -> Result<T> {
+            Err(Error::Rng { message: "exhausted".into() })
+        }
+    }
+
+    #[test]
+    fn a_batch_whose_source_fails_holds_no_input_and_an_invalid_one_is_left_alone() {
+        let doc = Document::from_json(
+            r#"{"format": "privlift-mechanism", "version": 1, "id": "krr",
+                "labels": ["a", "b", "c"], "prior": [0.5, 0.3, 0.2],
+                "mechanism": {"kind": "krr", "epsilon": 1.0}, "claims": {"ldp_x": 1.0}}"#,
+        )
+        .unwrap();
+        let m = doc.verify(&Policy::default()).unwrap();
+        // The first block of 8192 words is drawn, the second fails.
+        let mut xs = alloc::vec![2u32; 10_000];
+        let e = m.perturb_in_place(&mut xs, &mut Failing { left: 8 * 8192 }).unwrap_err();
+        assert_eq!(e.code(), "rng");
+        assert!(xs.iter().all(|&y| y == 0));
+        let mut bad = [1u32, 2, 3];
+        assert_eq!(m.perturb_in_place(&mut bad, &mut Failing { left: 1 << 20 }).unwrap_err().code(), "unknown_value");
+        assert_eq!(bad, [1, 2, 3]);
     }
 
     #[test]

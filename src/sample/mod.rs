@@ -3,11 +3,13 @@
 
 pub mod alias;
 pub mod discrete;
+pub mod keep_or_uniform;
 pub mod lattice;
 pub mod structured;
 pub mod unary;
 
 pub use alias::{AliasTable, ChannelSampler, DenseSampler, QuantisedChannel};
+pub use keep_or_uniform::KeepOrUniform;
 pub use structured::{Categorical, MixSampler, SparseSampler};
 pub use unary::UnarySampler;
 
@@ -50,4 +52,40 @@ pub(crate) fn draws<R: Randomness + ?Sized>(
     // The zeroing is the point: it must not be dropped as a store to memory about to be freed.
     core::hint::black_box(&mut block);
     drawn
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use alloc::vec::Vec;
+
+    /// A source that returns the given words, in order, as little-endian bytes, and counts
+    /// the bytes it gave.
+    pub(crate) struct Words {
+        words: alloc::vec::IntoIter<u64>,
+        bytes: usize,
+    }
+    impl Words {
+        pub(crate) fn new(words: Vec<u64>) -> Self {
+            Words { words: words.into_iter(), bytes: 0 }
+        }
+        /// The bytes drawn so far.
+        pub(crate) fn consumed(&self) -> usize {
+            self.bytes
+        }
+    }
+    impl rand::RngCore for Words {
+        fn next_u32(&mut self) -> u32 {
+            self.next_u64() as u32
+        }
+        fn next_u64(&mut self) -> u64 {
+            self.bytes += 8;
+            self.words.next().expect("the batch drew more words than it was given")
+        }
+        fn fill_bytes(&mut self, dst: &mut [u8]) {
+            for c in dst.chunks_mut(8) {
+                c.copy_from_slice(&self.next_u64().to_le_bytes()[..c.len()]);
+            }
+        }
+    }
+    impl rand::CryptoRng for Words {}
 }

@@ -1,9 +1,9 @@
 //! Exact samplers of the structured kinds, none of which holds a |X| × |Y| table:
 //!
 //! * [`MixSampler`]: P(y|x) = κ·[y = x] + (1 − κ)·m_y (k-RR, Jiang et al. eq 19, the
-//!   identity) as one alias draw over k + 1 outcomes — output y with weight (1 − κ)·m_y, or
-//!   "keep x" with weight κ — then a branch-free select: one word per draw for every x,
-//!   O(|Y|) memory.
+//!   identity): for a uniform m and κ < 1 the table-free [`KeepOrUniform`]; otherwise one
+//!   alias draw over k + 1 outcomes — output y with weight (1 − κ)·m_y, or "keep x" with
+//!   weight κ — then a branch-free select. One word per draw for every x, O(|Y|) memory.
 //! * [`SparseSampler`]: one alias table per row over that row's non-zero entries.
 //! * [`Categorical::Merge`]: the block b(x) of a partition, then the inner sampler.
 //!
@@ -14,19 +14,31 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::alias::{AliasTable, DenseSampler};
+use super::KeepOrUniform;
 use crate::error::{Error, Result};
 use crate::rng::Randomness;
 
-/// P(y|x) = (W_κ·[y = x] + W_y) / 2⁶⁴ over |X| = |Y| = k, with W_κ + Σ_y W_y = 2⁶⁴: one
-/// alias table over the k + 1 outcomes "output y" (W_y, the quantised (1 − κ)·m_y) and
-/// "keep x" (outcome k, W_κ, the quantised κ).
+/// P(y|x) = (W_κ·[y = x] + W_y) / 2⁶⁴ over |X| = |Y| = k, with W_κ + Σ_y W_y = 2⁶⁴.
 ///
-/// One 64-bit word per draw (not a Bernoulli(κ) word and an alias word from m): a `krr`
-/// document then draws as fast as the same channel as a dense `matrix`, and each
+/// A uniform mixing with κ < 1 (`krr`, `rr_lip` with equal weights) draws by
+/// [`KeepOrUniform`]: one 64 × 32-bit product of the word and a comparison, no table. Any
+/// other is one alias table over the k + 1 outcomes "output y" (W_y, the quantised
+/// (1 − κ)·m_y) and "keep x" (outcome k, W_κ, the quantised κ).
+///
+/// One 64-bit word per draw (not a Bernoulli(κ) word and an alias word from m): each
 /// probability is one integer over 2⁶⁴, not a product of two over 2¹²⁸.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MixSampler {
-    table: AliasTable,
+    draw: MixDraw,
+}
+
+/// How a [`MixSampler`] maps a word to an outcome.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum MixDraw {
+    /// Keep, else uniform: no table.
+    Uniform(KeepOrUniform),
+    /// One alias table over the outputs and "keep" (the last outcome).
+    Alias(AliasTable),
 }
 
 impl MixSampler {
@@ -44,9 +56,12 @@ impl MixSampler {
             });
         }
         let sum = super::alias::checked_sum(mixing)?;
+        if keep < 1.0 && mixing.iter().all(|&m| m == mixing[0]) {
+            return Ok(MixSampler { draw: MixDraw::Uniform(KeepOrUniform::new(keep, mixing.len())?) });
+        }
         let mut p: Vec<f64> = mixing.iter().map(|&m| (1.0 - keep) * (m / sum)).collect();
         p.push(keep);
-        Ok(MixSampler { table: AliasTable::new(&p)? })
+        Ok(MixSampler { draw: MixDraw::Alias(AliasTable::new(&p)?) })
     }
 
     /// The identity on `k` symbols (κ = 1).
@@ -57,7 +72,10 @@ impl MixSampler {
     /// k.
     #[inline(always)]
     pub fn len(&self) -> usize {
-        self.table.len() - 1
+        match &self.draw {
+            MixDraw::Uniform(u) => u.len(),
+            MixDraw::Alias(table) => table.len() - 1,
+        }
     }
     /// Never true (a sampler has at least one symbol).
     pub fn is_empty(&self) -> bool {
@@ -65,18 +83,44 @@ impl MixSampler {
     }
     /// (W_κ, (W_y)_y): the numerators over 2⁶⁴ of keeping x and of each output y.
     pub fn weights(&self) -> (u128, Vec<u128>) {
-        let mut w = self.table.weights();
-        let keep = w.pop().unwrap_or(0);
-        (keep, w)
+        match &self.draw {
+            MixDraw::Uniform(u) => u.weights(),
+            MixDraw::Alias(table) => {
+                let mut w = table.weights();
+                let keep = w.pop().unwrap_or(0);
+                (keep, w)
+            }
+        }
     }
 
     /// Maps one uniform word to an output for input `x` (branch-free): the same work,
     /// and the same word, whatever `x` is.
     #[inline(always)]
     pub fn sample_word(&self, x: usize, r: u64) -> usize {
-        let drawn = self.table.sample_word(r);
-        let mask = ((drawn == self.len()) as usize).wrapping_neg();
+        match &self.draw {
+            MixDraw::Uniform(u) => u.sample_word(x, r),
+            MixDraw::Alias(table) => Self::alias_word(table, x, r),
+        }
+    }
+
+    /// The alias draw: outcome k (the last) keeps x.
+    #[inline(always)]
+    fn alias_word(table: &AliasTable, x: usize, r: u64) -> usize {
+        let drawn = table.sample_word(r);
+        let mask = ((drawn == table.len() - 1) as usize).wrapping_neg();
         (x & mask) | (drawn & !mask)
+    }
+
+    /// Replaces every input in `xs` by its draw, one word each, in order; the way of
+    /// drawing matched once, not once per draw. Inputs must be valid.
+    ///
+    /// # Errors
+    /// `rng` if the random source fails.
+    pub fn sample_in_place<R: Randomness + ?Sized>(&self, xs: &mut [u32], rng: &mut R) -> Result<()> {
+        match &self.draw {
+            MixDraw::Uniform(u) => u.sample_in_place(xs, rng),
+            MixDraw::Alias(table) => super::draws(xs, rng, |x, r| Self::alias_word(table, x, r)),
+        }
     }
 }
 
@@ -190,7 +234,7 @@ impl Categorical {
         // same channel as a dense `matrix`).
         match self {
             Categorical::Dense(s) => s.tables().sample_in_place(xs, rng),
-            Categorical::Mix(m) => super::draws(xs, rng, |x, r| m.sample_word(x, r)),
+            Categorical::Mix(m) => m.sample_in_place(xs, rng),
             Categorical::Sparse(s) => super::draws(xs, rng, |x, r| s.sample_word(x, r)),
             Categorical::Merge { blocks, inner } => {
                 xs.iter_mut().for_each(|x| *x = blocks[*x as usize]);
@@ -220,37 +264,24 @@ mod tests {
 
     #[test]
     fn mixture_keeps_on_the_keep_outcome_and_mixes_otherwise() {
-        // κ = 1/2 over 4 outputs: 5 outcomes in an 8-column table (the top three bits pick
-        // the column). Outcome 4 (keep) has weight 2⁶³, each output 2⁶¹.
-        let m = MixSampler::new(0.5, &[0.25; 4]).unwrap();
+        // κ = 1/2 and m = (1/2, 1/4, 1/8, 1/8) (an alias table): 5 outcomes in an 8-column
+        // table (the top three bits pick the column). Outcome 4 (keep) has weight 2⁶³.
+        let m = MixSampler::new(0.5, &[0.5, 0.25, 0.125, 0.125]).unwrap();
+        assert!(matches!(m.draw, MixDraw::Alias(_)));
         let (keep, w) = m.weights();
-        assert_eq!((keep, w), (1 << 63, vec![1 << 61; 4]));
+        assert_eq!((keep, w), (1 << 63, vec![1 << 62, 1 << 61, 1 << 60, 1 << 60]));
         let mut counts = [0u64; 4];
         // Every word in a grid of 2¹⁶ evenly spaced ones: keep ↦ x = 2.
         for i in 0..1u64 << 16 {
             counts[m.sample_word(2, i << 48)] += 1;
         }
-        assert_eq!(counts, [1 << 13, 1 << 13, (1 << 15) + (1 << 13), 1 << 13]);
+        assert_eq!(counts, [1 << 14, 1 << 13, (1 << 15) + (1 << 12), 1 << 12]);
         let id = MixSampler::identity(3).unwrap();
         assert!((0..3).all(|x| [0, u64::MAX / 3, u64::MAX].iter().all(|&r| id.sample_word(x, r) == x)));
+        // A uniform mixing with κ < 1 draws without a table; κ = 1 or an unequal one with.
+        assert!(matches!(krr(21).draw, MixDraw::Uniform(_)));
+        assert!(matches!(id.draw, MixDraw::Alias(_)));
     }
-
-    /// A source that returns the given words, in order, as little-endian bytes.
-    struct Words(alloc::vec::IntoIter<u64>);
-    impl rand::RngCore for Words {
-        fn next_u32(&mut self) -> u32 {
-            self.next_u64() as u32
-        }
-        fn next_u64(&mut self) -> u64 {
-            self.0.next().expect("the batch drew more words than it was given")
-        }
-        fn fill_bytes(&mut self, dst: &mut [u8]) {
-            for c in dst.chunks_mut(8) {
-                c.copy_from_slice(&self.next_u64().to_le_bytes()[..c.len()]);
-            }
-        }
-    }
-    impl rand::CryptoRng for Words {}
 
     /// The k-RR sampler of the `krr` kind at ε = 1: κ = (e − 1)/(e + k − 1), m uniform.
     fn krr(k: usize) -> MixSampler {
@@ -261,19 +292,21 @@ mod tests {
     /// What the batch path outputs for input `x` and the one word `r`.
     fn batch_draw(c: &Categorical, x: u32, r: u64) -> usize {
         let mut xs = [x];
-        c.sample_in_place(&mut xs, &mut Words(vec![r].into_iter())).unwrap();
+        c.sample_in_place(&mut xs, &mut crate::sample::tests::Words::new(vec![r])).unwrap();
         xs[0] as usize
     }
 
     #[test]
-    fn the_batch_draws_exactly_the_audited_krr_channel() {
+    fn the_batch_draws_exactly_the_audited_alias_mixture() {
         // The exact channel of the batch path, read from its outputs alone: within each of
         // the 2^b columns of words (the top b bits) an alias draw is a step function of the
         // low bits, one output below a threshold, one from it on. The threshold is found by
         // bisection, so each output's numerator over 2⁶⁴ is exact; it must equal what the
-        // audit reads (`MixSampler::weights`: κ·[y = x] + W_y).
+        // audit reads (`MixSampler::weights`: κ·[y = x] + W_y). (The uniform mixture's:
+        // `keep_or_uniform`'s tests.)
         for k in [2usize, 21, 256] {
-            let m = krr(k);
+            let mixing: Vec<f64> = (1..=k).map(|y| y as f64).collect();
+            let m = MixSampler::new(0.3, &mixing).unwrap();
             let (keep, w) = m.weights();
             let c = Categorical::Mix(m);
             let b = (k + 1).next_power_of_two().trailing_zeros();

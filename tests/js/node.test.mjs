@@ -150,6 +150,33 @@ describe('k-RR, k = 3, ε = ln 2', () => {
     }
   });
 
+  test('perturbIndicesInPlace draws the row in the caller\'s array; perturbIndices leaves it alone', async () => {
+    const n = 100_000;
+    const row = krrMatrix(3, LN2);
+    const xs = new Uint32Array(n).fill(1);
+    const kept = mech.perturbIndices(xs);
+    assert.ok(kept !== xs && xs.every((x) => x === 1), 'perturbIndices wrote into its argument');
+    assert.equal(mech.perturbIndicesInPlace(xs), xs);
+    const counts = [0, 0, 0];
+    for (const y of xs) counts[y] += 1;
+    for (let y = 0; y < 3; y++) {
+      const p = row[1][y];
+      const sd = Math.sqrt(n * p * (1 - p));
+      assert.ok(Math.abs(counts[y] - n * p) <= 5 * sd, `count[${y}] = ${counts[y]}, expected ${n * p} ± ${5 * sd}`);
+    }
+    // An invalid input, in the second block of 8192: the array is zeroed (the first block
+    // was drawn), so that it holds neither a report nor the user's inputs.
+    const bad = new Uint32Array(10_000).fill(2);
+    bad[9_000] = 7;
+    await rejectsWith(() => mech.perturbIndicesInPlace(bad), 'unknown_value');
+    assert.ok(bad.every((y) => y === 0));
+    const copy = new Uint32Array(10_000).fill(2);
+    copy[9_000] = 7;
+    await rejectsWith(() => mech.perturbIndices(copy), 'unknown_value');
+    assert.equal(copy[0], 2, 'perturbIndices zeroed its argument, not its copy');
+    await rejectsWith(() => mech.perturbIndicesInPlace([0, 1]), 'invalid_argument', 'Uint32Array');
+  });
+
   test('perturbIndices takes indices (a label is refused) and an empty input', async () => {
     assert.equal(mech.perturbIndices([0, 1, 2, 0]).length, 4);
     assert.equal(mech.perturbIndices([]).length, 0);

@@ -31,6 +31,9 @@ export async function usage(): Promise<void> {
   // @ts-expect-error perturbIndices takes indices, never labels
   mech.perturbIndices(['a']);
   const seeded: Uint32Array = mech.perturbIndicesSeededForTesting(new Uint32Array([0, 1]), 7n);
+  const same: Uint32Array = mech.perturbIndicesInPlace(new Uint32Array([0, 1]));
+  // @ts-expect-error perturbIndicesInPlace writes into a Uint32Array, not an array
+  mech.perturbIndicesInPlace([0, 1]);
   const r: Receipt = mech.receipt(label);
   const e: ReceiptEntry = r.entries[0];
   const lift: number = e.lift;
