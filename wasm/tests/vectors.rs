@@ -45,6 +45,10 @@ vectors! {
     laplace_gmm: include_str!("../../tests/vectors/laplace-gmm.json");
     merge_rr_lip_secret: include_str!("../../tests/vectors/merge-rr-lip-secret.json");
     oue_4: include_str!("../../tests/vectors/oue-4.json");
+    open_hadamard: include_str!("../../tests/vectors/open-hadamard.json");
+    open_hcms_listed: include_str!("../../tests/vectors/open-hcms-listed.json");
+    open_heavy_hitters: include_str!("../../tests/vectors/open-heavy-hitters.json");
+    open_olh_fruit: include_str!("../../tests/vectors/open-olh-fruit.json");
     salary_gaussian: include_str!("../../tests/vectors/salary-gaussian.json");
     sampling_histogram: include_str!("../../tests/vectors/sampling-histogram.json");
     sparse_rows: include_str!("../../tests/vectors/sparse-rows.json");
