@@ -218,6 +218,9 @@ pub enum AnyDocument {
     Discrete(Document),
     /// A continuous document (`domain`; kinds `gaussian`, `laplace`, `sampling`).
     Continuous(ContinuousDocument),
+    /// An open-domain document (`domain` of strings; kinds `olh`, `hadamard`, `hcms`,
+    /// `heavy_hitters`).
+    Open(crate::open::OpenDocument),
 }
 
 impl AnyDocument {
@@ -226,6 +229,7 @@ impl AnyDocument {
         match self {
             AnyDocument::Discrete(_) => Family::Discrete,
             AnyDocument::Continuous(_) => Family::Continuous,
+            AnyDocument::Open(_) => Family::Open,
         }
     }
 }
@@ -238,24 +242,30 @@ pub enum Family {
     Discrete,
     /// A number on a bounded domain, released on a lattice: [`ContinuousDocument`].
     Continuous,
+    /// A string of an open domain, hashed and randomised: [`crate::open::OpenDocument`].
+    Open,
 }
 
 impl Family {
-    /// The family a `mechanism.kind` belongs to: continuous for [`CONTINUOUS_KINDS`], else
-    /// discrete (whose reader refuses a kind it does not know).
+    /// The family a `mechanism.kind` belongs to: continuous for [`CONTINUOUS_KINDS`], open
+    /// for [`crate::open::OPEN_KINDS`], else discrete (whose reader refuses a kind it does
+    /// not know).
     pub fn of_kind(kind: &str) -> Family {
         if CONTINUOUS_KINDS.contains(&kind) {
             Family::Continuous
+        } else if crate::open::OPEN_KINDS.contains(&kind) {
+            Family::Open
         } else {
             Family::Discrete
         }
     }
 
-    /// `"discrete"` or `"continuous"`, for messages.
+    /// `"discrete"`, `"continuous"` or `"open"`, for messages.
     pub fn name(self) -> &'static str {
         match self {
             Family::Discrete => "discrete",
             Family::Continuous => "continuous",
+            Family::Open => "open",
         }
     }
 }
@@ -274,7 +284,8 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 
 /// Parses and validates a document of any kind: a continuous one ([`is_continuous`]'s
 /// rule, on the kind and members peeked without building anything) gives
-/// [`AnyDocument::Continuous`], anything else goes to [`Document::from_json`] unchanged.
+/// [`AnyDocument::Continuous`], an open-domain one ([`crate::open::is_open`])
+/// [`AnyDocument::Open`], anything else goes to [`Document::from_json`] unchanged.
 /// The text is read once by the reader of its family: no JSON tree of the whole document
 /// is built first.
 ///
@@ -283,6 +294,8 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 pub fn parse_any(text: &str) -> Result<AnyDocument> {
     if super::codec::reader::is_continuous(text.as_bytes()) {
         Ok(AnyDocument::Continuous(ContinuousDocument::from_json(text)?))
+    } else if crate::open::is_open(text.as_bytes()) {
+        Ok(AnyDocument::Open(crate::open::OpenDocument::from_json(text)?))
     } else {
         Ok(AnyDocument::Discrete(Document::from_json(text)?))
     }

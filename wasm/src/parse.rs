@@ -25,7 +25,7 @@ use privlift::error::Error;
 /// another family's entry point).
 fn entry_point(family: Family) -> &'static str {
     match family {
-        Family::Discrete => "parseMechanism from 'privlift'",
+        Family::Discrete | Family::Open => "parseMechanism from 'privlift'",
         Family::Continuous => "parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'",
     }
 }
