@@ -44,10 +44,11 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
     }
     let prior: Option<OpenPrior> = a.value("prior").map(files::parse_file).transpose()?;
     let req = OpenRequest { method: method.into(), epsilon, max_bytes, prior, id: a.value("id").map(str::to_string) };
-    let mut text = design_open(&req).map_err(|e| match (&e, a.value("prior")) {
+    let doc = design_open(&req).map_err(|e| match (&e, a.value("prior")) {
         (privlift::Error::InvalidArgument { name, .. }, Some(path)) if name == "prior" => CliError::in_file(path, e),
         _ => CliError::from(e),
     })?;
+    let mut text = doc.to_json();
     text.push('\n');
     crate::out::print_stdout(&text)
 }

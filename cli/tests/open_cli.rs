@@ -103,7 +103,7 @@ fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
         // Refusals name the field, never the value; the batch is refused whole.
         for (output, field) in [
             (json!({"seed": 1, "y": g}), "`y`"),
-            (json!({"seed": 4_294_967_296u64, "y": 1}), "`seed`"),
+            (json!({"seed": 4_294_967_296u64, "y": 1}), "unsigned 32-bit"),
             (json!({"seed": 1}), "`y`"),
             (json!({"seed": 1, "y": 1, "z": 7}), "unknown field"),
             (json!("apple"), "object"),
@@ -113,7 +113,8 @@ fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
             let body = r.json();
             assert_eq!(body["code"], "unknown_output");
             assert!(body["message"].as_str().unwrap().contains(field), "{body}");
-            assert!(!body["message"].as_str().unwrap().contains("apple"), "{body}");
+            let message = body["message"].as_str().unwrap();
+            assert!(!message.contains("apple") && !message.contains("4294967296"), "{body}");
         }
         // Candidates in the query (percent-encoded) and in a POST body.
         let r = get(&c.addr, "/v1/estimates/fruit?candidate=apple&candidate=kiwi&candidate=ban%61na");
@@ -172,5 +173,84 @@ fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
         assert_eq!(out["n"].as_u64(), Some(3000));
         run(&["heavy-hitters", "--db", &db, "--mechanism", "hh", "--top", "0"]).fails("invalid_argument", 2);
         run(&["heavy-hitters", "--db", &db, "--mechanism", "fruit", "--top", "2"]).fails("invalid_argument", 1);
+    }
+}
+
+/// `simulate --population` for every kind: the open kinds (no prior), a discrete and a
+/// continuous document, each user drawing from POP.json instead of the prior; then the
+/// estimates recover the population, and a bad population is a typed refusal.
+#[test]
+fn simulate_draws_every_kind_from_the_population() {
+    let t = TempDir::new("open-simulate");
+    let grade = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
+    let dir = mechanisms(
+        &t,
+        "m",
+        &[
+            &["olh", "--epsilon", "4", "--domain", "strings", "--max-bytes", "8", "--id", "olh"],
+            &["hadamard", "--epsilon", "4", "--domain", "strings", "--max-bytes", "8", "--id", "had"],
+            &["hcms", "--epsilon", "4", "--domain", "strings", "--max-bytes", "8", "--id", "hcms"],
+            &["heavy-hitters", "--epsilon", "4", "--max-bytes", "2", "--id", "hh"],
+            &["krr", "--prior", grade, "--epsilon", "4", "--id", "grade"],
+        ],
+    );
+    let fruit = json!({"values": ["apple", "banana", "kiwi"], "p": [0.6, 0.3, 0.1]});
+    let pop = json!({
+        "olh": fruit, "had": fruit, "hcms": fruit,
+        "hh": {"values": ["ab", "z", "ok"], "p": [0.5, 0.3, 0.2]},
+        "grade": {"values": ["0", "1"], "p": [0.25, 0.75]},
+    });
+    let pop_path = t.write("pop.json", &pop.to_string());
+    let truth = t.0.join("truth.json");
+    for db in engines(&t) {
+        let o = run(&[
+            "simulate",
+            "--db",
+            &db,
+            "--dir",
+            &dir,
+            "--users",
+            "4000",
+            "--seed",
+            "3",
+            "--population",
+            &pop_path,
+            "--truth",
+            truth.to_str().unwrap(),
+        ]);
+        assert_eq!(o.code, 0, "{}", o.stderr);
+        let truth: Value = serde_json::from_str(&std::fs::read_to_string(&truth).unwrap()).unwrap();
+        assert_eq!(truth["olh"]["values"], json!(["apple", "banana", "kiwi"]));
+        let cands = t.write("c.txt", "apple\nbanana\nkiwi\nmango\n");
+        for id in ["olh", "had", "hcms"] {
+            let e = run(&["estimate", "--db", &db, "--mechanism", id, "--candidates", &cands]).json();
+            assert_eq!(e["n"].as_u64(), Some(4000), "{id}");
+            let (est, se): (Vec<f64>, Vec<f64>) = (
+                serde_json::from_value(e["estimate"].clone()).unwrap(),
+                serde_json::from_value(e["std_error"].clone()).unwrap(),
+            );
+            let p: Vec<f64> = serde_json::from_value(truth[id]["p"].clone()).unwrap();
+            for (i, truth) in p.iter().chain([0.0].iter()).enumerate() {
+                assert!((est[i] - truth).abs() < 4.5 * se[i], "{id} candidate {i}: {} ± {} vs {truth}", est[i], se[i]);
+            }
+        }
+        let hh = run(&["heavy-hitters", "--db", &db, "--mechanism", "hh", "--top", "2"]).json();
+        assert_eq!(hh["values"], json!(["ab", "z"]));
+        // The discrete document's users drew from the population, not its prior.
+        let g: Vec<f64> = serde_json::from_value(truth["grade"]["p"].clone()).unwrap();
+        assert!((g[0] - 0.25).abs() < 0.03 && (g[1] - 0.75).abs() < 0.03 && g[2..].iter().all(|&p| p == 0.0), "{g:?}");
+    }
+    // Typed refusals, never echoing a value.
+    let db = format!("sqlite:{}", t.0.join("bad.db").display());
+    for (bad, what) in [
+        (json!({"olh": {"values": ["apple"], "p": [0.5]}}), "add up to 1"),
+        (json!({"olh": {"values": ["watermelon-secret"], "p": [1.0]}}), "values[0]"),
+        (json!({"grade": {"values": ["not-a-grade"], "p": [1.0]}}), "values[0]"),
+        (json!({"nope": {"values": ["a"], "p": [1.0]}}), "no published mechanism"),
+    ] {
+        let path = t.write("bad.json", &bad.to_string());
+        let o = run(&["simulate", "--db", &db, "--dir", &dir, "--users", "10", "--population", &path]);
+        let e = o.fails("invalid_argument", 1);
+        assert!(e.contains(what) && !e.contains("secret") && !e.contains("not-a-grade"), "{e}");
     }
 }

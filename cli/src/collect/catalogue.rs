@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use privlift::document::reader::BYTE_ORDER_MARK;
 use privlift::document::Lattice;
 use privlift::document::MechanismKind;
+use privlift::open::{OpenDocument, OpenReport};
 use privlift::sample::lattice::LatticeMechanism;
 use privlift::{parse_any, AnyDocument, ContinuousDocument, Document, Error};
 use privlift_design::estimate::{released_outputs, unary_releases};
 use privlift_design::lattice_estimate::Released;
-use privlift_design::open::read::is_open;
-use privlift_design::open::{canonical, report_from_json, Params};
+use privlift_design::open::Params;
 use sha2::{Digest, Sha256};
 
 use super::store::{Store, Version};
@@ -56,8 +56,9 @@ pub enum Parsed {
         doc: ContinuousDocument,
         sampler: LatticeMechanism,
     },
-    /// An open-domain document: the parameters its estimators read.
+    /// An open-domain document, with the parameters its estimators read.
     Open {
+        doc: OpenDocument,
         params: Params,
         max_bytes: usize,
     },
@@ -79,10 +80,6 @@ impl Published {
             text.drain(..BYTE_ORDER_MARK.len());
         }
         let sha256 = sha256_hex(text.as_bytes());
-        if let Some((id, params, max_bytes)) = parse_open(&text)? {
-            let doc = Parsed::Open { params, max_bytes };
-            return Ok(Published { id, sha256, version, text, doc, released: Releases::Reports });
-        }
         let (id, doc, released) = match parse_any(&text)? {
             AnyDocument::Discrete(d) => {
                 let released = match d.mechanism() {
@@ -96,8 +93,10 @@ impl Published {
                 let released = Releases::Lattice(Released::new(&sampler));
                 (c.id().to_string(), Parsed::Continuous { doc: c, sampler }, released)
             }
-            // The collector of open-domain reports is not built yet.
-            AnyDocument::Open(o) => return Err(Error::UnsupportedMechanism { kind: o.mechanism().tag().into() }),
+            AnyDocument::Open(o) => {
+                let (params, max_bytes) = (Params::from(&o), o.max_bytes());
+                (o.id().to_string(), Parsed::Open { doc: o, params, max_bytes }, Releases::Reports)
+            }
         };
         Ok(Published { id, sha256, version, text, doc, released })
     }
@@ -139,9 +138,11 @@ impl Published {
                     _ => Ok(out.label(y).unwrap_or_default().to_string()),
                 }
             }
-            Parsed::Open { params, .. } => report_from_json(params, output)
-                .map(|r| canonical(&r))
-                .map_err(|e| BadOutput(format!("not a report of this kind ({})", open_reason(&e)).into())),
+            Parsed::Open { doc, .. } => {
+                OpenReport::from_json(doc.mechanism(), &output.to_string()).map(|r| r.canonical()).map_err(|e| {
+                    BadOutput(format!("not a report of this kind ({})", open_reason(&e, doc.mechanism().tag())).into())
+                })
+            }
             Parsed::Continuous { doc, .. } => {
                 let lattice = doc.lattice();
                 let j = output
@@ -157,23 +158,13 @@ impl Published {
     }
 }
 
-/// An open-domain document's id and parameters, or `None` for a document of another
-/// kind, its parameters range-checked ([`Params::from_document`]).
-fn parse_open(text: &str) -> Result<Option<(String, Params, usize)>, Error> {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else { return Ok(None) };
-    if !is_open(&value) {
-        return Ok(None);
-    }
-    let (params, max_bytes) = Params::from_document(&value)?;
-    let id = value.get("id").and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
-    Ok(Some((id, params, max_bytes)))
-}
-
-/// What an open-kind output's refusal says: the field and its rule, never a value.
-fn open_reason(e: &Error) -> String {
+/// What an open-kind output's refusal says: the field and its rule, never a value (a
+/// JSON reader's account of a wrong value repeats it: only its kind is kept).
+fn open_reason(e: &Error, kind: &str) -> String {
     match e {
         Error::UnknownOutput { value } => value.clone(),
-        other => other.code().to_string(),
+        Error::Json { message } if !message.contains("invalid") => message.clone(),
+        _ => format!("expected a `{kind}` report: an object of unsigned 32-bit integers"),
     }
 }
 

@@ -288,7 +288,7 @@ fn get_estimate(
             ApiError::new(404, "unknown_version", format!("no version of {} has this SHA-256", Quoted(id)))
         })?,
     };
-    if let Parsed::Open { params, max_bytes } = &published.doc {
+    if let Parsed::Open { params, max_bytes, .. } = &published.doc {
         let q = open_query(query, body, *max_bytes).map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
         let counts = store.counts(published.version).map_err(ApiError::storage)?;
         let answer = answer_open(params, &counts, q, &published.sha256).map_err(ApiError::from_library)?;
@@ -451,7 +451,7 @@ pub fn candidates_from_db(
     candidates_path: &str,
 ) -> Result<open_estimate::Frequencies, CliError> {
     let (mut store, published) = stored_version(db, id, sha256)?;
-    let Parsed::Open { params, max_bytes } = &published.doc else {
+    let Parsed::Open { params, max_bytes, .. } = &published.doc else {
         return Err(CliError::usage("`--candidates` is for an open-domain document (olh, hadamard, hcms)"));
     };
     let text = crate::files::read(candidates_path)?;

@@ -13,6 +13,8 @@
 use std::sync::Arc;
 
 use privlift::document::MechanismKind;
+use privlift::open::OpenDocument;
+use privlift::param::SUM_TOLERANCE;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::verify::continuous::ContinuousPolicy;
 use privlift::{Document, Error, Policy};
@@ -59,13 +61,20 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let catalogue = Catalogue::load(dir, store.as_mut())?;
     for (id, pop) in &populations {
         let in_pop = |e| CliError::in_file(a.value("population").unwrap_or_default(), e);
-        if catalogue.current(id).is_none() {
+        let Some(published) = catalogue.current(id) else {
             return Err(in_pop(Error::InvalidArgument {
                 name: "population".into(),
                 reason: format!("no published mechanism {}", privlift::error::Quoted(id)),
             }));
-        }
+        };
         pop.check(id).map_err(in_pop)?;
+        // Every value is checked before any report is stored.
+        match &published.doc {
+            Parsed::Discrete(doc) => pop.discrete_cells(id, doc).map(drop),
+            Parsed::Continuous { doc, .. } => pop.lattice_weights(id, doc.lattice()).map(drop),
+            Parsed::Open { doc, .. } => open_population(id, doc, Some(pop)).map(drop),
+        }
+        .map_err(in_pop)?;
     }
     let mut truth = serde_json::Map::new();
     let mut stored = 0;
@@ -162,7 +171,17 @@ fn population(
             }
             histograms(doc, users, &hx, &hs)
         }
-        Parsed::Open { .. } => return Err(Error::UnsupportedMechanism { kind: "open (pending)".into() }),
+        Parsed::Open { doc, .. } => {
+            let m = doc.verify(&Policy::default())?;
+            let (values, weights) = open_population(&p.id, doc, pop)?;
+            let mut h = vec![0u64; values.len()];
+            for _ in 0..users {
+                let i = draw(&weights, &mut rng);
+                h[i] += 1;
+                push(m.perturb(&values[i], &mut rng)?.canonical(), &mut rng);
+            }
+            json!({"n": users, "values": values, "p": h.iter().map(|&c| c as f64 / users as f64).collect::<Vec<_>>()})
+        }
         Parsed::Continuous { doc, .. } => {
             let m = doc.verify(&ContinuousPolicy::default())?;
             let lattice = doc.lattice();
@@ -190,6 +209,36 @@ fn population(
     let mut truth = truth;
     truth["sha256"] = Value::from(p.sha256.clone());
     Ok((reports, truth))
+}
+
+/// An open-domain document's population: POP.json's entry, else its prior when that
+/// lists the whole mass (no value can be drawn for "any other value"). Each value is
+/// checked against the document's domain.
+fn open_population(id: &str, doc: &OpenDocument, pop: Option<&Population>) -> Result<(Vec<String>, Vec<f64>), Error> {
+    let (values, weights) = match (pop, doc.prior()) {
+        (Some(pop), _) => {
+            let values =
+                (0..pop.values.len()).map(|i| pop.string(id, i).map(str::to_string)).collect::<Result<_, _>>()?;
+            (values, pop.p.clone())
+        }
+        (None, Some(prior)) if prior.other_mass() <= SUM_TOLERANCE => (prior.values().to_vec(), prior.p().to_vec()),
+        (None, _) => {
+            return Err(Error::InvalidArgument {
+                name: "population".into(),
+                reason: format!(
+                    "open-domain mechanism {} has no prior over every value: give its population in --population",
+                    privlift::error::Quoted(id)
+                ),
+            })
+        }
+    };
+    for (i, v) in values.iter().enumerate() {
+        doc.check_value(v).map_err(|e| Error::InvalidArgument {
+            name: format!("population {} values[{i}]", privlift::error::Quoted(id)),
+            reason: e.to_string(),
+        })?;
+    }
+    Ok((values, weights))
 }
 
 fn histograms(doc: &Document, users: u64, hx: &[u64], hs: &[u64]) -> Value {

@@ -18,17 +18,17 @@
 //!   per fragment, uniform groups), with the fragment a byte so that every candidate is
 //!   a whole byte string.
 //!
-//! Every design's claim `ldp_x` is the LDP w.r.t. X of the quantised randomiser that
-//! will run, as the core audits it ([`super::Randomiser`]); the document is verified by
-//! the core before it is returned.
+//! Every design's claims are the core's audit of the quantised randomiser that will run
+//! (`ldp_x`, and with a prior `lip`); the document is verified by the core before it is
+//! returned.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use privlift::open::hash::{xxh32, NAME, VERSION};
-use privlift::param::Epsilon;
-use privlift::sample::structured::MixSampler;
-use privlift::{Error, Result};
+use privlift::open::hash::xxh32;
+use privlift::open::{OpenClaims, OpenDocument, OpenMechanism, SparsePrior};
+use privlift::param::{Budget, Epsilon, Probability};
+use privlift::{Error, Policy, Result};
 use serde::{Deserialize, Serialize};
 
 use super::{check_value, MAX_BITS, MAX_BYTES, MAX_G};
@@ -122,27 +122,15 @@ pub fn pem_prefix_bits(max_bytes: usize) -> Vec<u32> {
     (1..=max_bytes as u32).map(|r| 8 * r).collect()
 }
 
-/// The LDP w.r.t. X of the quantised keep-or-uniform randomiser of ε over g outputs, as
-/// the sampler draws it: ln(1 + W_κ / min_y W_y), rounded up to the next f64 (the largest
-/// ratio of two inputs' probabilities of one output; the hash does not change it).
-pub fn randomiser_ldp(epsilon: Epsilon, g: u32) -> Result<f64> {
-    let e = libm::exp(epsilon.get());
-    let kappa = if e.is_finite() { (e - 1.0) / (e + f64::from(g) - 1.0) } else { 1.0 };
-    let (keep, w) = MixSampler::new(kappa, &alloc::vec![1.0; g as usize])?.weights();
-    let min = w.iter().copied().min().unwrap_or(0);
-    if min == 0 {
-        return Ok(f64::INFINITY);
-    }
-    let ratio = libm::log1p(keep as f64 / min as f64);
-    Ok(ratio + ratio * 4.0 * f64::EPSILON)
-}
-
-/// The document of `req` as pretty JSON, its members in the spec's order (every parameter fixed, `claims.ldp_x` the randomiser's).
+/// The document of `req`, verified by the core: every parameter fixed, its claims the
+/// core's audit of the randomiser that will run (`ldp_x`; with a prior also `lip`, the LIP
+/// w.r.t. X under it for every seed).
 ///
 /// # Errors
 /// `invalid_argument` for an unknown method, ε outside (0, 700], `max_bytes` outside
-/// [1, 4096], a bad prior (see [`OpenPrior::check`]), or a prior with heavy hitters.
-pub fn design_open(req: &OpenRequest) -> Result<String> {
+/// [1, 4096], a bad prior (see [`OpenPrior::check`]), or a prior with heavy hitters; the
+/// core's verification errors (none for a design within these ranges).
+pub fn design_open(req: &OpenRequest) -> Result<OpenDocument> {
     let eps = Epsilon::positive("epsilon", req.epsilon)?;
     let max_bytes = match (req.max_bytes, req.method.as_str()) {
         (Some(b), _) => b,
@@ -157,33 +145,34 @@ pub fn design_open(req: &OpenRequest) -> Result<String> {
             reason: alloc::format!("must be from 1 to {MAX_BYTES}, got {max_bytes}"),
         });
     }
-    if let Some(prior) = &req.prior {
-        if req.method == "heavy-hitters" {
+    let prior = match &req.prior {
+        Some(_) if req.method == "heavy-hitters" => {
             return Err(Error::InvalidArgument {
                 name: "prior".into(),
                 reason: "a heavy-hitter document has no prior".into(),
-            });
+            })
         }
-        prior.check(max_bytes)?;
-    }
-    let e = eps.get();
-    let id = default_open_id(req, e);
-    let hash = NAME;
-    let hash_version = VERSION;
+        Some(prior) => {
+            prior.check(max_bytes)?;
+            let p = prior.p.iter().map(|&p| Probability::new("prior.p", p)).collect::<Result<Vec<_>>>()?;
+            Some(SparsePrior::new(prior.values.clone(), p, max_bytes)?)
+        }
+        None => None,
+    };
+    let id = req.id.clone().unwrap_or_else(|| crate::default_id(&req.method, Some(eps.get())));
     let mechanism = match req.method.as_str() {
-        "olh" => Mechanism::Olh { hash, hash_version, epsilon: e, g: olh_g(eps) },
-        "hadamard" => Mechanism::Hadamard {
-            hash,
-            hash_version,
-            epsilon: e,
+        "olh" => OpenMechanism::Olh { epsilon: eps, g: olh_g(eps) },
+        "hadamard" => OpenMechanism::Hadamard {
+            epsilon: eps,
             bits: HADAMARD_BITS.min(MAX_BITS),
             hash_seed: xxh32(0, id.as_bytes()),
         },
-        "hcms" => Mechanism::Hcms { hash, hash_version, epsilon: e, k: HCMS_K, m: HCMS_M },
+        "hcms" => OpenMechanism::Hcms { epsilon: eps, k: HCMS_K, m: HCMS_M },
         "heavy-hitters" => {
             let prefix_bits = pem_prefix_bits(max_bytes);
-            let split = alloc::vec![1.0 / prefix_bits.len() as f64; prefix_bits.len()];
-            Mechanism::HeavyHitters { hash, hash_version, epsilon: e, g: olh_g(eps), prefix_bits, split }
+            let w = 1.0 / prefix_bits.len() as f64;
+            let split = prefix_bits.iter().map(|_| Probability::new("split", w)).collect::<Result<Vec<_>>>()?;
+            OpenMechanism::HeavyHitters { epsilon: eps, g: olh_g(eps), prefix_bits, split }
         }
         other => {
             return Err(Error::InvalidArgument {
@@ -192,57 +181,16 @@ pub fn design_open(req: &OpenRequest) -> Result<String> {
             })
         }
     };
-    let outputs = match &mechanism {
-        Mechanism::Olh { g, .. } | Mechanism::HeavyHitters { g, .. } => *g,
-        Mechanism::Hadamard { .. } | Mechanism::Hcms { .. } => 2,
+    // The draft claims ε; the published claims are the audit's (the quantised sampler's
+    // LDP is ε rounded up by at most a few ulps).
+    let draft_claims = OpenClaims { ldp_x: Budget::new("claims.ldp_x", eps.get())?, lip: None };
+    let draft = OpenDocument::new(&id, max_bytes, prior.clone(), mechanism.clone(), draft_claims)?;
+    let audit = draft.audit()?;
+    let claims = OpenClaims {
+        ldp_x: Budget::new("claims.ldp_x", audit.ldp_x)?,
+        lip: prior.is_some().then(|| Budget::new("claims.lip", audit.lip)).transpose()?,
     };
-    let doc = OpenDocumentJson {
-        format: "privlift-mechanism",
-        version: 1,
-        id,
-        domain: Domain { kind: "strings", max_bytes },
-        prior: req.prior.clone(),
-        mechanism,
-        claims: Claims { ldp_x: randomiser_ldp(eps, outputs)? },
-    };
-    serde_json::to_string_pretty(&doc).map_err(|e| Error::Json { message: e.to_string() })
-}
-
-/// A designed document, its members in the spec's order.
-#[derive(Serialize)]
-struct OpenDocumentJson {
-    format: &'static str,
-    version: u32,
-    id: String,
-    domain: Domain,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    prior: Option<OpenPrior>,
-    mechanism: Mechanism,
-    claims: Claims,
-}
-
-#[derive(Serialize)]
-struct Domain {
-    kind: &'static str,
-    max_bytes: usize,
-}
-
-#[derive(Serialize)]
-struct Claims {
-    ldp_x: f64,
-}
-
-/// The `mechanism` object of each kind, `kind` first.
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-enum Mechanism {
-    Olh { hash: &'static str, hash_version: u64, epsilon: f64, g: u32 },
-    Hadamard { hash: &'static str, hash_version: u64, epsilon: f64, bits: u32, hash_seed: u32 },
-    Hcms { hash: &'static str, hash_version: u64, epsilon: f64, k: u32, m: u32 },
-    HeavyHitters { hash: &'static str, hash_version: u64, epsilon: f64, g: u32, prefix_bits: Vec<u32>, split: Vec<f64> },
-}
-
-/// The id given, or `METHOD-epsE`.
-fn default_open_id(req: &OpenRequest, eps: f64) -> String {
-    req.id.clone().unwrap_or_else(|| crate::default_id(&req.method, Some(eps)))
+    let doc = OpenDocument::new(&id, max_bytes, prior, mechanism, claims)?;
+    doc.verify(&Policy::default())?;
+    Ok(doc)
 }

@@ -13,12 +13,12 @@
 pub mod designer;
 pub mod estimate;
 pub mod pem;
-pub mod read;
 mod sweep;
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use privlift::open::{OpenDocument, OpenMechanism};
 use privlift::param::Epsilon;
 use privlift::sample::structured::MixSampler;
 use privlift::{Error, Result};
@@ -78,6 +78,26 @@ impl Params {
     }
 }
 
+impl From<&OpenDocument> for Params {
+    /// The parameters of a validated open-domain document.
+    fn from(doc: &OpenDocument) -> Self {
+        match doc.mechanism() {
+            OpenMechanism::Olh { epsilon, g } => Params::Olh { epsilon: epsilon.get(), g: *g },
+            OpenMechanism::Hadamard { epsilon, bits, hash_seed } => {
+                Params::Hadamard { epsilon: epsilon.get(), bits: *bits, hash_seed: *hash_seed }
+            }
+            OpenMechanism::Hcms { epsilon, k, m } => Params::Hcms { epsilon: epsilon.get(), k: *k, m: *m },
+            OpenMechanism::HeavyHitters { epsilon, g, prefix_bits, split } => Params::HeavyHitters {
+                epsilon: epsilon.get(),
+                g: *g,
+                prefix_bits: prefix_bits.clone(),
+                split: split.iter().map(|w| w.get()).collect(),
+                max_bytes: doc.max_bytes(),
+            },
+        }
+    }
+}
+
 /// The g-ary keep-or-uniform randomiser as the core's sampler draws it: κ = (e^ε − 1) /
 /// (e^ε + g − 1), quantised to an integer over 2⁶⁴ ([`MixSampler`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -101,10 +121,7 @@ impl Randomiser {
                 reason: alloc::format!("must be from 2 to {MAX_G}, got {outputs}"),
             });
         }
-        let e = libm::exp(eps);
-        let g = f64::from(outputs);
-        // e^ε overflows to ∞ at ε = 700: κ is then 1 (as (e^ε − 1)/(e^ε + g − 1) → 1).
-        let kappa = if e.is_finite() { (e - 1.0) / (e + g - 1.0) } else { 1.0 };
+        let kappa = privlift::document::krr_keep(outputs as usize, eps);
         let sampler = MixSampler::new(kappa, &alloc::vec![1.0; outputs as usize])?;
         let (w_keep, _) = sampler.weights();
         Ok(Randomiser { outputs, keep: w_keep as f64 / 18_446_744_073_709_551_616.0 })
@@ -182,35 +199,6 @@ pub fn parse_report(params: &Params, text: &str) -> Result<Report> {
         return Err(bad("output"));
     }
     Ok(r)
-}
-
-/// A report's `output` as a client sends it — `{"seed", "y"}`, `{"j", "bit"}`,
-/// `{"j", "l", "bit"}`, `{"round", "seed", "y"}` — checked like its canonical text
-/// (`unknown_output` naming the field for a missing, extra, non-integer or out-of-range
-/// one, never its value).
-pub fn report_from_json(params: &Params, output: &serde_json::Value) -> Result<Report> {
-    let names: &[&str] = match params {
-        Params::Olh { .. } => &["seed", "y"],
-        Params::Hadamard { .. } => &["j", "bit"],
-        Params::Hcms { .. } => &["j", "l", "bit"],
-        Params::HeavyHitters { .. } => &["round", "seed", "y"],
-    };
-    let bad = |what: String| Error::UnknownOutput { value: what };
-    let object =
-        output.as_object().ok_or_else(|| bad(alloc::format!("expected an object with {}", names.join(", "))))?;
-    if object.keys().any(|k| !names.contains(&k.as_str())) {
-        return Err(bad(alloc::format!("an unknown field; expected {}", names.join(", "))));
-    }
-    let mut text = String::new();
-    for (i, name) in names.iter().enumerate() {
-        let v = object.get(*name).and_then(serde_json::Value::as_u64).filter(|&v| v <= u64::from(u32::MAX));
-        let v = v.ok_or_else(|| bad(alloc::format!("`{name}` must be an integer in range")))?;
-        if i > 0 {
-            text.push(':');
-        }
-        text.push_str(&alloc::format!("{v}"));
-    }
-    parse_report(params, &text)
 }
 
 /// The canonical text of a report (what the collector stores).
