@@ -26,10 +26,19 @@
 //! `verify/krr_kind/K`, `verify/krr_matrix/K`: the same k-RR channel, S = X, as the
 //! structured `krr` kind and as a dense matrix; `…_parse_verify` adds `Document::from_json`
 //! of the JSON text (what a page does after the download).
+//!
+//! `open/olh`, one report of a word (1024 words of 5–7 bytes in turn) per iteration:
+//! * `perturb_seeded`: `VerifiedOpen::perturb` of an `olh` document (ε = 1, g = 4) on
+//!   `DeterministicRngForTesting`
+//! * `krr4_perturb_seeded`: the baseline, `VerifiedMechanism::perturb` of a 4-symbol k-RR
+//!   (the randomiser OLH runs after hashing) on the same generator
+//! * `xxh32`: the hash of the word alone
+//! * `parse_verify`: `OpenDocument::from_json` and `verify` of the document
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use privlift::open::{hash::xxh32, OpenDocument};
 use privlift::rng::{os_rng, DeterministicRngForTesting};
 use privlift::sample::ChannelSampler;
 use privlift::{Document, Policy, VerifiedMechanism};
@@ -242,6 +251,31 @@ fn verify(c: &mut Criterion) {
     g.finish();
 }
 
+fn open(c: &mut Criterion) {
+    let text = r#"{"format": "privlift-mechanism", "version": 1, "id": "olh",
+        "domain": {"kind": "strings", "max_bytes": 32},
+        "mechanism": {"kind": "olh", "hash": "xxh32", "hash_version": 1, "epsilon": 1.0, "g": 4},
+        "claims": {"ldp_x": 1.0}}"#;
+    let m = OpenDocument::from_json(text).unwrap().verify(&Policy::default()).unwrap();
+    let krr = mechanism(4);
+    let words: Vec<String> = (0..1024).map(|i| format!("word{i}")).collect();
+    let mut g = c.benchmark_group("open/olh");
+    g.throughput(Throughput::Elements(1));
+    let mut seeded = DeterministicRngForTesting::seed_from_u64(1);
+    let mut i = 0usize;
+    let mut next = move || {
+        i = (i + 1) & 1023;
+        i
+    };
+    g.bench_function("perturb_seeded", |b| b.iter(|| m.perturb(black_box(&words[next()]), &mut seeded).unwrap()));
+    g.bench_function("krr4_perturb_seeded", |b| b.iter(|| krr.perturb(black_box(next() & 3), &mut seeded).unwrap()));
+    g.bench_function("xxh32", |b| b.iter(|| xxh32(7, black_box(words[next()].as_bytes()))));
+    g.bench_function("parse_verify", |b| {
+        b.iter(|| OpenDocument::from_json(black_box(text)).unwrap().verify(&Policy::default()).unwrap())
+    });
+    g.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
@@ -249,6 +283,6 @@ criterion_group! {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(2))
         .without_plots();
-    targets = single, batch, verify
+    targets = single, batch, verify, open
 }
 criterion_main!(benches);

@@ -325,7 +325,116 @@ export interface FetchOptions extends RequestInitLike {
  * (its `maxVerifyWork`; none: the default): what verifying would refuse is refused with
  * `too_costly` as it is read. Throws PrivliftError (parse codes, `invalid_argument`, `too_costly`).
  */
+export function parseMechanism(document: OpenDocumentJson, policy?: Policy): Promise<OpenMechanismDocument>;
 export function parseMechanism(document: DocumentInput, policy?: Policy): Promise<MechanismDocument>;
+
+/** parseMechanism for an open-domain document only; any other is `unsupported_mechanism`. */
+export function parseOpenMechanism(document: DocumentInput, policy?: Policy): Promise<OpenMechanismDocument>;
+
+/** The open-domain kinds. */
+export type OpenKind = 'olh' | 'hadamard' | 'hcms' | 'heavy_hitters';
+
+/** An open-domain document as an object (parseMechanism then types its result). */
+export interface OpenDocumentJson {
+  format: 'privlift-mechanism';
+  version: 1;
+  id: string;
+  description?: string;
+  domain: { kind: 'strings'; max_bytes: number };
+  prior?: { values: string[]; p: number[] };
+  mechanism: { kind: OpenKind; hash: 'xxh32'; hash_version: 1; epsilon: number } & Record<string, unknown>;
+  claims: { ldp_x: number; lip?: number };
+}
+
+/** One report of an open kind: `{seed, y}` (olh), `{j, bit}` (hadamard), `{j, l, bit}` (hcms), `{round, seed, y}` (heavy_hitters). */
+export type OpenReport =
+  | { readonly seed: number; readonly y: number }
+  | { readonly j: number; readonly bit: number }
+  | { readonly j: number; readonly l: number; readonly bit: number }
+  | { readonly round: number; readonly seed: number; readonly y: number };
+
+/** The audit of an open mechanism's randomiser w.r.t. the user's value X, in nats. */
+export interface OpenAudit {
+  /** LDP w.r.t. X (prior-free). */
+  readonly ldpX: number;
+  /** LIP w.r.t. X under the sparse prior, for every seed (without a prior: the LDP). */
+  readonly lip: number;
+  /** −ln of the least lift any report gives any value. */
+  readonly epsL: number;
+  /** ln of the greatest lift. */
+  readonly epsU: number;
+}
+
+export interface OpenVerification {
+  readonly audit: OpenAudit;
+  readonly claims: readonly Check[];
+  readonly policy: readonly Check[];
+  readonly claimsHold: boolean;
+  readonly policyHolds: boolean;
+}
+
+/** A listed value of an open receipt: its lift range over every spread of the unlisted mass. */
+export interface OpenReceiptEntry {
+  readonly value: string;
+  readonly prior: number;
+  /** Whether the value's bucket under the report's seed is the reported one. */
+  readonly inBucket: boolean;
+  readonly minLift: number;
+  readonly maxLift: number;
+}
+
+/** What one open report tells about every value: each listed one, and one range for all others. */
+export interface OpenReceipt {
+  readonly mechanismId: string;
+  readonly report: OpenReport;
+  readonly listed: readonly OpenReceiptEntry[];
+  /** The prior mass of every unlisted value together (1 without a prior). */
+  readonly otherMass: number;
+  /** Bounds on every unlisted value's lift (both 0 when `otherMass` is 0). */
+  readonly unlistedMinLift: number;
+  readonly unlistedMaxLift: number;
+  readonly epsL: number;
+  readonly epsU: number;
+}
+
+/** A parsed, validated, not yet verified open-domain document. */
+export class OpenMechanismDocument {
+  private constructor();
+  readonly id: string;
+  readonly sha256: string;
+  readonly kind: OpenKind;
+  readonly description: string | undefined;
+  /** The most UTF-8 bytes a value may have. */
+  readonly maxBytes: number;
+  readonly prior: { readonly values: readonly string[]; readonly p: readonly number[]; readonly otherMass: number } | undefined;
+  readonly claims: { readonly ldpX: number; readonly lip: number | undefined };
+  audit(): OpenAudit;
+  check(policy?: Policy): OpenVerification;
+  verify(policy?: Policy): OpenMechanism;
+  free(): void;
+}
+
+/** A verified open-domain mechanism, perturbing strings with crypto.getRandomValues. */
+export class OpenMechanism {
+  private constructor();
+  readonly id: string;
+  readonly sha256: string;
+  readonly kind: OpenKind;
+  readonly maxBytes: number;
+  /** One report of `value` (at most `maxBytes` UTF-8 bytes, no U+0000; else `invalid_argument`, never echoing it). */
+  perturb(value: string): OpenReport;
+  /** Deterministic reports' canonical text from `seed`: tests and simulations only. */
+  perturbManySeededForTesting(values: readonly string[], seed: number | bigint): string[];
+  /** The receipt of a report (object or canonical text). */
+  receipt(report: OpenReport | string): OpenReceipt;
+  /** The canonical stored text: `"s:y"`, `"j:bit"`, `"j:l:bit"`, `"r:s:y"`. */
+  canonical(report: OpenReport | string): string;
+  /** The envelope for sendReports, its output the report object. */
+  report(report: OpenReport | string): ReportEnvelope;
+  audit(): OpenAudit;
+  verification(): OpenVerification;
+  free(): void;
+}
 
 /** What a client sends a collector for one released output (`Mechanism.report`). */
 export interface ReportEnvelope {
@@ -333,8 +442,8 @@ export interface ReportEnvelope {
   readonly mechanism: string;
   /** SHA-256 of the document's bytes (lower-case hex): counts of two versions never mix. */
   readonly sha256: string;
-  /** The released output's label (unary encoding: the bits as a '0'/'1' string; a continuous mechanism: the released number). */
-  readonly output: string | number;
+  /** The released output's label (unary encoding: the bits as a '0'/'1' string; a continuous mechanism: the released number; an open kind: its report object). */
+  readonly output: string | number | OpenReport;
   /** 32 lower-case hex digits from crypto.getRandomValues: a retried post is counted once. */
   readonly report_id: string;
 }

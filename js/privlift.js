@@ -111,12 +111,22 @@ function toIndex(v, name) {
  * the verification budget of `policy` (its `maxVerifyWork`; none: the default): a document
  * that verifying would refuse is refused with `too_costly` as it is read, before the rest
  * of its numbers are held, and before its bytes are hashed.
- * Loads the wasm module first if needed.
- * @returns {Promise<MechanismDocument>}
+ * Loads the wasm module first if needed. An open-domain document (kinds `olh`,
+ * `hadamard`, `hcms`, `heavy_hitters`) gives an OpenMechanismDocument.
+ * @returns {Promise<MechanismDocument | OpenMechanismDocument>}
  */
 export async function parseMechanism(document, policy) {
   const bytes = documentBytes(document);
   await init();
+  if (raw.isOpenDocument(bytes)) {
+    const open = guard(() => raw.OpenDocument.parseBytes(bytes, policy));
+    try {
+      return new OpenMechanismDocument(open, await sha256Hex(hashedBytes(bytes)));
+    } catch (e) {
+      open.free();
+      throw e;
+    }
+  }
   // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
   // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
   const handle = guard(() => raw.Document.parseBytes(bytes, policy));
@@ -130,6 +140,18 @@ export async function parseMechanism(document, policy) {
   }
 }
 
+
+/**
+ * parseMechanism for an open-domain document only (kinds `olh`, `hadamard`, `hcms`,
+ * `heavy_hitters`): any other document is `unsupported_mechanism`.
+ * @returns {Promise<OpenMechanismDocument>}
+ */
+export async function parseOpenMechanism(document, policy) {
+  const doc = await parseMechanism(document, policy);
+  if (doc instanceof OpenMechanismDocument) return doc;
+  doc.free();
+  throw new PrivliftError('unsupported_mechanism', `mechanism kind '${doc.kind}' is not an open-domain kind: use parseMechanism`);
+}
 
 /**
  * Downloads a mechanism document, parses it within `policy`'s budget and verifies it
@@ -199,6 +221,114 @@ export class MechanismDocument {
   }
 
   /** Releases the wasm memory now (otherwise the garbage collector does it); a second call does nothing. */
+  free() {
+    const h = this.#handle;
+    this.#handle = null;
+    h?.free();
+  }
+}
+
+/**
+ * A parsed, validated, NOT yet verified open-domain document (values are strings of at most
+ * `maxBytes` UTF-8 bytes). Get one from parseMechanism.
+ */
+export class OpenMechanismDocument {
+  #handle;
+  #sha256;
+
+  /** @internal */
+  constructor(handle, sha256) {
+    if (!(handle instanceof raw.OpenDocument)) throw invalid('handle', 'use parseMechanism() to make an OpenMechanismDocument');
+    this.#handle = handle;
+    this.#sha256 = sha256;
+  }
+
+  get #d() {
+    if (this.#handle === null) throw freed('OpenMechanismDocument');
+    return this.#handle;
+  }
+
+  get id() { return this.#d.id; }
+  get sha256() { return this.#sha256; }
+  /** 'olh', 'hadamard', 'hcms' or 'heavy_hitters'. */
+  get kind() { return this.#d.kind; }
+  get description() { return this.#d.description; }
+  get maxBytes() { return this.#d.maxBytes; }
+  /** `{values, p, otherMass}`, or undefined without a prior. */
+  get prior() { return this.#d.prior; }
+  get claims() { return this.#d.claims; }
+  /** The audit of the randomiser that will run: `{ldpX, lip, epsL, epsU}`. */
+  audit() { return guard(() => this.#d.audit()); }
+  /** Every claim and policy check, without throwing on a failed check. */
+  check(policy) { return guard(() => this.#d.check(policy)); }
+  /** Verifies claims and policy; returns an OpenMechanism or throws. */
+  verify(policy) { return new OpenMechanism(guard(() => this.#d.verify(policy)), this.#sha256); }
+  free() {
+    const h = this.#handle;
+    this.#handle = null;
+    h?.free();
+  }
+}
+
+/** A verified open-domain mechanism, perturbing with crypto.getRandomValues. */
+export class OpenMechanism {
+  #handle;
+  #sha256;
+
+  /** @internal */
+  constructor(handle, sha256) {
+    if (!(handle instanceof raw.OpenMechanism)) throw invalid('handle', 'use OpenMechanismDocument.verify() to make an OpenMechanism');
+    this.#handle = handle;
+    this.#sha256 = sha256;
+  }
+
+  get #m() {
+    if (this.#handle === null) throw freed('OpenMechanism');
+    return this.#handle;
+  }
+
+  get id() { return this.#m.id; }
+  get sha256() { return this.#sha256; }
+  get kind() { return this.#m.kind; }
+  get maxBytes() { return this.#m.maxBytes; }
+
+  /**
+   * One report of the string `value`: `{seed, y}` (olh), `{j, bit}` (hadamard),
+   * `{j, l, bit}` (hcms) or `{round, seed, y}` (heavy_hitters). Throws `invalid_argument`
+   * (never echoing the value) for a value that is not a string, is longer than `maxBytes`
+   * UTF-8 bytes or contains U+0000.
+   */
+  perturb(value) {
+    if (typeof value !== 'string') throw invalid('value', `expected a string, got ${typeOf(value)}`);
+    return guard(() => this.#m.perturb(value));
+  }
+
+  /** Deterministic reports (their canonical text) from `seed` — for tests and simulations only. */
+  perturbManySeededForTesting(values, seed) {
+    if (!Array.isArray(values) || !values.every((v) => typeof v === 'string')) {
+      throw invalid('values', 'expected an array of strings');
+    }
+    const s = toSeed(seed);
+    return guard(() => this.#m.perturbManySeededForTesting(values, s));
+  }
+
+  /** What a report (object or canonical text) tells about each listed value, and a range for every other one. */
+  receipt(report) { return guard(() => this.#m.receipt(report)); }
+
+  /** The canonical stored text of a report (`"s:y"`, `"j:bit"`, `"j:l:bit"`, `"r:s:y"`). */
+  canonical(report) { return guard(() => this.#m.canonical(report)); }
+
+  /**
+   * The report envelope `{mechanism, sha256, output, report_id}` whose output is the
+   * report object (validated: `unknown_output` out of range), with a fresh random id.
+   */
+  report(report) {
+    const output = guard(() => this.#m.reportObject(report));
+    return Object.freeze({ mechanism: this.id, sha256: this.#sha256, output, report_id: reportId() });
+  }
+
+  audit() { return this.#m.audit(); }
+  verification() { return this.#m.verification(); }
   free() {
     const h = this.#handle;
     this.#handle = null;

@@ -26,6 +26,22 @@ export function reportId() {
   return hex(crypto.getRandomValues(new Uint8Array(16)));
 }
 
+/**
+ * An open-domain report (`{seed, y}`, `{j, bit}`, `{j, l, bit}` or `{round, seed, y}`, each
+ * field a non-negative integer) copied field by field, or null for any other output.
+ * The collector checks its fields against the document.
+ */
+function openReport(output) {
+  if (output === null || typeof output !== 'object' || Array.isArray(output)) return null;
+  const keys = Object.keys(output).sort().join(',');
+  if (!OPEN_REPORT_KEYS.includes(keys)) return null;
+  const entries = Object.entries(output);
+  return entries.every(([, v]) => Number.isSafeInteger(v) && v >= 0) ? Object.fromEntries(entries) : null;
+}
+
+/** The field sets of the open kinds' reports, sorted and joined. */
+const OPEN_REPORT_KEYS = ['seed,y', 'bit,j', 'bit,j,l', 'round,seed,y'];
+
 /** The envelope's four fields, checked (`invalid_argument` naming the report and field). */
 function envelope(r, i) {
   const name = `reports[${i}]`;
@@ -35,13 +51,14 @@ function envelope(r, i) {
   if (typeof sha256 !== 'string' || sha256.length !== 64 || !HEX.test(sha256)) {
     throw invalid(`${name}.sha256`, 'expected 64 lower-case hex digits');
   }
-  if (typeof output !== 'string' && !(typeof output === 'number' && Number.isFinite(output))) {
-    throw invalid(`${name}.output`, 'expected an output label, index, bit string or released number');
+  const open = openReport(output);
+  if (open === null && typeof output !== 'string' && !(typeof output === 'number' && Number.isFinite(output))) {
+    throw invalid(`${name}.output`, 'expected an output label, index, bit string, released number or open report');
   }
   if (typeof id !== 'string' || id.length !== 32 || !HEX.test(id)) {
     throw invalid(`${name}.report_id`, 'expected 32 lower-case hex digits');
   }
-  return { mechanism, sha256, output, report_id: id };
+  return { mechanism, sha256, output: open ?? output, report_id: id };
 }
 
 /** The JSON body of a batch: `{"reports": [...]}`, each report reduced to its four fields. */

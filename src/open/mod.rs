@@ -34,7 +34,7 @@ pub use document::{
 };
 pub use perturb::words;
 pub use receipt::{OpenReceipt, OpenReceiptEntry};
-pub use report::OpenReport;
+pub use report::{report_fields, OpenReport};
 pub use verify::{OpenAudit, OpenVerification, VerifiedOpen};
 
 /// Whether the JSON document `bytes` is an open-domain one: an open `mechanism.kind` and

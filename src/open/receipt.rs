@@ -38,9 +38,10 @@ pub struct OpenReceipt {
     pub listed: Vec<OpenReceiptEntry>,
     /// The mass of every unlisted value together (1 without a prior).
     pub other_mass: f64,
-    /// No unlisted value's lift is below this.
+    /// No unlisted value's lift is below this (0 when `other_mass` is 0: no unlisted
+    /// value has prior mass, and a lift of a value of prior 0 is 0).
     pub unlisted_min_lift: f64,
-    /// No unlisted value's lift exceeds this.
+    /// No unlisted value's lift exceeds this (0 when `other_mass` is 0).
     pub unlisted_max_lift: f64,
     /// The audited εl and εu (nats): what any report can do to any value.
     pub eps_l: f64,
@@ -84,8 +85,10 @@ impl VerifiedOpen {
                 OpenReceiptEntry { value: v.clone(), prior, in_bucket: hit, min_lift, max_lift }
             })
             .collect();
-        let (unlisted_min_lift, _) = lift::lift_range(c.b, mass, n);
-        let (_, unlisted_max_lift) = lift::lift_range(c.a, mass, n);
+        // With no unlisted mass every unlisted value has prior 0, and its lift is 0 (the
+        // convention of every receipt): its posterior is 0 whatever the report.
+        let (unlisted_min_lift, unlisted_max_lift) =
+            if other > 0.0 { (lift::lift_range(c.b, mass, n).0, lift::lift_range(c.a, mass, n).1) } else { (0.0, 0.0) };
         let audit = self.audit();
         Ok(OpenReceipt {
             mechanism_id: self.doc.id().into(),

@@ -49,8 +49,8 @@ pub enum OpenReport {
     },
 }
 
-/// The JSON fields of each kind's report, in canonical order.
-fn fields(m: &OpenMechanism) -> &'static [&'static str] {
+/// The JSON fields of `m`'s reports, in canonical order (`["seed", "y"]` for `olh`, …).
+pub fn report_fields(m: &OpenMechanism) -> &'static [&'static str] {
     match m {
         OpenMechanism::Olh { .. } => &["seed", "y"],
         OpenMechanism::Hadamard { .. } => &["j", "bit"],
@@ -95,7 +95,7 @@ impl OpenReport {
     /// # Errors
     /// `unknown_output` naming the field out of range, or the count of numbers.
     pub fn from_parts(m: &OpenMechanism, parts: &[u64]) -> Result<Self> {
-        let names = fields(m);
+        let names = report_fields(m);
         if parts.len() != names.len() {
             return Err(Error::UnknownOutput {
                 value: alloc::format!("a `{}` report has {} fields, got {}", m.tag(), names.len(), parts.len()),
@@ -133,10 +133,13 @@ impl OpenReport {
     /// `unknown_output` for text that is not decimal numbers joined by `:`, or a number
     /// out of range.
     pub fn parse(m: &OpenMechanism, text: &str) -> Result<Self> {
+        // By bytes, with no `str` pattern or parser: neither is linked into the client module.
         let parts: Option<Vec<u64>> = text
-            .split(':')
+            .as_bytes()
+            .split(|&b| b == b':')
             .map(|p| {
-                (!p.is_empty() && p.len() <= 10 && p.bytes().all(|b| b.is_ascii_digit())).then(|| p.parse().ok())?
+                let digits = !p.is_empty() && p.len() <= 10 && p.iter().all(u8::is_ascii_digit);
+                digits.then(|| p.iter().fold(0u64, |v, &d| v * 10 + u64::from(d - b'0')))
             })
             .collect();
         match parts {
@@ -152,7 +155,7 @@ impl OpenReport {
     /// # Errors
     /// `json` for unknown, duplicate or missing fields; `unknown_output` out of range.
     pub fn from_json(m: &OpenMechanism, text: &str) -> Result<Self> {
-        let names = fields(m);
+        let names = report_fields(m);
         let mut parts = [0u64; 3];
         let mut r = Reader::new(text.as_bytes());
         let mut f = Fields::new(names);

@@ -310,6 +310,7 @@ fn receipts_are_exact_with_a_fully_listed_prior_and_ranges_otherwise() {
         let top = rec.listed.iter().map(|e| e.max_lift).fold(0.0, f64::max);
         // Both upper bounds of the same lift, each widened by its own rounding bound.
         assert!(rec.eps_u >= libm::log(top) - 1e-12, "{} {}", rec.eps_u, libm::log(top));
+        assert_eq!((rec.unlisted_min_lift, rec.unlisted_max_lift), (0.0, 0.0), "no unlisted mass");
     }
     // Unlisted mass: ranges, each inside the audited bounds.
     let doc = OpenDocument::from_json(&olh(PRIOR, r#"{"ldp_x": 1.0}"#)).unwrap();

@@ -117,10 +117,10 @@ impl OpenDocument {
             .limits()
             .iter()
             .filter_map(|&(name, limit)| {
-                let actual = match name.trim_start_matches("max_").trim_end_matches("_s") {
-                    "ldp" | "ldp_x" => audit.ldp_x,
-                    "eps_l" => audit.eps_l,
-                    "eps_u" => audit.eps_u,
+                let actual = match name {
+                    "max_ldp_x" | "max_ldp" | "max_ldp_s" => audit.ldp_x,
+                    "max_eps_l" | "max_eps_l_s" => audit.eps_l,
+                    "max_eps_u" | "max_eps_u_s" => audit.eps_u,
                     _ => audit.lip,
                 };
                 limit.map(|b| check(name, b, actual))

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 
-import { parseMechanism, PrivliftError, errorCodes } from 'privlift';
+import { parseMechanism, OpenMechanismDocument, PrivliftError, errorCodes } from 'privlift';
 import { parseContinuousMechanism, CONTINUOUS_KINDS } from 'privlift/continuous';
 
 const DIR = new URL('../adversarial/', import.meta.url);
@@ -90,6 +90,20 @@ function discreteProperties(name, c, m) {
   }
 }
 
+/** An open mechanism: every receipt's lifts within e^-epsL..e^epsU; refused values not echoed. */
+function openProperties(name, c, m) {
+  const { epsL, epsU } = m.audit();
+  const inside = (lo, hi) => lo >= Math.exp(-epsL) * (1 - 1e-12) && hi <= Math.exp(epsU) * (1 + 1e-12);
+  for (const v of ['', 'apple', 'a longer value'].filter((v) => new TextEncoder().encode(v).length <= m.maxBytes)) {
+    const r = m.receipt(m.perturb(v));
+    const unlisted = r.otherMass === 0 ? true : inside(r.unlistedMinLift, r.unlistedMaxLift);
+    assert.ok(unlisted && r.listed.every((e) => inside(e.minLift, e.maxLift)), `${name}: a lift outside its bounds`);
+  }
+  for (const v of c.expect.refused_inputs ?? []) {
+    assert.throws(() => m.perturb(v), (e) => e.code === 'invalid_argument' && !e.message.includes(v), `${name}: ${v}`);
+  }
+}
+
 function continuousProperties(name, m) {
   const e = m.audit().lipPureEps;
   const { lo, hi } = m.domain;
@@ -112,7 +126,8 @@ async function run(name, c) {
     // Read within the policy's budget, as `privlift verify` reads it.
     const doc = await parseMechanism(text, c.policy);
     try {
-      discreteProperties(name, c, doc.verify(c.policy));
+      if (doc instanceof OpenMechanismDocument) openProperties(name, c, doc.verify(c.policy));
+      else discreteProperties(name, c, doc.verify(c.policy));
     } finally {
       doc.free();
     }

@@ -51,6 +51,17 @@ const CHECKS = {
     assert.ok(bound.ldp > 0 && bound.ldp <= 1 * (1 + 1e-9) && bound.ldp <= 4, JSON.stringify(bound));
     assert.ok(bound.lip > 0 && bound.lip <= bound.ldp, JSON.stringify(bound));
   },
+  'Free text (a word, a URL, an emoji): open-domain kinds #1': ({ fruit, sent, envelope, receipt }, site) => {
+    assert.deepEqual(site.requests, []);
+    assert.equal(fruit.kind, 'olh');
+    assert.ok(Number.isInteger(sent.seed) && sent.y >= 0 && sent.y < 4, JSON.stringify(sent));
+    assert.deepEqual(envelope.output, sent);
+    assert.equal(envelope.mechanism, 'fruit-olh');
+    assert.deepEqual(receipt.listed.map((e) => e.value), ['apple', 'banana']);
+    assert.equal(receipt.otherMass, 0.5);
+    const { epsL, epsU } = fruit.audit();
+    assert.ok(receipt.unlistedMaxLift <= Math.exp(epsU) * (1 + 1e-12) && receipt.unlistedMinLift >= Math.exp(-epsL) * (1 - 1e-12));
+  },
   'Curator side in the browser: `privlift/design` #1': ({ json, pX, stdError }, site) => {
     const doc = JSON.parse(json);
     assert.equal(doc.format, 'privlift-mechanism');

@@ -46,6 +46,10 @@ pub mod accounting;
 #[cfg(feature = "continuous")]
 pub mod continuous;
 
+/// Open-domain documents (`olh`, `hadamard`, `hcms`, `heavy_hitters`), in the client.
+#[cfg(feature = "client")]
+pub mod open;
+
 /// Curator-side bindings (design, estimation), in the `design` build only.
 #[cfg(feature = "design")]
 pub mod design;

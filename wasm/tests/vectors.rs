@@ -19,6 +19,7 @@ mod replay;
 
 use js_sys::{Array, Object, Reflect, JSON};
 use privlift_wasm::continuous::WasmContinuousDocument;
+use privlift_wasm::open::WasmOpenDocument;
 use privlift_wasm::WasmDocument;
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
@@ -45,6 +46,10 @@ vectors! {
     laplace_gmm: include_str!("../../tests/vectors/laplace-gmm.json");
     merge_rr_lip_secret: include_str!("../../tests/vectors/merge-rr-lip-secret.json");
     oue_4: include_str!("../../tests/vectors/oue-4.json");
+    open_hadamard: include_str!("../../tests/vectors/open-hadamard.json");
+    open_hcms_listed: include_str!("../../tests/vectors/open-hcms-listed.json");
+    open_heavy_hitters: include_str!("../../tests/vectors/open-heavy-hitters.json");
+    open_olh_fruit: include_str!("../../tests/vectors/open-olh-fruit.json");
     salary_gaussian: include_str!("../../tests/vectors/salary-gaussian.json");
     sampling_histogram: include_str!("../../tests/vectors/sampling-histogram.json");
     sparse_rows: include_str!("../../tests/vectors/sparse-rows.json");
@@ -62,7 +67,13 @@ fn replay_vector(text: &str) {
     replay::same(&replayed, &stored, "$").unwrap_or_else(|e| panic!("{name} (core in wasm32): {e}"));
     // 2. The bindings: bit for bit.
     let kind = stored["document"]["mechanism"]["kind"].as_str().expect("a mechanism kind");
-    let result = if CONTINUOUS_KINDS.contains(&kind) { continuous(&stored) } else { discrete(&stored, kind) };
+    let result = if CONTINUOUS_KINDS.contains(&kind) {
+        continuous(&stored)
+    } else if privlift::open::OPEN_KINDS.contains(&kind) {
+        open(&stored)
+    } else {
+        discrete(&stored, kind)
+    };
     result.unwrap_or_else(|e| panic!("{name} (bindings): {e}"));
 }
 
@@ -129,6 +140,28 @@ fn discrete(v: &Value, kind: &str) -> Result<(), String> {
             let by_label = mech.receipt_for_label(&labels[y as usize]).map_err(js_err("receiptForLabel"))?;
             same_js(&by_label, &r["value"], &format!("{path} (by label)"))?;
         }
+    }
+    Ok(())
+}
+
+/// An open-domain vector through `OpenDocument` / `OpenMechanism`: reports (canonical
+/// text), audit, verification and receipts (of the canonical texts the vector names).
+fn open(v: &Value) -> Result<(), String> {
+    let a = &v["audit"];
+    let doc = WasmOpenDocument::parse_bytes(document_text(v).as_bytes(), JsValue::UNDEFINED)
+        .map_err(js_err("OpenDocument.parseBytes"))?;
+    let mech = doc.verify(policy(v)).map_err(js_err("verify"))?;
+    let xs: Vec<String> = v["inputs"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_owned()).collect();
+    let ys = mech.perturb_many_seeded_for_testing(xs, seed(v)).map_err(js_err("perturbManySeededForTesting"))?;
+    let want: Vec<&str> = v["outputs"].as_array().unwrap().iter().map(|y| y.as_str().unwrap()).collect();
+    if ys != want {
+        return Err(format!("outputs: {ys:?} != {want:?} (expected)"));
+    }
+    same_js(&mech.audit(), &a["audit"]["value"], "audit.audit")?;
+    same_js(&mech.verification(), &a["verification"]["value"], "audit.verification")?;
+    for (i, r) in v["receipts"].as_array().unwrap().iter().enumerate() {
+        let report = JsValue::from_str(r["report"].as_str().unwrap());
+        same_js(&mech.receipt(report).map_err(js_err("receipt"))?, &r["value"], &format!("receipts[{i}]"))?;
     }
     Ok(())
 }
