@@ -3,13 +3,10 @@
 
 use alloc::vec::Vec;
 
-/// Threads a sweep uses at most (the goal's machine has 2 cores; more rarely help a
-/// memory-bound sweep).
-const MAX_THREADS: usize = 8;
 /// Below this many candidate × report steps one thread is faster than starting others.
 const MIN_PARALLEL_WORK: u64 = 1 << 22;
 
-/// `f(i)` for every candidate i in 0..n, on up to [`MAX_THREADS`] scoped threads natively
+/// `f(i)` for every candidate i in 0..n, on up to 8 scoped threads natively
 /// (one in wasm); `work` is the steps per candidate (to skip threads for small sweeps).
 pub(crate) fn map<T: Send, F: Fn(usize) -> T + Sync>(n: usize, work: u64, f: F) -> Vec<T> {
     let threads = threads().min(n.max(1));
@@ -35,10 +32,12 @@ pub(crate) fn map<T: Send, F: Fn(usize) -> T + Sync>(n: usize, work: u64, f: F) 
     }
 }
 
+/// The threads a sweep uses: the cores, at most 8 (more rarely help a memory-bound
+/// sweep); one in wasm.
 fn threads() -> usize {
     #[cfg(not(target_arch = "wasm32"))]
     {
-        std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_THREADS)
+        std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
     }
     #[cfg(target_arch = "wasm32")]
     {
