@@ -8,10 +8,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 use privlift::document::codec::reader::BYTE_ORDER_MARK;
 use privlift::document::Lattice;
 use privlift::document::MechanismKind;
+use privlift::open::{OpenDocument, OpenReport};
 use privlift::sample::lattice::LatticeMechanism;
 use privlift::{parse_any, AnyDocument, ContinuousDocument, Document, Error};
 use privlift_design::estimate::{released_outputs, unary_releases};
 use privlift_design::lattice_estimate::Released;
+use privlift_design::open::Params;
 use sha2::{Digest, Sha256};
 
 use super::store::{Store, Version};
@@ -42,6 +44,8 @@ enum Releases {
     Bits { q01: f64, q10: f64 },
     /// Lattice indices.
     Lattice(Released),
+    /// An open kind's reports: every report in range is one its client can send.
+    Reports,
 }
 
 #[allow(clippy::large_enum_variant)] // one per document version, kept behind an Arc
@@ -52,6 +56,12 @@ pub enum Parsed {
         doc: ContinuousDocument,
         sampler: LatticeMechanism,
     },
+    /// An open-domain document, with the parameters its estimators read.
+    Open {
+        doc: OpenDocument,
+        params: Params,
+        max_bytes: usize,
+    },
 }
 
 /// A report of an output the mechanism never releases (no input gives it a non-zero
@@ -60,7 +70,7 @@ const NEVER_RELEASED: &str = "an output this mechanism never releases";
 
 /// Why a report's output is refused (never echoing the output itself).
 #[derive(Debug, PartialEq, Eq)]
-pub struct BadOutput(pub &'static str);
+pub struct BadOutput(pub std::borrow::Cow<'static, str>);
 
 impl Published {
     /// Parses `text` (any document kind). One leading byte order mark is left out of the
@@ -83,8 +93,10 @@ impl Published {
                 let released = Releases::Lattice(Released::new(&sampler));
                 (c.id().to_string(), Parsed::Continuous { doc: c, sampler }, released)
             }
-            // The collector of open-domain reports is not built yet.
-            AnyDocument::Open(o) => return Err(Error::UnsupportedMechanism { kind: o.mechanism().tag().into() }),
+            AnyDocument::Open(o) => {
+                let (params, max_bytes) = (Params::from(&o), o.max_bytes());
+                (o.id().to_string(), Parsed::Open { doc: o, params, max_bytes }, Releases::Reports)
+            }
         };
         Ok(Published { id, sha256, version, text, doc, released })
     }
@@ -98,12 +110,12 @@ impl Published {
                 let k = d.input().len();
                 let s = match output.as_str() {
                     Some(s) if s.len() == k && s.bytes().all(|b| b == b'0' || b == b'1') => s,
-                    _ => return Err(BadOutput("expected a string of one '0' or '1' per input label")),
+                    _ => return Err(BadOutput("expected a string of one '0' or '1' per input label".into())),
                 };
                 if let Releases::Bits { q01, q10 } = self.released {
                     let bits: Vec<bool> = s.bytes().map(|b| b == b'1').collect();
                     if !unary_releases(q01, q10, &bits) {
-                        return Err(BadOutput(NEVER_RELEASED));
+                        return Err(BadOutput(NEVER_RELEASED.into()));
                     }
                 }
                 Ok(s.to_string())
@@ -112,32 +124,47 @@ impl Published {
                 let out = d.output();
                 let y = match output {
                     serde_json::Value::String(s) => {
-                        out.position(s).ok_or(BadOutput("not an output label of this mechanism"))?
+                        out.position(s).ok_or(BadOutput("not an output label of this mechanism".into()))?
                     }
                     serde_json::Value::Number(n) => n
                         .as_u64()
                         .and_then(|i| usize::try_from(i).ok())
                         .filter(|&i| i < out.len())
-                        .ok_or(BadOutput("not an output index of this mechanism"))?,
-                    _ => return Err(BadOutput("expected an output label or index")),
+                        .ok_or(BadOutput("not an output index of this mechanism".into()))?,
+                    _ => return Err(BadOutput("expected an output label or index".into())),
                 };
                 match &self.released {
-                    Releases::Outputs(r) if !r[y] => Err(BadOutput(NEVER_RELEASED)),
+                    Releases::Outputs(r) if !r[y] => Err(BadOutput(NEVER_RELEASED.into())),
                     _ => Ok(out.label(y).unwrap_or_default().to_string()),
                 }
+            }
+            Parsed::Open { doc, .. } => {
+                OpenReport::from_json(doc.mechanism(), &output.to_string()).map(|r| r.canonical()).map_err(|e| {
+                    BadOutput(format!("not a report of this kind ({})", open_reason(&e, doc.mechanism().tag())).into())
+                })
             }
             Parsed::Continuous { doc, .. } => {
                 let lattice = doc.lattice();
                 let j = output
                     .as_f64()
                     .and_then(|y| lattice.output_index(y).ok())
-                    .ok_or(BadOutput("expected a released value lo + step·j of this mechanism's lattice"))?;
+                    .ok_or(BadOutput("expected a released value lo + step·j of this mechanism's lattice".into()))?;
                 match &self.released {
-                    Releases::Lattice(r) if !r.contains(j) => Err(BadOutput(NEVER_RELEASED)),
+                    Releases::Lattice(r) if !r.contains(j) => Err(BadOutput(NEVER_RELEASED.into())),
                     _ => Ok(lattice_label(lattice, j)),
                 }
             }
         }
+    }
+}
+
+/// What an open-kind output's refusal says: the field and its rule, never a value (a
+/// JSON reader's account of a wrong value repeats it: only its kind is kept).
+fn open_reason(e: &Error, kind: &str) -> String {
+    match e {
+        Error::UnknownOutput { value } => value.clone(),
+        Error::Json { message } if !message.contains("invalid") => message.clone(),
+        _ => format!("expected a `{kind}` report: an object of unsigned 32-bit integers"),
     }
 }
 
