@@ -1,0 +1,203 @@
+"""Issue 34's goals beside pure-LDP 1.2.0, in one run: frequency oracles' MSE (OLH,
+Hadamard, HCMS) and the coverage of privlift's 95 % intervals, heavy hitters' recall
+(privlift's heavy_hitters kind vs pure-LDP's PEM), and the estimation time of 10^4
+candidates from 10^6 reports on the same reports. `run.sh` sets up pure-LDP and calls this.
+"""
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import sys
+import time
+
+import numpy as np
+
+import population as popn
+import pureldp
+import xxh32np
+from ours import Cli
+
+MAX_BYTES = 4  # "0" … "9999"
+
+
+def arguments():
+    a = argparse.ArgumentParser(description=__doc__)
+    a.add_argument("--n", default="100000,1000000", help="users, comma-separated")
+    a.add_argument("--eps", default="1,2,4", help="ε values, comma-separated")
+    a.add_argument("--words", type=int, default=popn.WORDS)
+    a.add_argument("--evaluate", type=int, default=1000, help="words scored on both sides")
+    a.add_argument("--seed", type=int, default=2017)
+    a.add_argument("--cli", default=os.environ.get("PRIVLIFT_CLI", "target/release/privlift"))
+    a.add_argument("--work", default="target/open-domain")
+    a.add_argument("--speed-subset", type=int, default=200,
+                   help="reports pure-LDP's LHServer aggregates for the timing (then scaled)")
+    a.add_argument("--pure-only", action="store_true", help="pure-LDP's side only")
+    a.add_argument("--out", default=None, help="write the rows as JSON here")
+    return a.parse_args()
+
+
+def our_counts(result, n_words):
+    """Estimates and standard errors in word order from `privlift estimate`'s JSON."""
+    index = {w: i for i, w in enumerate(result["labels"])}
+    order = [index[str(i)] for i in range(n_words)]
+    return np.asarray(result["estimate"])[order], np.asarray(result["std_error"])[order]
+
+
+def realised(truth, ident, n_words, fallback):
+    """The simulated users' true counts (`--truth`), or the expected counts if not written."""
+    t = truth.get(ident, {})
+    labels = t.get("labels") or t.get("values")
+    if not labels or "p" not in t:
+        return fallback, "expected"
+    counts = dict(zip(labels, np.asarray(t["p"]) * t["n"]))
+    return np.array([counts.get(str(i), 0.0) for i in range(n_words)]), "realised"
+
+
+def pem_shape(doc):
+    """pure-LDP's PEM (start, step) for privlift's prefix lengths ℓ_r = start + r·step."""
+    bits = doc["mechanism"]["prefix_bits"]
+    step = bits[1] - bits[0] if len(bits) > 1 else bits[0]
+    return bits[0] - step, step
+
+
+def olh_reports(db, ident):
+    """(y, seed) pairs of one mechanism's stored OLH reports, as pure-LDP's LHServer takes them."""
+    with sqlite3.connect(db.removeprefix("sqlite:")) as c:
+        rows = c.execute("SELECT r.output FROM privlift_reports r JOIN privlift_documents d "
+                         "ON r.version = d.version WHERE d.mechanism = ?", (ident,)).fetchall()
+    out = []
+    for (o,) in rows:
+        s, y = o.split(":")
+        out.append((int(y), int(s)))
+    return out
+
+
+def main():
+    a = arguments()
+    ns = [int(x) for x in a.n.split(",")]
+    epss = [float(x) for x in a.eps.split(",")]
+    xxh32np.check()
+    pureldp.check()
+    p = popn.zipf(a.words)
+    expected_share = p
+    evaluate = popn.evaluation_set(a.words, a.evaluate, a.seed)
+    cli = None if a.pure_only else Cli(os.path.abspath(a.cli), a.work)
+    os.makedirs(a.work, exist_ok=True)
+    candidates = os.path.join(a.work, "candidates.txt")
+    with open(candidates, "w") as f:
+        f.write("\n".join(popn.words(a.words)) + "\n")
+    rows = []
+
+    def row(**kw):
+        rows.append(kw)
+        print(json.dumps(kw), file=sys.stderr, flush=True)
+
+    for n in ns:
+        users, truth_pure = popn.draw(p, n, a.seed + n)
+        for eps in epss:
+            tag = f"n{n}-e{eps:g}"
+            ours, docs, truth, db = {}, {}, {}, None
+            params = {"hadamard": (16, 0), "hcms": (1024, 1024), "pem": (2, 2)}
+            if cli:
+                d = os.path.join(a.work, tag)
+                shutil.rmtree(d, ignore_errors=True)
+                mech = os.path.join(d, "mechanisms")
+                os.makedirs(mech)
+                for kind in ("olh", "hadamard", "hcms", "heavy-hitters"):
+                    docs[kind] = cli.design(kind, eps, MAX_BYTES, f"{kind}-{tag}", mech)
+                popn.population_file([f"{k}-{tag}" for k in docs], p, os.path.join(d, "population.json"))
+                db = "sqlite:" + os.path.join(d, "reports.db")
+                t0 = time.perf_counter()
+                truth = cli.simulate(db, mech, n, a.seed, os.path.join(d, "population.json"),
+                                     os.path.join(d, "truth.json"))
+                print(f"{tag}: simulated {n} users × 4 documents in {time.perf_counter() - t0:.1f} s",
+                      file=sys.stderr)
+                m = docs["hadamard"]["mechanism"]
+                params["hadamard"] = (m["bits"], m["hash_seed"])
+                m = docs["hcms"]["mechanism"]
+                params["hcms"] = (m["k"], m["m"])
+                params["pem"] = pem_shape(docs["heavy-hitters"])
+            for kind in ("olh", "hadamard", "hcms"):
+                t0 = time.perf_counter()
+                if kind == "olh":
+                    pure, g_pure = pureldp.olh(users, eps, evaluate, a.seed)
+                    note = f"pure-LDP g = {g_pure}"
+                elif kind == "hadamard":
+                    bits, hseed = params["hadamard"]
+                    pure = pureldp.hadamard(users, eps, evaluate, a.seed, bits, hseed)
+                    note = f"bits = {bits}"
+                else:
+                    k, m = params["hcms"]
+                    pure = pureldp.hcms(users, eps, evaluate, a.seed, k, m)
+                    note = f"k = {k}, m = {m}"
+                t_pure = time.perf_counter() - t0
+                r = {"kind": kind, "n": n, "eps": eps, "note": note,
+                     "mse_pure": popn.mse(pure, truth_pure[evaluate]), "pure_seconds": round(t_pure, 1)}
+                if cli:
+                    ident = f"{kind}-{tag}"
+                    if kind == "olh":
+                        r["note"] += f", ours g = {docs['olh']['mechanism']['g']}"
+                    res, secs = cli.estimate(db, ident, candidates)
+                    est, se = our_counts(res, a.words)
+                    t_ours, which = realised(truth, ident, a.words, n * expected_share)
+                    r.update(mse_ours=popn.mse(est[evaluate], t_ours[evaluate]),
+                             coverage=popn.coverage(est, se, t_ours),
+                             coverage_evaluated=popn.coverage(est[evaluate], se[evaluate], t_ours[evaluate]),
+                             truth=which, ours_estimate_seconds=round(secs, 2))
+                    r["ratio"] = r["mse_ours"] / r["mse_pure"]
+                row(**r)
+            start, step = params["pem"]
+            t0 = time.perf_counter()
+            found = pureldp.pem(users, eps, a.seed, (10, 20), MAX_BYTES, start, step)
+            t_pem = round(time.perf_counter() - t0, 1)
+            for top in (10, 20):
+                r = {"kind": "heavy_hitters", "n": n, "eps": eps, "top": top,
+                     "recall_pure": popn.recall(found[top], truth_pure, top),
+                     "pure_seconds": t_pem, "note": f"start {start}, step {step}"}
+                if cli:
+                    ident = f"heavy-hitters-{tag}"
+                    t_ours, _ = realised(truth, ident, a.words, n * expected_share)
+                    hh = cli.heavy_hitters(db, ident, top)
+                    r["recall_ours"] = popn.recall(hh["values"], t_ours, top)
+                row(**r)
+            if cli and n == max(ns):
+                ident = f"olh-{tag}"
+                reports = olh_reports(db, ident)
+                g = docs["olh"]["mechanism"]["g"]
+                best = min(cli.estimate(db, ident, candidates)[1] for _ in range(3))
+                t_sub, t_pure = pureldp.time_lh_aggregate(reports, eps, g, a.words, a.speed_subset)
+                row(kind="speed", n=len(reports), eps=eps, candidates=a.words, ours_seconds=round(best, 3),
+                    pure_subset=a.speed_subset, pure_subset_seconds=round(t_sub, 2),
+                    pure_seconds_scaled=round(t_pure, 1), speedup=round(t_pure / best, 1))
+    table(rows)
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+def table(rows):
+    """The comparison as a plain-text table on stdout."""
+    f = lambda x, fmt: "—" if x is None else format(x, fmt)
+    print(f"{'oracle':<10}{'n':>9}{'ε':>4} {'MSE pure-LDP':>13}{'MSE ours':>13}{'ratio':>7}"
+          f"{'cover':>7}{'cover E':>8}  parameters")
+    for r in rows:
+        if r["kind"] in ("olh", "hadamard", "hcms"):
+            print(f"{r['kind']:<10}{r['n']:>9}{r['eps']:>4g} {r['mse_pure']:>13.4g}"
+                  f"{f(r.get('mse_ours'), '.4g'):>13}{f(r.get('ratio'), '.3f'):>7}"
+                  f"{f(r.get('coverage'), '.3f'):>7}{f(r.get('coverage_evaluated'), '.3f'):>8}  {r['note']}")
+    print(f"\n{'heavy hitters':<14}{'n':>9}{'ε':>4}{'top':>5}{'recall PEM':>12}{'recall ours':>12}")
+    for r in rows:
+        if r["kind"] == "heavy_hitters":
+            print(f"{'':<14}{r['n']:>9}{r['eps']:>4g}{r['top']:>5}{r['recall_pure']:>12.2f}"
+                  f"{f(r.get('recall_ours'), '.2f'):>12}")
+    for r in rows:
+        if r["kind"] == "speed":
+            print(f"\nestimation of {r['candidates']} candidates from {r['n']} OLH reports (ε = {r['eps']:g}): "
+                  f"ours {r['ours_seconds']} s; pure-LDP's LHServer {r['pure_subset_seconds']} s for "
+                  f"{r['pure_subset']} reports, scaled linearly to {r['pure_seconds_scaled']} s; "
+                  f"{r['speedup']}× faster")
+
+
+if __name__ == "__main__":
+    main()
