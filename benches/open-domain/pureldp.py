@@ -39,9 +39,14 @@ class CandidateLH(LHServer):
         self.seeds.append(priv_data[1] & 0xFFFFFFFF)  # python-xxhash reads the seed mod 2^32
         self.n += 1
 
+    def arrays(self):
+        """The reports as arrays, converted once after the last aggregate."""
+        if getattr(self, "_arrays", (None, -1))[1] != self.n:
+            self._arrays = ((np.asarray(self.seeds, dtype=np.uint32), np.asarray(self.ys, dtype=np.uint32)), self.n)
+        return self._arrays[0]
+
     def support(self, index):
-        seeds = np.asarray(self.seeds, dtype=np.uint64).astype(np.uint32)
-        ys = np.asarray(self.ys, dtype=np.uint32)
+        seeds, ys = self.arrays()
         return int(np.count_nonzero(xxh32_seeds(str(index).encode(), seeds) % np.uint32(self.g) == ys))
 
     def estimate(self, data, suppress_warnings=True):
@@ -76,9 +81,11 @@ class CandidateHadamard(HadamardMechServer):
         self.n += 1
 
     def estimate(self, data, suppress_warnings=True):
-        js = np.asarray(self.js, dtype=np.uint64)
+        if getattr(self, "_arrays", (None, -1))[1] != self.n:
+            self._arrays = ((np.asarray(self.js, dtype=np.uint64), np.asarray(self.coeffs, dtype=np.int64)), self.n)
+        js, coeffs = self._arrays[0]
         signs = 1 - 2 * parity(js & np.uint64(self.index_mapper(data))).astype(np.int64)
-        return float(np.dot(signs, np.asarray(self.coeffs, dtype=np.int64))) / (2 * self.p - 1) / self.t
+        return float(np.dot(signs, coeffs)) / (2 * self.p - 1) / self.t
 
 
 def olh(users, eps, evaluate, seed, g=None):
