@@ -9,6 +9,7 @@ use std::path::Path;
 
 use common::corpus::{corpus, document_text, policy_text, refusal_shown};
 use privlift::document::Matrix;
+use privlift::open::{OpenDocument, VerifiedOpen};
 use privlift::rng::DeterministicRngForTesting;
 use privlift::verify::within;
 use privlift::{parse_any, AnyDocument, ContinuousPolicy, Document, Policy, VerifiedMechanism};
@@ -63,6 +64,28 @@ fn policy_properties(name: &str, doc: &Document, m: &VerifiedMechanism, policy: 
     }
 }
 
+/// An accepted open document: every lift of a receipt within the audited εl, εu; a
+/// refused input refused without being echoed.
+fn open_properties(name: &str, doc: &OpenDocument, m: &VerifiedOpen, case: &Value) -> Result<(), privlift::Error> {
+    let a = m.audit();
+    let mut rng = DeterministicRngForTesting::seed_from_u64(3);
+    for v in ["", "apple", "a longer value"].iter().filter(|v| v.len() <= doc.max_bytes()) {
+        let r = m.receipt(&m.perturb(v, &mut rng)?)?;
+        let within = |lo: f64, hi: f64| lo >= (-a.eps_l).exp() * (1.0 - 1e-12) && hi <= a.eps_u.exp() * (1.0 + 1e-12);
+        assert!(within(r.unlisted_min_lift, r.unlisted_max_lift), "{name}: {r:?}");
+        assert!(r.listed.iter().all(|e| within(e.min_lift, e.max_lift)), "{name}: {r:?}");
+    }
+    if let Some(refused) = case["expect"]["refused_inputs"].as_array() {
+        for v in refused {
+            let v = v.as_str().unwrap();
+            let e = m.perturb(v, &mut rng).unwrap_err();
+            assert_eq!(e.code(), "invalid_argument", "{name}");
+            assert!(!e.to_string().contains(v), "{name}: the error names the value: {e}");
+        }
+    }
+    Ok(())
+}
+
 fn run_case(path: &Path) {
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     let case: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -98,6 +121,11 @@ fn run_case(path: &Path) {
                 assert!(r.min_ratio >= (-e).exp() * (1.0 - 1e-12) && r.max_ratio <= e.exp() * (1.0 + 1e-12), "{name}");
             }
             Ok(())
+        }
+        AnyDocument::Open(doc) => {
+            let p = policy.as_deref().map_or(Ok(Policy::default()), Policy::from_json)?;
+            let m = doc.verify(&p)?;
+            open_properties(&name, &doc, &m, &case)
         }
     })();
     match (case["expect"].get("error").and_then(Value::as_str), outcome) {

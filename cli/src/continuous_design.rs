@@ -180,7 +180,7 @@ pub fn load_continuous(path: &str) -> Result<Option<ContinuousDocument>, CliErro
     }
     match parse_any(&text) {
         Ok(AnyDocument::Continuous(d)) => Ok(Some(d)),
-        Ok(AnyDocument::Discrete(_)) => Ok(None),
+        Ok(AnyDocument::Discrete(_) | AnyDocument::Open(_)) => Ok(None),
         Err(e) => Err(CliError::in_file(path, e)),
     }
 }

@@ -66,6 +66,7 @@ mod linalg;
 pub mod linear;
 mod lp;
 pub mod mle;
+pub mod open;
 pub mod optimal_ldp;
 pub mod orr;
 pub mod oue;

@@ -218,6 +218,9 @@ pub enum AnyDocument {
     Discrete(Document),
     /// A continuous document (`domain`; kinds `gaussian`, `laplace`, `sampling`).
     Continuous(ContinuousDocument),
+    /// An open-domain document (`domain` of strings; kinds `olh`, `hadamard`, `hcms`,
+    /// `heavy_hitters`).
+    Open(crate::open::OpenDocument),
 }
 
 /// The `mechanism.kind` of a JSON document, if it has one.
@@ -234,7 +237,8 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 
 /// Parses and validates a document of any kind: a continuous one ([`is_continuous`]'s
 /// rule, on the kind and members peeked without building anything) gives
-/// [`AnyDocument::Continuous`], anything else goes to [`Document::from_json`] unchanged.
+/// [`AnyDocument::Continuous`], an open-domain one ([`crate::open::is_open`])
+/// [`AnyDocument::Open`], anything else goes to [`Document::from_json`] unchanged.
 /// The text is read once by the reader of its family: no JSON tree of the whole document
 /// is built first.
 ///
@@ -243,6 +247,8 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 pub fn parse_any(text: &str) -> Result<AnyDocument> {
     if super::reader::is_continuous(text.as_bytes()) {
         Ok(AnyDocument::Continuous(ContinuousDocument::from_json(text)?))
+    } else if crate::open::is_open(text.as_bytes()) {
+        Ok(AnyDocument::Open(crate::open::OpenDocument::from_json(text)?))
     } else {
         Ok(AnyDocument::Discrete(Document::from_json(text)?))
     }

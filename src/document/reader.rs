@@ -663,6 +663,12 @@ pub fn is_continuous(bytes: &[u8]) -> bool {
         .is_some_and(|p| !p.labels && p.kind.is_some_and(|k| super::CONTINUOUS_KINDS.contains(&k.as_str())))
 }
 
+/// [`peek`] stopping at a `labels` member (a discrete document's, which it gives before its
+/// mechanism): the family's question answered without reading a whole discrete document.
+pub fn peek_family(bytes: &[u8]) -> Option<Peek> {
+    peek_until(bytes, true)
+}
+
 /// [`peek`], stopping at a `labels` member when `at_labels` (the answer is then known).
 fn peek_until(bytes: &[u8], at_labels: bool) -> Option<Peek> {
     let mut r = Reader::new(bytes);

@@ -21,6 +21,7 @@ pub use columns::{Columns, Extremes, Term};
 pub use lift::JointSY;
 pub use measures::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
 pub use srlip::{audit_srlip, check_attributes, Srlip, MAX_SRLIP_ATTRIBUTES, MAX_SRLIP_WORK};
+pub(crate) use structured::ldp_x;
 pub use structured::{audit_exact, joint_of, lip_exact, measure, srlip_channel, Exact, Joint, MixExact};
 pub use unary::{audit_unary, audit_unary_x, unary_lift, unary_lifts_x, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
 

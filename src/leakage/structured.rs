@@ -483,7 +483,7 @@ pub fn joint_of(joint: Option<&Matrix>, prior: &[f64], ch: &Exact) -> Joint {
 }
 
 /// LDP w.r.t. X (prior-free; see [`ldp_of_rows`]) of an exact channel.
-fn ldp_x(ch: &Exact) -> f64 {
+pub(crate) fn ldp_x(ch: &Exact) -> f64 {
     match ch {
         Exact::Dense(m) => ldp_of_rows(m),
         Exact::Mix(mx) => {

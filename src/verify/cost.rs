@@ -115,6 +115,19 @@ impl Work {
         Work(dense_units(nx, ny, None, priors, false).min(dense_units(nx, ny, Some((0.0, 0.0)), priors, false)))
     }
 
+    /// The work of verifying an open-domain document (`crate::open`) from its sizes: a
+    /// randomiser over `outputs` symbols (g, or 2 for the Hadamard kinds), a sparse prior
+    /// of `listed` values, `rounds` heavy-hitter rounds (1 for the other kinds). The
+    /// sampler's alias table over g + 1 outcomes and its exact entries (8 units a symbol,
+    /// as a `krr` build counts), the LDP pass and the lift bounds of each output (8), the
+    /// listed values' checks, key set and least mass (16 each), the round table (8 a
+    /// round). Linear in each size, so a reader pricing the values read so far with the
+    /// least randomiser (`outputs` 2, `rounds` 1) prices at most the whole document.
+    pub fn open(outputs: u32, listed: usize, rounds: usize) -> Work {
+        let g = f64::from(outputs);
+        Work(8.0 * (g + 1.0) + 8.0 * g + 16.0 * listed as f64 + 8.0 * rounds as f64)
+    }
+
     /// The work of [`Document::verify`] (and `check`, and `audit`) for `doc`.
     pub fn of(doc: &Document) -> Work {
         let nx = doc.input().len() as f64;

@@ -40,13 +40,16 @@ impl Document {
 
 /// [`crate::document::parse_any`] within `budget` work units: a discrete document by
 /// [`Document::from_json_within`]; a continuous one (at most a few thousand numbers,
-/// whose sampler's cost verification checks before building it) as `parse_any` reads it.
+/// whose sampler's cost verification checks before building it) as `parse_any` reads it;
+/// an open-domain one by [`crate::open::OpenDocument::from_json_within`].
 ///
 /// # Errors
 /// Those of `parse_any`, and `too_costly`.
 pub fn parse_any_within(text: &str, budget: f64) -> Result<AnyDocument> {
     if reader::is_continuous(text.as_bytes()) {
         Ok(AnyDocument::Continuous(ContinuousDocument::from_json(text)?))
+    } else if crate::open::is_open(text.as_bytes()) {
+        Ok(AnyDocument::Open(crate::open::OpenDocument::from_json_within(text.as_bytes(), budget)?))
     } else {
         Ok(AnyDocument::Discrete(Document::from_json_within(text.as_bytes(), budget)?))
     }

@@ -10,6 +10,7 @@
 use serde::ser::{self, Serialize};
 use serde_json::{Map, Number, Value};
 
+use privlift::open::{OpenDocument, OpenReport};
 use privlift::rng::DeterministicRngForTesting;
 use privlift::{parse_any, AnyDocument, ContinuousDocument, ContinuousPolicy, Document, Policy};
 
@@ -54,6 +55,7 @@ pub fn replay(vector: &Value) -> Result<Value, String> {
     let (outputs, audit, receipts) = match parse_any(&text).map_err(|e| format!("document: {e}"))? {
         AnyDocument::Discrete(doc) => discrete(&doc, policy.as_deref(), seed, inputs, requests)?,
         AnyDocument::Continuous(doc) => continuous(&doc, policy.as_deref(), seed, inputs, requests)?,
+        AnyDocument::Open(doc) => open(&doc, policy.as_deref(), seed, inputs, requests)?,
     };
     out.insert("outputs".into(), Value::Array(outputs));
     out.insert("audit".into(), Value::Object(audit));
@@ -204,6 +206,47 @@ fn continuous(
     audit.insert("verification".into(), text_and_value(mech.verification())?);
     audit.insert("lattice_prior".into(), Value::Array(doc.lattice_prior().iter().map(|&p| exact_f64(p)).collect()));
     Ok((ys.into_iter().map(exact_f64).collect(), audit, receipts))
+}
+
+/// An open-domain document: `inputs` are strings, the outputs their reports (one generator
+/// for the whole list), the receipts those of the reports named by their canonical text
+/// (`receipts: [{"report": "s:y"}, …]`; absent: of the first outputs).
+fn open(
+    doc: &OpenDocument,
+    policy: Option<&str>,
+    seed: u64,
+    inputs: &[Value],
+    requests: Option<&Vec<Value>>,
+) -> Result<Replayed, String> {
+    let policy = policy.map_or(Ok(Policy::default()), Policy::from_json).map_err(|e| format!("policy: {e}"))?;
+    let mech = doc.verify(&policy).map_err(|e| format!("verify: {e}"))?;
+    let xs = inputs.iter().map(Value::as_str).collect::<Option<Vec<&str>>>().ok_or("open `inputs` are strings")?;
+    let mut rng = DeterministicRngForTesting::seed_from_u64(seed);
+    let reports = xs
+        .iter()
+        .map(|x| mech.perturb(x, &mut rng))
+        .collect::<Result<Vec<OpenReport>, _>>()
+        .map_err(|e| format!("perturb: {e}"))?;
+    let asked: Vec<OpenReport> = match requests {
+        Some(r) => r
+            .iter()
+            .map(|r| {
+                let text = r.get("report").and_then(Value::as_str).ok_or("an open receipt names its `report`")?;
+                OpenReport::parse(doc.mechanism(), text).map_err(|e| format!("report {text}: {e}"))
+            })
+            .collect::<Result<_, String>>()?,
+        None => reports.iter().take(DEFAULT_RECEIPTS).copied().collect(),
+    };
+    let mut receipts = Vec::new();
+    for report in asked {
+        let r = mech.receipt(&report).map_err(|e| format!("receipt({}): {e}", report.canonical()))?;
+        receipts.push(with_request("report", Value::String(report.canonical()), &r)?);
+    }
+    let mut audit = Map::new();
+    audit.insert("audit".into(), text_and_value(&mech.audit())?);
+    audit.insert("verification".into(), text_and_value(mech.verification())?);
+    let outputs = reports.iter().map(text_and_value).collect::<Result<Vec<_>, _>>()?;
+    Ok((outputs, audit, receipts))
 }
 
 /// `{request: value, "json": …, "value": …}` for a receipt.

@@ -83,6 +83,8 @@ impl Published {
                 let released = Releases::Lattice(Released::new(&sampler));
                 (c.id().to_string(), Parsed::Continuous { doc: c, sampler }, released)
             }
+            // The collector of open-domain reports is not built yet.
+            AnyDocument::Open(o) => return Err(Error::UnsupportedMechanism { kind: o.mechanism().tag().into() }),
         };
         Ok(Published { id, sha256, version, text, doc, released })
     }

@@ -1,0 +1,266 @@
+//! The curator's side of the open-domain kinds (values are UTF-8 strings of at most a
+//! stated number of bytes, hashed on the device): designers that write the documents
+//! ([`designer`]), frequency oracles over any candidate list with standard errors
+//! ([`estimate`]: OLH, Hadamard response, HCMS) and heavy hitters found without a
+//! dictionary by prefix extension ([`pem`]).
+//!
+//! The estimators read a kind's parameters ([`Params`]) and the reports as stored
+//! (canonical text `"s:y"`, `"j:bit"`, `"j:l:bit"`, `"r:s:y"`, parsed by [`parse_report`]).
+//! Every randomiser is the core's quantised keep-or-uniform sampler over g outputs; the
+//! estimators use its exact quantised keep probability ([`Randomiser`]), not the
+//! real-valued κ of the formula.
+
+pub mod designer;
+pub mod estimate;
+pub mod pem;
+mod sweep;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use privlift::param::Epsilon;
+use privlift::sample::structured::MixSampler;
+use privlift::{Error, Result};
+
+/// Largest `max_bytes` of an open domain.
+pub const MAX_BYTES: usize = 4096;
+/// Largest `g` of local hashing.
+pub const MAX_G: u32 = 65_536;
+/// Largest `bits` of Hadamard response.
+pub const MAX_BITS: u32 = 32;
+/// Largest `k` (hash functions) and `m` (columns) of HCMS.
+pub const MAX_SKETCH: u32 = 65_536;
+
+/// An open-domain kind's parameters, as its document fixes them (fields named as the
+/// document's `mechanism` members).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Params {
+    /// Optimal local hashing: a uniform seed s, the bucket xxh32(s, x) mod g, g-ary RR.
+    Olh { epsilon: f64, g: u32 },
+    /// Hadamard response over the 2^bits buckets of xxh32(hash_seed, x).
+    Hadamard { epsilon: f64, bits: u32, hash_seed: u32 },
+    /// Apple's Hadamard count-mean sketch: k hash functions (seeds 0..k), m columns.
+    Hcms { epsilon: f64, k: u32, m: u32 },
+    /// Prefix-extension heavy hitters (PEM): round r's users report OLH of their value's
+    /// first `prefix_bits[r]` bits.
+    HeavyHitters { epsilon: f64, g: u32, prefix_bits: Vec<u32>, split: Vec<f64>, max_bytes: usize },
+}
+
+impl Params {
+    /// The `mechanism.kind` name of the document.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Params::Olh { .. } => "olh",
+            Params::Hadamard { .. } => "hadamard",
+            Params::Hcms { .. } => "hcms",
+            Params::HeavyHitters { .. } => "heavy_hitters",
+        }
+    }
+
+    /// The randomiser's ε.
+    pub fn epsilon(&self) -> f64 {
+        match self {
+            Params::Olh { epsilon, .. }
+            | Params::Hadamard { epsilon, .. }
+            | Params::Hcms { epsilon, .. }
+            | Params::HeavyHitters { epsilon, .. } => *epsilon,
+        }
+    }
+
+    /// The number of outputs of the randomiser (g, or 2 for the one-bit kinds).
+    pub fn outputs(&self) -> u32 {
+        match self {
+            Params::Olh { g, .. } | Params::HeavyHitters { g, .. } => *g,
+            Params::Hadamard { .. } | Params::Hcms { .. } => 2,
+        }
+    }
+}
+
+/// The g-ary keep-or-uniform randomiser as the core's sampler draws it: κ = (e^ε − 1) /
+/// (e^ε + g − 1), quantised to an integer over 2⁶⁴ ([`MixSampler`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Randomiser {
+    /// g.
+    pub outputs: u32,
+    /// The quantised κ: the probability of "keep" as the sampler draws it.
+    pub keep: f64,
+}
+
+impl Randomiser {
+    /// The randomiser of ε over `outputs` ≥ 2 values.
+    ///
+    /// # Errors
+    /// `invalid_argument` for ε outside [0, 700] or `outputs` outside [2, 65536].
+    pub fn new(epsilon: f64, outputs: u32) -> Result<Self> {
+        let eps = Epsilon::new("epsilon", epsilon)?.get();
+        if !(2..=MAX_G).contains(&outputs) {
+            return Err(Error::InvalidArgument {
+                name: "g".into(),
+                reason: alloc::format!("must be from 2 to {MAX_G}, got {outputs}"),
+            });
+        }
+        let e = libm::exp(eps);
+        let g = f64::from(outputs);
+        // e^ε overflows to ∞ at ε = 700: κ is then 1 (as (e^ε − 1)/(e^ε + g − 1) → 1).
+        let kappa = if e.is_finite() { (e - 1.0) / (e + g - 1.0) } else { 1.0 };
+        let sampler = MixSampler::new(kappa, &alloc::vec![1.0; outputs as usize])?;
+        let (w_keep, _) = sampler.weights();
+        Ok(Randomiser { outputs, keep: w_keep as f64 / 18_446_744_073_709_551_616.0 })
+    }
+
+    /// P(the output is the input's own symbol), averaged over the symbol: κ + (1 − κ)/g.
+    pub fn p_same(&self) -> f64 {
+        self.keep + (1.0 - self.keep) / f64::from(self.outputs)
+    }
+}
+
+/// A value of an open domain: at most `max_bytes` UTF-8 bytes, no U+0000.
+///
+/// # Errors
+/// `invalid_argument` naming `value` and the limit (never the value).
+pub fn check_value(value: &str, max_bytes: usize) -> Result<()> {
+    if value.len() > max_bytes {
+        return Err(Error::InvalidArgument {
+            name: "value".into(),
+            reason: alloc::format!("{} bytes; at most {max_bytes}", value.len()),
+        });
+    }
+    if value.bytes().any(|b| b == 0) {
+        return Err(Error::InvalidArgument { name: "value".into(), reason: "contains U+0000".into() });
+    }
+    Ok(())
+}
+
+/// One stored report of an open kind, parsed from its canonical text (fields named as
+/// the report's `output` members).
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    /// `"s:y"`.
+    Olh { seed: u32, y: u32 },
+    /// `"j:bit"`.
+    Hadamard { j: u32, bit: bool },
+    /// `"j:l:bit"`.
+    Hcms { j: u32, l: u32, bit: bool },
+    /// `"r:s:y"`.
+    HeavyHitters { round: u32, seed: u32, y: u32 },
+}
+
+/// Parses the canonical text of a report of `params`' kind and checks every field's
+/// range (`unknown_output` naming the field, never the text).
+pub fn parse_report(params: &Params, text: &str) -> Result<Report> {
+    let bad = |field: &str| Error::UnknownOutput { value: alloc::format!("a report whose `{field}` is out of range") };
+    let mut parts = text.split(':');
+    let mut field = |name: &'static str, below: u64| -> Result<u32> {
+        let t = parts.next().ok_or_else(|| bad(name))?;
+        // Canonical decimal: digits only, no leading zero (but "0").
+        if t.is_empty() || t.len() > 10 || !t.bytes().all(|b| b.is_ascii_digit()) || (t.len() > 1 && t.starts_with('0'))
+        {
+            return Err(bad(name));
+        }
+        let v: u64 = t.parse().map_err(|_| bad(name))?;
+        if v >= below {
+            return Err(bad(name));
+        }
+        Ok(v as u32)
+    };
+    let r = match params {
+        Params::Olh { g, .. } => Report::Olh { seed: field("seed", 1 << 32)?, y: field("y", u64::from(*g))? },
+        Params::Hadamard { bits, .. } => Report::Hadamard { j: field("j", 1u64 << *bits)?, bit: field("bit", 2)? == 1 },
+        Params::Hcms { k, m, .. } => {
+            Report::Hcms { j: field("j", u64::from(*k))?, l: field("l", u64::from(*m))?, bit: field("bit", 2)? == 1 }
+        }
+        Params::HeavyHitters { g, prefix_bits, .. } => Report::HeavyHitters {
+            round: field("round", prefix_bits.len() as u64)?,
+            seed: field("seed", 1 << 32)?,
+            y: field("y", u64::from(*g))?,
+        },
+    };
+    if parts.next().is_some() {
+        return Err(bad("output"));
+    }
+    Ok(r)
+}
+
+/// A report's `output` as a client sends it — `{"seed", "y"}`, `{"j", "bit"}`,
+/// `{"j", "l", "bit"}`, `{"round", "seed", "y"}` — checked like its canonical text
+/// (`unknown_output` naming the field for a missing, extra, non-integer or out-of-range
+/// one, never its value).
+pub fn report_from_json(params: &Params, output: &serde_json::Value) -> Result<Report> {
+    let names: &[&str] = match params {
+        Params::Olh { .. } => &["seed", "y"],
+        Params::Hadamard { .. } => &["j", "bit"],
+        Params::Hcms { .. } => &["j", "l", "bit"],
+        Params::HeavyHitters { .. } => &["round", "seed", "y"],
+    };
+    let bad = |what: String| Error::UnknownOutput { value: what };
+    let object =
+        output.as_object().ok_or_else(|| bad(alloc::format!("expected an object with {}", names.join(", "))))?;
+    if object.keys().any(|k| !names.contains(&k.as_str())) {
+        return Err(bad(alloc::format!("an unknown field; expected {}", names.join(", "))));
+    }
+    let mut text = String::new();
+    for (i, name) in names.iter().enumerate() {
+        let v = object.get(*name).and_then(serde_json::Value::as_u64).filter(|&v| v <= u64::from(u32::MAX));
+        let v = v.ok_or_else(|| bad(alloc::format!("`{name}` must be an integer in range")))?;
+        if i > 0 {
+            text.push(':');
+        }
+        text.push_str(&alloc::format!("{v}"));
+    }
+    parse_report(params, &text)
+}
+
+/// The canonical text of a report (what the collector stores).
+pub fn canonical(report: &Report) -> String {
+    match *report {
+        Report::Olh { seed, y } => alloc::format!("{seed}:{y}"),
+        Report::Hadamard { j, bit } => alloc::format!("{j}:{}", u8::from(bit)),
+        Report::Hcms { j, l, bit } => alloc::format!("{j}:{l}:{}", u8::from(bit)),
+        Report::HeavyHitters { round, seed, y } => alloc::format!("{round}:{seed}:{y}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quantised_keep_is_the_formula_within_a_word() {
+        for (eps, g) in [(1.0, 4), (2.0, 8), (4.0, 56), (0.5, 2), (700.0, 2), (0.0, 3)] {
+            let r = Randomiser::new(eps, g).unwrap();
+            let e = f64::exp(eps);
+            let kappa = if e.is_finite() { (e - 1.0) / (e + f64::from(g) - 1.0) } else { 1.0 };
+            assert!((r.keep - kappa).abs() < 1e-15, "{eps} {g}: {} vs {kappa}", r.keep);
+        }
+        assert_eq!(Randomiser::new(1.0, 1).unwrap_err().code(), "invalid_argument");
+        assert_eq!(Randomiser::new(-1.0, 4).unwrap_err().code(), "invalid_argument");
+    }
+
+    #[test]
+    fn reports_parse_only_in_canonical_form_and_range() {
+        let olh = Params::Olh { epsilon: 1.0, g: 4 };
+        assert_eq!(parse_report(&olh, "4294967295:3").unwrap(), Report::Olh { seed: u32::MAX, y: 3 });
+        for bad in ["4294967296:0", "1:4", "01:2", "1:2:3", "", ":", "1", "-1:2", "1: 2", "+1:2"] {
+            let e = parse_report(&olh, bad).unwrap_err();
+            assert_eq!(e.code(), "unknown_output", "{bad}");
+        }
+        let hcms = Params::Hcms { epsilon: 1.0, k: 16, m: 8 };
+        let r = parse_report(&hcms, "15:7:1").unwrap();
+        assert_eq!(canonical(&r), "15:7:1");
+        assert!(parse_report(&hcms, "16:7:1").unwrap_err().to_string().contains("`j`"));
+        assert!(parse_report(&hcms, "1:7:2").unwrap_err().to_string().contains("`bit`"));
+        let had = Params::Hadamard { epsilon: 1.0, bits: 32, hash_seed: 0 };
+        assert_eq!(parse_report(&had, "4294967295:0").unwrap(), Report::Hadamard { j: u32::MAX, bit: false });
+    }
+
+    #[test]
+    fn values_are_bounded_and_nul_free_and_never_echoed() {
+        assert!(check_value("apple", 5).is_ok());
+        let e = check_value("banana", 5).unwrap_err();
+        assert_eq!(e.code(), "invalid_argument");
+        assert!(!e.to_string().contains("banana"));
+        assert!(check_value("a\0", 5).is_err());
+    }
+}

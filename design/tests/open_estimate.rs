@@ -1,0 +1,198 @@
+//! The open-domain estimators against populations of known frequencies: unbiasedness and
+//! the 95 % coverage of their standard errors (fixed seeds; thresholds from the binomial
+//! distribution of the number of intervals that cover), and PEM recovering the top values
+//! of a Zipf population at a generous ε.
+//!
+//! The clients here follow the wire spec (the core's quantised keep-or-uniform sampler,
+//! one 64-bit word per draw), so the estimators are tested against the channel that runs.
+
+use privlift::open::hash::xxh32;
+use privlift::sample::structured::MixSampler;
+use privlift_design::open::estimate::frequencies;
+use privlift_design::open::pem::{heavy_hitters, prefix};
+use privlift_design::open::{Params, Report};
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use statrs::distribution::{Binomial, DiscreteCDF};
+
+/// The g-ary randomiser of ε as the core draws it.
+fn krr(epsilon: f64, g: u32) -> MixSampler {
+    let e = epsilon.exp();
+    MixSampler::new((e - 1.0) / (e + f64::from(g) - 1.0), &vec![1.0; g as usize]).unwrap()
+}
+
+/// One report of `value` under `params` (the spec's client).
+fn perturb(params: &Params, k: &MixSampler, value: &[u8], rng: &mut ChaCha8Rng) -> Report {
+    match params {
+        Params::Olh { g, .. } => {
+            let seed = rng.next_u32();
+            let v = xxh32(seed, value) % g;
+            Report::Olh { seed, y: k.sample_word(v as usize, rng.next_u64()) as u32 }
+        }
+        Params::Hadamard { bits, hash_seed, .. } => {
+            let mask = if *bits == 32 { u32::MAX } else { (1 << bits) - 1 };
+            let b = xxh32(*hash_seed, value) & mask;
+            let j = rng.next_u32() & mask;
+            let bit = (b & j).count_ones() & 1;
+            Report::Hadamard { j, bit: k.sample_word(bit as usize, rng.next_u64()) == 1 }
+        }
+        Params::Hcms { k: hashes, m, .. } => {
+            let j = rng.random_range(0..*hashes);
+            let c = xxh32(j, value) & (m - 1);
+            let l = rng.random_range(0..*m);
+            let bit = (c & l).count_ones() & 1;
+            Report::Hcms { j, l, bit: k.sample_word(bit as usize, rng.next_u64()) == 1 }
+        }
+        Params::HeavyHitters { g, prefix_bits, split, max_bytes, .. } => {
+            let u: f64 = rng.random();
+            let mut acc = 0.0;
+            let round = split.iter().position(|w| {
+                acc += w;
+                u < acc
+            });
+            let round = round.unwrap_or(split.len() - 1);
+            let p = prefix(value, *max_bytes, prefix_bits[round]);
+            let seed = rng.next_u32();
+            let v = xxh32(seed, &p) % g;
+            Report::HeavyHitters { round: round as u32, seed, y: k.sample_word(v as usize, rng.next_u64()) as u32 }
+        }
+    }
+}
+
+/// A population with exact counts: value i has round(n·p_i) users (Zipf with exponent s).
+fn zipf_counts(values: usize, n: usize, s: f64) -> Vec<usize> {
+    let w: Vec<f64> = (1..=values).map(|i| (i as f64).powf(-s)).collect();
+    let total: f64 = w.iter().sum();
+    w.iter().map(|x| (x / total * n as f64).round() as usize).collect()
+}
+
+fn words(values: usize) -> Vec<String> {
+    (0..values).map(|i| format!("w{i}")).collect()
+}
+
+/// Binomial(trials, 0.95)'s central 99.8 % range: the count of covering intervals of an
+/// estimator whose standard errors are right falls outside it with probability 0.002.
+fn coverage_range(trials: u64) -> (u64, u64) {
+    let b = Binomial::new(0.95, trials).unwrap();
+    (b.inverse_cdf(0.001), b.inverse_cdf(0.999))
+}
+
+/// Runs `reps` independent collections; returns (covered, trials, mean standardised error).
+fn coverage(params: &Params, users: usize, reps: u64, seed: u64) -> (u64, u64, f64) {
+    let values = words(40);
+    let counts = zipf_counts(values.len(), users, 1.1);
+    let n: usize = counts.iter().sum();
+    let k = krr(params.epsilon(), params.outputs());
+    let refs: Vec<&[u8]> = values.iter().map(|v| v.as_bytes()).collect();
+    let (mut covered, mut trials, mut z_sum) = (0, 0, 0.0);
+    for rep in 0..reps {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed * 1000 + rep);
+        let mut reports = Vec::with_capacity(n);
+        for (v, &c) in values.iter().zip(&counts) {
+            for _ in 0..c {
+                reports.push(perturb(params, &k, v.as_bytes(), &mut rng));
+            }
+        }
+        let f = frequencies(params, &reports, &refs).unwrap();
+        assert_eq!(f.n, n as u64);
+        for (i, &c) in counts.iter().enumerate() {
+            let truth = c as f64 / n as f64;
+            let z = (f.estimate[i] - truth) / f.std_error[i];
+            z_sum += z;
+            covered += u64::from(z.abs() <= 1.959_963_985);
+            trials += 1;
+        }
+    }
+    (covered, trials, z_sum / trials as f64)
+}
+
+fn check_coverage(params: Params, users: usize, reps: u64, seed: u64) {
+    let (covered, trials, mean_z) = coverage(&params, users, reps, seed);
+    let (lo, hi) = coverage_range(trials);
+    assert!((lo..=hi).contains(&covered), "{params:?}: {covered}/{trials} intervals cover, expected {lo}..={hi}");
+    // Unbiased: the mean standardised error of `trials` estimates (sd ≈ 1/√trials each,
+    // correlated within a collection only through Σ f̂ ≈ 1) is near 0.
+    let bound = 4.0 / (trials as f64).sqrt() * (40f64).sqrt();
+    assert!(mean_z.abs() < bound, "{params:?}: mean standardised error {mean_z}, bound {bound}");
+}
+
+#[test]
+fn olh_is_unbiased_and_its_intervals_cover() {
+    check_coverage(Params::Olh { epsilon: 1.0, g: 4 }, 4000, 25, 1);
+    check_coverage(Params::Olh { epsilon: 2.0, g: 8 }, 4000, 25, 2);
+}
+
+#[test]
+fn hadamard_is_unbiased_and_its_intervals_cover() {
+    check_coverage(Params::Hadamard { epsilon: 1.0, bits: 20, hash_seed: 7 }, 4000, 25, 3);
+    // Past the dense transform: the sweep over the reports.
+    check_coverage(Params::Hadamard { epsilon: 2.0, bits: 32, hash_seed: 9 }, 4000, 25, 4);
+}
+
+#[test]
+fn hcms_is_unbiased_and_its_intervals_cover() {
+    check_coverage(Params::Hcms { epsilon: 2.0, k: 256, m: 1024 }, 4000, 25, 5);
+    check_coverage(Params::Hcms { epsilon: 1.0, k: 16, m: 64 }, 4000, 25, 6);
+}
+
+/// A real property of the coverage check: intervals of half the width fail it.
+#[test]
+fn the_coverage_check_can_fail() {
+    let (covered, trials, _) = coverage(&Params::Olh { epsilon: 1.0, g: 4 }, 4000, 10, 7);
+    let (lo, _) = coverage_range(trials);
+    assert!(covered >= lo);
+    // Half-width intervals cover about 68 %: far below the range.
+    let params = Params::Olh { epsilon: 1.0, g: 4 };
+    let values = words(40);
+    let counts = zipf_counts(40, 4000, 1.1);
+    let k = krr(1.0, 4);
+    let refs: Vec<&[u8]> = values.iter().map(|v| v.as_bytes()).collect();
+    let mut half = 0;
+    let mut total = 0;
+    for rep in 0..10 {
+        let mut rng = ChaCha8Rng::seed_from_u64(7000 + rep);
+        let reports: Vec<Report> = values
+            .iter()
+            .zip(&counts)
+            .flat_map(|(v, &c)| std::iter::repeat_n(v, c))
+            .map(|v| perturb(&params, &k, v.as_bytes(), &mut rng))
+            .collect();
+        let f = frequencies(&params, &reports, &refs).unwrap();
+        let n: usize = counts.iter().sum();
+        for (i, &c) in counts.iter().enumerate() {
+            half += u64::from(((f.estimate[i] - c as f64 / n as f64) / f.std_error[i]).abs() <= 0.98);
+            total += 1;
+        }
+    }
+    assert_eq!(total, trials);
+    assert!(half < lo, "half-width intervals covered {half}/{total}");
+}
+
+#[test]
+fn pem_recovers_the_top_of_a_zipf_population() {
+    let max_bytes = 3;
+    let params = Params::HeavyHitters {
+        epsilon: 4.0,
+        g: 56,
+        prefix_bits: vec![8, 16, 24],
+        split: vec![1.0 / 3.0; 3],
+        max_bytes,
+    };
+    let values: Vec<String> = (0..60).map(|i| format!("{}{}", (b'a' + (i % 26) as u8) as char, i)).collect();
+    let counts = zipf_counts(values.len(), 60_000, 1.1);
+    let k = krr(4.0, 56);
+    let mut rng = ChaCha8Rng::seed_from_u64(34);
+    let mut reports = Vec::new();
+    for (v, &c) in values.iter().zip(&counts) {
+        for _ in 0..c {
+            reports.push(perturb(&params, &k, v.as_bytes(), &mut rng));
+        }
+    }
+    let top = heavy_hitters(&params, &reports, 5).unwrap();
+    assert_eq!(top.n, reports.len() as u64);
+    assert_eq!(top.values, values[..5], "found {:?}", top.values);
+    for (i, v) in top.values.iter().enumerate() {
+        let truth = counts[values.iter().position(|w| w == v).unwrap()] as f64 / reports.len() as f64;
+        assert!((top.estimate[i] - truth).abs() < 4.0 * top.std_error[i], "{v}: {} vs {truth}", top.estimate[i]);
+    }
+}
