@@ -81,6 +81,9 @@ fn verify(path: &str, policy: Option<&str>) -> Result<String, privlift::Error> {
     let read = |p: &str| std::fs::read_to_string(p).map_err(|e| privlift::Error::Io { message: format!("{p}: {e}") });
     let text = read(path)?;
     let policy_text = policy.map(read).transpose()?;
+    if privlift::open::is_open(text.as_bytes()) {
+        return verify_open(&text, policy_text.as_deref());
+    }
     let out = match is_continuous(text.as_bytes()) {
         false => {
             let policy = policy_text.as_deref().map_or(Ok(Policy::default()), Policy::from_json)?;
@@ -115,4 +118,22 @@ fn verify(path: &str, policy: Option<&str>) -> Result<String, privlift::Error> {
         }
     };
     out
+}
+
+/// An open-domain document: read within the policy's budget, verified; every lift of every
+/// report lies within e^{−εl}..e^{εu} of its audit.
+fn verify_open(text: &str, policy: Option<&str>) -> Result<String, privlift::Error> {
+    let policy = policy.map_or(Ok(Policy::default()), Policy::from_json)?;
+    let doc = privlift::open::OpenDocument::from_json_within(text.as_bytes(), work_budget(policy.max_verify_work)?)?;
+    let m = doc.verify(&policy)?;
+    let (v, a) = (m.verification(), m.audit());
+    json_line(&Verified {
+        verified: true,
+        id: doc.id(),
+        checks: checks(&v.claims, &v.policy),
+        receipt_bounds: Bounds {
+            min_lift: Num(next_down((-a.eps_l).exp()).max(0.0)),
+            max_lift: Num(next_up(a.eps_u.exp())),
+        },
+    })
 }

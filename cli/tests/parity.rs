@@ -17,7 +17,11 @@ use serde_json::Value;
 /// document is read within its policy's budget, as a client reads it.
 fn library(text: &str, policy: Option<&str>) -> Option<(String, String)> {
     let verdict: Result<(), privlift::Error> = (|| {
-        if is_continuous(text.as_bytes()) {
+        if privlift::open::is_open(text.as_bytes()) {
+            let policy = policy.map_or(Ok(Policy::default()), Policy::from_json)?;
+            let budget = work_budget(policy.max_verify_work)?;
+            privlift::open::OpenDocument::from_json_within(text.as_bytes(), budget)?.verify(&policy)?;
+        } else if is_continuous(text.as_bytes()) {
             let policy = policy.map_or(Ok(ContinuousPolicy::default()), ContinuousPolicy::from_json)?;
             ContinuousDocument::from_json(text)?.verify(&policy)?;
         } else {

@@ -7,11 +7,14 @@
 //! document as it reads it (`Document::from_json_within`, at a budget from the first byte)
 //! against the whole document's cost: it accepts exactly what `from_json` accepts within
 //! the budget, and refuses as `too_costly` only what costs more once read whole (its
-//! price of a partly read channel is a lower bound of the whole one's).
+//! price of a partly read channel is a lower bound of the whole one's). The same for an
+//! open-domain document (`OpenDocument::from_json_within`, its sparse prior priced as it
+//! is read), whose family is peeked as `open::is_open` and which reads back what it writes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use privlift::document::{continuous::is_continuous, reader, strict, Document, DocumentJson};
+use privlift::open::{OpenDocument, OPEN_KINDS};
 use privlift::verify::Work;
 
 fuzz_target!(|data: &[u8]| {
@@ -48,4 +51,35 @@ fuzz_target!(|data: &[u8]| {
         }
         (Err(_), Err(_)) => {}
     }
+    open(text, data, budget);
 });
+
+/// The open family's peek against the whole value, and its priced reader against the
+/// whole document's cost.
+fn open(text: &str, data: &[u8], budget: f64) {
+    if let Ok(v) = strict::from_str(text) {
+        let kind = v.get("mechanism").and_then(|m| m.get("kind")).and_then(|k| k.as_str());
+        let rule = kind.is_some_and(|k| OPEN_KINDS.contains(&k)) && v.get("labels").is_none();
+        assert_eq!(privlift::open::is_open(data), rule, "the open family of {text}");
+    }
+    let work = |d: &OpenDocument| {
+        let m = d.mechanism();
+        Work::open(m.outputs(), d.prior().map_or(0, |p| p.values().len()), m.rounds()).0
+    };
+    let whole = OpenDocument::from_json(text);
+    if let Ok(doc) = &whole {
+        assert_eq!(OpenDocument::from_json(&doc.to_json()).as_ref(), Ok(doc), "{text}: reads back what it writes");
+    }
+    match (OpenDocument::from_json_within(data, budget), &whole) {
+        (Ok(priced), Ok(doc)) => {
+            assert!(work(doc) <= budget, "{text}: accepted over its budget {budget}");
+            assert_eq!(&priced, doc, "{text}");
+        }
+        (Ok(_), Err(e)) => panic!("{text}: accepted within {budget}, refused whole: {e}"),
+        (Err(e), Ok(doc)) => {
+            assert_eq!(e.code(), "too_costly", "{text}: {e}");
+            assert!(work(doc) > budget, "{text}: refused within {budget}, costs {}", work(doc));
+        }
+        (Err(_), Err(_)) => {}
+    }
+}

@@ -96,6 +96,8 @@ for (const file of files) {
     const seed = BigInt(v.seed);
     const kind = v.document.mechanism.kind;
     const a = v.audit;
+    // Open-domain kinds: replayed natively and in wasm32 until the npm package reads them.
+    if (['olh', 'hadamard', 'hcms', 'heavy_hitters'].includes(kind)) return;
     if (CONTINUOUS_KINDS.includes(kind)) {
       const doc = await parseContinuousMechanism(JSON.stringify(v.document));
       same(doc.audit(), a.document_audit.value, 'audit.document_audit');

@@ -245,8 +245,7 @@ fn open(
     let mut audit = Map::new();
     audit.insert("audit".into(), text_and_value(&mech.audit())?);
     audit.insert("verification".into(), text_and_value(mech.verification())?);
-    let outputs = reports.iter().map(text_and_value).collect::<Result<Vec<_>, _>>()?;
-    Ok((outputs, audit, receipts))
+    Ok((reports.iter().map(|r| Value::String(r.canonical())).collect(), audit, receipts))
 }
 
 /// `{request: value, "json": …, "value": …}` for a receipt.
