@@ -168,6 +168,9 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     if crate::continuous_design::is_continuous(argv) {
         return crate::continuous_design::design(argv);
     }
+    if crate::open_design::is_open(argv) {
+        return crate::open_design::design(argv);
+    }
     let a = args::parse("design", argv, &OPTIONS, &SWITCHES)?;
     if a.help {
         return crate::help::print("design");

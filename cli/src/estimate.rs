@@ -1,6 +1,7 @@
 //! `privlift estimate --doc DOC.json --counts C1.json [--counts C2.json …]
 //! [--method mle|unbiased] [--project]`, or `privlift estimate --db URL --mechanism ID
-//! [--sha256 HEX]` for the reports a collector stored: the curator's estimate of the input histogram
+//! [--sha256 HEX] [--candidates C.txt]` for the reports a collector stored (with
+//! `--candidates`, an open-domain document's frequencies of those values): the curator's estimate of the input histogram
 //! P_X from the counts of the reports: maximum likelihood by EM (the default; any channel,
 //! with the directions it cannot identify) or the unbiased inversion (an invertible one).
 //!
@@ -108,7 +109,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let a = args::parse_repeatable(
         "estimate",
         argv,
-        &["doc", "spec", "counts", "method", "db", "mechanism", "sha256"],
+        &["doc", "spec", "counts", "method", "db", "mechanism", "sha256", "candidates"],
         &["counts"],
         &["project"],
     )?;
@@ -128,11 +129,17 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         let id = a
             .value("mechanism")
             .ok_or_else(|| CliError::usage("`privlift estimate --db URL` needs `--mechanism ID`"))?;
+        if let Some(path) = a.value("candidates") {
+            if a.value("method").is_some() || a.switch("project") {
+                return Err(CliError::usage("`--method` and `--project` do not apply with `--candidates`"));
+            }
+            return print_json(&crate::collect::candidates_from_db(db, id, a.value("sha256"), path)?);
+        }
         let value = crate::collect::estimate_from_db(db, id, a.value("sha256"), method, a.switch("project"))?;
         return print_json(&value);
     }
-    if a.value("mechanism").is_some() || a.value("sha256").is_some() {
-        return Err(CliError::usage("`--mechanism` and `--sha256` go with `--db URL`"));
+    if a.value("mechanism").is_some() || a.value("sha256").is_some() || a.value("candidates").is_some() {
+        return Err(CliError::usage("`--mechanism`, `--sha256` and `--candidates` go with `--db URL`"));
     }
     let spec = doc_path(&a)?
         .ok_or_else(|| CliError::usage("`privlift estimate` needs `--doc DOC.json` (or `--db URL --mechanism ID`)"))?;

@@ -18,8 +18,11 @@ Usage:
                   [--eps-l EL --eps-u EU] [--notion NOTION] [--alpha-order K] [--objective O] [--id ID]
   privlift estimate --doc DOC.json --counts C.json [--counts C2.json …] [--method mle|unbiased] [--project]
   privlift estimate --db URL --mechanism ID [--sha256 HEX] [--method mle|unbiased] [--project]
+  privlift estimate --db URL --mechanism ID --candidates C.txt [--sha256 HEX]   (open domain)
+  privlift heavy-hitters --db URL --mechanism ID --top K [--sha256 HEX]
   privlift collect --db URL --dir MECHANISMS_DIR [--port PORT] [--host HOST] [--public] [--threads N]
   privlift simulate --db URL --dir MECHANISMS_DIR --users N [--seed S] [--truth OUT.json]
+                    [--population POP.json]
   privlift bound lip-to-ldp --epsilon E --pmin P
   privlift bound ldp-to-lip --epsilon E --pmin P
   privlift bound lip-to-ldp-exact --prior P.json --epsilon E
@@ -30,6 +33,9 @@ Usage:
   privlift receipt DOC.json --output Y [--x X]       (continuous document)
   privlift design METHOD (--prior P.json | --samples S.csv) --epsilon E [--delta D]
                   --domain L,U [--step G] [--components K] [--max-verify-work W] [--id ID]   (continuous)
+  privlift design olh|hadamard|hcms --epsilon E --domain strings [--max-bytes B] [--prior P.json]
+                  [--id ID]   (open domain)
+  privlift design heavy-hitters --epsilon E --max-bytes B [--id ID]
   privlift gaussian delta --epsilon E --sigma-n S --x X --mean M --sd SX
   privlift gaussian sigma --epsilon E --delta D --x X --mean M --sd SX
   privlift gaussian analytic --epsilon E --sigma S --sensitivity D
@@ -68,12 +74,21 @@ Commands:
             stored (the published version, or --sha256 HEX), plus \"sha256\"; a
             continuous document adds \"mean\" and \"mean_std_error\" (the
             estimate is then the lattice histogram, by EM deconvolution).
+            --candidates C.txt (an open-domain document: olh, hadamard, hcms):
+            the frequency of each value of C.txt (one a line) with its standard
+            error: {\"labels\", \"estimate\", \"std_error\", \"n\", \"method\"}.
+  heavy-hitters  The K most frequent values of a heavy-hitter document's
+            reports, found without a dictionary by prefix extension (PEM):
+            {\"values\", \"estimate\", \"std_error\", \"n\"} (estimates from the
+            last round's users).
   collect   The curator's collector: serves the documents of MECHANISMS_DIR
             (GET /v1/mechanisms/ID, ETag = SHA-256), takes reports (POST
             /v1/reports {\"reports\": [{\"mechanism\", \"sha256\", \"output\",
             \"report_id\"}]} -> 202 {\"accepted\", \"duplicates\"}; a bad report
             refuses the whole batch: 400/404 {\"code\", \"message\"}) and answers
-            GET /v1/estimates/ID as `estimate --db` does. URL is sqlite:PATH
+            GET /v1/estimates/ID as `estimate --db` does (an open domain:
+            ?candidate=V&candidate=W…, or POST {\"candidates\": [...]}; heavy
+            hitters: ?heavy_hitters&top=K). URL is sqlite:PATH
             (created, write-ahead log) or postgres://USER@HOST:PORT/DATABASE
             (a lost connection is replaced; until then 503 storage with
             Retry-After). Loopback unless --public (default port 8081); prints
@@ -85,6 +100,9 @@ Commands:
             from its prior, perturb it with the verified mechanism, and their
             reports are stored in the collector's database (the same seed
             stores nothing twice). --truth writes their true histograms.
+            --population POP.json ({\"ID\": {\"values\": [...], \"p\": [...]}}):
+            the users of document ID draw from it instead of its prior (any
+            kind; an open-domain document without a full prior needs one).
   bound     Print a privacy-accounting bound (Jiang et al., Context-Aware LIP)
             as one JSON object (nats; unbounded = \"inf\"):
             lip-to-ldp        {\"bound\"}: LDP implied by E-LIP when min P = P (Prop 1)
@@ -176,6 +194,15 @@ Design methods (flags in [] are optional; --id ID always is, default METHOD-epsE
   stderr (minutes at |X| = 200, |S| = 5). Ctrl-C cancels.
   E, EL, EU > 0 (nats); A in (0, 1]; 0 <= A <= B <= 1 for --a/--b.
 
+Open-domain design methods (values are strings of at most B UTF-8 bytes,
+default 32, no U+0000; P.json {\"values\": [...], \"p\": [...]} may sum to < 1,
+the rest being every unlisted value; claims ldp_x of the randomiser):
+  olh            optimal local hashing, g = round(e^E) + 1
+  hadamard       Hadamard response over 2^20 hashed buckets
+  hcms           Hadamard count-mean sketch, k = 2048 hashes, m = 1024 columns
+  heavy-hitters  prefix extension (PEM): OLH of the first byte, two, ... B
+                 bytes, one round per byte, users split uniformly
+
 Continuous design methods (a value in [L, U] on the lattice L + k*G, default
 G = (U - L)/1000; exact discrete noise; audited on the lattice; P.json is a
 document prior {\"gaussian\": {\"mean\", \"sd\"}} | {\"gmm\": {\"weights\", \"means\",
@@ -265,7 +292,7 @@ pub fn for_command(cmd: &str) -> Option<String> {
         }
     }
     let extra: &[&str] = match cmd {
-        "design" => &["Design methods", "Continuous design methods", "Files:"],
+        "design" => &["Design methods", "Continuous design methods", "Open-domain design methods", "Files:"],
         "audit" | "estimate" | "bound" | "receipt" | "verify" | "laplace" => &["Files:"],
         _ => &[],
     };

@@ -4,7 +4,9 @@
 //! * `privlift bound` prints an accounting bound (LIP ↔ LDP, composition, transfer);
 //! * `privlift design` designs a mechanism and prints its (audited) document;
 //! * `privlift gaussian`, `laplace`, `sampling` calibrate the continuous-data mechanisms;
-//! * `privlift estimate` estimates the input histogram from the counts of the reports;
+//! * `privlift estimate` estimates the input histogram from the counts of the reports
+//!   (or, for an open domain, the frequencies of a candidate list);
+//! * `privlift heavy-hitters` finds an open domain's most frequent values (PEM);
 //! * `privlift serve` serves a directory over HTTP/1.1 on loopback (browser demo, tests);
 //! * `privlift collect` serves the published documents and stores the reports in SQLite or
 //!   PostgreSQL, and answers the curator's estimates from them.
@@ -25,8 +27,11 @@ mod error;
 mod estimate;
 mod estimation;
 mod files;
+mod heavy_hitters;
 mod help;
 mod http;
+mod open_design;
+mod open_estimate;
 mod out;
 mod receipt;
 mod serve;
@@ -48,6 +53,7 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "bound" => bound::run(rest),
         "design" => design::run(rest),
         "estimate" => estimate::run(rest),
+        "heavy-hitters" => heavy_hitters::run(rest),
         "collect" => collect::run(rest),
         "simulate" => collect::simulate::run(rest),
         "receipt" => receipt::run(rest),
@@ -63,7 +69,7 @@ fn run(argv: &[String]) -> Result<(), CliError> {
         "--version" | "-V" | "version" => print_stdout(&format!("privlift {}\n", env!("CARGO_PKG_VERSION"))),
         other if other.starts_with('-') => Err(CliError::usage(format!("unknown option `{other}`"))),
         other => Err(CliError::usage(format!(
-            "unknown command `{other}` (expected `audit`, `bound`, `collect`, `design`, `estimate`, `gaussian`, `laplace`, \
+            "unknown command `{other}` (expected `audit`, `bound`, `collect`, `design`, `estimate`, `gaussian`, `heavy-hitters`, `laplace`, \
              `receipt`, `sampling`, `serve`, `simulate`, `verify` or `help`)"
         ))),
     }

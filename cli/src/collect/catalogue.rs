@@ -12,6 +12,8 @@ use privlift::sample::lattice::LatticeMechanism;
 use privlift::{parse_any, AnyDocument, ContinuousDocument, Document, Error};
 use privlift_design::estimate::{released_outputs, unary_releases};
 use privlift_design::lattice_estimate::Released;
+use privlift_design::open::read::is_open;
+use privlift_design::open::{canonical, report_from_json, Params};
 use sha2::{Digest, Sha256};
 
 use super::store::{Store, Version};
@@ -42,6 +44,8 @@ enum Releases {
     Bits { q01: f64, q10: f64 },
     /// Lattice indices.
     Lattice(Released),
+    /// An open kind's reports: every report in range is one its client can send.
+    Reports,
 }
 
 #[allow(clippy::large_enum_variant)] // one per document version, kept behind an Arc
@@ -52,6 +56,11 @@ pub enum Parsed {
         doc: ContinuousDocument,
         sampler: LatticeMechanism,
     },
+    /// An open-domain document: the parameters its estimators read.
+    Open {
+        params: Params,
+        max_bytes: usize,
+    },
 }
 
 /// A report of an output the mechanism never releases (no input gives it a non-zero
@@ -60,7 +69,7 @@ const NEVER_RELEASED: &str = "an output this mechanism never releases";
 
 /// Why a report's output is refused (never echoing the output itself).
 #[derive(Debug, PartialEq, Eq)]
-pub struct BadOutput(pub &'static str);
+pub struct BadOutput(pub std::borrow::Cow<'static, str>);
 
 impl Published {
     /// Parses `text` (any document kind). One leading byte order mark is left out of the
@@ -70,6 +79,10 @@ impl Published {
             text.drain(..BYTE_ORDER_MARK.len());
         }
         let sha256 = sha256_hex(text.as_bytes());
+        if let Some((id, params, max_bytes)) = parse_open(&text)? {
+            let doc = Parsed::Open { params, max_bytes };
+            return Ok(Published { id, sha256, version, text, doc, released: Releases::Reports });
+        }
         let (id, doc, released) = match parse_any(&text)? {
             AnyDocument::Discrete(d) => {
                 let released = match d.mechanism() {
@@ -98,12 +111,12 @@ impl Published {
                 let k = d.input().len();
                 let s = match output.as_str() {
                     Some(s) if s.len() == k && s.bytes().all(|b| b == b'0' || b == b'1') => s,
-                    _ => return Err(BadOutput("expected a string of one '0' or '1' per input label")),
+                    _ => return Err(BadOutput("expected a string of one '0' or '1' per input label".into())),
                 };
                 if let Releases::Bits { q01, q10 } = self.released {
                     let bits: Vec<bool> = s.bytes().map(|b| b == b'1').collect();
                     if !unary_releases(q01, q10, &bits) {
-                        return Err(BadOutput(NEVER_RELEASED));
+                        return Err(BadOutput(NEVER_RELEASED.into()));
                     }
                 }
                 Ok(s.to_string())
@@ -112,32 +125,55 @@ impl Published {
                 let out = d.output();
                 let y = match output {
                     serde_json::Value::String(s) => {
-                        out.position(s).ok_or(BadOutput("not an output label of this mechanism"))?
+                        out.position(s).ok_or(BadOutput("not an output label of this mechanism".into()))?
                     }
                     serde_json::Value::Number(n) => n
                         .as_u64()
                         .and_then(|i| usize::try_from(i).ok())
                         .filter(|&i| i < out.len())
-                        .ok_or(BadOutput("not an output index of this mechanism"))?,
-                    _ => return Err(BadOutput("expected an output label or index")),
+                        .ok_or(BadOutput("not an output index of this mechanism".into()))?,
+                    _ => return Err(BadOutput("expected an output label or index".into())),
                 };
                 match &self.released {
-                    Releases::Outputs(r) if !r[y] => Err(BadOutput(NEVER_RELEASED)),
+                    Releases::Outputs(r) if !r[y] => Err(BadOutput(NEVER_RELEASED.into())),
                     _ => Ok(out.label(y).unwrap_or_default().to_string()),
                 }
             }
+            Parsed::Open { params, .. } => report_from_json(params, output)
+                .map(|r| canonical(&r))
+                .map_err(|e| BadOutput(format!("not a report of this kind ({})", open_reason(&e)).into())),
             Parsed::Continuous { doc, .. } => {
                 let lattice = doc.lattice();
                 let j = output
                     .as_f64()
                     .and_then(|y| lattice.output_index(y).ok())
-                    .ok_or(BadOutput("expected a released value lo + step·j of this mechanism's lattice"))?;
+                    .ok_or(BadOutput("expected a released value lo + step·j of this mechanism's lattice".into()))?;
                 match &self.released {
-                    Releases::Lattice(r) if !r.contains(j) => Err(BadOutput(NEVER_RELEASED)),
+                    Releases::Lattice(r) if !r.contains(j) => Err(BadOutput(NEVER_RELEASED.into())),
                     _ => Ok(lattice_label(lattice, j)),
                 }
             }
         }
+    }
+}
+
+/// An open-domain document's id and parameters, or `None` for a document of another
+/// kind, its parameters range-checked ([`Params::from_document`]).
+fn parse_open(text: &str) -> Result<Option<(String, Params, usize)>, Error> {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else { return Ok(None) };
+    if !is_open(&value) {
+        return Ok(None);
+    }
+    let (params, max_bytes) = Params::from_document(&value)?;
+    let id = value.get("id").and_then(serde_json::Value::as_str).unwrap_or_default().to_string();
+    Ok(Some((id, params, max_bytes)))
+}
+
+/// What an open-kind output's refusal says: the field and its rule, never a value.
+fn open_reason(e: &Error) -> String {
+    match e {
+        Error::UnknownOutput { value } => value.clone(),
+        other => other.code().to_string(),
     }
 }
 

@@ -11,7 +11,12 @@
 //!   batch is stored whole or not at all. A report id already stored (a retry, by any
 //!   collector on the database) is a duplicate, counted once.
 //! - `GET /v1/estimates/ID[?sha256=HEX]`: the estimate from the reports of the published
-//!   version (or the one named), by [`estimate_version`].
+//!   version (or the one named), by [`estimate_version`]. An open-domain document answers
+//!   for candidates — `?candidate=V&candidate=W…` (each percent-encoded), or `POST
+//!   /v1/estimates/ID` with `{"candidates": [...]}` — with `{"labels", "estimate",
+//!   "std_error", "n", "method", "sha256"}`; a heavy-hitter document for
+//!   `?heavy_hitters&top=K` (or `POST {"heavy_hitters": true, "top": K}`) with
+//!   `{"values", "estimate", "std_error", "n", "sha256"}` ([`open_query`]).
 //!
 //! ID is percent-decoded in both GET routes (400 `invalid_id` when it cannot be). A request
 //! that needs the database waits for a worker in a bounded queue, else 503 `busy` ([`http`]).
@@ -26,6 +31,7 @@
 
 mod catalogue;
 mod http;
+mod population;
 pub mod simulate;
 mod store;
 mod wire;
@@ -41,7 +47,10 @@ use privlift_design::lattice_estimate::estimate_lattice;
 use crate::args;
 use crate::error::CliError;
 use crate::estimation::{count_json, estimate, Blame, Estimated, Method, MAX_EM_ITERATIONS};
+use crate::open_estimate;
 use catalogue::{lattice_labels, Catalogue, Parsed, Published};
+use privlift_design::open::estimate::candidate_lines;
+use privlift_design::open::Params;
 use store::{Store, StoreError};
 
 /// Largest request body read (a batch of 10,000 reports is about 1.5 MB).
@@ -152,10 +161,12 @@ fn error_response(e: &ApiError) -> HttpResponse {
 /// preflight, a refusal), or the database work it needs, for a worker thread.
 pub enum Routed {
     Answered(HttpResponse),
-    /// `GET /v1/estimates/ID[?sha256=HEX]`, the id percent-decoded: a read.
+    /// `GET /v1/estimates/ID[?sha256=HEX]` (or `POST` with an open-domain query in the
+    /// body), the id percent-decoded: a read.
     Estimate {
         id: String,
         query: String,
+        body: Vec<u8>,
     },
     /// `POST /v1/reports` with a body of at most [`MAX_BODY`] bytes: a write.
     Reports {
@@ -172,8 +183,8 @@ impl Routed {
     /// The bytes of the body it holds (a batch's; 0 for the others).
     pub fn bytes(&self) -> usize {
         match self {
-            Routed::Reports { body } => body.len(),
-            Routed::Answered(_) | Routed::Estimate { .. } => 0,
+            Routed::Reports { body } | Routed::Estimate { body, .. } => body.len(),
+            Routed::Answered(_) => 0,
         }
     }
 
@@ -181,7 +192,7 @@ impl Routed {
     pub fn run(self, catalogue: &Catalogue, store: &mut dyn Store) -> HttpResponse {
         let answer = match self {
             Routed::Answered(r) => return r,
-            Routed::Estimate { id, query } => get_estimate(&id, &query, catalogue, store),
+            Routed::Estimate { id, query, body } => get_estimate(&id, &query, &body, catalogue, store),
             Routed::Reports { body } => post_reports(&body, catalogue, store),
         };
         match answer {
@@ -233,12 +244,23 @@ pub fn route(request: HttpRequest, catalogue: &Catalogue) -> Routed {
                 answered(Err(ApiError::new(413, "body_too_large", format!("the body exceeds {MAX_BODY} bytes"))))
             }
         },
-        (HttpMethod::Get, p) if p.starts_with("/v1/estimates/") => match route_id(&p["/v1/estimates/".len()..]) {
-            Ok(id) => Routed::Estimate { id, query: request.query },
-            Err(e) => answered(Err(e)),
-        },
+        (HttpMethod::Get | HttpMethod::Post, p) if p.starts_with("/v1/estimates/") => {
+            let post = request.method == HttpMethod::Post;
+            match (route_id(&p["/v1/estimates/".len()..]), request.body) {
+                (Ok(id), Ok(body)) => {
+                    Routed::Estimate { id, query: request.query, body: if post { body } else { Vec::new() } }
+                }
+                (Err(e), _) => answered(Err(e)),
+                (Ok(_), Err(())) => {
+                    answered(Err(ApiError::new(413, "body_too_large", format!("the body exceeds {MAX_BODY} bytes"))))
+                }
+            }
+        }
         (_, "/v1/reports") => answered(Err(ApiError::new(405, "method_not_allowed", "use POST".into()))),
-        (_, p) if p.starts_with("/v1/mechanisms/") || p.starts_with("/v1/estimates/") => {
+        (_, p) if p.starts_with("/v1/estimates/") => {
+            answered(Err(ApiError::new(405, "method_not_allowed", "use GET or POST".into())))
+        }
+        (_, p) if p.starts_with("/v1/mechanisms/") => {
             answered(Err(ApiError::new(405, "method_not_allowed", "use GET".into())))
         }
         _ => answered(Err(ApiError::new(404, "not_found", "no such route".into()))),
@@ -254,6 +276,7 @@ fn post_reports(body: &[u8], catalogue: &Catalogue, store: &mut dyn Store) -> Re
 fn get_estimate(
     id: &str,
     query: &str,
+    body: &[u8],
     catalogue: &Catalogue,
     store: &mut dyn Store,
 ) -> Result<(u16, String), ApiError> {
@@ -265,6 +288,12 @@ fn get_estimate(
             ApiError::new(404, "unknown_version", format!("no version of {} has this SHA-256", Quoted(id)))
         })?,
     };
+    if let Parsed::Open { params, max_bytes } = &published.doc {
+        let q = open_query(query, body, *max_bytes).map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
+        let counts = store.counts(published.version).map_err(ApiError::storage)?;
+        let answer = answer_open(params, &counts, q, &published.sha256).map_err(ApiError::from_library)?;
+        return Ok((200, answer));
+    }
     let mut counts = store.counts(published.version).map_err(ApiError::storage)?;
     counts.sort_unstable();
     // The same counts give the same estimate: a page reloaded without new reports costs
@@ -295,6 +324,7 @@ pub fn estimate_version(
         let labels = match &p.doc {
             Parsed::Discrete(d) => d.input().labels().to_vec(),
             Parsed::Continuous { doc, .. } => lattice_labels(doc.lattice()),
+            Parsed::Open { .. } => return Err(Blame::Document(open_needs_a_query())),
         };
         Estimated {
             estimate: None,
@@ -332,6 +362,7 @@ pub fn estimate_version(
                 }
                 estimate(d, &v, None, method, project)?
             }
+            Parsed::Open { .. } => return Err(Blame::Document(open_needs_a_query())),
             Parsed::Continuous { sampler: m, .. } => {
                 if method == Some(Method::Unbiased) {
                     return Err(Blame::Document(Error::InvalidArgument {
@@ -379,6 +410,16 @@ pub fn estimate_from_db(
     method: Option<Method>,
     project: bool,
 ) -> Result<Estimated, CliError> {
+    let (mut store, published) = stored_version(db, id, sha256)?;
+    let counts = store.counts(published.version).map_err(storage_failure)?;
+    estimate_version(&published, &counts, method, project).map_err(|b| match b {
+        Blame::Document(e) | Blame::Counts(e) => CliError::in_file(db, e),
+    })
+}
+
+/// The version of `id` a collector's database holds: the published one, or the one
+/// with this SHA-256.
+fn stored_version(db: &str, id: &str, sha256: Option<&str>) -> Result<(Box<dyn Store>, Published), CliError> {
     check_database_url(db)?;
     let mut store = store::open(db).map_err(storage_failure)?;
     let version = match sha256 {
@@ -398,8 +439,144 @@ pub fn estimate_from_db(
         },
     })?;
     let published = Published::parse(version.document, version.version).map_err(|e| CliError::in_file(db, e))?;
+    Ok((store, published))
+}
+
+/// `privlift estimate --db URL --mechanism ID --candidates C.txt`: the frequencies of
+/// the candidates (one a line) from an open-domain document's stored reports.
+pub fn candidates_from_db(
+    db: &str,
+    id: &str,
+    sha256: Option<&str>,
+    candidates_path: &str,
+) -> Result<open_estimate::Frequencies, CliError> {
+    let (mut store, published) = stored_version(db, id, sha256)?;
+    let Parsed::Open { params, max_bytes } = &published.doc else {
+        return Err(CliError::usage("`--candidates` is for an open-domain document (olh, hadamard, hcms)"));
+    };
+    let text = crate::files::read(candidates_path)?;
+    let candidates = candidate_lines(&text, *max_bytes).map_err(|e| CliError::in_file(candidates_path, e))?;
     let counts = store.counts(published.version).map_err(storage_failure)?;
-    estimate_version(&published, &counts, method, project).map_err(|b| match b {
-        Blame::Document(e) | Blame::Counts(e) => CliError::in_file(db, e),
-    })
+    let mut f =
+        open_estimate::candidate_frequencies(params, &counts, candidates).map_err(|e| CliError::in_file(db, e))?;
+    f.sha256 = Some(published.sha256.clone());
+    Ok(f)
+}
+
+/// `privlift heavy-hitters --db URL --mechanism ID --top K`.
+pub fn heavy_hitters_from_db(
+    db: &str,
+    id: &str,
+    sha256: Option<&str>,
+    top: usize,
+) -> Result<open_estimate::HeavyHitters, CliError> {
+    let (mut store, published) = stored_version(db, id, sha256)?;
+    let Parsed::Open { params, .. } = &published.doc else {
+        return Err(CliError::usage("`privlift heavy-hitters` is for a `heavy_hitters` document"));
+    };
+    let counts = store.counts(published.version).map_err(storage_failure)?;
+    let mut h = open_estimate::top_values(params, &counts, top).map_err(|e| CliError::in_file(db, e))?;
+    h.sha256 = Some(published.sha256.clone());
+    Ok(h)
+}
+
+/// The refusal of an open-domain document's estimate without a query.
+fn open_needs_a_query() -> Error {
+    Error::InvalidArgument {
+        name: "candidates".into(),
+        reason: "an open-domain document is estimated for a list of candidates, or (heavy hitters) for its top K"
+            .into(),
+    }
+}
+
+/// What an open-domain estimate is asked for.
+#[derive(Debug, PartialEq)]
+pub enum OpenQuery {
+    Candidates(Vec<String>),
+    HeavyHitters { top: usize },
+}
+
+/// The POST body of an open-domain estimate.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OpenBody {
+    #[serde(default)]
+    candidates: Option<Vec<String>>,
+    #[serde(default)]
+    heavy_hitters: bool,
+    #[serde(default)]
+    top: Option<u64>,
+}
+
+/// Heavy hitters asked for without `top`.
+const DEFAULT_TOP: usize = 10;
+
+/// Reads an open-domain estimate's query: `candidate=V` (repeated, percent-encoded) or
+/// `heavy_hitters[&top=K]` in the query, or the same as a JSON body. Every candidate is
+/// checked as a value of at most `max_bytes` (`invalid_argument`, never echoing it).
+pub fn open_query(query: &str, body: &[u8], max_bytes: usize) -> Result<OpenQuery, Error> {
+    let invalid = |name: &str, reason: &str| Error::InvalidArgument { name: name.into(), reason: reason.into() };
+    let (mut candidates, mut heavy, mut top) = (Vec::new(), false, None);
+    for kv in query.split('&').filter(|kv| !kv.is_empty()) {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        match k {
+            "candidate" => candidates.push(
+                crate::serve::percent_decode(v).ok_or_else(|| invalid("candidate", "not percent-encoded UTF-8"))?,
+            ),
+            "heavy_hitters" => heavy = true,
+            "top" => top = Some(open_estimate::parse_top(v)?),
+            _ => {}
+        }
+    }
+    if !body.is_empty() {
+        let b: OpenBody = serde_json::from_slice(body).map_err(|_| {
+            invalid("body", "expected {\"candidates\": [...]} or {\"heavy_hitters\": true, \"top\": K}")
+        })?;
+        candidates.extend(b.candidates.unwrap_or_default());
+        heavy |= b.heavy_hitters;
+        if let Some(t) = b.top {
+            top = Some(open_estimate::parse_top(&t.to_string())?);
+        }
+    }
+    if heavy {
+        if !candidates.is_empty() {
+            return Err(invalid("candidates", "give candidates or heavy_hitters, not both"));
+        }
+        return Ok(OpenQuery::HeavyHitters { top: top.unwrap_or(DEFAULT_TOP) });
+    }
+    if candidates.is_empty() {
+        return Err(open_needs_a_query());
+    }
+    if candidates.len() > open_estimate::MAX_CANDIDATES {
+        return Err(invalid("candidates", "too many in one request"));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (i, c) in candidates.iter().enumerate() {
+        privlift_design::open::check_value(c, max_bytes)
+            .map_err(|e| Error::InvalidArgument { name: format!("candidates[{i}]"), reason: e.to_string() })?;
+        if !seen.insert(c.as_str()) {
+            return Err(Error::InvalidArgument {
+                name: format!("candidates[{i}]"),
+                reason: "a repeated candidate".into(),
+            });
+        }
+    }
+    Ok(OpenQuery::Candidates(candidates))
+}
+
+/// The JSON answer of an open-domain estimate.
+fn answer_open(params: &Params, counts: &[(String, u64)], q: OpenQuery, sha256: &str) -> Result<String, Error> {
+    let json = |r: Result<String, serde_json::Error>| r.map_err(|e| Error::Json { message: e.to_string() });
+    match q {
+        OpenQuery::Candidates(c) => {
+            let mut f = open_estimate::candidate_frequencies(params, counts, c)?;
+            f.sha256 = Some(sha256.into());
+            json(serde_json::to_string(&f))
+        }
+        OpenQuery::HeavyHitters { top } => {
+            let mut h = open_estimate::top_values(params, counts, top)?;
+            h.sha256 = Some(sha256.into());
+            json(serde_json::to_string(&h))
+        }
+    }
 }

@@ -1,8 +1,10 @@
-//! `privlift simulate --db URL --dir MECHANISMS_DIR --users N [--seed S] [--truth OUT.json]`:
-//! a synthetic population for a demo or a dry run of the curator's pipeline. For each
-//! published document, N users draw their value (and secret) from the document's own
-//! prior, perturb it with the verified mechanism, and their reports are stored as the
-//! collector would store them; `--truth` writes the population's true histograms.
+//! `privlift simulate --db URL --dir MECHANISMS_DIR --users N [--seed S] [--truth OUT.json]
+//! [--population POP.json]`: a synthetic population for a demo or a dry run of the
+//! curator's pipeline. For each published document, N users draw their value (and
+//! secret) from the document's own prior — or from its entry of POP.json, which may
+//! differ from the prior the document was designed for — perturb it with the verified
+//! mechanism, and their reports are stored as the collector would store them; `--truth`
+//! writes the population's true histograms.
 //!
 //! A **simulation**: the randomness is [`DeterministicRngForTesting`], seeded, so the
 //! same seed gives the same reports with the same ids, and running it again stores
@@ -18,6 +20,7 @@ use rand::RngCore;
 use serde_json::{json, Value};
 
 use super::catalogue::{lattice_label, lattice_labels, Catalogue, Parsed, Published};
+use super::population::{Population, PopulationFile};
 use super::storage_failure;
 use super::store::{self, Report};
 use crate::args;
@@ -29,7 +32,7 @@ const MAX_USERS: u64 = 10_000_000;
 const BATCH: usize = 1000;
 
 pub fn run(argv: &[String]) -> Result<(), CliError> {
-    let a = args::parse("simulate", argv, &["db", "dir", "users", "seed", "truth"], &[])?;
+    let a = args::parse("simulate", argv, &["db", "dir", "users", "seed", "truth", "population"], &[])?;
     if a.help {
         return crate::help::print("simulate");
     }
@@ -48,13 +51,27 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         None => 1,
         Some(s) => s.parse().map_err(|_| CliError::usage(format!("`--seed` must be a number, got {s:?}")))?,
     };
+    let populations: PopulationFile = match a.value("population") {
+        Some(path) => crate::files::parse_file(path)?,
+        None => PopulationFile::new(),
+    };
     let mut store = store::open(db).map_err(storage_failure)?;
     let catalogue = Catalogue::load(dir, store.as_mut())?;
+    for (id, pop) in &populations {
+        let in_pop = |e| CliError::in_file(a.value("population").unwrap_or_default(), e);
+        if catalogue.current(id).is_none() {
+            return Err(in_pop(Error::InvalidArgument {
+                name: "population".into(),
+                reason: format!("no published mechanism {}", privlift::error::Quoted(id)),
+            }));
+        }
+        pop.check(id).map_err(in_pop)?;
+    }
     let mut truth = serde_json::Map::new();
     let mut stored = 0;
     for p in catalogue.published() {
         // A document that fails its own verification gets no users: no client would use it.
-        let (reports, t) = match population(p, users, seed) {
+        let (reports, t) = match population(p, users, seed, populations.get(&p.id)) {
             Ok(r) => r,
             Err(e @ (Error::ClaimViolated { .. } | Error::PolicyViolated { .. })) => {
                 eprintln!("privlift: simulate: skipping {} ({}: {e})", p.id, e.code());
@@ -107,8 +124,14 @@ fn report_id(rng: &mut DeterministicRngForTesting) -> String {
     format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64())
 }
 
-/// The reports of `users` simulated users of `p`, and their true histograms.
-fn population(p: &Arc<Published>, users: u64, seed: u64) -> Result<(Vec<Report>, Value), Error> {
+/// The reports of `users` simulated users of `p` drawn from `pop` (else from the
+/// document's prior), and their true histograms.
+fn population(
+    p: &Arc<Published>,
+    users: u64,
+    seed: u64,
+    pop: Option<&Population>,
+) -> Result<(Vec<Report>, Value), Error> {
     let mut rng = DeterministicRngForTesting::seed_from_u64(stream_seed(seed, &p.id));
     let mut reports = Vec::with_capacity(users as usize);
     let mut push = |output: String, rng: &mut DeterministicRngForTesting| {
@@ -118,8 +141,10 @@ fn population(p: &Arc<Published>, users: u64, seed: u64) -> Result<(Vec<Report>,
         Parsed::Discrete(doc) => {
             let (nx, ns) = (doc.input().len(), doc.secret().len());
             let joint = doc.p_sx();
-            let flat: Vec<f64> =
-                (0..ns).flat_map(|s| (0..nx).map(move |x| (s, x))).map(|(s, x)| joint.get(s, x)).collect();
+            let flat: Vec<f64> = match pop {
+                Some(pop) => pop.discrete_cells(&p.id, doc)?,
+                None => (0..ns).flat_map(|s| (0..nx).map(move |x| (s, x))).map(|(s, x)| joint.get(s, x)).collect(),
+            };
             let m = doc.verify(&Policy::default())?;
             let unary = matches!(doc.mechanism(), MechanismKind::Unary { .. });
             let (mut hx, mut hs) = (vec![0u64; nx], vec![0u64; ns]);
@@ -137,12 +162,17 @@ fn population(p: &Arc<Published>, users: u64, seed: u64) -> Result<(Vec<Report>,
             }
             histograms(doc, users, &hx, &hs)
         }
+        Parsed::Open { .. } => return Err(Error::UnsupportedMechanism { kind: "open (pending)".into() }),
         Parsed::Continuous { doc, .. } => {
             let m = doc.verify(&ContinuousPolicy::default())?;
             let lattice = doc.lattice();
             let mut h = vec![0u64; lattice.len()];
+            let weights = match pop {
+                Some(pop) => pop.lattice_weights(&p.id, lattice)?,
+                None => doc.lattice_prior().to_vec(),
+            };
             for _ in 0..users {
-                let k = draw(doc.lattice_prior(), &mut rng);
+                let k = draw(&weights, &mut rng);
                 h[k] += 1;
                 let j = m.perturb_index(lattice.value(k as i64), &mut rng)?;
                 push(lattice_label(lattice, j), &mut rng);

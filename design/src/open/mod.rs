@@ -13,6 +13,7 @@
 pub mod designer;
 pub mod estimate;
 pub mod pem;
+pub mod read;
 mod sweep;
 
 use alloc::string::String;
