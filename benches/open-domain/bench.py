@@ -16,7 +16,7 @@ import numpy as np
 import population as popn
 import pureldp
 import xxh32np
-from ours import Cli
+from ours import Cli, Example
 
 MAX_BYTES = 4  # "0" … "9999"
 
@@ -33,6 +33,10 @@ def arguments():
     a.add_argument("--speed-subset", type=int, default=200,
                    help="reports pure-LDP's LHServer aggregates for the timing (then scaled)")
     a.add_argument("--pure-only", action="store_true", help="pure-LDP's side only")
+    a.add_argument("--ours", choices=("cli", "example"), default="cli",
+                   help="privlift through its CLI (design, simulate, estimate, heavy-hitters) or through "
+                        "the library (design/examples/open_domain.rs, at --example)")
+    a.add_argument("--example", default="target/release/examples/open_domain")
     a.add_argument("--out", default=None, help="write the rows as JSON here")
     return a.parse_args()
 
@@ -99,6 +103,60 @@ def olh_reports(db, ident):
     return out
 
 
+def ours_cli(cli, a, tag, eps, n, p, candidates):
+    """privlift through its CLI: design, simulate --population, estimate, heavy-hitters."""
+    d = os.path.join(a.work, tag)
+    shutil.rmtree(d, ignore_errors=True)
+    mech = os.path.join(d, "mechanisms")
+    os.makedirs(mech)
+    docs = {k: cli.design(k, eps, MAX_BYTES, f"{k}-{tag}", mech) for k in ("olh", "hadamard", "hcms", "heavy-hitters")}
+    popn.population_file([f"{k}-{tag}" for k in docs], p, os.path.join(d, "population.json"))
+    db = "sqlite:" + os.path.join(d, "reports.db")
+    t0 = time.perf_counter()
+    truth = cli.simulate(db, mech, n, a.seed, os.path.join(d, "population.json"), os.path.join(d, "truth.json"))
+    print(f"{tag}: simulated {n} users × 4 documents in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    out = {"params": params_of(docs), "g": docs["olh"]["mechanism"]["g"]}
+    for kind in ("olh", "hadamard", "hcms"):
+        ident = f"{kind}-{tag}"
+        best = None
+        for _ in range(3 if kind == "olh" else 1):
+            res, secs = cli.estimate(db, ident, candidates)
+            best = secs if best is None else min(best, secs)
+        est, se = our_counts(res, a.words)
+        t_ours, which = realised(truth, ident, a.words, n * p)
+        out[kind] = {"estimate": est * res["n"], "std_error": se * res["n"], "truth": t_ours, "which": which,
+                     "seconds": best, "n": res["n"]}
+    ident = f"heavy-hitters-{tag}"
+    out["hh_truth"], _ = realised(truth, ident, a.words, n * p)
+    out["hh"] = {top: cli.heavy_hitters(db, ident, top)["values"] for top in (10, 20)}
+    out["olh_reports"] = olh_reports(db, f"olh-{tag}")[:2000]
+    return out
+
+
+def ours_example(lib, a, tag, eps, n, reps):
+    """privlift through the library (design/examples/open_domain.rs); OLH's estimate timed best of `reps`."""
+    res = {k: lib.run(k, eps, n, a.seed, f"{k}-{tag}", a.words, reps=reps if k == "olh" else 1)
+           for k in ("olh", "hadamard", "hcms", "heavy-hitters")}
+    docs = {k: r["document"] for k, r in res.items()}
+    out = {"params": params_of(docs), "g": docs["olh"]["mechanism"]["g"]}
+    for kind in ("olh", "hadamard", "hcms"):
+        r = res[kind]
+        est, se = our_counts(r, a.words)
+        out[kind] = {"estimate": est * r["n"], "std_error": se * r["n"], "truth": np.asarray(r["truth"], dtype=float),
+                     "which": "realised", "seconds": r["estimate_seconds"], "n": r["n"]}
+    hh = res["heavy-hitters"]
+    out["hh_truth"] = np.asarray(hh["truth"], dtype=float)
+    out["hh"] = {top: hh[f"top{top}"]["values"] for top in (10, 20)}
+    out["olh_reports"] = [tuple(x) for x in res["olh"]["first_reports"]]
+    return out
+
+
+def params_of(docs):
+    """pure-LDP's parameters from privlift's designed documents."""
+    h, c = docs["hadamard"]["mechanism"], docs["hcms"]["mechanism"]
+    return {"hadamard": (h["bits"], h["hash_seed"]), "hcms": (c["k"], c["m"]), "pem": pem_shape(docs["heavy-hitters"])}
+
+
 def main():
     a = arguments()
     ns = [int(x) for x in a.n.split(",")]
@@ -106,9 +164,9 @@ def main():
     xxh32np.check()
     pureldp.check()
     p = popn.zipf(a.words)
-    expected_share = p
     evaluate = popn.evaluation_set(a.words, a.evaluate, a.seed)
-    cli = None if a.pure_only else Cli(os.path.abspath(a.cli), a.work)
+    cli = None if a.pure_only or a.ours != "cli" else Cli(os.path.abspath(a.cli), a.work)
+    lib = Example(os.path.abspath(a.example)) if not a.pure_only and a.ours == "example" else None
     os.makedirs(a.work, exist_ok=True)
     candidates = os.path.join(a.work, "candidates.txt")
     with open(candidates, "w") as f:
@@ -124,27 +182,14 @@ def main():
         users, truth_pure = popn.draw(p, n, a.seed + n)
         for eps in epss:
             tag = f"n{n}-e{eps:g}"
-            docs, truth, db = {}, {}, None
             params = designer_defaults(tag)
+            ours = None
             if cli:
-                d = os.path.join(a.work, tag)
-                shutil.rmtree(d, ignore_errors=True)
-                mech = os.path.join(d, "mechanisms")
-                os.makedirs(mech)
-                for kind in ("olh", "hadamard", "hcms", "heavy-hitters"):
-                    docs[kind] = cli.design(kind, eps, MAX_BYTES, f"{kind}-{tag}", mech)
-                popn.population_file([f"{k}-{tag}" for k in docs], p, os.path.join(d, "population.json"))
-                db = "sqlite:" + os.path.join(d, "reports.db")
-                t0 = time.perf_counter()
-                truth = cli.simulate(db, mech, n, a.seed, os.path.join(d, "population.json"),
-                                     os.path.join(d, "truth.json"))
-                print(f"{tag}: simulated {n} users × 4 documents in {time.perf_counter() - t0:.1f} s",
-                      file=sys.stderr)
-                m = docs["hadamard"]["mechanism"]
-                params["hadamard"] = (m["bits"], m["hash_seed"])
-                m = docs["hcms"]["mechanism"]
-                params["hcms"] = (m["k"], m["m"])
-                params["pem"] = pem_shape(docs["heavy-hitters"])
+                ours = ours_cli(cli, a, tag, eps, n, p, candidates)
+            elif lib:
+                ours = ours_example(lib, a, tag, eps, n, reps=1)
+            if ours:
+                params = ours["params"]
                 if params != designer_defaults(tag):
                     print(f"{tag}: the designers' parameters are not designer_defaults()'s: {params}", file=sys.stderr)
             for kind in ("olh", "hadamard", "hcms"):
@@ -165,17 +210,15 @@ def main():
                             "mse_pure": popn.mse(est, truth_pure[evaluate]),
                             "pure_seconds": round(time.perf_counter() - t0, 1)}
                 r = dict(cache.get((kind, n, eps, a.seed, a.evaluate, a.words, params.get(kind)), pure_run))
-                if cli:
-                    ident = f"{kind}-{tag}"
+                if ours:
+                    o = ours[kind]
                     if kind == "olh":
-                        r["note"] += f", ours g = {docs['olh']['mechanism']['g']}"
-                    res, secs = cli.estimate(db, ident, candidates)
-                    est, se = our_counts(res, a.words)
-                    t_ours, which = realised(truth, ident, a.words, n * expected_share)
+                        r["note"] += f", ours g = {ours['g']}"
+                    est, se, t_ours = o["estimate"], o["std_error"], o["truth"]
                     r.update(mse_ours=popn.mse(est[evaluate], t_ours[evaluate]),
                              coverage=popn.coverage(est, se, t_ours),
                              coverage_evaluated=popn.coverage(est[evaluate], se[evaluate], t_ours[evaluate]),
-                             truth=which, ours_estimate_seconds=round(secs, 2))
+                             truth=o["which"], ours_estimate_seconds=round(o["seconds"], 3))
                     r["ratio"] = r["mse_ours"] / r["mse_pure"]
                 row(**r)
             start, step = params["pem"]
@@ -189,20 +232,15 @@ def main():
                 r = {"kind": "heavy_hitters", "n": n, "eps": eps, "top": top,
                      "recall_pure": popn.recall(pem["found"][str(top)], truth_pure, top),
                      "pure_seconds": pem["seconds"], "note": f"start {start}, step {step}"}
-                if cli:
-                    ident = f"heavy-hitters-{tag}"
-                    t_ours, _ = realised(truth, ident, a.words, n * expected_share)
-                    hh = cli.heavy_hitters(db, ident, top)
-                    r["recall_ours"] = popn.recall(hh["values"], t_ours, top)
+                if ours:
+                    r["recall_ours"] = popn.recall(ours["hh"][top], ours["hh_truth"], top)
                 row(**r)
-            if cli and n == max(ns):
-                ident = f"olh-{tag}"
-                reports = olh_reports(db, ident)
-                g = docs["olh"]["mechanism"]["g"]
-                best = min(cli.estimate(db, ident, candidates)[1] for _ in range(3))
-                t_sub, t_pure = pureldp.time_lh_aggregate(reports, eps, g, a.words, a.speed_subset)
-                row(kind="speed", n=len(reports), eps=eps, candidates=a.words, ours_seconds=round(best, 3),
-                    pure_subset=a.speed_subset, pure_subset_seconds=round(t_sub, 2),
+            if ours and n == max(ns):
+                reports, total = ours["olh_reports"], ours["olh"]["n"]
+                t_sub, t_pure = pureldp.time_lh_aggregate(reports, eps, ours["g"], a.words, a.speed_subset, total)
+                best = ours["olh"]["seconds"]
+                row(kind="speed", n=total, eps=eps, candidates=a.words, ours_seconds=round(best, 3),
+                    ours_via=a.ours, pure_subset=a.speed_subset, pure_subset_seconds=round(t_sub, 2),
                     pure_seconds_scaled=round(t_pure, 1), speedup=round(t_pure / best, 1))
     table(rows)
     if a.out:

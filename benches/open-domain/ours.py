@@ -41,3 +41,18 @@ class Cli:
 
     def heavy_hitters(self, db, ident, top):
         return json.loads(self.run("heavy-hitters", "--db", db, "--mechanism", ident, "--top", top))
+
+
+class Example:
+    """privlift's side through the library (`design/examples/open_domain.rs`): the same
+    designers, client and estimators as the CLI, without the database."""
+
+    def __init__(self, binary):
+        self.binary = binary
+
+    def run(self, kind, eps, n, seed, ident, words, tops=(10, 20), reps=1):
+        out = subprocess.run([self.binary, "--kind", kind, "--epsilon", str(eps), "--n", str(n), "--seed", str(seed),
+                              "--id", ident, "--words", str(words), "--top", ",".join(map(str, tops)),
+                              "--reps", str(reps)],
+                             check=True, capture_output=True, text=True)
+        return json.loads(out.stdout)
