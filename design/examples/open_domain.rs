@@ -10,7 +10,6 @@
 
 use std::time::Instant;
 
-use privlift::open::OpenDocument;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::Policy;
 use privlift_design::open::designer::{design_open, OpenRequest};
@@ -52,11 +51,12 @@ fn main() {
     let id = arg(&args, "--id").map(str::to_string);
     let reps: usize = arg(&args, "--reps").unwrap_or("1").parse().expect("--reps");
 
-    let text = design_open(&OpenRequest { method: kind.clone(), epsilon, max_bytes: Some(MAX_BYTES), prior: None, id })
-        .expect("design");
-    let doc: Value = serde_json::from_str(&text).expect("the designed document is JSON");
-    let (p, _) = Params::from_document(&doc).expect("the designed document's parameters");
-    let verified = OpenDocument::from_json(&text).and_then(|d| d.verify(&Policy::default())).expect("verifies");
+    let designed =
+        design_open(&OpenRequest { method: kind.clone(), epsilon, max_bytes: Some(MAX_BYTES), prior: None, id })
+            .expect("design");
+    let p = Params::from(&designed);
+    let verified = designed.verify(&Policy::default()).expect("verifies");
+    let doc: Value = serde_json::from_str(&designed.to_json()).expect("the designed document is JSON");
 
     // The population and the clients: one seeded stream draws the values, the client its words.
     let cdf = zipf_cdf(words, s);
