@@ -12,18 +12,11 @@
 //! that reveals nothing, which no design can use. Every error is `invalid_argument`
 //! (`non_finite` for a NaN or ±∞ where the rule is finite) naming the parameter.
 
-use alloc::string::String;
-
 use crate::error::{Error, Result};
 
 /// The largest ε of a calculation (nats): `e^700` is the last power of `e` an `f64` holds
 /// with room for the products the audits form.
 pub const MAX_EPSILON: f64 = 700.0;
-
-/// An `invalid_argument` error for parameter `name`.
-pub fn invalid(name: &str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument { name: name.into(), reason: reason.into() }
-}
 
 /// A finite number.
 ///
@@ -33,7 +26,7 @@ pub fn finite(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number; got {v}", v = crate::numeric::Shown(v))))
+        Err(Error::invalid(name, alloc::format!("must be a finite number; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -45,7 +38,7 @@ pub fn positive(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number > 0; got {v}", v = crate::numeric::Shown(v))))
+        Err(Error::invalid(name, alloc::format!("must be a finite number > 0; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -57,7 +50,7 @@ pub fn non_negative(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() && v >= 0.0 {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number >= 0; got {v}", v = crate::numeric::Shown(v))))
+        Err(Error::invalid(name, alloc::format!("must be a finite number >= 0; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -101,14 +94,14 @@ pub fn check_not_tiny(field: &str, p: &[f64]) -> Result<()> {
 
 /// The `invalid_argument` error for a positive probability below [`MIN_PROBABILITY`].
 pub fn tiny(name: &str, v: f64) -> Error {
-    Error::InvalidArgument {
-        name: name.into(),
-        reason: alloc::format!(
+    Error::invalid(
+        name,
+        alloc::format!(
             "{} is below the smallest supported positive probability 2^-900 (≈ 1.18e-271), where \
              floating-point rounding is no longer bounded; use 0 or a larger value",
             crate::numeric::Sci(v)
         ),
-    }
+    )
 }
 
 /// Sums to 1 within [`SUM_TOLERANCE`] (a NaN sum fails).
@@ -138,7 +131,7 @@ pub struct Epsilon(f64);
 /// The `invalid_argument` error for ε outside `[0, 700]` (`lower` '[') or `(0, 700]` ('(').
 fn outside_budgets(name: &str, lower: char, eps: f64) -> Error {
     let (max, eps) = (crate::numeric::Shown(MAX_EPSILON), crate::numeric::Shown(eps));
-    invalid(name, alloc::format!("must be in {lower}0, {max}] nats; got {eps}"))
+    Error::invalid(name, alloc::format!("must be in {lower}0, {max}] nats; got {eps}"))
 }
 
 impl Epsilon {
@@ -177,7 +170,7 @@ impl Budget {
     /// `invalid_argument` (naming `name`) for NaN or a negative value.
     pub fn new(name: &str, eps: f64) -> Result<Self> {
         if eps.is_nan() || eps < 0.0 {
-            Err(invalid(
+            Err(Error::invalid(
                 name,
                 alloc::format!("must be a number >= 0 (nats); got {eps}", eps = crate::numeric::Shown(eps)),
             ))
@@ -228,7 +221,7 @@ impl Probability {
         if (0.0..=1.0).contains(&p) {
             Ok(Probability(p))
         } else {
-            Err(invalid(name, alloc::format!("must be in [0, 1]; got {p}", p = crate::numeric::Shown(p))))
+            Err(Error::invalid(name, alloc::format!("must be in [0, 1]; got {p}", p = crate::numeric::Shown(p))))
         }
     }
     /// A probability > 0 (a minimum prior mass).
@@ -239,7 +232,7 @@ impl Probability {
         if p > 0.0 && p <= 1.0 {
             Ok(Probability(p))
         } else {
-            Err(invalid(name, alloc::format!("must be in (0, 1]; got {p}", p = crate::numeric::Shown(p))))
+            Err(Error::invalid(name, alloc::format!("must be in (0, 1]; got {p}", p = crate::numeric::Shown(p))))
         }
     }
     /// The value.

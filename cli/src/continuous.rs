@@ -156,9 +156,11 @@ fn laplace_lip(argv: &[String]) -> Result<(), CliError> {
             .labels()
             .iter()
             .map(|l| {
-                l.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| Error::InvalidArgument {
-                    name: "labels".into(),
-                    reason: format!("every label must be the numeric value x; got {}", privlift::error::Quoted(l)),
+                l.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
+                    Error::invalid(
+                        "labels",
+                        format!("every label must be the numeric value x; got {}", privlift::error::Quoted(l)),
+                    )
                 })
             })
             .collect::<Result<Vec<f64>, Error>>()?;

@@ -117,10 +117,7 @@ impl Notion {
         for &(name, e) in budgets {
             check_eps(name, e)?;
             if design_budget(e) <= 0.0 {
-                return Err(Error::InvalidArgument {
-                    name: name.into(),
-                    reason: alloc::format!("{e} is below the design margin (1e-11 nats)"),
-                });
+                return Err(Error::invalid(name, alloc::format!("{e} is below the design margin (1e-11 nats)")));
             }
         }
         if let Notion::AlphaLift { order, .. } = *self {
@@ -302,12 +299,12 @@ impl Notion {
 /// `invalid_argument` naming `alpha_order`.
 pub fn check_alpha_order(order: f64) -> Result<()> {
     if !order.is_finite() || order <= 1.0 {
-        return Err(Error::InvalidArgument {
-            name: "alpha_order".into(),
-            reason: alloc::format!(
+        return Err(Error::invalid(
+            "alpha_order",
+            alloc::format!(
                 "the α-lift order must be finite and > 1 (at α ≤ 1 the α-lift is ≤ 1 and bounds nothing), got {order}"
             ),
-        });
+        ));
     }
     Ok(())
 }

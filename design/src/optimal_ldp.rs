@@ -79,13 +79,10 @@ impl LdpPolytope {
     /// or a ratio that is not finite and > 0.
     pub fn new(view: &JointView, subset: &[usize], ln_ratio: f64) -> Result<Self> {
         if subset.is_empty() {
-            return Err(Error::InvalidArgument { name: "subset".into(), reason: "empty".into() });
+            return Err(Error::invalid("subset", "empty"));
         }
         if let Some(&x) = subset.iter().find(|&&x| x >= view.nx() || view.p_x[x] <= 0.0) {
-            return Err(Error::InvalidArgument {
-                name: "subset".into(),
-                reason: alloc::format!("input {x} is out of range or has P(x) = 0"),
-            });
+            return Err(Error::invalid("subset", alloc::format!("input {x} is out of range or has P(x) = 0")));
         }
         check_eps("epsilon", ln_ratio)?;
         let (ns, n, nx) = (view.ns(), subset.len(), view.nx());
@@ -134,14 +131,16 @@ impl LdpPolytope {
     /// `invalid_argument` if the enumeration would exceed [`MAX_CANDIDATES`] solves or
     /// [`MAX_VERTICES`] points (the message suggests the LDP watchdogs).
     pub fn vertices(&self) -> Result<Vec<Vec<f64>>> {
-        let too_big = |what: alloc::string::String| Error::InvalidArgument {
-            name: "alphabet".into(),
-            reason: alloc::format!(
-                "optimal LDP with |X| = {}, |S| = {} {what}, which would take too long; use subset merging \
+        let too_big = |what: alloc::string::String| {
+            Error::invalid(
+                "alphabet",
+                alloc::format!(
+                    "optimal LDP with |X| = {}, |S| = {} {what}, which would take too long; use subset merging \
                  (subset-merging --notion ldp) instead",
-                self.n,
-                self.ns
-            ),
+                    self.n,
+                    self.ns
+                ),
+            )
         };
         let work = self.candidates();
         if work > MAX_CANDIDATES {
@@ -283,10 +282,7 @@ pub fn optimal_ldp(source: &Source, eps: f64, id: &str) -> Result<Document> {
     check_eps("epsilon", eps)?;
     let budget = design_budget(eps);
     if !(budget > 0.0) {
-        return Err(Error::InvalidArgument {
-            name: "epsilon".into(),
-            reason: alloc::format!("{eps} is below the design margin (1e-11 nats)"),
-        });
+        return Err(Error::invalid("epsilon", alloc::format!("{eps} is below the design margin (1e-11 nats)")));
     }
     let view = JointView::new(&source.p_sx());
     let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();

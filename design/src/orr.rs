@@ -378,10 +378,10 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
 pub fn optimal_with(source: &Source, notion: Notion, id: &str, limits: Option<Limits>) -> Result<Document> {
     notion.check()?;
     let Some((ln_lo, ln_hi)) = notion.lift_bounds() else {
-        return Err(Error::InvalidArgument {
-            name: "notion".into(),
-            reason: alloc::format!("optimal random response is implemented for lip and alip, not {}", notion.name()),
-        });
+        return Err(Error::invalid(
+            "notion",
+            alloc::format!("optimal random response is implemented for lip and alip, not {}", notion.name()),
+        ));
     };
     let view = JointView::new(&source.p_sx());
     let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();

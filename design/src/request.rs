@@ -75,10 +75,10 @@ impl Budget {
         };
         let name = match (fixed, self.notion.as_deref()) {
             (Some(f), Some(n)) if f != n => {
-                return Err(Error::InvalidArgument {
-                    name: "notion".into(),
-                    reason: alloc::format!("design method `{method}` is for `{f}`, not `{n}`"),
-                })
+                return Err(Error::invalid(
+                    "notion",
+                    alloc::format!("design method `{method}` is for `{f}`, not `{n}`"),
+                ))
             }
             (Some(f), _) => f,
             (None, Some(n)) => n,
@@ -88,36 +88,36 @@ impl Budget {
         let asym = self.eps_l.is_some() || self.eps_u.is_some();
         let two = |m: &str| -> Result<(f64, f64), Error> {
             if self.epsilon.is_some() {
-                return Err(Error::InvalidArgument {
-                    name: "epsilon".into(),
-                    reason: alloc::format!("`{m}` takes `eps_l` and `eps_u`, not `epsilon`"),
-                });
+                return Err(Error::invalid(
+                    "epsilon",
+                    alloc::format!("`{m}` takes `eps_l` and `eps_u`, not `epsilon`"),
+                ));
             }
             Ok((self.eps_l.ok_or_else(|| missing(m, "eps_l"))?, self.eps_u.ok_or_else(|| missing(m, "eps_u"))?))
         };
         let one = |m: &str| -> Result<f64, Error> {
             if asym {
-                return Err(Error::InvalidArgument {
-                    name: "eps_l, eps_u".into(),
-                    reason: alloc::format!("`{m}` takes `epsilon`, not `eps_l`/`eps_u`"),
-                });
+                return Err(Error::invalid(
+                    "eps_l, eps_u",
+                    alloc::format!("`{m}` takes `epsilon`, not `eps_l`/`eps_u`"),
+                ));
             }
             self.epsilon.ok_or_else(|| missing(m, "epsilon"))
         };
         if self.alpha_order.is_some() && name != "alpha" {
-            return Err(Error::InvalidArgument {
-                name: "alpha_order".into(),
-                reason: alloc::format!("only the `alpha` notion takes `alpha_order`, not `{name}`"),
-            });
+            return Err(Error::invalid(
+                "alpha_order",
+                alloc::format!("only the `alpha` notion takes `alpha_order`, not `{name}`"),
+            ));
         }
         let label = alloc::format!("{method} --notion {name}");
         // ℓ1, χ², α-lift: (εl, εu), or `epsilon` for εl = εu.
         let either = |m: &str| -> Result<(f64, f64), Error> {
             match self.epsilon {
-                Some(e) if asym => Err(Error::InvalidArgument {
-                    name: "epsilon".into(),
-                    reason: alloc::format!("`{m}` takes `epsilon` ({e}) or `eps_l` and `eps_u`, not both"),
-                }),
+                Some(e) if asym => Err(Error::invalid(
+                    "epsilon",
+                    alloc::format!("`{m}` takes `epsilon` ({e}) or `eps_l` and `eps_u`, not both"),
+                )),
                 Some(e) => Ok((e, e)),
                 None if asym => two(m),
                 None => Err(missing(m, "epsilon` or `eps_l` and `eps_u")),
@@ -143,10 +143,10 @@ impl Budget {
                 let (eps_l, eps_u) = either(&label)?;
                 Ok(Notion::AlphaLift { order, eps_l, eps_u })
             }
-            other => Err(Error::InvalidArgument {
-                name: "notion".into(),
-                reason: alloc::format!("unknown notion `{other}` (expected one of {})", NOTIONS.join(", ")),
-            }),
+            other => Err(Error::invalid(
+                "notion",
+                alloc::format!("unknown notion `{other}` (expected one of {})", NOTIONS.join(", ")),
+            )),
         }
     }
 }
@@ -181,15 +181,15 @@ pub fn lift_design_with(
         "orr-lip" | "orr-alip" => orr::optimal_with(source, notion, id, exact.then_some(Limits::NONE)),
         "orr-ldp" => match notion {
             Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, eps, id),
-            _ => Err(Error::InvalidArgument { name: "notion".into(), reason: "`orr-ldp` is for `ldp`".into() }),
+            _ => Err(Error::invalid("notion", "`orr-ldp` is for `ldp`")),
         },
         "watchdog" => watchdog::watchdog(source, notion, id),
         "subset-merging" => watchdog::subset_merging(source, notion, id),
         "srr" => srr::srr(source, notion, id),
-        _ => Err(Error::InvalidArgument {
-            name: "method".into(),
-            reason: alloc::format!("`{method}` is not a lift-notion design ({})", LIFT_METHODS.join(", ")),
-        }),
+        _ => Err(Error::invalid(
+            "method",
+            alloc::format!("`{method}` is not a lift-notion design ({})", LIFT_METHODS.join(", ")),
+        )),
     }
 }
 
@@ -212,13 +212,13 @@ pub fn lift_default_id(method: &str, budget: &Budget) -> String {
 pub const EXACT_METHODS: [&str; 2] = ["orr-lip", "orr-alip"];
 
 fn not_exact(method: &str) -> Error {
-    Error::InvalidArgument {
-        name: "exact".into(),
-        reason: alloc::format!(
+    Error::invalid(
+        "exact",
+        alloc::format!(
             "lifts the vertex search's caps of {}; `{method}` has none to lift",
             EXACT_METHODS.join(" and ")
         ),
-    }
+    )
 }
 
 /// A design request: the inputs a method needs (the others absent).
@@ -275,7 +275,7 @@ pub struct DesignRequest {
 }
 
 fn missing(method: &str, what: &str) -> Error {
-    Error::InvalidArgument { name: what.into(), reason: alloc::format!("design method `{method}` needs `{what}`") }
+    Error::invalid(what, alloc::format!("design method `{method}` needs `{what}`"))
 }
 
 /// An error of [`design_inputs`], with the input it is about (`"prior"`, `"joint"`,
@@ -302,10 +302,10 @@ fn input<T>(name: &'static str, r: Result<T, Error>) -> Result<T, InputError> {
 
 fn source_of(method: &str, req: &mut DesignRequest) -> Result<Source, InputError> {
     match (req.prior.take(), req.joint.take()) {
-        (Some(_), Some(_)) => Err(Error::InvalidArgument {
-            name: "prior, joint".into(),
-            reason: alloc::format!("design method `{method}` takes either `prior` or `joint`, not both"),
-        }
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "prior, joint",
+            alloc::format!("design method `{method}` takes either `prior` or `joint`, not both"),
+        )
         .into()),
         (Some(p), None) => input("prior", load_prior(p).and_then(|(labels, p)| Source::prior(labels, p))),
         (None, Some(j)) => {
@@ -391,10 +391,10 @@ pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, I
             }
         }
         _ => {
-            return Err(Error::InvalidArgument {
-                name: "method".into(),
-                reason: alloc::format!("unknown design method `{method}` (expected one of {})", METHODS.join(", ")),
-            }
+            return Err(Error::invalid(
+                "method",
+                alloc::format!("unknown design method `{method}` (expected one of {})", METHODS.join(", ")),
+            )
             .into())
         }
     };

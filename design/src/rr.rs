@@ -88,10 +88,10 @@ impl Objective {
             "hit" => Ok(Objective::Hit),
             "mi" => Ok(Objective::Mi),
             "distortion" => Ok(Objective::Distortion),
-            _ => Err(Error::InvalidArgument {
-                name: "objective".into(),
-                reason: alloc::format!("expected one of {}, got `{name}`", Objective::NAMES.join(", ")),
-            }),
+            _ => Err(Error::invalid(
+                "objective",
+                alloc::format!("expected one of {}, got `{name}`", Objective::NAMES.join(", ")),
+            )),
         }
     }
 }
@@ -118,10 +118,7 @@ pub fn rr_lip_for(
     check_eps("epsilon", eps)?;
     let prior = source.p_x();
     if distortion.is_some() && objective != Objective::Distortion {
-        return Err(Error::InvalidArgument {
-            name: "distortion".into(),
-            reason: "a distortion is used by the `distortion` objective only".into(),
-        });
+        return Err(Error::invalid("distortion", "a distortion is used by the `distortion` objective only"));
     }
     match objective {
         Objective::Hit => rr_lip(source, eps, id),
@@ -267,10 +264,7 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> 
     check_eps("epsilon", eps)?;
     let labels = binary_labels(labels)?;
     if !(a.is_finite() && b.is_finite() && 0.0 <= a && a <= b && b <= 1.0) {
-        return Err(Error::InvalidArgument {
-            name: "a, b".into(),
-            reason: alloc::format!("need 0 ≤ a ≤ b ≤ 1, got [{a}, {b}]"),
-        });
+        return Err(Error::invalid("a, b", alloc::format!("need 0 ≤ a ≤ b ≤ 1, got [{a}, {b}]")));
     }
     let priors = vec![vec![1.0 - a, a], vec![1.0 - b, b]];
     let closed = interval_matrix(a, b, eps);
@@ -313,7 +307,7 @@ pub fn rr_bp_lip(
     check_eps("epsilon", eps)?;
     let k = labels.len();
     if priors.is_empty() {
-        return Err(Error::InvalidArgument { name: "priors".into(), reason: "need at least one prior".into() });
+        return Err(Error::invalid("priors", "need at least one prior"));
     }
     for (i, p) in priors.iter().enumerate() {
         let f = alloc::format!("priors[{i}]");

@@ -103,10 +103,7 @@ pub fn product(channels: &[Matrix]) -> Matrix {
 fn check_channel(joint: &MultiJoint, j: usize, q: &Matrix) -> Result<()> {
     let sizes = joint.sizes();
     if j >= sizes.len() {
-        return Err(Error::InvalidArgument {
-            name: "attribute".into(),
-            reason: alloc::format!("attribute {j} of {}", sizes.len()),
-        });
+        return Err(Error::invalid("attribute", alloc::format!("attribute {j} of {}", sizes.len())));
     }
     if q.rows() != sizes[j] {
         return Err(Error::field(alloc::format!("channels[{j}]")).dims(sizes[j], q.rows()));

@@ -11,13 +11,13 @@
 //!   Σ_y [P(y) − e^ε P(y|x)]₊}.
 
 use super::round::{add_down, add_up, exp_down, exp_up, mul_down, mul_up, sub_up};
-use super::{check_eps, check_prior, invalid};
+use super::{check_eps, check_prior};
 use crate::document::Matrix;
 use crate::error::{Error, Result};
 
 fn check_delta(delta: f64) -> Result<()> {
     if delta.is_nan() || !(0.0..=1.0).contains(&delta) {
-        return Err(invalid(
+        return Err(Error::invalid(
             "delta",
             alloc::format!("must be in [0, 1]; got {delta}", delta = crate::numeric::Shown(delta)),
         ));

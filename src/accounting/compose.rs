@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 
 use super::relations::{family_pmins, ldp_to_lip_unchecked};
 use super::round::{add_up, div_up, mul_up, sub_down};
-use super::{check_eps_list, check_pmin, check_pmin_or_zero, check_prior, invalid, lip_to_ldp};
+use super::{check_eps_list, check_pmin, check_pmin_or_zero, check_prior, lip_to_ldp};
 use crate::document::{Matrix, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::leakage::{audit, Alip, DEFAULT_ALPHA_ORDER};
@@ -132,7 +132,7 @@ pub fn compose_bp_lip<P: AsRef<[f64]>>(eps: &[f64], priors: &[P]) -> Result<f64>
 pub fn sequential_lip(eps: &[f64], marginal_pmins: &[f64], joint_pmin: f64) -> Result<f64> {
     check_eps_list("eps_k", eps)?;
     if marginal_pmins.len() != eps.len() {
-        return Err(invalid(
+        return Err(Error::invalid(
             "marginal_pmins",
             alloc::format!("has {} entries for {} releases", marginal_pmins.len(), eps.len()),
         ));
@@ -148,7 +148,7 @@ pub fn sequential_lip(eps: &[f64], marginal_pmins: &[f64], joint_pmin: f64) -> R
 
 fn check_channels(channels: &[Matrix]) -> Result<()> {
     if channels.is_empty() {
-        return Err(invalid("channels", "need at least one channel"));
+        return Err(Error::invalid("channels", "need at least one channel"));
     }
     for (k, c) in channels.iter().enumerate() {
         if c.rows() == 0 || c.cols() == 0 {
@@ -163,7 +163,7 @@ fn product_size(sizes: impl Iterator<Item = usize>, max: usize, what: &str) -> R
     let mut n = 1usize;
     for s in sizes {
         n = n.checked_mul(s).filter(|&v| v <= max).ok_or_else(|| {
-            invalid(
+            Error::invalid(
                 "channels",
                 alloc::format!("{what} exceeds {max}: the exact composition is not affordable (use the bound)"),
             )
@@ -188,7 +188,10 @@ fn kron_row(acc: &[f64], row: &[f64], out: &mut Vec<f64>) -> bool {
 }
 
 fn underflow() -> Error {
-    invalid("channels", "a joint probability underflows f64 (below 2.2e-308); the exact composition is not computable")
+    Error::invalid(
+        "channels",
+        "a joint probability underflows f64 (below 2.2e-308); the exact composition is not computable",
+    )
 }
 
 /// The channel of n independent releases of the same X: rows x, columns the tuples
@@ -274,7 +277,7 @@ pub fn product_channel(channels: &[Matrix]) -> Result<Matrix> {
 /// ln((1 + γ)/(1 − γ)) ≤ 2γ/(1 − γ) is added.
 fn audit_joint(prior: &[f64], channel: &Matrix, factors: usize) -> Result<JointLeakage> {
     if prior.len() > MAX_SYMBOLS {
-        return Err(invalid("prior", alloc::format!("more than {MAX_SYMBOLS} joint inputs")));
+        return Err(Error::invalid("prior", alloc::format!("more than {MAX_SYMBOLS} joint inputs")));
     }
     let l = audit(&Matrix::diag(prior), channel, DEFAULT_ALPHA_ORDER)?;
     let slack = if factors <= 1 {

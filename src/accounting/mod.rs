@@ -41,8 +41,6 @@ pub use transfer::{
     empirical_prior_eta, family_transfer_eta, transfer_eta, transfer_eta_threshold, transfer_lip_bound, tv_distance,
 };
 
-use alloc::string::String;
-
 use crate::document::check_distribution;
 use crate::error::{Error, Result};
 
@@ -65,10 +63,6 @@ pub fn pmin(prior: &[f64]) -> Result<f64> {
 pub fn support_pmin(prior: &[f64]) -> Result<f64> {
     check_prior("prior", prior)?;
     Ok(prior.iter().copied().filter(|&p| p > 0.0).fold(f64::INFINITY, f64::min))
-}
-
-pub(crate) fn invalid(name: &str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument { name: name.into(), reason: reason.into() }
 }
 
 /// ε ∈ [0, +∞] ([`crate::param::Budget`]).
@@ -97,7 +91,7 @@ pub(crate) fn check_prior(name: &str, p: &[f64]) -> Result<()> {
 /// A non-empty list of leakages ε_k, each in [0, +∞].
 pub(crate) fn check_eps_list(name: &str, eps: &[f64]) -> Result<()> {
     if eps.is_empty() {
-        return Err(invalid(name, "need at least one release"));
+        return Err(Error::invalid(name, "need at least one release"));
     }
     for (k, &e) in eps.iter().enumerate() {
         check_eps(&alloc::format!("{name}[{k}]"), e)?;

@@ -36,7 +36,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::round::{add_up, div_up, exp_up, expm1_up, ln_down, log1p_up, mul_up, sub_down, sub_up};
-use super::{check_eps, check_pmin, check_pmin_or_zero, check_prior, invalid, pmin, support_pmin};
+use super::{check_eps, check_pmin, check_pmin_or_zero, check_prior, pmin, support_pmin};
 use crate::document::Matrix;
 use crate::error::{Error, Result};
 
@@ -158,7 +158,7 @@ pub fn lip_to_ldp_witness(prior: &[f64], eps: f64) -> Result<Matrix> {
     check_eps("epsilon", eps)?;
     check_prior("prior", prior)?;
     if eps == f64::INFINITY {
-        return Err(invalid("epsilon", "the witness needs a finite ε (for ε = ∞ any deterministic map is one)"));
+        return Err(Error::invalid("epsilon", "the witness needs a finite ε (for ε = ∞ any deterministic map is one)"));
     }
     let n = prior.len();
     let (l, u) = (libm::exp(-eps), libm::exp(eps));
@@ -247,7 +247,7 @@ pub(crate) fn ldp_to_lip_unchecked(eps: f64, pmin: f64) -> f64 {
 /// Validates a family of priors (non-empty, same length, each a distribution).
 pub(crate) fn check_family<P: AsRef<[f64]>>(family: &[P]) -> Result<()> {
     let Some(first) = family.first() else {
-        return Err(invalid("priors", "need at least one prior"));
+        return Err(Error::invalid("priors", "need at least one prior"));
     };
     let n = first.as_ref().len();
     for (i, p) in family.iter().enumerate() {

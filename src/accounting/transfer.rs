@@ -12,7 +12,7 @@
 
 use super::relations::check_family;
 use super::round::{add_up, div_up, ln_down, log1p_up, mul_up, sqrt_up, sub_up};
-use super::{check_eps, check_pmin, check_pmin_or_zero, check_prior, invalid, lip_to_ldp, pmin};
+use super::{check_eps, check_pmin, check_pmin_or_zero, check_prior, lip_to_ldp, pmin};
 use crate::error::{Error, Result};
 
 fn check_pair(p1: &[f64], p2: &[f64]) -> Result<()> {
@@ -148,13 +148,13 @@ pub fn transfer_eta_threshold(eps: f64, p1min: f64, c: f64) -> Result<f64> {
 /// outside [0, 1].
 pub fn empirical_prior_eta(samples: u64, beta: f64, alphabet_size: usize, c: f64) -> Result<f64> {
     if samples == 0 {
-        return Err(invalid("samples", "must be at least 1"));
+        return Err(Error::invalid("samples", "must be at least 1"));
     }
     if alphabet_size == 0 {
-        return Err(invalid("alphabet_size", "must be at least 1"));
+        return Err(Error::invalid("alphabet_size", "must be at least 1"));
     }
     if beta.is_nan() || beta <= 0.0 || beta >= 1.0 {
-        return Err(invalid(
+        return Err(Error::invalid(
             "beta",
             alloc::format!("must be in (0, 1); got {beta}", beta = crate::numeric::Shown(beta)),
         ));

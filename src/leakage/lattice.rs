@@ -45,9 +45,8 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::numeric::{abs_ln_up, gamma, next_up, UNIT_ROUNDOFF};
-use crate::param::invalid;
 use crate::param::Epsilon;
 use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use crate::sample::lattice::{Kind, LatticeMechanism};
@@ -126,7 +125,7 @@ impl PmfTable {
             norm += 2.0 * w(z as f64);
         }
         if half as f64 > 2e8 {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "mechanism.sigma",
                 "the noise is too wide to audit on this lattice: use a coarser step",
             ));
@@ -312,7 +311,7 @@ impl LatticeMechanism {
             .collect();
         let entries: f64 = halves.iter().map(|&h| (2 * h + 1) as f64).sum();
         if entries > MAX_TABLE_ENTRIES {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "mechanism.sigma",
                 alloc::format!(
                     "the exact audit's tables of the {} distinct noise scales need {} entries (limit {}): use fewer \
@@ -326,7 +325,7 @@ impl LatticeMechanism {
         let half = halves.iter().copied().max().unwrap_or(0);
         let work = self.lattice.len() as f64 * (2 * half + 1) as f64;
         if work > MAX_AUDIT_WORK {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "mechanism.sigma",
                 alloc::format!(
                     "an exact audit needs {} operations (limit {}): use a coarser step",

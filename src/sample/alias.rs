@@ -80,10 +80,7 @@ pub(crate) fn checked_sum(p: &[f64]) -> Result<f64> {
     // A NaN or infinite entry makes the sum NaN or infinite, so only the signs remain to be
     // checked (a NaN compares false, an infinite sum is refused).
     if sum.is_nan() || sum <= 0.0 || !sum.is_finite() || p.iter().any(|v| *v < 0.0) {
-        return Err(Error::InvalidArgument {
-            name: "row".into(),
-            reason: "a sampler row needs finite non-negative entries with a positive sum".into(),
-        });
+        return Err(Error::invalid("row", "a sampler row needs finite non-negative entries with a positive sum"));
     }
     Ok(sum)
 }
@@ -167,10 +164,7 @@ fn quantise_u64(p: &[f64], w: &mut [u64]) -> Result<Weights> {
     let (imax, base, total) = if fulls > 0 { (full, TWO64, total + TWO64) } else { (imax, big as u128, total) };
     // The largest weight absorbs the residue 2⁶⁴ − total.
     let Some(fixed) = (base + TWO64).checked_sub(total).filter(|_| fulls <= 1) else {
-        return Err(Error::InvalidArgument {
-            name: "row".into(),
-            reason: "a sampler row's weights do not quantise to 2^64".into(),
-        });
+        return Err(Error::invalid("row", "a sampler row's weights do not quantise to 2^64"));
     };
     if fixed == TWO64 {
         return Ok(Weights::All(imax));
@@ -282,10 +276,7 @@ fn vose_into(quantised: Weights, bits: u32, s: &mut Scratch, out: &mut Vec<u64>)
 /// Table width for `k` outcomes: 2^bits ≥ k columns, at least 2.
 fn width(k: usize) -> Result<u32> {
     if k == 0 || k > (1 << 31) {
-        return Err(Error::InvalidArgument {
-            name: "row".into(),
-            reason: alloc::format!("a sampler needs 1..2^31 outcomes, got {k}"),
-        });
+        return Err(Error::invalid("row", alloc::format!("a sampler needs 1..2^31 outcomes, got {k}")));
     }
     Ok(k.next_power_of_two().max(2).trailing_zeros())
 }
@@ -470,10 +461,10 @@ impl QuantisedChannel {
 fn check_shape(rows: usize, cols_y: usize, data: &[f64]) -> Result<u32> {
     let bits = width(cols_y)?;
     if rows.checked_mul(cols_y) != Some(data.len()) {
-        return Err(Error::InvalidArgument {
-            name: "rows".into(),
-            reason: alloc::format!("a {rows} × {cols_y} channel needs {rows}·{cols_y} entries, got {}", data.len()),
-        });
+        return Err(Error::invalid(
+            "rows",
+            alloc::format!("a {rows} × {cols_y} channel needs {rows}·{cols_y} entries, got {}", data.len()),
+        ));
     }
     Ok(bits)
 }

@@ -38,10 +38,10 @@ impl MixSampler {
     /// entries, or a zero sum).
     pub fn new(keep: f64, mixing: &[f64]) -> Result<Self> {
         if !(0.0..=1.0).contains(&keep) {
-            return Err(Error::InvalidArgument {
-                name: "keep".into(),
-                reason: alloc::format!("must be a probability, got {keep}", keep = crate::numeric::Shown(keep)),
-            });
+            return Err(Error::invalid(
+                "keep",
+                alloc::format!("must be a probability, got {keep}", keep = crate::numeric::Shown(keep)),
+            ));
         }
         let sum = super::alias::checked_sum(mixing)?;
         let mut p: Vec<f64> = mixing.iter().map(|&m| (1.0 - keep) * (m / sum)).collect();

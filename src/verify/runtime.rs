@@ -5,7 +5,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::document::{Document, Matrix, MechanismKind};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::leakage::{self, Exact, MixExact};
 use crate::sample::{
     Categorical, ChannelSampler, DenseSampler, MixSampler, QuantisedChannel, SparseSampler, UnarySampler,
@@ -89,7 +89,7 @@ impl Runtime {
             }
             MechanismKind::Unary { q01, q10 } => Runtime::Unary(UnarySampler::new(nx, *q01, *q10)?),
             // `categorical` covers every other kind.
-            _ => return Err(crate::verify::discrete::wrong_kind("internal: no sampler for this mechanism kind")),
+            _ => return Err(Error::wrong_kind("internal: no sampler for this mechanism kind")),
         })
     }
 

@@ -334,10 +334,10 @@ pub fn estimate_version(
             }
             Parsed::Continuous { sampler: m, .. } => {
                 if method == Some(Method::Unbiased) {
-                    return Err(Blame::Document(Error::InvalidArgument {
-                        name: "method".into(),
-                        reason: "a continuous document's histogram is estimated by maximum likelihood only".into(),
-                    }));
+                    return Err(Blame::Document(Error::invalid(
+                        "method",
+                        "a continuous document's histogram is estimated by maximum likelihood only",
+                    )));
                 }
                 let mut pairs = Vec::with_capacity(counts.len());
                 for (value, c) in counts {
@@ -388,14 +388,14 @@ pub fn estimate_from_db(
     .map_err(storage_failure)?
     .ok_or_else(|| CliError::Lib {
         context: Some(db.into()),
-        error: Error::InvalidArgument {
-            name: "mechanism".into(),
-            reason: format!(
+        error: Error::invalid(
+            "mechanism",
+            format!(
                 "no {} of mechanism {} in the database",
                 if sha256.is_some() { "such version" } else { "version" },
                 Quoted(id)
             ),
-        },
+        ),
     })?;
     let published = Published::parse(version.document, version.version).map_err(|e| CliError::in_file(db, e))?;
     let counts = store.counts(published.version).map_err(storage_failure)?;

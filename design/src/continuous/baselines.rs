@@ -1,7 +1,7 @@
 //! The LDP baselines the paper compares its context-aware mechanisms with (§IV-C-2).
 
-use super::{bisect_smallest, invalid, phi, positive, widen_up};
-use privlift::error::Result;
+use super::{bisect_smallest, phi, positive, widen_up};
+use privlift::error::{Error, Result};
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
 use privlift::param::Epsilon;
 
@@ -55,7 +55,7 @@ pub fn analytic_gaussian_sigma(eps: f64, delta: f64, sensitivity: f64) -> Result
     Epsilon::new("epsilon", eps)?;
     positive("sensitivity", sensitivity)?;
     if !(delta > 0.0 && delta < 1.0) {
-        return Err(invalid("delta", alloc::format!("must be in (0, 1); got {delta}")));
+        return Err(Error::invalid("delta", alloc::format!("must be in (0, 1); got {delta}")));
     }
     let (s, _) = bisect_smallest(|s| Ok(analytic_gaussian_delta(eps, s, sensitivity)? <= delta), sensitivity, 1e-13)?;
     Ok(s)

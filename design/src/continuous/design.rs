@@ -89,7 +89,7 @@ pub struct ContinuousRequest {
 }
 
 fn bad(name: &str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument { name: name.into(), reason: reason.into() }
+    Error::invalid(name, reason)
 }
 
 fn need_delta(delta: f64) -> Result<f64> {

@@ -26,7 +26,7 @@
 
 use alloc::vec::Vec;
 
-use super::{invalid, positive, widen_down, widen_up};
+use super::{positive, widen_down, widen_up};
 use privlift::error::{Error, Result};
 use privlift::numeric::{gamma, next_down, next_up, UNIT_ROUNDOFF};
 
@@ -70,7 +70,7 @@ fn support(values: &[f64], prior: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     }
     privlift::document::check_distribution("p", prior)?;
     if let Some(v) = values.iter().find(|v| !v.is_finite()) {
-        return Err(invalid("labels", alloc::format!("every value must be a finite number; got {v}")));
+        return Err(Error::invalid("labels", alloc::format!("every value must be a finite number; got {v}")));
     }
     let mut pairs: Vec<(f64, f64)> = values.iter().copied().zip(prior.iter().copied()).collect();
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -79,7 +79,7 @@ fn support(values: &[f64], prior: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     }
     let (v, p): (Vec<f64>, Vec<f64>) = pairs.into_iter().filter(|(_, p)| *p > 0.0).unzip();
     if v.len() < 2 {
-        return Err(invalid("p", "the Laplace mechanism needs at least two values with positive probability"));
+        return Err(Error::invalid("p", "the Laplace mechanism needs at least two values with positive probability"));
     }
     Ok((v, p))
 }
@@ -116,7 +116,7 @@ pub fn laplace_scales(values: &[f64], prior: &[f64], eps: f64) -> Result<Laplace
     // confirms ε even where the bound is tight (two values).
     let eps_ldp = widen_down(libm::log1p(libm::expm1(eps) / (1.0 - pmin)), 1e-12) - 1e-13;
     if eps_ldp <= 0.0 {
-        return Err(invalid("epsilon", alloc::format!("{eps} nats is too small to calibrate (below ~1e-13)")));
+        return Err(Error::invalid("epsilon", alloc::format!("{eps} nats is too small to calibrate (below ~1e-13)")));
     }
     let b_lip = next_up(delta_x / eps_ldp);
     let b_lip_eq25 = if eps < -libm::log(pmin) { b_lip } else { b_ldp };
