@@ -135,6 +135,8 @@ fn outside_budgets(name: &str, lower: char, eps: f64) -> Error {
 }
 
 impl Epsilon {
+    /// One nat.
+    pub const ONE: Epsilon = Epsilon(1.0);
     /// # Errors
     /// `invalid_argument` (naming `name`) for ε not in `[0, 700]`.
     pub fn new(name: &str, eps: f64) -> Result<Self> {
@@ -166,6 +168,8 @@ impl Epsilon {
 pub struct Budget(f64);
 
 impl Budget {
+    /// No guarantee at all.
+    pub const INFINITE: Budget = Budget(f64::INFINITY);
     /// # Errors
     /// `invalid_argument` (naming `name`) for NaN or a negative value.
     pub fn new(name: &str, eps: f64) -> Result<Self> {
@@ -215,6 +219,8 @@ impl Delta {
 pub struct Probability(f64);
 
 impl Probability {
+    /// Certainty.
+    pub const ONE: Probability = Probability(1.0);
     /// # Errors
     /// `invalid_argument` (naming `name`) for `p` not in `[0, 1]`.
     pub fn new(name: &str, p: f64) -> Result<Self> {
@@ -229,15 +235,34 @@ impl Probability {
     /// # Errors
     /// `invalid_argument` (naming `name`) for `p` not in `(0, 1]`.
     pub fn positive(name: &str, p: f64) -> Result<Self> {
-        if p > 0.0 && p <= 1.0 {
-            Ok(Probability(p))
+        Probability::new(name, p).map_err(|_| not_positive(name, p))?.nonzero(name)
+    }
+    /// This probability where the rule is `(0, 1]` (a Pmin that divides).
+    ///
+    /// # Errors
+    /// `invalid_argument` (naming `name`) for 0.
+    pub fn nonzero(self, name: &str) -> Result<Self> {
+        if self.0 > 0.0 {
+            Ok(self)
         } else {
-            Err(Error::invalid(name, alloc::format!("must be in (0, 1]; got {p}", p = crate::numeric::Shown(p))))
+            Err(not_positive(name, self.0))
         }
     }
     /// The value.
     pub fn get(self) -> f64 {
         self.0
+    }
+}
+
+/// The `invalid_argument` error for a probability outside `(0, 1]`.
+fn not_positive(name: &str, p: f64) -> Error {
+    Error::invalid(name, alloc::format!("must be in (0, 1]; got {p}", p = crate::numeric::Shown(p)))
+}
+
+impl From<Epsilon> for Budget {
+    /// Every ε of a calculation is a leakage value.
+    fn from(e: Epsilon) -> Budget {
+        Budget(e.0)
     }
 }
 

@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use privlift::document::{block_count, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
+use privlift::param::Epsilon;
 
 /// An estimated histogram with per-entry standard errors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -127,7 +128,8 @@ pub fn estimate_matrix(w: &Matrix, counts: &[f64]) -> Result<Estimate> {
 }
 
 /// k-RR closed form: p̂_x = (f_x − o)/(d − o), Var = f_x(1 − f_x)/(n(d − o)²).
-pub fn estimate_krr(k: usize, eps: f64, counts: &[f64]) -> Result<Estimate> {
+pub fn estimate_krr(k: usize, epsilon: Epsilon, counts: &[f64]) -> Result<Estimate> {
+    let eps = epsilon.get();
     let n = check_counts(counts, k)?;
     let e = libm::exp(eps);
     let (d, o) = (e / (e + k as f64 - 1.0), 1.0 / (e + k as f64 - 1.0));

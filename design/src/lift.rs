@@ -6,11 +6,11 @@
 
 use alloc::vec::Vec;
 
-use super::check_eps;
 use crate::tolerance::{BUDGET_NATS, BUDGET_RELATIVE};
 use privlift::document::{AlipJson, AlphaLiftJson, Claims, Matrix};
 use privlift::error::{Error, Result};
 use privlift::leakage::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
+use privlift::param::Epsilon;
 
 /// Designs meet a budget ε with a margin: they are computed at
 /// ε' = ε(1 − [`BUDGET_RELATIVE`]) − [`BUDGET_NATS`] (1e-9, 1e-11) and claim ε. Lifts computed in floating point sit within a
@@ -115,7 +115,7 @@ impl Notion {
             | Notion::AlphaLift { eps_l, eps_u, .. } => &[("eps_l", *eps_l), ("eps_u", *eps_u)],
         };
         for &(name, e) in budgets {
-            check_eps(name, e)?;
+            Epsilon::positive(name, e)?;
             if design_budget(e) <= 0.0 {
                 return Err(Error::invalid(name, alloc::format!("{e} is below the design margin (1e-11 nats)")));
             }

@@ -11,6 +11,7 @@ use super::vertex::Limits;
 use super::{default_id, linear, optimal_ldp, orr, oue, rr, srlip, srr, watchdog, Source};
 use privlift::document::{Alphabet, Document};
 use privlift::error::Error;
+use privlift::param::Epsilon;
 
 /// Every design method, by the name the CLI and the JS binding use.
 pub const METHODS: [&str; 15] = [
@@ -180,7 +181,7 @@ pub fn lift_design_with(
     match method {
         "orr-lip" | "orr-alip" => orr::optimal_with(source, notion, id, exact.then_some(Limits::NONE)),
         "orr-ldp" => match notion {
-            Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, eps, id),
+            Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, Epsilon::positive("epsilon", eps)?, id),
             _ => Err(Error::invalid("notion", "`orr-ldp` is for `ldp`")),
         },
         "watchdog" => watchdog::watchdog(source, notion, id),
@@ -339,7 +340,7 @@ pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, I
         return Err(not_exact(method).into());
     }
     let id = req.id.take().unwrap_or_else(|| default_id(method, eps));
-    let need_eps = || eps.ok_or_else(|| missing(method, "epsilon"));
+    let need_eps = || Epsilon::positive("epsilon", eps.ok_or_else(|| missing(method, "epsilon"))?);
     let need_alpha = || req.alpha.ok_or_else(|| missing(method, "alpha"));
     let doc = match method {
         "krr" => rr::krr(&source_of(method, &mut req)?, need_eps()?, &id)?,

@@ -300,8 +300,8 @@ fn uncovered(srr: &Srr, nx: usize) -> Vec<usize> {
 }
 
 /// κ of k-RR at ε: (e^ε − 1)/(e^ε + k − 1), so that P(x|x)/P(y|x) = e^ε.
-pub fn krr_keep(k: usize, eps: f64) -> f64 {
-    let g = libm::expm1(eps);
+pub fn krr_keep(k: usize, eps: Epsilon) -> f64 {
+    let g = libm::expm1(eps.get());
     g / (g + k as f64)
 }
 
@@ -402,8 +402,8 @@ fn krr(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "epsilon", "keep"])?;
     match (optional_number(field, m, "epsilon")?, optional_number(field, m, "keep")?) {
         (Some(e), None) => {
-            let e = Epsilon::new(&alloc::format!("{field}.epsilon"), e)?.get();
-            Ok(MechanismKind::Krr { epsilon: Some(e), keep: krr_keep(nx, e) })
+            let e = Epsilon::new(&alloc::format!("{field}.epsilon"), e)?;
+            Ok(MechanismKind::Krr { epsilon: Some(e.get()), keep: krr_keep(nx, e) })
         }
         (None, Some(k)) => Ok(MechanismKind::Krr { epsilon: None, keep: keep(field, k)? }),
         _ => Err(Error::invalid(field, "a `krr` mechanism gives exactly one of `epsilon` and `keep`")),

@@ -20,6 +20,7 @@ use once_cell::race::OnceBox;
 use crate::document::{Document, Matrix};
 use crate::error::{Error, Result};
 use crate::leakage::{Exact, Joint, Leakage, Scope, DEFAULT_ALPHA_ORDER};
+use crate::param::{Budget, Probability};
 use crate::rng::Randomness;
 use crate::sample::Categorical;
 use crate::verify::discrete::{audit_markov, s_audit_needed, SecretAudit};
@@ -302,7 +303,10 @@ impl VerifiedMechanism {
     pub fn lip_x_under_any_prior(&self) -> f64 {
         let l = self.leakage_x();
         let pmin = self.doc.prior().iter().copied().fold(f64::INFINITY, f64::min);
-        let transfer = crate::accounting::transfer_lip_bound(l.lip, f64::INFINITY, pmin).unwrap_or(f64::INFINITY);
+        let transfer = Budget::new("lip", l.lip)
+            .and_then(|lip| Ok((lip, Probability::new("pmin", pmin)?)))
+            .and_then(|(lip, pmin)| crate::accounting::transfer_lip_bound(lip, Budget::INFINITE, pmin))
+            .unwrap_or(f64::INFINITY);
         transfer.min(l.ldp_x)
     }
 

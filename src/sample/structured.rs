@@ -14,7 +14,8 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use super::alias::{AliasTable, DenseSampler};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::param::Probability;
 use crate::rng::Randomness;
 
 /// P(y|x) = (W_κ·[y = x] + W_y) / 2⁶⁴ over |X| = |Y| = k, with W_κ + Σ_y W_y = 2⁶⁴: one
@@ -34,15 +35,10 @@ impl MixSampler {
     /// normalised here, as an alias row is).
     ///
     /// # Errors
-    /// `invalid_argument` for κ outside [0, 1] or a bad mixing row (negative or non-finite
-    /// entries, or a zero sum).
-    pub fn new(keep: f64, mixing: &[f64]) -> Result<Self> {
-        if !(0.0..=1.0).contains(&keep) {
-            return Err(Error::invalid(
-                "keep",
-                alloc::format!("must be a probability, got {keep}", keep = crate::numeric::Shown(keep)),
-            ));
-        }
+    /// `invalid_argument` for a bad mixing row (negative or non-finite entries, or a zero
+    /// sum).
+    pub fn new(keep: Probability, mixing: &[f64]) -> Result<Self> {
+        let keep = keep.get();
         let sum = super::alias::checked_sum(mixing)?;
         let mut p: Vec<f64> = mixing.iter().map(|&m| (1.0 - keep) * (m / sum)).collect();
         p.push(keep);
@@ -51,7 +47,7 @@ impl MixSampler {
 
     /// The identity on `k` symbols (κ = 1).
     pub fn identity(k: usize) -> Result<Self> {
-        Self::new(1.0, &alloc::vec![1.0; k])
+        Self::new(Probability::ONE, &alloc::vec![1.0; k])
     }
 
     /// k.
@@ -204,25 +200,30 @@ impl Categorical {
 mod tests {
     use super::*;
 
+    /// κ validated as a caller does.
+    fn mix(keep: f64, mixing: &[f64]) -> Result<MixSampler> {
+        MixSampler::new(Probability::new("keep", keep)?, mixing)
+    }
+
     #[test]
     fn keep_is_one_outcome_of_the_table_and_exact_at_the_ends() {
-        let (keep, w) = MixSampler::new(1.0, &[1.0; 3]).unwrap().weights();
+        let (keep, w) = mix(1.0, &[1.0; 3]).unwrap().weights();
         assert_eq!((keep, w), (1 << 64, vec![0, 0, 0]));
-        let (keep, w) = MixSampler::new(0.0, &[1.0; 4]).unwrap().weights();
+        let (keep, w) = mix(0.0, &[1.0; 4]).unwrap().weights();
         assert_eq!((keep, w), (0, vec![1 << 62; 4]));
-        let (keep, w) = MixSampler::new(0.5, &[1.0; 2]).unwrap().weights();
+        let (keep, w) = mix(0.5, &[1.0; 2]).unwrap().weights();
         assert_eq!((keep, w), (1 << 63, vec![1 << 62; 2]));
         // A non-zero κ never quantises to 0.
-        assert!(MixSampler::new(1e-300, &[1.0; 3]).unwrap().weights().0 >= 1);
-        assert!(MixSampler::new(f64::NAN, &[1.0]).is_err() && MixSampler::new(1.5, &[1.0]).is_err());
-        assert!(MixSampler::new(0.5, &[0.0, 0.0]).is_err() && MixSampler::new(0.5, &[1.0, -0.5]).is_err());
+        assert!(mix(1e-300, &[1.0; 3]).unwrap().weights().0 >= 1);
+        assert!(mix(f64::NAN, &[1.0]).is_err() && mix(1.5, &[1.0]).is_err());
+        assert!(mix(0.5, &[0.0, 0.0]).is_err() && mix(0.5, &[1.0, -0.5]).is_err());
     }
 
     #[test]
     fn mixture_keeps_on_the_keep_outcome_and_mixes_otherwise() {
         // κ = 1/2 over 4 outputs: 5 outcomes in an 8-column table (the top three bits pick
         // the column). Outcome 4 (keep) has weight 2⁶³, each output 2⁶¹.
-        let m = MixSampler::new(0.5, &[0.25; 4]).unwrap();
+        let m = mix(0.5, &[0.25; 4]).unwrap();
         let (keep, w) = m.weights();
         assert_eq!((keep, w), (1 << 63, vec![1 << 61; 4]));
         let mut counts = [0u64; 4];
@@ -255,7 +256,7 @@ mod tests {
     /// The k-RR sampler of the `krr` kind at ε = 1: κ = (e − 1)/(e + k − 1), m uniform.
     fn krr(k: usize) -> MixSampler {
         let e = 1f64.exp();
-        MixSampler::new((e - 1.0) / (e + k as f64 - 1.0), &vec![1.0; k]).unwrap()
+        mix((e - 1.0) / (e + k as f64 - 1.0), &vec![1.0; k]).unwrap()
     }
 
     /// What the batch path outputs for input `x` and the one word `r`.

@@ -64,10 +64,10 @@ pub fn analytic_gaussian_sigma(eps: f64, delta: f64, sensitivity: f64) -> Result
 /// The Laplace mechanism's scale for ε-LDP, `b = Δ/ε` (the paper's \[13\]), rounded up.
 ///
 /// # Errors
-/// `invalid_argument` for `ε` or `Δ` not finite and > 0.
-pub fn laplace_ldp_scale(sensitivity: f64, eps: f64) -> Result<f64> {
+/// `invalid_argument` for `Δ` not finite and > 0.
+pub fn laplace_ldp_scale(sensitivity: f64, epsilon: Epsilon) -> Result<f64> {
+    let eps = epsilon.get();
     positive("sensitivity", sensitivity)?;
-    positive("epsilon", eps)?;
     Ok(next_up(sensitivity / eps))
 }
 
@@ -93,7 +93,7 @@ mod tests {
         assert!(analytic_gaussian_delta(eps, s, d).unwrap() <= 1e-5);
         assert!(analytic_gaussian_delta(eps, s * (1.0 - 1e-9), d).unwrap() > 1e-5 * (1.0 - 1e-6));
         assert!(vanilla_gaussian_delta(eps, s, d).unwrap() > 1e-5);
-        assert_eq!(laplace_ldp_scale(20.0, 2.0).unwrap(), next_up(10.0));
-        assert!(laplace_ldp_scale(1.0, 0.0).is_err());
+        assert_eq!(laplace_ldp_scale(20.0, Epsilon::positive("epsilon", 2.0).unwrap()).unwrap(), next_up(10.0));
+        assert!(Epsilon::positive("epsilon", 0.0).is_err()); // the type holds the rule
     }
 }
