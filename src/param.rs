@@ -135,8 +135,6 @@ fn outside_budgets(name: &str, lower: char, eps: f64) -> Error {
 }
 
 impl Epsilon {
-    /// One nat.
-    pub const ONE: Epsilon = Epsilon(1.0);
     /// # Errors
     /// `invalid_argument` (naming `name`) for ε not in `[0, 700]`.
     pub fn new(name: &str, eps: f64) -> Result<Self> {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{within, within_delta, Check};
 use crate::document::{ContinuousDocument, EpsDelta};
 use crate::error::Result;
-use crate::param::Epsilon;
+use crate::param::{Budget, Epsilon};
 use crate::sample::lattice::LatticeMechanism;
 
 /// Limits a client sets on a continuous mechanism (absent: not checked).
@@ -183,22 +183,22 @@ impl ContinuousDocument {
     }
 }
 
-/// The ε of an (ε, δ) claim, as the audit reads it.
-fn claimed_eps(c: Option<EpsDelta>) -> Result<Option<Epsilon>> {
-    c.map(|c| Epsilon::new("epsilon", c.eps)).transpose()
+/// The ε of an (ε, δ) claim (the document checked it: finite, ≥ 0).
+fn claimed_eps(c: Option<EpsDelta>) -> Result<Option<Budget>> {
+    c.map(|c| Budget::new("epsilon", c.eps)).transpose()
 }
 
 /// The audit of `m` with δ evaluated at the given ε of each notion (module docs).
 ///
 /// # Errors
-/// As [`LatticeMechanism::lip_delta`].
-pub fn audit_with(m: &LatticeMechanism, lip_eps: Option<Epsilon>, ldp_eps: Option<Epsilon>) -> Result<ContinuousAudit> {
+/// As [`LatticeMechanism::lip_delta`]: a δ is computed, at an ε that must then be an
+/// [`Epsilon`], only where the pure ε of the audit exceeds the given one.
+pub fn audit_with(m: &LatticeMechanism, lip_eps: Option<Budget>, ldp_eps: Option<Budget>) -> Result<ContinuousAudit> {
     let a = m.audit()?;
-    let le = lip_eps.or(ldp_eps).unwrap_or(Epsilon::ONE);
-    let de = ldp_eps.or(lip_eps).unwrap_or(Epsilon::ONE);
-    let lip_d = if a.lip_eps <= le.get() { 0.0 } else { m.lip_delta(le)? };
-    let ldp_d = if a.ldp_eps <= de.get() { 0.0 } else { m.ldp_delta(de)? };
-    let (le, de) = (le.get(), de.get());
+    let le = lip_eps.or(ldp_eps).map_or(1.0, Budget::get);
+    let de = ldp_eps.or(lip_eps).map_or(1.0, Budget::get);
+    let lip_d = if a.lip_eps <= le { 0.0 } else { lip_at(m, le)? };
+    let ldp_d = if a.ldp_eps <= de { 0.0 } else { ldp_at(m, de)? };
     Ok(ContinuousAudit {
         lip: AuditedEpsDelta { eps: le, delta: lip_d },
         ldp: AuditedEpsDelta { eps: de, delta: ldp_d },
