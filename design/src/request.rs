@@ -33,14 +33,14 @@ pub const METHODS: [&str; 15] = [
 ];
 
 /// The methods that protect a secret S by a lift notion ([`lift_design`]): they take a
-/// prior or a joint and the budgets of [`Budget`].
+/// prior or a joint and the budgets of [`LiftBudget`].
 pub const LIFT_METHODS: [&str; 6] = ["orr-lip", "orr-alip", "orr-ldp", "watchdog", "subset-merging", "srr"];
 
 /// The budget of a lift-notion design: `epsilon` (LIP, LDP) or `eps_l`, `eps_u` (ALIP;
 /// either for `l1`, `chi2`, `alpha`, where `epsilon` means εl = εu = ε), the notion by
 /// name ([`NOTIONS`]) and the order α (> 1) of the `alpha` notion.
 #[derive(Debug, Clone, Default)]
-pub struct Budget {
+pub struct LiftBudget {
     /// ε in nats: the budget of LIP and LDP, or εl = εu for `l1`, `chi2`, `alpha`.
     pub epsilon: Option<f64>,
     /// εl in nats: the lower budget of ALIP, or the lift-inverse one of `l1`, `chi2`, `alpha`.
@@ -53,11 +53,11 @@ pub struct Budget {
     pub alpha_order: Option<f64>,
 }
 
-/// The notions [`Budget::notion`] accepts: LIP, ALIP, LDP w.r.t. S and the lift-based +
+/// The notions [`LiftBudget::notion`] accepts: LIP, ALIP, LDP w.r.t. S and the lift-based +
 /// lift-inverse notions of Zarrabian et al. Sec. VI-B (ℓ1, χ², α-lift; [`Notion`]).
 pub const NOTIONS: [&str; 6] = ["lip", "alip", "ldp", "l1", "chi2", "alpha"];
 
-impl Budget {
+impl LiftBudget {
     /// The notion `method` designs for. `orr-lip` is LIP and `orr-alip` ALIP whatever
     /// `notion` says (a conflicting `notion` is refused); the watchdog family reads
     /// `notion`, by default `alip` when `eps_l`/`eps_u` are given and `lip` otherwise.
@@ -158,7 +158,7 @@ impl Budget {
 /// `invalid_argument` for an unknown method, a bad budget or notion, or a size the
 /// vertex enumeration refuses (the message suggests `srr`); the design's own errors
 /// (`infeasible` when no private watchdog exists).
-pub fn lift_design(method: &str, source: &Source, budget: &Budget, id: &str) -> Result<Document, Error> {
+pub fn lift_design(method: &str, source: &Source, budget: &LiftBudget, id: &str) -> Result<Document, Error> {
     lift_design_with(method, source, budget, id, false)
 }
 
@@ -170,7 +170,7 @@ pub fn lift_design(method: &str, source: &Source, budget: &Budget, id: &str) -> 
 pub fn lift_design_with(
     method: &str,
     source: &Source,
-    budget: &Budget,
+    budget: &LiftBudget,
     id: &str,
     exact: bool,
 ) -> Result<Document, Error> {
@@ -196,7 +196,7 @@ pub fn lift_design_with(
 
 /// The document id of a lift-notion design when none is given: `METHOD-NOTION-epsE`
 /// or `METHOD-NOTION-epsA-B` (NOTION `alphaK` for the α-lift notion of order K).
-pub fn lift_default_id(method: &str, budget: &Budget) -> String {
+pub fn lift_default_id(method: &str, budget: &LiftBudget) -> String {
     let name = match (method, budget.notion(method)) {
         ("orr-lip" | "orr-alip" | "orr-ldp", _) => method.into(),
         (_, Ok(Notion::AlphaLift { order, .. })) => alloc::format!("{method}-alpha{order}"),
@@ -238,7 +238,7 @@ pub struct DesignRequest {
     /// The distortion of `rr-bp-lip` and `linear-distance` (`D.json`); |x − y| on indices when absent.
     #[serde(default)]
     pub distortion: Option<DistortionFile>,
-    /// The budget ε in nats (for the lift methods, see [`Budget::epsilon`]).
+    /// The budget ε in nats (for the lift methods, see [`LiftBudget::epsilon`]).
     #[serde(default)]
     pub epsilon: Option<f64>,
     /// The factor α ∈ (0, 1] of the `linear-*` methods.
@@ -250,10 +250,10 @@ pub struct DesignRequest {
     /// The upper end b of the interval P_X(1) ∈ [a, b] of `rr-lip-interval`.
     #[serde(default)]
     pub b: Option<f64>,
-    /// The lower budget εl in nats of the lift methods ([`Budget::eps_l`]).
+    /// The lower budget εl in nats of the lift methods ([`LiftBudget::eps_l`]).
     #[serde(default)]
     pub eps_l: Option<f64>,
-    /// The upper budget εu in nats of the lift methods ([`Budget::eps_u`]).
+    /// The upper budget εu in nats of the lift methods ([`LiftBudget::eps_u`]).
     #[serde(default)]
     pub eps_u: Option<f64>,
     /// The lift notion by name ([`NOTIONS`]).
@@ -325,7 +325,7 @@ fn source_of(method: &str, req: &mut DesignRequest) -> Result<Source, InputError
 pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, InputError> {
     let eps = req.epsilon;
     if LIFT_METHODS.contains(&method) {
-        let budget = Budget {
+        let budget = LiftBudget {
             epsilon: eps,
             eps_l: req.eps_l,
             eps_u: req.eps_u,
