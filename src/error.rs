@@ -227,6 +227,22 @@ impl Error {
         Error::Json { message: alloc::format!("{}", Escaped(&alloc::format!("{e}"))) }
     }
 
+    /// `invalid_argument`: the parameter or field `name` is refused, for `reason`.
+    pub fn invalid(name: impl Into<String>, reason: impl Into<String>) -> Error {
+        Error::InvalidArgument { name: name.into(), reason: reason.into() }
+    }
+
+    /// `invalid_argument` about the `mechanism`: an operation its kind does not have
+    /// (`what` says which and what to use instead).
+    pub fn wrong_kind(what: impl Into<String>) -> Error {
+        Error::invalid("mechanism", what)
+    }
+
+    /// `too_costly`: `work` units to verify or audit `what`, above `limit`.
+    pub fn too_costly(what: impl Into<String>, work: f64, limit: f64) -> Error {
+        Error::TooCostly { what: what.into(), work, limit }
+    }
+
     /// Starts an error about the document or argument field `f` (see [`FieldCtx`]).
     pub fn field(f: impl Into<String>) -> FieldCtx {
         FieldCtx(f.into())

@@ -12,18 +12,11 @@
 //! that reveals nothing, which no design can use. Every error is `invalid_argument`
 //! (`non_finite` for a NaN or ±∞ where the rule is finite) naming the parameter.
 
-use alloc::string::String;
-
 use crate::error::{Error, Result};
 
 /// The largest ε of a calculation (nats): `e^700` is the last power of `e` an `f64` holds
 /// with room for the products the audits form.
 pub const MAX_EPSILON: f64 = 700.0;
-
-/// An `invalid_argument` error for parameter `name`.
-pub fn invalid(name: &str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument { name: name.into(), reason: reason.into() }
-}
 
 /// A finite number.
 ///
@@ -33,7 +26,7 @@ pub fn finite(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number; got {v}", v = crate::numeric::Shown(v))))
+        Err(Error::invalid(name, alloc::format!("must be a finite number; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -45,7 +38,7 @@ pub fn positive(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number > 0; got {v}", v = crate::numeric::Shown(v))))
+        Err(Error::invalid(name, alloc::format!("must be a finite number > 0; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -57,7 +50,7 @@ pub fn non_negative(name: &str, v: f64) -> Result<f64> {
     if v.is_finite() && v >= 0.0 {
         Ok(v)
     } else {
-        Err(invalid(name, alloc::format!("must be a finite number >= 0; got {v}", v = crate::numeric::Shown(v))))
+        Err(Error::invalid(name, alloc::format!("must be a finite number >= 0; got {v}", v = crate::numeric::Shown(v))))
     }
 }
 
@@ -101,14 +94,14 @@ pub fn check_not_tiny(field: &str, p: &[f64]) -> Result<()> {
 
 /// The `invalid_argument` error for a positive probability below [`MIN_PROBABILITY`].
 pub fn tiny(name: &str, v: f64) -> Error {
-    Error::InvalidArgument {
-        name: name.into(),
-        reason: alloc::format!(
+    Error::invalid(
+        name,
+        alloc::format!(
             "{} is below the smallest supported positive probability 2^-900 (≈ 1.18e-271), where \
              floating-point rounding is no longer bounded; use 0 or a larger value",
             crate::numeric::Sci(v)
         ),
-    }
+    )
 }
 
 /// Sums to 1 within [`SUM_TOLERANCE`] (a NaN sum fails).
@@ -138,7 +131,7 @@ pub struct Epsilon(f64);
 /// The `invalid_argument` error for ε outside `[0, 700]` (`lower` '[') or `(0, 700]` ('(').
 fn outside_budgets(name: &str, lower: char, eps: f64) -> Error {
     let (max, eps) = (crate::numeric::Shown(MAX_EPSILON), crate::numeric::Shown(eps));
-    invalid(name, alloc::format!("must be in {lower}0, {max}] nats; got {eps}"))
+    Error::invalid(name, alloc::format!("must be in {lower}0, {max}] nats; got {eps}"))
 }
 
 impl Epsilon {
@@ -173,11 +166,13 @@ impl Epsilon {
 pub struct Budget(f64);
 
 impl Budget {
+    /// No guarantee at all.
+    pub const INFINITE: Budget = Budget(f64::INFINITY);
     /// # Errors
     /// `invalid_argument` (naming `name`) for NaN or a negative value.
     pub fn new(name: &str, eps: f64) -> Result<Self> {
         if eps.is_nan() || eps < 0.0 {
-            Err(invalid(
+            Err(Error::invalid(
                 name,
                 alloc::format!("must be a number >= 0 (nats); got {eps}", eps = crate::numeric::Shown(eps)),
             ))
@@ -222,13 +217,15 @@ impl Delta {
 pub struct Probability(f64);
 
 impl Probability {
+    /// Certainty.
+    pub const ONE: Probability = Probability(1.0);
     /// # Errors
     /// `invalid_argument` (naming `name`) for `p` not in `[0, 1]`.
     pub fn new(name: &str, p: f64) -> Result<Self> {
         if (0.0..=1.0).contains(&p) {
             Ok(Probability(p))
         } else {
-            Err(invalid(name, alloc::format!("must be in [0, 1]; got {p}", p = crate::numeric::Shown(p))))
+            Err(Error::invalid(name, alloc::format!("must be in [0, 1]; got {p}", p = crate::numeric::Shown(p))))
         }
     }
     /// A probability > 0 (a minimum prior mass).
@@ -236,15 +233,34 @@ impl Probability {
     /// # Errors
     /// `invalid_argument` (naming `name`) for `p` not in `(0, 1]`.
     pub fn positive(name: &str, p: f64) -> Result<Self> {
-        if p > 0.0 && p <= 1.0 {
-            Ok(Probability(p))
+        Probability::new(name, p).map_err(|_| not_positive(name, p))?.nonzero(name)
+    }
+    /// This probability where the rule is `(0, 1]` (a Pmin that divides).
+    ///
+    /// # Errors
+    /// `invalid_argument` (naming `name`) for 0.
+    pub fn nonzero(self, name: &str) -> Result<Self> {
+        if self.0 > 0.0 {
+            Ok(self)
         } else {
-            Err(invalid(name, alloc::format!("must be in (0, 1]; got {p}", p = crate::numeric::Shown(p))))
+            Err(not_positive(name, self.0))
         }
     }
     /// The value.
     pub fn get(self) -> f64 {
         self.0
+    }
+}
+
+/// The `invalid_argument` error for a probability outside `(0, 1]`.
+fn not_positive(name: &str, p: f64) -> Error {
+    Error::invalid(name, alloc::format!("must be in (0, 1]; got {p}", p = crate::numeric::Shown(p)))
+}
+
+impl From<Epsilon> for Budget {
+    /// Every ε of a calculation is a leakage value.
+    fn from(e: Epsilon) -> Budget {
+        Budget(e.0)
     }
 }
 

@@ -4,12 +4,25 @@
 //! printed statements are pinned here too.
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
+extern crate alloc;
+
+use privlift::accounting as real;
 use privlift::accounting::*;
 use privlift::document::Matrix;
+use privlift::param::{Budget, Delta, Epsilon, Probability};
+use privlift::Result;
+// The functions over plain numbers, validated into their types as a caller does.
+#[path = "../src/accounting/shims.rs"]
+mod shims;
 use privlift::leakage::DEFAULT_ALPHA_ORDER;
 use privlift::verify::within;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use shims::{
+    approx_ldp_to_lip, approx_lip_to_ldp, bp_lip_to_ldp, compose_bp_lip, compose_lip, empirical_prior_eta, ldp_delta,
+    ldp_to_bp_lip, ldp_to_lip, lip_delta, lip_to_ldp, lip_to_ldp_exact, lip_to_ldp_witness, sequential_lip,
+    transfer_eta_threshold, transfer_lip_bound,
+};
 
 const N: usize = 500;
 

@@ -12,6 +12,7 @@
 use privlift::accounting;
 use privlift::document::Matrix;
 use privlift::leakage::DEFAULT_ALPHA_ORDER;
+use privlift::param::{Budget, Probability};
 use privlift::verify::within;
 use privlift::Error;
 use serde::Serialize;
@@ -95,8 +96,12 @@ struct BoundOut {
 fn scalar(kind: &str, argv: &[String]) -> Result<(), CliError> {
     let Some(a) = parse(kind, argv, &["epsilon", "pmin"])? else { return Ok(()) };
     let (eps, pmin) = (number(kind, &a, "epsilon", "E")?, number(kind, &a, "pmin", "P")?);
-    let bound =
-        if kind == "lip-to-ldp" { accounting::lip_to_ldp(eps, pmin)? } else { accounting::ldp_to_lip(eps, pmin)? };
+    let eps = Budget::new("epsilon", eps)?;
+    let bound = if kind == "lip-to-ldp" {
+        accounting::lip_to_ldp(eps, Probability::positive("pmin", pmin)?)?
+    } else {
+        accounting::ldp_to_lip(eps, Probability::new("pmin", pmin)?)?
+    };
     print(&BoundOut { bound: Num(bound) })
 }
 
@@ -110,7 +115,7 @@ fn lip_to_ldp_exact(argv: &[String]) -> Result<(), CliError> {
     let Some(a) = parse(KIND, argv, &["prior", "epsilon"])? else { return Ok(()) };
     let eps = number(KIND, &a, "epsilon", "E")?;
     let p = prior(required(KIND, &a, "prior", "P.json")?)?;
-    print(&LdpOut { ldp: Num(accounting::lip_to_ldp_exact(&p, eps)?) })
+    print(&LdpOut { ldp: Num(accounting::lip_to_ldp_exact(&p, Budget::new("epsilon", eps)?)?) })
 }
 
 /// Splits every `--NAME VALUE` / `--NAME=VALUE` out of `argv` (before a `--`), for a
@@ -154,7 +159,9 @@ fn compose(argv: &[String]) -> Result<(), CliError> {
     }
     let chans = matrices.iter().map(|m| channel(m, p.len())).collect::<Result<Vec<_>, _>>()?;
     let eps = chans.iter().map(|m| lip(&p, m)).collect::<Result<Vec<_>, _>>()?;
-    let bound = accounting::compose_lip(&eps, accounting::support_pmin(&p)?)?;
+    let eps_k =
+        eps.iter().enumerate().map(|(k, &e)| Budget::new(&format!("eps_k[{k}]"), e)).collect::<Result<Vec<_>, _>>()?;
+    let bound = accounting::compose_lip(&eps_k, Probability::positive("pmin", accounting::support_pmin(&p)?)?)?;
     let exact = accounting::compose_exact(&p, &chans)?;
     print(&ComposeOut { eps_k: eps.into_iter().map(Num).collect(), bound: Num(bound), exact: Num(exact.lip) })
 }
@@ -194,7 +201,11 @@ fn transfer(argv: &[String]) -> Result<(), CliError> {
     let m = channel(required(KIND, &a, "matrix", "M.json")?, p1.len())?;
     let eta = accounting::transfer_eta(&p1, &p2)?;
     let p1min = accounting::pmin(&p1)?;
-    let eq12 = accounting::transfer_lip_bound(eps, eta, p1min)?;
+    let eq12 = accounting::transfer_lip_bound(
+        Budget::new("epsilon", eps)?,
+        Budget::new("eta", eta)?,
+        Probability::new("p1min", p1min)?,
+    )?;
     let (lip_p1, lip_p2) = (lip(&p1, &m)?, lip(&p2, &m)?);
     // Eq 12 starts from L(M, P1) ≤ ε: refuse an ε the mechanism does not meet.
     if !within(lip_p1, eps) {
@@ -204,6 +215,7 @@ fn transfer(argv: &[String]) -> Result<(), CliError> {
     let cor7 = match (samples, beta) {
         (Some(n), Some(b)) => {
             let c = p1min.min(accounting::pmin(&p2)?);
+            let (b, c) = (Probability::new("beta", b)?, Probability::new("c", c)?);
             Some(Num(accounting::empirical_prior_eta(n, b, p1.len(), c)?))
         }
         _ => None,

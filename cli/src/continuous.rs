@@ -10,6 +10,7 @@
 //! * `laplace lip --prior P.json --epsilon E` → `{"b_ldp", "b_lip", "lip"}`
 //! * `sampling --epsilon E --delta D` → `{"lambda"}` (Prop 2)
 
+use privlift::param::Epsilon;
 use privlift::Error;
 use privlift_design::continuous::{self as cont, Gaussian};
 use serde::Serialize;
@@ -156,15 +157,17 @@ fn laplace_lip(argv: &[String]) -> Result<(), CliError> {
             .labels()
             .iter()
             .map(|l| {
-                l.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| Error::InvalidArgument {
-                    name: "labels".into(),
-                    reason: format!("every label must be the numeric value x; got {}", privlift::error::Quoted(l)),
+                l.trim().parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(|| {
+                    Error::invalid(
+                        "labels",
+                        format!("every label must be the numeric value x; got {}", privlift::error::Quoted(l)),
+                    )
                 })
             })
             .collect::<Result<Vec<f64>, Error>>()?;
         Ok((values, p))
     })?;
-    let s = cont::laplace_scales(&values, &p, eps)?;
+    let s = cont::laplace_scales(&values, &p, Epsilon::positive("epsilon", eps)?)?;
     let lip = cont::laplace_lip(&values, &p, s.b_lip)?;
     print(&LaplaceOut { b_ldp: Num(s.b_ldp), b_lip: Num(s.b_lip), lip: Num(lip.lip) })
 }

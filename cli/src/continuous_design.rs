@@ -75,10 +75,7 @@ fn read_samples(path: &str) -> Result<Vec<f64>, CliError> {
             Ok(v) => out.extend(v),
             Err(_) if i == 0 => continue,
             Err(_) => {
-                return Err(CliError::in_file(
-                    path,
-                    Error::InvalidArgument { name: "samples".into(), reason: format!("line {}: not a number", i + 1) },
-                ))
+                return Err(CliError::in_file(path, Error::invalid("samples", format!("line {}: not a number", i + 1))))
             }
         }
     }

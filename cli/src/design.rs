@@ -249,13 +249,13 @@ fn design(method: &str, a: &args::Args) -> Result<Document, CliError> {
 /// flag that lifts its caps.
 fn name_exact(error: privlift::Error) -> privlift::Error {
     match error {
-        privlift::Error::InvalidArgument { name, reason } if name == "alphabet" => privlift::Error::InvalidArgument {
+        privlift::Error::InvalidArgument { name, reason } if name == "alphabet" => privlift::Error::invalid(
             name,
-            reason: format!(
+            format!(
                 "{reason}, or `--exact` for the exact design without a cap (it estimates the work on \
                  stderr first, then shows its progress there)"
             ),
-        },
+        ),
         other => other,
     }
 }

@@ -158,10 +158,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         if let (Some(n), false) = (file.n, unary) {
             let sum: f64 = shard.iter().sum();
             if (n - sum).abs() > 1e-9 * sum.abs().max(1.0) {
-                return Err(in_counts(Error::InvalidArgument {
-                    name: "n".into(),
-                    reason: format!("{n} reports, but the counts add up to {sum}"),
-                }));
+                return Err(in_counts(Error::invalid("n", format!("{n} reports, but the counts add up to {sum}"))));
             }
         }
         counts = Some(match counts {
@@ -172,12 +169,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         n = match n {
             None => Some(file.n),
             Some(total) if total.is_some() == file.n.is_some() => Some(total.zip(file.n).map(|(a, b)| a + b)),
-            Some(_) => {
-                return Err(in_counts(Error::InvalidArgument {
-                    name: "n".into(),
-                    reason: "every shard gives `n`, or none does".into(),
-                }))
-            }
+            Some(_) => return Err(in_counts(Error::invalid("n", "every shard gives `n`, or none does"))),
         };
     }
     let (counts, n) = (counts.unwrap_or_default(), n.flatten());

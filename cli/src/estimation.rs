@@ -106,10 +106,10 @@ pub fn estimate(
 ) -> Result<Estimated, Blame> {
     let unary = matches!(doc.mechanism(), MechanismKind::Unary { .. });
     if unary && method == Some(Method::Mle) {
-        return Err(Blame::Document(Error::InvalidArgument {
-            name: "method".into(),
-            reason: "maximum likelihood from a unary encoding's bit counts is not implemented: use `unbiased`".into(),
-        }));
+        return Err(Blame::Document(Error::invalid(
+            "method",
+            "maximum likelihood from a unary encoding's bit counts is not implemented: use `unbiased`",
+        )));
     }
     let mle = method.unwrap_or(if unary { Method::Unbiased } else { Method::Mle }) == Method::Mle;
     let blame = |e: Error| match &e {

@@ -97,9 +97,6 @@ pub fn top_values(params: &Params, counts: &[(String, u64)], top: usize) -> Resu
 /// `--top K`: a whole number from 1 to [`privlift_design::open::pem::MAX_TOP`].
 pub fn parse_top(text: &str) -> Result<usize, Error> {
     text.trim().parse::<usize>().ok().filter(|k| (1..=privlift_design::open::pem::MAX_TOP).contains(k)).ok_or_else(
-        || Error::InvalidArgument {
-            name: "top".into(),
-            reason: format!("must be a whole number from 1 to {}", privlift_design::open::pem::MAX_TOP),
-        },
+        || Error::invalid("top", format!("must be a whole number from 1 to {}", privlift_design::open::pem::MAX_TOP)),
     )
 }

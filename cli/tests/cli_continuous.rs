@@ -3,6 +3,7 @@
 //! malformed call fails with a named code.
 //! Run with `cargo test -p privlift-cli --test cli_continuous`.
 
+use privlift::param::Epsilon;
 use privlift_design::continuous as cont;
 use serde_json::Value;
 
@@ -68,7 +69,8 @@ fn laplace_lip_and_sampling() {
     let p = temp_file("p.json", r#"{"labels": ["0", "1", "2.5"], "p": [0.2, 0.3, 0.5]}"#);
     let v = run(&["laplace", "lip", "--prior", &p, "--epsilon", "1"]).json();
     assert_eq!(keys(&v), ["b_ldp", "b_lip", "lip"]);
-    let s = cont::laplace_scales(&[0.0, 1.0, 2.5], &[0.2, 0.3, 0.5], 1.0).unwrap();
+    let s =
+        cont::laplace_scales(&[0.0, 1.0, 2.5], &[0.2, 0.3, 0.5], Epsilon::positive("epsilon", 1.0).unwrap()).unwrap();
     close(v["b_ldp"].as_f64().unwrap(), s.b_ldp);
     close(v["b_lip"].as_f64().unwrap(), s.b_lip);
     let lip = v["lip"].as_f64().unwrap();
@@ -76,6 +78,8 @@ fn laplace_lip_and_sampling() {
 
     let bad = temp_file("bad.json", r#"{"labels": ["a", "1"], "p": [0.5, 0.5]}"#);
     run(&["laplace", "lip", "--prior", &bad, "--epsilon", "1"]).fails("invalid_argument", 1);
+    // ε above 700 nats is refused, as by every designer (`Epsilon::positive`).
+    run(&["laplace", "lip", "--prior", &p, "--epsilon", "800"]).fails("invalid_argument", 1);
     let dup = temp_file("dup.json", r#"{"labels": ["1", "1.0"], "p": [0.5, 0.5]}"#);
     run(&["laplace", "lip", "--prior", &dup, "--epsilon", "1"]).fails("duplicate_label", 1);
     run(&["laplace", "lip", "--prior", "/nonexistent/p.json", "--epsilon", "1"]).fails("io", 1);

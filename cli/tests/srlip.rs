@@ -9,6 +9,7 @@ use std::process::Command;
 
 use privlift::document::{Alphabet, Matrix};
 use privlift::leakage::audit_srlip;
+use privlift::param::Epsilon;
 use privlift::{Document, Policy};
 use privlift_design::orr;
 use privlift_design::request::JointFile;
@@ -144,7 +145,9 @@ fn product_protocol_audits_within_the_budget_sum_on_random_3_attribute_cases() {
         let sizes: &[usize] = [&[2, 3, 2][..], &[2, 2, 2], &[3, 2, 2], &[2, 2, 3]][case % 4];
         let joint = random_multi(&mut rng, 2 + case % 2, sizes);
         let eps: Vec<f64> = (0..3).map(|_| rng.random_range(0.1..1.5)).collect();
-        let designs: Vec<_> = (0..3).map(|j| attribute_channel(&joint, j, eps[j]).unwrap()).collect();
+        let designs: Vec<_> = (0..3)
+            .map(|j| attribute_channel(&joint, j, Epsilon::positive("epsilon", eps[j]).unwrap()).unwrap())
+            .collect();
         for (j, d) in designs.iter().enumerate() {
             assert_eq!(d.construction, "optimal-ldp");
             let delta = side_channel_ldp(&joint, j, &d.channel).unwrap();
@@ -253,7 +256,7 @@ fn design_verifies_on_random_instances_and_calibration_only_helps() {
         let joint = random_multi(&mut rng, 2, sizes);
         let eps = [0.5, 1.0, 2.0][case % 3];
         let start = std::time::Instant::now();
-        let doc = srlip(&joint, eps, "srlip").unwrap();
+        let doc = srlip(&joint, Epsilon::positive("epsilon", eps).unwrap(), "srlip").unwrap();
         let took = start.elapsed();
         assert!(took.as_secs_f64() < 5.0, "{took:?}");
         claims_hold(&doc);
@@ -263,14 +266,19 @@ fn design_verifies_on_random_instances_and_calibration_only_helps() {
         let u = doc.utility().unwrap();
         assert!(u["calibration"].as_f64().unwrap() >= 1.0);
         // The proven split alone (c = 1).
-        let split: Vec<Matrix> =
-            (0..3).map(|j| attribute_channel(&joint, j, eps * (1.0 - 1e-9) / 3.0).unwrap().channel).collect();
+        let split: Vec<Matrix> = (0..3)
+            .map(|j| {
+                attribute_channel(&joint, j, Epsilon::positive("epsilon", eps * (1.0 - 1e-9) / 3.0).unwrap())
+                    .unwrap()
+                    .channel
+            })
+            .collect();
         let w1 = product(&split);
         let u1 = privlift_design::utility::channel_utility(joint.p_sx().col_sums().as_slice(), &w1, None);
         assert!(u["mi_xy"].as_f64().unwrap() >= u1.mi_xy.unwrap() - 1e-12, "case {case}");
         assert!(u["nmi"].as_f64().unwrap() <= 1.0);
         // ORR on the flattened alphabet: ε-LIP, but side channels break it.
-        let orr = orr::orr_lip(&joint.source().unwrap(), eps, "orr").unwrap();
+        let orr = orr::orr_lip(&joint.source().unwrap(), Epsilon::positive("epsilon", eps).unwrap(), "orr").unwrap();
         let w = orr.mechanism().channel_matrix(orr.input().len()).expect("ORR is a channel");
         if audit_srlip(joint.p_sx(), &w, sizes).unwrap().eps > eps * 1.01 {
             orr_violates += 1;
@@ -290,12 +298,13 @@ fn design_never_fails_at_the_edge_and_falls_back_to_rr_when_large() {
         let sizes: &[usize] = [&[2, 3, 2][..], &[3, 3, 2], &[2, 2, 2, 2], &[3, 2]][case % 4];
         let joint = random_multi(&mut rng, 2 + case % 3, sizes);
         let eps = [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0][case % 7];
-        let doc = srlip(&joint, eps, "edge").unwrap_or_else(|e| panic!("case {case}, ε = {eps}: {e}"));
+        let doc = srlip(&joint, Epsilon::positive("epsilon", eps).unwrap(), "edge")
+            .unwrap_or_else(|e| panic!("case {case}, ε = {eps}: {e}"));
         claims_hold(&doc);
     }
     let joint = random_multi(&mut rng, 2, &[5, 5, 5]);
     let start = std::time::Instant::now();
-    let doc = srlip(&joint, 1.0, "large").unwrap();
+    let doc = srlip(&joint, Epsilon::positive("epsilon", 1.0).unwrap(), "large").unwrap();
     let took = start.elapsed();
     claims_hold(&doc);
     let attrs = doc.utility().unwrap()["attributes"].as_array().unwrap().clone();
@@ -307,9 +316,9 @@ fn design_never_fails_at_the_edge_and_falls_back_to_rr_when_large() {
 #[test]
 fn one_attribute_is_orr() {
     let joint = multi(2, &[3], vec![0.3, 0.1, 0.1, 0.1, 0.1, 0.3]);
-    let doc = srlip(&joint, 0.7, "one").unwrap();
+    let doc = srlip(&joint, Epsilon::positive("epsilon", 0.7).unwrap(), "one").unwrap();
     claims_hold(&doc);
-    let orr = orr::orr_lip(&joint.source().unwrap(), 0.7, "orr").unwrap();
+    let orr = orr::orr_lip(&joint.source().unwrap(), Epsilon::positive("epsilon", 0.7).unwrap(), "orr").unwrap();
     let mi = |d: &Document| d.utility().unwrap()["mi_xy"].as_f64().unwrap();
     assert!((mi(&doc) - mi(&orr)).abs() < 1e-9, "{} vs {}", mi(&doc), mi(&orr));
 }
@@ -359,7 +368,11 @@ fn bad_inputs_are_typed_errors() {
 
     // Budgets.
     for eps in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-        assert_eq!(srlip(&joint, eps, "x").unwrap_err().code(), "invalid_argument", "{eps}");
+        assert_eq!(
+            Epsilon::positive("epsilon", eps).and_then(|e| srlip(&joint, e, "x")).unwrap_err().code(),
+            "invalid_argument",
+            "{eps}"
+        );
     }
     // Channels of the wrong size for the composition checks.
     let q = channel(&[&[1.0], &[1.0]]);
@@ -369,7 +382,9 @@ fn bad_inputs_are_typed_errors() {
     // A document whose claim names attributes that do not multiply to |X|, and one that
     // lies about its SRLIP.
     let skewed = multi(2, &[2, 3], (1..=12).map(f64::from).collect());
-    let mut doc: Value = serde_json::from_str(&srlip(&skewed, 1.0, "d").unwrap().to_json()).unwrap();
+    let mut doc: Value =
+        serde_json::from_str(&srlip(&skewed, Epsilon::positive("epsilon", 1.0).unwrap(), "d").unwrap().to_json())
+            .unwrap();
     doc["claims"]["srlip"]["attributes"] = json!([2, 2]);
     let e = Document::from_json(&doc.to_string()).unwrap_err();
     assert_eq!(e.code(), "dimension_mismatch", "{e}");

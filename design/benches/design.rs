@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use privlift::document::{Alphabet, Matrix};
+use privlift::param::Epsilon;
 use privlift_design::{linear, oue, rr, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -27,15 +28,15 @@ fn closed_forms(c: &mut Criterion) {
     for k in [2usize, 21, 256] {
         let src = prior(k, k as u64);
         g.bench_with_input(BenchmarkId::new("krr", k), &src, |b, s| {
-            b.iter(|| rr::krr(black_box(s), 1.0, "b").unwrap())
+            b.iter(|| rr::krr(black_box(s), Epsilon::positive("epsilon", 1.0).unwrap(), "b").unwrap())
         });
         g.bench_with_input(BenchmarkId::new("oue", k), &src, |b, s| {
-            b.iter(|| oue::oue(black_box(s), 1.0, "b").unwrap())
+            b.iter(|| oue::oue(black_box(s), Epsilon::positive("epsilon", 1.0).unwrap(), "b").unwrap())
         });
         // ε large enough that eq 19 is ε-LIP for this prior (its closed form path).
         let eps = (1.0 / src.p_x().iter().cloned().fold(1.0, f64::min)).ln() + 0.1;
         g.bench_with_input(BenchmarkId::new("rr_lip_eq19", k), &src, |b, s| {
-            b.iter(|| rr::rr_lip(black_box(s), eps, "b").unwrap())
+            b.iter(|| rr::rr_lip(black_box(s), Epsilon::positive("epsilon", eps).unwrap(), "b").unwrap())
         });
     }
     g.finish();
@@ -48,7 +49,7 @@ fn lps(c: &mut Criterion) {
         let src = prior(k, 100 + k as u64);
         // ε small enough that eq 19 fails, so the LP runs.
         g.bench_with_input(BenchmarkId::new("rr_lip_lp", k), &src, |b, s| {
-            b.iter(|| rr::rr_lip(black_box(s), 0.3, "b").unwrap())
+            b.iter(|| rr::rr_lip(black_box(s), Epsilon::positive("epsilon", 0.3).unwrap(), "b").unwrap())
         });
         if k > 32 {
             continue; // BP-LIP with 3 priors at k = 64: ~12k variables, tens of seconds per solve
@@ -57,7 +58,10 @@ fn lps(c: &mut Criterion) {
         let priors: Vec<Vec<f64>> = (0..3).map(|_| dist(&mut rng, k)).collect();
         let labels = Alphabet::indices("x", k).unwrap();
         g.bench_with_input(BenchmarkId::new("rr_bp_lip_3_priors", k), &priors, |b, p| {
-            b.iter(|| rr::rr_bp_lip(labels.clone(), black_box(p), 1.0, None, "b").unwrap())
+            b.iter(|| {
+                rr::rr_bp_lip(labels.clone(), black_box(p), Epsilon::positive("epsilon", 1.0).unwrap(), None, "b")
+                    .unwrap()
+            })
         });
     }
     for (ns, nx) in [(2usize, 4usize), (4, 16), (8, 32), (16, 64)] {

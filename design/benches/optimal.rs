@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use privlift::document::{Alphabet, Matrix};
+use privlift::param::Epsilon;
 use privlift_design::lift::{JointView, Notion};
 use privlift_design::orr::{optimal_response_with, response_sparse, Method};
 use privlift_design::vertex::{LiftPolytope, Limits};
@@ -62,10 +63,10 @@ fn optimal(c: &mut Criterion) {
     let small = joint(2, 5, 11);
     for eps in [0.5, 1.0, 2.0] {
         g.bench_with_input(BenchmarkId::new("orr_lip_5x2", eps), &small, |b, s| {
-            b.iter(|| orr::orr_lip(black_box(s), eps, "b").unwrap())
+            b.iter(|| orr::orr_lip(black_box(s), Epsilon::positive("epsilon", eps).unwrap(), "b").unwrap())
         });
         g.bench_with_input(BenchmarkId::new("optimal_ldp_5x2", eps), &small, |b, s| {
-            b.iter(|| optimal_ldp::optimal_ldp(black_box(s), eps, "b").unwrap())
+            b.iter(|| optimal_ldp::optimal_ldp(black_box(s), Epsilon::positive("epsilon", eps).unwrap(), "b").unwrap())
         });
     }
     // At εl = εu = 0.25 a group of this joint's partition has more vertices than the

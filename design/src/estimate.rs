@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use privlift::document::{block_count, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
+use privlift::param::Epsilon;
 
 /// An estimated histogram with per-entry standard errors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -45,15 +46,12 @@ pub(crate) fn check_counts(counts: &[f64], len: usize) -> Result<f64> {
             return Err(Error::field(alloc::format!("counts[{i}]")).non_finite());
         }
         if c < 0.0 {
-            return Err(Error::InvalidArgument {
-                name: alloc::format!("counts[{i}]"),
-                reason: alloc::format!("a count must be ≥ 0, got {c}"),
-            });
+            return Err(Error::invalid(alloc::format!("counts[{i}]"), alloc::format!("a count must be ≥ 0, got {c}")));
         }
     }
     let n: f64 = counts.iter().sum();
     if n <= 0.0 {
-        return Err(Error::InvalidArgument { name: "counts".into(), reason: "no reports to estimate from".into() });
+        return Err(Error::invalid("counts", "no reports to estimate from"));
     }
     Ok(n)
 }
@@ -67,10 +65,10 @@ const SINGULAR_PIVOT: f64 = 1e-12;
 fn inverse_transpose(w: &Matrix) -> Result<Vec<f64>> {
     let k = w.rows();
     if w.cols() != k {
-        return Err(Error::InvalidArgument {
-            name: "mechanism".into(),
-            reason: alloc::format!("estimation needs a square invertible channel, this one is {k}×{}", w.cols()),
-        });
+        return Err(Error::invalid(
+            "mechanism",
+            alloc::format!("estimation needs a square invertible channel, this one is {k}×{}", w.cols()),
+        ));
     }
     // Augmented [Wᵀ | I].
     let mut m = vec![0.0; k * 2 * k];
@@ -85,11 +83,10 @@ fn inverse_transpose(w: &Matrix) -> Result<Vec<f64>> {
             (col..k).max_by(|&a, &b| m[a * 2 * k + col].abs().total_cmp(&m[b * 2 * k + col].abs())).unwrap_or(col);
         let pv = m[piv * 2 * k + col];
         if pv.abs() < SINGULAR_PIVOT {
-            return Err(Error::InvalidArgument {
-                name: "mechanism".into(),
-                reason: "the channel is not invertible (rank-deficient): P_X cannot be identified from its reports"
-                    .into(),
-            });
+            return Err(Error::invalid(
+                "mechanism",
+                "the channel is not invertible (rank-deficient): P_X cannot be identified from its reports",
+            ));
         }
         if piv != col {
             for j in 0..2 * k {
@@ -131,7 +128,8 @@ pub fn estimate_matrix(w: &Matrix, counts: &[f64]) -> Result<Estimate> {
 }
 
 /// k-RR closed form: p̂_x = (f_x − o)/(d − o), Var = f_x(1 − f_x)/(n(d − o)²).
-pub fn estimate_krr(k: usize, eps: f64, counts: &[f64]) -> Result<Estimate> {
+pub fn estimate_krr(k: usize, epsilon: Epsilon, counts: &[f64]) -> Result<Estimate> {
+    let eps = epsilon.get();
     let n = check_counts(counts, k)?;
     let e = libm::exp(eps);
     let (d, o) = (e / (e + k as f64 - 1.0), 1.0 / (e + k as f64 - 1.0));
@@ -147,21 +145,15 @@ pub fn estimate_krr(k: usize, eps: f64, counts: &[f64]) -> Result<Estimate> {
 /// Unary encoding: `ones[x]` reports had bit x set, out of `n` reports.
 pub fn estimate_unary(q01: f64, q10: f64, ones: &[f64], n: f64) -> Result<Estimate> {
     if !(n.is_finite() && n > 0.0) {
-        return Err(Error::InvalidArgument { name: "n".into(), reason: alloc::format!("must be > 0, got {n}") });
+        return Err(Error::invalid("n", alloc::format!("must be > 0, got {n}")));
     }
     check_counts(ones, ones.len())?;
     if let Some((i, c)) = ones.iter().enumerate().find(|(_, &c)| c > n) {
-        return Err(Error::InvalidArgument {
-            name: alloc::format!("counts[{i}]"),
-            reason: alloc::format!("{c} ones out of {n} reports"),
-        });
+        return Err(Error::invalid(alloc::format!("counts[{i}]"), alloc::format!("{c} ones out of {n} reports")));
     }
     let (p, q) = (1.0 - q10, q01);
     if (p - q).abs() < 1e-15 {
-        return Err(Error::InvalidArgument {
-            name: "mechanism".into(),
-            reason: "bits carry no information (q01 = 1 − q10)".into(),
-        });
+        return Err(Error::invalid("mechanism", "bits carry no information (q01 = 1 − q10)"));
     }
     let f: Vec<f64> = ones.iter().map(|c| c / n).collect();
     Ok(Estimate {
@@ -182,9 +174,8 @@ pub fn document_channel(doc: &Document) -> Result<Matrix> {
         MechanismKind::PerSecret { p_y_given_sx, markov: None } => {
             Ok(privlift::leakage::induced_channel(&doc.p_sx(), p_y_given_sx))
         }
-        kind => kind.channel_matrix(doc.input().len()).ok_or_else(|| Error::InvalidArgument {
-            name: "mechanism".into(),
-            reason: "unary encoding reports bit vectors: estimate it from its bit counts".into(),
+        kind => kind.channel_matrix(doc.input().len()).ok_or_else(|| {
+            Error::invalid("mechanism", "unary encoding reports bit vectors: estimate it from its bit counts")
         }),
     }
 }
@@ -275,9 +266,8 @@ pub fn estimate_document(doc: &Document, counts: &[f64], n: Option<f64>) -> Resu
             None => Err(Error::UnsupportedMechanism { kind: doc.mechanism().tag().into() }),
         },
         MechanismKind::Unary { q01, q10 } => {
-            let n = n.ok_or_else(|| Error::InvalidArgument {
-                name: "n".into(),
-                reason: "unary encoding needs the number of reports `n` besides the per-bit counts".into(),
+            let n = n.ok_or_else(|| {
+                Error::invalid("n", "unary encoding needs the number of reports `n` besides the per-bit counts")
             })?;
             estimate_unary(*q01, *q10, counts, n)
         }

@@ -145,7 +145,7 @@ pub fn load_joint(f: JointFile, nx: Option<usize>) -> Result<(Alphabet, Alphabet
 /// checked by the designer, which names it `priors[i]`).
 pub fn load_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>)> {
     let Some(first) = f.priors.first() else {
-        return Err(Error::InvalidArgument { name: "priors".into(), reason: "need at least one prior".into() });
+        return Err(Error::invalid("priors", "need at least one prior"));
     };
     let k = first.len();
     check_size("priors[0]", k)?;
@@ -188,10 +188,7 @@ pub fn checked_distortion(f: DistortionFile, k: usize) -> Result<Matrix> {
 pub fn checked_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>)> {
     let (labels, priors) = load_priors(f)?;
     if priors.len() > MAX_PRIORS {
-        return Err(Error::InvalidArgument {
-            name: "priors".into(),
-            reason: alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", priors.len()),
-        });
+        return Err(Error::invalid("priors", alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", priors.len())));
     }
     for (i, p) in priors.iter().enumerate() {
         let field = alloc::format!("priors[{i}]");
@@ -223,10 +220,10 @@ impl MultiJoint {
     /// `negative_probability`, `non_finite`, `not_normalized` for a bad joint.
     pub fn new(secret: Alphabet, attributes: Vec<Alphabet>, p_sx: Matrix) -> Result<Self> {
         if attributes.is_empty() || attributes.len() > MAX_SRLIP_ATTRIBUTES {
-            return Err(Error::InvalidArgument {
-                name: "attributes".into(),
-                reason: alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attributes.len()),
-            });
+            return Err(Error::invalid(
+                "attributes",
+                alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attributes.len()),
+            ));
         }
         let nx = product_size(&attributes.iter().map(Alphabet::len).collect::<Vec<_>>())?;
         if p_sx.rows() != secret.len() {
@@ -329,22 +326,22 @@ pub fn tuple_labels(field: &str, attributes: &[Alphabet]) -> Result<Alphabet> {
 /// `empty_alphabet`; and the errors of [`MultiJoint::new`].
 pub fn load_multi_joint(f: JointFile) -> Result<MultiJoint> {
     let Some(attrs) = f.attributes else {
-        return Err(Error::InvalidArgument {
-            name: "attributes".into(),
-            reason: "a multi-attribute joint needs `attributes: [{\"labels\": [...]}, ...]`".into(),
-        });
+        return Err(Error::invalid(
+            "attributes",
+            "a multi-attribute joint needs `attributes: [{\"labels\": [...]}, ...]`",
+        ));
     };
     if f.labels.is_some() {
-        return Err(Error::InvalidArgument {
-            name: "labels".into(),
-            reason: "a multi-attribute joint names its inputs by `attributes`; drop `labels`".into(),
-        });
+        return Err(Error::invalid(
+            "labels",
+            "a multi-attribute joint names its inputs by `attributes`; drop `labels`",
+        ));
     }
     if attrs.is_empty() || attrs.len() > MAX_SRLIP_ATTRIBUTES {
-        return Err(Error::InvalidArgument {
-            name: "attributes".into(),
-            reason: alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attrs.len()),
-        });
+        return Err(Error::invalid(
+            "attributes",
+            alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attrs.len()),
+        ));
     }
     let attributes = attrs
         .into_iter()

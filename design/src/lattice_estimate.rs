@@ -92,7 +92,7 @@ pub fn estimate_lattice(m: &LatticeMechanism, counts: &[(i64, f64)], max_iterati
     let observed = aggregate(counts)?;
     let n: f64 = observed.iter().map(|&(_, c)| c).sum();
     if !n.is_finite() {
-        return Err(Error::InvalidArgument { name: "counts".into(), reason: "the total count overflows".into() });
+        return Err(Error::invalid("counts", "the total count overflows"));
     }
     let probs = Probabilities::new(m);
     let lattice = m.lattice();
@@ -162,13 +162,13 @@ fn groups(d: usize, points: usize) -> Vec<core::ops::Range<usize>> {
 
 fn impossible(counts: &[(i64, f64)], j: i64, lattice: &Lattice) -> Error {
     let i = counts.iter().position(|&(jj, c)| jj == j && c > 0.0).unwrap_or(0);
-    Error::InvalidArgument {
-        name: alloc::format!("counts[{i}]"),
-        reason: alloc::format!(
+    Error::invalid(
+        alloc::format!("counts[{i}]"),
+        alloc::format!(
             "output index {j} (value {}) is never released by this mechanism from any lattice point",
             lattice.value(j)
         ),
-    }
+    )
 }
 
 /// P(j | k) for every lattice point k, in O(n) per output j.

@@ -423,11 +423,6 @@ pub(crate) fn srr_form(w: Matrix, low: &[usize], parts: &[(Vec<usize>, usize)]) 
     }
 }
 
-/// Checks a designer's budget ε: [`privlift::param::Epsilon::positive`], in (0, 700].
-pub(crate) fn check_eps(name: &str, eps: f64) -> Result<()> {
-    privlift::param::Epsilon::positive(name, eps).map(drop)
-}
-
 /// Cleans an LP solution into a row-stochastic matrix: entries within `tol` below 0 are
 /// set to 0 and each row is renormalised. An entry further below 0, or a row sum off by
 /// more than `tol`, is a numerical failure.
@@ -462,6 +457,7 @@ pub fn default_id(method: &str, eps: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use privlift::param::Epsilon;
 
     fn prior(p: &[f64]) -> Source {
         Source::prior(Alphabet::indices("x", p.len()).unwrap(), p.to_vec()).unwrap()
@@ -473,7 +469,7 @@ mod tests {
     fn a_channel_above_its_target_is_repaired_by_the_least_mixing() {
         let src = prior(&[0.5, 0.3, 0.2]);
         let eps = 1.0;
-        let w = rr::krr_matrix(3, eps * (1.0 + 1e-8));
+        let w = rr::krr_matrix(3, Epsilon::positive("epsilon", eps * (1.0 + 1e-8)).unwrap());
         let claims = Claims { lip: Some(eps), ..Claims::default() };
         let lip_of = |w: &Matrix| {
             let doc =
@@ -507,7 +503,7 @@ mod tests {
     #[test]
     fn a_channel_far_above_its_target_is_refused() {
         let src = prior(&[0.5, 0.3, 0.2]);
-        let w = rr::krr_matrix(3, 3.0);
+        let w = rr::krr_matrix(3, Epsilon::positive("epsilon", 3.0).unwrap());
         let draft =
             Document::new("t", src.labels().clone(), None, src.p_x(), None, compact(w.clone()), Claims::default());
         let lip = draft.unwrap().check(&unbounded()).unwrap().leakage.lip;
@@ -555,7 +551,7 @@ mod tests {
         let src = prior(&[0.25; 4]);
         for k in 0..200 {
             let eps = 0.05 + 0.037 * k as f64;
-            let doc = rr::krr(&src, eps, "krr").unwrap();
+            let doc = rr::krr(&src, Epsilon::positive("epsilon", eps).unwrap(), "krr").unwrap();
             let report = doc.check(&unbounded()).unwrap();
             assert!(report.claims.iter().all(|c| c.actual <= c.bound), "ε = {eps}: {:?}", report.claims);
             let claimed = doc.claims().ldp_x.unwrap();

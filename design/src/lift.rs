@@ -6,11 +6,11 @@
 
 use alloc::vec::Vec;
 
-use super::check_eps;
 use crate::tolerance::{BUDGET_NATS, BUDGET_RELATIVE};
 use privlift::document::{AlipJson, AlphaLiftJson, Claims, Matrix};
 use privlift::error::{Error, Result};
 use privlift::leakage::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
+use privlift::param::Epsilon;
 
 /// Designs meet a budget ε with a margin: they are computed at
 /// ε' = ε(1 − [`BUDGET_RELATIVE`]) − [`BUDGET_NATS`] (1e-9, 1e-11) and claim ε. Lifts computed in floating point sit within a
@@ -115,12 +115,9 @@ impl Notion {
             | Notion::AlphaLift { eps_l, eps_u, .. } => &[("eps_l", *eps_l), ("eps_u", *eps_u)],
         };
         for &(name, e) in budgets {
-            check_eps(name, e)?;
+            Epsilon::positive(name, e)?;
             if design_budget(e) <= 0.0 {
-                return Err(Error::InvalidArgument {
-                    name: name.into(),
-                    reason: alloc::format!("{e} is below the design margin (1e-11 nats)"),
-                });
+                return Err(Error::invalid(name, alloc::format!("{e} is below the design margin (1e-11 nats)")));
             }
         }
         if let Notion::AlphaLift { order, .. } = *self {
@@ -302,12 +299,12 @@ impl Notion {
 /// `invalid_argument` naming `alpha_order`.
 pub fn check_alpha_order(order: f64) -> Result<()> {
     if !order.is_finite() || order <= 1.0 {
-        return Err(Error::InvalidArgument {
-            name: "alpha_order".into(),
-            reason: alloc::format!(
+        return Err(Error::invalid(
+            "alpha_order",
+            alloc::format!(
                 "the α-lift order must be finite and > 1 (at α ≤ 1 the α-lift is ≤ 1 and bounds nothing), got {order}"
             ),
-        });
+        ));
     }
     Ok(())
 }

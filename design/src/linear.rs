@@ -26,10 +26,7 @@ use privlift::leakage::induced_channel;
 
 fn check_alpha(alpha: f64) -> Result<()> {
     if !(alpha.is_finite() && alpha > 0.0 && alpha <= 1.0) {
-        return Err(Error::InvalidArgument {
-            name: "alpha".into(),
-            reason: alloc::format!("must be in (0, 1], got {alpha}"),
-        });
+        return Err(Error::invalid("alpha", alloc::format!("must be in (0, 1], got {alpha}")));
     }
     Ok(())
 }
@@ -37,10 +34,9 @@ fn check_alpha(alpha: f64) -> Result<()> {
 fn need_joint(source: &Source) -> Result<(usize, usize)> {
     match source {
         Source::Joint { p_sx, .. } => Ok((p_sx.rows(), p_sx.cols())),
-        Source::Prior { .. } => Err(Error::InvalidArgument {
-            name: "joint".into(),
-            reason: "linear reduction protects a secret S correlated with X: give --joint".into(),
-        }),
+        Source::Prior { .. } => {
+            Err(Error::invalid("joint", "linear reduction protects a secret S correlated with X: give --joint"))
+        }
     }
 }
 

@@ -91,10 +91,7 @@ pub fn estimate_mle(w: &Matrix, counts: &[f64], max_iterations: usize) -> Result
     let (nx, ny) = (w.rows(), w.cols());
     let n = check_counts(counts, ny)?;
     if let Some(y) = (0..ny).find(|&y| counts[y] > 0.0 && (0..nx).all(|x| w.get(x, y) == 0.0)) {
-        return Err(Error::InvalidArgument {
-            name: alloc::format!("counts[{y}]"),
-            reason: "reports of an output this channel never releases".into(),
-        });
+        return Err(Error::invalid(alloc::format!("counts[{y}]"), "reports of an output this channel never releases"));
     }
     let f: Vec<f64> = counts.iter().map(|c| c / n).collect();
     let mut p = vec![1.0 / nx as f64; nx];

@@ -49,10 +49,11 @@ use super::lift::{design_budget, JointView};
 use super::orr::{assemble, response_over_vertices, with_extra};
 use super::utility::released_utility;
 use super::vertex::{binomial, coordinate_scale, next_combination, posterior, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
-use super::{check_eps, publish_channel, Audited, Draft, Source};
+use super::{publish_channel, Audited, Draft, Source};
 use crate::tolerance::PIVOT_FLOOR;
 use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
+use privlift::param::Epsilon;
 
 /// Γ' of the module docs on a subset X' of X: the posterior columns whose lifts are
 /// within a factor e^ε of each other.
@@ -79,15 +80,12 @@ impl LdpPolytope {
     /// or a ratio that is not finite and > 0.
     pub fn new(view: &JointView, subset: &[usize], ln_ratio: f64) -> Result<Self> {
         if subset.is_empty() {
-            return Err(Error::InvalidArgument { name: "subset".into(), reason: "empty".into() });
+            return Err(Error::invalid("subset", "empty"));
         }
         if let Some(&x) = subset.iter().find(|&&x| x >= view.nx() || view.p_x[x] <= 0.0) {
-            return Err(Error::InvalidArgument {
-                name: "subset".into(),
-                reason: alloc::format!("input {x} is out of range or has P(x) = 0"),
-            });
+            return Err(Error::invalid("subset", alloc::format!("input {x} is out of range or has P(x) = 0")));
         }
-        check_eps("epsilon", ln_ratio)?;
+        Epsilon::positive("epsilon", ln_ratio)?;
         let (ns, n, nx) = (view.ns(), subset.len(), view.nx());
         // Lifts stay below e^ε (the least lift is at most 1), so d bounds v as in Π.
         let d = coordinate_scale(view, subset, ln_ratio).unwrap_or_else(|| vec![1.0; n]);
@@ -134,14 +132,16 @@ impl LdpPolytope {
     /// `invalid_argument` if the enumeration would exceed [`MAX_CANDIDATES`] solves or
     /// [`MAX_VERTICES`] points (the message suggests the LDP watchdogs).
     pub fn vertices(&self) -> Result<Vec<Vec<f64>>> {
-        let too_big = |what: alloc::string::String| Error::InvalidArgument {
-            name: "alphabet".into(),
-            reason: alloc::format!(
-                "optimal LDP with |X| = {}, |S| = {} {what}, which would take too long; use subset merging \
+        let too_big = |what: alloc::string::String| {
+            Error::invalid(
+                "alphabet",
+                alloc::format!(
+                    "optimal LDP with |X| = {}, |S| = {} {what}, which would take too long; use subset merging \
                  (subset-merging --notion ldp) instead",
-                self.n,
-                self.ns
-            ),
+                    self.n,
+                    self.ns
+                ),
+            )
         };
         let work = self.candidates();
         if work > MAX_CANDIDATES {
@@ -275,18 +275,16 @@ fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
 /// use privlift::document::{Alphabet, Matrix};
 /// let p_sx = Matrix::from_flat(2, 3, vec![0.3, 0.1, 0.1, 0.1, 0.1, 0.3]);
 /// let src = Source::joint(Alphabet::indices("s", 2)?, Alphabet::indices("x", 3)?, p_sx)?;
-/// let doc = optimal_ldp::optimal_ldp(&src, 1.0, "opt-ldp")?;
+/// use privlift::param::Epsilon;
+/// let doc = optimal_ldp::optimal_ldp(&src, Epsilon::positive("epsilon", 1.0)?, "opt-ldp")?;
 /// assert_eq!(doc.claims().ldp, Some(1.0));
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn optimal_ldp(source: &Source, eps: f64, id: &str) -> Result<Document> {
-    check_eps("epsilon", eps)?;
+pub fn optimal_ldp(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
+    let eps = epsilon.get();
     let budget = design_budget(eps);
     if !(budget > 0.0) {
-        return Err(Error::InvalidArgument {
-            name: "epsilon".into(),
-            reason: alloc::format!("{eps} is below the design margin (1e-11 nats)"),
-        });
+        return Err(Error::invalid("epsilon", alloc::format!("{eps} is below the design margin (1e-11 nats)")));
     }
     let view = JointView::new(&source.p_sx());
     let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();

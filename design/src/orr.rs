@@ -32,6 +32,7 @@ use super::vertex::{spans_wide, LiftPolytope, Limits, TOLERANCE};
 use super::{clean_rows, publish_channel, Audited, Draft, Source};
 use privlift::document::{Alphabet, Document, Matrix};
 use privlift::error::{Error, Result};
+use privlift::param::Epsilon;
 
 /// An optimal random response on a subset X' of X: posterior columns over X' (in the
 /// subset's order) and their masses, plus the number of vertices the LP chose from.
@@ -378,10 +379,10 @@ pub fn optimal(source: &Source, notion: Notion, id: &str) -> Result<Document> {
 pub fn optimal_with(source: &Source, notion: Notion, id: &str, limits: Option<Limits>) -> Result<Document> {
     notion.check()?;
     let Some((ln_lo, ln_hi)) = notion.lift_bounds() else {
-        return Err(Error::InvalidArgument {
-            name: "notion".into(),
-            reason: alloc::format!("optimal random response is implemented for lip and alip, not {}", notion.name()),
-        });
+        return Err(Error::invalid(
+            "notion",
+            alloc::format!("optimal random response is implemented for lip and alip, not {}", notion.name()),
+        ));
     };
     let view = JointView::new(&source.p_sx());
     let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();
@@ -417,13 +418,16 @@ pub(crate) fn with_extra(doc: Document, extra: Vec<(&str, serde_json::Value)>) -
 
 /// ORR: the ε-LIP mechanism w.r.t. S maximising I(X;Y) (Lopuhaä-Zwakenberg Thm 2).
 /// See [`optimal`].
-pub fn orr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
+pub fn orr_lip(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
+    let eps = epsilon.get();
     optimal(source, Notion::Lip { eps }, id)
 }
 
 /// AORR: the (εl, εu)-ALIP mechanism w.r.t. S maximising I(X;Y) (Zarrabian et al.
 /// eq 12, solved by eqs 22–26 on all of X). See [`optimal`].
-pub fn aorr(source: &Source, eps_l: f64, eps_u: f64, id: &str) -> Result<Document> {
+pub fn aorr(source: &Source, epsilon_l: Epsilon, epsilon_u: Epsilon, id: &str) -> Result<Document> {
+    let eps_u = epsilon_u.get();
+    let eps_l = epsilon_l.get();
     optimal(source, Notion::Alip { eps_l, eps_u }, id)
 }
 

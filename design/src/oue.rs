@@ -1,13 +1,15 @@
 //! Optimal unary encoding (Wang et al. 2017; Jiang et al. V-A (e)).
 
 use super::utility::{entropy, Utility};
-use super::{check_eps, publish, Audited, Draft, Source};
+use super::{publish, Audited, Draft, Source};
 use privlift::document::{Claims, Document, MechanismKind};
 use privlift::error::Result;
 use privlift::leakage::UNARY_ENUMERATION_LIMIT;
+use privlift::param::Epsilon;
 
 /// OUE's flip probabilities at ε: q01 = 1/(e^ε + 1) (a 0 becomes 1), q10 = 1/2.
-pub fn oue_params(eps: f64) -> (f64, f64) {
+pub fn oue_params(epsilon: Epsilon) -> (f64, f64) {
+    let eps = epsilon.get();
     (1.0 / (libm::exp(eps) + 1.0), 0.5)
 }
 
@@ -20,9 +22,9 @@ pub fn oue_params(eps: f64) -> (f64, f64) {
 /// Utility: `mi_xy`/`nmi` are exact for |X| ≤ 14 (the audit enumerates the 2^|X|
 /// reports) and omitted above; `tv`, `hamming` and distortions are undefined for a
 /// bit-vector report and omitted.
-pub fn oue(source: &Source, eps: f64, id: &str) -> Result<Document> {
-    check_eps("epsilon", eps)?;
-    let (q01, q10) = oue_params(eps);
+pub fn oue(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
+    let eps = epsilon.get();
+    let (q01, q10) = oue_params(epsilon);
     let k = source.labels().len();
     let mi = if k <= UNARY_ENUMERATION_LIMIT {
         let p_sx = Source::prior(source.labels().clone(), source.p_x())?.p_sx();

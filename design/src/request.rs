@@ -11,6 +11,7 @@ use super::vertex::Limits;
 use super::{default_id, linear, optimal_ldp, orr, oue, rr, srlip, srr, watchdog, Source};
 use privlift::document::{Alphabet, Document};
 use privlift::error::Error;
+use privlift::param::Epsilon;
 
 /// Every design method, by the name the CLI and the JS binding use.
 pub const METHODS: [&str; 15] = [
@@ -32,14 +33,14 @@ pub const METHODS: [&str; 15] = [
 ];
 
 /// The methods that protect a secret S by a lift notion ([`lift_design`]): they take a
-/// prior or a joint and the budgets of [`Budget`].
+/// prior or a joint and the budgets of [`LiftBudget`].
 pub const LIFT_METHODS: [&str; 6] = ["orr-lip", "orr-alip", "orr-ldp", "watchdog", "subset-merging", "srr"];
 
 /// The budget of a lift-notion design: `epsilon` (LIP, LDP) or `eps_l`, `eps_u` (ALIP;
 /// either for `l1`, `chi2`, `alpha`, where `epsilon` means εl = εu = ε), the notion by
 /// name ([`NOTIONS`]) and the order α (> 1) of the `alpha` notion.
 #[derive(Debug, Clone, Default)]
-pub struct Budget {
+pub struct LiftBudget {
     /// ε in nats: the budget of LIP and LDP, or εl = εu for `l1`, `chi2`, `alpha`.
     pub epsilon: Option<f64>,
     /// εl in nats: the lower budget of ALIP, or the lift-inverse one of `l1`, `chi2`, `alpha`.
@@ -52,11 +53,11 @@ pub struct Budget {
     pub alpha_order: Option<f64>,
 }
 
-/// The notions [`Budget::notion`] accepts: LIP, ALIP, LDP w.r.t. S and the lift-based +
+/// The notions [`LiftBudget::notion`] accepts: LIP, ALIP, LDP w.r.t. S and the lift-based +
 /// lift-inverse notions of Zarrabian et al. Sec. VI-B (ℓ1, χ², α-lift; [`Notion`]).
 pub const NOTIONS: [&str; 6] = ["lip", "alip", "ldp", "l1", "chi2", "alpha"];
 
-impl Budget {
+impl LiftBudget {
     /// The notion `method` designs for. `orr-lip` is LIP and `orr-alip` ALIP whatever
     /// `notion` says (a conflicting `notion` is refused); the watchdog family reads
     /// `notion`, by default `alip` when `eps_l`/`eps_u` are given and `lip` otherwise.
@@ -75,10 +76,10 @@ impl Budget {
         };
         let name = match (fixed, self.notion.as_deref()) {
             (Some(f), Some(n)) if f != n => {
-                return Err(Error::InvalidArgument {
-                    name: "notion".into(),
-                    reason: alloc::format!("design method `{method}` is for `{f}`, not `{n}`"),
-                })
+                return Err(Error::invalid(
+                    "notion",
+                    alloc::format!("design method `{method}` is for `{f}`, not `{n}`"),
+                ))
             }
             (Some(f), _) => f,
             (None, Some(n)) => n,
@@ -88,36 +89,36 @@ impl Budget {
         let asym = self.eps_l.is_some() || self.eps_u.is_some();
         let two = |m: &str| -> Result<(f64, f64), Error> {
             if self.epsilon.is_some() {
-                return Err(Error::InvalidArgument {
-                    name: "epsilon".into(),
-                    reason: alloc::format!("`{m}` takes `eps_l` and `eps_u`, not `epsilon`"),
-                });
+                return Err(Error::invalid(
+                    "epsilon",
+                    alloc::format!("`{m}` takes `eps_l` and `eps_u`, not `epsilon`"),
+                ));
             }
             Ok((self.eps_l.ok_or_else(|| missing(m, "eps_l"))?, self.eps_u.ok_or_else(|| missing(m, "eps_u"))?))
         };
         let one = |m: &str| -> Result<f64, Error> {
             if asym {
-                return Err(Error::InvalidArgument {
-                    name: "eps_l, eps_u".into(),
-                    reason: alloc::format!("`{m}` takes `epsilon`, not `eps_l`/`eps_u`"),
-                });
+                return Err(Error::invalid(
+                    "eps_l, eps_u",
+                    alloc::format!("`{m}` takes `epsilon`, not `eps_l`/`eps_u`"),
+                ));
             }
             self.epsilon.ok_or_else(|| missing(m, "epsilon"))
         };
         if self.alpha_order.is_some() && name != "alpha" {
-            return Err(Error::InvalidArgument {
-                name: "alpha_order".into(),
-                reason: alloc::format!("only the `alpha` notion takes `alpha_order`, not `{name}`"),
-            });
+            return Err(Error::invalid(
+                "alpha_order",
+                alloc::format!("only the `alpha` notion takes `alpha_order`, not `{name}`"),
+            ));
         }
         let label = alloc::format!("{method} --notion {name}");
         // ℓ1, χ², α-lift: (εl, εu), or `epsilon` for εl = εu.
         let either = |m: &str| -> Result<(f64, f64), Error> {
             match self.epsilon {
-                Some(e) if asym => Err(Error::InvalidArgument {
-                    name: "epsilon".into(),
-                    reason: alloc::format!("`{m}` takes `epsilon` ({e}) or `eps_l` and `eps_u`, not both"),
-                }),
+                Some(e) if asym => Err(Error::invalid(
+                    "epsilon",
+                    alloc::format!("`{m}` takes `epsilon` ({e}) or `eps_l` and `eps_u`, not both"),
+                )),
                 Some(e) => Ok((e, e)),
                 None if asym => two(m),
                 None => Err(missing(m, "epsilon` or `eps_l` and `eps_u")),
@@ -143,10 +144,10 @@ impl Budget {
                 let (eps_l, eps_u) = either(&label)?;
                 Ok(Notion::AlphaLift { order, eps_l, eps_u })
             }
-            other => Err(Error::InvalidArgument {
-                name: "notion".into(),
-                reason: alloc::format!("unknown notion `{other}` (expected one of {})", NOTIONS.join(", ")),
-            }),
+            other => Err(Error::invalid(
+                "notion",
+                alloc::format!("unknown notion `{other}` (expected one of {})", NOTIONS.join(", ")),
+            )),
         }
     }
 }
@@ -157,7 +158,7 @@ impl Budget {
 /// `invalid_argument` for an unknown method, a bad budget or notion, or a size the
 /// vertex enumeration refuses (the message suggests `srr`); the design's own errors
 /// (`infeasible` when no private watchdog exists).
-pub fn lift_design(method: &str, source: &Source, budget: &Budget, id: &str) -> Result<Document, Error> {
+pub fn lift_design(method: &str, source: &Source, budget: &LiftBudget, id: &str) -> Result<Document, Error> {
     lift_design_with(method, source, budget, id, false)
 }
 
@@ -169,7 +170,7 @@ pub fn lift_design(method: &str, source: &Source, budget: &Budget, id: &str) -> 
 pub fn lift_design_with(
     method: &str,
     source: &Source,
-    budget: &Budget,
+    budget: &LiftBudget,
     id: &str,
     exact: bool,
 ) -> Result<Document, Error> {
@@ -180,22 +181,22 @@ pub fn lift_design_with(
     match method {
         "orr-lip" | "orr-alip" => orr::optimal_with(source, notion, id, exact.then_some(Limits::NONE)),
         "orr-ldp" => match notion {
-            Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, eps, id),
-            _ => Err(Error::InvalidArgument { name: "notion".into(), reason: "`orr-ldp` is for `ldp`".into() }),
+            Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, Epsilon::positive("epsilon", eps)?, id),
+            _ => Err(Error::invalid("notion", "`orr-ldp` is for `ldp`")),
         },
         "watchdog" => watchdog::watchdog(source, notion, id),
         "subset-merging" => watchdog::subset_merging(source, notion, id),
         "srr" => srr::srr(source, notion, id),
-        _ => Err(Error::InvalidArgument {
-            name: "method".into(),
-            reason: alloc::format!("`{method}` is not a lift-notion design ({})", LIFT_METHODS.join(", ")),
-        }),
+        _ => Err(Error::invalid(
+            "method",
+            alloc::format!("`{method}` is not a lift-notion design ({})", LIFT_METHODS.join(", ")),
+        )),
     }
 }
 
 /// The document id of a lift-notion design when none is given: `METHOD-NOTION-epsE`
 /// or `METHOD-NOTION-epsA-B` (NOTION `alphaK` for the α-lift notion of order K).
-pub fn lift_default_id(method: &str, budget: &Budget) -> String {
+pub fn lift_default_id(method: &str, budget: &LiftBudget) -> String {
     let name = match (method, budget.notion(method)) {
         ("orr-lip" | "orr-alip" | "orr-ldp", _) => method.into(),
         (_, Ok(Notion::AlphaLift { order, .. })) => alloc::format!("{method}-alpha{order}"),
@@ -212,13 +213,13 @@ pub fn lift_default_id(method: &str, budget: &Budget) -> String {
 pub const EXACT_METHODS: [&str; 2] = ["orr-lip", "orr-alip"];
 
 fn not_exact(method: &str) -> Error {
-    Error::InvalidArgument {
-        name: "exact".into(),
-        reason: alloc::format!(
+    Error::invalid(
+        "exact",
+        alloc::format!(
             "lifts the vertex search's caps of {}; `{method}` has none to lift",
             EXACT_METHODS.join(" and ")
         ),
-    }
+    )
 }
 
 /// A design request: the inputs a method needs (the others absent).
@@ -237,7 +238,7 @@ pub struct DesignRequest {
     /// The distortion of `rr-bp-lip` and `linear-distance` (`D.json`); |x − y| on indices when absent.
     #[serde(default)]
     pub distortion: Option<DistortionFile>,
-    /// The budget ε in nats (for the lift methods, see [`Budget::epsilon`]).
+    /// The budget ε in nats (for the lift methods, see [`LiftBudget::epsilon`]).
     #[serde(default)]
     pub epsilon: Option<f64>,
     /// The factor α ∈ (0, 1] of the `linear-*` methods.
@@ -249,10 +250,10 @@ pub struct DesignRequest {
     /// The upper end b of the interval P_X(1) ∈ [a, b] of `rr-lip-interval`.
     #[serde(default)]
     pub b: Option<f64>,
-    /// The lower budget εl in nats of the lift methods ([`Budget::eps_l`]).
+    /// The lower budget εl in nats of the lift methods ([`LiftBudget::eps_l`]).
     #[serde(default)]
     pub eps_l: Option<f64>,
-    /// The upper budget εu in nats of the lift methods ([`Budget::eps_u`]).
+    /// The upper budget εu in nats of the lift methods ([`LiftBudget::eps_u`]).
     #[serde(default)]
     pub eps_u: Option<f64>,
     /// The lift notion by name ([`NOTIONS`]).
@@ -275,7 +276,7 @@ pub struct DesignRequest {
 }
 
 fn missing(method: &str, what: &str) -> Error {
-    Error::InvalidArgument { name: what.into(), reason: alloc::format!("design method `{method}` needs `{what}`") }
+    Error::invalid(what, alloc::format!("design method `{method}` needs `{what}`"))
 }
 
 /// An error of [`design_inputs`], with the input it is about (`"prior"`, `"joint"`,
@@ -302,10 +303,10 @@ fn input<T>(name: &'static str, r: Result<T, Error>) -> Result<T, InputError> {
 
 fn source_of(method: &str, req: &mut DesignRequest) -> Result<Source, InputError> {
     match (req.prior.take(), req.joint.take()) {
-        (Some(_), Some(_)) => Err(Error::InvalidArgument {
-            name: "prior, joint".into(),
-            reason: alloc::format!("design method `{method}` takes either `prior` or `joint`, not both"),
-        }
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "prior, joint",
+            alloc::format!("design method `{method}` takes either `prior` or `joint`, not both"),
+        )
         .into()),
         (Some(p), None) => input("prior", load_prior(p).and_then(|(labels, p)| Source::prior(labels, p))),
         (None, Some(j)) => {
@@ -324,7 +325,7 @@ fn source_of(method: &str, req: &mut DesignRequest) -> Result<Source, InputError
 pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, InputError> {
     let eps = req.epsilon;
     if LIFT_METHODS.contains(&method) {
-        let budget = Budget {
+        let budget = LiftBudget {
             epsilon: eps,
             eps_l: req.eps_l,
             eps_u: req.eps_u,
@@ -339,7 +340,7 @@ pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, I
         return Err(not_exact(method).into());
     }
     let id = req.id.take().unwrap_or_else(|| default_id(method, eps));
-    let need_eps = || eps.ok_or_else(|| missing(method, "epsilon"));
+    let need_eps = || Epsilon::positive("epsilon", eps.ok_or_else(|| missing(method, "epsilon"))?);
     let need_alpha = || req.alpha.ok_or_else(|| missing(method, "alpha"));
     let doc = match method {
         "krr" => rr::krr(&source_of(method, &mut req)?, need_eps()?, &id)?,
@@ -391,10 +392,10 @@ pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, I
             }
         }
         _ => {
-            return Err(Error::InvalidArgument {
-                name: "method".into(),
-                reason: alloc::format!("unknown design method `{method}` (expected one of {})", METHODS.join(", ")),
-            }
+            return Err(Error::invalid(
+                "method",
+                alloc::format!("unknown design method `{method}` (expected one of {})", METHODS.join(", ")),
+            )
             .into())
         }
     };

@@ -8,13 +8,15 @@ use alloc::vec::Vec;
 
 use super::lp::{Cmp, Lp};
 use super::utility::{absolute_distance, channel_utility, check_distortion};
-use super::{check_eps, clean_rows, publish, Audited, Draft, Source};
+use super::{clean_rows, publish, Audited, Draft, Source};
 use privlift::document::{Alphabet, BpLipJson, Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
+use privlift::param::Epsilon;
 use privlift::verify::REL_TOLERANCE;
 
 /// The k-RR channel: e^ε/(e^ε+k−1) on the diagonal, 1/(e^ε+k−1) elsewhere.
-pub fn krr_matrix(k: usize, eps: f64) -> Matrix {
+pub fn krr_matrix(k: usize, epsilon: Epsilon) -> Matrix {
+    let eps = epsilon.get();
     let e = libm::exp(eps);
     let (d, o) = (e / (e + k as f64 - 1.0), 1.0 / (e + k as f64 - 1.0));
     Matrix::from_flat(k, k, (0..k * k).map(|i| if i / k == i % k { d } else { o }).collect())
@@ -24,14 +26,14 @@ pub fn krr_matrix(k: usize, eps: f64) -> Matrix {
 ///
 /// # Privacy
 /// Claims `ldp_x = ε` (prior-free), plus the audited LIP (and LDP w.r.t. S for a joint).
-pub fn krr(source: &Source, eps: f64, id: &str) -> Result<Document> {
-    check_eps("epsilon", eps)?;
+pub fn krr(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
+    let eps = epsilon.get();
     let k = source.labels().len();
-    let utility = channel_utility(&source.p_x(), &krr_matrix(k, eps), None);
+    let utility = channel_utility(&source.p_x(), &krr_matrix(k, epsilon), None);
     let claims = Claims { ldp_x: Some(eps), ..Claims::default() };
     let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
     // Published as the O(1) `krr` kind: κ = (e^ε − 1)/(e^ε + k − 1), the same channel.
-    let mechanism = MechanismKind::Krr { epsilon: Some(eps), keep: privlift::document::krr_keep(k, eps) };
+    let mechanism = MechanismKind::Krr { epsilon: Some(eps), keep: privlift::document::krr_keep(k, epsilon) };
     publish(Draft { id, source, output: Some(source.labels().clone()), claims, audited }, mechanism, utility)
 }
 
@@ -44,13 +46,15 @@ pub fn krr(source: &Source, eps: f64, id: &str) -> Result<Document> {
 /// so for ε > 0 it holds **iff P(x) ≥ 1/(1 + e^ε)** for every x with P(x) > 0. The
 /// paper states eq 19 as optimal without this condition; for |X| ≥ 3 and small ε it
 /// fails on most priors (e.g. uniform on 3 symbols at ε = 0.5: 1/3 < 0.378).
-pub fn eq19_is_lip(prior: &[f64], eps: f64) -> bool {
+pub fn eq19_is_lip(prior: &[f64], epsilon: Epsilon) -> bool {
+    let eps = epsilon.get();
     let bound = 1.0 / (1.0 + libm::exp(eps));
     prior.iter().all(|&p| p == 0.0 || p >= bound)
 }
 
 /// The channel of eq 19 (valid as ε-LIP only when [`eq19_is_lip`]).
-pub fn eq19_matrix(prior: &[f64], eps: f64) -> Matrix {
+pub fn eq19_matrix(prior: &[f64], epsilon: Epsilon) -> Matrix {
+    let eps = epsilon.get();
     let k = prior.len();
     let e = libm::exp(-eps);
     Matrix::from_flat(
@@ -88,10 +92,10 @@ impl Objective {
             "hit" => Ok(Objective::Hit),
             "mi" => Ok(Objective::Mi),
             "distortion" => Ok(Objective::Distortion),
-            _ => Err(Error::InvalidArgument {
-                name: "objective".into(),
-                reason: alloc::format!("expected one of {}, got `{name}`", Objective::NAMES.join(", ")),
-            }),
+            _ => Err(Error::invalid(
+                "objective",
+                alloc::format!("expected one of {}, got `{name}`", Objective::NAMES.join(", ")),
+            )),
         }
     }
 }
@@ -110,21 +114,18 @@ impl Objective {
 /// of the wrong size.
 pub fn rr_lip_for(
     source: &Source,
-    eps: f64,
+    epsilon: Epsilon,
     objective: Objective,
     distortion: Option<&Matrix>,
     id: &str,
 ) -> Result<Document> {
-    check_eps("epsilon", eps)?;
+    let eps = epsilon.get();
     let prior = source.p_x();
     if distortion.is_some() && objective != Objective::Distortion {
-        return Err(Error::InvalidArgument {
-            name: "distortion".into(),
-            reason: "a distortion is used by the `distortion` objective only".into(),
-        });
+        return Err(Error::invalid("distortion", "a distortion is used by the `distortion` objective only"));
     }
     match objective {
-        Objective::Hit => rr_lip(source, eps, id),
+        Objective::Hit => rr_lip(source, epsilon, id),
         Objective::Distortion => {
             if let Some(d) = distortion {
                 check_distortion(d, prior.len())?;
@@ -142,7 +143,7 @@ pub fn rr_lip_for(
         Objective::Mi => {
             // The ORR w.r.t. X, re-published against the source (its secret, if any).
             let on_x = Source::prior(source.labels().clone(), prior.clone())?;
-            let orr = super::orr::orr_lip(&on_x, eps, id)?;
+            let orr = super::orr::orr_lip(&on_x, epsilon, id)?;
             let nx = prior.len();
             let w = orr
                 .mechanism()
@@ -186,13 +187,13 @@ pub fn rr_lip_for(
 /// # Privacy
 /// Claims `lip = ε` w.r.t. the source's secret (for a joint: by the linkage inequality,
 /// Jiang et al. Lemma 1.5, LIP w.r.t. S ≤ LIP w.r.t. X).
-pub fn rr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
-    check_eps("epsilon", eps)?;
+pub fn rr_lip(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
+    let eps = epsilon.get();
     let prior = source.p_x();
-    let (w, mechanism) = if eq19_is_lip(&prior, eps) {
+    let (w, mechanism) = if eq19_is_lip(&prior, epsilon) {
         // Eq 19 is the mixture κ·I + (1 − κ)·1P_Xᵀ with κ = 1 − e^{−ε}: the O(k) `rr_lip` kind.
         let mechanism = MechanismKind::RrLip { keep: -libm::expm1(-eps), mixing: prior.clone() };
-        (eq19_matrix(&prior, eps), mechanism)
+        (eq19_matrix(&prior, epsilon), mechanism)
     } else {
         let w = bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&hamming_distance(prior.len())), false)?;
         (w.clone(), super::compact(w))
@@ -208,7 +209,8 @@ pub fn rr_lip(source: &Source, eps: f64, id: &str) -> Result<Document> {
 
 /// The closed form of Jiang et al. IV-B2 for P_X(1) ∈ [a, b]:
 /// q01 = b/(b − a + e^ε), q10 = (1 − a)/(b − a + e^ε) (rows x = 0, 1).
-pub fn interval_matrix(a: f64, b: f64, eps: f64) -> Matrix {
+pub fn interval_matrix(a: f64, b: f64, epsilon: Epsilon) -> Matrix {
+    let eps = epsilon.get();
     let d = b - a + libm::exp(eps);
     let (q01, q10) = (b / d, (1.0 - a) / d);
     Matrix::from_flat(2, 2, vec![1.0 - q01, q01, q10, 1.0 - q10])
@@ -263,17 +265,14 @@ const CLOSED_FORM_MARGIN: f64 = 1e-12;
 /// Claims `bp_lip` with ε over the endpoint priors, and `lip = ε` under the midpoint
 /// prior the document declares. Every prior in [a, b] is ε-LIP by the monotonicity
 /// argument of [`interval_lip`].
-pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> Result<Document> {
-    check_eps("epsilon", eps)?;
+pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, epsilon: Epsilon, id: &str) -> Result<Document> {
+    let eps = epsilon.get();
     let labels = binary_labels(labels)?;
     if !(a.is_finite() && b.is_finite() && 0.0 <= a && a <= b && b <= 1.0) {
-        return Err(Error::InvalidArgument {
-            name: "a, b".into(),
-            reason: alloc::format!("need 0 ≤ a ≤ b ≤ 1, got [{a}, {b}]"),
-        });
+        return Err(Error::invalid("a, b", alloc::format!("need 0 ≤ a ≤ b ≤ 1, got [{a}, {b}]")));
     }
     let priors = vec![vec![1.0 - a, a], vec![1.0 - b, b]];
-    let closed = interval_matrix(a, b, eps);
+    let closed = interval_matrix(a, b, epsilon);
     let w = if interval_lip(&closed, a, b) <= eps * (1.0 - CLOSED_FORM_MARGIN) {
         closed
     } else {
@@ -306,14 +305,14 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, eps: f64, id: &str) -> 
 pub fn rr_bp_lip(
     labels: Alphabet,
     priors: &[Vec<f64>],
-    eps: f64,
+    epsilon: Epsilon,
     distortion: Option<&Matrix>,
     id: &str,
 ) -> Result<Document> {
-    check_eps("epsilon", eps)?;
+    let eps = epsilon.get();
     let k = labels.len();
     if priors.is_empty() {
-        return Err(Error::InvalidArgument { name: "priors".into(), reason: "need at least one prior".into() });
+        return Err(Error::invalid("priors", "need at least one prior"));
     }
     for (i, p) in priors.iter().enumerate() {
         let f = alloc::format!("priors[{i}]");
@@ -434,7 +433,8 @@ fn drop_negligible_outputs(w: Matrix, constrained: &[bool]) -> Matrix {
 
 /// The ε-LIP LP for one prior, exposed for optimality tests.
 #[doc(hidden)]
-pub fn bp_lip_channel_for_test(prior: &[f64], eps: f64) -> Matrix {
+pub fn bp_lip_channel_for_test(prior: &[f64], epsilon: Epsilon) -> Matrix {
+    let eps = epsilon.get();
     bp_lip_channel(&[prior.to_vec()], eps, Some(&hamming_distance(prior.len())), false).expect("LP")
 }
 
@@ -517,8 +517,8 @@ mod tests {
         let bound = 1.0 / (1.0 + eps.exp());
         for (p, ok) in [(bound * 1.000001, true), (bound * 0.999, false)] {
             let prior = [p, 1.0 - p];
-            assert_eq!(eq19_is_lip(&prior, eps), ok);
-            let w = eq19_matrix(&prior, eps);
+            assert_eq!(eq19_is_lip(&prior, Epsilon::positive("epsilon", eps).unwrap()), ok);
+            let w = eq19_matrix(&prior, Epsilon::positive("epsilon", eps).unwrap());
             let l = privlift::leakage::audit(
                 &super::super::Source::prior(Alphabet::indices("l", 2).unwrap(), prior.to_vec()).unwrap().p_sx(),
                 &w,

@@ -68,10 +68,11 @@ use super::optimal_ldp::LdpPolytope;
 use super::orr::{assemble, optimal_response, response_over_vertices, with_extra};
 use super::rr::krr_matrix;
 use super::utility::{channel_utility, released_utility};
-use super::{check_eps, publish, Audited, Draft};
+use super::{publish, Audited, Draft};
 use privlift::document::{Alphabet, Claims, Document, Matrix, SrlipJson};
 use privlift::error::{Error, Result};
 use privlift::leakage::audit_srlip;
+use privlift::param::Epsilon;
 
 /// Largest number of candidate solves of one attribute's optimal-LDP enumeration before
 /// the design falls back to RR for that attribute.
@@ -103,10 +104,7 @@ pub fn product(channels: &[Matrix]) -> Matrix {
 fn check_channel(joint: &MultiJoint, j: usize, q: &Matrix) -> Result<()> {
     let sizes = joint.sizes();
     if j >= sizes.len() {
-        return Err(Error::InvalidArgument {
-            name: "attribute".into(),
-            reason: alloc::format!("attribute {j} of {}", sizes.len()),
-        });
+        return Err(Error::invalid("attribute", alloc::format!("attribute {j} of {}", sizes.len())));
     }
     if q.rows() != sizes[j] {
         return Err(Error::field(alloc::format!("channels[{j}]")).dims(sizes[j], q.rows()));
@@ -161,12 +159,13 @@ pub struct AttributeDesign {
 ///
 /// # Errors
 /// `design_failed` on solver trouble.
-pub fn attribute_channel(joint: &MultiJoint, j: usize, budget: f64) -> Result<AttributeDesign> {
+pub fn attribute_channel(joint: &MultiJoint, j: usize, epsilon: Epsilon) -> Result<AttributeDesign> {
+    let budget = epsilon.get();
     let side = joint.side_joint(j);
     let view = JointView::new(&side);
     let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();
     let aj = side.cols();
-    let fallback = || AttributeDesign { channel: krr_matrix(aj, budget), construction: "krr", budget };
+    let fallback = || AttributeDesign { channel: krr_matrix(aj, epsilon), construction: "krr", budget };
     let poly = LdpPolytope::new(&view, &subset, budget)?;
     if poly.candidates() > MAX_ATTRIBUTE_CANDIDATES {
         return Ok(fallback());
@@ -235,12 +234,13 @@ fn as_sampled(w: &Matrix) -> Result<Matrix> {
 /// let attrs = vec![Alphabet::indices("a", 2)?, Alphabet::indices("b", 2)?];
 /// let p_sx = Matrix::from_flat(2, 4, vec![0.3, 0.1, 0.05, 0.05, 0.05, 0.05, 0.1, 0.3]);
 /// let joint = MultiJoint::new(Alphabet::indices("s", 2)?, attrs, p_sx)?;
-/// let doc = srlip(&joint, 1.0, "srlip-eps1")?;
+/// use privlift::param::Epsilon;
+/// let doc = srlip(&joint, Epsilon::positive("epsilon", 1.0)?, "srlip-eps1")?;
 /// assert_eq!(doc.claims().srlip.as_ref().map(|c| c.eps), Some(1.0));
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
-    check_eps("epsilon", eps)?;
+pub fn srlip(joint: &MultiJoint, epsilon: Epsilon, id: &str) -> Result<Document> {
+    let eps = epsilon.get();
     let notion = Notion::Lip { eps };
     notion.check()?;
     let sizes = joint.sizes();
@@ -260,7 +260,7 @@ pub fn srlip(joint: &MultiJoint, eps: f64, id: &str) -> Result<Document> {
             1.0,
         )
     } else {
-        calibrate(joint, target)?
+        calibrate(joint, Epsilon::positive("epsilon", target)?)?
     };
     let channels: Vec<Matrix> = designs.iter().map(|d| d.channel.clone()).collect();
     let w = product(&channels);
@@ -337,14 +337,17 @@ const NO_GAIN: f64 = 1e-12;
 /// As [`attribute_channel`]; `invalid_argument` for an audit above
 /// [`privlift::leakage::MAX_SRLIP_WORK`] (`too_costly`); `design_failed` if even c = 1 fails the audit
 /// (which the composition rules out up to rounding).
-pub fn calibrate(joint: &MultiJoint, target: f64) -> Result<(Vec<AttributeDesign>, f64)> {
+pub fn calibrate(joint: &MultiJoint, epsilon: Epsilon) -> Result<(Vec<AttributeDesign>, f64)> {
+    let target = epsilon.get();
     let sizes = joint.sizes();
     let m = sizes.len();
     let p_x = joint.p_sx().col_sums();
     let share = target / m as f64;
     // (audited SRLIP, I(X;Y), designs) at factor c.
     let attempt = |c: f64| -> Result<(f64, f64, Vec<AttributeDesign>)> {
-        let designs = (0..m).map(|j| attribute_channel(joint, j, c * share)).collect::<Result<Vec<_>>>()?;
+        let designs = (0..m)
+            .map(|j| attribute_channel(joint, j, Epsilon::positive("epsilon", c * share)?))
+            .collect::<Result<Vec<_>>>()?;
         let w = product(&designs.iter().map(|d| d.channel.clone()).collect::<Vec<_>>());
         let leak = audit_srlip(joint.p_sx(), &as_sampled(&w)?, &sizes)?.eps;
         let mi = channel_utility(&p_x, &w, None).mi_xy.unwrap_or(0.0);

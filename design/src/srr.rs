@@ -54,13 +54,13 @@ pub fn srr(source: &Source, notion: Notion, id: &str) -> Result<Document> {
 /// lift-measure notions (ℓ1, χ², α-lift) are not convex in the channel (Zarrabian et al.
 /// Sec. VI-B: "ORR is not applicable to these measures").
 fn no_polytope(notion: &Notion) -> Error {
-    Error::InvalidArgument {
-        name: "notion".into(),
-        reason: alloc::format!(
+    Error::invalid(
+        "notion",
+        alloc::format!(
             "subset random response is implemented for lip and alip, not {} (use subset-merging)",
             notion.name()
         ),
-    }
+    )
 }
 
 fn not_a_polytope(notion: &Notion) -> Result<()> {
@@ -161,5 +161,5 @@ fn check_partition(view: &JointView, p: &Partition) -> Result<()> {
 }
 
 fn bad_partition(reason: alloc::string::String) -> Error {
-    Error::InvalidArgument { name: "partition".into(), reason }
+    Error::invalid("partition", reason)
 }

@@ -113,26 +113,26 @@ pub const MAX_VERTICES: usize = 200_000;
 impl LiftPolytope {
     /// The refusal of a vertex search past `max_bases` bases.
     fn too_many_bases(&self, max_bases: usize) -> Error {
-        Error::InvalidArgument {
-            name: "alphabet".into(),
-            reason: alloc::format!(
+        Error::invalid(
+            "alphabet",
+            alloc::format!(
                 "vertex search with |X| = {}, |S| = {} visited more than {max_bases} bases; use subset random \
                  response (srr) instead",
                 self.n,
                 self.ns
             ),
-        }
+        )
     }
 }
 
 fn too_many_vertices(n: usize, ns: usize) -> Error {
-    Error::InvalidArgument {
-        name: "alphabet".into(),
-        reason: alloc::format!(
+    Error::invalid(
+        "alphabet",
+        alloc::format!(
             "vertex enumeration with |X| = {n}, |S| = {ns} finds more than {MAX_VERTICES} vertices, which would \
              take too long; use subset random response (srr) instead"
         ),
-    }
+    )
 }
 
 /// The lift polytope on a subset X' of X (see the module docs).
@@ -159,7 +159,7 @@ impl LiftPolytope {
     /// `invalid_argument` for an empty subset, an index out of range, an input with
     /// P(x) = 0, or bounds with ln_lo ≥ ln_hi.
     pub fn new(view: &JointView, subset: &[usize], ln_lo: f64, ln_hi: f64) -> Result<Self> {
-        let bad = |reason: alloc::string::String| Error::InvalidArgument { name: "subset".into(), reason };
+        let bad = |reason: alloc::string::String| Error::invalid("subset", reason);
         if subset.is_empty() {
             return Err(bad("empty".into()));
         }
@@ -167,10 +167,7 @@ impl LiftPolytope {
             return Err(bad(alloc::format!("input {x} is out of range or has P(x) = 0")));
         }
         if !(ln_lo < ln_hi) {
-            return Err(Error::InvalidArgument {
-                name: "bounds".into(),
-                reason: alloc::format!("need ln_lo < ln_hi, got {ln_lo}, {ln_hi}"),
-            });
+            return Err(Error::invalid("bounds", alloc::format!("need ln_lo < ln_hi, got {ln_lo}, {ln_hi}")));
         }
         let (ns, n, nx) = (view.ns(), subset.len(), view.nx());
         let mut a = Vec::with_capacity(ns * n);
@@ -398,15 +395,15 @@ impl LiftPolytope {
     pub fn vertices_by_support(&self) -> Result<Vec<Vec<f64>>> {
         let work = self.candidates();
         if work > MAX_CANDIDATES {
-            return Err(Error::InvalidArgument {
-                name: "alphabet".into(),
-                reason: alloc::format!(
+            return Err(Error::invalid(
+                "alphabet",
+                alloc::format!(
                     "vertex enumeration with |X| = {}, |S| = {} needs {work} candidate solves (limit \
                      {MAX_CANDIDATES}); use subset random response (srr) instead",
                     self.n,
                     self.ns
                 ),
-            });
+            ));
         }
         let (n, ns) = (self.n, self.ns);
         let mut out: Vec<Vec<f64>> = Vec::new();

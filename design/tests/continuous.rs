@@ -2,6 +2,7 @@
 //! the shapes of the paper's Figs 8 and 9, and the exact lattice samplers against their
 //! pmfs (`privlift::sample::discrete`).
 
+use privlift::param::Epsilon;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use privlift_design::continuous::{
@@ -311,7 +312,7 @@ fn laplace_lip_scale_is_lip_and_needs_less_noise() {
         p.iter_mut().for_each(|v| *v /= s);
         let v: Vec<f64> = (0..k).map(|i| i as f64 + 0.5 * uniform(&mut rng)).collect();
         let eps = 0.05 + 4.0 * uniform(&mut rng);
-        let sc = laplace_scales(&v, &p, eps).unwrap();
+        let sc = laplace_scales(&v, &p, Epsilon::positive("epsilon", eps).unwrap()).unwrap();
         assert!(sc.b_lip < sc.b_ldp && sc.b_lip <= sc.b_lip_eq25);
         let lip = laplace_lip(&v, &p, sc.b_lip).unwrap();
         assert!(lip.lip <= eps, "{lip:?} > {eps}");
@@ -321,7 +322,7 @@ fn laplace_lip_scale_is_lip_and_needs_less_noise() {
     }
     // Fig 10's prior {1/3 + s/2, 1/3, 1/3 − s/2}, s = 0.2.
     let p = [1.0 / 3.0 + 0.1, 1.0 / 3.0, 1.0 / 3.0 - 0.1];
-    let sc = laplace_scales(&[0.0, 1.0, 2.0], &p, 1.0).unwrap();
+    let sc = laplace_scales(&[0.0, 1.0, 2.0], &p, Epsilon::positive("epsilon", 1.0).unwrap()).unwrap();
     assert!(sc.b_lip < 0.86 * sc.b_ldp, "{sc:?}");
 }
 

@@ -6,6 +6,7 @@ use privlift::document::{
     parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousMechanism, DomainJson, EpsDelta, PriorJson,
 };
 use privlift::mechanism::ContinuousPolicy;
+use privlift::param::Epsilon;
 use privlift::rng::DeterministicRngForTesting;
 use privlift_design::continuous::design::{design_continuous, ContinuousRequest, CONTINUOUS_METHODS};
 use privlift_design::continuous::{
@@ -91,7 +92,10 @@ fn gaussian_lip_sigma_is_nearly_minimal_and_lattice_matches_the_continuous_calib
     let s = sigma[0];
     let l = *d.lattice();
     let p = d.lattice_prior().to_vec();
-    let lower = LatticeMechanism::gaussian(l, p, &[s * (1.0 - 3e-4)]).unwrap().lip_delta(1.0).unwrap();
+    let lower = LatticeMechanism::gaussian(l, p, &[s * (1.0 - 3e-4)])
+        .unwrap()
+        .lip_delta(Epsilon::new("epsilon", 1.0).unwrap())
+        .unwrap();
     assert!(lower > 1e-5, "{lower}");
     // Measured: 15.3593 (continuous, Thm 5 on the domain) vs 15.359 (lattice, step 0.008).
     let c = cont::calibrate_on_domain(1.0, 1e-5, &Gaussian::new(0.0, 1.0).unwrap().into(), -4.0, 4.0).unwrap();
@@ -109,7 +113,10 @@ fn lattice_delta_converges_to_the_continuous_delta() {
         for step in [0.1, 0.02, 0.01] {
             let l = Lattice::new(-8.0, 8.0, step).unwrap();
             let p = ContinuousPrior::Gaussian(prior).lattice_pmf(&l).unwrap();
-            let d = LatticeMechanism::gaussian(l, p, &[sigma]).unwrap().lip_delta(eps).unwrap();
+            let d = LatticeMechanism::gaussian(l, p, &[sigma])
+                .unwrap()
+                .lip_delta(Epsilon::new("epsilon", eps).unwrap())
+                .unwrap();
             errs.push((d - cont_d).abs() / cont_d);
         }
         // Measured: ≤ 2.3e-5 at step 0.1, ≤ 6.1e-7 at step 0.01 (and ≤ 4e-8 at 0.004).
@@ -144,8 +151,8 @@ fn lattice_laplace_equals_the_closed_form() {
         assert!((ln_ratio(60, k) - ln_ratio(20, k)).abs() < 1e-9);
     }
     // δ at ε ≥ the pure ε is 0; below, positive; LDP pure = Δ/τ.
-    assert!(m.lip_delta(lat * 1.0001).unwrap() < 1e-12);
-    assert!(m.lip_delta(lat * 0.5).unwrap() > 1e-3);
+    assert!(m.lip_delta(Epsilon::new("epsilon", lat * 1.0001).unwrap()).unwrap() < 1e-12);
+    assert!(m.lip_delta(Epsilon::new("epsilon", lat * 0.5).unwrap()).unwrap() > 1e-3);
     assert!((m.audit().unwrap().ldp_eps - 20.0 * s as f64 / t as f64).abs() < 1e-12);
 }
 
@@ -158,7 +165,7 @@ fn lattice_sampling_delta_is_below_the_atomless_value() {
     for (eps, delta) in [(1.0, 0.01), (0.5, 0.1), (2.0, 1e-4)] {
         let lambda = cont::sampling_lambda(eps, delta).unwrap();
         let m = LatticeMechanism::sampling(l, p.clone(), lambda).unwrap();
-        let d = m.lip_delta(eps).unwrap();
+        let d = m.lip_delta(Epsilon::new("epsilon", eps).unwrap()).unwrap();
         let atomless = cont::sampling_delta(eps, m.lambda().unwrap()).unwrap();
         let discrete = cont::sampling_delta_discrete(eps, m.lambda().unwrap(), &p).unwrap();
         assert!(d <= atomless * (1.0 + 1e-9), "{d} vs {atomless}");
@@ -433,7 +440,10 @@ fn report_numbers() {
         for step in [0.1, 0.02, 0.01, 0.004] {
             let l = Lattice::new(-8.0, 8.0, step).unwrap();
             let p = ContinuousPrior::Gaussian(prior).lattice_pmf(&l).unwrap();
-            let d = LatticeMechanism::gaussian(l, p, &[sigma]).unwrap().lip_delta(eps).unwrap();
+            let d = LatticeMechanism::gaussian(l, p, &[sigma])
+                .unwrap()
+                .lip_delta(Epsilon::new("epsilon", eps).unwrap())
+                .unwrap();
             println!("eps {eps} sigma {sigma} step {step}: lattice {d:.6e} continuous {c:.6e} rel {:.2e}", d / c - 1.0);
         }
     }

@@ -4,6 +4,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
 use privlift::document::{Alphabet, Document, Matrix, MechanismKind};
+use privlift::param::Epsilon;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::{Policy, VerifiedMechanism};
 use privlift_design::estimate::{estimate_document, estimate_krr, estimate_matrix, project_simplex};
@@ -132,18 +133,23 @@ fn every_design_audits_within_its_claims_on_random_instances() {
         let k = rng.random_range(2..9);
         let eps = rng.random_range(0.1..4.0);
         let prior = Source::prior(labels(k), random_dist(&mut rng, k)).unwrap();
-        audit_published(&rr::krr(&prior, eps, "krr").unwrap());
-        audit_published(&oue::oue(&prior, eps, "oue").unwrap());
-        audit_published(&rr::rr_lip(&prior, eps, "rr-lip").unwrap());
+        audit_published(&rr::krr(&prior, Epsilon::positive("epsilon", eps).unwrap(), "krr").unwrap());
+        audit_published(&oue::oue(&prior, Epsilon::positive("epsilon", eps).unwrap(), "oue").unwrap());
+        audit_published(&rr::rr_lip(&prior, Epsilon::positive("epsilon", eps).unwrap(), "rr-lip").unwrap());
         let (a, b) = {
             let (u, v) = (rng.random::<f64>(), rng.random::<f64>());
             (u.min(v), u.max(v))
         };
-        audit_published(&rr::rr_lip_interval(labels(2), a, b, eps, "rr-lip-interval").unwrap());
+        audit_published(
+            &rr::rr_lip_interval(labels(2), a, b, Epsilon::positive("epsilon", eps).unwrap(), "rr-lip-interval")
+                .unwrap(),
+        );
         let kb = rng.random_range(2..6);
         let np = rng.random_range(1..4);
         let priors: Vec<Vec<f64>> = (0..np).map(|_| random_dist(&mut rng, kb)).collect();
-        audit_published(&rr::rr_bp_lip(labels(kb), &priors, eps, None, "bp").unwrap());
+        audit_published(
+            &rr::rr_bp_lip(labels(kb), &priors, Epsilon::positive("epsilon", eps).unwrap(), None, "bp").unwrap(),
+        );
         let (ns, nx) = (rng.random_range(2..5), rng.random_range(2..7));
         let joint = random_joint(&mut rng, ns, nx);
         let alpha = rng.random_range(0.05..1.0);
@@ -151,7 +157,7 @@ fn every_design_audits_within_its_claims_on_random_instances() {
         audit_published(&linear::tv(&joint, alpha, "ltv").unwrap());
         audit_published(&linear::distance(&joint, alpha, None, "ld").unwrap());
         if i % 20 == 0 {
-            audit_published(&rr::krr(&joint, eps, "krr-joint").unwrap());
+            audit_published(&rr::krr(&joint, Epsilon::positive("epsilon", eps).unwrap(), "krr-joint").unwrap());
         }
     }
 }
@@ -160,13 +166,13 @@ fn every_design_audits_within_its_claims_on_random_instances() {
 fn interval_rr_holds_inside_the_interval_and_the_printed_closed_form_can_fail() {
     // a = b = 0.1 at ε = 1 reduces to eq 19 with P(1) = 0.1 < 1/(1+e): the closed form
     // is not ε-LIP there, and the design falls back to the LP.
-    let closed = rr::interval_matrix(0.1, 0.1, 1.0);
+    let closed = rr::interval_matrix(0.1, 0.1, Epsilon::positive("epsilon", 1.0).unwrap());
     assert!(rr::interval_lip(&closed, 0.1, 0.1) > 1.0 + 1e-3);
     let mut rng = ChaCha8Rng::seed_from_u64(5);
     for _ in 0..100 {
         let (u, v) = (rng.random::<f64>(), rng.random::<f64>());
         let (a, b, eps) = (u.min(v), u.max(v), rng.random_range(0.1..3.0));
-        let doc = rr::rr_lip_interval(labels(2), a, b, eps, "iv").unwrap();
+        let doc = rr::rr_lip_interval(labels(2), a, b, Epsilon::positive("epsilon", eps).unwrap(), "iv").unwrap();
         let MechanismKind::Matrix(w) = doc.mechanism() else { unreachable!() };
         for j in 1..20 {
             let p = a + (b - a) * j as f64 / 20.0;
@@ -194,18 +200,19 @@ fn rr_lip_beats_krr_at_equal_lip_leakage() {
         let eps = rng.random_range(0.2..3.0);
         let p = random_dist(&mut rng, k);
         let src = Source::prior(labels(k), p.clone()).unwrap();
-        let doc = rr::rr_lip(&src, eps, "rr").unwrap();
+        let doc = rr::rr_lip(&src, Epsilon::positive("epsilon", eps).unwrap(), "rr").unwrap();
         // k-RR's LIP grows with ε' and LIP ≤ LDP, so ε' ∈ [ε, 60].
         let (mut lo, mut hi) = (eps, 60.0);
         for _ in 0..80 {
             let mid = 0.5 * (lo + hi);
-            if lip_of(&rr::krr_matrix(k, mid), &p) <= eps {
+            if lip_of(&rr::krr_matrix(k, Epsilon::positive("epsilon", mid).unwrap()), &p) <= eps {
                 lo = mid
             } else {
                 hi = mid
             }
         }
-        let krr = channel_utility(&p, &rr::krr_matrix(k, lo), None).hamming.unwrap();
+        let krr =
+            channel_utility(&p, &rr::krr_matrix(k, Epsilon::positive("epsilon", lo).unwrap()), None).hamming.unwrap();
         assert!(hamming(&doc) <= krr + 1e-7, "rr-lip {} > k-RR {krr}", hamming(&doc));
     }
 }
@@ -219,12 +226,12 @@ fn eq19_is_optimal_where_valid_and_invalid_where_the_condition_fails() {
         let k = rng.random_range(2..6);
         let eps = rng.random_range(0.3..4.0);
         let p = random_dist(&mut rng, k);
-        let w19 = rr::eq19_matrix(&p, eps);
-        let ok = rr::eq19_is_lip(&p, eps);
+        let w19 = rr::eq19_matrix(&p, Epsilon::positive("epsilon", eps).unwrap());
+        let ok = rr::eq19_is_lip(&p, Epsilon::positive("epsilon", eps).unwrap());
         assert_eq!(lip_of(&w19, &p) <= eps * (1.0 + 1e-9), ok, "condition must be exact");
         if ok {
             valid += 1;
-            let lp = rr::bp_lip_channel_for_test(&p, eps);
+            let lp = rr::bp_lip_channel_for_test(&p, Epsilon::positive("epsilon", eps).unwrap());
             let h19 = channel_utility(&p, &w19, None).hamming.unwrap();
             let hlp = channel_utility(&p, &lp, None).hamming.unwrap();
             assert!((h19 - hlp).abs() < 1e-6, "eq 19 {h19} vs LP {hlp}");
@@ -233,9 +240,11 @@ fn eq19_is_optimal_where_valid_and_invalid_where_the_condition_fails() {
     assert!(valid > 10);
     // The trap: uniform prior on 3 symbols at ε = 0.5 (1/3 < 1/(1+e^0.5) ≈ 0.378).
     let p = vec![1.0 / 3.0; 3];
-    assert!(!rr::eq19_is_lip(&p, 0.5));
-    assert!(lip_of(&rr::eq19_matrix(&p, 0.5), &p) > 0.5);
-    audit_published(&rr::rr_lip(&Source::prior(labels(3), p).unwrap(), 0.5, "trap").unwrap());
+    assert!(!rr::eq19_is_lip(&p, Epsilon::positive("epsilon", 0.5).unwrap()));
+    assert!(lip_of(&rr::eq19_matrix(&p, Epsilon::positive("epsilon", 0.5).unwrap()), &p) > 0.5);
+    audit_published(
+        &rr::rr_lip(&Source::prior(labels(3), p).unwrap(), Epsilon::positive("epsilon", 0.5).unwrap(), "trap").unwrap(),
+    );
 }
 
 /// LP results against a brute-force grid on 2- and 3-symbol cases.
@@ -244,7 +253,9 @@ fn lp_designs_match_brute_force_grids() {
     // Binary: grid over (q01, q10) at step 1/400.
     for (p1, eps) in [(0.1, 0.5), (0.3, 1.0), (0.5, 0.2), (0.05, 2.0)] {
         let p = vec![1.0 - p1, p1];
-        let doc = rr::rr_lip(&Source::prior(labels(2), p.clone()).unwrap(), eps, "b").unwrap();
+        let doc =
+            rr::rr_lip(&Source::prior(labels(2), p.clone()).unwrap(), Epsilon::positive("epsilon", eps).unwrap(), "b")
+                .unwrap();
         let mut best = f64::INFINITY;
         for i in 0..=400 {
             for j in 0..=400 {
@@ -263,7 +274,9 @@ fn lp_designs_match_brute_force_grids() {
         .flat_map(|i| (0..=10 - i).map(move |j| [i as f64 / 10.0, j as f64 / 10.0, (10 - i - j) as f64 / 10.0]))
         .collect();
     for (p, eps) in [(vec![0.5, 0.3, 0.2], 1.0), (vec![0.2, 0.2, 0.6], 0.7)] {
-        let doc = rr::rr_lip(&Source::prior(labels(3), p.clone()).unwrap(), eps, "t").unwrap();
+        let doc =
+            rr::rr_lip(&Source::prior(labels(3), p.clone()).unwrap(), Epsilon::positive("epsilon", eps).unwrap(), "t")
+                .unwrap();
         let mut best = f64::INFINITY;
         for r0 in &pts {
             for r1 in &pts {
@@ -319,8 +332,8 @@ fn estimators_are_unbiased_within_four_standard_errors() {
     let p4 = vec![0.15, 0.2, 0.3, 0.35];
     let src4 = Source::prior(labels(4), p4.clone()).unwrap();
     for (name, doc, p) in [
-        ("krr", rr::krr(&src, 1.0, "k").unwrap(), p.clone()),
-        ("rr-lip", rr::rr_lip(&src4, 2.0, "r").unwrap(), p4.clone()),
+        ("krr", rr::krr(&src, Epsilon::positive("epsilon", 1.0).unwrap(), "k").unwrap(), p.clone()),
+        ("rr-lip", rr::rr_lip(&src4, Epsilon::positive("epsilon", 2.0).unwrap(), "r").unwrap(), p4.clone()),
     ] {
         let k = p.len();
         let m = doc.verify(&Policy::default()).unwrap();
@@ -334,7 +347,7 @@ fn estimators_are_unbiased_within_four_standard_errors() {
         assert!((proj.iter().sum::<f64>() - 1.0).abs() < 1e-12 && proj.iter().all(|&v| v >= 0.0));
         if name == "krr" {
             // The closed form and the generic matrix inverse agree.
-            let closed = estimate_krr(6, 1.0, &counts).unwrap();
+            let closed = estimate_krr(6, Epsilon::positive("epsilon", 1.0).unwrap(), &counts).unwrap();
             let w = doc.mechanism().channel_matrix(6).expect("k-RR is a channel");
             let generic = estimate_matrix(&w, &counts).unwrap();
             for x in 0..6 {
@@ -349,7 +362,7 @@ fn estimators_are_unbiased_within_four_standard_errors() {
         assert_eq!(both.n, 2.0 * n as f64);
     }
     // OUE: per-bit counts.
-    let doc = oue::oue(&src, 1.0, "o").unwrap();
+    let doc = oue::oue(&src, Epsilon::positive("epsilon", 1.0).unwrap(), "o").unwrap();
     let m = doc.verify(&Policy::default()).unwrap();
     let mut rng = DeterministicRngForTesting::seed_from_u64(9);
     let mut gen = ChaCha8Rng::seed_from_u64(10);
@@ -380,16 +393,24 @@ fn estimators_are_unbiased_within_four_standard_errors() {
 fn design_inputs_are_validated() {
     let src = Source::prior(labels(3), vec![0.2, 0.3, 0.5]).unwrap();
     for eps in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-        assert_eq!(rr::krr(&src, eps, "x").unwrap_err().code(), "invalid_argument");
+        assert_eq!(
+            Epsilon::positive("epsilon", eps).and_then(|e| rr::krr(&src, e, "x")).unwrap_err().code(),
+            "invalid_argument"
+        );
     }
-    assert_eq!(rr::rr_lip_interval(labels(2), 0.6, 0.4, 1.0, "x").unwrap_err().code(), "invalid_argument");
+    assert_eq!(
+        rr::rr_lip_interval(labels(2), 0.6, 0.4, Epsilon::positive("epsilon", 1.0).unwrap(), "x").unwrap_err().code(),
+        "invalid_argument"
+    );
     assert_eq!(linear::tv(&src, 0.5, "x").unwrap_err().code(), "invalid_argument"); // needs a joint
     let j = example1();
     assert_eq!(linear::markov(&j, 1.5, "x").unwrap_err().code(), "invalid_argument");
     assert_eq!(Source::prior(labels(3), vec![0.2, 0.3, 0.6]).unwrap_err().code(), "not_normalized");
     let bad = Matrix::from_flat(2, 2, vec![0.0, 1.0, 1.0, 0.0]);
     assert_eq!(
-        rr::rr_bp_lip(labels(3), &[vec![0.2, 0.3, 0.5]], 1.0, Some(&bad), "x").unwrap_err().code(),
+        rr::rr_bp_lip(labels(3), &[vec![0.2, 0.3, 0.5]], Epsilon::positive("epsilon", 1.0).unwrap(), Some(&bad), "x")
+            .unwrap_err()
+            .code(),
         "dimension_mismatch"
     );
 }

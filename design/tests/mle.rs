@@ -5,6 +5,7 @@
 mod common;
 
 use privlift::document::{Document, Matrix};
+use privlift::param::Epsilon;
 use privlift_design::estimate::{document_channel, estimate_matrix, estimate_unary};
 use privlift_design::lift::Notion;
 use privlift_design::mle::estimate_mle;
@@ -226,7 +227,7 @@ fn the_covariance_is_the_standard_errors_squared_and_supported_on_the_identified
 fn oue_intervals_cover_the_truth_in_simulation() {
     // Optimised unary encoding (q01 = 1/(e^ε + 1), q10 = 1/2) at ε = 1 over 4 values,
     // 2000 reports per trial, the unbiased per-bit estimator; 1000 trials.
-    let (q01, q10) = privlift_design::oue::oue_params(1.0);
+    let (q01, q10) = privlift_design::oue::oue_params(Epsilon::positive("epsilon", 1.0).unwrap());
     let p = [0.1, 0.2, 0.3, 0.4];
     let mut rng = ChaCha8Rng::seed_from_u64(2027);
     let (trials, n) = (1000, 2000);
@@ -256,7 +257,9 @@ fn a_rank_deficient_rr_lip_design_covers_what_it_identifies() {
     // 1/(1 + e)): output 0 is never used and inputs 0, 1 share one row, so only
     // P(0) + P(1), P(2), P(3) are identified.
     let p = vec![0.05, 0.15, 0.3, 0.5];
-    let doc = rr::rr_lip(&Source::prior(labels(4), p.clone()).unwrap(), 1.0, "r").unwrap();
+    let doc =
+        rr::rr_lip(&Source::prior(labels(4), p.clone()).unwrap(), Epsilon::positive("epsilon", 1.0).unwrap(), "r")
+            .unwrap();
     let w = document_channel(&doc).unwrap();
     assert!(estimate_matrix(&w, &[1.0; 4]).is_err(), "not invertible");
     let exact = estimate_mle(&w, &expected_counts(&w, &p, 1e6), 100_000).unwrap();
@@ -335,7 +338,9 @@ fn the_mle_is_no_worse_than_inversion_on_an_invertible_lp_design() {
     // over 500 trials, no slack (k-RR is pinned in the coverage test above; with 2000
     // reports the ratio is 1.0000 to four digits on every seed tried).
     let p = vec![0.1, 0.15, 0.25, 0.5];
-    let doc = rr::rr_lip(&Source::prior(labels(4), p.clone()).unwrap(), 1.5, "r").unwrap();
+    let doc =
+        rr::rr_lip(&Source::prior(labels(4), p.clone()).unwrap(), Epsilon::positive("epsilon", 1.5).unwrap(), "r")
+            .unwrap();
     assert_eq!(doc.mechanism().tag(), "matrix", "the LP design");
     let w = document_channel(&doc).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(2031);
@@ -366,7 +371,9 @@ fn the_mle_is_no_worse_than_inversion_on_an_invertible_lp_design() {
 /// reports P_X(1) = 0.1507 came back 0.0896 ± 0.0029 (z = −21).
 fn rank_deficient_rr_lip() -> (Vec<f64>, Matrix) {
     let p = vec![0.05, 0.15, 0.2, 0.25, 0.35];
-    let doc = rr::rr_lip(&Source::prior(labels(5), p.clone()).unwrap(), 1.5, "r").unwrap();
+    let doc =
+        rr::rr_lip(&Source::prior(labels(5), p.clone()).unwrap(), Epsilon::positive("epsilon", 1.5).unwrap(), "r")
+            .unwrap();
     let w = document_channel(&doc).unwrap();
     assert!(estimate_matrix(&w, &[1.0; 5]).is_err(), "not invertible");
     (p, w)

@@ -18,7 +18,11 @@ use statrs::distribution::{Binomial, DiscreteCDF};
 /// The g-ary randomiser of ε as the core draws it.
 fn krr(epsilon: f64, g: u32) -> MixSampler {
     let e = epsilon.exp();
-    MixSampler::new((e - 1.0) / (e + f64::from(g) - 1.0), &vec![1.0; g as usize]).unwrap()
+    MixSampler::new(
+        privlift::param::Probability::new("keep", (e - 1.0) / (e + f64::from(g) - 1.0)).unwrap(),
+        &vec![1.0; g as usize],
+    )
+    .unwrap()
 }
 
 /// One report of `value` under `params` (the spec's client).

@@ -7,6 +7,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
 use privlift::document::{Alphabet, Document, Matrix};
+use privlift::param::Epsilon;
 use privlift::{Error, Policy};
 use privlift_design::lift::{JointView, Notion};
 use privlift_design::orr::optimal_response;
@@ -199,7 +200,7 @@ fn orr_beats_brute_force_grid() {
         let src = joint(&mut rng, 2, nx);
         let p = src.p_sx();
         let p_sx: Vec<Vec<f64>> = (0..2).map(|s| p.row(s).to_vec()).collect();
-        let doc = orr::orr_lip(&src, eps, "orr").unwrap();
+        let doc = orr::orr_lip(&src, Epsilon::positive("epsilon", eps).unwrap(), "orr").unwrap();
         let opt = audited_mi(&doc);
         let rows = grid_rows(nx, h);
         let mut best = 0.0f64;
@@ -235,8 +236,8 @@ fn orr_beats_brute_force_grid() {
 fn orr_with_s_equal_x_dominates_rr_lip() {
     let src = Source::prior(Alphabet::indices("x", 4).unwrap(), vec![0.1, 0.2, 0.3, 0.4]).unwrap();
     for eps in [0.5, 1.0, 2.0] {
-        let o = audited_mi(&orr::orr_lip(&src, eps, "orr").unwrap());
-        let r = audited_mi(&rr::rr_lip(&src, eps, "rr").unwrap());
+        let o = audited_mi(&orr::orr_lip(&src, Epsilon::positive("epsilon", eps).unwrap(), "orr").unwrap());
+        let r = audited_mi(&rr::rr_lip(&src, Epsilon::positive("epsilon", eps).unwrap(), "rr").unwrap());
         assert!(o >= r - 1e-9, "ε = {eps}: ORR {o} < RR {r}");
     }
 }
@@ -460,7 +461,9 @@ fn documents_name_groups_and_low_risk() {
     assert_eq!(all, (0..17).collect::<Vec<u64>>());
     assert_eq!(doc.output().len(), low.len() + u["groups"].as_array().unwrap().len());
     assert_eq!(doc.claims().lip, Some(1.0));
-    let a = orr::aorr(&src, 0.8, 0.6, "aorr").unwrap();
+    let a =
+        orr::aorr(&src, Epsilon::positive("epsilon", 0.8).unwrap(), Epsilon::positive("epsilon", 0.6).unwrap(), "aorr")
+            .unwrap();
     assert_eq!(a.claims().alip.map(|c| (c.eps_l, c.eps_u)), Some((0.8, 0.6)));
     assert!(a.output().len() <= 17);
 }
@@ -471,8 +474,9 @@ fn bad_input_is_a_typed_error() {
     let src = joint(&mut rng, 2, 4);
     for eps in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-13] {
         for r in [
-            orr::orr_lip(&src, eps, "a"),
-            orr::aorr(&src, 1.0, eps, "a"),
+            Epsilon::positive("epsilon", eps).and_then(|e| orr::orr_lip(&src, e, "a")),
+            Epsilon::positive("epsilon", eps)
+                .and_then(|e| orr::aorr(&src, Epsilon::positive("epsilon", 1.0).unwrap(), e, "a")),
             watchdog::watchdog(&src, Notion::Ldp { eps }, "a"),
             srr::srr(&src, Notion::Lip { eps }, "a"),
         ] {
@@ -483,7 +487,10 @@ fn bad_input_is_a_typed_error() {
     assert_eq!(srr::srr(&src, Notion::Ldp { eps: 1.0 }, "a").unwrap_err().code(), "invalid_argument");
     // S = X with many symbols: the box-shaped polytope has ~2^|X| vertices; refused.
     let big = Source::prior(Alphabet::indices("x", 40).unwrap(), vec![1.0 / 40.0; 40]).unwrap();
-    assert_eq!(orr::orr_lip(&big, 0.1, "a").unwrap_err().code(), "invalid_argument");
+    assert_eq!(
+        orr::orr_lip(&big, Epsilon::positive("epsilon", 0.1).unwrap(), "a").unwrap_err().code(),
+        "invalid_argument"
+    );
     // A partition that does not cover X.
     let p = Partition { low_risk: vec![0], groups: vec![vec![1, 2]] };
     assert_eq!(
@@ -513,10 +520,10 @@ fn mi_and_ldp(p_sx: &[Vec<f64>], w: &[Vec<f64>]) -> (f64, f64) {
 /// k-RR whose LDP w.r.t. S is at most ε, with the largest ε_x (w.r.t. X) that allows
 /// (bisection on the audited claim; k-RR's LDP w.r.t. S grows with ε_x).
 fn krr_calibrated(src: &Source, eps: f64) -> Document {
-    let ldp = |e: f64| rr::krr(src, e, "krr").unwrap().claims().ldp.unwrap();
+    let ldp = |e: f64| rr::krr(src, Epsilon::positive("epsilon", e).unwrap(), "krr").unwrap().claims().ldp.unwrap();
     let (mut lo, mut hi) = (eps, 12.0);
     if ldp(hi) <= eps {
-        return rr::krr(src, hi, "krr").unwrap();
+        return rr::krr(src, Epsilon::positive("epsilon", hi).unwrap(), "krr").unwrap();
     }
     for _ in 0..40 {
         let mid = 0.5 * (lo + hi);
@@ -526,7 +533,7 @@ fn krr_calibrated(src: &Source, eps: f64) -> Document {
             hi = mid;
         }
     }
-    rr::krr(src, lo, "krr").unwrap()
+    rr::krr(src, Epsilon::positive("epsilon", lo).unwrap(), "krr").unwrap()
 }
 
 /// On random joints, the optimal ε-LDP design audits within ε (claim `ldp` w.r.t. S) and
@@ -539,7 +546,7 @@ fn optimal_ldp_beats_every_ldp_baseline() {
     for (ns, nx) in [(2, 5), (3, 6), (4, 8), (5, 10)] {
         for eps in [0.5, 1.0, 2.0] {
             let src = joint(&mut rng, ns, nx);
-            let doc = optimal_ldp::optimal_ldp(&src, eps, "opt").unwrap();
+            let doc = optimal_ldp::optimal_ldp(&src, Epsilon::positive("epsilon", eps).unwrap(), "opt").unwrap();
             let opt = audited_mi(&doc);
             assert_eq!(doc.claims().ldp, Some(eps));
             let p = src.p_sx();
@@ -550,7 +557,7 @@ fn optimal_ldp_beats_every_ldp_baseline() {
             assert!(ldp <= eps + 1e-12 && (mi - opt).abs() < 1e-9, "ldp {ldp} > {eps}");
             assert!(w[0].len() <= nx, "more outputs than inputs (Thm 1.1)");
             let mut baselines = vec![
-                ("krr", audited_mi(&rr::krr(&src, eps, "krr").unwrap())),
+                ("krr", audited_mi(&rr::krr(&src, Epsilon::positive("epsilon", eps).unwrap(), "krr").unwrap())),
                 ("krr-calibrated", audited_mi(&krr_calibrated(&src, eps))),
             ];
             for (name, r) in [
@@ -565,7 +572,7 @@ fn optimal_ldp_beats_every_ldp_baseline() {
             for (name, b) in &baselines {
                 assert!(opt >= b - 1e-9, "|S| = {ns}, |X| = {nx}, ε = {eps}: optimal LDP {opt} < {name} {b}");
             }
-            let lip = audited_mi(&orr::orr_lip(&src, eps, "orr").unwrap());
+            let lip = audited_mi(&orr::orr_lip(&src, Epsilon::positive("epsilon", eps).unwrap(), "orr").unwrap());
             assert!(opt <= lip + 1e-9, "optimal LDP {opt} above optimal LIP {lip}");
         }
     }
@@ -580,7 +587,8 @@ fn optimal_ldp_beats_brute_force_grid() {
         let src = joint(&mut rng, 2, 3);
         let p = src.p_sx();
         let p_sx: Vec<Vec<f64>> = (0..2).map(|s| p.row(s).to_vec()).collect();
-        let opt = audited_mi(&optimal_ldp::optimal_ldp(&src, eps, "opt").unwrap());
+        let opt =
+            audited_mi(&optimal_ldp::optimal_ldp(&src, Epsilon::positive("epsilon", eps).unwrap(), "opt").unwrap());
         let rows = grid_rows(3, 12);
         let mut best = 0.0f64;
         for a in &rows {
@@ -607,7 +615,7 @@ fn optimal_ldp_is_fast() {
     for (ns, nx, limit) in [(2, 5, 1.0), (5, 17, 20.0)] {
         let src = joint(&mut rng, ns, nx);
         let t = std::time::Instant::now();
-        let doc = optimal_ldp::optimal_ldp(&src, 0.5, "opt").unwrap();
+        let doc = optimal_ldp::optimal_ldp(&src, Epsilon::positive("epsilon", 0.5).unwrap(), "opt").unwrap();
         let el = t.elapsed().as_secs_f64();
         eprintln!(
             "optimal 0.5-LDP, |S| = {ns}, |X| = {nx}: {el:.4} s, {} vertices",
@@ -618,7 +626,10 @@ fn optimal_ldp_is_fast() {
     // Bad input is a typed error.
     let src = joint(&mut rng, 2, 3);
     for eps in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e-13] {
-        assert_eq!(optimal_ldp::optimal_ldp(&src, eps, "a").unwrap_err().code(), "invalid_argument");
+        assert_eq!(
+            Epsilon::positive("epsilon", eps).and_then(|e| optimal_ldp::optimal_ldp(&src, e, "a")).unwrap_err().code(),
+            "invalid_argument"
+        );
     }
 }
 

@@ -9,6 +9,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
 use privlift::document::{Alphabet, Document, Matrix, MechanismKind};
+use privlift::param::Epsilon;
 use privlift::Policy;
 use privlift_design::srlip::{srlip, MultiJoint};
 use privlift_design::utility::channel_utility;
@@ -46,7 +47,14 @@ fn claims_hold_exactly(doc: &Document, what: &str) -> Document {
 fn bp_lip_holds_under_the_mean_of_priors_that_disagree_on_their_support() {
     let third = 1.0 / 3.0;
     let priors = vec![vec![0.5, 0.5, 0.0], vec![third, third, 1.0 - 2.0 * third]];
-    let doc = rr::rr_bp_lip(Alphabet::indices("x", 3).unwrap(), &priors, 0.5, None, "bp").unwrap();
+    let doc = rr::rr_bp_lip(
+        Alphabet::indices("x", 3).unwrap(),
+        &priors,
+        Epsilon::positive("epsilon", 0.5).unwrap(),
+        None,
+        "bp",
+    )
+    .unwrap();
     let doc = claims_hold_exactly(&doc, "bp-lip [½, ½, 0], [⅓, ⅓, ⅓]");
     assert_eq!(doc.claims().lip, Some(0.5));
 
@@ -71,8 +79,14 @@ fn bp_lip_holds_under_the_mean_of_priors_that_disagree_on_their_support() {
         zero_somewhere += usize::from(priors.iter().any(|p| p.contains(&0.0)));
         let eps = 10f64.powf(rng.random_range(-1.3..0.7));
         let what = format!("case {case}: priors {priors:?} at ε = {eps}");
-        let doc = rr::rr_bp_lip(Alphabet::indices("x", k).unwrap(), &priors, eps, None, "bp")
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let doc = rr::rr_bp_lip(
+            Alphabet::indices("x", k).unwrap(),
+            &priors,
+            Epsilon::positive("epsilon", eps).unwrap(),
+            None,
+            "bp",
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
         let doc = claims_hold_exactly(&doc, &what);
         assert_eq!(doc.claims().lip, Some(eps), "{what}");
         assert_eq!(doc.claims().bp_lip.as_ref().map(|b| b.eps), Some(eps), "{what}");
@@ -297,18 +311,20 @@ fn srlip_utilities_of_outputs_that_are_not_values_of_x_are_null() {
     let two = multi(1, &[3, 2], vec![0.12368669996503456, 0.0, 0.21264275320658282, 0.0, 0.0, 0.6636705468283826]);
     let null = |d: &Document, f: &str| d.utility().unwrap()[f].is_null();
     for (joint, eps, what) in [(&one, 0.0992, "one attribute"), (&two, 0.1422, "3 × 2")] {
-        let doc = claims_hold_exactly(&srlip(joint, eps, "srlip").unwrap(), what);
+        let doc =
+            claims_hold_exactly(&srlip(joint, Epsilon::positive("epsilon", eps).unwrap(), "srlip").unwrap(), what);
         for f in ["tv", "mae", "expected_distortion"] {
             assert!(null(&doc, f), "{what}: {f} = {}", doc.utility().unwrap()[f]);
         }
         assert_eq!(doc.utility().unwrap()["hamming"].as_f64(), Some(1.0), "{what}");
     }
-    let orr = orr::orr_lip(&one.source().unwrap(), 0.0992, "orr").unwrap();
+    let orr = orr::orr_lip(&one.source().unwrap(), Epsilon::positive("epsilon", 0.0992).unwrap(), "orr").unwrap();
     assert!(null(&orr, "tv"));
 
     let mut rng = ChaCha8Rng::seed_from_u64(9);
     let large = multi(2, &[5, 5, 5], (0..250).map(|_| rng.random::<f64>()).collect());
-    let doc = claims_hold_exactly(&srlip(&large, 1.0, "large").unwrap(), "5 × 5 × 5");
+    let doc =
+        claims_hold_exactly(&srlip(&large, Epsilon::positive("epsilon", 1.0).unwrap(), "large").unwrap(), "5 × 5 × 5");
     let u = doc.utility().unwrap();
     assert!(u["attributes"].as_array().unwrap().iter().all(|a| a["construction"].as_str() == Some("krr")), "{u}");
     let w = doc.mechanism().channel_matrix(125).unwrap();

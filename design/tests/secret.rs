@@ -5,6 +5,7 @@
 mod common;
 
 use privlift::document::{Alphabet, Document, Matrix};
+use privlift::param::Epsilon;
 use privlift_design::estimate::document_channel;
 use privlift_design::lift::Notion;
 use privlift_design::mle::estimate_mle;
@@ -39,7 +40,7 @@ fn expected_counts_give_back_the_secret_distribution() {
         &[&[0.1, 0.2, 0.3, 0.4, 0.0], &[0.5, 0.1, 0.1, 0.1, 0.2], &[0.05, 0.05, 0.3, 0.3, 0.3]],
     );
     let p_s = [0.2, 0.5, 0.3];
-    let doc = rr::krr(&src, 1.0, "k").unwrap();
+    let doc = rr::krr(&src, Epsilon::positive("epsilon", 1.0).unwrap(), "k").unwrap();
     let w = document_channel(&doc).unwrap();
     let m = estimate_mle(&w, &expected_counts(&w, &src.p_x(), 1e6), 100_000).unwrap();
     let s = estimate_secret(&doc, &m).unwrap().expect("the document declares a secret");
@@ -57,12 +58,17 @@ fn expected_counts_give_back_the_secret_distribution() {
 
 #[test]
 fn no_secret_no_estimate() {
-    let doc = rr::krr(&Source::prior(labels(3), vec![0.2, 0.3, 0.5]).unwrap(), 1.0, "k").unwrap();
+    let doc = rr::krr(
+        &Source::prior(labels(3), vec![0.2, 0.3, 0.5]).unwrap(),
+        Epsilon::positive("epsilon", 1.0).unwrap(),
+        "k",
+    )
+    .unwrap();
     let w = document_channel(&doc).unwrap();
     let m = estimate_mle(&w, &[10.0, 20.0, 30.0], 1000).unwrap();
     assert!(estimate_secret(&doc, &m).unwrap().is_none());
     // Nor for an estimate over another input alphabet.
-    let with = rr::krr(&example1(), 1.0, "k").unwrap();
+    let with = rr::krr(&example1(), Epsilon::positive("epsilon", 1.0).unwrap(), "k").unwrap();
     assert!(estimate_secret(&with, &m).unwrap().is_none());
 }
 
@@ -71,7 +77,7 @@ fn ninety_five_percent_intervals_for_the_secret_cover_in_simulation() {
     // k-RR at ε = 1 on Example 1's joint, 2000 reports per trial, 1000 trials.
     let src = example1();
     let (p_x, p_s) = (src.p_x(), [0.3, 0.7]);
-    let doc = rr::krr(&src, 1.0, "k").unwrap();
+    let doc = rr::krr(&src, Epsilon::positive("epsilon", 1.0).unwrap(), "k").unwrap();
     let w = document_channel(&doc).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(3031);
     let (trials, n) = (1000, 2000);
@@ -138,7 +144,7 @@ fn mass_on_an_input_the_joint_rules_out_is_no_known_secret() {
     // P_X(3) = 0 in the joint; reports that put mass there (the data contradict the
     // declared joint) leave every P_S(s) unidentified, and x = 3 contributes nothing.
     let src = joint(&[0.5, 0.5], &[&[0.6, 0.3, 0.1, 0.0], &[0.2, 0.3, 0.5, 0.0]]);
-    let doc = rr::krr(&src, 1.0, "k").unwrap();
+    let doc = rr::krr(&src, Epsilon::positive("epsilon", 1.0).unwrap(), "k").unwrap();
     let w = document_channel(&doc).unwrap();
     let consistent = estimate_mle(&w, &expected_counts(&w, &src.p_x(), 1e4), 100_000).unwrap();
     let s = estimate_secret(&doc, &consistent).unwrap().unwrap();

@@ -8,6 +8,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
 use privlift::document::{Alphabet, Document, Matrix};
+use privlift::param::Epsilon;
 use privlift::Policy;
 use privlift_design::lift::{JointView, Notion};
 use privlift_design::orr::{optimal_response_with, Method};
@@ -18,6 +19,11 @@ use rand_chacha::ChaCha8Rng;
 
 mod common;
 use common::{joint, normalised};
+
+/// A designer's ε from a number the test knows is in (0, 700].
+fn eps_of(x: f64) -> Epsilon {
+    Epsilon::positive("epsilon", x).unwrap()
+}
 
 fn prior(p: &[f64]) -> Source {
     Source::prior(Alphabet::indices("x", p.len()).unwrap(), p.to_vec()).unwrap()
@@ -107,9 +113,11 @@ fn every_feasible_request_gives_a_document_whose_claims_hold_exactly() {
             let eps = 10f64.powf(rng.random_range(-1.3..0.7));
             let (el, eu) = (eps * rng.random_range(0.3..1.0), eps * rng.random_range(0.3..1.0));
             let what = |m: &str| format!("round {round} {family:?} |X| = {nx} {m} ε = {eps} (εl, εu) = ({el}, {eu})");
-            let lip = orr::orr_lip(&src, eps, "lip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-lip")));
-            let alip = orr::aorr(&src, el, eu, "alip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-alip")));
-            let ldp = optimal_ldp::optimal_ldp(&src, eps, "ldp").unwrap_or_else(|e| panic!("{}: {e}", what("orr-ldp")));
+            let lip = orr::orr_lip(&src, eps_of(eps), "lip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-lip")));
+            let alip =
+                orr::aorr(&src, eps_of(el), eps_of(eu), "alip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-alip")));
+            let ldp = optimal_ldp::optimal_ldp(&src, eps_of(eps), "ldp")
+                .unwrap_or_else(|e| panic!("{}: {e}", what("orr-ldp")));
             let mut docs = vec![(lip.clone(), "orr-lip"), (alip.clone(), "orr-alip"), (ldp, "orr-ldp")];
             // SRR keeps the low-risk symbols as themselves (a watchdog), so it is
             // `infeasible` exactly when no private watchdog exists.
@@ -171,9 +179,9 @@ fn inputs_of_vanishing_probability_are_designed() {
         let (el, eu) = (eps * rng.random_range(0.3..1.0), eps * rng.random_range(0.3..1.0));
         let what = |m: &str| format!("round {round} |X| = {nx} |S| = {ns} {m} ε = {eps} (εl, εu) = ({el}, {eu})");
         let docs = [
-            (orr::orr_lip(&src, eps, "lip"), "orr-lip"),
-            (orr::aorr(&src, el, eu, "alip"), "orr-alip"),
-            (optimal_ldp::optimal_ldp(&src, eps, "ldp"), "orr-ldp"),
+            (orr::orr_lip(&src, eps_of(eps), "lip"), "orr-lip"),
+            (orr::aorr(&src, eps_of(el), eps_of(eu), "alip"), "orr-alip"),
+            (optimal_ldp::optimal_ldp(&src, eps_of(eps), "ldp"), "orr-ldp"),
         ];
         for (doc, m) in docs {
             let doc = doc.unwrap_or_else(|e| panic!("{}: {e}", what(m)));
@@ -231,10 +239,14 @@ fn larger_alphabets_are_designed() {
         let notion = Notion::Lip { eps };
         let view = JointView::new(&src.p_sx());
         let mut docs = vec![
-            (orr::orr_lip(&src, eps, "lip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-lip"))), "orr-lip"),
-            (orr::aorr(&src, el, eu, "alip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-alip"))), "orr-alip"),
+            (orr::orr_lip(&src, eps_of(eps), "lip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-lip"))), "orr-lip"),
             (
-                optimal_ldp::optimal_ldp(&src, eps, "ldp").unwrap_or_else(|e| panic!("{}: {e}", what("orr-ldp"))),
+                orr::aorr(&src, eps_of(el), eps_of(eu), "alip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-alip"))),
+                "orr-alip",
+            ),
+            (
+                optimal_ldp::optimal_ldp(&src, eps_of(eps), "ldp")
+                    .unwrap_or_else(|e| panic!("{}: {e}", what("orr-ldp"))),
                 "orr-ldp",
             ),
         ];
@@ -446,7 +458,8 @@ fn masses_down_to_1e_16_are_designed() {
             2.0547114028235715e-14,
         ],
     );
-    let doc = orr::aorr(&rare_input, 0.026760046948320508, 0.03837581349081667, "alip").expect("rare input");
+    let doc =
+        orr::aorr(&rare_input, eps_of(0.026760046948320508), eps_of(0.03837581349081667), "alip").expect("rare input");
     claims_hold_exactly(&doc, "orr-alip rare input");
 
     let mut rng = ChaCha8Rng::seed_from_u64(12);
@@ -480,9 +493,9 @@ fn masses_down_to_1e_16_are_designed() {
         let (el, eu) = (eps * rng.random_range(0.3..1.0), eps * rng.random_range(0.3..1.0));
         let what = |m: &str| format!("round {round} family {family} {m} ε = {eps} (εl, εu) = ({el}, {eu})");
         let mut docs = vec![
-            (orr::orr_lip(&src, eps, "lip"), "orr-lip"),
-            (orr::aorr(&src, el, eu, "alip"), "orr-alip"),
-            (optimal_ldp::optimal_ldp(&src, eps, "ldp"), "orr-ldp"),
+            (orr::orr_lip(&src, eps_of(eps), "lip"), "orr-lip"),
+            (orr::aorr(&src, eps_of(el), eps_of(eu), "alip"), "orr-alip"),
+            (optimal_ldp::optimal_ldp(&src, eps_of(eps), "ldp"), "orr-ldp"),
         ];
         let notion = Notion::Lip { eps };
         match (
@@ -505,11 +518,11 @@ fn masses_down_to_1e_16_are_designed() {
 /// exactly.
 fn check_all_four(src: &Source, eps: f64, el: f64, eu: f64, case: &str) {
     let what = |m: &str| format!("{case} {m}");
-    let lip = orr::orr_lip(src, eps, "lip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-lip")));
+    let lip = orr::orr_lip(src, eps_of(eps), "lip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-lip")));
     claims_hold_exactly(&lip, &what("orr-lip"));
-    let alip = orr::aorr(src, el, eu, "alip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-alip")));
+    let alip = orr::aorr(src, eps_of(el), eps_of(eu), "alip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-alip")));
     claims_hold_exactly(&alip, &what("orr-alip"));
-    let ldp = optimal_ldp::optimal_ldp(src, eps, "ldp").unwrap_or_else(|e| panic!("{}: {e}", what("orr-ldp")));
+    let ldp = optimal_ldp::optimal_ldp(src, eps_of(eps), "ldp").unwrap_or_else(|e| panic!("{}: {e}", what("orr-ldp")));
     claims_hold_exactly(&ldp, &what("orr-ldp"));
     let srr = srr::srr(src, Notion::Lip { eps }, "srr").unwrap_or_else(|e| panic!("{}: {e}", what("srr")));
     claims_hold_exactly(&srr, &what("srr"));
@@ -521,16 +534,16 @@ fn check_all_four(src: &Source, eps: f64, el: f64, eu: f64, case: &str) {
 fn the_reported_cases_are_designed() {
     // orr-ldp, uniform over 4 at ε = 0.5: an output of mass 1.6e-16 (a degenerate basis)
     // audited at 0.50006.
-    let d = optimal_ldp::optimal_ldp(&prior(&[0.25; 4]), 0.5, "u4").unwrap();
+    let d = optimal_ldp::optimal_ldp(&prior(&[0.25; 4]), eps_of(0.5), "u4").unwrap();
     claims_hold_exactly(&d, "orr-ldp uniform 4");
     // orr-lip on a skewed prior: an output of mass 6e-16 audited at 2.48829 (> 2.4879).
     let skewed = prior(&normalised(vec![5.96e-4, 0.0318, 5.46e-4, 3.77e-3, 0.9633]));
-    claims_hold_exactly(&orr::orr_lip(&skewed, 2.4879, "sk").unwrap(), "orr-lip skewed");
+    claims_hold_exactly(&orr::orr_lip(&skewed, eps_of(2.4879), "sk").unwrap(), "orr-lip skewed");
     // orr-lip, uniform over 7 at ε = 0.75.
-    claims_hold_exactly(&orr::orr_lip(&prior(&[1.0 / 7.0; 7]), 0.75, "u7").unwrap(), "orr-lip uniform 7");
+    claims_hold_exactly(&orr::orr_lip(&prior(&[1.0 / 7.0; 7]), eps_of(0.75), "u7").unwrap(), "orr-lip uniform 7");
     // orr-ldp where S is a function of X (|S| = 3, |X| = 4) at ε = 0.53054.
     let det = joint(3, 4, vec![0.3, 0.0, 0.0, 0.1, 0.0, 0.25, 0.0, 0.0, 0.0, 0.0, 0.35, 0.0]);
-    claims_hold_exactly(&optimal_ldp::optimal_ldp(&det, 0.53054, "det").unwrap(), "orr-ldp deterministic S");
+    claims_hold_exactly(&optimal_ldp::optimal_ldp(&det, eps_of(0.53054), "det").unwrap(), "orr-ldp deterministic S");
 }
 
 /// "Infeasible must mean infeasible": P(x) = 2.95e-9 made the two vertices of each
@@ -540,7 +553,7 @@ fn the_reported_cases_are_designed() {
 #[test]
 fn a_feasible_request_with_a_tiny_mass_is_not_called_infeasible() {
     let src = prior(&[0.7964, 2.95e-9, 1.0 - 0.7964 - 2.95e-9]);
-    let doc = orr::orr_lip(&src, 0.07415, "tiny").unwrap();
+    let doc = orr::orr_lip(&src, eps_of(0.07415), "tiny").unwrap();
     claims_hold_exactly(&doc, "orr-lip tiny mass");
     let view = JointView::new(&src.p_sx());
     let e = shrink(0.07415);
@@ -557,7 +570,7 @@ fn a_feasible_request_with_a_tiny_mass_is_not_called_infeasible() {
 #[test]
 fn utilities_of_outputs_that_are_not_values_of_x_are_null() {
     let src = prior(&[0.4, 0.3, 0.2, 0.1]);
-    let doc = orr::orr_lip(&src, 0.5, "orr").unwrap();
+    let doc = orr::orr_lip(&src, eps_of(0.5), "orr").unwrap();
     let u = doc.utility().unwrap();
     assert!(u["tv"].is_null() && u["mae"].is_null() && u["expected_distortion"].is_null(), "{u}");
     assert_eq!(u["hamming"].as_f64(), Some(1.0));
@@ -590,9 +603,9 @@ fn rr_lip_objectives_and_the_degenerate_warning() {
         let src = source(&mut rng, Family::Skewed, nx);
         let eps = 10f64.powf(rng.random_range(-1.0..0.5));
         let what = format!("prior {i} ({:?}) ε = {eps}", src.p_x());
-        let hit = rr::rr_lip_for(&src, eps, Objective::Hit, None, "hit").unwrap();
-        let by_mi = rr::rr_lip_for(&src, eps, Objective::Mi, None, "mi").unwrap();
-        let by_d = rr::rr_lip_for(&src, eps, Objective::Distortion, None, "d").unwrap();
+        let hit = rr::rr_lip_for(&src, eps_of(eps), Objective::Hit, None, "hit").unwrap();
+        let by_mi = rr::rr_lip_for(&src, eps_of(eps), Objective::Mi, None, "mi").unwrap();
+        let by_d = rr::rr_lip_for(&src, eps_of(eps), Objective::Distortion, None, "d").unwrap();
         for d in [&hit, &by_mi, &by_d] {
             claims_hold_exactly(d, &what);
             // Flagged exactly when I(X;Y) is 0.
@@ -610,9 +623,15 @@ fn rr_lip_objectives_and_the_degenerate_warning() {
     assert!(degenerate >= 20, "{degenerate} degenerate hit optima");
     assert!(rescued >= degenerate / 2, "mi found information in {rescued} of {degenerate}");
     assert_eq!(
-        rr::rr_lip_for(&prior(&[0.5, 0.5]), 1.0, Objective::Hit, Some(&Matrix::from_flat(2, 2, vec![0.0; 4])), "x")
-            .unwrap_err()
-            .code(),
+        rr::rr_lip_for(
+            &prior(&[0.5, 0.5]),
+            eps_of(1.0),
+            Objective::Hit,
+            Some(&Matrix::from_flat(2, 2, vec![0.0; 4])),
+            "x"
+        )
+        .unwrap_err()
+        .code(),
         "invalid_argument"
     );
 }

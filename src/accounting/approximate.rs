@@ -10,28 +10,19 @@
 //! * (ε, δ)-LIP (eq 3): δ_LIP(ε) = max_{x: P(x) > 0} max{Σ_y [e^{−ε} P(y|x) − P(y)]₊,
 //!   Σ_y [P(y) − e^ε P(y|x)]₊}.
 
+use super::check_prior;
 use super::round::{add_down, add_up, exp_down, exp_up, mul_down, mul_up, sub_up};
-use super::{check_eps, check_prior, invalid};
 use crate::document::Matrix;
 use crate::error::{Error, Result};
-
-fn check_delta(delta: f64) -> Result<()> {
-    if delta.is_nan() || !(0.0..=1.0).contains(&delta) {
-        return Err(invalid(
-            "delta",
-            alloc::format!("must be in [0, 1]; got {delta}", delta = crate::numeric::Shown(delta)),
-        ));
-    }
-    Ok(())
-}
+use crate::param::{Budget, Delta, Epsilon};
 
 /// The smallest δ for which `channel` (rows x, columns y) is (ε, δ)-LDP (Def 1, eq 1),
 /// rounded up. Costs O(|X|²·|Y|).
 ///
 /// # Errors
-/// `invalid_argument` for a NaN or negative `eps`.
-pub fn ldp_delta(channel: &Matrix, eps: f64) -> Result<f64> {
-    check_eps("epsilon", eps)?;
+/// Never: the types hold every rule (a `Result` like [`lip_delta`]).
+pub fn ldp_delta(channel: &Matrix, eps: Epsilon) -> Result<f64> {
+    let eps = eps.get();
     let e = exp_down(eps);
     let mut worst = 0.0f64;
     for x in 0..channel.rows() {
@@ -56,11 +47,10 @@ pub fn ldp_delta(channel: &Matrix, eps: f64) -> Result<f64> {
 /// up. Only inputs with P(x) > 0 are constrained (a set of inputs is conditioned on).
 ///
 /// # Errors
-/// `invalid_argument` for a NaN or negative `eps`; the distribution errors of
-/// [`super::pmin`] for `prior`; `dimension_mismatch` if `prior` and the rows of
-/// `channel` differ in number.
-pub fn lip_delta(prior: &[f64], channel: &Matrix, eps: f64) -> Result<f64> {
-    check_eps("epsilon", eps)?;
+/// The distribution errors of [`super::pmin`] for `prior`; `dimension_mismatch` if
+/// `prior` and the rows of `channel` differ in number.
+pub fn lip_delta(prior: &[f64], channel: &Matrix, eps: Epsilon) -> Result<f64> {
+    let eps = eps.get();
     check_prior("prior", prior)?;
     if prior.len() != channel.rows() {
         return Err(Error::DimensionMismatch {
@@ -108,11 +98,9 @@ pub fn lip_delta(prior: &[f64], channel: &Matrix, eps: f64) -> Result<f64> {
 /// (see `tests/accounting.rs`).
 ///
 /// # Errors
-/// `invalid_argument` for a NaN or negative `eps` or a `delta` outside [0, 1].
-pub fn approx_ldp_to_lip(eps: f64, delta: f64) -> Result<(f64, f64)> {
-    check_eps("epsilon", eps)?;
-    check_delta(delta)?;
-    Ok((eps, delta))
+/// Never: the types hold every rule (a `Result` like the other relations).
+pub fn approx_ldp_to_lip(eps: Budget, delta: Delta) -> Result<(f64, f64)> {
+    Ok((eps.get(), delta.get()))
 }
 
 /// **Cor 3, second part, corrected**: (ε, δ)-LIP implies (2ε, 2e^ε δ)-LDP; returns
@@ -130,9 +118,8 @@ pub fn approx_ldp_to_lip(eps: f64, delta: f64) -> Result<(f64, f64)> {
 ///
 /// # Errors
 /// As [`approx_ldp_to_lip`].
-pub fn approx_lip_to_ldp(eps: f64, delta: f64) -> Result<(f64, f64)> {
-    check_eps("epsilon", eps)?;
-    check_delta(delta)?;
+pub fn approx_lip_to_ldp(eps: Budget, delta: Delta) -> Result<(f64, f64)> {
+    let (eps, delta) = (eps.get(), delta.get());
     let d = if delta == 0.0 { 0.0 } else { mul_up(2.0, mul_up(exp_up(eps), delta)).min(1.0) };
     Ok((mul_up(2.0, eps), d))
 }
@@ -140,6 +127,7 @@ pub fn approx_lip_to_ldp(eps: f64, delta: f64) -> Result<(f64, f64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accounting::shims::{approx_ldp_to_lip, approx_lip_to_ldp, ldp_delta, lip_delta};
 
     fn m(rows: &[&[f64]]) -> Matrix {
         let v: alloc::vec::Vec<alloc::vec::Vec<f64>> = rows.iter().map(|r| r.to_vec()).collect();
@@ -178,5 +166,10 @@ mod tests {
         let rr = m(&[&[0.75, 0.25], &[0.25, 0.75]]);
         assert_eq!(lip_delta(&[1.0], &rr, 1.0).unwrap_err().code(), "dimension_mismatch");
         assert_eq!(ldp_delta(&rr, f64::NAN).unwrap_err().code(), "invalid_argument");
+        // δ at ε is an audit at ε: ε in [0, 700] (Epsilon), as every audit.
+        for e in [700.5, f64::INFINITY] {
+            assert_eq!(ldp_delta(&rr, e).unwrap_err().code(), "invalid_argument", "{e}");
+            assert_eq!(lip_delta(&[0.5, 0.5], &rr, e).unwrap_err().code(), "invalid_argument", "{e}");
+        }
     }
 }

@@ -13,13 +13,14 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::relations::{family_pmins, ldp_to_lip_unchecked};
+use super::relations::{family_pmins, ldp_to_lip_unchecked, lip_to_ldp_unchecked};
 use super::round::{add_up, div_up, mul_up, sub_down};
-use super::{check_eps_list, check_pmin, check_pmin_or_zero, check_prior, invalid, lip_to_ldp};
+use super::{check_prior, check_releases, positive_pmin};
 use crate::document::{Matrix, MAX_SYMBOLS};
 use crate::error::{Error, Result};
 use crate::leakage::{audit, Alip, DEFAULT_ALPHA_ORDER};
 use crate::numeric::{gamma, next_up};
+use crate::param::{Budget, Probability};
 
 /// Largest number of joint outputs Π_k |Y_k| [`compose_exact`] and [`sequential_exact`]
 /// compute.
@@ -43,12 +44,8 @@ pub struct JointLeakage {
 }
 
 /// Σ_k ω_k with ω_k = Prop 1 at (ε_k, pmin), rounded up.
-fn sum_prop1(eps: &[f64], pmin: f64) -> Result<f64> {
-    let mut s = 0.0;
-    for &e in eps {
-        s = add_up(s, lip_to_ldp(e, pmin)?);
-    }
-    Ok(s)
+fn sum_prop1(eps: &[Budget], pmin: f64) -> f64 {
+    eps.iter().fold(0.0, |s, e| add_up(s, lip_to_ldp_unchecked(e.get(), pmin)))
 }
 
 /// **Thm 4**: n independent releases of the same X, the k-th ε_k-LIP under the prior,
@@ -60,21 +57,22 @@ fn sum_prop1(eps: &[f64], pmin: f64) -> Result<f64> {
 /// only the whole-alphabet minimum. Not exact; compare with [`compose_exact`].
 ///
 /// # Errors
-/// `invalid_argument` for an empty `eps`, an ε_k that is NaN or negative, or a `pmin`
-/// outside (0, 1].
+/// `invalid_argument` for an empty `eps` or a `pmin` of 0.
 ///
 /// # Example
 /// ```
 /// use privlift::accounting::compose_lip;
+/// use privlift::param::{Budget, Probability};
 /// // Two 1-LIP releases under a uniform prior on four values.
-/// let b = compose_lip(&[1.0, 1.0], 0.25)?;
+/// let one = Budget::new("eps", 1.0)?;
+/// let b = compose_lip(&[one, one], Probability::new("pmin", 0.25)?)?;
 /// assert!(b > 1.0 && b < 4.0);
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn compose_lip(eps: &[f64], pmin: f64) -> Result<f64> {
-    check_eps_list("eps_k", eps)?;
-    check_pmin("pmin", pmin)?;
-    Ok(ldp_to_lip_unchecked(sum_prop1(eps, pmin)?, pmin))
+pub fn compose_lip(eps: &[Budget], pmin: Probability) -> Result<f64> {
+    check_releases("eps_k", eps)?;
+    let pmin = positive_pmin("pmin", pmin)?;
+    Ok(ldp_to_lip_unchecked(sum_prop1(eps, pmin), pmin))
 }
 
 /// Basic composition of LDP: n independent releases, the k-th ε_k-LDP, are jointly
@@ -83,10 +81,10 @@ pub fn compose_lip(eps: &[f64], pmin: f64) -> Result<f64> {
 /// The sum is rounded up.
 ///
 /// # Errors
-/// `invalid_argument` for an empty `eps` or an ε_k that is NaN or negative.
-pub fn compose_ldp(eps: &[f64]) -> Result<f64> {
-    check_eps_list("eps_k", eps)?;
-    Ok(eps.iter().fold(0.0, |acc, &e| add_up(acc, e)))
+/// `invalid_argument` for an empty `eps`.
+pub fn compose_ldp(eps: &[Budget]) -> Result<f64> {
+    check_releases("eps_k", eps)?;
+    Ok(eps.iter().fold(0.0, |acc, &e| add_up(acc, e.get())))
 }
 
 /// **Cor 4**: n independent releases, the k-th ε_k-BP-LIP for the family `priors`, are
@@ -99,10 +97,10 @@ pub fn compose_ldp(eps: &[f64]) -> Result<f64> {
 /// returns the prior-free `+∞`. Not exact.
 ///
 /// # Errors
-/// `invalid_argument` for an empty `eps` or family, or an ε_k that is NaN or negative;
-/// `dimension_mismatch` and the distribution errors for the priors.
-pub fn compose_bp_lip<P: AsRef<[f64]>>(eps: &[f64], priors: &[P]) -> Result<f64> {
-    check_eps_list("eps_k", eps)?;
+/// `invalid_argument` for an empty `eps` or family; `dimension_mismatch` and the
+/// distribution errors for the priors.
+pub fn compose_bp_lip<P: AsRef<[f64]>>(eps: &[Budget], priors: &[P]) -> Result<f64> {
+    check_releases("eps_k", eps)?;
     let (min_pmin, max_pmin) = family_pmins(priors)?;
     if min_pmin == 1.0 {
         return Ok(0.0); // every prior is a point mass
@@ -110,7 +108,7 @@ pub fn compose_bp_lip<P: AsRef<[f64]>>(eps: &[f64], priors: &[P]) -> Result<f64>
     if max_pmin == 0.0 {
         return Ok(f64::INFINITY);
     }
-    Ok(ldp_to_lip_unchecked(sum_prop1(eps, max_pmin)?, min_pmin))
+    Ok(ldp_to_lip_unchecked(sum_prop1(eps, max_pmin), min_pmin))
 }
 
 /// **Cor 5, eq 11**: releasing X_1, …, X_n (correlated, joint P_{X_1^n}) through
@@ -127,28 +125,27 @@ pub fn compose_bp_lip<P: AsRef<[f64]>>(eps: &[f64], priors: &[P]) -> Result<f64>
 /// [`sequential_exact`].
 ///
 /// # Errors
-/// `invalid_argument` for an empty `eps`, an ε_k that is NaN or negative, a marginal
-/// Pmin outside (0, 1], a `joint_pmin` outside [0, 1], or lists of different lengths.
-pub fn sequential_lip(eps: &[f64], marginal_pmins: &[f64], joint_pmin: f64) -> Result<f64> {
-    check_eps_list("eps_k", eps)?;
+/// `invalid_argument` for an empty `eps`, a marginal Pmin of 0, or lists of different
+/// lengths.
+pub fn sequential_lip(eps: &[Budget], marginal_pmins: &[Probability], joint_pmin: Probability) -> Result<f64> {
+    check_releases("eps_k", eps)?;
     if marginal_pmins.len() != eps.len() {
-        return Err(invalid(
+        return Err(Error::invalid(
             "marginal_pmins",
             alloc::format!("has {} entries for {} releases", marginal_pmins.len(), eps.len()),
         ));
     }
-    check_pmin_or_zero("joint_pmin", joint_pmin)?;
     let mut s = 0.0;
     for (k, (&e, &p)) in eps.iter().zip(marginal_pmins).enumerate() {
-        check_pmin(&alloc::format!("marginal_pmins[{k}]"), p)?;
-        s = add_up(s, lip_to_ldp(e, p)?);
+        let p = positive_pmin(&alloc::format!("marginal_pmins[{k}]"), p)?;
+        s = add_up(s, lip_to_ldp_unchecked(e.get(), p));
     }
-    Ok(ldp_to_lip_unchecked(s, joint_pmin))
+    Ok(ldp_to_lip_unchecked(s, joint_pmin.get()))
 }
 
 fn check_channels(channels: &[Matrix]) -> Result<()> {
     if channels.is_empty() {
-        return Err(invalid("channels", "need at least one channel"));
+        return Err(Error::invalid("channels", "need at least one channel"));
     }
     for (k, c) in channels.iter().enumerate() {
         if c.rows() == 0 || c.cols() == 0 {
@@ -163,7 +160,7 @@ fn product_size(sizes: impl Iterator<Item = usize>, max: usize, what: &str) -> R
     let mut n = 1usize;
     for s in sizes {
         n = n.checked_mul(s).filter(|&v| v <= max).ok_or_else(|| {
-            invalid(
+            Error::invalid(
                 "channels",
                 alloc::format!("{what} exceeds {max}: the exact composition is not affordable (use the bound)"),
             )
@@ -188,7 +185,10 @@ fn kron_row(acc: &[f64], row: &[f64], out: &mut Vec<f64>) -> bool {
 }
 
 fn underflow() -> Error {
-    invalid("channels", "a joint probability underflows f64 (below 2.2e-308); the exact composition is not computable")
+    Error::invalid(
+        "channels",
+        "a joint probability underflows f64 (below 2.2e-308); the exact composition is not computable",
+    )
 }
 
 /// The channel of n independent releases of the same X: rows x, columns the tuples
@@ -274,7 +274,7 @@ pub fn product_channel(channels: &[Matrix]) -> Result<Matrix> {
 /// ln((1 + γ)/(1 − γ)) ≤ 2γ/(1 − γ) is added.
 fn audit_joint(prior: &[f64], channel: &Matrix, factors: usize) -> Result<JointLeakage> {
     if prior.len() > MAX_SYMBOLS {
-        return Err(invalid("prior", alloc::format!("more than {MAX_SYMBOLS} joint inputs")));
+        return Err(Error::invalid("prior", alloc::format!("more than {MAX_SYMBOLS} joint inputs")));
     }
     let l = audit(&Matrix::diag(prior), channel, DEFAULT_ALPHA_ORDER)?;
     let slack = if factors <= 1 {
@@ -333,6 +333,7 @@ pub fn sequential_exact(joint: &[f64], channels: &[Matrix]) -> Result<JointLeaka
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accounting::shims::{compose_lip, sequential_lip};
 
     fn rr(p: f64) -> Matrix {
         Matrix::from_flat(2, 2, vec![p, 1.0 - p, 1.0 - p, p])

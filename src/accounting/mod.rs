@@ -29,6 +29,8 @@ mod approximate;
 mod compose;
 mod relations;
 mod round;
+#[cfg(test)]
+mod shims;
 mod transfer;
 
 pub use approximate::{approx_ldp_to_lip, approx_lip_to_ldp, ldp_delta, lip_delta};
@@ -41,10 +43,16 @@ pub use transfer::{
     empirical_prior_eta, family_transfer_eta, transfer_eta, transfer_eta_threshold, transfer_lip_bound, tv_distance,
 };
 
-use alloc::string::String;
-
+#[cfg(test)]
+use crate::accounting as real;
 use crate::document::check_distribution;
 use crate::error::{Error, Result};
+use crate::param::{Budget, Probability};
+#[cfg(test)]
+use {
+    crate::document::Matrix,
+    crate::param::{Delta, Epsilon},
+};
 
 /// `min_x P(x)` over the whole alphabet (0 if some value has probability 0): the Pmin of
 /// the paper's Thm 1, Prop 1 and Thm 4.
@@ -67,23 +75,9 @@ pub fn support_pmin(prior: &[f64]) -> Result<f64> {
     Ok(prior.iter().copied().filter(|&p| p > 0.0).fold(f64::INFINITY, f64::min))
 }
 
-pub(crate) fn invalid(name: &str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument { name: name.into(), reason: reason.into() }
-}
-
-/// ε ∈ [0, +∞] ([`crate::param::Budget`]).
-pub(crate) fn check_eps(name: &str, eps: f64) -> Result<()> {
-    crate::param::Budget::new(name, eps).map(drop)
-}
-
-/// Pmin ∈ (0, 1] ([`crate::param::Probability::positive`]).
-pub(crate) fn check_pmin(name: &str, p: f64) -> Result<()> {
-    crate::param::Probability::positive(name, p).map(drop)
-}
-
-/// Pmin ∈ [0, 1] ([`crate::param::Probability`]).
-pub(crate) fn check_pmin_or_zero(name: &str, p: f64) -> Result<()> {
-    crate::param::Probability::new(name, p).map(drop)
+/// A Pmin that divides: in (0, 1] ([`Probability::nonzero`]).
+pub(crate) fn positive_pmin(name: &str, p: Probability) -> Result<f64> {
+    p.nonzero(name).map(Probability::get)
 }
 
 /// A non-empty probability vector.
@@ -94,13 +88,10 @@ pub(crate) fn check_prior(name: &str, p: &[f64]) -> Result<()> {
     check_distribution(name, p)
 }
 
-/// A non-empty list of leakages ε_k, each in [0, +∞].
-pub(crate) fn check_eps_list(name: &str, eps: &[f64]) -> Result<()> {
+/// A non-empty list of leakages ε_k.
+pub(crate) fn check_releases(name: &str, eps: &[Budget]) -> Result<()> {
     if eps.is_empty() {
-        return Err(invalid(name, "need at least one release"));
-    }
-    for (k, &e) in eps.iter().enumerate() {
-        check_eps(&alloc::format!("{name}[{k}]"), e)?;
+        return Err(Error::invalid(name, "need at least one release"));
     }
     Ok(())
 }

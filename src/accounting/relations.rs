@@ -36,9 +36,10 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::round::{add_up, div_up, exp_up, expm1_up, ln_down, log1p_up, mul_up, sub_down, sub_up};
-use super::{check_eps, check_pmin, check_pmin_or_zero, check_prior, invalid, pmin, support_pmin};
+use super::{check_prior, pmin, positive_pmin, support_pmin};
 use crate::document::Matrix;
 use crate::error::{Error, Result};
+use crate::param::{Budget, Probability};
 
 /// g₁(p) = min{2ε, ln((e^ε − 1 + p)/p)}, rounded up (ε finite, p > 0).
 fn g1(eps: f64, p: f64) -> f64 {
@@ -94,22 +95,26 @@ fn two_smallest(p: &[f64]) -> (usize, usize) {
 /// `pmin = 0` is refused rather than read as the paper's `min{2ε, ∞} = 2ε`.
 ///
 /// # Errors
-/// `invalid_argument` if `eps` is NaN or negative or `pmin` is not in (0, 1].
+/// `invalid_argument` for a `pmin` of 0.
 ///
 /// # Example
 /// ```
+/// use privlift::param::{Budget, Probability};
 /// // ε = 3 under a prior whose least likely value has probability 1/4: below 2ε = 6.
-/// let ldp = privlift::accounting::lip_to_ldp(3.0, 0.25)?;
+/// let ldp = privlift::accounting::lip_to_ldp(Budget::new("eps", 3.0)?, Probability::new("pmin", 0.25)?)?;
 /// assert!((ldp - (3.0f64.exp_m1() / 0.25).ln_1p()).abs() < 1e-12 && ldp < 6.0);
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn lip_to_ldp(eps: f64, pmin: f64) -> Result<f64> {
-    check_eps("epsilon", eps)?;
-    check_pmin("pmin", pmin)?;
+pub fn lip_to_ldp(eps: Budget, pmin: Probability) -> Result<f64> {
+    Ok(lip_to_ldp_unchecked(eps.get(), positive_pmin("pmin", pmin)?))
+}
+
+/// [`lip_to_ldp`] for checked arguments (`pmin` > 0).
+pub(crate) fn lip_to_ldp_unchecked(eps: f64, pmin: f64) -> f64 {
     if eps == f64::INFINITY {
-        return Ok(f64::INFINITY);
+        return f64::INFINITY;
     }
-    Ok(g1(eps, pmin))
+    g1(eps, pmin)
 }
 
 /// **Thm 1, eq 9**, solved exactly: the largest LDP (w.r.t. X, over every pair of inputs)
@@ -124,10 +129,10 @@ pub fn lip_to_ldp(eps: f64, pmin: f64) -> Result<f64> {
 /// otherwise 0 for ε = 0.
 ///
 /// # Errors
-/// `invalid_argument` for a NaN or negative `eps`; `empty_alphabet`, `non_finite`,
-/// `negative_probability`, `not_normalized` if `prior` is not a distribution.
-pub fn lip_to_ldp_exact(prior: &[f64], eps: f64) -> Result<f64> {
-    check_eps("epsilon", eps)?;
+/// `empty_alphabet`, `non_finite`, `negative_probability`, `not_normalized` if `prior`
+/// is not a distribution.
+pub fn lip_to_ldp_exact(prior: &[f64], eps: Budget) -> Result<f64> {
+    let eps = eps.get();
     check_prior("prior", prior)?;
     if prior.len() == 1 {
         return Ok(0.0);
@@ -154,11 +159,11 @@ pub fn lip_to_ldp_exact(prior: &[f64], eps: f64) -> Result<f64> {
 ///
 /// # Errors
 /// As [`lip_to_ldp_exact`], and `invalid_argument` for `eps = ∞`.
-pub fn lip_to_ldp_witness(prior: &[f64], eps: f64) -> Result<Matrix> {
-    check_eps("epsilon", eps)?;
+pub fn lip_to_ldp_witness(prior: &[f64], eps: Budget) -> Result<Matrix> {
+    let eps = eps.get();
     check_prior("prior", prior)?;
     if eps == f64::INFINITY {
-        return Err(invalid("epsilon", "the witness needs a finite ε (for ε = ∞ any deterministic map is one)"));
+        return Err(Error::invalid("epsilon", "the witness needs a finite ε (for ε = ∞ any deterministic map is one)"));
     }
     let n = prior.len();
     let (l, u) = (libm::exp(-eps), libm::exp(eps));
@@ -212,19 +217,18 @@ pub fn lip_to_ldp_witness(prior: &[f64], eps: f64) -> Result<Matrix> {
 /// bound. Computed as log1p((1 − Pmin)·expm1(ε)), rounded up.
 ///
 /// # Errors
-/// `invalid_argument` if `eps` is NaN or negative or `pmin` is not in [0, 1].
+/// Never: the types hold every rule (a `Result` like the other relations).
 ///
 /// # Example
 /// ```
+/// use privlift::param::{Budget, Probability};
 /// // 1-LDP under a uniform binary prior is ln((1 + e)/2)-LIP.
-/// let lip = privlift::accounting::ldp_to_lip(1.0, 0.5)?;
+/// let lip = privlift::accounting::ldp_to_lip(Budget::new("eps", 1.0)?, Probability::new("pmin", 0.5)?)?;
 /// assert!((lip - ((1.0 + 1.0f64.exp()) / 2.0).ln()).abs() < 1e-12);
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn ldp_to_lip(eps: f64, pmin: f64) -> Result<f64> {
-    check_eps("epsilon", eps)?;
-    check_pmin_or_zero("pmin", pmin)?;
-    Ok(ldp_to_lip_unchecked(eps, pmin))
+pub fn ldp_to_lip(eps: Budget, pmin: Probability) -> Result<f64> {
+    Ok(ldp_to_lip_unchecked(eps.get(), pmin.get()))
 }
 
 /// [`ldp_to_lip`] for checked arguments.
@@ -247,7 +251,7 @@ pub(crate) fn ldp_to_lip_unchecked(eps: f64, pmin: f64) -> f64 {
 /// Validates a family of priors (non-empty, same length, each a distribution).
 pub(crate) fn check_family<P: AsRef<[f64]>>(family: &[P]) -> Result<()> {
     let Some(first) = family.first() else {
-        return Err(invalid("priors", "need at least one prior"));
+        return Err(Error::invalid("priors", "need at least one prior"));
     };
     let n = first.as_ref().len();
     for (i, p) in family.iter().enumerate() {
@@ -284,13 +288,11 @@ pub(crate) fn family_pmins<P: AsRef<[f64]>>(family: &[P]) -> Result<(f64, f64)> 
 /// occur under that prior and does not enter its LIP).
 ///
 /// # Errors
-/// `invalid_argument` for a NaN or negative `eps` or an empty family;
-/// `dimension_mismatch` if the priors differ in length; the distribution errors of
-/// [`pmin`] naming `priors[i]`.
-pub fn ldp_to_bp_lip<P: AsRef<[f64]>>(eps: f64, priors: &[P]) -> Result<f64> {
-    check_eps("epsilon", eps)?;
+/// `invalid_argument` for an empty family; `dimension_mismatch` if the priors differ in
+/// length; the distribution errors of [`pmin`] naming `priors[i]`.
+pub fn ldp_to_bp_lip<P: AsRef<[f64]>>(eps: Budget, priors: &[P]) -> Result<f64> {
     let (min_pmin, _) = family_pmins(priors)?;
-    Ok(ldp_to_lip_unchecked(eps, min_pmin))
+    Ok(ldp_to_lip_unchecked(eps.get(), min_pmin))
 }
 
 /// **Thm 2, converse**: an ε-BP-LIP mechanism is
@@ -306,8 +308,8 @@ pub fn ldp_to_bp_lip<P: AsRef<[f64]>>(eps: f64, priors: &[P]) -> Result<f64> {
 ///
 /// # Errors
 /// As [`ldp_to_bp_lip`].
-pub fn bp_lip_to_ldp<P: AsRef<[f64]>>(eps: f64, priors: &[P]) -> Result<f64> {
-    check_eps("epsilon", eps)?;
+pub fn bp_lip_to_ldp<P: AsRef<[f64]>>(eps: Budget, priors: &[P]) -> Result<f64> {
+    let eps = eps.get();
     let (_, max_pmin) = family_pmins(priors)?;
     if max_pmin == 0.0 && priors.first().is_some_and(|p| p.as_ref().len() > 1) {
         return Ok(f64::INFINITY);
@@ -321,6 +323,9 @@ pub fn bp_lip_to_ldp<P: AsRef<[f64]>>(eps: f64, priors: &[P]) -> Result<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accounting::shims::{
+        bp_lip_to_ldp, ldp_to_bp_lip, ldp_to_lip, lip_to_ldp, lip_to_ldp_exact, lip_to_ldp_witness,
+    };
 
     #[test]
     fn prop1_is_min_of_two_branches() {

@@ -11,9 +11,11 @@
 //! η and the actual change of leakage is reported by `tests/accounting.rs`.
 
 use super::relations::check_family;
+use super::relations::lip_to_ldp_unchecked;
 use super::round::{add_up, div_up, ln_down, log1p_up, mul_up, sqrt_up, sub_up};
-use super::{check_eps, check_pmin, check_pmin_or_zero, check_prior, invalid, lip_to_ldp, pmin};
+use super::{check_prior, pmin, positive_pmin};
 use crate::error::{Error, Result};
+use crate::param::{Budget, Probability};
 
 fn check_pair(p1: &[f64], p2: &[f64]) -> Result<()> {
     check_prior("p1", p1)?;
@@ -88,16 +90,14 @@ pub fn transfer_eta(p1: &[f64], p2: &[f64]) -> Result<f64> {
 /// term is the one [`transfer_eta_threshold`] predicts.
 ///
 /// # Errors
-/// `invalid_argument` if `eps` or `eta` is NaN or negative, or `p1min` is not in [0, 1].
-pub fn transfer_lip_bound(eps: f64, eta: f64, p1min: f64) -> Result<f64> {
-    check_eps("epsilon", eps)?;
-    check_eps("eta", eta)?;
-    check_pmin_or_zero("p1min", p1min)?;
-    let lemma3 = add_up(eta, eps);
+/// Never: the types hold every rule (a `Result` like the other relations).
+pub fn transfer_lip_bound(eps: Budget, eta: Budget, p1min: Probability) -> Result<f64> {
+    let (eps, p1min) = (eps.get(), p1min.get());
+    let lemma3 = add_up(eta.get(), eps);
     if p1min == 0.0 {
         return Ok(lemma3);
     }
-    Ok(lemma3.min(lip_to_ldp(eps, p1min)?))
+    Ok(lemma3.min(lip_to_ldp_unchecked(eps, p1min)))
 }
 
 /// **Cor 6, corrected**: the total variation distance up to which η + ε is the smallest
@@ -115,12 +115,10 @@ pub fn transfer_lip_bound(eps: f64, eta: f64, p1min: f64) -> Result<f64> {
 /// eq 12 takes the minimum anyway).
 ///
 /// # Errors
-/// `invalid_argument` if `eps` is NaN or negative, `p1min` is not in (0, 1] or `c` not
-/// in [0, 1].
-pub fn transfer_eta_threshold(eps: f64, p1min: f64, c: f64) -> Result<f64> {
-    check_eps("epsilon", eps)?;
-    check_pmin("p1min", p1min)?;
-    check_pmin_or_zero("c", c)?;
+/// `invalid_argument` for a `p1min` of 0.
+pub fn transfer_eta_threshold(eps: Budget, p1min: Probability, c: Probability) -> Result<f64> {
+    let (eps, c) = (eps.get(), c.get());
+    let p1min = positive_pmin("p1min", p1min)?;
     if c == 0.0 {
         return Ok(0.0);
     }
@@ -144,22 +142,21 @@ pub fn transfer_eta_threshold(eps: f64, p1min: f64, c: f64) -> Result<f64> {
 /// decreases in c); `c = 0` (a value never sampled) gives +∞. Rounded up.
 ///
 /// # Errors
-/// `invalid_argument` for `samples = 0`, `alphabet_size = 0`, β outside (0, 1), or `c`
-/// outside [0, 1].
-pub fn empirical_prior_eta(samples: u64, beta: f64, alphabet_size: usize, c: f64) -> Result<f64> {
+/// `invalid_argument` for `samples = 0`, `alphabet_size = 0` or β of 0 or 1.
+pub fn empirical_prior_eta(samples: u64, beta: Probability, alphabet_size: usize, c: Probability) -> Result<f64> {
+    let (beta, c) = (beta.get(), c.get());
     if samples == 0 {
-        return Err(invalid("samples", "must be at least 1"));
+        return Err(Error::invalid("samples", "must be at least 1"));
     }
     if alphabet_size == 0 {
-        return Err(invalid("alphabet_size", "must be at least 1"));
+        return Err(Error::invalid("alphabet_size", "must be at least 1"));
     }
-    if beta.is_nan() || beta <= 0.0 || beta >= 1.0 {
-        return Err(invalid(
+    if beta <= 0.0 || beta >= 1.0 {
+        return Err(Error::invalid(
             "beta",
             alloc::format!("must be in (0, 1); got {beta}", beta = crate::numeric::Shown(beta)),
         ));
     }
-    check_pmin_or_zero("c", c)?;
     if c == 0.0 {
         return Ok(f64::INFINITY);
     }
@@ -199,6 +196,7 @@ pub fn family_transfer_eta<P: AsRef<[f64]>>(true_prior: &[f64], priors: &[P]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accounting::shims::{empirical_prior_eta, lip_to_ldp, transfer_eta_threshold, transfer_lip_bound};
 
     #[test]
     fn tv_and_eta_by_hand() {

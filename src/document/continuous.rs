@@ -348,9 +348,7 @@ fn check_eps_delta(name: &str, c: Option<EpsDelta>) -> Result<()> {
 pub fn parse_prior(p: &PriorJson) -> Result<ContinuousPrior> {
     let gauss = |f: &str, m: f64, s: f64| {
         Gaussian::new(m, s).map_err(|e| match e {
-            Error::InvalidArgument { name, reason } => {
-                Error::InvalidArgument { name: alloc::format!("prior.{f}.{name}"), reason }
-            }
+            Error::InvalidArgument { name, reason } => Error::invalid(alloc::format!("prior.{f}.{name}"), reason),
             e => e,
         })
     };

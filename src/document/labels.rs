@@ -34,10 +34,8 @@ impl Labels {
     /// `invalid_argument` naming `field` when the labels' text would pass 4 GiB (the
     /// ends are 32-bit).
     pub fn push(&mut self, field: &str, label: &str) -> Result<()> {
-        let end = u32::try_from(self.text.len() + label.len()).map_err(|_| Error::InvalidArgument {
-            name: field.into(),
-            reason: "the labels' text is longer than 4 GiB".into(),
-        })?;
+        let end = u32::try_from(self.text.len() + label.len())
+            .map_err(|_| Error::invalid(field, "the labels' text is longer than 4 GiB"))?;
         self.text.push_str(label);
         self.ends.push(end);
         Ok(())

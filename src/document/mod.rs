@@ -205,10 +205,10 @@ fn labels(field: &str, v: Labels) -> Result<Alphabet> {
 fn check_claim(name: &str, v: Option<f64>) -> Result<()> {
     match v {
         Some(e) if !e.is_finite() => Err(Error::field(alloc::format!("claims.{name}")).non_finite()),
-        Some(e) if e < 0.0 => Err(Error::InvalidArgument {
-            name: alloc::format!("claims.{name}"),
-            reason: alloc::format!("a privacy budget must be ≥ 0 nats, got {e}", e = crate::numeric::Shown(e)),
-        }),
+        Some(e) if e < 0.0 => Err(Error::invalid(
+            alloc::format!("claims.{name}"),
+            alloc::format!("a privacy budget must be ≥ 0 nats, got {e}", e = crate::numeric::Shown(e)),
+        )),
         _ => Ok(()),
     }
 }
@@ -251,12 +251,11 @@ impl Document {
             Some(l) if releases_input(&mechanism) => match labels("output_labels", l)? == input {
                 true => input.clone(),
                 false => {
-                    return Err(Error::InvalidArgument {
-                        name: "output_labels".into(),
-                        reason: "a `krr` or `rr_lip` mechanism releases a value of X: its outputs are `labels` \
-                             (omit `output_labels`)"
-                            .into(),
-                    })
+                    return Err(Error::invalid(
+                        "output_labels",
+                        "a `krr` or `rr_lip` mechanism releases a value of X: its outputs are `labels` \
+                             (omit `output_labels`)",
+                    ))
                 }
             },
             Some(l) => labels("output_labels", l)?,
@@ -304,10 +303,10 @@ impl Document {
         if let Some(bp) = &w.claims.bp_lip {
             check_claim("bp_lip.eps", Some(bp.eps))?;
             if bp.priors.is_empty() || bp.priors.len() > MAX_PRIORS {
-                return Err(Error::InvalidArgument {
-                    name: "claims.bp_lip.priors".into(),
-                    reason: alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", bp.priors.len()),
-                });
+                return Err(Error::invalid(
+                    "claims.bp_lip.priors",
+                    alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", bp.priors.len()),
+                ));
             }
             for (i, p) in bp.priors.iter().enumerate() {
                 let f = alloc::format!("claims.bp_lip.priors[{i}]");
@@ -332,13 +331,10 @@ impl Document {
         }
         if let Some(a) = w.claims.alpha {
             if !a.order.is_finite() || a.order <= 1.0 {
-                return Err(Error::InvalidArgument {
-                    name: "claims.alpha.order".into(),
-                    reason: alloc::format!(
-                        "the α-lift order must be finite and > 1, got {}",
-                        crate::numeric::Shown(a.order)
-                    ),
-                });
+                return Err(Error::invalid(
+                    "claims.alpha.order",
+                    alloc::format!("the α-lift order must be finite and > 1, got {}", crate::numeric::Shown(a.order)),
+                ));
             }
             check_claim("alpha.eps_l", Some(a.eps_l))?;
             check_claim("alpha.eps_u", Some(a.eps_u))?;
@@ -559,10 +555,10 @@ fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Res
                 other => fields::array("mechanism.p_y_given_sx", &other)?.to_vec(),
             };
             let Some(ns) = ns else {
-                return Err(Error::InvalidArgument {
-                    name: "mechanism.p_y_given_sx".into(),
-                    reason: "a per-secret mechanism needs the document's `secret`".into(),
-                });
+                return Err(Error::invalid(
+                    "mechanism.p_y_given_sx",
+                    "a per-secret mechanism needs the document's `secret`",
+                ));
             };
             if blocks.len() != ns {
                 return Err(Error::field("mechanism.p_y_given_sx").dims(ns, blocks.len()));
@@ -592,13 +588,13 @@ fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Res
                         let worst =
                             ms.as_slice().iter().zip(mm.as_slice()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
                         if worst > SUM_TOLERANCE {
-                            return Err(Error::InvalidArgument {
-                                name: alloc::format!("mechanism.p_y_given_sx[{s}]"),
-                                reason: alloc::format!(
+                            return Err(Error::invalid(
+                                alloc::format!("mechanism.p_y_given_sx[{s}]"),
+                                alloc::format!(
                                     "differs from `p_y_given_x` by {worst}; a Markov mechanism must not depend on s",
                                     worst = crate::numeric::Shown(worst)
                                 ),
-                            });
+                            ));
                         }
                     }
                     Some(mm)
@@ -618,10 +614,10 @@ fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Res
                     return Err(Error::field(name).negative(p));
                 }
                 if p > 1.0 {
-                    return Err(Error::InvalidArgument {
-                        name: name.into(),
-                        reason: alloc::format!("{p} is not a probability", p = crate::numeric::Shown(p)),
-                    });
+                    return Err(Error::invalid(
+                        name,
+                        alloc::format!("{p} is not a probability", p = crate::numeric::Shown(p)),
+                    ));
                 }
                 if p > 0.0 && p < MIN_PROBABILITY {
                     return Err(crate::param::tiny(name, p));
@@ -680,10 +676,10 @@ pub const MAX_SRLIP_ATTRIBUTES: usize = 16;
 /// product is not `nx`.
 pub fn check_attributes(field: &str, attributes: &[usize], nx: usize) -> Result<()> {
     if attributes.is_empty() || attributes.len() > MAX_SRLIP_ATTRIBUTES {
-        return Err(Error::InvalidArgument {
-            name: field.into(),
-            reason: alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attributes.len()),
-        });
+        return Err(Error::invalid(
+            field,
+            alloc::format!("needs 1..={MAX_SRLIP_ATTRIBUTES} attributes, got {}", attributes.len()),
+        ));
     }
     if let Some(j) = attributes.iter().position(|&a| a == 0) {
         return Err(Error::EmptyAlphabet { field: alloc::format!("{field}[{j}]") });

@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
 use crate::numeric::{mass, phi};
-use crate::param::{finite, invalid, positive};
+use crate::param::{finite, positive};
 use crate::sample::lattice::Lattice;
 
 /// A normal distribution `N(mean, sd²)` with finite mean and finite `sd > 0`.
@@ -108,7 +108,7 @@ impl Histogram {
             return Err(Error::field("prior.histogram.edges").non_finite());
         }
         if edges.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(invalid("prior.histogram.edges", "must be strictly increasing"));
+            return Err(Error::invalid("prior.histogram.edges", "must be strictly increasing"));
         }
         crate::param::check_distribution("prior.histogram.p", p)?;
         Ok(Histogram { edges: edges.to_vec(), p: p.to_vec() })
@@ -184,7 +184,7 @@ impl ContinuousPrior {
             .collect();
         let total = crate::numeric::sum(&p);
         if !(total > 0.0 && total.is_finite()) {
-            return Err(invalid("prior", "puts no mass on the domain [lo, hi]"));
+            return Err(Error::invalid("prior", "puts no mass on the domain [lo, hi]"));
         }
         for v in &mut p {
             *v /= total;

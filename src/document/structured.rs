@@ -88,12 +88,9 @@ impl Sparse {
             let mut last: Option<usize> = None;
             for (j, &(y, p)) in row.iter().enumerate() {
                 if y >= outputs || last.is_some_and(|l| y <= l) {
-                    return Err(Error::InvalidArgument {
-                        name: alloc::format!("{f}[{j}]"),
-                        reason: alloc::format!(
+                    return Err(Error::invalid(alloc::format!("{f}[{j}]"), alloc::format!(
                             "output {y} is out of range or out of order (outputs are 0..{outputs}, increasing in each row)"
-                        ),
-                    });
+                        )));
                 }
                 last = Some(y);
                 values.push(p);
@@ -137,10 +134,7 @@ impl Sparse {
         let s = Sparse::from_srr("mechanism", m.rows(), m.cols(), srr, &group_row, others)?;
         let dense_row = |x: usize| m.row(x).iter().enumerate().filter(|(_, &p)| p != 0.0).map(|(y, &p)| (y as u32, p));
         if m.cols() != s.outputs || (0..m.rows()).any(|x| !s.row(x).iter().copied().eq(dense_row(x))) {
-            return Err(Error::InvalidArgument {
-                name: "srr".into(),
-                reason: "the channel is not of the SRR form".into(),
-            });
+            return Err(Error::invalid("srr", "the channel is not of the SRR form"));
         }
         Ok(s)
     }
@@ -175,12 +169,7 @@ impl Sparse {
         for &x in srr.low_risk.iter().chain(srr.groups.iter().flat_map(|(g, _)| g)) {
             match covered.get_mut(x as usize) {
                 Some(c) if !*c => *c = true,
-                _ => {
-                    return Err(Error::InvalidArgument {
-                        name: field.into(),
-                        reason: alloc::format!("input {x} is out of range or listed twice"),
-                    })
-                }
+                _ => return Err(Error::invalid(field, alloc::format!("input {x} is out of range or listed twice"))),
             }
         }
         let uncovered = covered.iter().filter(|&&c| !c).count();
@@ -311,8 +300,8 @@ fn uncovered(srr: &Srr, nx: usize) -> Vec<usize> {
 }
 
 /// κ of k-RR at ε: (e^ε − 1)/(e^ε + k − 1), so that P(x|x)/P(y|x) = e^ε.
-pub fn krr_keep(k: usize, eps: f64) -> f64 {
-    let g = libm::expm1(eps);
+pub fn krr_keep(k: usize, eps: Epsilon) -> f64 {
+    let g = libm::expm1(eps.get());
     g / (g + k as f64)
 }
 
@@ -357,10 +346,7 @@ fn srr(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
             .into_iter()
             .map(|x| match x < nx {
                 true => Ok(x as u32),
-                false => Err(Error::InvalidArgument {
-                    name: f.into(),
-                    reason: alloc::format!("input {x} is not below |X| = {nx}"),
-                }),
+                false => Err(Error::invalid(f, alloc::format!("input {x} is not below |X| = {nx}"))),
             })
             .collect()
     };
@@ -406,10 +392,7 @@ fn srr(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
         check_distribution(&fo, o)?;
     }
     if others.is_none() != uncovered(&srr, nx).is_empty() {
-        return Err(Error::InvalidArgument {
-            name: fo,
-            reason: "is required exactly when some input is neither low-risk nor in a group".into(),
-        });
+        return Err(Error::invalid(fo, "is required exactly when some input is neither low-risk nor in a group"));
     }
     let sparse = Sparse::from_srr(field, nx, outputs, srr, &|g, j| blocks[g].row(j), others.as_deref().unwrap_or(&[]))?;
     Ok(MechanismKind::Sparse(sparse))
@@ -419,14 +402,11 @@ fn krr(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "epsilon", "keep"])?;
     match (optional_number(field, m, "epsilon")?, optional_number(field, m, "keep")?) {
         (Some(e), None) => {
-            let e = Epsilon::new(&alloc::format!("{field}.epsilon"), e)?.get();
-            Ok(MechanismKind::Krr { epsilon: Some(e), keep: krr_keep(nx, e) })
+            let e = Epsilon::new(&alloc::format!("{field}.epsilon"), e)?;
+            Ok(MechanismKind::Krr { epsilon: Some(e.get()), keep: krr_keep(nx, e) })
         }
         (None, Some(k)) => Ok(MechanismKind::Krr { epsilon: None, keep: keep(field, k)? }),
-        _ => Err(Error::InvalidArgument {
-            name: field.into(),
-            reason: "a `krr` mechanism gives exactly one of `epsilon` and `keep`".into(),
-        }),
+        _ => Err(Error::invalid(field, "a `krr` mechanism gives exactly one of `epsilon` and `keep`")),
     }
 }
 
@@ -458,17 +438,17 @@ fn merge(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
     }
     let nb = blocks.iter().max().map_or(0, |&b| b.saturating_add(1));
     if nb > nx {
-        return Err(Error::InvalidArgument {
-            name: f,
-            reason: alloc::format!("block {} does not exist: blocks are numbered 0..B−1 with B ≤ |X| = {nx}", nb - 1),
-        });
+        return Err(Error::invalid(
+            f,
+            alloc::format!("block {} does not exist: blocks are numbered 0..B−1 with B ≤ |X| = {nx}", nb - 1),
+        ));
     }
     let mut used = alloc::vec![false; nb];
     for &b in &blocks {
         used[b] = true;
     }
     if let Some(b) = used.iter().position(|u| !u) {
-        return Err(Error::InvalidArgument { name: f, reason: alloc::format!("block {b} has no input") });
+        return Err(Error::invalid(f, alloc::format!("block {b} has no input")));
     }
     let inner = match take(&mut v, "inner") {
         Json::Null => None,
@@ -483,13 +463,13 @@ fn merge(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
                 "matrix" => super::parse_matrix(&fi, v, nb)?,
                 "krr" | "rr_lip" | "sparse" => parse(&fi, &kind, v, nb)?,
                 _ => {
-                    return Err(Error::InvalidArgument {
-                        name: fi,
-                        reason: alloc::format!(
+                    return Err(Error::invalid(
+                        fi,
+                        alloc::format!(
                             "a merge's inner mechanism is `matrix`, `sparse`, `krr` or `rr_lip`, not {}",
                             crate::error::Quoted(&kind)
                         ),
-                    })
+                    ))
                 }
             };
             Some(Box::new(inner))

@@ -499,9 +499,11 @@ fn read_bp_lip(r: &mut Reader<'_>) -> crate::error::Result<BpLipJson> {
         match f.field(r, &key)? {
             0 => b.eps = r.f64()?,
             _ => {
-                let too_many = |n| crate::error::Error::InvalidArgument {
-                    name: "claims.bp_lip.priors".into(),
-                    reason: alloc::format!("needs 1..={} priors, got {n}", super::MAX_PRIORS),
+                let too_many = |n| {
+                    crate::error::Error::invalid(
+                        "claims.bp_lip.priors",
+                        alloc::format!("needs 1..={} priors, got {n}", super::MAX_PRIORS),
+                    )
                 };
                 b.priors = read_rows(r, "claims.bp_lip.priors", super::MAX_PRIORS, &too_many)?;
             }
@@ -521,9 +523,11 @@ fn read_srlip(r: &mut Reader<'_>) -> crate::error::Result<SrlipJson> {
             _ => {
                 let mut a = Vec::new();
                 let max = super::MAX_SRLIP_ATTRIBUTES;
-                let too_many = |n| crate::error::Error::InvalidArgument {
-                    name: "claims.srlip.attributes".into(),
-                    reason: alloc::format!("needs 1..={max} attributes, got {n}"),
+                let too_many = |n| {
+                    crate::error::Error::invalid(
+                        "claims.srlip.attributes",
+                        alloc::format!("needs 1..={max} attributes, got {n}"),
+                    )
                 };
                 r.bounded_array(max, &too_many, &mut |r| {
                     a.push(crate::numeric::saturating_usize(r.unsigned("usize", u64::MAX)?));

@@ -45,10 +45,9 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::numeric::{abs_ln_up, gamma, next_up, UNIT_ROUNDOFF};
-use crate::param::invalid;
-use crate::param::Epsilon;
+use crate::param::{Delta, Epsilon};
 use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use crate::sample::lattice::{Kind, LatticeMechanism};
 
@@ -126,7 +125,7 @@ impl PmfTable {
             norm += 2.0 * w(z as f64);
         }
         if half as f64 > 2e8 {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "mechanism.sigma",
                 "the noise is too wide to audit on this lattice: use a coarser step",
             ));
@@ -228,8 +227,8 @@ impl LatticeMechanism {
     ///
     /// # Errors
     /// `invalid_argument` for ε not in `[0, 700]` or an audit above [`MAX_AUDIT_WORK`].
-    pub fn lip_delta(&self, eps: f64) -> Result<f64> {
-        Epsilon::new("epsilon", eps)?;
+    pub fn lip_delta(&self, eps: Epsilon) -> Result<f64> {
+        let eps = eps.get();
         let d = match &self.kind {
             Kind::Gaussian { .. } => self.gaussian_lip_delta(eps, f64::INFINITY)?,
             Kind::Laplace(l) => self.laplace_lip_delta(l, eps),
@@ -245,10 +244,10 @@ impl LatticeMechanism {
     ///
     /// # Errors
     /// As [`LatticeMechanism::lip_delta`].
-    pub fn lip_delta_exceeds(&self, eps: f64, target: f64) -> Result<bool> {
-        Epsilon::new("epsilon", eps)?;
+    pub fn lip_delta_exceeds(&self, eps: Epsilon, target: Delta) -> Result<bool> {
+        let target = target.get();
         Ok(match &self.kind {
-            Kind::Gaussian { .. } => self.gaussian_lip_delta(eps, target)?.min(1.0) > target,
+            Kind::Gaussian { .. } => self.gaussian_lip_delta(eps.get(), target)?.min(1.0) > target,
             _ => self.lip_delta(eps)? > target,
         })
     }
@@ -258,8 +257,8 @@ impl LatticeMechanism {
     ///
     /// # Errors
     /// As [`LatticeMechanism::lip_delta`].
-    pub fn ldp_delta(&self, eps: f64) -> Result<f64> {
-        Epsilon::new("epsilon", eps)?;
+    pub fn ldp_delta(&self, eps: Epsilon) -> Result<f64> {
+        let eps = eps.get();
         let n = self.lattice.len();
         let gam = libm::exp(eps);
         let d = match &self.kind {
@@ -312,7 +311,7 @@ impl LatticeMechanism {
             .collect();
         let entries: f64 = halves.iter().map(|&h| (2 * h + 1) as f64).sum();
         if entries > MAX_TABLE_ENTRIES {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "mechanism.sigma",
                 alloc::format!(
                     "the exact audit's tables of the {} distinct noise scales need {} entries (limit {}): use fewer \
@@ -326,7 +325,7 @@ impl LatticeMechanism {
         let half = halves.iter().copied().max().unwrap_or(0);
         let work = self.lattice.len() as f64 * (2 * half + 1) as f64;
         if work > MAX_AUDIT_WORK {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "mechanism.sigma",
                 alloc::format!(
                     "an exact audit needs {} operations (limit {}): use a coarser step",
@@ -613,7 +612,7 @@ mod tests {
                         best = best.max(d);
                     }
                 }
-                let audited = m.ldp_delta(eps).unwrap();
+                let audited = m.ldp_delta(Epsilon::new("e", eps).unwrap()).unwrap();
                 assert!(audited >= best && audited - best < 1e-9, "{eps}: {audited} vs {best}");
             }
         }
@@ -626,9 +625,13 @@ mod tests {
         for sigma in [[1.0].as_slice(), &[2.0], &[4.0]] {
             let m = LatticeMechanism::gaussian(l, p.clone(), sigma).unwrap();
             for eps in [0.3, 1.0, 2.5] {
-                let d = m.lip_delta(eps).unwrap();
+                let d = m.lip_delta(Epsilon::new("e", eps).unwrap()).unwrap();
                 for t in [d * 0.999, d * 1.001] {
-                    assert_eq!(m.lip_delta_exceeds(eps, t).unwrap(), d > t, "{sigma:?} {eps} {t}");
+                    assert_eq!(
+                        m.lip_delta_exceeds(Epsilon::new("e", eps).unwrap(), Delta::new("t", t).unwrap()).unwrap(),
+                        d > t,
+                        "{sigma:?} {eps} {t}"
+                    );
                 }
             }
         }

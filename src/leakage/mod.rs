@@ -207,10 +207,10 @@ pub fn induced_channel(p_sx: &Matrix, p_y_given_sx: &[Matrix]) -> Matrix {
 
 pub(crate) fn check_alpha(a: f64) -> Result<()> {
     if !a.is_finite() || a <= 0.0 || a == 1.0 {
-        return Err(Error::InvalidArgument {
-            name: "alpha_order".into(),
-            reason: alloc::format!("must be finite, > 0 and ≠ 1; got {a}", a = crate::numeric::Shown(a)),
-        });
+        return Err(Error::invalid(
+            "alpha_order",
+            alloc::format!("must be finite, > 0 and ≠ 1; got {a}", a = crate::numeric::Shown(a)),
+        ));
     }
     Ok(())
 }

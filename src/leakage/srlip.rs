@@ -70,7 +70,7 @@ pub fn audit_srlip(p_sx: &Matrix, p_y_given_x: &Matrix, attributes: &[usize]) ->
     let m = attributes.len();
     let work = (1usize << m).saturating_mul(ns).saturating_mul(nx).saturating_mul(ny);
     if work > MAX_SRLIP_WORK {
-        return Err(crate::verify::too_costly(
+        return Err(Error::too_costly(
             alloc::format!("an SRLIP audit of 2^{m} subsets × |S| = {ns} × |X| = {nx} × |Y| = {ny}"),
             work as f64,
             MAX_SRLIP_WORK as f64,

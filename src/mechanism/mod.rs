@@ -20,9 +20,10 @@ use once_cell::race::OnceBox;
 use crate::document::{Document, Matrix};
 use crate::error::{Error, Result};
 use crate::leakage::{Exact, Joint, Leakage, Scope, DEFAULT_ALPHA_ORDER};
+use crate::param::{Budget, Probability};
 use crate::rng::Randomness;
 use crate::sample::Categorical;
-use crate::verify::discrete::{audit_markov, s_audit_needed, wrong_kind, SecretAudit};
+use crate::verify::discrete::{audit_markov, s_audit_needed, SecretAudit};
 use crate::verify::runtime::{exact, Runtime};
 use crate::verify::{Policy, Verification};
 
@@ -46,7 +47,7 @@ impl Document {
             (None, Some((channel, None))) => {
                 Secret::Deferred { pending: Pending { report: verification, channel }, audit: OnceBox::new() }
             }
-            (None, _) => return Err(wrong_kind("internal: a deferred audit w.r.t. S needs a channel")),
+            (None, _) => return Err(Error::wrong_kind("internal: a deferred audit w.r.t. S needs a channel")),
         };
         Ok(VerifiedMechanism { doc: self.clone(), runtime, joint_x: audits.joint_x, secret })
     }
@@ -149,17 +150,17 @@ impl VerifiedMechanism {
         match &self.runtime {
             Runtime::Channel(c) => Ok(exact(c).to_dense()),
             Runtime::PerSecret { sampler: s, .. } => Ok(Runtime::effective(s)),
-            Runtime::Unary(_) => Err(wrong_kind("unary encoding has no explicit channel matrix")),
+            Runtime::Unary(_) => Err(Error::wrong_kind("unary encoding has no explicit channel matrix")),
         }
     }
 
     fn channel(&self) -> Result<&Categorical> {
         match &self.runtime {
             Runtime::Channel(s) => Ok(s),
-            Runtime::PerSecret { .. } => {
-                Err(wrong_kind("this mechanism depends on the secret S: only the curator, who knows s, can apply it"))
-            }
-            Runtime::Unary(_) => Err(wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
+            Runtime::PerSecret { .. } => Err(Error::wrong_kind(
+                "this mechanism depends on the secret S: only the curator, who knows s, can apply it",
+            )),
+            Runtime::Unary(_) => Err(Error::wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
         }
     }
 
@@ -261,14 +262,14 @@ impl VerifiedMechanism {
         match &self.runtime {
             Runtime::PerSecret { sampler, nx } => sampler.sample(s * nx + x, rng),
             Runtime::Channel(c) => c.sample(x, rng),
-            Runtime::Unary(_) => Err(wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
+            Runtime::Unary(_) => Err(Error::wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
         }
     }
 
     /// Unary encoding: the perturbed bit vector for input `x` (|X| words of randomness).
     pub fn perturb_bits<R: Randomness + ?Sized>(&self, x: usize, rng: &mut R) -> Result<Vec<bool>> {
         let Runtime::Unary(u) = &self.runtime else {
-            return Err(wrong_kind("perturb_bits is for unary encoding; use perturb"));
+            return Err(Error::wrong_kind("perturb_bits is for unary encoding; use perturb"));
         };
         self.check_input(x)?;
         let words = (0..u.len()).map(|_| rng.next_word()).collect::<Result<Vec<u64>>>()?;
@@ -290,7 +291,7 @@ impl VerifiedMechanism {
     /// The receipt for a released unary-encoding bit vector.
     pub fn receipt_bits(&self, bits: &[bool]) -> Result<Receipt> {
         let Runtime::Unary(u) = &self.runtime else {
-            return Err(wrong_kind("receipt_bits is for unary encoding; use receipt"));
+            return Err(Error::wrong_kind("receipt_bits is for unary encoding; use receipt"));
         };
         if bits.len() != u.len() {
             return Err(Error::field("bits").dims(u.len(), bits.len()));
@@ -307,7 +308,10 @@ impl VerifiedMechanism {
     pub fn lip_x_under_any_prior(&self) -> f64 {
         let l = self.leakage_x();
         let pmin = self.doc.prior().iter().copied().fold(f64::INFINITY, f64::min);
-        let transfer = crate::accounting::transfer_lip_bound(l.lip, f64::INFINITY, pmin).unwrap_or(f64::INFINITY);
+        let transfer = Budget::new("lip", l.lip)
+            .and_then(|lip| Ok((lip, Probability::new("pmin", pmin)?)))
+            .and_then(|(lip, pmin)| crate::accounting::transfer_lip_bound(lip, Budget::INFINITE, pmin))
+            .unwrap_or(f64::INFINITY);
         transfer.min(l.ldp_x)
     }
 

@@ -94,10 +94,7 @@ impl Receipt {
             });
         };
         let Some(jx) = m.joint_x() else {
-            return Err(Error::InvalidArgument {
-                name: "mechanism".into(),
-                reason: "unary encoding releases a bit vector: use receipt_bits".into(),
-            });
+            return Err(Error::invalid("mechanism", "unary encoding releases a bit vector: use receipt_bits"));
         };
         if !jx.output_possible(y) {
             return Err(Error::UnknownOutput {

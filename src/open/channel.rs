@@ -31,9 +31,9 @@
 use alloc::vec::Vec;
 
 use crate::document::krr_keep;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::leakage::{self, Exact};
-use crate::param::Epsilon;
+use crate::param::{Epsilon, Probability};
 use crate::sample::{Categorical, MixSampler};
 
 /// The quantised keep-or-uniform sampler over `g` outputs and its exact entries.
@@ -56,11 +56,11 @@ impl Randomiser {
     /// The sampler's (none for a validated document).
     pub(crate) fn new(g: u32, epsilon: Epsilon) -> Result<Self> {
         let g = g as usize;
-        let sampler = MixSampler::new(krr_keep(g, epsilon.get()), &alloc::vec![1.0; g])?;
+        let sampler = MixSampler::new(Probability::new("keep", krr_keep(g, epsilon))?, &alloc::vec![1.0; g])?;
         let keep = crate::sample::alias::probability(sampler.weights().0);
         let sampler = Categorical::Mix(sampler);
         let Exact::Mix(mx) = crate::verify::runtime::exact(&sampler) else {
-            return Err(crate::verify::discrete::wrong_kind("internal: a mixture's exact channel"));
+            return Err(Error::wrong_kind("internal: a mixture's exact channel"));
         };
         Ok(Randomiser { sampler, a: mx.diag, b: mx.off, keep })
     }

@@ -113,7 +113,7 @@ impl OpenMechanism {
 
     /// Checks every parameter against `max_bytes`.
     fn validate(&self, max_bytes: usize) -> Result<()> {
-        let bad = |name: &str, reason: String| Err(Error::InvalidArgument { name: name.into(), reason });
+        let bad = |name: &str, reason: String| Err(Error::invalid(name, reason));
         match self {
             OpenMechanism::Olh { g, .. } | OpenMechanism::HeavyHitters { g, .. } if !(2..=MAX_G).contains(g) => {
                 return bad("mechanism.g", alloc::format!("must be in 2..={MAX_G}, got {g}"));
@@ -188,10 +188,10 @@ impl SparsePrior {
         crate::param::check_entries("prior.p", &p)?;
         crate::param::check_not_tiny("prior.p", &p)?;
         if let Some(i) = p.iter().position(|&q| q == 0.0) {
-            return Err(Error::InvalidArgument {
-                name: alloc::format!("prior.p[{i}]"),
-                reason: "a listed value needs a probability > 0 (leave it out instead)".into(),
-            });
+            return Err(Error::invalid(
+                alloc::format!("prior.p[{i}]"),
+                "a listed value needs a probability > 0 (leave it out instead)",
+            ));
         }
         crate::document::Alphabet::new("prior.values", values.clone())?;
         let sum = crate::numeric::sum(&p);
@@ -249,10 +249,10 @@ impl OpenDocument {
         claims: OpenClaims,
     ) -> Result<Self> {
         if !(1..=MAX_VALUE_BYTES).contains(&max_bytes) {
-            return Err(Error::InvalidArgument {
-                name: "domain.max_bytes".into(),
-                reason: alloc::format!("must be in 1..={MAX_VALUE_BYTES}, got {max_bytes}"),
-            });
+            return Err(Error::invalid(
+                "domain.max_bytes",
+                alloc::format!("must be in 1..={MAX_VALUE_BYTES}, got {max_bytes}"),
+            ));
         }
         if let Some(p) = &prior {
             if let Some(i) = p.values.iter().position(|v| v.len() > max_bytes) {
@@ -264,10 +264,7 @@ impl OpenDocument {
         if let Some(l) = claims.lip {
             Budget::finite("claims.lip", l.get())?;
             if prior.is_none() {
-                return Err(Error::InvalidArgument {
-                    name: "claims.lip".into(),
-                    reason: "LIP is a claim under a prior; this document has none".into(),
-                });
+                return Err(Error::invalid("claims.lip", "LIP is a claim under a prior; this document has none"));
             }
         }
         Ok(OpenDocument { id: id.into(), description: None, max_bytes, prior, mechanism, claims })

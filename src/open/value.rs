@@ -24,16 +24,13 @@ pub const PAD: u8 = 0x00;
 pub fn checked<'a>(name: &str, value: &'a str, max_bytes: usize) -> Result<&'a [u8]> {
     let bytes = value.as_bytes();
     if bytes.len() > max_bytes {
-        return Err(Error::InvalidArgument {
-            name: name.into(),
-            reason: alloc::format!("a value may have at most {max_bytes} UTF-8 bytes; this one has more"),
-        });
+        return Err(Error::invalid(
+            name,
+            alloc::format!("a value may have at most {max_bytes} UTF-8 bytes; this one has more"),
+        ));
     }
     if bytes.contains(&PAD) {
-        return Err(Error::InvalidArgument {
-            name: name.into(),
-            reason: "a value may not contain U+0000 (the padding byte of prefixes)".into(),
-        });
+        return Err(Error::invalid(name, "a value may not contain U+0000 (the padding byte of prefixes)"));
     }
     Ok(bytes)
 }

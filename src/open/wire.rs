@@ -171,10 +171,7 @@ fn read_domain(r: &mut Reader<'_>) -> Result<u64> {
     })?;
     f.require(r, &["kind", "max_bytes"])?;
     if kind != "strings" {
-        return Err(Error::InvalidArgument {
-            name: "domain.kind".into(),
-            reason: "an open-domain document's domain is `strings`".into(),
-        });
+        return Err(Error::invalid("domain.kind", "an open-domain document's domain is `strings`"));
     }
     Ok(max_bytes)
 }
@@ -244,10 +241,7 @@ fn count(name: &str, v: u64, lo: u64, hi: u64) -> Result<u32> {
     if (lo..=hi).contains(&v) {
         Ok(v as u32)
     } else {
-        Err(Error::InvalidArgument {
-            name: alloc::format!("mechanism.{name}"),
-            reason: alloc::format!("must be in {lo}..={hi}, got {v}"),
-        })
+        Err(Error::invalid(alloc::format!("mechanism.{name}"), alloc::format!("must be in {lo}..={hi}, got {v}")))
     }
 }
 

@@ -59,10 +59,6 @@ pub const MAX_PARAM: u64 = 1 << 62;
 /// Denominator used when a real parameter is rounded up to a rational (`k / 2²⁰`).
 pub const ROUNDING_DENOMINATOR: u64 = 1 << 20;
 
-fn invalid(name: &str, reason: impl Into<alloc::string::String>) -> Error {
-    Error::InvalidArgument { name: name.into(), reason: reason.into() }
-}
-
 fn gcd(mut a: u128, mut b: u128) -> u128 {
     while b != 0 {
         (a, b) = (b, a % b);
@@ -73,7 +69,10 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 /// `⌈v · 2²⁰⌉ / 2²⁰` as a reduced fraction, for `v` in `(0, 2⁴⁰]`.
 fn rational_up(name: &str, v: f64) -> Result<(u64, u64)> {
     if !v.is_finite() || v <= 0.0 || v > (1u64 << 40) as f64 {
-        return Err(invalid(name, alloc::format!("must be in (0, 2^40]; got {v}", v = crate::numeric::Shown(v))));
+        return Err(Error::invalid(
+            name,
+            alloc::format!("must be in (0, 2^40]; got {v}", v = crate::numeric::Shown(v)),
+        ));
     }
     // Scaling by a power of two is exact; `ceil` is exact; the result is < 2^61.
     let k = libm::ceil(v * ROUNDING_DENOMINATOR as f64) as u64;
@@ -336,7 +335,7 @@ impl DiscreteLaplace {
     /// `invalid_argument` if `t` or `s` is 0 or above [`MAX_PARAM`].
     pub fn new(t: u64, s: u64) -> Result<Self> {
         if t == 0 || s == 0 || t > MAX_PARAM || s > MAX_PARAM {
-            return Err(invalid("scale", alloc::format!("t/s needs 1 <= t, s <= 2^62; got {t}/{s}")));
+            return Err(Error::invalid("scale", alloc::format!("t/s needs 1 <= t, s <= 2^62; got {t}/{s}")));
         }
         let g = gcd(t as u128, s as u128) as u64;
         Ok(DiscreteLaplace { t: t / g, s: s / g })
@@ -374,7 +373,7 @@ impl DiscreteLaplace {
     /// `invalid_argument` if `k + Z` overflows `i64` (only for `|k|` near 2⁶³).
     pub fn perturb<R: RngCore + CryptoRng + ?Sized>(&self, k: i64, rng: &mut R) -> Result<i64> {
         let z = self.sample(rng);
-        k.checked_add(z).ok_or_else(|| invalid("k", "k + noise overflows i64"))
+        k.checked_add(z).ok_or_else(|| Error::invalid("k", "k + noise overflows i64"))
     }
 }
 
@@ -415,12 +414,12 @@ impl DiscreteGaussian {
     /// `σ² ≤ 2⁴⁰`.
     pub fn new(n: u64, d: u64) -> Result<Self> {
         if n == 0 || d == 0 || n > MAX_PARAM || d > MAX_PARAM {
-            return Err(invalid("sigma2", alloc::format!("n/d needs 1 <= n, d <= 2^62; got {n}/{d}")));
+            return Err(Error::invalid("sigma2", alloc::format!("n/d needs 1 <= n, d <= 2^62; got {n}/{d}")));
         }
         let g = gcd(n as u128, d as u128) as u64;
         let (n, d) = (n / g, d / g);
         let t = isqrt(n / d) + 1; // ⌊√(n/d)⌋ = ⌊√⌊n/d⌋⌋
-        let too_big = || invalid("sigma2", alloc::format!("{n}/{d} is too large for exact 127-bit arithmetic"));
+        let too_big = || Error::invalid("sigma2", alloc::format!("{n}/{d} is too large for exact 127-bit arithmetic"));
         let dt = (d as u128).checked_mul(t as u128).filter(|&v| v <= u64::MAX as u128).ok_or_else(too_big)?;
         let den = (2 * n as u128)
             .checked_mul(dt)
@@ -464,7 +463,7 @@ impl DiscreteGaussian {
     /// `invalid_argument` if `k + Z` overflows `i64`.
     pub fn perturb<R: RngCore + CryptoRng + ?Sized>(&self, k: i64, rng: &mut R) -> Result<i64> {
         let z = self.sample(rng);
-        k.checked_add(z).ok_or_else(|| invalid("k", "k + noise overflows i64"))
+        k.checked_add(z).ok_or_else(|| Error::invalid("k", "k + noise overflows i64"))
     }
 }
 

@@ -53,19 +53,19 @@ impl KeepOrUniform {
     /// 2⁶⁴ does not fit one word: [`super::MixSampler::identity`]) or g outside 1..2³².
     pub fn new(keep: f64, g: usize) -> Result<Self> {
         if !(0.0..1.0).contains(&keep) {
-            return Err(Error::InvalidArgument {
-                name: "keep".into(),
-                reason: alloc::format!(
+            return Err(Error::invalid(
+                "keep",
+                alloc::format!(
                     "a keep-or-uniform sampler keeps with a probability in [0, 1), got {}",
                     crate::numeric::Shown(keep)
                 ),
-            });
+            ));
         }
         if g == 0 || g as u64 > u64::from(u32::MAX) {
-            return Err(Error::InvalidArgument {
-                name: "outputs".into(),
-                reason: alloc::format!("a keep-or-uniform sampler needs 1..2^32 outputs, got {g}"),
-            });
+            return Err(Error::invalid(
+                "outputs",
+                alloc::format!("a keep-or-uniform sampler needs 1..2^32 outputs, got {g}"),
+            ));
         }
         // κ < 1 in f64 is at most 1 − 2⁻⁵³, so κ·2⁶⁴ < 2⁶⁴ and the floor (`as`) fits; a
         // non-zero κ never quantises to 0.

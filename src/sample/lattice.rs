@@ -21,7 +21,7 @@ use rand::{CryptoRng, RngCore};
 
 use crate::error::{Error, Result};
 use crate::numeric::Shown;
-use crate::param::{finite, invalid, positive};
+use crate::param::{finite, positive};
 use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use crate::sample::AliasTable;
 
@@ -55,7 +55,7 @@ impl Lattice {
             }
         }
         if lo >= hi {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "domain.hi",
                 alloc::format!(
                     "the domain needs lo < hi; got [{lo}, {hi}]",
@@ -65,7 +65,7 @@ impl Lattice {
             ));
         }
         if step <= 0.0 {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "domain.step",
                 alloc::format!("must be > 0; got {step}", step = crate::numeric::Shown(step)),
             ));
@@ -77,7 +77,7 @@ impl Lattice {
         // rounding is below a quarter step), and step·2⁴⁸ beyond them finite.
         let far = lo.abs().max(hi.abs());
         if far > TWO_49 * step || !(far + step * TWO_48).is_finite() {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "domain.step",
                 alloc::format!(
                     "the released values lo + step·j must stay distinct and finite: lo and hi within \
@@ -170,7 +170,7 @@ pub fn lattice_index(x: f64, step: f64) -> Result<i64> {
     positive("step", step)?;
     let k = libm::round(x / step);
     if k.is_nan() || k.abs() > (1u64 << 62) as f64 {
-        return Err(invalid(
+        return Err(Error::invalid(
             "x",
             alloc::format!("x/step = {} is beyond the lattice range ±2^62", crate::numeric::Shown(x / step)),
         ));
@@ -240,7 +240,7 @@ impl LatticeMechanism {
             positive("mechanism.sigma", s)?;
             let v = s / lattice.step();
             let g = DiscreteGaussian::with_variance_at_least(v * v).map_err(|e| {
-                invalid("mechanism.sigma", alloc::format!("σ = {s}: {e}", s = crate::numeric::Shown(s)))
+                Error::invalid("mechanism.sigma", alloc::format!("σ = {s}: {e}", s = crate::numeric::Shown(s)))
             })?;
             let i = match samplers.iter().position(|h| *h == g) {
                 Some(i) => i,
@@ -270,7 +270,7 @@ impl LatticeMechanism {
         check_prior(&lattice, &prior)?;
         positive("mechanism.b", b)?;
         let l = DiscreteLaplace::with_scale_at_least(b / lattice.step())
-            .map_err(|e| invalid("mechanism.b", alloc::format!("b = {b}: {e}", b = crate::numeric::Shown(b))))?;
+            .map_err(|e| Error::invalid("mechanism.b", alloc::format!("b = {b}: {e}", b = crate::numeric::Shown(b))))?;
         Ok(LatticeMechanism { lattice, prior, kind: Kind::Laplace(l) })
     }
 
@@ -283,7 +283,7 @@ impl LatticeMechanism {
     pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: f64) -> Result<Self> {
         check_prior(&lattice, &prior)?;
         if !(lambda.is_finite() && (0.0..=1.0).contains(&lambda)) {
-            return Err(invalid(
+            return Err(Error::invalid(
                 "mechanism.lambda",
                 alloc::format!("must be in [0, 1]; got {lambda}", lambda = crate::numeric::Shown(lambda)),
             ));

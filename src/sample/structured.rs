@@ -15,7 +15,8 @@ use alloc::vec::Vec;
 
 use super::alias::{AliasTable, DenseSampler};
 use super::KeepOrUniform;
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::param::Probability;
 use crate::rng::Randomness;
 
 /// P(y|x) = (W_κ·[y = x] + W_y) / 2⁶⁴ over |X| = |Y| = k, with W_κ + Σ_y W_y = 2⁶⁴.
@@ -46,15 +47,10 @@ impl MixSampler {
     /// normalised here, as an alias row is).
     ///
     /// # Errors
-    /// `invalid_argument` for κ outside [0, 1] or a bad mixing row (negative or non-finite
-    /// entries, or a zero sum).
-    pub fn new(keep: f64, mixing: &[f64]) -> Result<Self> {
-        if !(0.0..=1.0).contains(&keep) {
-            return Err(Error::InvalidArgument {
-                name: "keep".into(),
-                reason: alloc::format!("must be a probability, got {keep}", keep = crate::numeric::Shown(keep)),
-            });
-        }
+    /// `invalid_argument` for a bad mixing row (negative or non-finite entries, or a zero
+    /// sum).
+    pub fn new(keep: Probability, mixing: &[f64]) -> Result<Self> {
+        let keep = keep.get();
         let sum = super::alias::checked_sum(mixing)?;
         if keep < 1.0 && mixing.iter().all(|&m| m == mixing[0]) {
             return Ok(MixSampler { draw: MixDraw::Uniform(KeepOrUniform::new(keep, mixing.len())?) });
@@ -66,7 +62,7 @@ impl MixSampler {
 
     /// The identity on `k` symbols (κ = 1).
     pub fn identity(k: usize) -> Result<Self> {
-        Self::new(1.0, &alloc::vec![1.0; k])
+        Self::new(Probability::ONE, &alloc::vec![1.0; k])
     }
 
     /// k.
@@ -248,25 +244,30 @@ impl Categorical {
 mod tests {
     use super::*;
 
+    /// κ validated as a caller does.
+    fn mix(keep: f64, mixing: &[f64]) -> Result<MixSampler> {
+        MixSampler::new(Probability::new("keep", keep)?, mixing)
+    }
+
     #[test]
     fn keep_is_one_outcome_of_the_table_and_exact_at_the_ends() {
-        let (keep, w) = MixSampler::new(1.0, &[1.0; 3]).unwrap().weights();
+        let (keep, w) = mix(1.0, &[1.0; 3]).unwrap().weights();
         assert_eq!((keep, w), (1 << 64, vec![0, 0, 0]));
-        let (keep, w) = MixSampler::new(0.0, &[1.0; 4]).unwrap().weights();
+        let (keep, w) = mix(0.0, &[1.0; 4]).unwrap().weights();
         assert_eq!((keep, w), (0, vec![1 << 62; 4]));
-        let (keep, w) = MixSampler::new(0.5, &[1.0; 2]).unwrap().weights();
+        let (keep, w) = mix(0.5, &[1.0; 2]).unwrap().weights();
         assert_eq!((keep, w), (1 << 63, vec![1 << 62; 2]));
         // A non-zero κ never quantises to 0.
-        assert!(MixSampler::new(1e-300, &[1.0; 3]).unwrap().weights().0 >= 1);
-        assert!(MixSampler::new(f64::NAN, &[1.0]).is_err() && MixSampler::new(1.5, &[1.0]).is_err());
-        assert!(MixSampler::new(0.5, &[0.0, 0.0]).is_err() && MixSampler::new(0.5, &[1.0, -0.5]).is_err());
+        assert!(mix(1e-300, &[1.0; 3]).unwrap().weights().0 >= 1);
+        assert!(mix(f64::NAN, &[1.0]).is_err() && mix(1.5, &[1.0]).is_err());
+        assert!(mix(0.5, &[0.0, 0.0]).is_err() && mix(0.5, &[1.0, -0.5]).is_err());
     }
 
     #[test]
     fn mixture_keeps_on_the_keep_outcome_and_mixes_otherwise() {
         // κ = 1/2 and m = (1/2, 1/4, 1/8, 1/8) (an alias table): 5 outcomes in an 8-column
         // table (the top three bits pick the column). Outcome 4 (keep) has weight 2⁶³.
-        let m = MixSampler::new(0.5, &[0.5, 0.25, 0.125, 0.125]).unwrap();
+        let m = mix(0.5, &[0.5, 0.25, 0.125, 0.125]).unwrap();
         assert!(matches!(m.draw, MixDraw::Alias(_)));
         let (keep, w) = m.weights();
         assert_eq!((keep, w), (1 << 63, vec![1 << 62, 1 << 61, 1 << 60, 1 << 60]));
@@ -286,7 +287,7 @@ mod tests {
     /// The k-RR sampler of the `krr` kind at ε = 1: κ = (e − 1)/(e + k − 1), m uniform.
     fn krr(k: usize) -> MixSampler {
         let e = 1f64.exp();
-        MixSampler::new((e - 1.0) / (e + k as f64 - 1.0), &vec![1.0; k]).unwrap()
+        mix((e - 1.0) / (e + k as f64 - 1.0), &vec![1.0; k]).unwrap()
     }
 
     /// What the batch path outputs for input `x` and the one word `r`.
@@ -306,7 +307,7 @@ mod tests {
         // `keep_or_uniform`'s tests.)
         for k in [2usize, 21, 256] {
             let mixing: Vec<f64> = (1..=k).map(|y| y as f64).collect();
-            let m = MixSampler::new(0.3, &mixing).unwrap();
+            let m = mix(0.3, &mixing).unwrap();
             let (keep, w) = m.weights();
             let c = Categorical::Mix(m);
             let b = (k + 1).next_power_of_two().trailing_zeros();

@@ -14,10 +14,7 @@ const TWO64: f64 = 18446744073709551616.0;
 /// `round(p·2⁶⁴)` as u128 (so that p = 1 is representable).
 fn threshold(p: f64) -> Result<u128> {
     if !(0.0..=1.0).contains(&p) {
-        return Err(Error::InvalidArgument {
-            name: "probability".into(),
-            reason: alloc::format!("{p} ∉ [0, 1]", p = crate::numeric::Shown(p)),
-        });
+        return Err(Error::invalid("probability", alloc::format!("{p} ∉ [0, 1]", p = crate::numeric::Shown(p))));
     }
     let t = libm::round(p * TWO64) as u128;
     // A non-zero probability never becomes 0, and p < 1 never becomes 1.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::{within, within_delta, Check};
 use crate::document::{ContinuousDocument, EpsDelta};
 use crate::error::Result;
+use crate::param::{Budget, Epsilon};
 use crate::sample::lattice::LatticeMechanism;
 
 /// Limits a client sets on a continuous mechanism (absent: not checked).
@@ -119,10 +120,10 @@ fn check_one(
 }
 
 fn lip_at(m: &LatticeMechanism, e: f64) -> Result<f64> {
-    m.lip_delta(e)
+    m.lip_delta(Epsilon::new("epsilon", e)?)
 }
 fn ldp_at(m: &LatticeMechanism, e: f64) -> Result<f64> {
-    m.ldp_delta(e)
+    m.ldp_delta(Epsilon::new("epsilon", e)?)
 }
 
 impl ContinuousDocument {
@@ -133,7 +134,7 @@ impl ContinuousDocument {
     /// table is built).
     pub fn audit(&self) -> Result<ContinuousAudit> {
         let m = costed_sampler(self, &ContinuousPolicy::default())?;
-        audit_with(&m, self.claims().lip.map(|c| c.eps), self.claims().ldp.map(|c| c.eps))
+        audit_with(&m, claimed_eps(self.claims().lip)?, claimed_eps(self.claims().ldp)?)
     }
 
     /// What verifying this document under `policy` costs, in work units (what its budget,
@@ -161,7 +162,7 @@ impl ContinuousDocument {
             }
         }
         let m = costed_sampler(self, policy)?;
-        let audit = audit_with(&m, self.claims().lip.map(|c| c.eps), self.claims().ldp.map(|c| c.eps))?;
+        let audit = audit_with(&m, claimed_eps(self.claims().lip)?, claimed_eps(self.claims().ldp)?)?;
         let mut claims = Vec::new();
         if let Some(c) = self.claims().lip {
             claims.push(check_one(&m, "lip", c, audit.lip_pure_eps, audit.lip, &lip_at)?);
@@ -182,16 +183,22 @@ impl ContinuousDocument {
     }
 }
 
+/// The ε of an (ε, δ) claim (the document checked it: finite, ≥ 0).
+fn claimed_eps(c: Option<EpsDelta>) -> Result<Option<Budget>> {
+    c.map(|c| Budget::new("epsilon", c.eps)).transpose()
+}
+
 /// The audit of `m` with δ evaluated at the given ε of each notion (module docs).
 ///
 /// # Errors
-/// As [`LatticeMechanism::lip_delta`].
-pub fn audit_with(m: &LatticeMechanism, lip_eps: Option<f64>, ldp_eps: Option<f64>) -> Result<ContinuousAudit> {
+/// As [`LatticeMechanism::lip_delta`]: a δ is computed, at an ε that must then be an
+/// [`Epsilon`], only where the pure ε of the audit exceeds the given one.
+pub fn audit_with(m: &LatticeMechanism, lip_eps: Option<Budget>, ldp_eps: Option<Budget>) -> Result<ContinuousAudit> {
     let a = m.audit()?;
-    let le = lip_eps.or(ldp_eps).unwrap_or(1.0);
-    let de = ldp_eps.or(lip_eps).unwrap_or(1.0);
-    let lip_d = if a.lip_eps <= le { 0.0 } else { m.lip_delta(le)? };
-    let ldp_d = if a.ldp_eps <= de { 0.0 } else { m.ldp_delta(de)? };
+    let le = lip_eps.or(ldp_eps).map_or(1.0, Budget::get);
+    let de = ldp_eps.or(lip_eps).map_or(1.0, Budget::get);
+    let lip_d = if a.lip_eps <= le { 0.0 } else { lip_at(m, le)? };
+    let ldp_d = if a.ldp_eps <= de { 0.0 } else { ldp_at(m, de)? };
     Ok(ContinuousAudit {
         lip: AuditedEpsDelta { eps: le, delta: lip_d },
         ldp: AuditedEpsDelta { eps: de, delta: ldp_d },

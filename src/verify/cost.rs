@@ -10,7 +10,6 @@
 //! verification (`benches/wasm/cost.mjs` measures it), so that the default budget's unit
 //! is ≈ 1/2²⁸ s there: whatever the default budget accepts verifies in about a second.
 
-use alloc::string::String;
 use serde::Serialize;
 
 use crate::document::{Document, MechanismKind};
@@ -72,11 +71,6 @@ const UNARY_PRODUCT_UNITS: f64 = 40.0;
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize)]
 pub struct Work(pub f64);
 
-/// The `too_costly` error: `work` units for `what`, above `limit`.
-pub fn too_costly(what: impl Into<String>, work: f64, limit: f64) -> Error {
-    Error::TooCostly { what: what.into(), work, limit }
-}
-
 /// The budget in force for a policy's `max_verify_work` (absent: the default).
 ///
 /// # Errors
@@ -84,10 +78,10 @@ pub fn too_costly(what: impl Into<String>, work: f64, limit: f64) -> Error {
 pub fn work_budget(max_verify_work: Option<f64>) -> Result<f64> {
     match max_verify_work {
         None => Ok(DEFAULT_MAX_VERIFY_WORK),
-        Some(w) if w.is_nan() || w <= 0.0 => Err(Error::InvalidArgument {
-            name: "policy.max_verify_work".into(),
-            reason: alloc::format!("the verification budget must be > 0, got {w}", w = crate::numeric::Shown(w)),
-        }),
+        Some(w) if w.is_nan() || w <= 0.0 => Err(Error::invalid(
+            "policy.max_verify_work",
+            alloc::format!("the verification budget must be > 0, got {w}", w = crate::numeric::Shown(w)),
+        )),
         Some(w) => Ok(w),
     }
 }
@@ -99,7 +93,7 @@ impl Work {
     /// `too_costly`, naming `what` is being verified.
     pub fn check(self, what: &str, budget: f64) -> Result<()> {
         if self.0.is_nan() || self.0 > budget {
-            return Err(too_costly(what, self.0, budget));
+            return Err(Error::too_costly(what, self.0, budget));
         }
         Ok(())
     }

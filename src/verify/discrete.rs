@@ -79,7 +79,7 @@ pub(crate) fn audit_channel(
         }
         (_, Some((channel, _))) => leakage::audit_exact(joint, prior, channel, alpha),
         // A channel runtime always has channels; kept as a typed error rather than a panic.
-        (_, None) => Err(wrong_kind("internal: no channel for a channel mechanism")),
+        (_, None) => Err(Error::wrong_kind("internal: no channel for a channel mechanism")),
     }
 }
 
@@ -140,10 +140,10 @@ fn audit_s_at(doc: &Document, runtime: &Runtime, channels: &Channels, a: &Audits
 /// a unary encoding.
 fn bp_lip(runtime: &Runtime, channels: &Channels, priors: &[Vec<f64>]) -> Result<f64> {
     if let Runtime::PerSecret { .. } = runtime {
-        return Err(Error::InvalidArgument {
-            name: "claims.bp_lip".into(),
-            reason: "BP-LIP is defined for a channel P(Y|X); this mechanism depends on the secret".into(),
-        });
+        return Err(Error::invalid(
+            "claims.bp_lip",
+            "BP-LIP is defined for a channel P(Y|X); this mechanism depends on the secret",
+        ));
     }
     let mut worst = 0.0f64;
     for p in priors {
@@ -281,12 +281,8 @@ fn alpha_claim(doc: &Document, leak: &Leakage, audit: impl Fn(f64) -> Result<Lea
 }
 
 fn srlip_needs_a_channel() -> Error {
-    Error::InvalidArgument {
-        name: "claims.srlip".into(),
-        reason: "SRLIP is audited for a channel P(Y|X) (a matrix mechanism); this mechanism is not one".into(),
-    }
-}
-
-pub(crate) fn wrong_kind(what: &str) -> Error {
-    Error::InvalidArgument { name: "mechanism".into(), reason: what.into() }
+    Error::invalid(
+        "claims.srlip",
+        "SRLIP is audited for a channel P(Y|X) (a matrix mechanism); this mechanism is not one",
+    )
 }

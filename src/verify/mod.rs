@@ -22,7 +22,7 @@ mod parse;
 mod policy;
 pub(crate) mod runtime;
 
-pub use cost::{too_costly, work_budget, Work, DEFAULT_MAX_VERIFY_WORK};
+pub use cost::{work_budget, Work, DEFAULT_MAX_VERIFY_WORK};
 pub use parse::parse_any_within;
 pub use policy::{Policy, PolicyValue};
 

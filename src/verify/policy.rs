@@ -104,16 +104,13 @@ pub enum PolicyValue {
 }
 
 fn bad(name: &str, reason: String) -> Error {
-    Error::InvalidArgument { name: alloc::format!("policy.{name}"), reason }
+    Error::invalid(alloc::format!("policy.{name}"), reason)
 }
 
 /// The error of a key that is no limit: quoted ([`Quoted`]), it is not the caller's
 /// to print as it came.
 fn unknown(key: &str, expected: &str) -> Error {
-    Error::InvalidArgument {
-        name: "policy".into(),
-        reason: alloc::format!("unknown limit {}; expected {expected}", Quoted(key)),
-    }
+    Error::invalid("policy", alloc::format!("unknown limit {}; expected {expected}", Quoted(key)))
 }
 
 /// A limit's number, or `invalid_argument` naming its type.

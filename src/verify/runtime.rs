@@ -5,8 +5,9 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 
 use crate::document::{Document, Matrix, MechanismKind};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::leakage::{self, Exact, MixExact};
+use crate::param::Probability;
 use crate::sample::{
     Categorical, ChannelSampler, DenseSampler, MixSampler, QuantisedChannel, SparseSampler, UnarySampler,
 };
@@ -29,7 +30,9 @@ fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
             Categorical::Dense(DenseSampler::new(QuantisedChannel::new(m.rows(), m.cols(), m.as_slice())?))
         }
         MechanismKind::Krr { .. } | MechanismKind::RrLip { .. } => match kind.mix(nx) {
-            Some((keep, mixing)) => Categorical::Mix(MixSampler::new(keep, &mixing)?),
+            Some((keep, mixing)) => {
+                Categorical::Mix(MixSampler::new(Probability::new("mechanism.keep", keep)?, &mixing)?)
+            }
             None => return Ok(None),
         },
         MechanismKind::Sparse(s) => {
@@ -89,7 +92,7 @@ impl Runtime {
             }
             MechanismKind::Unary { q01, q10 } => Runtime::Unary(UnarySampler::new(nx, *q01, *q10)?),
             // `categorical` covers every other kind.
-            _ => return Err(crate::verify::discrete::wrong_kind("internal: no sampler for this mechanism kind")),
+            _ => return Err(Error::wrong_kind("internal: no sampler for this mechanism kind")),
         })
     }
 

@@ -196,22 +196,21 @@ pub(crate) fn policy_members(policy: &JsValue) -> Result<Option<Vec<(String, JsV
         return Ok(None);
     }
     let members = plain_members(policy)?.map(Some).ok_or_else(|| {
-        js_error(Error::InvalidArgument {
-            name: "policy".into(),
-            reason: "must be a plain object such as {maxLdpX: 1.1} (limits in nats; a Map, a class \
-                     instance or inherited limits are not read)"
-                .into(),
-        })
+        js_error(Error::invalid(
+            "policy",
+            "must be a plain object such as {maxLdpX: 1.1} (limits in nats; a Map, a class \
+                     instance or inherited limits are not read)",
+        ))
     })?;
     if let Some((key, _)) = members.iter().flatten().find(|(key, _)| is_snake_case(key)) {
-        return Err(js_error(Error::InvalidArgument {
-            name: "policy".into(),
-            reason: alloc::format!(
+        return Err(js_error(Error::invalid(
+            "policy",
+            alloc::format!(
                 "JS objects spell keys in camelCase: write {} instead of {}",
                 Quoted(&camel(key)),
                 Quoted(key)
             ),
-        }));
+        )));
     }
     Ok(members)
 }
@@ -479,10 +478,10 @@ impl WasmMechanism {
     #[wasm_bindgen(js_name = receiptBits)]
     pub fn receipt_bits(&self, bits: &[u8]) -> Result<JsValue, JsValue> {
         if let Some(i) = bits.iter().position(|&b| b > 1) {
-            return Err(js_error(Error::InvalidArgument {
-                name: alloc::format!("bits[{i}]"),
-                reason: alloc::format!("a bit is 0 or 1, got {}", bits[i]),
-            }));
+            return Err(js_error(Error::invalid(
+                alloc::format!("bits[{i}]"),
+                alloc::format!("a bit is 0 or 1, got {}", bits[i]),
+            )));
         }
         let bits: Vec<bool> = bits.iter().map(|&b| b == 1).collect();
         Ok(self.mech.receipt_bits(&bits).map_err(js_error)?.to_js())

@@ -228,10 +228,7 @@ impl Catalogue {
             if current.contains_key(&p.id) {
                 return Err(crate::error::CliError::in_file(
                     &name,
-                    Error::InvalidArgument {
-                        name: "id".into(),
-                        reason: format!("a second document with id {}", privlift::error::Quoted(&p.id)),
-                    },
+                    Error::invalid("id", format!("a second document with id {}", privlift::error::Quoted(&p.id))),
                 ));
             }
             current.insert(p.id.clone(), Arc::new(p));

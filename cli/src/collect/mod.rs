@@ -365,10 +365,10 @@ pub fn estimate_version(
             Parsed::Open { .. } => return Err(Blame::Document(open_needs_a_query())),
             Parsed::Continuous { sampler: m, .. } => {
                 if method == Some(Method::Unbiased) {
-                    return Err(Blame::Document(Error::InvalidArgument {
-                        name: "method".into(),
-                        reason: "a continuous document's histogram is estimated by maximum likelihood only".into(),
-                    }));
+                    return Err(Blame::Document(Error::invalid(
+                        "method",
+                        "a continuous document's histogram is estimated by maximum likelihood only",
+                    )));
                 }
                 let mut pairs = Vec::with_capacity(counts.len());
                 for (value, c) in counts {
@@ -429,14 +429,14 @@ fn stored_version(db: &str, id: &str, sha256: Option<&str>) -> Result<(Box<dyn S
     .map_err(storage_failure)?
     .ok_or_else(|| CliError::Lib {
         context: Some(db.into()),
-        error: Error::InvalidArgument {
-            name: "mechanism".into(),
-            reason: format!(
+        error: Error::invalid(
+            "mechanism",
+            format!(
                 "no {} of mechanism {} in the database",
                 if sha256.is_some() { "such version" } else { "version" },
                 Quoted(id)
             ),
-        },
+        ),
     })?;
     let published = Published::parse(version.document, version.version).map_err(|e| CliError::in_file(db, e))?;
     Ok((store, published))
@@ -482,11 +482,10 @@ pub fn heavy_hitters_from_db(
 
 /// The refusal of an open-domain document's estimate without a query.
 fn open_needs_a_query() -> Error {
-    Error::InvalidArgument {
-        name: "candidates".into(),
-        reason: "an open-domain document is estimated for a list of candidates, or (heavy hitters) for its top K"
-            .into(),
-    }
+    Error::invalid(
+        "candidates",
+        "an open-domain document is estimated for a list of candidates, or (heavy hitters) for its top K",
+    )
 }
 
 /// What an open-domain estimate is asked for.
@@ -515,7 +514,7 @@ const DEFAULT_TOP: usize = 10;
 /// `heavy_hitters[&top=K]` in the query, or the same as a JSON body. Every candidate is
 /// checked as a value of at most `max_bytes` (`invalid_argument`, never echoing it).
 pub fn open_query(query: &str, body: &[u8], max_bytes: usize) -> Result<OpenQuery, Error> {
-    let invalid = |name: &str, reason: &str| Error::InvalidArgument { name: name.into(), reason: reason.into() };
+    let invalid = |name: &str, reason: &str| Error::invalid(name, reason);
     let (mut candidates, mut heavy, mut top) = (Vec::new(), false, None);
     for kv in query.split('&').filter(|kv| !kv.is_empty()) {
         let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
@@ -553,12 +552,9 @@ pub fn open_query(query: &str, body: &[u8], max_bytes: usize) -> Result<OpenQuer
     let mut seen = std::collections::HashSet::new();
     for (i, c) in candidates.iter().enumerate() {
         privlift_design::open::check_value(c, max_bytes)
-            .map_err(|e| Error::InvalidArgument { name: format!("candidates[{i}]"), reason: e.to_string() })?;
+            .map_err(|e| Error::invalid(format!("candidates[{i}]"), e.to_string()))?;
         if !seen.insert(c.as_str()) {
-            return Err(Error::InvalidArgument {
-                name: format!("candidates[{i}]"),
-                reason: "a repeated candidate".into(),
-            });
+            return Err(Error::invalid(format!("candidates[{i}]"), "a repeated candidate"));
         }
     }
     Ok(OpenQuery::Candidates(candidates))

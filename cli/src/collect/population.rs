@@ -24,7 +24,7 @@ pub struct Population {
 pub type PopulationFile = BTreeMap<String, Population>;
 
 fn invalid(id: &str, what: String) -> Error {
-    Error::InvalidArgument { name: format!("population {}", Quoted(id)), reason: what }
+    Error::invalid(format!("population {}", Quoted(id)), what)
 }
 
 impl Population {

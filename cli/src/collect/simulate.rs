@@ -62,10 +62,10 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     for (id, pop) in &populations {
         let in_pop = |e| CliError::in_file(a.value("population").unwrap_or_default(), e);
         let Some(published) = catalogue.current(id) else {
-            return Err(in_pop(Error::InvalidArgument {
-                name: "population".into(),
-                reason: format!("no published mechanism {}", privlift::error::Quoted(id)),
-            }));
+            return Err(in_pop(Error::invalid(
+                "population",
+                format!("no published mechanism {}", privlift::error::Quoted(id)),
+            )));
         };
         pop.check(id).map_err(in_pop)?;
         // Every value is checked before any report is stored.
@@ -223,19 +223,18 @@ fn open_population(id: &str, doc: &OpenDocument, pop: Option<&Population>) -> Re
         }
         (None, Some(prior)) if prior.other_mass() <= SUM_TOLERANCE => (prior.values().to_vec(), prior.p().to_vec()),
         (None, _) => {
-            return Err(Error::InvalidArgument {
-                name: "population".into(),
-                reason: format!(
+            return Err(Error::invalid(
+                "population",
+                format!(
                     "open-domain mechanism {} has no prior over every value: give its population in --population",
                     privlift::error::Quoted(id)
                 ),
-            })
+            ))
         }
     };
     for (i, v) in values.iter().enumerate() {
-        doc.check_value(v).map_err(|e| Error::InvalidArgument {
-            name: format!("population {} values[{i}]", privlift::error::Quoted(id)),
-            reason: e.to_string(),
+        doc.check_value(v).map_err(|e| {
+            Error::invalid(format!("population {} values[{i}]", privlift::error::Quoted(id)), e.to_string())
         })?;
     }
     Ok((values, weights))

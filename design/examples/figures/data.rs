@@ -19,6 +19,7 @@
 #![allow(dead_code)]
 
 use privlift::document::{Alphabet, Document, Matrix};
+use privlift::param::Epsilon;
 use privlift_design::continuous::{
     analytic_gaussian_sigma, calibrate_at, calibrate_on_domain, Gaussian, GaussianMixture,
 };
@@ -167,10 +168,10 @@ pub fn lip_vs_ldp() -> Figure {
     let mut curves: [Vec<[f64; 2]>; 4] = Default::default();
     for eps in eps_grid() {
         let docs = [
-            rr::rr_lip(&src, eps, "rr-lip").unwrap(),
-            rr::rr_lip_for(&src, eps, Objective::Mi, None, "orr-x").unwrap(),
-            rr::krr(&src, eps, "krr").unwrap(),
-            oue::oue(&src, eps, "oue").unwrap(),
+            rr::rr_lip(&src, Epsilon::positive("epsilon", eps).unwrap(), "rr-lip").unwrap(),
+            rr::rr_lip_for(&src, Epsilon::positive("epsilon", eps).unwrap(), Objective::Mi, None, "orr-x").unwrap(),
+            rr::krr(&src, Epsilon::positive("epsilon", eps).unwrap(), "krr").unwrap(),
+            oue::oue(&src, Epsilon::positive("epsilon", eps).unwrap(), "oue").unwrap(),
         ];
         for (c, d) in curves.iter_mut().zip(&docs) {
             c.push([eps, utility(d, "mi_xy")]);
@@ -208,8 +209,14 @@ pub fn lip_vs_ldp_accuracy() -> Figure {
     let src = skewed_prior();
     let (mut a, mut b) = (Vec::new(), Vec::new());
     for eps in eps_grid() {
-        a.push([eps, 1.0 - utility(&rr::rr_lip(&src, eps, "rr-lip").unwrap(), "hamming")]);
-        b.push([eps, 1.0 - utility(&rr::krr(&src, eps, "krr").unwrap(), "hamming")]);
+        a.push([
+            eps,
+            1.0 - utility(&rr::rr_lip(&src, Epsilon::positive("epsilon", eps).unwrap(), "rr-lip").unwrap(), "hamming"),
+        ]);
+        b.push([
+            eps,
+            1.0 - utility(&rr::krr(&src, Epsilon::positive("epsilon", eps).unwrap(), "krr").unwrap(), "hamming"),
+        ]);
     }
     let threshold = (1.0 / SKEWED_PRIOR.iter().copied().fold(1.0, f64::min) - 1.0).ln();
     Figure {
@@ -462,8 +469,11 @@ pub fn orr_vs_optimal_ldp() -> Figure {
     for eps in funnel_grid() {
         let (mut sa, mut sb) = (0.0, 0.0);
         for src in &all {
-            sa += utility(&orr::orr_lip(src, eps, "orr").unwrap(), "nmi");
-            sb += utility(&optimal_ldp::optimal_ldp(src, eps, "ldp").unwrap(), "nmi");
+            sa += utility(&orr::orr_lip(src, Epsilon::positive("epsilon", eps).unwrap(), "orr").unwrap(), "nmi");
+            sb += utility(
+                &optimal_ldp::optimal_ldp(src, Epsilon::positive("epsilon", eps).unwrap(), "ldp").unwrap(),
+                "nmi",
+            );
         }
         a.push([eps, sa / all.len() as f64]);
         b.push([eps, sb / all.len() as f64]);

@@ -1,7 +1,7 @@
 //! The LDP baselines the paper compares its context-aware mechanisms with (§IV-C-2).
 
-use super::{bisect_smallest, invalid, phi, positive, widen_up};
-use privlift::error::Result;
+use super::{bisect_smallest, phi, positive, widen_up};
+use privlift::error::{Error, Result};
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
 use privlift::param::Epsilon;
 
@@ -55,7 +55,7 @@ pub fn analytic_gaussian_sigma(eps: f64, delta: f64, sensitivity: f64) -> Result
     Epsilon::new("epsilon", eps)?;
     positive("sensitivity", sensitivity)?;
     if !(delta > 0.0 && delta < 1.0) {
-        return Err(invalid("delta", alloc::format!("must be in (0, 1); got {delta}")));
+        return Err(Error::invalid("delta", alloc::format!("must be in (0, 1); got {delta}")));
     }
     let (s, _) = bisect_smallest(|s| Ok(analytic_gaussian_delta(eps, s, sensitivity)? <= delta), sensitivity, 1e-13)?;
     Ok(s)
@@ -64,10 +64,10 @@ pub fn analytic_gaussian_sigma(eps: f64, delta: f64, sensitivity: f64) -> Result
 /// The Laplace mechanism's scale for ε-LDP, `b = Δ/ε` (the paper's \[13\]), rounded up.
 ///
 /// # Errors
-/// `invalid_argument` for `ε` or `Δ` not finite and > 0.
-pub fn laplace_ldp_scale(sensitivity: f64, eps: f64) -> Result<f64> {
+/// `invalid_argument` for `Δ` not finite and > 0.
+pub fn laplace_ldp_scale(sensitivity: f64, epsilon: Epsilon) -> Result<f64> {
+    let eps = epsilon.get();
     positive("sensitivity", sensitivity)?;
-    positive("epsilon", eps)?;
     Ok(next_up(sensitivity / eps))
 }
 
@@ -93,7 +93,7 @@ mod tests {
         assert!(analytic_gaussian_delta(eps, s, d).unwrap() <= 1e-5);
         assert!(analytic_gaussian_delta(eps, s * (1.0 - 1e-9), d).unwrap() > 1e-5 * (1.0 - 1e-6));
         assert!(vanilla_gaussian_delta(eps, s, d).unwrap() > 1e-5);
-        assert_eq!(laplace_ldp_scale(20.0, 2.0).unwrap(), next_up(10.0));
-        assert!(laplace_ldp_scale(1.0, 0.0).is_err());
+        assert_eq!(laplace_ldp_scale(20.0, Epsilon::positive("epsilon", 2.0).unwrap()).unwrap(), next_up(10.0));
+        assert!(Epsilon::positive("epsilon", 0.0).is_err()); // the type holds the rule
     }
 }

@@ -59,6 +59,7 @@ use privlift::document::continuous::parse_prior;
 use privlift::document::{ContinuousClaims, ContinuousDocument, ContinuousMechanism, DomainJson, EpsDelta, PriorJson};
 use privlift::error::{Error, Result};
 use privlift::mechanism::continuous::ContinuousPolicy;
+use privlift::param::{Delta, Epsilon};
 
 /// The design methods, in help order.
 pub const CONTINUOUS_METHODS: [&str; 6] =
@@ -89,7 +90,7 @@ pub struct ContinuousRequest {
 }
 
 fn bad(name: &str, reason: impl Into<String>) -> Error {
-    Error::InvalidArgument { name: name.into(), reason: reason.into() }
+    Error::invalid(name, reason)
 }
 
 fn need_delta(delta: f64) -> Result<f64> {
@@ -111,8 +112,8 @@ fn need_delta(delta: f64) -> Result<f64> {
 /// about with the square of the points); `design_failed` if the audited document misses
 /// its claims.
 pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> {
-    let eps = req.epsilon;
-    privlift::param::Epsilon::positive("epsilon", eps)?;
+    let epsilon = Epsilon::positive("epsilon", req.epsilon)?;
+    let eps = epsilon.get();
     let d = req.domain;
     let lattice = Lattice::new(d.lo, d.hi, d.step)?;
     let prior = parse_prior(&req.prior)?;
@@ -120,9 +121,10 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
     let width = d.hi - d.lo;
     let mut utility = serde_json::json!({ "points": lattice.len() });
     crate::progress::expect_steps(expected_steps(&req.method, &prior));
-    let lip_delta = |sigma: &[f64]| audited(LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta(eps));
+    let lip_delta = |sigma: &[f64]| audited(LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta(epsilon));
     let lip_ok = |sigma: &[f64], delta: f64| -> Result<bool> {
-        Ok(!audited(LatticeMechanism::gaussian(lattice, p.clone(), sigma)?.lip_delta_exceeds(eps, delta))?)
+        let (m, delta) = (LatticeMechanism::gaussian(lattice, p.clone(), sigma)?, Delta::new("delta", delta)?);
+        Ok(!audited(m.lip_delta_exceeds(epsilon, delta))?)
     };
     // The clients' verification grows with σ: a σ below the design's already over their
     // budget refuses the design before its search (each step a whole LIP δ).
@@ -188,7 +190,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             let s0 = analytic_gaussian_sigma(eps, delta, width)?;
             utility["sigma_eq24"] = s0.into();
             affordable(s0)?;
-            let ldp = |s: f64| audited(LatticeMechanism::gaussian(lattice, p.clone(), &[s])?.ldp_delta(eps));
+            let ldp = |s: f64| audited(LatticeMechanism::gaussian(lattice, p.clone(), &[s])?.ldp_delta(epsilon));
             let mut s = s0;
             let mut i = 0;
             while ldp(s)? > delta {
@@ -202,14 +204,14 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
         }
         "laplace-lip" => {
             let values: Vec<f64> = (0..lattice.len()).map(|k| lattice.value(k as i64)).collect();
-            let b25 = laplace_scales(&values, &p, eps)?.b_lip;
+            let b25 = laplace_scales(&values, &p, epsilon)?.b_lip;
             utility["b_eq25"] = b25.into();
             let lip = |b: f64| Ok(audited(LatticeMechanism::laplace(lattice, p.clone(), b)?.audit())?.lip_eps);
             let (b, _) = bisect_smallest(|b| Ok(lip(b)? <= eps), b25, 1e-6)?;
             (ContinuousMechanism::Laplace { b }, lip_claim(eps, 0.0))
         }
         "laplace-ldp" => {
-            let b = laplace_ldp_scale(width, eps)?;
+            let b = laplace_ldp_scale(width, epsilon)?;
             (ContinuousMechanism::Laplace { b }, ldp_claim(eps, 0.0))
         }
         "sampling" => {

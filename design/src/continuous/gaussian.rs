@@ -38,10 +38,9 @@
 use alloc::collections::BinaryHeap;
 
 use super::{
-    bisect_smallest, finite, invalid, mass, non_negative, phi, positive, q, solve_smallest, widen_up, Gaussian,
-    GaussianMixture,
+    bisect_smallest, finite, mass, non_negative, phi, positive, q, solve_smallest, widen_up, Gaussian, GaussianMixture,
 };
-use privlift::error::Result;
+use privlift::error::{Error, Result};
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
 use privlift::param::Epsilon;
 
@@ -310,7 +309,7 @@ fn check_domain(lo: f64, hi: f64) -> Result<()> {
     finite("lo", lo)?;
     finite("hi", hi)?;
     if lo > hi {
-        return Err(invalid("hi", alloc::format!("the domain [lo, hi] needs lo <= hi; got [{lo}, {hi}]")));
+        return Err(Error::invalid("hi", alloc::format!("the domain [lo, hi] needs lo <= hi; got [{lo}, {hi}]")));
     }
     Ok(())
 }
@@ -367,7 +366,7 @@ fn check_delta(delta: f64) -> Result<f64> {
     if delta.is_finite() && delta > 0.0 && delta < 1.0 {
         Ok(delta)
     } else {
-        Err(invalid("delta", alloc::format!("must be in (0, 1); got {delta}")))
+        Err(Error::invalid("delta", alloc::format!("must be in (0, 1); got {delta}")))
     }
 }
 

@@ -40,8 +40,8 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::{invalid, Gaussian, GaussianMixture};
-use privlift::error::Result;
+use super::{Gaussian, GaussianMixture};
+use privlift::error::{Error, Result};
 
 /// Most components [`fit_gmm`] will try.
 pub const MAX_COMPONENTS: usize = 16;
@@ -99,25 +99,25 @@ pub struct GmmFit {
 pub fn fit_gmm(samples: &[f64], max_components: usize) -> Result<GmmFit> {
     let n = samples.len();
     if !(MIN_SAMPLES..=MAX_SAMPLES).contains(&n) {
-        return Err(invalid(
+        return Err(Error::invalid(
             "samples",
             alloc::format!("need between {MIN_SAMPLES} and {MAX_SAMPLES} samples; got {n}"),
         ));
     }
     if !(1..=MAX_COMPONENTS).contains(&max_components) {
-        return Err(invalid(
+        return Err(Error::invalid(
             "max_components",
             alloc::format!("must be between 1 and {MAX_COMPONENTS}; got {max_components}"),
         ));
     }
     if let Some(i) = samples.iter().position(|x| !x.is_finite()) {
-        return Err(invalid("samples", alloc::format!("sample {i} is not a finite number ({})", samples[i])));
+        return Err(Error::invalid("samples", alloc::format!("sample {i} is not a finite number ({})", samples[i])));
     }
     let mean = samples.iter().sum::<f64>() / n as f64;
     let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
     let sd = libm::sqrt(var);
     if !(sd > 0.0 && sd.is_finite()) || sd <= mean.abs() * 1e-12 {
-        return Err(invalid("samples", "all samples are (numerically) equal: there is no spread to fit"));
+        return Err(Error::invalid("samples", "all samples are (numerically) equal: there is no spread to fit"));
     }
     let z: Vec<f64> = samples.iter().map(|x| (x - mean) / sd).collect();
     let mut sorted = z.clone();

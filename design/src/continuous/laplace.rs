@@ -26,9 +26,10 @@
 
 use alloc::vec::Vec;
 
-use super::{invalid, positive, widen_down, widen_up};
+use super::{positive, widen_down, widen_up};
 use privlift::error::{Error, Result};
 use privlift::numeric::{gamma, next_down, next_up, UNIT_ROUNDOFF};
+use privlift::param::Epsilon;
 
 /// The scales of the Laplace mechanism on a discretised domain.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -70,7 +71,7 @@ fn support(values: &[f64], prior: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     }
     privlift::document::check_distribution("p", prior)?;
     if let Some(v) = values.iter().find(|v| !v.is_finite()) {
-        return Err(invalid("labels", alloc::format!("every value must be a finite number; got {v}")));
+        return Err(Error::invalid("labels", alloc::format!("every value must be a finite number; got {v}")));
     }
     let mut pairs: Vec<(f64, f64)> = values.iter().copied().zip(prior.iter().copied()).collect();
     pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -79,7 +80,7 @@ fn support(values: &[f64], prior: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     }
     let (v, p): (Vec<f64>, Vec<f64>) = pairs.into_iter().filter(|(_, p)| *p > 0.0).unzip();
     if v.len() < 2 {
-        return Err(invalid("p", "the Laplace mechanism needs at least two values with positive probability"));
+        return Err(Error::invalid("p", "the Laplace mechanism needs at least two values with positive probability"));
     }
     Ok((v, p))
 }
@@ -99,13 +100,14 @@ fn support(values: &[f64], prior: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
 /// # Example
 /// ```
 /// use privlift_design::continuous::{laplace_lip, laplace_scales};
-/// let s = laplace_scales(&[0.0, 1.0, 2.0], &[0.2, 0.3, 0.5], 1.0)?;
+/// use privlift::param::Epsilon;
+/// let s = laplace_scales(&[0.0, 1.0, 2.0], &[0.2, 0.3, 0.5], Epsilon::positive("epsilon", 1.0)?)?;
 /// assert!(s.b_lip < s.b_ldp);
 /// assert!(laplace_lip(&[0.0, 1.0, 2.0], &[0.2, 0.3, 0.5], s.b_lip)?.lip <= 1.0);
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn laplace_scales(values: &[f64], prior: &[f64], eps: f64) -> Result<LaplaceScales> {
-    positive("epsilon", eps)?;
+pub fn laplace_scales(values: &[f64], prior: &[f64], epsilon: Epsilon) -> Result<LaplaceScales> {
+    let eps = epsilon.get();
     let (v, p) = support(values, prior)?;
     let pmin = p.iter().copied().fold(1.0, f64::min);
     let delta_x = next_up(v[v.len() - 1] - v[0]);
@@ -116,7 +118,7 @@ pub fn laplace_scales(values: &[f64], prior: &[f64], eps: f64) -> Result<Laplace
     // confirms ε even where the bound is tight (two values).
     let eps_ldp = widen_down(libm::log1p(libm::expm1(eps) / (1.0 - pmin)), 1e-12) - 1e-13;
     if eps_ldp <= 0.0 {
-        return Err(invalid("epsilon", alloc::format!("{eps} nats is too small to calibrate (below ~1e-13)")));
+        return Err(Error::invalid("epsilon", alloc::format!("{eps} nats is too small to calibrate (below ~1e-13)")));
     }
     let b_lip = next_up(delta_x / eps_ldp);
     let b_lip_eq25 = if eps < -libm::log(pmin) { b_lip } else { b_ldp };
@@ -192,7 +194,7 @@ mod tests {
         let (v, p) = ([0.0, 1.0, 2.0], [0.25, 0.25, 0.5]);
         // ln(1/Pmin) = ln 4 ≈ 1.386: above it eq 25 switches to ΔX/ε.
         for eps in [0.1, 0.5, 1.0, 1.386, 1.5, 3.0, 8.0] {
-            let s = laplace_scales(&v, &p, eps).unwrap();
+            let s = laplace_scales(&v, &p, Epsilon::positive("epsilon", eps).unwrap()).unwrap();
             assert!(s.b_lip < s.b_ldp, "{eps}");
             assert!(laplace_lip(&v, &p, s.b_lip).unwrap().lip <= eps, "{eps}");
             if eps >= 1.39 {
@@ -201,7 +203,7 @@ mod tests {
         }
         // Two values: the LDP → LIP bound is attained, and the audit still confirms ε.
         for eps in [1e-6, 0.01, 1.0, 5.0] {
-            let s = laplace_scales(&[0.0, 3.0], &[0.3, 0.7], eps).unwrap();
+            let s = laplace_scales(&[0.0, 3.0], &[0.3, 0.7], Epsilon::positive("epsilon", eps).unwrap()).unwrap();
             let l = laplace_lip(&[0.0, 3.0], &[0.3, 0.7], s.b_lip).unwrap().lip;
             assert!(l <= eps && eps - l < 1e-9 * eps.max(1e-3), "{eps}: {l}");
         }
@@ -209,11 +211,12 @@ mod tests {
 
     #[test]
     fn rejects_bad_inputs() {
-        assert!(laplace_scales(&[0.0, 1.0], &[0.5, 0.5], 0.0).is_err());
-        assert!(laplace_scales(&[0.0, 0.0], &[0.5, 0.5], 1.0).is_err());
-        assert!(laplace_scales(&[0.0, 1.0], &[1.0, 0.0], 1.0).is_err());
-        assert!(laplace_scales(&[0.0, f64::NAN], &[0.5, 0.5], 1.0).is_err());
-        assert!(laplace_scales(&[0.0], &[0.5, 0.5], 1.0).is_err());
+        // ε = 0 and ε above 700 nats are refused by the type, as for every designer.
+        assert!(Epsilon::positive("epsilon", 0.0).is_err() && Epsilon::positive("epsilon", 800.0).is_err());
+        assert!(laplace_scales(&[0.0, 0.0], &[0.5, 0.5], Epsilon::positive("epsilon", 1.0).unwrap()).is_err());
+        assert!(laplace_scales(&[0.0, 1.0], &[1.0, 0.0], Epsilon::positive("epsilon", 1.0).unwrap()).is_err());
+        assert!(laplace_scales(&[0.0, f64::NAN], &[0.5, 0.5], Epsilon::positive("epsilon", 1.0).unwrap()).is_err());
+        assert!(laplace_scales(&[0.0], &[0.5, 0.5], Epsilon::positive("epsilon", 1.0).unwrap()).is_err());
         assert!(laplace_lip(&[0.0, 1.0], &[0.5, 0.5], 0.0).is_err());
     }
 }

@@ -59,7 +59,7 @@ pub use sampling::{sampling_delta, sampling_delta_discrete, sampling_lambda};
 
 use privlift::error::{Error, Result};
 pub(crate) use privlift::numeric::{mass, phi, q, widen_down, widen_up};
-pub(crate) use privlift::param::{finite, invalid, non_negative, positive};
+pub(crate) use privlift::param::{finite, non_negative, positive};
 
 /// Smallest `σ` in a bracket found by doubling and halving from `start`, then bisection,
 /// for which `ok(σ)` holds, to a relative bracket width `rel_width`; `ok` must be (close

@@ -64,7 +64,7 @@ impl OpenPrior {
     /// # Errors
     /// `invalid_argument` naming `prior` and what is wrong (never a value).
     pub fn check(&self, max_bytes: usize) -> Result<()> {
-        let bad = |reason: String| Error::InvalidArgument { name: "prior".into(), reason };
+        let bad = |reason: String| Error::invalid("prior", reason);
         if self.values.len() != self.p.len() {
             return Err(bad(alloc::format!("{} values but {} probabilities", self.values.len(), self.p.len())));
         }
@@ -134,23 +134,15 @@ pub fn design_open(req: &OpenRequest) -> Result<OpenDocument> {
     let eps = Epsilon::positive("epsilon", req.epsilon)?;
     let max_bytes = match (req.max_bytes, req.method.as_str()) {
         (Some(b), _) => b,
-        (None, "heavy-hitters") => {
-            return Err(Error::InvalidArgument { name: "max_bytes".into(), reason: "heavy hitters need it".into() })
-        }
+        (None, "heavy-hitters") => return Err(Error::invalid("max_bytes", "heavy hitters need it")),
         (None, _) => DEFAULT_MAX_BYTES,
     };
     if !(1..=MAX_BYTES).contains(&max_bytes) {
-        return Err(Error::InvalidArgument {
-            name: "max_bytes".into(),
-            reason: alloc::format!("must be from 1 to {MAX_BYTES}, got {max_bytes}"),
-        });
+        return Err(Error::invalid("max_bytes", alloc::format!("must be from 1 to {MAX_BYTES}, got {max_bytes}")));
     }
     let prior = match &req.prior {
         Some(_) if req.method == "heavy-hitters" => {
-            return Err(Error::InvalidArgument {
-                name: "prior".into(),
-                reason: "a heavy-hitter document has no prior".into(),
-            })
+            return Err(Error::invalid("prior", "a heavy-hitter document has no prior"))
         }
         Some(prior) => {
             prior.check(max_bytes)?;
@@ -175,10 +167,10 @@ pub fn design_open(req: &OpenRequest) -> Result<OpenDocument> {
             OpenMechanism::HeavyHitters { epsilon: eps, g: olh_g(eps), prefix_bits, split }
         }
         other => {
-            return Err(Error::InvalidArgument {
-                name: "method".into(),
-                reason: alloc::format!("`{other}` is not an open-domain method (expected {})", OPEN_METHODS.join(", ")),
-            })
+            return Err(Error::invalid(
+                "method",
+                alloc::format!("`{other}` is not an open-domain method (expected {})", OPEN_METHODS.join(", ")),
+            ))
         }
     };
     // The draft claims ε; the published claims are the audit's (the quantised sampler's

@@ -27,6 +27,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use privlift::open::hash::xxh32;
+use privlift::param::Epsilon;
 use privlift::{Error, Result};
 
 use super::{sweep, Params, Randomiser, Report};
@@ -54,7 +55,7 @@ pub struct Frequencies {
 /// `invalid_argument` for a kind without a candidate oracle, a report of another kind,
 /// or parameters outside their ranges.
 pub fn frequencies(params: &Params, reports: &[Report], candidates: &[&[u8]]) -> Result<Frequencies> {
-    let wrong = || Error::InvalidArgument { name: "reports".into(), reason: "a report of another kind".into() };
+    let wrong = || Error::invalid("reports", "a report of another kind");
     let n = reports.len() as u64;
     let (sums, p, buckets): (Vec<f64>, f64, f64) = match *params {
         Params::Olh { epsilon, g } => {
@@ -65,7 +66,7 @@ pub fn frequencies(params: &Params, reports: &[Report], candidates: &[&[u8]]) ->
                 seeds.push(seed);
                 ys.push(y);
             }
-            let r = Randomiser::new(epsilon, g)?;
+            let r = Randomiser::new(Epsilon::new("epsilon", epsilon)?, g)?;
             let counts = support_counts(&seeds, &ys, g, candidates);
             return Ok(olh_frequencies(&counts, n, r, "olh"));
         }
@@ -77,7 +78,11 @@ pub fn frequencies(params: &Params, reports: &[Report], candidates: &[&[u8]]) ->
             }
             let mask = if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
             let b: Vec<u32> = candidates.iter().map(|c| xxh32(hash_seed, c) & mask).collect();
-            (hadamard_sums(&pairs, bits, &b), Randomiser::new(epsilon, 2)?.p_same(), 2f64.powi(bits as i32))
+            (
+                hadamard_sums(&pairs, bits, &b),
+                Randomiser::new(Epsilon::new("epsilon", epsilon)?, 2)?.p_same(),
+                2f64.powi(bits as i32),
+            )
         }
         Params::Hcms { epsilon, k, m } => {
             let mut triples = Vec::with_capacity(reports.len());
@@ -86,15 +91,19 @@ pub fn frequencies(params: &Params, reports: &[Report], candidates: &[&[u8]]) ->
                 triples.push((j, l, bit));
             }
             if !m.is_power_of_two() || m < 2 || k == 0 {
-                return Err(Error::InvalidArgument { name: "m".into(), reason: "must be a power of two ≥ 2".into() });
+                return Err(Error::invalid("m", "must be a power of two ≥ 2"));
             }
-            (hcms_sums(&triples, k, m, candidates), Randomiser::new(epsilon, 2)?.p_same(), f64::from(m))
+            (
+                hcms_sums(&triples, k, m, candidates),
+                Randomiser::new(Epsilon::new("epsilon", epsilon)?, 2)?.p_same(),
+                f64::from(m),
+            )
         }
         Params::HeavyHitters { .. } => {
-            return Err(Error::InvalidArgument {
-                name: "mechanism".into(),
-                reason: "heavy hitters are estimated by prefix extension, not from a candidate list".into(),
-            })
+            return Err(Error::invalid(
+                "mechanism",
+                "heavy hitters are estimated by prefix extension, not from a candidate list",
+            ))
         }
     };
     Ok(bit_frequencies(&sums, n, p, buckets, params.kind()))
@@ -245,15 +254,10 @@ pub fn candidate_lines(text: &str, max_bytes: usize) -> Result<Vec<String>> {
     }
     for (i, line) in body.split('\n').enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
-        super::check_value(line, max_bytes).map_err(|e| Error::InvalidArgument {
-            name: alloc::format!("candidates line {}", i + 1),
-            reason: e.to_string(),
-        })?;
+        super::check_value(line, max_bytes)
+            .map_err(|e| Error::invalid(alloc::format!("candidates line {}", i + 1), e.to_string()))?;
         if !seen.insert(line) {
-            return Err(Error::InvalidArgument {
-                name: alloc::format!("candidates line {}", i + 1),
-                reason: "repeats an earlier candidate".into(),
-            });
+            return Err(Error::invalid(alloc::format!("candidates line {}", i + 1), "repeats an earlier candidate"));
         }
         out.push(line.into());
     }

@@ -19,7 +19,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use privlift::open::{OpenDocument, OpenMechanism};
-use privlift::param::Epsilon;
+use privlift::param::{Epsilon, Probability};
 use privlift::sample::structured::MixSampler;
 use privlift::{Error, Result};
 
@@ -112,17 +112,13 @@ impl Randomiser {
     /// The randomiser of ε over `outputs` ≥ 2 values.
     ///
     /// # Errors
-    /// `invalid_argument` for ε outside [0, 700] or `outputs` outside [2, 65536].
-    pub fn new(epsilon: f64, outputs: u32) -> Result<Self> {
-        let eps = Epsilon::new("epsilon", epsilon)?.get();
+    /// `invalid_argument` for `outputs` outside [2, 65536].
+    pub fn new(epsilon: Epsilon, outputs: u32) -> Result<Self> {
         if !(2..=MAX_G).contains(&outputs) {
-            return Err(Error::InvalidArgument {
-                name: "g".into(),
-                reason: alloc::format!("must be from 2 to {MAX_G}, got {outputs}"),
-            });
+            return Err(Error::invalid("g", alloc::format!("must be from 2 to {MAX_G}, got {outputs}")));
         }
-        let kappa = privlift::document::krr_keep(outputs as usize, eps);
-        let sampler = MixSampler::new(kappa, &alloc::vec![1.0; outputs as usize])?;
+        let kappa = privlift::document::krr_keep(outputs as usize, epsilon);
+        let sampler = MixSampler::new(Probability::new("keep", kappa)?, &alloc::vec![1.0; outputs as usize])?;
         let (w_keep, _) = sampler.weights();
         Ok(Randomiser { outputs, keep: w_keep as f64 / 18_446_744_073_709_551_616.0 })
     }
@@ -139,13 +135,10 @@ impl Randomiser {
 /// `invalid_argument` naming `value` and the limit (never the value).
 pub fn check_value(value: &str, max_bytes: usize) -> Result<()> {
     if value.len() > max_bytes {
-        return Err(Error::InvalidArgument {
-            name: "value".into(),
-            reason: alloc::format!("{} bytes; at most {max_bytes}", value.len()),
-        });
+        return Err(Error::invalid("value", alloc::format!("{} bytes; at most {max_bytes}", value.len())));
     }
     if value.bytes().any(|b| b == 0) {
-        return Err(Error::InvalidArgument { name: "value".into(), reason: "contains U+0000".into() });
+        return Err(Error::invalid("value", "contains U+0000"));
     }
     Ok(())
 }
@@ -218,13 +211,12 @@ mod tests {
     #[test]
     fn the_quantised_keep_is_the_formula_within_a_word() {
         for (eps, g) in [(1.0, 4), (2.0, 8), (4.0, 56), (0.5, 2), (700.0, 2), (0.0, 3)] {
-            let r = Randomiser::new(eps, g).unwrap();
+            let r = Randomiser::new(Epsilon::new("epsilon", eps).unwrap(), g).unwrap();
             let e = f64::exp(eps);
             let kappa = if e.is_finite() { (e - 1.0) / (e + f64::from(g) - 1.0) } else { 1.0 };
             assert!((r.keep - kappa).abs() < 1e-15, "{eps} {g}: {} vs {kappa}", r.keep);
         }
-        assert_eq!(Randomiser::new(1.0, 1).unwrap_err().code(), "invalid_argument");
-        assert_eq!(Randomiser::new(-1.0, 4).unwrap_err().code(), "invalid_argument");
+        assert_eq!(Randomiser::new(Epsilon::new("epsilon", 1.0).unwrap(), 1).unwrap_err().code(), "invalid_argument");
     }
 
     #[test]

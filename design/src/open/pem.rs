@@ -13,6 +13,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use privlift::param::Epsilon;
 use privlift::{Error, Result};
 
 use super::estimate::{olh_frequencies, support_counts};
@@ -47,27 +48,19 @@ pub struct HeavyHitters {
 /// [`MAX_STEP_BITS`] bits.
 pub fn heavy_hitters(params: &Params, reports: &[Report], top: usize) -> Result<HeavyHitters> {
     let Params::HeavyHitters { epsilon, g, prefix_bits, max_bytes, .. } = params else {
-        return Err(Error::InvalidArgument {
-            name: "mechanism".into(),
-            reason: "heavy hitters need a `heavy_hitters` document".into(),
-        });
+        return Err(Error::invalid("mechanism", "heavy hitters need a `heavy_hitters` document"));
     };
     if !(1..=MAX_TOP).contains(&top) {
-        return Err(Error::InvalidArgument {
-            name: "top".into(),
-            reason: alloc::format!("must be from 1 to {MAX_TOP}"),
-        });
+        return Err(Error::invalid("top", alloc::format!("must be from 1 to {MAX_TOP}")));
     }
-    let randomiser = Randomiser::new(*epsilon, *g)?;
+    let randomiser = Randomiser::new(Epsilon::new("epsilon", *epsilon)?, *g)?;
     let mut groups: Vec<(Vec<u32>, Vec<u32>)> = alloc::vec![(Vec::new(), Vec::new()); prefix_bits.len()];
     for r in reports {
         let Report::HeavyHitters { round, seed, y } = *r else {
-            return Err(Error::InvalidArgument { name: "reports".into(), reason: "a report of another kind".into() });
+            return Err(Error::invalid("reports", "a report of another kind"));
         };
-        let group = groups.get_mut(round as usize).ok_or_else(|| Error::InvalidArgument {
-            name: "reports".into(),
-            reason: "a round past the document's".into(),
-        })?;
+        let group =
+            groups.get_mut(round as usize).ok_or_else(|| Error::invalid("reports", "a round past the document's"))?;
         group.0.push(seed);
         group.1.push(y);
     }
@@ -76,10 +69,10 @@ pub fn heavy_hitters(params: &Params, reports: &[Report], top: usize) -> Result<
     let mut from = 0u32;
     for (r, (&bits, (seeds, ys))) in prefix_bits.iter().zip(&groups).enumerate() {
         let step = bits.checked_sub(from).filter(|s| (1..=MAX_STEP_BITS).contains(s)).ok_or_else(|| {
-            Error::InvalidArgument {
-                name: "prefix_bits".into(),
-                reason: alloc::format!("round {r} extends by more than {MAX_STEP_BITS} bits, or by none"),
-            }
+            Error::invalid(
+                "prefix_bits",
+                alloc::format!("round {r} extends by more than {MAX_STEP_BITS} bits, or by none"),
+            )
         })?;
         let candidates: Vec<Vec<u8>> = kept.iter().flat_map(|p| extensions(p, from, step)).collect();
         let refs: Vec<&[u8]> = candidates.iter().map(Vec::as_slice).collect();
@@ -92,10 +85,7 @@ pub fn heavy_hitters(params: &Params, reports: &[Report], top: usize) -> Result<
         from = bits;
     }
     if from as usize != 8 * max_bytes {
-        return Err(Error::InvalidArgument {
-            name: "prefix_bits".into(),
-            reason: "the last round must cover every bit of max_bytes".into(),
-        });
+        return Err(Error::invalid("prefix_bits", "the last round must cover every bit of max_bytes"));
     }
     let mut out =
         HeavyHitters { values: Vec::new(), estimate: Vec::new(), std_error: Vec::new(), n: reports.len() as u64 };

@@ -264,10 +264,7 @@ impl LiftPolytope {
         let (n, ns, m) = (self.n, self.ns, self.ns + 1);
         let nv = n + ns;
         if nv >= u16::MAX as usize {
-            return Err(Error::InvalidArgument {
-                name: "alphabet".into(),
-                reason: alloc::format!("vertex search needs |X| + |S| < 65535, got {nv}"),
-            });
+            return Err(Error::invalid("alphabet", alloc::format!("vertex search needs |X| + |S| < 65535, got {nv}")));
         }
         let mut out = SparseVertices::new(n);
         let Some(status) = self.start_status()? else { return Ok(Some(out)) };

@@ -86,10 +86,10 @@ impl QuantisedChannel {
 fn check_shape(rows: usize, cols_y: usize, data: &[f64]) -> Result<u32> {
     let bits = width(cols_y)?;
     if rows.checked_mul(cols_y) != Some(data.len()) {
-        return Err(Error::InvalidArgument {
-            name: "rows".into(),
-            reason: alloc::format!("a {rows} × {cols_y} channel needs {rows}·{cols_y} entries, got {}", data.len()),
-        });
+        return Err(Error::invalid(
+            "rows",
+            alloc::format!("a {rows} × {cols_y} channel needs {rows}·{cols_y} entries, got {}", data.len()),
+        ));
     }
     Ok(bits)
 }

@@ -123,10 +123,7 @@ fn vose_into(quantised: Weights, bits: u32, s: &mut Scratch, out: &mut Vec<u64>)
 /// Table width for `k` outcomes: 2^bits ≥ k columns, at least 2.
 fn width(k: usize) -> Result<u32> {
     if k == 0 || k > (1 << 31) {
-        return Err(Error::InvalidArgument {
-            name: "row".into(),
-            reason: alloc::format!("a sampler needs 1..2^31 outcomes, got {k}"),
-        });
+        return Err(Error::invalid("row", alloc::format!("a sampler needs 1..2^31 outcomes, got {k}")));
     }
     Ok(k.next_power_of_two().max(2).trailing_zeros())
 }

@@ -49,10 +49,7 @@ pub(crate) fn checked_sum(p: &[f64]) -> Result<f64> {
     // A NaN or infinite entry makes the sum NaN or infinite, so only the signs remain to be
     // checked (a NaN compares false, an infinite sum is refused).
     if sum.is_nan() || sum <= 0.0 || !sum.is_finite() || p.iter().any(|v| *v < 0.0) {
-        return Err(Error::InvalidArgument {
-            name: "row".into(),
-            reason: "a sampler row needs finite non-negative entries with a positive sum".into(),
-        });
+        return Err(Error::invalid("row", "a sampler row needs finite non-negative entries with a positive sum"));
     }
     Ok(sum)
 }
@@ -136,10 +133,7 @@ pub(super) fn quantise_u64(p: &[f64], w: &mut [u64]) -> Result<Weights> {
     let (imax, base, total) = if fulls > 0 { (full, TWO64, total + TWO64) } else { (imax, big as u128, total) };
     // The largest weight absorbs the residue 2⁶⁴ − total.
     let Some(fixed) = (base + TWO64).checked_sub(total).filter(|_| fulls <= 1) else {
-        return Err(Error::InvalidArgument {
-            name: "row".into(),
-            reason: "a sampler row's weights do not quantise to 2^64".into(),
-        });
+        return Err(Error::invalid("row", "a sampler row's weights do not quantise to 2^64"));
     };
     if fixed == TWO64 {
         return Ok(Weights::All(imax));
