@@ -69,6 +69,12 @@ function perturb() {
     // The message names the limit, never the text typed.
     state.error = { code: e.code, message: e.message };
     $('fruit-error').textContent = `Not randomised: ${why(e)}`;
+    // An earlier answer's report and receipt would read as this answer's: clear them.
+    state.output = state.receipt = null;
+    $('fruit-sent').replaceChildren();
+    $('fruit-receipt').hidden = true;
+    $('fruit-empty').hidden = false;
+    $('fruit-bounds').textContent = '';
   }
 }
 
@@ -120,8 +126,8 @@ async function showTop(index) {
       const hit = found && order.some((k) => labels[k] === hh.values[i]);
       tr.append(elem('td', String(i + 1)),
         elem('th', found ? hh.values[i] : '—', { scope: 'row', className: hit ? 'hit' : '' }),
-        elem('td', found ? pct(hh.estimate[i] / hh.n) : '—'),
-        elem('td', found ? interval(hh.estimate[i] / hh.n, hh.std_error[i] / hh.n) : '—'),
+        elem('td', found ? pct(hh.estimate[i]) : '—'),
+        elem('td', found ? interval(hh.estimate[i], hh.std_error[i]) : '—'),
         elem('td', i < order.length ? labels[order[i]] : '—'),
         elem('td', i < order.length ? pct(real.p[order[i]]) : '—'));
       return tr;
