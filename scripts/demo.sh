@@ -30,7 +30,7 @@ db="sqlite:target/demo/reports.db"
 # The synthetic population: seeded, so a restart stores nothing twice.
 phase "the synthetic population (privlift simulate)" \
   target/release/privlift simulate --db "$db" --dir target/site/mechanisms --users 20000 --seed 1 \
-  --truth target/site/mechanisms/truth.json
+  --population target/site/population.json --truth target/site/mechanisms/truth.json
 target/release/privlift collect --db "$db" --dir target/site/mechanisms --port "$cport" >/dev/null &
 collector=$!
 trap 'kill "$collector" 2>/dev/null' EXIT INT TERM

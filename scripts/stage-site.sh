@@ -31,6 +31,11 @@ salary=(--samples data/priors/salary-samples.csv --epsilon 1 --domain 15000,2400
 "$cli" design gaussian-lip "${salary[@]}" --delta 1e-5 --id salary-gaussian-lip >"$m/salary-gaussian-lip.json"
 "$cli" design laplace-lip "${salary[@]}" --id salary-laplace-lip >"$m/salary-laplace-lip.json"
 "$cli" design analytic-gaussian "${salary[@]}" --delta 1e-5 --id salary-analytic-gaussian >"$m/salary-analytic-gaussian.json"
+# Free text (an open domain of UTF-8 strings): a favourite fruit, OLH under a sparse prior,
+# and prefix-extension heavy hitters; the synthetic population answers from fruit-answers.json.
+fruit=(--domain strings --max-bytes 12)
+"$cli" design olh --epsilon 2 "${fruit[@]}" --prior data/priors/fruit.json --id fruit-olh >"$m/fruit-olh.json"
+"$cli" design heavy-hitters --epsilon 4 --max-bytes 12 --id fruit-heavy-hitters >"$m/fruit-heavy-hitters.json"
 # Each entry: the document, and how the page may redesign it in the browser (slider).
 node - "$m" <<'JS'
 const fs = require('node:fs');
@@ -55,7 +60,15 @@ const index = { mechanisms: [
   { file: 'salary-gaussian-lip.json', title: 'Gaussian noise, (ε, δ)-LIP', policy: { lip: { eps: 1, delta: 1e-5 } } },
   { file: 'salary-laplace-lip.json', title: 'Laplace noise, ε-LIP', policy: { lip: { eps: 1 } } },
   { file: 'salary-analytic-gaussian.json', title: 'Gaussian noise, (ε, δ)-LDP (baseline)', policy: { ldp: { eps: 1, delta: 1e-5 } } },
+], open: [
+  { file: 'fruit-olh.json', attribute: 'fruit', title: 'Favourite fruit, optimal local hashing (OLH), ε-LDP, sparse prior' },
+], heavyHitters: [
+  { file: 'fruit-heavy-hitters.json', attribute: 'fruit', title: 'Favourite fruit, prefix-extension heavy hitters (PEM)', top: 10 },
 ] };
 fs.writeFileSync(`${dir}/index.json`, JSON.stringify(index, null, 1));
+// `privlift simulate --population`: the open-domain documents' users answer from the
+// synthetic population, not from a prior (the heavy-hitter document has none).
+const answers = JSON.parse(fs.readFileSync('data/priors/fruit-answers.json', 'utf8'));
+fs.writeFileSync(`${dir}/../population.json`, JSON.stringify({ 'fruit-olh': answers, 'fruit-heavy-hitters': answers }));
 JS
 echo target/site

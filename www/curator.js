@@ -43,3 +43,13 @@ export function interval(v, se) {
   if (!Number.isFinite(se)) return 'not identified';
   return `${pct(Math.max(0, v - 1.96 * se))} – ${pct(Math.min(1, v + 1.96 * se))}`;
 }
+
+/** The collector's heavy hitters of open-domain mechanism `id`: its `top` most frequent values. */
+export async function heavyHitters(id, top) {
+  const c = await collector();
+  if (!c) return null;
+  const r = await fetch(`${c.url}/v1/estimates/${encodeURIComponent(id)}?heavy_hitters&top=${top}`, { cache: 'no-store' });
+  const body = await r.json();
+  if (!r.ok) throw new Error(`${body.message ?? r.status} [${body.code ?? 'http'}]`);
+  return body;
+}

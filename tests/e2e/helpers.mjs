@@ -12,14 +12,15 @@ export const cli = process.env.PRIVLIFT_CLI ? resolve(root, process.env.PRIVLIFT
 
 /**
  * The curator's side of the staged `site`, as scripts/demo.sh runs it: a synthetic population
- * of 20,000 users (seed 1, its truth in mechanisms/truth.json) in the SQLite database `db`,
+ * of 20,000 users (seed 1, its truth in mechanisms/truth.json; the open-domain documents' users
+ * answer from population.json) in the SQLite database `db`,
  * the collector on it, `site/collector.json` naming that collector, and `privlift serve` of
  * `site`. Resolves to the page's base URL, the collector's URL and a `stop()`.
  */
 export async function startCurator(site, db) {
   const mechanisms = join(site, 'mechanisms');
   execFileSync(cli, ['simulate', '--db', db, '--dir', mechanisms, '--users', '20000', '--seed', '1',
-    '--truth', join(mechanisms, 'truth.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
+    '--population', join(site, 'population.json'), '--truth', join(mechanisms, 'truth.json')], { stdio: ['ignore', 'ignore', 'inherit'] });
   const collector = spawn(cli, ['collect', '--db', db, '--dir', mechanisms, '--port', '0'], { stdio: ['ignore', 'pipe', 'ignore'] });
   let server;
   const stop = () => {
