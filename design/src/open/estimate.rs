@@ -15,8 +15,8 @@
 //! * **HCMS** (Apple, "Learning with Privacy at Scale", 2017): the same ±1 correlation on
 //!   the row j the user drew, with the column c = xxh32(j, x) mod m: Σz/n has mean
 //!   f + (1 − f)/m, so f̂ = (m/(m − 1))·(Σz/n − 1/m) (Apple's count-mean correction).
-//!   For the one-bit kinds Var(Σz) = n/(2p − 1)² − Σ_u E[z_u]², estimated with
-//!   Σ_u E[z_u]² ≈ n·(f + (1 − f)/M²) (M the number of buckets).
+//!   For the one-bit kinds Var(Σz) = n/(2p − 1)² − Σ_u E\[z_u\]², estimated with
+//!   Σ_u E\[z_u\]² ≈ n·(f + (1 − f)/M²) (M the number of buckets).
 //!
 //! The curator computes the ±1 correlations in bulk: per row, the sums of ±1 by j (or l)
 //! and their fast Walsh–Hadamard transform give every bucket's correlation at once; a
