@@ -40,6 +40,10 @@ bash scripts/setup.sh tools
 
 step "format and lint"
 cargo fmt --all -- --check
+# No import circle inside a crate, `use` lines and inline paths alike (what a circle is:
+# scripts/check-imports.mjs).
+node scripts/check-imports.mjs --self-test
+node scripts/check-imports.mjs
 cargo clippy --workspace --exclude privlift-wasm --all-targets -- -D warnings
 for f in "" "--features design" "--no-default-features --features continuous"; do
   # shellcheck disable=SC2086  # $f is a list of flags

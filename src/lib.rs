@@ -35,6 +35,7 @@
 extern crate alloc;
 
 pub mod accounting;
+pub mod any;
 pub mod document;
 pub mod error;
 pub mod leakage;
@@ -52,10 +53,10 @@ pub use error::{Error, Result};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
-pub use document::{parse_any, AnyDocument, ContinuousDocument, Document};
+pub use any::{parse_any, parse_any_within, AnyDocument};
+pub use document::{ContinuousDocument, Document};
 pub use leakage::{audit, Leakage};
 pub use mechanism::{
     ContinuousPolicy, ContinuousReceipt, Receipt, ReceiptEntry, ReceiptSection, VerifiedContinuous, VerifiedMechanism,
 };
-pub use verify::parse_any_within;
 pub use verify::{Policy, PolicyValue, Verification};

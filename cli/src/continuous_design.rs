@@ -17,9 +17,10 @@
 //!   "delta"}, "lip_pure_eps", "ldp_pure_eps", "tail_mass", "claims_hold", "claims"}`.
 //! * `privlift receipt DOC.json --output Y [--x X]` → the ratio curve `P(y|x)/P(y)`.
 
-use privlift::document::{parse_any, AnyDocument, ContinuousDocument, DomainJson, PriorJson};
+use privlift::document::{ContinuousDocument, DomainJson, PriorJson};
 use privlift::mechanism::ContinuousPolicy;
 use privlift::Error;
+use privlift::{parse_any, AnyDocument};
 use privlift_design::continuous::design::{
     design_continuous, prior_from_samples, ContinuousRequest, CONTINUOUS_METHODS,
 };

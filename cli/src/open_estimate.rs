@@ -3,10 +3,11 @@
 //! print them: frequencies of a candidate list (`{"labels", "estimate", "std_error", "n",
 //! "method"}`) and heavy hitters by PEM (`{"values", "estimate", "std_error", "n"}`).
 
+use privlift::open::{OpenDocument, OpenMechanism};
 use privlift::Error;
 use privlift_design::open::estimate::frequencies;
 use privlift_design::open::pem::heavy_hitters;
-use privlift_design::open::{parse_report, Params, Report};
+use privlift_design::open::{parse_report, Report};
 use serde::Serialize;
 
 use crate::estimation::count_json;
@@ -42,31 +43,31 @@ pub struct HeavyHitters {
 
 /// The stored reports (canonical text, count), each parsed; a stored text that does not
 /// parse is a fault of the database (`io`), not of the request.
-fn reports(params: &Params, counts: &[(String, u64)]) -> Result<Vec<Report>, Error> {
+fn reports(mechanism: &OpenMechanism, counts: &[(String, u64)]) -> Result<Vec<Report>, Error> {
     let total: u64 = counts.iter().map(|(_, c)| c).sum();
     let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
     for (text, c) in counts {
-        let r = parse_report(params, text).map_err(|_| Error::Io {
-            message: format!("a stored output is not a report of this `{}`", params.kind()),
+        let r = parse_report(mechanism, text).map_err(|_| Error::Io {
+            message: format!("a stored output is not a report of this `{}`", mechanism.tag()),
         })?;
         out.extend(std::iter::repeat_n(r, *c as usize));
     }
     Ok(out)
 }
 
-/// The frequencies of `candidates` from the stored `counts`.
+/// The frequencies of `candidates` from the stored `counts` of `doc`.
 ///
 /// # Errors
 /// `invalid_argument` for a heavy-hitter document (no candidate oracle); `io` for a
 /// stored output that is not a report of the document's kind.
 pub fn candidate_frequencies(
-    params: &Params,
+    doc: &OpenDocument,
     counts: &[(String, u64)],
     candidates: Vec<String>,
 ) -> Result<Frequencies, Error> {
-    let reports = reports(params, counts)?;
+    let reports = reports(doc.mechanism(), counts)?;
     let refs: Vec<&[u8]> = candidates.iter().map(|c| c.as_bytes()).collect();
-    let f = frequencies(params, &reports, &refs)?;
+    let f = frequencies(doc.mechanism(), &reports, &refs)?;
     let some = f.n > 0;
     Ok(Frequencies {
         labels: candidates,
@@ -78,13 +79,13 @@ pub fn candidate_frequencies(
     })
 }
 
-/// The `top` heavy hitters from the stored `counts` of a heavy-hitter document.
+/// The `top` heavy hitters from the stored `counts` of a heavy-hitter document `doc`.
 ///
 /// # Errors
 /// As [`heavy_hitters`]; `io` for a stored output that is not one of its reports.
-pub fn top_values(params: &Params, counts: &[(String, u64)], top: usize) -> Result<HeavyHitters, Error> {
-    let reports = reports(params, counts)?;
-    let h = heavy_hitters(params, &reports, top)?;
+pub fn top_values(doc: &OpenDocument, counts: &[(String, u64)], top: usize) -> Result<HeavyHitters, Error> {
+    let reports = reports(doc.mechanism(), counts)?;
+    let h = heavy_hitters(doc.mechanism(), doc.max_bytes(), &reports, top)?;
     Ok(HeavyHitters {
         values: h.values,
         estimate: h.estimate,

@@ -9,7 +9,7 @@
 //! * refusal (exit 1): `{"verified": false, "error": {"code", "message"}}`, for any
 //!   document, policy or file the library refuses.
 
-use privlift::document::codec::reader::is_continuous;
+use privlift::any::is_continuous;
 use privlift::verify::work_budget;
 use privlift::verify::Check;
 use privlift::{ContinuousDocument, ContinuousPolicy, Document, Policy};

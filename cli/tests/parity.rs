@@ -8,7 +8,7 @@ mod common;
 
 use common::cli::{run, TempDir};
 use common::corpus::{corpus, document_text, policy_text, refusal_shown};
-use privlift::document::codec::reader::is_continuous;
+use privlift::any::is_continuous;
 use privlift::verify::work_budget;
 use privlift::{ContinuousDocument, ContinuousPolicy, Document, Policy};
 use serde_json::Value;

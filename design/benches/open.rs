@@ -11,8 +11,10 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use privlift::open::hash::xxh32;
+use privlift::open::OpenMechanism;
+use privlift::param::Epsilon;
 use privlift_design::open::estimate::frequencies;
-use privlift_design::open::{Params, Report};
+use privlift_design::open::Report;
 
 fn words(n: usize) -> Vec<String> {
     (0..n).map(|i| i.to_string()).collect()
@@ -37,7 +39,8 @@ fn bench(c: &mut Criterion) {
     let g = 4u32;
     let olh: Vec<Report> =
         stream(100_000, 1).zip(stream(100_000, 2)).map(|(s, y)| Report::Olh { seed: s, y: y % g }).collect();
-    let params = Params::Olh { epsilon: 1.0, g };
+    let eps = Epsilon::new("epsilon", 1.0).unwrap();
+    let params = OpenMechanism::Olh { epsilon: eps, g };
     group.bench_function("olh 1e3 x 1e5", |b| b.iter(|| frequencies(&params, black_box(&olh), &refs).unwrap()));
     group.bench_function("olh 1e3 x 1e5, one thread, % (yardstick)", |b| {
         b.iter(|| {
@@ -54,13 +57,13 @@ fn bench(c: &mut Criterion) {
         .zip(stream(1_000_000, 4))
         .map(|(j, b)| Report::Hadamard { j: j & 0xf_ffff, bit: b & 1 == 1 })
         .collect();
-    let params = Params::Hadamard { epsilon: 1.0, bits: 20, hash_seed: 0 };
+    let params = OpenMechanism::Hadamard { epsilon: eps, bits: 20, hash_seed: 0 };
     group.bench_function("hadamard 1e4 x 1e6", |b| b.iter(|| frequencies(&params, black_box(&had), &refs).unwrap()));
     let hcms: Vec<Report> = stream(1_000_000, 5)
         .zip(stream(1_000_000, 6))
         .map(|(j, l)| Report::Hcms { j: j % 2048, l: l & 1023, bit: l >> 31 == 1 })
         .collect();
-    let params = Params::Hcms { epsilon: 1.0, k: 2048, m: 1024 };
+    let params = OpenMechanism::Hcms { epsilon: eps, k: 2048, m: 1024 };
     group.bench_function("hcms 1e4 x 1e6", |b| b.iter(|| frequencies(&params, black_box(&hcms), &refs).unwrap()));
     group.finish();
 }

@@ -10,12 +10,13 @@
 
 use std::time::Instant;
 
+use privlift::open::OpenMechanism;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::Policy;
 use privlift_design::open::designer::{design_open, OpenRequest};
 use privlift_design::open::estimate::frequencies;
 use privlift_design::open::pem::heavy_hitters;
-use privlift_design::open::{parse_report, Params, Report};
+use privlift_design::open::{parse_report, Report};
 use rand::RngCore;
 use serde_json::{json, Value};
 
@@ -54,7 +55,7 @@ fn main() {
     let designed =
         design_open(&OpenRequest { method: kind.clone(), epsilon, max_bytes: Some(MAX_BYTES), prior: None, id })
             .expect("design");
-    let p = Params::from(&designed);
+    let p = designed.mechanism().clone();
     let verified = designed.verify(&Policy::default()).expect("verifies");
     let doc: Value = serde_json::from_str(&designed.to_json()).expect("the designed document is JSON");
 
@@ -81,7 +82,7 @@ fn main() {
     if kind == "heavy-hitters" {
         for top in tops {
             let t = Instant::now();
-            let hh = heavy_hitters(&p, &reports, top).expect("heavy hitters");
+            let hh = heavy_hitters(&p, designed.max_bytes(), &reports, top).expect("heavy hitters");
             out[format!("top{top}")] = json!({"values": hh.values, "estimate": hh.estimate, "std_error": hh.std_error,
                 "seconds": t.elapsed().as_secs_f64()});
         }
@@ -101,7 +102,7 @@ fn main() {
         out["std_error"] = json!(f.std_error);
         out["method"] = json!(f.method);
         out["estimate_seconds"] = json!(best);
-        if let Params::Olh { .. } = p {
+        if let OpenMechanism::Olh { .. } = p {
             // The first reports as pure-LDP's LHServer takes them, (y, seed), for its timing.
             let first: Vec<(u32, u32)> = reports
                 .iter()

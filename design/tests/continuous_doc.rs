@@ -2,12 +2,11 @@
 //! (against the continuous calculators), verification, perturbation, receipts, designs.
 //! Run with `cargo test --test continuous_doc`.
 
-use privlift::document::{
-    parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousMechanism, DomainJson, EpsDelta, PriorJson,
-};
+use privlift::document::{ContinuousClaims, ContinuousDocument, ContinuousMechanism, DomainJson, EpsDelta, PriorJson};
 use privlift::mechanism::ContinuousPolicy;
 use privlift::param::Epsilon;
 use privlift::rng::DeterministicRngForTesting;
+use privlift::{parse_any, AnyDocument};
 use privlift_design::continuous::design::{design_continuous, ContinuousRequest, CONTINUOUS_METHODS};
 use privlift_design::continuous::{
     self as cont, ContinuousPrior, Gaussian, GaussianMixture, Lattice, LatticeMechanism,

@@ -6,7 +6,6 @@ use privlift::open::{OpenDocument, OpenMechanism};
 use privlift::param::Epsilon;
 use privlift::Policy;
 use privlift_design::open::designer::{design_open, olh_g, OpenPrior, OpenRequest, OPEN_METHODS};
-use privlift_design::open::Params;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -42,7 +41,7 @@ fn fixed_designs_verify_with_their_defaults() {
         let OpenMechanism::HeavyHitters { g: hg, prefix_bits, split, .. } = hh.mechanism() else { panic!() };
         assert_eq!((*hg, prefix_bits.as_slice()), (g, &[8, 16, 24][..]));
         assert!(split.iter().all(|w| (w.get() - 1.0 / 3.0).abs() < 1e-15));
-        assert_eq!(Params::from(&hh).kind(), "heavy_hitters");
+        assert_eq!(hh.mechanism().tag(), "heavy_hitters");
     }
     assert_eq!(olh_g(Epsilon::new("e", 700.0).unwrap()), 65_536);
 }

@@ -7,10 +7,12 @@
 //! one 64-bit word per draw), so the estimators are tested against the channel that runs.
 
 use privlift::open::hash::xxh32;
+use privlift::open::OpenMechanism;
+use privlift::param::{Epsilon, Probability};
 use privlift::sample::structured::MixSampler;
 use privlift_design::open::estimate::frequencies;
 use privlift_design::open::pem::{heavy_hitters, prefix};
-use privlift_design::open::{Params, Report};
+use privlift_design::open::Report;
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use statrs::distribution::{Binomial, DiscreteCDF};
@@ -18,44 +20,48 @@ use statrs::distribution::{Binomial, DiscreteCDF};
 /// The g-ary randomiser of ε as the core draws it.
 fn krr(epsilon: f64, g: u32) -> MixSampler {
     let e = epsilon.exp();
-    MixSampler::new(
-        privlift::param::Probability::new("keep", (e - 1.0) / (e + f64::from(g) - 1.0)).unwrap(),
-        &vec![1.0; g as usize],
-    )
-    .unwrap()
+    MixSampler::new(Probability::new("keep", (e - 1.0) / (e + f64::from(g) - 1.0)).unwrap(), &vec![1.0; g as usize])
+        .unwrap()
 }
 
-/// One report of `value` under `params` (the spec's client).
-fn perturb(params: &Params, k: &MixSampler, value: &[u8], rng: &mut ChaCha8Rng) -> Report {
-    match params {
-        Params::Olh { g, .. } => {
+/// ε as the documents carry it.
+fn eps(epsilon: f64) -> Epsilon {
+    Epsilon::new("epsilon", epsilon).unwrap()
+}
+
+/// One report of `value` under `mechanism` (the spec's client).
+fn perturb(mechanism: &OpenMechanism, k: &MixSampler, value: &[u8], rng: &mut ChaCha8Rng) -> Report {
+    match mechanism {
+        OpenMechanism::Olh { g, .. } => {
             let seed = rng.next_u32();
             let v = xxh32(seed, value) % g;
             Report::Olh { seed, y: k.sample_word(v as usize, rng.next_u64()) as u32 }
         }
-        Params::Hadamard { bits, hash_seed, .. } => {
+        OpenMechanism::Hadamard { bits, hash_seed, .. } => {
             let mask = if *bits == 32 { u32::MAX } else { (1 << bits) - 1 };
             let b = xxh32(*hash_seed, value) & mask;
             let j = rng.next_u32() & mask;
             let bit = (b & j).count_ones() & 1;
             Report::Hadamard { j, bit: k.sample_word(bit as usize, rng.next_u64()) == 1 }
         }
-        Params::Hcms { k: hashes, m, .. } => {
+        OpenMechanism::Hcms { k: hashes, m, .. } => {
             let j = rng.random_range(0..*hashes);
             let c = xxh32(j, value) & (m - 1);
             let l = rng.random_range(0..*m);
             let bit = (c & l).count_ones() & 1;
             Report::Hcms { j, l, bit: k.sample_word(bit as usize, rng.next_u64()) == 1 }
         }
-        Params::HeavyHitters { g, prefix_bits, split, max_bytes, .. } => {
+        OpenMechanism::HeavyHitters { g, prefix_bits, split, .. } => {
             let u: f64 = rng.random();
             let mut acc = 0.0;
             let round = split.iter().position(|w| {
-                acc += w;
+                acc += w.get();
                 u < acc
             });
             let round = round.unwrap_or(split.len() - 1);
-            let p = prefix(value, *max_bytes, prefix_bits[round]);
+            // The last round covers the whole value: ℓ_R = 8·max_bytes.
+            let max_bytes = prefix_bits[prefix_bits.len() - 1] as usize / 8;
+            let p = prefix(value, max_bytes, prefix_bits[round]);
             let seed = rng.next_u32();
             let v = xxh32(seed, &p) % g;
             Report::HeavyHitters { round: round as u32, seed, y: k.sample_word(v as usize, rng.next_u64()) as u32 }
@@ -82,11 +88,11 @@ fn coverage_range(trials: u64) -> (u64, u64) {
 }
 
 /// Runs `reps` independent collections; returns (covered, trials, mean standardised error).
-fn coverage(params: &Params, users: usize, reps: u64, seed: u64) -> (u64, u64, f64) {
+fn coverage(params: &OpenMechanism, users: usize, reps: u64, seed: u64) -> (u64, u64, f64) {
     let values = words(40);
     let counts = zipf_counts(values.len(), users, 1.1);
     let n: usize = counts.iter().sum();
-    let k = krr(params.epsilon(), params.outputs());
+    let k = krr(params.epsilon().get(), params.outputs());
     let refs: Vec<&[u8]> = values.iter().map(|v| v.as_bytes()).collect();
     let (mut covered, mut trials, mut z_sum) = (0, 0, 0.0);
     for rep in 0..reps {
@@ -110,7 +116,7 @@ fn coverage(params: &Params, users: usize, reps: u64, seed: u64) -> (u64, u64, f
     (covered, trials, z_sum / trials as f64)
 }
 
-fn check_coverage(params: Params, users: usize, reps: u64, seed: u64) {
+fn check_coverage(params: OpenMechanism, users: usize, reps: u64, seed: u64) {
     let (covered, trials, mean_z) = coverage(&params, users, reps, seed);
     let (lo, hi) = coverage_range(trials);
     assert!((lo..=hi).contains(&covered), "{params:?}: {covered}/{trials} intervals cover, expected {lo}..={hi}");
@@ -122,31 +128,31 @@ fn check_coverage(params: Params, users: usize, reps: u64, seed: u64) {
 
 #[test]
 fn olh_is_unbiased_and_its_intervals_cover() {
-    check_coverage(Params::Olh { epsilon: 1.0, g: 4 }, 4000, 25, 1);
-    check_coverage(Params::Olh { epsilon: 2.0, g: 8 }, 4000, 25, 2);
+    check_coverage(OpenMechanism::Olh { epsilon: eps(1.0), g: 4 }, 4000, 25, 1);
+    check_coverage(OpenMechanism::Olh { epsilon: eps(2.0), g: 8 }, 4000, 25, 2);
 }
 
 #[test]
 fn hadamard_is_unbiased_and_its_intervals_cover() {
-    check_coverage(Params::Hadamard { epsilon: 1.0, bits: 20, hash_seed: 7 }, 4000, 25, 3);
+    check_coverage(OpenMechanism::Hadamard { epsilon: eps(1.0), bits: 20, hash_seed: 7 }, 4000, 25, 3);
     // Past the dense transform: the sweep over the reports.
-    check_coverage(Params::Hadamard { epsilon: 2.0, bits: 32, hash_seed: 9 }, 4000, 25, 4);
+    check_coverage(OpenMechanism::Hadamard { epsilon: eps(2.0), bits: 32, hash_seed: 9 }, 4000, 25, 4);
 }
 
 #[test]
 fn hcms_is_unbiased_and_its_intervals_cover() {
-    check_coverage(Params::Hcms { epsilon: 2.0, k: 256, m: 1024 }, 4000, 25, 5);
-    check_coverage(Params::Hcms { epsilon: 1.0, k: 16, m: 64 }, 4000, 25, 6);
+    check_coverage(OpenMechanism::Hcms { epsilon: eps(2.0), k: 256, m: 1024 }, 4000, 25, 5);
+    check_coverage(OpenMechanism::Hcms { epsilon: eps(1.0), k: 16, m: 64 }, 4000, 25, 6);
 }
 
 /// A real property of the coverage check: intervals of half the width fail it.
 #[test]
 fn the_coverage_check_can_fail() {
-    let (covered, trials, _) = coverage(&Params::Olh { epsilon: 1.0, g: 4 }, 4000, 10, 7);
+    let (covered, trials, _) = coverage(&OpenMechanism::Olh { epsilon: eps(1.0), g: 4 }, 4000, 10, 7);
     let (lo, _) = coverage_range(trials);
     assert!(covered >= lo);
     // Half-width intervals cover about 68 %: far below the range.
-    let params = Params::Olh { epsilon: 1.0, g: 4 };
+    let params = OpenMechanism::Olh { epsilon: eps(1.0), g: 4 };
     let values = words(40);
     let counts = zipf_counts(40, 4000, 1.1);
     let k = krr(1.0, 4);
@@ -175,12 +181,11 @@ fn the_coverage_check_can_fail() {
 #[test]
 fn pem_recovers_the_top_of_a_zipf_population() {
     let max_bytes = 3;
-    let params = Params::HeavyHitters {
-        epsilon: 4.0,
+    let params = OpenMechanism::HeavyHitters {
+        epsilon: eps(4.0),
         g: 56,
         prefix_bits: vec![8, 16, 24],
-        split: vec![1.0 / 3.0; 3],
-        max_bytes,
+        split: vec![Probability::new("split", 1.0 / 3.0).unwrap(); 3],
     };
     let values: Vec<String> = (0..60).map(|i| format!("{}{}", (b'a' + (i % 26) as u8) as char, i)).collect();
     let counts = zipf_counts(values.len(), 60_000, 1.1);
@@ -192,7 +197,7 @@ fn pem_recovers_the_top_of_a_zipf_population() {
             reports.push(perturb(&params, &k, v.as_bytes(), &mut rng));
         }
     }
-    let top = heavy_hitters(&params, &reports, 5).unwrap();
+    let top = heavy_hitters(&params, max_bytes, &reports, 5).unwrap();
     assert_eq!(top.n, reports.len() as u64);
     assert_eq!(top.values, values[..5], "found {:?}", top.values);
     for (i, v) in top.values.iter().enumerate() {

@@ -13,7 +13,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use privlift::document::codec::{reader, strict};
+use privlift::document::codec::strict;
 use privlift::document::{continuous::is_continuous, Document, DocumentJson};
 use privlift::open::{OpenDocument, OPEN_KINDS};
 use privlift::verify::Work;
@@ -22,7 +22,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = core::str::from_utf8(data) else { return };
     let _ = privlift::parse_any(text);
     if let Ok(v) = strict::from_str(text) {
-        assert_eq!(reader::is_continuous(data), is_continuous(&v), "the family of {text}");
+        assert_eq!(privlift::any::is_continuous(data), is_continuous(&v), "the family of {text}");
     }
     match (DocumentJson::read(data), serde_json::from_str::<DocumentJson>(text)) {
         (Ok(ours), Ok(theirs)) => {

@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use privlift::mechanism::ContinuousPolicy;
-//! use privlift::document::{parse_any, AnyDocument};
+//! use privlift::{parse_any, AnyDocument};
 //! let AnyDocument::Continuous(doc) = parse_any(r#"{
 //!   "format": "privlift-mechanism", "version": 1, "id": "age-gaussian-lip",
 //!   "domain": { "lo": 0, "hi": 100, "step": 0.5 },
@@ -35,8 +35,7 @@
 //!   (ε, δ)-LIP by the paper's definition (3), (ε, δ)-LDP.
 //! * `utility`: informational, never trusted.
 //!
-//! [`parse_any`] reads either kind of document, dispatching on `mechanism.kind`; the
-//! discrete path ([`Document::from_json`]) is unchanged.
+//! [`crate::parse_any`] reads a document of any family, dispatching on `mechanism.kind`.
 
 use alloc::string::String;
 use alloc::vec;
@@ -45,7 +44,7 @@ use serde::{Deserialize, Serialize};
 
 use super::codec::decimal::Num;
 use super::codec::writer::Pretty;
-use super::{check_header, fields, Document, FORMAT, VERSION};
+use super::{check_header, fields, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
 use super::{Json, Object};
 use crate::error::{Error, Result};
@@ -210,66 +209,6 @@ pub struct ContinuousDocument {
     utility: Option<Json>,
 }
 
-/// Either kind of document.
-#[derive(Debug, Clone, PartialEq)]
-#[allow(clippy::large_enum_variant)]
-pub enum AnyDocument {
-    /// A discrete document (`labels`; kinds `matrix`, `per_secret`, `unary`).
-    Discrete(Document),
-    /// A continuous document (`domain`; kinds `gaussian`, `laplace`, `sampling`).
-    Continuous(ContinuousDocument),
-    /// An open-domain document (`domain` of strings; kinds `olh`, `hadamard`, `hcms`,
-    /// `heavy_hitters`).
-    Open(crate::open::OpenDocument),
-}
-
-impl AnyDocument {
-    /// The document's family.
-    pub fn family(&self) -> Family {
-        match self {
-            AnyDocument::Discrete(_) => Family::Discrete,
-            AnyDocument::Continuous(_) => Family::Continuous,
-            AnyDocument::Open(_) => Family::Open,
-        }
-    }
-}
-
-/// A family of documents: each has its reader, its verification and its client module,
-/// and a document given to another family's entry point is named by its kind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// Labels in, labels out: [`Document`].
-    Discrete,
-    /// A number on a bounded domain, released on a lattice: [`ContinuousDocument`].
-    Continuous,
-    /// A string of an open domain, hashed and randomised: [`crate::open::OpenDocument`].
-    Open,
-}
-
-impl Family {
-    /// The family a `mechanism.kind` belongs to: continuous for [`CONTINUOUS_KINDS`], open
-    /// for [`crate::open::OPEN_KINDS`], else discrete (whose reader refuses a kind it does
-    /// not know).
-    pub fn of_kind(kind: &str) -> Family {
-        if CONTINUOUS_KINDS.contains(&kind) {
-            Family::Continuous
-        } else if crate::open::OPEN_KINDS.contains(&kind) {
-            Family::Open
-        } else {
-            Family::Discrete
-        }
-    }
-
-    /// `"discrete"`, `"continuous"` or `"open"`, for messages.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::Discrete => "discrete",
-            Family::Continuous => "continuous",
-            Family::Open => "open",
-        }
-    }
-}
-
 /// The `mechanism.kind` of a JSON document, if it has one.
 fn kind_of(v: &serde_json::Value) -> Option<&str> {
     v.get("mechanism")?.get("kind")?.as_str()
@@ -280,25 +219,6 @@ fn kind_of(v: &serde_json::Value) -> Option<&str> {
 /// path, which rejects it with `unsupported_mechanism`, as before).
 pub fn is_continuous(v: &serde_json::Value) -> bool {
     kind_of(v).is_some_and(|k| CONTINUOUS_KINDS.contains(&k)) && v.get("labels").is_none()
-}
-
-/// Parses and validates a document of any kind: a continuous one ([`is_continuous`]'s
-/// rule, on the kind and members peeked without building anything) gives
-/// [`AnyDocument::Continuous`], an open-domain one ([`crate::open::is_open`])
-/// [`AnyDocument::Open`], anything else goes to [`Document::from_json`] unchanged.
-/// The text is read once by the reader of its family: no JSON tree of the whole document
-/// is built first.
-///
-/// # Errors
-/// `json`, and every error of [`Document::from_json`] / [`ContinuousDocument::from_json`].
-pub fn parse_any(text: &str) -> Result<AnyDocument> {
-    if super::codec::reader::is_continuous(text.as_bytes()) {
-        Ok(AnyDocument::Continuous(ContinuousDocument::from_json(text)?))
-    } else if crate::open::is_open(text.as_bytes()) {
-        Ok(AnyDocument::Open(crate::open::OpenDocument::from_json(text)?))
-    } else {
-        Ok(AnyDocument::Discrete(Document::from_json(text)?))
-    }
 }
 
 /// The `mechanism` object by its `kind`: `{kind: "gaussian", sigma}` (one σ, or one per

@@ -10,10 +10,63 @@ use alloc::string::{String, ToString};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::fmt;
+use serde::{Deserialize, Serialize};
 
-use super::wire::LabelJson;
 use super::MAX_SYMBOLS;
 use crate::error::{Error, Result};
+
+/// A label: JSON strings are kept, numbers are kept in their JSON spelling.
+///
+/// Read by a visitor rather than `#[serde(untagged)]`, which buffers every value before
+/// trying each variant (a third of the parse of a 4096-label document).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum LabelJson {
+    /// A JSON string, kept as written.
+    Text(String),
+    /// A JSON number, kept as a number and turned into text by [`LabelJson::into_string`].
+    Number(serde_json::Number),
+}
+
+impl<'de> Deserialize<'de> for LabelJson {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+        struct Label;
+        impl serde::de::Visitor<'_> for Label {
+            type Value = LabelJson;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a string or a number")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> core::result::Result<LabelJson, E> {
+                Ok(LabelJson::Text(v.into()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> core::result::Result<LabelJson, E> {
+                Ok(LabelJson::Text(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> core::result::Result<LabelJson, E> {
+                Ok(LabelJson::Number(v.into()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> core::result::Result<LabelJson, E> {
+                Ok(LabelJson::Number(v.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> core::result::Result<LabelJson, E> {
+                serde_json::Number::from_f64(v)
+                    .map(LabelJson::Number)
+                    .ok_or_else(|| E::custom("a label is a finite number or a string"))
+            }
+        }
+        d.deserialize_any(Label)
+    }
+}
+
+impl LabelJson {
+    /// The label as text: a string as is, a number as serde_json prints it (e.g. `3`, `2.5`).
+    pub fn into_string(self) -> String {
+        match self {
+            LabelJson::Text(s) => s,
+            LabelJson::Number(n) => alloc::format!("{n}"),
+        }
+    }
+}
 
 /// A sequence of labels in one text: label `i` is `text[ends[i-1]..ends[i]]`.
 #[derive(Clone, Default, PartialEq, Eq)]

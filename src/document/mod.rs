@@ -24,16 +24,16 @@ pub use crate::param::{check_distribution, check_entries as matrix_check_entries
 pub use crate::sample::lattice::{lattice_index, Lattice, MAX_LATTICE_POINTS};
 pub use codec::{Json, Object};
 pub use continuous::{
-    parse_any, AnyDocument, ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism,
-    DomainJson, EpsDelta, Family, PriorJson, CONTINUOUS_KINDS,
+    ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism, DomainJson, EpsDelta, PriorJson,
+    CONTINUOUS_KINDS,
 };
-pub use labels::{Alphabet, Labels};
+pub use labels::{Alphabet, LabelJson, Labels};
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
 pub use structured::{block_count, krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
 pub use wire::{
-    check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, SrlipJson, FORMAT,
-    MAX_UTILITY_VALUES, VERSION,
+    check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, SrlipJson, FORMAT, MAX_UTILITY_VALUES,
+    VERSION,
 };
 
 use crate::error::{Error, Result};

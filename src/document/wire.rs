@@ -36,7 +36,7 @@
 //! The continuous kinds (`"gaussian"`,
 //! `"laplace"`, `"sampling"`) have their own document shape (`domain` and a continuous
 //! `prior` instead of `labels`; see [`super::continuous`], read by
-//! [`super::parse_any`]). A document of an older kind keeps parsing unchanged, and a
+//! [`crate::parse_any`]). A document of an older kind keeps parsing unchanged, and a
 //! reader meeting a kind it does not know fails with the typed error
 //! `unsupported_mechanism` instead of misreading it. `secret` is optional
 //! (absent: S = X). `utility` is informational and never trusted.
@@ -44,6 +44,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
+
+use super::labels::LabelJson;
 
 /// The value of `format` in every privlift mechanism document.
 pub const FORMAT: &str = "privlift-mechanism";
@@ -62,59 +64,6 @@ pub fn check_header(format: &str, version: u64) -> crate::error::Result<()> {
         return Err(crate::error::Error::UnsupportedVersion { found: version });
     }
     Ok(())
-}
-
-/// A label: JSON strings are kept, numbers are kept in their JSON spelling.
-///
-/// Read by a visitor rather than `#[serde(untagged)]`, which buffers every value before
-/// trying each variant (a third of the parse of a 4096-label document).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(untagged)]
-pub enum LabelJson {
-    /// A JSON string, kept as written.
-    Text(String),
-    /// A JSON number, kept as a number and turned into text by [`LabelJson::into_string`].
-    Number(serde_json::Number),
-}
-
-impl<'de> Deserialize<'de> for LabelJson {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Label;
-        impl serde::de::Visitor<'_> for Label {
-            type Value = LabelJson;
-            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.write_str("a string or a number")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<LabelJson, E> {
-                Ok(LabelJson::Text(v.into()))
-            }
-            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<LabelJson, E> {
-                Ok(LabelJson::Text(v))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<LabelJson, E> {
-                Ok(LabelJson::Number(v.into()))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<LabelJson, E> {
-                Ok(LabelJson::Number(v.into()))
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<LabelJson, E> {
-                serde_json::Number::from_f64(v)
-                    .map(LabelJson::Number)
-                    .ok_or_else(|| E::custom("a label is a finite number or a string"))
-            }
-        }
-        d.deserialize_any(Label)
-    }
-}
-
-impl LabelJson {
-    /// The label as text: a string as is, a number as serde_json prints it (e.g. `3`, `2.5`).
-    pub fn into_string(self) -> String {
-        match self {
-            LabelJson::Text(s) => s,
-            LabelJson::Number(n) => alloc::format!("{n}"),
-        }
-    }
 }
 
 /// Top-level document as it appears in JSON.

@@ -1,7 +1,7 @@
 //! Continuous documents on the device: audit, verification, perturbation and receipts.
 //!
 //! # API (what the bindings call)
-//! * [`crate::document::parse_any`] → [`crate::document::AnyDocument`] (or
+//! * [`crate::parse_any`] → [`crate::AnyDocument`] (or
 //!   [`ContinuousDocument::from_json`]);
 //! * [`ContinuousDocument::audit`] → [`ContinuousAudit`] (what `privlift audit` prints);
 //! * [`ContinuousDocument::verify`]`(&ContinuousPolicy)` → [`VerifiedContinuous`], or

@@ -5,10 +5,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::*;
-use crate::document::{parse_any, AnyDocument};
+use crate::any::{parse_any, parse_any_within, AnyDocument};
 use crate::param::{Budget, Epsilon, Probability};
 use crate::rng::DeterministicRngForTesting;
-use crate::verify::{parse_any_within, Policy};
+use crate::verify::Policy;
 
 fn olh(prior: &str, claims: &str) -> String {
     alloc::format!(

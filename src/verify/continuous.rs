@@ -5,29 +5,14 @@
 //! audited pure ε is at most `eps`; both with the tolerance of [`super::within`].
 
 use alloc::vec::Vec;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
+pub use super::policy::ContinuousPolicy;
 use super::{within, within_delta, Check};
 use crate::document::{ContinuousDocument, EpsDelta};
 use crate::error::Result;
 use crate::param::{Budget, Epsilon};
 use crate::sample::lattice::LatticeMechanism;
-
-/// Limits a client sets on a continuous mechanism (absent: not checked).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ContinuousPolicy {
-    /// The most (ε, δ)-LIP the client accepts (pure ε checked when δ = 0, else δ at ε).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lip: Option<EpsDelta>,
-    /// The most (ε, δ)-LDP the client accepts (pure ε checked when δ = 0, else δ at ε).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ldp: Option<EpsDelta>,
-    /// The verification budget in work units (absent:
-    /// [`crate::verify::DEFAULT_MAX_VERIFY_WORK`]).
-    #[serde(default, alias = "maxVerifyWork", skip_serializing_if = "Option::is_none")]
-    pub max_verify_work: Option<f64>,
-}
 
 /// The sampler of `doc` with the cost of its verification under `policy` checked
 /// against the policy's budget before any table is built.

@@ -23,7 +23,6 @@ mod policy;
 pub(crate) mod runtime;
 
 pub use cost::{work_budget, Work, DEFAULT_MAX_VERIFY_WORK};
-pub use parse::parse_any_within;
 pub use policy::{Policy, PolicyValue};
 
 use alloc::string::String;

@@ -14,8 +14,7 @@
 //! anything proportional to what it declares (an srr's `others` row once per input, a
 //! unary channel's 2^|X| outputs) is built.
 
-use crate::document::codec::reader;
-use crate::document::{AnyDocument, ContinuousDocument, Document, DocumentJson};
+use crate::document::{Document, DocumentJson};
 use crate::error::Result;
 
 use super::Work;
@@ -43,22 +42,5 @@ impl Document {
         let doc = Document::from_wire(wire)?;
         Work::of(&doc).check(WHAT, budget)?;
         Ok(doc)
-    }
-}
-
-/// [`crate::document::parse_any`] within `budget` work units: a discrete document by
-/// [`Document::from_json_within`]; a continuous one (at most a few thousand numbers,
-/// whose sampler's cost verification checks before building it) as `parse_any` reads it;
-/// an open-domain one by [`crate::open::OpenDocument::from_json_within`].
-///
-/// # Errors
-/// Those of `parse_any`, and `too_costly`.
-pub fn parse_any_within(text: &str, budget: f64) -> Result<AnyDocument> {
-    if reader::is_continuous(text.as_bytes()) {
-        Ok(AnyDocument::Continuous(ContinuousDocument::from_json(text)?))
-    } else if crate::open::is_open(text.as_bytes()) {
-        Ok(AnyDocument::Open(crate::open::OpenDocument::from_json_within(text.as_bytes(), budget)?))
-    } else {
-        Ok(AnyDocument::Discrete(Document::from_json_within(text.as_bytes(), budget)?))
     }
 }

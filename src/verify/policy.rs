@@ -17,11 +17,10 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::document::EpsDelta;
 use crate::error::{Error, Quoted, Result};
-use crate::verify::continuous::ContinuousPolicy;
 
 /// Limits a client sets, in nats (`max_verify_work` in work units). Absent fields are
 /// not checked. Build one in code, or from the JS/JSON names with
@@ -241,6 +240,22 @@ impl Policy {
             v.is_some() && matches!(m, Measure::LdpS | Measure::LipS | Measure::EpsLS | Measure::EpsUS)
         })
     }
+}
+
+/// Limits a client sets on a continuous mechanism (absent: not checked).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContinuousPolicy {
+    /// The most (ε, δ)-LIP the client accepts (pure ε checked when δ = 0, else δ at ε).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lip: Option<EpsDelta>,
+    /// The most (ε, δ)-LDP the client accepts (pure ε checked when δ = 0, else δ at ε).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ldp: Option<EpsDelta>,
+    /// The verification budget in work units (absent:
+    /// [`super::DEFAULT_MAX_VERIFY_WORK`]).
+    #[serde(default, alias = "maxVerifyWork", skip_serializing_if = "Option::is_none")]
+    pub max_verify_work: Option<f64>,
 }
 
 impl ContinuousPolicy {

@@ -7,7 +7,8 @@ use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use crate::{js_error, plain_members, policy_members, policy_value, to_js, to_js_camel};
-use privlift::document::{ContinuousDocument, ContinuousDocumentJson, Family};
+use privlift::any::Family;
+use privlift::document::{ContinuousDocument, ContinuousDocumentJson};
 use privlift::mechanism::continuous::{ContinuousPolicy, VerifiedContinuous};
 use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
 use privlift::verify::PolicyValue;

@@ -32,7 +32,8 @@ use privlift::error::{Error, Quoted};
 use privlift::verify::PolicyValue;
 #[cfg(feature = "client")]
 use privlift::{
-    document::{Document, DocumentJson, Family},
+    any::Family,
+    document::{Document, DocumentJson},
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
     verify::{work_budget, Policy},

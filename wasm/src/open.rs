@@ -10,7 +10,7 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 use crate::{coded_error, js_error, policy_from_js};
-use privlift::document::Family;
+use privlift::any::Family;
 use privlift::open::{
     report_fields, OpenAudit, OpenDocument, OpenMechanism, OpenReceipt, OpenReport, OpenVerification, VerifiedOpen,
 };

@@ -18,7 +18,7 @@
 use wasm_bindgen::JsValue;
 
 use crate::{coded_error, js_error};
-use privlift::document::Family;
+use privlift::any::Family;
 use privlift::error::Error;
 
 /// Where the JS API reads a document of `family` (named to a caller who gave one to

@@ -13,7 +13,6 @@ use privlift::sample::lattice::LatticeMechanism;
 use privlift::{parse_any, AnyDocument, ContinuousDocument, Document, Error};
 use privlift_design::estimate::{released_outputs, unary_releases};
 use privlift_design::lattice_estimate::Released;
-use privlift_design::open::Params;
 use sha2::{Digest, Sha256};
 
 use super::store::{Store, Version};
@@ -56,12 +55,8 @@ pub enum Parsed {
         doc: ContinuousDocument,
         sampler: LatticeMechanism,
     },
-    /// An open-domain document, with the parameters its estimators read.
-    Open {
-        doc: OpenDocument,
-        params: Params,
-        max_bytes: usize,
-    },
+    /// An open-domain document (its estimators read its mechanism and `max_bytes`).
+    Open(OpenDocument),
 }
 
 /// A report of an output the mechanism never releases (no input gives it a non-zero
@@ -93,10 +88,7 @@ impl Published {
                 let released = Releases::Lattice(Released::new(&sampler));
                 (c.id().to_string(), Parsed::Continuous { doc: c, sampler }, released)
             }
-            AnyDocument::Open(o) => {
-                let (params, max_bytes) = (Params::from(&o), o.max_bytes());
-                (o.id().to_string(), Parsed::Open { doc: o, params, max_bytes }, Releases::Reports)
-            }
+            AnyDocument::Open(o) => (o.id().to_string(), Parsed::Open(o), Releases::Reports),
         };
         Ok(Published { id, sha256, version, text, doc, released })
     }
@@ -138,7 +130,7 @@ impl Published {
                     _ => Ok(out.label(y).unwrap_or_default().to_string()),
                 }
             }
-            Parsed::Open { doc, .. } => {
+            Parsed::Open(doc) => {
                 OpenReport::from_json(doc.mechanism(), &output.to_string()).map(|r| r.canonical()).map_err(|e| {
                     BadOutput(format!("not a report of this kind ({})", open_reason(&e, doc.mechanism().tag())).into())
                 })

@@ -41,6 +41,7 @@ use std::sync::Arc;
 use http::{HttpRequest, HttpResponse, Method as HttpMethod};
 use privlift::document::MechanismKind;
 use privlift::error::Quoted;
+use privlift::open::OpenDocument;
 use privlift::Error;
 use privlift_design::lattice_estimate::estimate_lattice;
 
@@ -50,7 +51,6 @@ use crate::estimation::{count_json, estimate, Blame, Estimated, Method, MAX_EM_I
 use crate::open_estimate;
 use catalogue::{lattice_labels, Catalogue, Parsed, Published};
 use privlift_design::open::estimate::candidate_lines;
-use privlift_design::open::Params;
 use store::{Store, StoreError};
 
 /// Largest request body read (a batch of 10,000 reports is about 1.5 MB).
@@ -288,10 +288,10 @@ fn get_estimate(
             ApiError::new(404, "unknown_version", format!("no version of {} has this SHA-256", Quoted(id)))
         })?,
     };
-    if let Parsed::Open { params, max_bytes, .. } = &published.doc {
-        let q = open_query(query, body, *max_bytes).map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
+    if let Parsed::Open(doc) = &published.doc {
+        let q = open_query(query, body, doc.max_bytes()).map_err(|e| ApiError::bad_request(e.code(), e.to_string()))?;
         let counts = store.counts(published.version).map_err(ApiError::storage)?;
-        let answer = answer_open(params, &counts, q, &published.sha256).map_err(ApiError::from_library)?;
+        let answer = answer_open(doc, &counts, q, &published.sha256).map_err(ApiError::from_library)?;
         return Ok((200, answer));
     }
     let mut counts = store.counts(published.version).map_err(ApiError::storage)?;
@@ -324,7 +324,7 @@ pub fn estimate_version(
         let labels = match &p.doc {
             Parsed::Discrete(d) => d.input().labels().to_vec(),
             Parsed::Continuous { doc, .. } => lattice_labels(doc.lattice()),
-            Parsed::Open { .. } => return Err(Blame::Document(open_needs_a_query())),
+            Parsed::Open(_) => return Err(Blame::Document(open_needs_a_query())),
         };
         Estimated {
             estimate: None,
@@ -362,7 +362,7 @@ pub fn estimate_version(
                 }
                 estimate(d, &v, None, method, project)?
             }
-            Parsed::Open { .. } => return Err(Blame::Document(open_needs_a_query())),
+            Parsed::Open(_) => return Err(Blame::Document(open_needs_a_query())),
             Parsed::Continuous { sampler: m, .. } => {
                 if method == Some(Method::Unbiased) {
                     return Err(Blame::Document(Error::invalid(
@@ -451,14 +451,13 @@ pub fn candidates_from_db(
     candidates_path: &str,
 ) -> Result<open_estimate::Frequencies, CliError> {
     let (mut store, published) = stored_version(db, id, sha256)?;
-    let Parsed::Open { params, max_bytes, .. } = &published.doc else {
+    let Parsed::Open(doc) = &published.doc else {
         return Err(CliError::usage("`--candidates` is for an open-domain document (olh, hadamard, hcms)"));
     };
     let text = crate::files::read(candidates_path)?;
-    let candidates = candidate_lines(&text, *max_bytes).map_err(|e| CliError::in_file(candidates_path, e))?;
+    let candidates = candidate_lines(&text, doc.max_bytes()).map_err(|e| CliError::in_file(candidates_path, e))?;
     let counts = store.counts(published.version).map_err(storage_failure)?;
-    let mut f =
-        open_estimate::candidate_frequencies(params, &counts, candidates).map_err(|e| CliError::in_file(db, e))?;
+    let mut f = open_estimate::candidate_frequencies(doc, &counts, candidates).map_err(|e| CliError::in_file(db, e))?;
     f.sha256 = Some(published.sha256.clone());
     Ok(f)
 }
@@ -471,11 +470,11 @@ pub fn heavy_hitters_from_db(
     top: usize,
 ) -> Result<open_estimate::HeavyHitters, CliError> {
     let (mut store, published) = stored_version(db, id, sha256)?;
-    let Parsed::Open { params, .. } = &published.doc else {
+    let Parsed::Open(doc) = &published.doc else {
         return Err(CliError::usage("`privlift heavy-hitters` is for a `heavy_hitters` document"));
     };
     let counts = store.counts(published.version).map_err(storage_failure)?;
-    let mut h = open_estimate::top_values(params, &counts, top).map_err(|e| CliError::in_file(db, e))?;
+    let mut h = open_estimate::top_values(doc, &counts, top).map_err(|e| CliError::in_file(db, e))?;
     h.sha256 = Some(published.sha256.clone());
     Ok(h)
 }
@@ -561,16 +560,16 @@ pub fn open_query(query: &str, body: &[u8], max_bytes: usize) -> Result<OpenQuer
 }
 
 /// The JSON answer of an open-domain estimate.
-fn answer_open(params: &Params, counts: &[(String, u64)], q: OpenQuery, sha256: &str) -> Result<String, Error> {
+fn answer_open(doc: &OpenDocument, counts: &[(String, u64)], q: OpenQuery, sha256: &str) -> Result<String, Error> {
     let json = |r: Result<String, serde_json::Error>| r.map_err(|e| Error::Json { message: e.to_string() });
     match q {
         OpenQuery::Candidates(c) => {
-            let mut f = open_estimate::candidate_frequencies(params, counts, c)?;
+            let mut f = open_estimate::candidate_frequencies(doc, counts, c)?;
             f.sha256 = Some(sha256.into());
             json(serde_json::to_string(&f))
         }
         OpenQuery::HeavyHitters { top } => {
-            let mut h = open_estimate::top_values(params, counts, top)?;
+            let mut h = open_estimate::top_values(doc, counts, top)?;
             h.sha256 = Some(sha256.into());
             json(serde_json::to_string(&h))
         }

@@ -72,7 +72,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         match &published.doc {
             Parsed::Discrete(doc) => pop.discrete_cells(id, doc).map(drop),
             Parsed::Continuous { doc, .. } => pop.lattice_weights(id, doc.lattice()).map(drop),
-            Parsed::Open { doc, .. } => open_population(id, doc, Some(pop)).map(drop),
+            Parsed::Open(doc) => open_population(id, doc, Some(pop)).map(drop),
         }
         .map_err(in_pop)?;
     }
@@ -171,7 +171,7 @@ fn population(
             }
             histograms(doc, users, &hx, &hs)
         }
-        Parsed::Open { doc, .. } => {
+        Parsed::Open(doc) => {
             let m = doc.verify(&Policy::default())?;
             let (values, weights) = open_population(&p.id, doc, pop)?;
             let mut h = vec![0u64; values.len()];

@@ -27,10 +27,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use privlift::open::hash::xxh32;
-use privlift::param::Epsilon;
+use privlift::open::OpenMechanism;
 use privlift::{Error, Result};
 
-use super::{sweep, Params, Randomiser, Report};
+use super::{sweep, Randomiser, Report};
 
 /// Most cells of the transformed sums held at once (2²⁴ i64: 128 MiB).
 pub const MAX_DENSE: u64 = 1 << 24;
@@ -48,17 +48,17 @@ pub struct Frequencies {
     pub method: &'static str,
 }
 
-/// Estimates the frequency of each candidate (UTF-8 bytes) from `reports` of `params`'
-/// kind (heavy hitters: see [`super::pem`]).
+/// Estimates the frequency of each candidate (UTF-8 bytes) from `reports` of
+/// `mechanism`'s kind (heavy hitters: see [`super::pem`]).
 ///
 /// # Errors
 /// `invalid_argument` for a kind without a candidate oracle, a report of another kind,
 /// or parameters outside their ranges.
-pub fn frequencies(params: &Params, reports: &[Report], candidates: &[&[u8]]) -> Result<Frequencies> {
+pub fn frequencies(mechanism: &OpenMechanism, reports: &[Report], candidates: &[&[u8]]) -> Result<Frequencies> {
     let wrong = || Error::invalid("reports", "a report of another kind");
     let n = reports.len() as u64;
-    let (sums, p, buckets): (Vec<f64>, f64, f64) = match *params {
-        Params::Olh { epsilon, g } => {
+    let (sums, p, buckets): (Vec<f64>, f64, f64) = match *mechanism {
+        OpenMechanism::Olh { epsilon, g } => {
             let mut seeds = Vec::with_capacity(reports.len());
             let mut ys = Vec::with_capacity(reports.len());
             for r in reports {
@@ -66,11 +66,11 @@ pub fn frequencies(params: &Params, reports: &[Report], candidates: &[&[u8]]) ->
                 seeds.push(seed);
                 ys.push(y);
             }
-            let r = Randomiser::new(Epsilon::new("epsilon", epsilon)?, g)?;
+            let r = Randomiser::new(epsilon, g)?;
             let counts = support_counts(&seeds, &ys, g, candidates);
             return Ok(olh_frequencies(&counts, n, r, "olh"));
         }
-        Params::Hadamard { epsilon, bits, hash_seed } => {
+        OpenMechanism::Hadamard { epsilon, bits, hash_seed } => {
             let mut pairs = Vec::with_capacity(reports.len());
             for r in reports {
                 let Report::Hadamard { j, bit } = *r else { return Err(wrong()) };
@@ -78,13 +78,9 @@ pub fn frequencies(params: &Params, reports: &[Report], candidates: &[&[u8]]) ->
             }
             let mask = if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 };
             let b: Vec<u32> = candidates.iter().map(|c| xxh32(hash_seed, c) & mask).collect();
-            (
-                hadamard_sums(&pairs, bits, &b),
-                Randomiser::new(Epsilon::new("epsilon", epsilon)?, 2)?.p_same(),
-                2f64.powi(bits as i32),
-            )
+            (hadamard_sums(&pairs, bits, &b), Randomiser::new(epsilon, 2)?.p_same(), 2f64.powi(bits as i32))
         }
-        Params::Hcms { epsilon, k, m } => {
+        OpenMechanism::Hcms { epsilon, k, m } => {
             let mut triples = Vec::with_capacity(reports.len());
             for r in reports {
                 let Report::Hcms { j, l, bit } = *r else { return Err(wrong()) };
@@ -93,20 +89,16 @@ pub fn frequencies(params: &Params, reports: &[Report], candidates: &[&[u8]]) ->
             if !m.is_power_of_two() || m < 2 || k == 0 {
                 return Err(Error::invalid("m", "must be a power of two ≥ 2"));
             }
-            (
-                hcms_sums(&triples, k, m, candidates),
-                Randomiser::new(Epsilon::new("epsilon", epsilon)?, 2)?.p_same(),
-                f64::from(m),
-            )
+            (hcms_sums(&triples, k, m, candidates), Randomiser::new(epsilon, 2)?.p_same(), f64::from(m))
         }
-        Params::HeavyHitters { .. } => {
+        OpenMechanism::HeavyHitters { .. } => {
             return Err(Error::invalid(
                 "mechanism",
                 "heavy hitters are estimated by prefix extension, not from a candidate list",
             ))
         }
     };
-    Ok(bit_frequencies(&sums, n, p, buckets, params.kind()))
+    Ok(bit_frequencies(&sums, n, p, buckets, mechanism.tag()))
 }
 
 /// f̂ and its standard error from OLH support counts.

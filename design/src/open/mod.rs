@@ -4,7 +4,8 @@
 //! ([`estimate`]: OLH, Hadamard response, HCMS) and heavy hitters found without a
 //! dictionary by prefix extension ([`pem`]).
 //!
-//! The estimators read a kind's parameters ([`Params`]) and the reports as stored
+//! The estimators read a kind's parameters as the core's document fixes them
+//! ([`OpenMechanism`], ε an [`Epsilon`]) and the reports as stored
 //! (canonical text `"s:y"`, `"j:bit"`, `"j:l:bit"`, `"r:s:y"`, parsed by [`parse_report`]).
 //! Every randomiser is the core's quantised keep-or-uniform sampler over g outputs; the
 //! estimators use its exact quantised keep probability ([`Randomiser`]), not the
@@ -16,87 +17,20 @@ pub mod pem;
 mod sweep;
 
 use alloc::string::String;
-use alloc::vec::Vec;
 
-use privlift::open::{OpenDocument, OpenMechanism};
+use privlift::open::OpenMechanism;
 use privlift::param::{Epsilon, Probability};
 use privlift::sample::structured::MixSampler;
 use privlift::{Error, Result};
 
-/// Largest `max_bytes` of an open domain.
-pub const MAX_BYTES: usize = 4096;
-/// Largest `g` of local hashing.
-pub const MAX_G: u32 = 65_536;
-/// Largest `bits` of Hadamard response.
-pub const MAX_BITS: u32 = 32;
-/// Largest `k` (hash functions) and `m` (columns) of HCMS.
-pub const MAX_SKETCH: u32 = 65_536;
-
-/// An open-domain kind's parameters, as its document fixes them (fields named as the
-/// document's `mechanism` members).
-#[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq)]
-pub enum Params {
-    /// Optimal local hashing: a uniform seed s, the bucket xxh32(s, x) mod g, g-ary RR.
-    Olh { epsilon: f64, g: u32 },
-    /// Hadamard response over the 2^bits buckets of xxh32(hash_seed, x).
-    Hadamard { epsilon: f64, bits: u32, hash_seed: u32 },
-    /// Apple's Hadamard count-mean sketch: k hash functions (seeds 0..k), m columns.
-    Hcms { epsilon: f64, k: u32, m: u32 },
-    /// Prefix-extension heavy hitters (PEM): round r's users report OLH of their value's
-    /// first `prefix_bits[r]` bits.
-    HeavyHitters { epsilon: f64, g: u32, prefix_bits: Vec<u32>, split: Vec<f64>, max_bytes: usize },
-}
-
-impl Params {
-    /// The `mechanism.kind` name of the document.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Params::Olh { .. } => "olh",
-            Params::Hadamard { .. } => "hadamard",
-            Params::Hcms { .. } => "hcms",
-            Params::HeavyHitters { .. } => "heavy_hitters",
-        }
-    }
-
-    /// The randomiser's ε.
-    pub fn epsilon(&self) -> f64 {
-        match self {
-            Params::Olh { epsilon, .. }
-            | Params::Hadamard { epsilon, .. }
-            | Params::Hcms { epsilon, .. }
-            | Params::HeavyHitters { epsilon, .. } => *epsilon,
-        }
-    }
-
-    /// The number of outputs of the randomiser (g, or 2 for the one-bit kinds).
-    pub fn outputs(&self) -> u32 {
-        match self {
-            Params::Olh { g, .. } | Params::HeavyHitters { g, .. } => *g,
-            Params::Hadamard { .. } | Params::Hcms { .. } => 2,
-        }
-    }
-}
-
-impl From<&OpenDocument> for Params {
-    /// The parameters of a validated open-domain document.
-    fn from(doc: &OpenDocument) -> Self {
-        match doc.mechanism() {
-            OpenMechanism::Olh { epsilon, g } => Params::Olh { epsilon: epsilon.get(), g: *g },
-            OpenMechanism::Hadamard { epsilon, bits, hash_seed } => {
-                Params::Hadamard { epsilon: epsilon.get(), bits: *bits, hash_seed: *hash_seed }
-            }
-            OpenMechanism::Hcms { epsilon, k, m } => Params::Hcms { epsilon: epsilon.get(), k: *k, m: *m },
-            OpenMechanism::HeavyHitters { epsilon, g, prefix_bits, split } => Params::HeavyHitters {
-                epsilon: epsilon.get(),
-                g: *g,
-                prefix_bits: prefix_bits.clone(),
-                split: split.iter().map(|w| w.get()).collect(),
-                max_bytes: doc.max_bytes(),
-            },
-        }
-    }
-}
+/// Largest `max_bytes` of an open domain (the core's rule).
+pub const MAX_BYTES: usize = privlift::open::value::MAX_VALUE_BYTES;
+/// Largest `g` of local hashing (the core's rule).
+pub const MAX_G: u32 = privlift::open::MAX_G;
+/// Largest `bits` of Hadamard response (the core's rule).
+pub const MAX_BITS: u32 = privlift::open::MAX_HADAMARD_BITS;
+/// Largest `k` (hash functions) and `m` (columns) of HCMS (the core's rule).
+pub const MAX_SKETCH: u32 = privlift::open::MAX_HCMS;
 
 /// The g-ary keep-or-uniform randomiser as the core's sampler draws it: κ = (e^ε − 1) /
 /// (e^ε + g − 1), quantised to an integer over 2⁶⁴ ([`MixSampler`]).
@@ -158,9 +92,9 @@ pub enum Report {
     HeavyHitters { round: u32, seed: u32, y: u32 },
 }
 
-/// Parses the canonical text of a report of `params`' kind and checks every field's
+/// Parses the canonical text of a report of `mechanism`'s kind and checks every field's
 /// range (`unknown_output` naming the field, never the text).
-pub fn parse_report(params: &Params, text: &str) -> Result<Report> {
+pub fn parse_report(mechanism: &OpenMechanism, text: &str) -> Result<Report> {
     let bad = |field: &str| Error::UnknownOutput { value: alloc::format!("a report whose `{field}` is out of range") };
     let mut parts = text.split(':');
     let mut field = |name: &'static str, below: u64| -> Result<u32> {
@@ -176,13 +110,15 @@ pub fn parse_report(params: &Params, text: &str) -> Result<Report> {
         }
         Ok(v as u32)
     };
-    let r = match params {
-        Params::Olh { g, .. } => Report::Olh { seed: field("seed", 1 << 32)?, y: field("y", u64::from(*g))? },
-        Params::Hadamard { bits, .. } => Report::Hadamard { j: field("j", 1u64 << *bits)?, bit: field("bit", 2)? == 1 },
-        Params::Hcms { k, m, .. } => {
+    let r = match mechanism {
+        OpenMechanism::Olh { g, .. } => Report::Olh { seed: field("seed", 1 << 32)?, y: field("y", u64::from(*g))? },
+        OpenMechanism::Hadamard { bits, .. } => {
+            Report::Hadamard { j: field("j", 1u64 << *bits)?, bit: field("bit", 2)? == 1 }
+        }
+        OpenMechanism::Hcms { k, m, .. } => {
             Report::Hcms { j: field("j", u64::from(*k))?, l: field("l", u64::from(*m))?, bit: field("bit", 2)? == 1 }
         }
-        Params::HeavyHitters { g, prefix_bits, .. } => Report::HeavyHitters {
+        OpenMechanism::HeavyHitters { g, prefix_bits, .. } => Report::HeavyHitters {
             round: field("round", prefix_bits.len() as u64)?,
             seed: field("seed", 1 << 32)?,
             y: field("y", u64::from(*g))?,
@@ -221,18 +157,19 @@ mod tests {
 
     #[test]
     fn reports_parse_only_in_canonical_form_and_range() {
-        let olh = Params::Olh { epsilon: 1.0, g: 4 };
+        let eps = Epsilon::new("epsilon", 1.0).unwrap();
+        let olh = OpenMechanism::Olh { epsilon: eps, g: 4 };
         assert_eq!(parse_report(&olh, "4294967295:3").unwrap(), Report::Olh { seed: u32::MAX, y: 3 });
         for bad in ["4294967296:0", "1:4", "01:2", "1:2:3", "", ":", "1", "-1:2", "1: 2", "+1:2"] {
             let e = parse_report(&olh, bad).unwrap_err();
             assert_eq!(e.code(), "unknown_output", "{bad}");
         }
-        let hcms = Params::Hcms { epsilon: 1.0, k: 16, m: 8 };
+        let hcms = OpenMechanism::Hcms { epsilon: eps, k: 16, m: 8 };
         let r = parse_report(&hcms, "15:7:1").unwrap();
         assert_eq!(canonical(&r), "15:7:1");
         assert!(parse_report(&hcms, "16:7:1").unwrap_err().to_string().contains("`j`"));
         assert!(parse_report(&hcms, "1:7:2").unwrap_err().to_string().contains("`bit`"));
-        let had = Params::Hadamard { epsilon: 1.0, bits: 32, hash_seed: 0 };
+        let had = OpenMechanism::Hadamard { epsilon: eps, bits: 32, hash_seed: 0 };
         assert_eq!(parse_report(&had, "4294967295:0").unwrap(), Report::Hadamard { j: u32::MAX, bit: false });
     }
 

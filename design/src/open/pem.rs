@@ -13,11 +13,11 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use privlift::param::Epsilon;
+use privlift::open::OpenMechanism;
 use privlift::{Error, Result};
 
 use super::estimate::{olh_frequencies, support_counts};
-use super::{Params, Randomiser, Report};
+use super::{Randomiser, Report};
 
 /// Prefixes kept per round: this many times the K asked for (a margin for the prefixes
 /// of true heavy hitters that the noise ranks just below the K-th).
@@ -40,20 +40,26 @@ pub struct HeavyHitters {
     pub n: u64,
 }
 
-/// The `top` most frequent values by PEM from `reports` of a `heavy_hitters` document.
+/// The `top` most frequent values by PEM from `reports` of a `heavy_hitters` mechanism
+/// over values of at most `max_bytes` bytes (the document's `domain.max_bytes`).
 ///
 /// # Errors
 /// `invalid_argument` for another kind, a report of another kind, `top` outside
 /// [1, [`MAX_TOP`]], or a schedule whose first round or a step exceeds
 /// [`MAX_STEP_BITS`] bits.
-pub fn heavy_hitters(params: &Params, reports: &[Report], top: usize) -> Result<HeavyHitters> {
-    let Params::HeavyHitters { epsilon, g, prefix_bits, max_bytes, .. } = params else {
+pub fn heavy_hitters(
+    mechanism: &OpenMechanism,
+    max_bytes: usize,
+    reports: &[Report],
+    top: usize,
+) -> Result<HeavyHitters> {
+    let OpenMechanism::HeavyHitters { epsilon, g, prefix_bits, .. } = mechanism else {
         return Err(Error::invalid("mechanism", "heavy hitters need a `heavy_hitters` document"));
     };
     if !(1..=MAX_TOP).contains(&top) {
         return Err(Error::invalid("top", alloc::format!("must be from 1 to {MAX_TOP}")));
     }
-    let randomiser = Randomiser::new(Epsilon::new("epsilon", *epsilon)?, *g)?;
+    let randomiser = Randomiser::new(*epsilon, *g)?;
     let mut groups: Vec<(Vec<u32>, Vec<u32>)> = alloc::vec![(Vec::new(), Vec::new()); prefix_bits.len()];
     for r in reports {
         let Report::HeavyHitters { round, seed, y } = *r else {

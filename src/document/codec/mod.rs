@@ -4,7 +4,7 @@
 //! text declares as it reads it:
 //!
 //! * [`reader`]: the pull reader the wire types' readers (`document::wire`) and the
-//!   family peek ([`reader::peek_kind`], [`reader::is_continuous`]) run on;
+//!   family peeks ([`reader::peek_kind`], [`reader::peek_family`]) run on;
 //! * [`decimal`]: a number's text to the f64 nearest to it, exactly, without tables;
 //! * [`json`]: [`Json`], the untyped parts of a document (`mechanism`, `utility`), its
 //!   arrays of numbers held flat and refused past their alphabet as they are read;

@@ -654,15 +654,6 @@ pub fn peek(bytes: &[u8]) -> Option<Peek> {
     peek_until(bytes, false)
 }
 
-/// Whether the JSON document `bytes` is continuous: a continuous `mechanism.kind` and no
-/// `labels` member (a discrete document with such a kind stays on the discrete path,
-/// which refuses it with `unsupported_mechanism`). The reading stops at `labels`, which
-/// a discrete document gives before its mechanism.
-pub fn is_continuous(bytes: &[u8]) -> bool {
-    peek_until(bytes, true)
-        .is_some_and(|p| !p.labels && p.kind.is_some_and(|k| crate::document::CONTINUOUS_KINDS.contains(&k.as_str())))
-}
-
 /// [`peek`] stopping at a `labels` member (a discrete document's, which it gives before its
 /// mechanism): the family's question answered without reading a whole discrete document.
 pub fn peek_family(bytes: &[u8]) -> Option<Peek> {

@@ -1,0 +1,5 @@
+use super::Shared;
+
+pub(in crate::b) fn g(_: &Shared) {
+    crate::b::h();
+}

@@ -1,0 +1,6 @@
+pub fn h() {}
+
+#[cfg(test)]
+mod tests {
+    use crate::a::g;
+}

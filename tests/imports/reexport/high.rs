@@ -1,0 +1,3 @@
+use crate::low::X;
+
+pub struct H(pub X);

@@ -1,0 +1,3 @@
+mod x;
+
+pub use x::X;
