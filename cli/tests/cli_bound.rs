@@ -202,6 +202,11 @@ fn malformed_calls_fail_with_named_codes() {
     let p3 = dir.write("p3.json", &json!({"p": [0.2, 0.3, 0.5]}));
     let bad = dir.write("bad.json", &json!({"p": [0.5, 0.6]}));
     let m = dir.write("m.json", &json!({"p_y_given_x": rr(0.75)}));
+    // `bound transfer` of P1 = P2 = p through m, then `tail`.
+    let transfer = |tail: &[&'static str]| {
+        let head: [&str; 8] = ["bound", "transfer", "--p1", &p, "--p2", &p, "--matrix", &m];
+        [&head[..], tail].concat()
+    };
     // Usage errors (exit 2).
     for args in [
         vec!["bound"],
@@ -213,23 +218,8 @@ fn malformed_calls_fail_with_named_codes() {
         vec!["bound", "lip-to-ldp-exact", "--epsilon", "1"],
         vec!["bound", "compose", "--prior", &p],
         vec!["bound", "compose", "--prior", &p, "--matrix"],
-        vec!["bound", "transfer", "--p1", &p, "--p2", &p, "--matrix", &m, "--epsilon", "1", "--samples", "10"],
-        vec![
-            "bound",
-            "transfer",
-            "--p1",
-            &p,
-            "--p2",
-            &p,
-            "--matrix",
-            &m,
-            "--epsilon",
-            "1",
-            "--samples",
-            "1.5",
-            "--beta",
-            "0.1",
-        ],
+        transfer(&["--epsilon", "1", "--samples", "10"]),
+        transfer(&["--epsilon", "1", "--samples", "1.5", "--beta", "0.1"]),
     ] {
         let out = run(&args);
         out.fails("invalid_argument", 2);
@@ -241,23 +231,8 @@ fn malformed_calls_fail_with_named_codes() {
         vec!["bound", "lip-to-ldp", "--epsilon", "1", "--pmin", "0"],
         vec!["bound", "ldp-to-lip", "--epsilon", "1", "--pmin", "1.5"],
         vec!["bound", "lip-to-ldp-exact", "--prior", &p, "--epsilon", "-0.5"],
-        vec![
-            "bound",
-            "transfer",
-            "--p1",
-            &p,
-            "--p2",
-            &p,
-            "--matrix",
-            &m,
-            "--epsilon",
-            "1",
-            "--samples",
-            "10",
-            "--beta",
-            "1",
-        ],
-        vec!["bound", "transfer", "--p1", &p, "--p2", &p, "--matrix", &m, "--epsilon", "-1"],
+        transfer(&["--epsilon", "1", "--samples", "10", "--beta", "1"]),
+        transfer(&["--epsilon", "-1"]),
     ] {
         run(&args).fails("invalid_argument", 1);
     }
