@@ -15,7 +15,7 @@
 #![allow(dead_code)]
 
 use privlift::rng::DeterministicRngForTesting;
-use privlift::{Document, Policy, VerifiedMechanism};
+use privlift::{Document, Error, Policy, VerifiedMechanism};
 use rand::{CryptoRng, RngCore};
 
 pub const REL: f64 = 1e-9;
@@ -36,16 +36,23 @@ pub fn exercise(doc: &Document, policy: &Policy, xs_hint: &[u32], words: &[u64],
 
     let check = doc.check(policy);
     let verified = doc.verify(policy);
-    match (&check, &verified) {
-        (Err(e1), Err(e2)) => assert_eq!(e1, e2, "check and verify fail differently"),
-        (Err(e), Ok(_)) => panic!("check failed ({e}) but verify succeeded"),
-        (Ok(v), r) => {
-            let should = !v.claims.is_empty() && v.claims_hold && v.policy_holds;
-            assert_eq!(should, r.is_ok(), "check says {should}, verify says {:?}", r.as_ref().err());
-        }
-    }
+    verify_agrees(&check, &verified, |v| !v.claims.is_empty() && v.claims_hold && v.policy_holds);
     if let Ok(m) = verified {
         exercise_verified(doc, &m, xs_hint, words);
+    }
+}
+
+/// `verify` succeeds exactly when `check` does and `holds` says its claims (at least one)
+/// and policy limits hold (the same prepared sampler, so the two must agree); when both
+/// fail, they fail alike.
+pub fn verify_agrees<C, V>(check: &Result<C, Error>, verified: &Result<V, Error>, holds: impl Fn(&C) -> bool) {
+    match (check, verified) {
+        (Err(e1), Err(e2)) => assert_eq!(e1, e2, "check and verify fail differently"),
+        (Err(e), Ok(_)) => panic!("check failed ({e}) but verify succeeded"),
+        (Ok(c), r) => {
+            let should = holds(c);
+            assert_eq!(should, r.is_ok(), "check says {should}, verify says {:?}", r.as_ref().err());
+        }
     }
 }
 
@@ -153,7 +160,8 @@ fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], wor
         .enumerate()
         .filter_map(|(i, &x)| {
             let support: Vec<usize> = (0..ns).filter(|&s| p_sx.get(s, x) > 0.0).collect();
-            let pick = if per_secret { (i + xs_hint.get(1).copied().unwrap_or(0) as usize) % support.len().max(1) } else { 0 };
+            let pick =
+                if per_secret { (i + xs_hint.get(1).copied().unwrap_or(0) as usize) % support.len().max(1) } else { 0 };
             support.get(pick).map(|&s| (s, x))
         })
         .collect();
