@@ -24,6 +24,7 @@
 #                      parts, canonical text and JSON -> its receipt within [e^-eps_l, e^eps_u];
 #                      REPORT validated as the collector validates an envelope's output
 #                      (OpenReport::from_json) and a stored report (OpenReport::parse)
+#                      (tests/common/open_props.rs; CI replays it on stable in tests/properties.rs)
 # Properties: see fuzz/fuzz_targets/common.rs and the targets' headers.
 #
 # Env:

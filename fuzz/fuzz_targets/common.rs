@@ -15,8 +15,13 @@
 #![allow(dead_code)]
 
 use privlift::rng::DeterministicRngForTesting;
-use privlift::{Document, Error, Policy, VerifiedMechanism};
+use privlift::{Document, Policy, VerifiedMechanism};
 use rand::{CryptoRng, RngCore};
+
+/// The open-domain properties (and the check/verify agreement every target asserts).
+#[path = "../../tests/common/open_props.rs"]
+pub mod open_props;
+pub use open_props::verify_agrees;
 
 pub const REL: f64 = 1e-9;
 
@@ -39,20 +44,6 @@ pub fn exercise(doc: &Document, policy: &Policy, xs_hint: &[u32], words: &[u64],
     verify_agrees(&check, &verified, |v| !v.claims.is_empty() && v.claims_hold && v.policy_holds);
     if let Ok(m) = verified {
         exercise_verified(doc, &m, xs_hint, words);
-    }
-}
-
-/// `verify` succeeds exactly when `check` does and `holds` says its claims (at least one)
-/// and policy limits hold (the same prepared sampler, so the two must agree); when both
-/// fail, they fail alike.
-pub fn verify_agrees<C, V>(check: &Result<C, Error>, verified: &Result<V, Error>, holds: impl Fn(&C) -> bool) {
-    match (check, verified) {
-        (Err(e1), Err(e2)) => assert_eq!(e1, e2, "check and verify fail differently"),
-        (Err(e), Ok(_)) => panic!("check failed ({e}) but verify succeeded"),
-        (Ok(c), r) => {
-            let should = holds(c);
-            assert_eq!(should, r.is_ok(), "check says {should}, verify says {:?}", r.as_ref().err());
-        }
     }
 }
 
