@@ -37,6 +37,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use common::{krr_doc, krr_matrix};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use privlift::open::{hash::xxh32, OpenDocument};
 use privlift::rng::{os_rng, DeterministicRngForTesting};
@@ -44,31 +48,11 @@ use privlift::sample::ChannelSampler;
 use privlift::{Document, Policy, VerifiedMechanism};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha12Rng;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const KS: [usize; 3] = [2, 21, 256];
 const BATCH: usize = 100_000;
 const EPS: f64 = 1.0;
-
-/// k-ary randomised response at ε: e^ε/(e^ε+k−1) on the diagonal (as tests/common).
-fn krr_matrix(k: usize, eps: f64) -> Vec<Vec<f64>> {
-    let e = eps.exp();
-    let d = e / (e + k as f64 - 1.0);
-    let o = 1.0 / (e + k as f64 - 1.0);
-    (0..k).map(|x| (0..k).map(|y| if x == y { d } else { o }).collect()).collect()
-}
-
-fn krr_doc(k: usize, eps: f64) -> Value {
-    json!({
-        "format": "privlift-mechanism",
-        "version": 1,
-        "id": format!("krr-{k}"),
-        "labels": (0..k).map(|i| format!("v{i}")).collect::<Vec<_>>(),
-        "prior": vec![1.0 / k as f64; k],
-        "mechanism": {"kind": "matrix", "p_y_given_x": krr_matrix(k, eps)},
-        "claims": {"ldp_x": eps, "lip": eps}
-    })
-}
 
 /// k-RR under a random joint P_SX with `ns` secrets; prior = its column sums; claim ldp_x.
 fn krr_secret_doc(k: usize, ns: usize, eps: f64, seed: u64) -> Document {

@@ -19,7 +19,13 @@
 #                      against serde's derive: equal when both read, stricter only where documented
 #                      and Document::from_json_within (priced as it is read, at a budget from the
 #                      first byte) against from_json and the whole document's cost
-# Properties: see fuzz/fuzz_targets/common.rs.
+#   open               bytes DOC\0VALUE\0REPORT -> OpenDocument::from_json -> audit/check/verify under
+#                      limits around the audit -> perturb(VALUE) -> the report read back from its
+#                      parts, canonical text and JSON -> its receipt within [e^-eps_l, e^eps_u];
+#                      REPORT validated as the collector validates an envelope's output
+#                      (OpenReport::from_json) and a stored report (OpenReport::parse)
+#                      (tests/common/open_props.rs; CI replays it on stable in tests/properties.rs)
+# Properties: see fuzz/fuzz_targets/common.rs and the targets' headers.
 #
 # Env:
 #   FUZZ_KEEP_GOING=1           libFuzzer -fork=1 -ignore_crashes=1: keep fuzzing after a crash
@@ -27,7 +33,8 @@
 #   PRIVLIFT_FUZZ_ALLOW_KNOWN=1 tolerate the receipt-bound violations already reported
 #   PRIVLIFT_FUZZ_PRINT=1       print each input document (for replaying one artifact)
 #
-# Seeds: fuzz/seeds/document/ (committed; valid documents). Working corpora: fuzz/corpus/
+# Seeds: fuzz/seeds/<target>/ (committed: valid documents; the open kinds' documents, values
+# and reports from tests/vectors/open-*.json). Working corpora: fuzz/corpus/
 # (gitignored). Reproducers of reported crashes: fuzz/regressions/<target>/ (not fed to the
 # runs: they crash until fixed); replay one with
 #   cargo +nightly fuzz run <target> fuzz/regressions/<target>/FILE
@@ -58,7 +65,7 @@ if [ "${FUZZ_KEEP_GOING:-0}" = 1 ]; then
 fi
 
 status=0
-for t in document policy_and_claims receipt_bounds decimal reader; do
+for t in document policy_and_claims receipt_bounds decimal reader open; do
   mkdir -p "corpus/$t" "artifacts/$t"
   dirs=("corpus/$t")
   [ -d "seeds/$t" ] && dirs+=("seeds/$t")

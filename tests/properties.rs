@@ -1,6 +1,7 @@
 //! The receipt-and-policy property (`tests/common/receipt_props.rs`) on seeded random
-//! documents, and the fuzz target `receipt_bounds` replayed on its committed seeds: in CI
-//! the fuzz target's own check runs on stable, every time.
+//! documents, and the fuzz targets `receipt_bounds` and `open` (`tests/common/open_props.rs`)
+//! replayed on their committed seeds: in CI the fuzz targets' own checks run on stable,
+//! every time.
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -41,4 +42,16 @@ fn the_fuzz_target_holds_on_its_seeds_and_regressions() {
         }
     }
     assert!(n >= 8, "only {n} seeds for the receipt_bounds fuzz target");
+}
+
+#[test]
+fn the_open_fuzz_target_holds_on_its_seeds() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/seeds/open");
+    let mut n = 0;
+    for e in std::fs::read_dir(dir).unwrap() {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        common::open_props::check(&bytes, &mut privlift::rng::DeterministicRngForTesting::seed_from_u64(n));
+        n += 1;
+    }
+    assert!(n >= 8, "only {n} seeds for the open fuzz target");
 }

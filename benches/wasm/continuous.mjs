@@ -5,6 +5,7 @@
 // scripts/build-wasm.sh:  node benches/wasm/continuous.mjs
 import { parseContinuousMechanism } from '../../js/continuous.js';
 import { designContinuous, fitGmm } from '../../js/design.js';
+import { seeded } from './inputs.mjs';
 
 const domain = { lo: 15000, hi: 240000, step: 1000 };
 const prior = { gmm: { weights: [0.45, 0.4, 0.15], means: [38000, 62000, 110000], sds: [7000, 12000, 25000] } };
@@ -20,14 +21,6 @@ function best(fn, reps = 5) {
   return b;
 }
 
-function seeded(seed) {
-  // xorshift64*: deterministic benchmark inputs only (never for privacy).
-  let s = BigInt(seed) | 1n;
-  return () => {
-    s ^= s >> 12n; s ^= (s << 25n) & 0xffffffffffffffffn; s ^= s >> 27n;
-    return Number(((s * 2685821657736338717n) & 0xffffffffffffffffn) >> 11n) / 2 ** 53;
-  };
-}
 
 const out = {};
 const N = 200000;

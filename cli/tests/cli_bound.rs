@@ -2,9 +2,6 @@
 //! equal the library's, and every malformed call fails with a named code.
 //! Run with `cargo test -p privlift-cli --test cli_bound`.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 extern crate alloc;
 
 use privlift::accounting;
@@ -19,7 +16,7 @@ mod shims;
 use serde_json::{json, Value};
 
 mod common;
-use common::cli::{run, Out};
+use common::cli::{run, Out, TempDir};
 
 /// `privlift bound` prints one JSON object and a newline.
 trait OneObject {
@@ -30,30 +27,6 @@ impl OneObject for Out {
     fn json_line(&self) -> Value {
         assert!(self.stdout.ends_with("}\n"), "one JSON object and a newline: {}", self.stdout);
         self.json()
-    }
-}
-
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::SeqCst);
-        let p = std::env::temp_dir().join(format!("privlift-cli-bound-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn write(&self, name: &str, value: &Value) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, value.to_string()).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -112,8 +85,8 @@ fn scalar_bounds_match_the_library() {
 
 #[test]
 fn lip_to_ldp_exact_prints_the_optimum_of_eq9() {
-    let dir = TempDir::new();
-    let p = dir.write("p.json", &json!({"labels": ["a", "b"], "p": [0.1, 0.9]}));
+    let dir = TempDir::new("cli-bound");
+    let p = dir.json("p.json", &json!({"labels": ["a", "b"], "p": [0.1, 0.9]}));
     let out = run(&["bound", "lip-to-ldp-exact", "--prior", &p, "--epsilon", "1"]);
     let v = out.json_line();
     assert_fields(&out, &v, &["ldp"]);
@@ -121,16 +94,16 @@ fn lip_to_ldp_exact_prints_the_optimum_of_eq9() {
     assert_close(ldp, shims::lip_to_ldp_exact(&[0.1, 0.9], 1.0).unwrap());
     assert!(ldp < 1.25 && ldp > 1.2, "{ldp}"); // well below Prop 1's 2
                                                // A prior with a zero: unbounded.
-    let z = dir.write("z.json", &json!({"p": [0.0, 0.5, 0.5]}));
+    let z = dir.json("z.json", &json!({"p": [0.0, 0.5, 0.5]}));
     assert_eq!(run(&["bound", "lip-to-ldp-exact", "--prior", &z, "--epsilon", "1"]).json_line()["ldp"], json!("inf"));
 }
 
 #[test]
 fn compose_prints_each_release_the_bound_and_the_exact_leakage() {
-    let dir = TempDir::new();
-    let p = dir.write("p.json", &json!({"p": [0.5, 0.5]}));
-    let m1 = dir.write("m1.json", &json!({"p_y_given_x": rr(0.75)}));
-    let m2 = dir.write("m2.json", &json!({"p_y_given_x": [[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]]}));
+    let dir = TempDir::new("cli-bound");
+    let p = dir.json("p.json", &json!({"p": [0.5, 0.5]}));
+    let m1 = dir.json("m1.json", &json!({"p_y_given_x": rr(0.75)}));
+    let m2 = dir.json("m2.json", &json!({"p_y_given_x": [[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]]}));
     let out = run(&["bound", "compose", "--prior", &p, "--matrix", &m1, "--matrix", &m2]);
     let v = out.json_line();
     assert_fields(&out, &v, &["eps_k", "bound", "exact"]);
@@ -149,9 +122,9 @@ fn compose_prints_each_release_the_bound_and_the_exact_leakage() {
 
 #[test]
 fn compose_refuses_an_unaffordable_joint_release() {
-    let dir = TempDir::new();
-    let p = dir.write("p.json", &json!({"p": [0.5, 0.5]}));
-    let wide = dir.write("w.json", &json!({"p_y_given_x": vec![vec![1.0 / 400.0; 400]; 2]}));
+    let dir = TempDir::new("cli-bound");
+    let p = dir.json("p.json", &json!({"p": [0.5, 0.5]}));
+    let wide = dir.json("w.json", &json!({"p_y_given_x": vec![vec![1.0 / 400.0; 400]; 2]}));
     let err = run(&["bound", "compose", "--prior", &p, "--matrix", &wide, "--matrix", &wide])
         .fails("invalid_argument", 1)
         .to_string();
@@ -160,11 +133,11 @@ fn compose_refuses_an_unaffordable_joint_release() {
 
 #[test]
 fn transfer_prints_lemma3_eq12_and_cor7() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-bound");
     let (p1v, p2v) = ([0.5, 0.5], [0.4, 0.6]);
-    let p1 = dir.write("p1.json", &json!({"p": p1v}));
-    let p2 = dir.write("p2.json", &json!({"p": p2v}));
-    let m = dir.write("m.json", &json!({"p_y_given_x": rr(0.75)}));
+    let p1 = dir.json("p1.json", &json!({"p": p1v}));
+    let p2 = dir.json("p2.json", &json!({"p": p2v}));
+    let m = dir.json("m.json", &json!({"p_y_given_x": rr(0.75)}));
     let eps = lip(&p1v, &rr(0.75));
     let e = format!("{eps:.17}");
     let out = run(&["bound", "transfer", "--p1", &p1, "--p2", &p2, "--matrix", &m, "--epsilon", &e]);
@@ -186,9 +159,9 @@ fn transfer_prints_lemma3_eq12_and_cor7() {
 
 #[test]
 fn transfer_refuses_an_epsilon_the_mechanism_does_not_meet() {
-    let dir = TempDir::new();
-    let p1 = dir.write("p1.json", &json!({"p": [0.5, 0.5]}));
-    let m = dir.write("m.json", &json!({"p_y_given_x": rr(0.75)}));
+    let dir = TempDir::new("cli-bound");
+    let p1 = dir.json("p1.json", &json!({"p": [0.5, 0.5]}));
+    let m = dir.json("m.json", &json!({"p_y_given_x": rr(0.75)}));
     let err = run(&["bound", "transfer", "--p1", &p1, "--p2", &p1, "--matrix", &m, "--epsilon", "0.1"])
         .fails("claim_violated", 1)
         .to_string();
@@ -197,11 +170,16 @@ fn transfer_refuses_an_epsilon_the_mechanism_does_not_meet() {
 
 #[test]
 fn malformed_calls_fail_with_named_codes() {
-    let dir = TempDir::new();
-    let p = dir.write("p.json", &json!({"p": [0.5, 0.5]}));
-    let p3 = dir.write("p3.json", &json!({"p": [0.2, 0.3, 0.5]}));
-    let bad = dir.write("bad.json", &json!({"p": [0.5, 0.6]}));
-    let m = dir.write("m.json", &json!({"p_y_given_x": rr(0.75)}));
+    let dir = TempDir::new("cli-bound");
+    let p = dir.json("p.json", &json!({"p": [0.5, 0.5]}));
+    let p3 = dir.json("p3.json", &json!({"p": [0.2, 0.3, 0.5]}));
+    let bad = dir.json("bad.json", &json!({"p": [0.5, 0.6]}));
+    let m = dir.json("m.json", &json!({"p_y_given_x": rr(0.75)}));
+    // `bound transfer` of P1 = P2 = p through m, then `tail`.
+    let transfer = |tail: &[&'static str]| {
+        let head: [&str; 8] = ["bound", "transfer", "--p1", &p, "--p2", &p, "--matrix", &m];
+        [&head[..], tail].concat()
+    };
     // Usage errors (exit 2).
     for args in [
         vec!["bound"],
@@ -213,23 +191,8 @@ fn malformed_calls_fail_with_named_codes() {
         vec!["bound", "lip-to-ldp-exact", "--epsilon", "1"],
         vec!["bound", "compose", "--prior", &p],
         vec!["bound", "compose", "--prior", &p, "--matrix"],
-        vec!["bound", "transfer", "--p1", &p, "--p2", &p, "--matrix", &m, "--epsilon", "1", "--samples", "10"],
-        vec![
-            "bound",
-            "transfer",
-            "--p1",
-            &p,
-            "--p2",
-            &p,
-            "--matrix",
-            &m,
-            "--epsilon",
-            "1",
-            "--samples",
-            "1.5",
-            "--beta",
-            "0.1",
-        ],
+        transfer(&["--epsilon", "1", "--samples", "10"]),
+        transfer(&["--epsilon", "1", "--samples", "1.5", "--beta", "0.1"]),
     ] {
         let out = run(&args);
         out.fails("invalid_argument", 2);
@@ -241,23 +204,8 @@ fn malformed_calls_fail_with_named_codes() {
         vec!["bound", "lip-to-ldp", "--epsilon", "1", "--pmin", "0"],
         vec!["bound", "ldp-to-lip", "--epsilon", "1", "--pmin", "1.5"],
         vec!["bound", "lip-to-ldp-exact", "--prior", &p, "--epsilon", "-0.5"],
-        vec![
-            "bound",
-            "transfer",
-            "--p1",
-            &p,
-            "--p2",
-            &p,
-            "--matrix",
-            &m,
-            "--epsilon",
-            "1",
-            "--samples",
-            "10",
-            "--beta",
-            "1",
-        ],
-        vec!["bound", "transfer", "--p1", &p, "--p2", &p, "--matrix", &m, "--epsilon", "-1"],
+        transfer(&["--epsilon", "1", "--samples", "10", "--beta", "1"]),
+        transfer(&["--epsilon", "-1"]),
     ] {
         run(&args).fails("invalid_argument", 1);
     }

@@ -8,7 +8,7 @@ use privlift_design::continuous as cont;
 use serde_json::Value;
 
 mod common;
-use common::cli::run;
+use common::cli::{run, TempDir};
 
 /// serde_json's default float parsing may be one ulp off the printed shortest form.
 fn close(a: f64, b: f64) {
@@ -19,12 +19,6 @@ fn keys(v: &Value) -> Vec<&str> {
     let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
     k.sort_unstable();
     k
-}
-
-fn temp_file(name: &str, text: &str) -> String {
-    let p = std::env::temp_dir().join(format!("privlift-cli-continuous-{}-{name}", std::process::id()));
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
 }
 
 #[test]
@@ -66,7 +60,8 @@ fn gaussian_analytic_and_e_divergence() {
 
 #[test]
 fn laplace_lip_and_sampling() {
-    let p = temp_file("p.json", r#"{"labels": ["0", "1", "2.5"], "p": [0.2, 0.3, 0.5]}"#);
+    let t = TempDir::new("cli-continuous");
+    let p = t.write("p.json", r#"{"labels": ["0", "1", "2.5"], "p": [0.2, 0.3, 0.5]}"#);
     let v = run(&["laplace", "lip", "--prior", &p, "--epsilon", "1"]).json();
     assert_eq!(keys(&v), ["b_ldp", "b_lip", "lip"]);
     let s =
@@ -76,11 +71,11 @@ fn laplace_lip_and_sampling() {
     let lip = v["lip"].as_f64().unwrap();
     assert!(lip <= 1.0 && lip > 0.5, "{lip}");
 
-    let bad = temp_file("bad.json", r#"{"labels": ["a", "1"], "p": [0.5, 0.5]}"#);
+    let bad = t.write("bad.json", r#"{"labels": ["a", "1"], "p": [0.5, 0.5]}"#);
     run(&["laplace", "lip", "--prior", &bad, "--epsilon", "1"]).fails("invalid_argument", 1);
     // ε above 700 nats is refused, as by every designer (`Epsilon::positive`).
     run(&["laplace", "lip", "--prior", &p, "--epsilon", "800"]).fails("invalid_argument", 1);
-    let dup = temp_file("dup.json", r#"{"labels": ["1", "1.0"], "p": [0.5, 0.5]}"#);
+    let dup = t.write("dup.json", r#"{"labels": ["1", "1.0"], "p": [0.5, 0.5]}"#);
     run(&["laplace", "lip", "--prior", &dup, "--epsilon", "1"]).fails("duplicate_label", 1);
     run(&["laplace", "lip", "--prior", "/nonexistent/p.json", "--epsilon", "1"]).fails("io", 1);
     run(&["laplace", "nope"]).fails("invalid_argument", 2);

@@ -7,19 +7,14 @@ use privlift::mechanism::ContinuousPolicy;
 use serde_json::Value;
 
 mod common;
-use common::cli::run;
-
-fn temp_file(name: &str, text: &str) -> String {
-    let p = std::env::temp_dir().join(format!("privlift-cli-cdesign-{}-{name}", std::process::id()));
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
-}
+use common::cli::{run, TempDir};
 
 const GMM: &str = r#"{"gmm": {"weights": [0.3, 0.7], "means": [-2, 1.5], "sds": [0.5, 1]}}"#;
 
 #[test]
 fn every_method_prints_a_document_that_audits_within_its_claims() {
-    let prior = temp_file("prior.json", GMM);
+    let t = TempDir::new("cli-cdesign");
+    let prior = t.write("prior.json", GMM);
     for (method, delta) in [
         ("gaussian-lip", Some("1e-5")),
         ("gaussian-lip-instance", Some("1e-4")),
@@ -38,7 +33,7 @@ fn every_method_prints_a_document_that_audits_within_its_claims() {
         assert_eq!(v["domain"]["step"], 0.05);
         let doc = ContinuousDocument::from_json(&out.stdout).unwrap();
         doc.verify(&ContinuousPolicy::default()).unwrap_or_else(|e| panic!("{method}: {e}"));
-        let path = temp_file(&format!("{method}.json"), &out.stdout);
+        let path = t.write(&format!("{method}.json"), &out.stdout);
         let a = run(&["audit", &path]).json();
         assert_eq!(a["claims_hold"], true, "{method}: {a}");
         assert_eq!(a["points"], 201);
@@ -63,6 +58,7 @@ fn every_method_prints_a_document_that_audits_within_its_claims() {
 
 #[test]
 fn default_step_samples_and_a_lying_document() {
+    let t = TempDir::new("cli-cdesign");
     // --samples: a GMM is fitted; default step (U − L)/1000.
     let samples: String = (0..400)
         .map(|i| {
@@ -71,7 +67,7 @@ fn default_step_samples_and_a_lying_document() {
             format!("{}\n", if i % 2 == 0 { 10.0 + z } else { 20.0 + 2.0 * z })
         })
         .collect();
-    let s = temp_file("s.csv", &format!("value\n{samples}"));
+    let s = t.write("s.csv", &format!("value\n{samples}"));
     let v = run(&["design", "laplace-lip", "--samples", &s, "--epsilon", "2", "--domain", "0,30"]).json();
     assert!(v["prior"]["gmm"].is_object(), "{v}");
     assert_eq!(v["domain"]["step"], 0.03);
@@ -80,7 +76,7 @@ fn default_step_samples_and_a_lying_document() {
     // Shrinking the claim makes `audit` report it and `receipt` refuse it.
     let mut lie = v.clone();
     lie["claims"]["lip"]["eps"] = Value::from(1.0);
-    let p = temp_file("lie.json", &lie.to_string());
+    let p = t.write("lie.json", &lie.to_string());
     let a = run(&["audit", &p]).json();
     assert_eq!(a["claims_hold"], false);
     run(&["receipt", &p, "--output", "15"]).fails("claim_violated", 1);
@@ -90,7 +86,8 @@ fn default_step_samples_and_a_lying_document() {
 /// budget; 1001 points do not fit, and are refused unless the clients' budget is raised.
 #[test]
 fn gaussian_designs_fit_their_clients_default_budget() {
-    let prior = temp_file("prior-budget.json", GMM);
+    let t = TempDir::new("cli-cdesign");
+    let prior = t.write("prior-budget.json", GMM);
     let base = ["design", "gaussian-lip", "--prior", &prior, "--epsilon", "1", "--delta", "1e-5", "--domain", "-5,5"];
     let out = run(&base);
     let doc = ContinuousDocument::from_json(&out.stdout).unwrap();
@@ -110,7 +107,8 @@ fn gaussian_designs_fit_their_clients_default_budget() {
 
 #[test]
 fn malformed_calls_fail_with_named_codes() {
-    let prior = temp_file("prior2.json", GMM);
+    let t = TempDir::new("cli-cdesign");
+    let prior = t.write("prior2.json", GMM);
     let base = ["design", "gaussian-lip", "--prior", &prior, "--epsilon", "1", "--delta", "1e-5"];
     run(&base).fails("invalid_argument", 2); // no --domain
     let mut a = base.to_vec();
@@ -125,10 +123,10 @@ fn malformed_calls_fail_with_named_codes() {
     run(&["design", "laplace-ldp", "--prior", &prior, "--epsilon", "1", "--delta", "0.1", "--domain", "0,1"])
         .fails("invalid_argument", 2);
     run(&["design", "sampling", "--prior", &prior, "--epsilon", "1", "--domain", "0,1"]).fails("invalid_argument", 2);
-    let bad = temp_file("bad.json", r#"{"gaussian": {"mean": 0, "sd": -1}}"#);
+    let bad = t.write("bad.json", r#"{"gaussian": {"mean": 0, "sd": -1}}"#);
     run(&["design", "sampling", "--prior", &bad, "--epsilon", "1", "--delta", "0.1", "--domain", "0,1"])
         .fails("invalid_argument", 1);
-    let doc = temp_file(
+    let doc = t.write(
         "doc.json",
         r#"{"format": "privlift-mechanism", "version": 1, "id": "g",
             "domain": {"lo": 0, "hi": 1, "step": 0.1}, "prior": {"gaussian": {"mean": 0.5, "sd": 0.2}},
@@ -137,7 +135,7 @@ fn malformed_calls_fail_with_named_codes() {
     run(&["receipt", &doc, "--output", "0.05"]).fails("unknown_output", 1);
     run(&["receipt", &doc, "--output", "0.5", "--x", "2"]).fails("unknown_value", 1);
     run(&["receipt", &doc, "--output", "abc"]).fails("invalid_argument", 2);
-    let broken = temp_file(
+    let broken = t.write(
         "broken.json",
         r#"{"format": "privlift-mechanism", "version": 1, "id": "g",
             "domain": {"lo": 1, "hi": 0, "step": 0.1}, "prior": {"gaussian": {"mean": 0.5, "sd": 0.2}},

@@ -1,51 +1,25 @@
 //! Integration tests of `privlift design` and `privlift estimate`.
 //! Run with `cargo test -p privlift-cli --test cli_design`.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use privlift::Document;
 use privlift_design::estimate::estimate_document;
 use serde_json::{json, Value};
 
 mod common;
-use common::cli::run;
+use common::cli::{run, TempDir};
 
-/// A fresh directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::SeqCst);
-        let p = std::env::temp_dir().join(format!("privlift-cli-design-{}-{n}", std::process::id()));
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn write(&self, name: &str, text: &str) -> String {
-        let p = self.0.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_str().unwrap().to_string()
-    }
-    /// The standard inputs: P.json, J.json, PS.json, D.json.
-    fn inputs(&self) -> Inputs {
-        Inputs {
-            prior: self.write("p.json", r#"{"labels": ["a", "b", "c"], "p": [0.2, 0.5, 0.3]}"#),
-            joint: self.write(
-                "j.json",
-                r#"{"secret_labels": ["pass", "fail"], "labels": ["A", "B", "C"],
-                    "p_sx": [[0.2, 0.5, 0.0], [0.0, 0.0, 0.3]]}"#,
-            ),
-            priors: self
-                .write("ps.json", r#"{"labels": ["lo", "mid", "hi"], "priors": [[0.2, 0.5, 0.3], [0.3, 0.4, 0.3]]}"#),
-            distortion: self.write("d.json", r#"{"d": [[0, 1, 4], [1, 0, 1], [4, 1, 0]]}"#),
-        }
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+/// The standard inputs: P.json, J.json, PS.json, D.json.
+fn inputs(dir: &TempDir) -> Inputs {
+    Inputs {
+        prior: dir.write("p.json", r#"{"labels": ["a", "b", "c"], "p": [0.2, 0.5, 0.3]}"#),
+        joint: dir.write(
+            "j.json",
+            r#"{"secret_labels": ["pass", "fail"], "labels": ["A", "B", "C"],
+                "p_sx": [[0.2, 0.5, 0.0], [0.0, 0.0, 0.3]]}"#,
+        ),
+        priors: dir
+            .write("ps.json", r#"{"labels": ["lo", "mid", "hi"], "priors": [[0.2, 0.5, 0.3], [0.3, 0.4, 0.3]]}"#),
+        distortion: dir.write("d.json", r#"{"d": [[0, 1, 4], [1, 0, 1], [4, 1, 0]]}"#),
     }
 }
 
@@ -99,8 +73,8 @@ fn assert_utility_defined(name: &str, doc: &Value) {
 
 #[test]
 fn every_method_designs_a_document_whose_claims_hold() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let cases: [(&str, Vec<&str>); 8] = [
         ("krr", vec!["--prior", &i.prior, "--epsilon", "1"]),
         ("oue", vec!["--joint", &i.joint, "--epsilon", "1"]),
@@ -186,8 +160,8 @@ fn every_method_designs_a_document_whose_claims_hold() {
 
 #[test]
 fn design_options_id_labels_and_inline_values() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let doc = run(&["design", "krr", "--joint", &i.joint, "--epsilon=0.7", "--id", "grades-v2"]).json();
     assert_eq!(doc["id"], json!("grades-v2"));
     assert!(doc["claims"]["ldp"].is_number(), "a joint adds the audited LDP w.r.t. S");
@@ -215,8 +189,8 @@ fn design_options_id_labels_and_inline_values() {
 
 #[test]
 fn design_usage_errors_name_the_flag_and_the_method() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let cases: &[(&[&str], &[&str])] = &[
         (&["design", "krr", "--prior", &i.prior], &["--epsilon", "krr"]),
         (&["design", "oue", "--epsilon", "1"], &["--prior", "--joint", "oue"]),
@@ -255,8 +229,8 @@ fn design_usage_errors_name_the_flag_and_the_method() {
 
 #[test]
 fn design_input_errors_exit_1_with_the_library_code() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let unnormalised = dir.write("bad.json", r#"{"labels": ["a", "b", "c"], "p": [0.2, 0.5, 0.4]}"#);
     let duplicate = dir.write("dup.json", r#"{"labels": ["a", "a"], "p": [0.5, 0.5]}"#);
     let ragged = dir.write("ps-ragged.json", r#"{"priors": [[0.5, 0.5], [0.2, 0.3, 0.5]]}"#);
@@ -323,8 +297,8 @@ fn floats(v: &Value) -> Vec<f64> {
 
 #[test]
 fn estimate_matches_the_library_and_counts_merge() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let (_, spec) = design_and_audit(&dir, "krr.json", &["krr", "--prior", &i.prior, "--epsilon", "1"]);
     let doc = Document::from_json(&std::fs::read_to_string(&spec).unwrap()).unwrap();
 
@@ -422,8 +396,8 @@ fn estimate_matches_the_library_and_counts_merge() {
 
 #[test]
 fn estimate_by_maximum_likelihood_is_the_default_and_reports_what_it_cannot_identify() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let (_, spec) = design_and_audit(&dir, "krr.json", &["krr", "--prior", &i.prior, "--epsilon", "1"]);
     let doc = Document::from_json(&std::fs::read_to_string(&spec).unwrap()).unwrap();
     let c = dir.write("c.json", r#"{"counts": [310, 480, 210]}"#);
@@ -477,8 +451,8 @@ fn estimate_by_maximum_likelihood_is_the_default_and_reports_what_it_cannot_iden
 
 #[test]
 fn estimate_errors() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let spec = dir.write("krr.json", &run(&["design", "krr", "--prior", &i.prior, "--epsilon", "1"]).stdout);
     let cases: &[(&str, &str, &str)] = &[
         (r#"{"counts": {"a": 1, "zz": 2}}"#, "unknown_output", "\"zz\""),
@@ -505,8 +479,8 @@ fn estimate_errors() {
 
 #[test]
 fn estimate_unary_needs_n() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let (_, spec) = design_and_audit(&dir, "oue.json", &["oue", "--prior", &i.prior, "--epsilon", "1"]);
     let doc = Document::from_json(&std::fs::read_to_string(&spec).unwrap()).unwrap();
     let ones = [420.0, 560.0, 380.0];
@@ -532,8 +506,8 @@ fn estimate_unary_needs_n() {
 
 #[test]
 fn estimate_of_a_non_markov_design_uses_the_induced_channel() {
-    let dir = TempDir::new();
-    let i = dir.inputs();
+    let dir = TempDir::new("cli-design");
+    let i = inputs(&dir);
     let (_, spec) = design_and_audit(&dir, "tv.json", &["linear-tv", "--joint", &i.joint, "--alpha", "0.5"]);
     let doc = Document::from_json(&std::fs::read_to_string(&spec).unwrap()).unwrap();
     let c = dir.write("c.json", r#"{"counts": {"A": 300, "B": 500, "C": 200}}"#);
@@ -568,9 +542,9 @@ fn assert_partition(name: &str, doc: &Value, nx: u64) {
 
 #[test]
 fn lift_methods_design_documents_whose_claims_hold() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-design");
     let j = dir.write("lj.json", LIFT_JOINT);
-    let i = dir.inputs();
+    let i = inputs(&dir);
     let cases: &[(&str, &[&str], Value)] = &[
         ("orr-lip", &["--epsilon", "0.5"], json!({"lip": 0.5})),
         ("orr-alip", &["--eps-l", "0.7", "--eps-u", "0.4"], json!({"alip": {"eps_l": 0.7, "eps_u": 0.4}})),
@@ -626,7 +600,7 @@ fn lift_methods_design_documents_whose_claims_hold() {
 
 #[test]
 fn lift_method_errors() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-design");
     let j = dir.write("lj.json", LIFT_JOINT);
     // Usage errors (exit 2): a missing required budget of the fixed-notion methods.
     for (argv, needles) in [
@@ -676,7 +650,7 @@ fn lift_method_errors() {
 /// other values are usage errors.
 #[test]
 fn rr_lip_objective_and_the_degenerate_warning() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-design");
     let skewed = dir.write("skewed.json", r#"{"labels": ["yes", "no"], "p": [0.9, 0.1]}"#);
     let d = dir.write("d2.json", r#"{"d": [[0, 1], [3, 0]]}"#);
     let hit = run(&["design", "rr-lip", "--prior", &skewed, "--epsilon", "1"]);
@@ -744,7 +718,7 @@ fn run_on_terminal(dir: &TempDir, args: &str) -> (String, String) {
 /// the cap, vertices found); in a pipe it does not (the test above: two plain lines).
 #[test]
 fn vertex_search_draws_a_progress_bar_on_a_terminal() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-design");
     let j = joint_5x40(&dir);
     let (tty, out) = run_on_terminal(&dir, &format!("design orr-alip --joint {j} --eps-l 1 --eps-u 1"));
     assert!(tty.contains("vertex search 1:") && tty.contains("bases (the cap)"), "{tty}");
@@ -760,7 +734,7 @@ fn vertex_search_draws_a_progress_bar_on_a_terminal() {
 /// estimate of the work and the progress on stderr only (stdout is the document alone).
 #[test]
 fn exact_lifts_the_vertex_search_caps() {
-    let dir = TempDir::new();
+    let dir = TempDir::new("cli-design");
     let j = joint_5x40(&dir);
     let args = ["design", "orr-alip", "--joint", &j, "--eps-l", EXACT_EPS, "--eps-u", EXACT_EPS];
     let out = run(&args);

@@ -11,7 +11,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use common::cli::{run, TempDir};
-use common::collector::{batch, engines, get, grade_label, http, mechanisms, post, sha256_of, start, GRADE};
+use common::collector::{
+    batch, designed, engines, get, grade_label, http, mechanisms, post, sha256_of, simulate, sqlite, start, GRADE,
+    KRR_GRADE,
+};
 use common::http::Response;
 use serde_json::{json, Value};
 
@@ -33,8 +36,7 @@ const SALARY: &[&str] = &[
 
 #[test]
 fn documents_reports_and_estimates() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
     for db in engines(&t) {
         let c = start(&db, &dir, &[]);
         // The document, with its SHA-256 as a strong ETag.
@@ -68,8 +70,7 @@ fn documents_reports_and_estimates() {
 
         // Labels and indices; a retry of the same ids is all duplicates.
         let b = batch("grade", &sha, 0, 600, grade_label);
-        let r = post(&c.addr, &b);
-        assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+        let r = post(&c.addr, &b).expect(202);
         assert_eq!(r.json(), json!({"accepted": 600, "duplicates": 0}));
         assert_eq!(r.header("Access-Control-Allow-Origin"), Some("*"));
         assert_eq!(post(&c.addr, &b).json(), json!({"accepted": 0, "duplicates": 600}));
@@ -111,8 +112,7 @@ fn documents_reports_and_estimates() {
 
 #[test]
 fn a_bad_report_refuses_its_whole_batch() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
     for db in engines(&t) {
         let c = start(&db, &dir, &[]);
         let sha = sha256_of(&c.addr, "grade");
@@ -187,7 +187,7 @@ fn a_bad_report_refuses_its_whole_batch() {
 #[test]
 fn versions_are_counted_apart_and_old_ones_still_accepted() {
     let t = TempDir::new("collect");
-    let v1 = mechanisms(&t, "v1", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let v1 = mechanisms(&t, "v1", &[KRR_GRADE]);
     let v2 = mechanisms(&t, "v2", &[&["krr", "--prior", GRADE, "--epsilon", "2", "--id", "grade"]]);
     for db in engines(&t) {
         let c = start(&db, &v1, &[]);
@@ -222,10 +222,8 @@ fn versions_are_counted_apart_and_old_ones_still_accepted() {
 
 #[test]
 fn unary_continuous_and_secret_documents() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(
-        &t,
-        "m",
+    let (t, dir) = designed(
+        "collect",
         &[
             &["oue", "--prior", GRADE, "--epsilon", "1", "--id", "grade-oue"],
             &["krr", "--joint", AGE_RETIRED, "--epsilon", "1", "--id", "age"],
@@ -345,8 +343,7 @@ fn stream(addr: &str, sha: &str, first: u64, size: u64, acked: &AtomicUsize) -> 
 
 #[test]
 fn acknowledged_reports_survive_kill_9_and_count_once() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
     for db in engines(&t) {
         let mut c = start(&db, &dir, &[]);
         let sha = sha256_of(&c.addr, "grade");
@@ -389,8 +386,7 @@ fn acknowledged_reports_survive_kill_9_and_count_once() {
 
 #[test]
 fn two_collectors_on_one_database_count_a_retried_batch_once() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
     for db in engines(&t) {
         let (a, b) = (start(&db, &dir, &[]), start(&db, &dir, &[]));
         let sha = sha256_of(&a.addr, "grade");
@@ -423,9 +419,8 @@ fn two_collectors_on_one_database_count_a_retried_batch_once() {
 
 #[test]
 fn command_line_errors() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
-    let db = format!("sqlite:{}", t.0.join("r.db").display());
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
+    let db = sqlite(&t, "r.db");
     run(&["collect", "--dir", &dir]).fails("invalid_argument", 2);
     run(&["collect", "--db", "mysql://x", "--dir", &dir]).fails("invalid_argument", 2);
     run(&["collect", "--db", &db]).fails("invalid_argument", 2);
@@ -445,25 +440,20 @@ fn command_line_errors() {
 
 #[test]
 fn simulate_seeds_a_population_once() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(
-        &t,
-        "m",
+    let (t, dir) = designed(
+        "collect",
         &[
             &["krr", "--prior", GRADE, "--epsilon", "2", "--id", "grade"],
             &["krr", "--joint", AGE_RETIRED, "--epsilon", "1", "--id", "age"],
         ],
     );
-    let db = format!("sqlite:{}", t.0.join("sim.db").display());
-    let truth = t.0.join("truth.json");
-    let args =
-        ["simulate", "--db", &db, "--dir", &dir, "--users", "5000", "--seed", "7", "--truth", truth.to_str().unwrap()];
-    let first = run(&args);
-    assert_eq!(first.code, 0, "{}", first.stderr);
+    let db = sqlite(&t, "sim.db");
+    let args = ["--users", "5000", "--seed", "7"];
+    let (first, _) = simulate(&t, &db, &dir, &args);
     assert!(first.stderr.contains("10000 new reports"), "{}", first.stderr);
     // The same seed gives the same report ids: nothing is stored twice.
-    assert!(run(&args).stderr.contains(" 0 new reports"));
-    let truth: Value = serde_json::from_str(&std::fs::read_to_string(&truth).unwrap()).unwrap();
+    let (again, truth) = simulate(&t, &db, &dir, &args);
+    assert!(again.stderr.contains(" 0 new reports"));
     for id in ["grade", "age"] {
         let e = run(&["estimate", "--db", &db, "--mechanism", id]).json();
         assert_eq!(e["n"], 5000);
@@ -489,23 +479,8 @@ fn an_input_the_channel_cannot_identify_is_an_interval_not_a_point() {
     let t = TempDir::new("collect");
     let prior = t.write("prior.json", r#"{"labels": ["a", "b", "c", "d", "e"], "p": [0.05, 0.15, 0.2, 0.25, 0.35]}"#);
     let dir = mechanisms(&t, "m", &[&["rr-lip", "--prior", &prior, "--epsilon", "1.5", "--id", "r5"]]);
-    let db = format!("sqlite:{}", t.0.join("sim.db").display());
-    let truth = t.0.join("truth.json");
-    let sim = run(&[
-        "simulate",
-        "--db",
-        &db,
-        "--dir",
-        &dir,
-        "--users",
-        "20000",
-        "--seed",
-        "1",
-        "--truth",
-        truth.to_str().unwrap(),
-    ]);
-    assert_eq!(sim.code, 0, "{}", sim.stderr);
-    let truth: Value = serde_json::from_str(&std::fs::read_to_string(&truth).unwrap()).unwrap();
+    let db = sqlite(&t, "sim.db");
+    let (_, truth) = simulate(&t, &db, &dir, &["--users", "20000", "--seed", "1"]);
     let e = run(&["estimate", "--db", &db, "--mechanism", "r5"]).json();
     assert_eq!(e["identified"], json!([false, false, true, true, false]), "{e}");
     // 5 checks at a 1 % family-wise level: |z| ≤ Φ⁻¹(1 − 0.001).
@@ -536,8 +511,7 @@ fn ids_are_percent_decoded_in_paths() {
     let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", id]]);
     let c = start(&engines(&t)[0], &dir, &[]);
     let encoded = "%C3%A2ge%20krr%202024";
-    let r = get(&c.addr, &format!("/v1/mechanisms/{encoded}"));
-    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let r = get(&c.addr, &format!("/v1/mechanisms/{encoded}")).expect(200);
     assert_eq!(r.json()["id"], id);
     let sha = r.header("ETag").unwrap().trim_matches('"').to_string();
     assert_eq!(post(&c.addr, &batch(id, &sha, 0, 30, grade_label)).json()["accepted"], 30);
@@ -559,7 +533,7 @@ fn ids_are_percent_decoded_in_paths() {
 #[test]
 fn a_database_of_an_earlier_release_gains_the_published_version() {
     let t = TempDir::new("collect");
-    let v1 = mechanisms(&t, "v1", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let v1 = mechanisms(&t, "v1", &[KRR_GRADE]);
     let v2 = mechanisms(&t, "v2", &[&["krr", "--prior", GRADE, "--epsilon", "2", "--id", "grade"]]);
     // Two versions registered by an earlier release, v2 last.
     let path = t.0.join("earlier.db");
@@ -605,8 +579,7 @@ fn a_database_of_an_earlier_release_gains_the_published_version() {
 /// line stays on its line, and a 3 MiB mechanism id is not sent back.
 #[test]
 fn ids_in_answers_are_quoted_and_bounded() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
     let c = start(&engines(&t)[0], &dir, &[]);
     let shown = |r: &Response, what: &str| {
         let m = r.json()["message"].as_str().unwrap().to_string();

@@ -7,8 +7,7 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::time::Duration;
 
-use common::cli::TempDir;
-use common::collector::{batch, engines, get, grade_label, mechanisms, post, sha256_of, start, GRADE};
+use common::collector::{batch, designed, engines, get, grade_label, post, sha256_of, start, KRR_GRADE};
 use common::http::{dribble_head, Response};
 use serde_json::json;
 
@@ -43,8 +42,7 @@ fn read_kept_alive(r: &mut BufReader<std::net::TcpStream>) -> std::io::Result<(u
 #[test]
 fn many_kept_alive_connections_are_all_served() {
     use std::io::Write;
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
     let c = start(&engines(&t)[0], &dir, &["--threads", "2"]);
     let text = std::fs::read_to_string(format!("{dir}/grade.json")).unwrap();
     let mut clients: Vec<_> = (0..64)
@@ -109,8 +107,7 @@ fn raw_post(body: &[u8]) -> Vec<u8> {
 #[test]
 fn a_full_queue_answers_busy_and_reads_do_not_wait_behind_it() {
     use std::time::Instant;
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
     let db = engines(&t).swap_remove(0);
     let c = start(&db, &dir, &["--threads", "1"]);
     let sha = sha256_of(&c.addr, "grade");
@@ -178,8 +175,7 @@ fn a_full_queue_answers_busy_and_reads_do_not_wait_behind_it() {
 /// without an answer, as docs/cli.md says (the body has 30 s, else 408).
 #[test]
 fn a_slow_request_head_is_closed_without_an_answer() {
-    let t = TempDir::new("collect");
-    let dir = mechanisms(&t, "m", &[&["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"]]);
+    let (t, dir) = designed("collect", &[KRR_GRADE]);
     let c = start(&engines(&t)[0], &dir, &[]);
     let (got, end, elapsed) = dribble_head(&c.addr, b"GET /v1/mechanisms/grade HTTP/1.1\r\nHost: localhost\r\n");
     assert!(end.is_some(), "still open after {elapsed:?}"); // closed (a FIN, or a reset)

@@ -6,7 +6,7 @@
 mod common;
 
 use common::cli::{run, TempDir};
-use common::collector::{batch, engines, get, http, mechanisms, post, sha256_of, start};
+use common::collector::{batch, designed, engines, get, http, post, sha256_of, simulate, sqlite, start, GRADE};
 use privlift::open::hash::xxh32;
 use serde_json::{json, Value};
 
@@ -85,10 +85,8 @@ fn in_order(text: &str, keys: &[&str]) {
 
 #[test]
 fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
-    let t = TempDir::new("open-collect");
-    let dir = mechanisms(
-        &t,
-        "m",
+    let (t, dir) = designed(
+        "open-collect",
         &[
             &["olh", "--epsilon", "6", "--domain", "strings", "--max-bytes", "8", "--id", "fruit"],
             &["heavy-hitters", "--epsilon", "6", "--max-bytes", "2", "--id", "hh"],
@@ -98,8 +96,7 @@ fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
     for db in engines(&t) {
         let c = start(&db, &dir, &[]);
         let sha = sha256_of(&c.addr, "fruit");
-        let r = post(&c.addr, &batch("fruit", &sha, 0, 3000, olh_reports(g, 3000)));
-        assert_eq!(r.status, 202, "{}", String::from_utf8_lossy(&r.body));
+        post(&c.addr, &batch("fruit", &sha, 0, 3000, olh_reports(g, 3000))).expect(202);
         // Refusals name the field, never the value; the batch is refused whole.
         for (output, field) in [
             (json!({"seed": 1, "y": g}), "`y`"),
@@ -117,8 +114,7 @@ fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
             assert!(!message.contains("apple") && !message.contains("4294967296"), "{body}");
         }
         // Candidates in the query (percent-encoded) and in a POST body.
-        let r = get(&c.addr, "/v1/estimates/fruit?candidate=apple&candidate=kiwi&candidate=ban%61na");
-        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        let r = get(&c.addr, "/v1/estimates/fruit?candidate=apple&candidate=kiwi&candidate=ban%61na").expect(200);
         let e = r.json();
         assert_eq!(e["labels"], json!(["apple", "kiwi", "banana"]));
         assert_eq!(
@@ -131,15 +127,14 @@ fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
         assert!(est[0] > est[2] && est[2] > est[1] && est[1] > 0.0, "{est:?}");
         let body = json!({"candidates": FRUIT}).to_string();
         let r = http(&c.addr, "POST", "/v1/estimates/fruit", &[("Content-Type", "application/json")], body.as_bytes())
-            .unwrap();
-        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+            .unwrap()
+            .expect(200);
         assert_eq!(r.json()["labels"], json!(FRUIT));
         // A candidate longer than max_bytes, or no candidate at all: a typed refusal.
         let r = get(&c.addr, "/v1/estimates/fruit?candidate=watermelon");
         assert_eq!((r.status, r.json()["code"].as_str()), (400, Some("invalid_argument")));
         assert!(!String::from_utf8_lossy(&r.body).contains("watermelon"));
-        let r = get(&c.addr, "/v1/estimates/fruit");
-        assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+        get(&c.addr, "/v1/estimates/fruit").expect(400);
         // The CLI, offline, from the same database.
         let cands = t.write("c.txt", "apple\nbanana\ncherry\n");
         let o = run(&["estimate", "--db", &db, "--mechanism", "fruit", "--candidates", &cands]);
@@ -162,8 +157,7 @@ fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
             json!({"round": round, "seed": seed, "y": xxh32(seed, prefix) % hg})
         });
         assert_eq!(post(&c.addr, &reports).status, 202);
-        let r = get(&c.addr, "/v1/estimates/hh?heavy_hitters&top=2");
-        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        let r = get(&c.addr, "/v1/estimates/hh?heavy_hitters&top=2").expect(200);
         let h = r.json();
         assert_eq!(h["values"], json!(["z", "ab"]), "{h}");
         let o = run(&["heavy-hitters", "--db", &db, "--mechanism", "hh", "--top", "2"]);
@@ -181,17 +175,14 @@ fn the_collector_takes_open_reports_and_answers_candidates_and_heavy_hitters() {
 /// estimates recover the population, and a bad population is a typed refusal.
 #[test]
 fn simulate_draws_every_kind_from_the_population() {
-    let t = TempDir::new("open-simulate");
-    let grade = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
-    let dir = mechanisms(
-        &t,
-        "m",
+    let (t, dir) = designed(
+        "open-simulate",
         &[
             &["olh", "--epsilon", "4", "--domain", "strings", "--max-bytes", "8", "--id", "olh"],
             &["hadamard", "--epsilon", "4", "--domain", "strings", "--max-bytes", "8", "--id", "had"],
             &["hcms", "--epsilon", "4", "--domain", "strings", "--max-bytes", "8", "--id", "hcms"],
             &["heavy-hitters", "--epsilon", "4", "--max-bytes", "2", "--id", "hh"],
-            &["krr", "--prior", grade, "--epsilon", "4", "--id", "grade"],
+            &["krr", "--prior", GRADE, "--epsilon", "4", "--id", "grade"],
         ],
     );
     let fruit = json!({"values": ["apple", "banana", "kiwi"], "p": [0.6, 0.3, 0.1]});
@@ -201,25 +192,8 @@ fn simulate_draws_every_kind_from_the_population() {
         "grade": {"values": ["0", "1"], "p": [0.25, 0.75]},
     });
     let pop_path = t.write("pop.json", &pop.to_string());
-    let truth = t.0.join("truth.json");
     for db in engines(&t) {
-        let o = run(&[
-            "simulate",
-            "--db",
-            &db,
-            "--dir",
-            &dir,
-            "--users",
-            "4000",
-            "--seed",
-            "3",
-            "--population",
-            &pop_path,
-            "--truth",
-            truth.to_str().unwrap(),
-        ]);
-        assert_eq!(o.code, 0, "{}", o.stderr);
-        let truth: Value = serde_json::from_str(&std::fs::read_to_string(&truth).unwrap()).unwrap();
+        let (_, truth) = simulate(&t, &db, &dir, &["--users", "4000", "--seed", "3", "--population", &pop_path]);
         assert_eq!(truth["olh"]["values"], json!(["apple", "banana", "kiwi"]));
         let cands = t.write("c.txt", "apple\nbanana\nkiwi\nmango\n");
         for id in ["olh", "had", "hcms"] {
@@ -241,7 +215,7 @@ fn simulate_draws_every_kind_from_the_population() {
         assert!((g[0] - 0.25).abs() < 0.03 && (g[1] - 0.75).abs() < 0.03 && g[2..].iter().all(|&p| p == 0.0), "{g:?}");
     }
     // Typed refusals, never echoing a value.
-    let db = format!("sqlite:{}", t.0.join("bad.db").display());
+    let db = sqlite(&t, "bad.db");
     for (bad, what) in [
         (json!({"olh": {"values": ["apple"], "p": [0.5]}}), "add up to 1"),
         (json!({"olh": {"values": ["watermelon-secret"], "p": [1.0]}}), "values[0]"),

@@ -5,8 +5,6 @@
 //! Run with `cargo test -p privlift-cli --test srlip`.
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
-use std::process::Command;
-
 use privlift::document::{Alphabet, Matrix};
 use privlift::leakage::audit_srlip;
 use privlift::param::Epsilon;
@@ -22,8 +20,6 @@ mod common;
 use common::cli::TempDir;
 use rand_chacha::ChaCha8Rng;
 use serde_json::{json, Value};
-
-const BIN: &str = env!("CARGO_BIN_EXE_privlift");
 
 fn multi(ns: usize, sizes: &[usize], p: Vec<f64>) -> MultiJoint {
     let t: f64 = p.iter().sum();
@@ -425,9 +421,10 @@ const J_JSON: &str = r#"{"secret_labels": ["healthy", "ill"],
  "p_sx": [[0.09, 0.08, 0.07, 0.06, 0.04, 0.03, 0.07, 0.06, 0.04, 0.04, 0.03, 0.02],
           [0.01, 0.02, 0.03, 0.02, 0.05, 0.05, 0.02, 0.03, 0.04, 0.03, 0.04, 0.03]]}"#;
 
+/// `privlift ARGS`: its exit code, stdout and stderr.
 fn run(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(BIN).args(args).output().unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8(o.stdout).unwrap(), String::from_utf8(o.stderr).unwrap())
+    let o = common::cli::run(args);
+    (o.code, o.stdout, o.stderr)
 }
 
 #[test]

@@ -18,6 +18,11 @@ use privlift::rng::DeterministicRngForTesting;
 use privlift::{Document, Policy, VerifiedMechanism};
 use rand::{CryptoRng, RngCore};
 
+/// The open-domain properties (and the check/verify agreement every target asserts).
+#[path = "../../tests/common/open_props.rs"]
+pub mod open_props;
+pub use open_props::verify_agrees;
+
 pub const REL: f64 = 1e-9;
 
 /// Runs every property on `doc`. `xs_hint` and `words` add fuzzer-chosen inputs and
@@ -36,14 +41,7 @@ pub fn exercise(doc: &Document, policy: &Policy, xs_hint: &[u32], words: &[u64],
 
     let check = doc.check(policy);
     let verified = doc.verify(policy);
-    match (&check, &verified) {
-        (Err(e1), Err(e2)) => assert_eq!(e1, e2, "check and verify fail differently"),
-        (Err(e), Ok(_)) => panic!("check failed ({e}) but verify succeeded"),
-        (Ok(v), r) => {
-            let should = !v.claims.is_empty() && v.claims_hold && v.policy_holds;
-            assert_eq!(should, r.is_ok(), "check says {should}, verify says {:?}", r.as_ref().err());
-        }
-    }
+    verify_agrees(&check, &verified, |v| !v.claims.is_empty() && v.claims_hold && v.policy_holds);
     if let Ok(m) = verified {
         exercise_verified(doc, &m, xs_hint, words);
     }
@@ -153,7 +151,8 @@ fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], wor
         .enumerate()
         .filter_map(|(i, &x)| {
             let support: Vec<usize> = (0..ns).filter(|&s| p_sx.get(s, x) > 0.0).collect();
-            let pick = if per_secret { (i + xs_hint.get(1).copied().unwrap_or(0) as usize) % support.len().max(1) } else { 0 };
+            let pick =
+                if per_secret { (i + xs_hint.get(1).copied().unwrap_or(0) as usize) % support.len().max(1) } else { 0 };
             support.get(pick).map(|&s| (s, x))
         })
         .collect();

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 pub mod corpus;
 pub mod counting;
+pub mod open_props;
 pub mod receipt_props;
 
 /// k-ary randomised response at ε (Jiang et al. V-A (d)): e^ε/(e^ε+k−1) on the diagonal.

@@ -3,9 +3,9 @@
 // <script type="module"> from a server on 127.0.0.1, with an import map for the bare name
 // `privlift`. Checks the default .wasm URL (relative to the module), crypto.getRandomValues
 // sampling, and PrivliftError in the page. Skipped when Chromium or playwright-core is absent.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { skip, inPage, servePackage } from './chromium.mjs';
+import { skip, servedSite, pageResult, requestsOf } from './chromium.mjs';
 
 const PAGE = `<!doctype html>
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>privlift</title>
@@ -59,58 +59,41 @@ const WORKER_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel=
   window.__workers = await Promise.all([run('/js/privlift.js'), run('/js/inline.js')]);
 </script></body></html>`;
 
-let server;
-let base;
-const requests = [];
-
-before(async () => {
-  if (skip) return;
-  const pages = { '/': ['.html', PAGE], '/index.html': ['.html', PAGE], '/workers.html': ['.html', WORKER_PAGE], '/worker.js': ['.js', WORKER] };
-  ({ server, base } = await servePackage(pages, ['js', 'pkg'], requests));
-});
-
-after(() => (server ? new Promise((resolve) => server.close(resolve)) : undefined));
+const site = servedSite(
+  { '/': ['.html', PAGE], '/index.html': ['.html', PAGE], '/workers.html': ['.html', WORKER_PAGE], '/worker.js': ['.js', WORKER] },
+  ['js', 'pkg'],
+);
 
 test('the package runs in headless Chromium as <script type=module>', { skip, timeout: 60_000 }, async () => {
-  await inPage(async (page, errors) => {
-    await page.goto(`${base}/`);
-    await page.waitForFunction(() => window.__privlift && window.__privlift.ok, null, { timeout: 30_000 });
-    const r = await page.evaluate(() => window.__privlift);
-    assert.deepEqual(errors, []);
-
-    assert.ok(requests.includes('/pkg/privlift_bg.wasm'), 'the .wasm was fetched from its default URL');
-    const row = [0.5, 0.25, 0.25];
-    for (let y = 0; y < 3; y++) {
-      const sd = Math.sqrt(r.n * row[y] * (1 - row[y]));
-      assert.ok(Math.abs(r.counts[y] - r.n * row[y]) <= 5 * sd, `counts ${r.counts}`);
-    }
-    assert.equal(r.receipt.entries.length, 3);
-    for (const e of r.receipt.entries) {
-      assert.ok(e.lift >= r.receipt.minLiftBound && e.lift <= r.receipt.maxLiftBound);
-    }
-    assert.deepEqual(r.liar, { isPrivliftError: true, code: 'claim_violated', name: 'PrivliftError' });
-    assert.equal(r.badArg.code, 'invalid_argument');
-    assert.match(r.badArg.message, /`i`/);
-  });
+  const r = await pageResult(site, '/', '__privlift');
+  assert.ok(r.ok);
+  assert.ok(site.requests.includes('/pkg/privlift_bg.wasm'), 'the .wasm was fetched from its default URL');
+  const row = [0.5, 0.25, 0.25];
+  for (let y = 0; y < 3; y++) {
+    const sd = Math.sqrt(r.n * row[y] * (1 - row[y]));
+    assert.ok(Math.abs(r.counts[y] - r.n * row[y]) <= 5 * sd, `counts ${r.counts}`);
+  }
+  assert.equal(r.receipt.entries.length, 3);
+  for (const e of r.receipt.entries) {
+    assert.ok(e.lift >= r.receipt.minLiftBound && e.lift <= r.receipt.maxLiftBound);
+  }
+  assert.deepEqual(r.liar, { isPrivliftError: true, code: 'claim_violated', name: 'PrivliftError' });
+  assert.equal(r.badArg.code, 'invalid_argument');
+  assert.match(r.badArg.message, /`i`/);
 });
 
 test('the package runs in a module Web Worker in Chromium, from its .wasm file and from privlift/inline', { skip, timeout: 60_000 }, async () => {
-  await inPage(async (page, errors) => {
-    requests.length = 0;
-    await page.goto(`${base}/workers.html`);
-    await page.waitForFunction(() => window.__workers, null, { timeout: 30_000 });
-    const [file, inline] = await page.evaluate(() => window.__workers);
-    assert.deepEqual(errors, []);
-    assert.equal(file.readyAtImport, false, 'the plain entry loads on first use');
-    assert.ok(requests.includes('/pkg/privlift_inline.js'));
-    assert.equal(requests.filter((r) => r === '/pkg/privlift_bg.wasm').length, 1,
-      'only the plain entry fetches the .wasm; the inline one loads its own bytes');
-    // k-RR, |X| = 3, ε = 1: P(y = x) = e/(e + 2); 5 standard deviations.
-    const p = Math.E / (Math.E + 2);
-    for (const r of [file, inline]) {
-      const sd = Math.sqrt(r.n * p * (1 - p));
-      assert.ok(Math.abs(r.kept - r.n * p) <= 5 * sd, `${r.entry}: ${r.kept} of ${r.n}`);
-      assert.equal(r.receipt, 3);
-    }
-  });
+  site.requests.length = 0;
+  const [file, inline] = await pageResult(site, '/workers.html', '__workers');
+  assert.equal(file.readyAtImport, false, 'the plain entry loads on first use');
+  assert.ok(site.requests.includes('/pkg/privlift_inline.js'));
+  assert.equal(requestsOf(site, '/pkg/privlift_bg.wasm'), 1,
+    'only the plain entry fetches the .wasm; the inline one loads its own bytes');
+  // k-RR, |X| = 3, ε = 1: P(y = x) = e/(e + 2); 5 standard deviations.
+  const p = Math.E / (Math.E + 2);
+  for (const r of [file, inline]) {
+    const sd = Math.sqrt(r.n * p * (1 - p));
+    assert.ok(Math.abs(r.kept - r.n * p) <= 5 * sd, `${r.entry}: ${r.kept} of ${r.n}`);
+    assert.equal(r.receipt, 3);
+  }
 });

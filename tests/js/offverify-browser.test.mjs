@@ -5,9 +5,9 @@
 // a setInterval lag probe), and the synchronous path, the control, does; the answers are
 // the synchronous path's; verify() refuses them with `needs_async`; abort terminates the
 // worker. Skipped when Chromium or playwright-core is absent.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { skip, inPage, servePackage, PAGE_PROBE } from './chromium.mjs';
+import { skip, servedSite, pageResult, requestsOf, PAGE_PROBE } from './chromium.mjs';
 import { DOCUMENTS } from '../../benches/wasm/cost-documents.mjs';
 
 const STALL_MS = 50;
@@ -35,14 +35,7 @@ ${PAGE_PROBE}
   ];
   for (const [path, parse, verifyOff, policy] of cases) {
     const text = await bytes(path);
-    // Up to 3 attempts, so that a task the machine's own load stretched past 50 ms once is
-    // not taken for the package's: work on the page's thread would stretch every one.
-    let off, attempts = [];
-    for (let k = 0; k < 3 && !(off && off.long.length === 0); k++) {
-      off?.value.free();
-      off = await probed(() => verifyOff(text, policy));
-      attempts.push(off.long);
-    }
+    const off = await probedQuiet(() => verifyOff(text, policy), (m) => m.free());
     const m = off.value;
     const doc = await parse(text, policy);
     let refused = null;
@@ -53,7 +46,7 @@ ${PAGE_PROBE}
       && (m.kind === 'gaussian'
         ? String(await m.perturbManySeededForTesting([20000, 60000], 5n)) === String(sync.perturbManySeededForTesting([20000, 60000], 5n))
         : String(await m.perturbIndicesSeededForTesting([0, 1, 2, 3], 5n)) === String(sync.perturbIndicesSeededForTesting([0, 1, 2, 3], 5n)));
-    out.docs[path] = { attempts, worstMs: off.worstMs, controlLong: on.long, refused, same };
+    out.docs[path] = { attempts: off.attempts, worstMs: off.worstMs, controlLong: on.long, refused, same };
     m.free(); sync.free(); doc.free();
   }
   const controller = new AbortController();
@@ -67,43 +60,28 @@ ${PAGE_PROBE}
   window.__offverify = out;
 </script></body></html>`;
 
-let server;
-let base;
-const requests = [];
-
-before(async () => {
-  if (skip) return;
-  const pages = { '/': ['.html', PAGE] };
-  for (const [path, text] of Object.entries(DOCS)) pages[path] = ['.json', text];
-  ({ server, base } = await servePackage(pages, ['js', 'pkg', 'pkg-continuous'], requests));
-});
-
-after(() => (server ? new Promise((resolve) => server.close(resolve)) : undefined));
+const site = servedSite(
+  { '/': ['.html', PAGE], ...Object.fromEntries(Object.entries(DOCS).map(([path, text]) => [path, ['.json', text]])) },
+  ['js', 'pkg', 'pkg-continuous'],
+);
 
 test('Chromium: verifyAsync and verifyContinuousAsync verify in the package\'s Worker; the page never stalls > 50 ms', { skip, timeout: 240_000 }, async () => {
-  await inPage(async (page, errors) => {
-    await page.goto(`${base}/`);
-    await page.waitForFunction(() => window.__offverify, null, { timeout: 230_000 }).catch((e) => {
-      throw new Error(`${e.message}; page errors: ${errors.join('; ')}; requests: ${requests.join(' ')}`);
-    });
-    const r = await page.evaluate(() => window.__offverify);
-    assert.equal(r.error, undefined);
-    assert.deepEqual(errors, []);
-    assert.ok(requests.includes('/js/verify-worker.js'), 'the worker was started from the URL next to js/offthread.js');
-    assert.ok(!requests.includes('/js/worker.js'), 'the designers\' worker (and its module) is not loaded to verify');
-    for (const wasm of ['/pkg/privlift_bg.wasm', '/pkg-continuous/privlift_continuous_bg.wasm']) {
-      assert.equal(requests.filter((p) => p === wasm).length, 1, `${wasm}: the worker instantiates the module the page compiled`);
+  const r = await pageResult(site, '/', '__offverify', 230_000);
+  assert.equal(r.error, undefined);
+  assert.ok(site.requests.includes('/js/verify-worker.js'), 'the worker was started from the URL next to js/offthread.js');
+  assert.ok(!site.requests.includes('/js/worker.js'), 'the designers\' worker (and its module) is not loaded to verify');
+  for (const wasm of ['/pkg/privlift_bg.wasm', '/pkg-continuous/privlift_continuous_bg.wasm']) {
+    assert.equal(requestsOf(site, wasm), 1, `${wasm}: the worker instantiates the module the page compiled`);
+  }
+  for (const [path, d] of Object.entries(r.docs)) {
+    assert.equal(d.refused, 'needs_async', `${path}: the synchronous verify() refuses it`);
+    // The control, on the two slowest (the SRLIP audit, verified after them, runs optimised code).
+    if (path !== '/srlip.json') {
+      assert.ok(d.controlLong.some((ms) => ms > STALL_MS), `${path}: the synchronous verification made no long task: ${JSON.stringify(d)}`);
     }
-    for (const [path, d] of Object.entries(r.docs)) {
-      assert.equal(d.refused, 'needs_async', `${path}: the synchronous verify() refuses it`);
-      // The control, on the two slowest (the SRLIP audit, verified after them, runs optimised code).
-      if (path !== '/srlip.json') {
-        assert.ok(d.controlLong.some((ms) => ms > STALL_MS), `${path}: the synchronous verification made no long task: ${JSON.stringify(d)}`);
-      }
-      assert.deepEqual(d.attempts.at(-1), [], `${path}: long tasks (ms) during every attempt: ${JSON.stringify(d)}`);
-      assert.ok(d.same, `${path}: the off-thread answers equal the synchronous ones`);
-    }
-    assert.equal(r.abort.name, 'AbortError');
-    assert.ok(r.abort.ms < STALL_MS, `rejected ${r.abort.ms} ms after abort()`);
-  });
+    assert.deepEqual(d.attempts.at(-1), [], `${path}: long tasks (ms) during every attempt: ${JSON.stringify(d)}`);
+    assert.ok(d.same, `${path}: the off-thread answers equal the synchronous ones`);
+  }
+  assert.equal(r.abort.name, 'AbortError');
+  assert.ok(r.abort.ms < STALL_MS, `rejected ${r.abort.ms} ms after abort()`);
 });

@@ -520,49 +520,29 @@ impl Seq {
     }
 }
 
-impl ser::SerializeSeq for Seq {
-    type Ok = Value;
-    type Error = ExactError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ExactError> {
-        self.push(v)
-    }
-    fn end(self) -> ExactResult {
-        self.finish()
-    }
+/// The serde sequence traits, each adding one element by its method (`serialize_element`
+/// or `serialize_field`): all four are a [`Seq`].
+macro_rules! seq_traits {
+    ($($name:ident :: $method:ident),*) => {$(
+        impl ser::$name for Seq {
+            type Ok = Value;
+            type Error = ExactError;
+            fn $method<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ExactError> {
+                self.push(v)
+            }
+            fn end(self) -> ExactResult {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Seq {
-    type Ok = Value;
-    type Error = ExactError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ExactError> {
-        self.push(v)
-    }
-    fn end(self) -> ExactResult {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleStruct for Seq {
-    type Ok = Value;
-    type Error = ExactError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ExactError> {
-        self.push(v)
-    }
-    fn end(self) -> ExactResult {
-        self.finish()
-    }
-}
-
-impl ser::SerializeTupleVariant for Seq {
-    type Ok = Value;
-    type Error = ExactError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), ExactError> {
-        self.push(v)
-    }
-    fn end(self) -> ExactResult {
-        self.finish()
-    }
-}
+seq_traits!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 struct Object {
     variant: Option<&'static str>,
@@ -605,24 +585,20 @@ impl ser::SerializeMap for Object {
     }
 }
 
-impl ser::SerializeStruct for Object {
-    type Ok = Value;
-    type Error = ExactError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<(), ExactError> {
-        self.insert(key.into(), v)
-    }
-    fn end(self) -> ExactResult {
-        self.finish()
-    }
+/// The serde struct traits, each adding one named field: both are an [`Object`].
+macro_rules! struct_traits {
+    ($($name:ident),*) => {$(
+        impl ser::$name for Object {
+            type Ok = Value;
+            type Error = ExactError;
+            fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<(), ExactError> {
+                self.insert(key.into(), v)
+            }
+            fn end(self) -> ExactResult {
+                self.finish()
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Object {
-    type Ok = Value;
-    type Error = ExactError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> Result<(), ExactError> {
-        self.insert(key.into(), v)
-    }
-    fn end(self) -> ExactResult {
-        self.finish()
-    }
-}
+struct_traits!(SerializeStruct, SerializeStructVariant);

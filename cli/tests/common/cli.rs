@@ -58,6 +58,10 @@ impl TempDir {
         std::fs::write(&p, text).unwrap();
         p.to_str().unwrap().to_string()
     }
+    /// Writes `value` as JSON to `name` inside the directory; returns its path.
+    pub fn json(&self, name: &str, value: &Value) -> String {
+        self.write(name, &value.to_string())
+    }
 }
 
 impl Drop for TempDir {

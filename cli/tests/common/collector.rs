@@ -7,15 +7,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{json, Value};
 
-use super::cli::{run, TempDir};
+use super::cli::{run, Out, TempDir};
 use super::http::{exchange, start_server_logging, Response};
 
 pub const GRADE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/priors/grade.json");
+/// `design` arguments of the k-RR document most collector tests publish (id `grade`, ε = 1).
+pub const KRR_GRADE: &[&str] = &["krr", "--prior", GRADE, "--epsilon", "1", "--id", "grade"];
 
 /// The databases to test on: a fresh SQLite file, and a fresh PostgreSQL database when a
 /// server is given.
 pub fn engines(t: &TempDir) -> Vec<String> {
-    let mut out = vec![format!("sqlite:{}", t.0.join("reports.db").display())];
+    let mut out = vec![sqlite(t, "reports.db")];
     match std::env::var("PRIVLIFT_TEST_POSTGRES") {
         Ok(admin) => out.push(fresh_postgres_database(&admin)),
         Err(_) => assert!(
@@ -24,6 +26,11 @@ pub fn engines(t: &TempDir) -> Vec<String> {
         ),
     }
     out
+}
+
+/// The URL of the SQLite database `name` in `t`.
+pub fn sqlite(t: &TempDir, name: &str) -> String {
+    format!("sqlite:{}", t.0.join(name).display())
 }
 
 /// Creates an empty database on the server of `admin` (a `postgres://…/DB` URL) and
@@ -86,6 +93,24 @@ pub fn mechanisms(t: &TempDir, name: &str, designs: &[&[&str]]) -> String {
         std::fs::write(dir.join(format!("{id}.json")), &out.stdout).unwrap();
     }
     dir.to_str().unwrap().to_string()
+}
+
+/// A collector test's set-up: a temporary directory (`tag`) holding the mechanisms
+/// directory `m` of `designs`; returns both.
+pub fn designed(tag: &str, designs: &[&[&str]]) -> (TempDir, String) {
+    let t = TempDir::new(tag);
+    let dir = mechanisms(&t, "m", designs);
+    (t, dir)
+}
+
+/// Runs `privlift simulate --db DB --dir DIR ARGS --truth T` (T a file in `t`), asserts
+/// that it succeeds, and returns the run and the truth it wrote.
+pub fn simulate(t: &TempDir, db: &str, dir: &str, args: &[&str]) -> (Out, Value) {
+    let path = t.0.join("truth.json");
+    let o = run(&[&["simulate", "--db", db, "--dir", dir], args, &["--truth", path.to_str().unwrap()]].concat());
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    let truth = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    (o, truth)
 }
 
 pub fn sha256_of(addr: &str, id: &str) -> String {

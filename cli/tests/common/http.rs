@@ -21,6 +21,12 @@ impl Response {
     pub fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.body)))
     }
+    /// Asserts `status` (showing the body when it differs) and returns the response.
+    #[track_caller]
+    pub fn expect(self, status: u16) -> Self {
+        assert_eq!(self.status, status, "{}", String::from_utf8_lossy(&self.body));
+        self
+    }
     /// Asserts an error answer with `status` and returns its JSON `code`.
     pub fn code(&self, status: u16) -> String {
         assert_eq!(self.status, status, "{}", String::from_utf8_lossy(&self.body));

@@ -1,0 +1,25 @@
+// What the wasm benchmarks share: deterministic inputs and a mean time per call.
+
+/**
+ * A generator of numbers in [0, 1) from `seed` (xorshift64*): deterministic benchmark
+ * inputs only, never for privacy.
+ */
+export function seeded(seed) {
+  let s = BigInt(seed) | 1n;
+  return () => {
+    s ^= s >> 12n; s ^= (s << 25n) & 0xffffffffffffffffn; s ^= s >> 27n;
+    return Number(((s * 2685821657736338717n) & 0xffffffffffffffffn) >> 11n) / 2 ** 53;
+  };
+}
+
+/**
+ * The mean milliseconds of one `await fn()`, after a warm-up call (which also loads the
+ * module), over at least `minMs` ms and `minRuns` calls.
+ */
+export async function time(fn, minMs, minRuns) {
+  await fn();
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < minMs || n < minRuns) { await fn(); n += 1; }
+  return (performance.now() - t0) / n;
+}
