@@ -15,10 +15,12 @@ import numpy as np
 
 import population as popn
 import pureldp
+import summary
 import xxh32np
 from ours import Cli, Example
 
 MAX_BYTES = 4  # "0" … "9999"
+KINDS = ("olh", "hadamard", "hcms")
 
 
 def arguments():
@@ -27,7 +29,17 @@ def arguments():
     a.add_argument("--eps", default="1,2,4", help="ε values, comma-separated")
     a.add_argument("--words", type=int, default=popn.WORDS)
     a.add_argument("--evaluate", type=int, default=1000, help="words scored on both sides")
-    a.add_argument("--seed", type=int, default=2017)
+    a.add_argument("--seed", type=int, default=2017, help="the seed of a single run")
+    a.add_argument("--seeds", default=None,
+                   help="seeds, comma-separated (A-B for a range): each cell is run once per seed, on both "
+                        "sides, and reported as the mean ± standard error over seeds")
+    a.add_argument("--kinds", default=",".join(KINDS + ("heavy-hitters",)),
+                   help="what to compare, comma-separated (olh, hadamard, hcms, heavy-hitters)")
+    a.add_argument("--cover", choices=("all", "evaluated"), default="all",
+                   help="the words privlift estimates, whose intervals' coverage is reported: all of them, or "
+                        "(10× faster for OLH at --ours example) the --evaluate words the MSE is scored on")
+    a.add_argument("--merge", nargs="+", metavar="ROWS.json",
+                   help="run nothing: print the table of rows written by earlier runs' --out (pooled by seed)")
     a.add_argument("--cli", default=os.environ.get("PRIVLIFT_CLI", "target/release/privlift"))
     a.add_argument("--work", default="target/open-domain")
     a.add_argument("--speed-subset", type=int, default=200,
@@ -42,10 +54,12 @@ def arguments():
 
 
 def our_counts(result, n_words):
-    """Estimates and standard errors in word order from `privlift estimate`'s JSON."""
-    index = {w: i for i, w in enumerate(result["labels"])}
-    order = [index[str(i)] for i in range(n_words)]
-    return np.asarray(result["estimate"])[order], np.asarray(result["std_error"])[order]
+    """Estimates and standard errors in word order from `privlift estimate`'s JSON (NaN for
+    the words not asked)."""
+    est, se = np.full(n_words, np.nan), np.full(n_words, np.nan)
+    order = [int(w) for w in result["labels"]]
+    est[order], se[order] = result["estimate"], result["std_error"]
+    return est, se
 
 
 def realised(truth, ident, n_words, fallback):
@@ -103,20 +117,22 @@ def olh_reports(db, ident):
     return out
 
 
-def ours_cli(cli, a, tag, eps, n, p, candidates):
+def ours_cli(cli, a, tag, eps, n, p, candidates, seed, kinds):
     """privlift through its CLI: design, simulate --population, estimate, heavy-hitters."""
     d = os.path.join(a.work, tag)
     shutil.rmtree(d, ignore_errors=True)
     mech = os.path.join(d, "mechanisms")
     os.makedirs(mech)
-    docs = {k: cli.design(k, eps, MAX_BYTES, f"{k}-{tag}", mech) for k in ("olh", "hadamard", "hcms", "heavy-hitters")}
+    docs = {k: cli.design(k, eps, MAX_BYTES, f"{k}-{tag}", mech) for k in kinds}
     popn.population_file([f"{k}-{tag}" for k in docs], p, os.path.join(d, "population.json"))
     db = "sqlite:" + os.path.join(d, "reports.db")
     t0 = time.perf_counter()
-    truth = cli.simulate(db, mech, n, a.seed, os.path.join(d, "population.json"), os.path.join(d, "truth.json"))
-    print(f"{tag}: simulated {n} users × 4 documents in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
-    out = {"params": params_of(docs), "g": docs["olh"]["mechanism"]["g"]}
-    for kind in ("olh", "hadamard", "hcms"):
+    truth = cli.simulate(db, mech, n, seed, os.path.join(d, "population.json"), os.path.join(d, "truth.json"))
+    print(f"{tag}: simulated {n} users × {len(docs)} documents in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    out = {"params": params_of(tag, docs), "g": docs["olh"]["mechanism"]["g"] if "olh" in docs else None}
+    for kind in KINDS:
+        if kind not in docs:
+            continue
         ident = f"{kind}-{tag}"
         best = None
         for _ in range(3 if kind == "olh" else 1):
@@ -126,41 +142,91 @@ def ours_cli(cli, a, tag, eps, n, p, candidates):
         t_ours, which = realised(truth, ident, a.words, n * p)
         out[kind] = {"estimate": est * res["n"], "std_error": se * res["n"], "truth": t_ours, "which": which,
                      "seconds": best, "n": res["n"]}
-    ident = f"heavy-hitters-{tag}"
-    out["hh_truth"], _ = realised(truth, ident, a.words, n * p)
-    out["hh"] = {top: cli.heavy_hitters(db, ident, top)["values"] for top in (10, 20)}
-    out["olh_reports"] = olh_reports(db, f"olh-{tag}")[:2000]
+    if "heavy-hitters" in docs:
+        ident = f"heavy-hitters-{tag}"
+        out["hh_truth"], _ = realised(truth, ident, a.words, n * p)
+        out["hh"] = {top: cli.heavy_hitters(db, ident, top)["values"] for top in (10, 20)}
+    if "olh" in docs:
+        out["olh_reports"] = olh_reports(db, f"olh-{tag}")[:2000]
     return out
 
 
-def ours_example(lib, a, tag, eps, n, reps):
-    """privlift through the library (design/examples/open_domain.rs); OLH's estimate timed best of `reps`."""
-    res = {k: lib.run(k, eps, n, a.seed, f"{k}-{tag}", a.words, reps=reps if k == "olh" else 1)
-           for k in ("olh", "hadamard", "hcms", "heavy-hitters")}
+def ours_example(lib, a, tag, eps, n, reps, seed, kinds, asked):
+    """privlift through the library (design/examples/open_domain.rs), estimating the words
+    `asked` (None: all); OLH's estimate timed best of `reps`."""
+    res = {k: lib.run(k, eps, n, seed, f"{k}-{tag}", a.words, reps=reps if k == "olh" else 1,
+                      candidates=None if k == "heavy-hitters" else asked) for k in kinds}
     docs = {k: r["document"] for k, r in res.items()}
-    out = {"params": params_of(docs), "g": docs["olh"]["mechanism"]["g"]}
-    for kind in ("olh", "hadamard", "hcms"):
+    out = {"params": params_of(tag, docs), "g": docs["olh"]["mechanism"]["g"] if "olh" in docs else None}
+    for kind in KINDS:
+        if kind not in res:
+            continue
         r = res[kind]
         est, se = our_counts(r, a.words)
         out[kind] = {"estimate": est * r["n"], "std_error": se * r["n"], "truth": np.asarray(r["truth"], dtype=float),
                      "which": "realised", "seconds": r["estimate_seconds"], "n": r["n"]}
-    hh = res["heavy-hitters"]
-    out["hh_truth"] = np.asarray(hh["truth"], dtype=float)
-    out["hh"] = {top: hh[f"top{top}"]["values"] for top in (10, 20)}
-    out["olh_reports"] = [tuple(x) for x in res["olh"]["first_reports"]]
+    if "heavy-hitters" in res:
+        hh = res["heavy-hitters"]
+        out["hh_truth"] = np.asarray(hh["truth"], dtype=float)
+        out["hh"] = {top: hh[f"top{top}"]["values"] for top in (10, 20)}
+    if "olh" in res:
+        out["olh_reports"] = [tuple(x) for x in res["olh"]["first_reports"]]
     return out
 
 
-def params_of(docs):
-    """pure-LDP's parameters from privlift's designed documents."""
-    h, c = docs["hadamard"]["mechanism"], docs["hcms"]["mechanism"]
-    return {"hadamard": (h["bits"], h["hash_seed"]), "hcms": (c["k"], c["m"]), "pem": pem_shape(docs["heavy-hitters"])}
+def params_of(tag, docs):
+    """pure-LDP's parameters from privlift's designed documents (the designers' defaults for
+    the kinds not designed in this run)."""
+    params = designer_defaults(tag)
+    if "hadamard" in docs:
+        h = docs["hadamard"]["mechanism"]
+        params["hadamard"] = (h["bits"], h["hash_seed"])
+    if "hcms" in docs:
+        c = docs["hcms"]["mechanism"]
+        params["hcms"] = (c["k"], c["m"])
+    if "heavy-hitters" in docs:
+        params["pem"] = pem_shape(docs["heavy-hitters"])
+    return params
+
+
+def seed_list(a):
+    """--seeds (comma-separated, A-B a range) or the single --seed."""
+    if not a.seeds:
+        return [a.seed]
+    out = []
+    for part in a.seeds.split(","):
+        lo, _, hi = part.partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def pure_oracle(kind, users, eps, evaluate, seed, params):
+    """pure-LDP's estimates of the words `evaluate` by `kind` at the parameters `params`."""
+    if kind == "olh":
+        est, g_pure = pureldp.olh(users, eps, evaluate, seed)
+        return est, f"pure-LDP g = {g_pure}"
+    if kind == "hadamard":
+        bits, hseed = params["hadamard"]
+        return pureldp.hadamard(users, eps, evaluate, seed, bits, hseed), f"bits = {bits}"
+    k, m = params["hcms"]
+    return pureldp.hcms(users, eps, evaluate, seed, k, m), f"k = {k}, m = {m}"
 
 
 def main():
     a = arguments()
+    if a.merge:
+        rows = summary.load(a.merge)
+        summary.table(rows, theory_of(a))
+        if a.out:
+            summary.save(rows, a.out)
+        return
     ns = [int(x) for x in a.n.split(",")]
     epss = [float(x) for x in a.eps.split(",")]
+    seeds = seed_list(a)
+    kinds = [k for k in a.kinds.split(",") if k]
+    unknown = set(kinds) - set(KINDS + ("heavy-hitters",))
+    if unknown:
+        sys.exit(f"--kinds: unknown {sorted(unknown)}")
     xxh32np.check()
     pureldp.check()
     p = popn.zipf(a.words)
@@ -177,98 +243,86 @@ def main():
     def row(**kw):
         rows.append(kw)
         print(json.dumps(kw), file=sys.stderr, flush=True)
+        if a.out:  # after every row, so that an interrupted run keeps what it measured
+            summary.save(rows, a.out)
 
-    for n in ns:
-        users, truth_pure = popn.draw(p, n, a.seed + n)
-        for eps in epss:
-            tag = f"n{n}-e{eps:g}"
-            params = designer_defaults(tag)
-            ours = None
-            if cli:
-                ours = ours_cli(cli, a, tag, eps, n, p, candidates)
-            elif lib:
-                ours = ours_example(lib, a, tag, eps, n, reps=1)
-            if ours:
-                params = ours["params"]
+    for seed in seeds:
+        for n in ns:
+            users, truth_pure = popn.draw(p, n, seed + n)
+            for eps in epss:
+                tag = f"n{n}-e{eps:g}"
+                ours = None
+                if cli:
+                    ours = ours_cli(cli, a, tag, eps, n, p, candidates, seed, kinds)
+                elif lib:
+                    ours = ours_example(lib, a, tag, eps, n, 1, seed, kinds,
+                                        evaluate if a.cover == "evaluated" else None)
+                params = ours["params"] if ours else designer_defaults(tag)
                 if params != designer_defaults(tag):
                     print(f"{tag}: the designers' parameters are not designer_defaults()'s: {params}", file=sys.stderr)
-            for kind in ("olh", "hadamard", "hcms"):
-                def pure_run(kind=kind):
-                    t0 = time.perf_counter()
-                    if kind == "olh":
-                        est, g_pure = pureldp.olh(users, eps, evaluate, a.seed)
-                        note = f"pure-LDP g = {g_pure}"
-                    elif kind == "hadamard":
-                        bits, hseed = params["hadamard"]
-                        est = pureldp.hadamard(users, eps, evaluate, a.seed, bits, hseed)
-                        note = f"bits = {bits}"
-                    else:
-                        k, m = params["hcms"]
-                        est = pureldp.hcms(users, eps, evaluate, a.seed, k, m)
-                        note = f"k = {k}, m = {m}"
-                    return {"kind": kind, "n": n, "eps": eps, "note": note,
-                            "mse_pure": popn.mse(est, truth_pure[evaluate]),
-                            "pure_seconds": round(time.perf_counter() - t0, 1)}
-                r = dict(cache.get((kind, n, eps, a.seed, a.evaluate, a.words, params.get(kind)), pure_run))
-                if ours:
-                    o = ours[kind]
-                    if kind == "olh":
-                        r["note"] += f", ours g = {ours['g']}"
-                    est, se, t_ours = o["estimate"], o["std_error"], o["truth"]
-                    r.update(mse_ours=popn.mse(est[evaluate], t_ours[evaluate]),
-                             coverage=popn.coverage(est, se, t_ours),
-                             coverage_evaluated=popn.coverage(est[evaluate], se[evaluate], t_ours[evaluate]),
-                             truth=o["which"], ours_estimate_seconds=round(o["seconds"], 3))
-                    r["ratio"] = r["mse_ours"] / r["mse_pure"]
-                row(**r)
-            start, step = params["pem"]
-
-            def pem_run():
-                t0 = time.perf_counter()
-                found = pureldp.pem(users, eps, a.seed, (10, 20), MAX_BYTES, start, step)
-                return {"found": found, "seconds": round(time.perf_counter() - t0, 1)}
-            pem = cache.get(("pem", n, eps, a.seed, a.words, start, step), pem_run)
-            for top in (10, 20):
-                r = {"kind": "heavy_hitters", "n": n, "eps": eps, "top": top,
-                     "recall_pure": popn.recall(pem["found"][str(top)], truth_pure, top),
-                     "pure_seconds": pem["seconds"], "note": f"start {start}, step {step}"}
-                if ours:
-                    r["recall_ours"] = popn.recall(ours["hh"][top], ours["hh_truth"], top)
-                row(**r)
-            if ours and n == max(ns):
-                reports, total = ours["olh_reports"], ours["olh"]["n"]
-                t_sub, t_pure = pureldp.time_lh_aggregate(reports, eps, ours["g"], a.words, a.speed_subset, total)
-                best = ours["olh"]["seconds"]
-                row(kind="speed", n=total, eps=eps, candidates=a.words, ours_seconds=round(best, 3),
-                    ours_via=a.ours, pure_subset=a.speed_subset, pure_subset_seconds=round(t_sub, 2),
-                    pure_seconds_scaled=round(t_pure, 1), speedup=round(t_pure / best, 1))
-    table(rows)
-    if a.out:
-        with open(a.out, "w") as f:
-            json.dump(rows, f, indent=1)
+                for kind in (k for k in KINDS if k in kinds):
+                    def pure_run(kind=kind):
+                        t0 = time.perf_counter()
+                        est, note = pure_oracle(kind, users, eps, evaluate, seed, params)
+                        return {"kind": kind, "n": n, "eps": eps, "note": note,
+                                "mse_pure": popn.mse(est, truth_pure[evaluate]),
+                                "pure_seconds": round(time.perf_counter() - t0, 1)}
+                    r = dict(cache.get((kind, n, eps, seed, a.evaluate, a.words, params.get(kind)), pure_run))
+                    r["seed"] = seed
+                    if ours:
+                        o = ours[kind]
+                        if kind == "olh":
+                            r["note"] += f", ours g = {ours['g']}"
+                        est, se, t_ours = o["estimate"], o["std_error"], o["truth"]
+                        asked = ~np.isnan(est)
+                        r.update(mse_ours=popn.mse(est[evaluate], t_ours[evaluate]),
+                                 coverage=popn.coverage(est[asked], se[asked], t_ours[asked]),
+                                 covered_words=int(asked.sum()),
+                                 coverage_evaluated=popn.coverage(est[evaluate], se[evaluate], t_ours[evaluate]),
+                                 truth=o["which"], ours_estimate_seconds=round(o["seconds"], 3))
+                        r["ratio"] = r["mse_ours"] / r["mse_pure"]
+                    row(**r)
+                if "heavy-hitters" in kinds:
+                    heavy_hitter_rows(a, row, ours, users, truth_pure, n, eps, seed, params, cache)
+                if ours and "olh" in kinds and n == max(ns) and seed == seeds[0] and a.cover == "all":
+                    speed_row(a, row, ours, eps)
+    summary.table(rows, theory_of(a))
 
 
-def table(rows):
-    """The comparison as a plain-text table on stdout."""
-    f = lambda x, fmt: "—" if x is None else format(x, fmt)
-    print(f"{'oracle':<10}{'n':>9}{'ε':>4} {'MSE pure-LDP':>13}{'MSE ours':>13}{'ratio':>7}"
-          f"{'cover':>7}{'cover E':>8}  parameters")
-    for r in rows:
-        if r["kind"] in ("olh", "hadamard", "hcms"):
-            print(f"{r['kind']:<10}{r['n']:>9}{r['eps']:>4g} {r['mse_pure']:>13.4g}"
-                  f"{f(r.get('mse_ours'), '.4g'):>13}{f(r.get('ratio'), '.3f'):>7}"
-                  f"{f(r.get('coverage'), '.3f'):>7}{f(r.get('coverage_evaluated'), '.3f'):>8}  {r['note']}")
-    print(f"\n{'heavy hitters':<14}{'n':>9}{'ε':>4}{'top':>5}{'recall PEM':>12}{'recall ours':>12}")
-    for r in rows:
-        if r["kind"] == "heavy_hitters":
-            print(f"{'':<14}{r['n']:>9}{r['eps']:>4g}{r['top']:>5}{r['recall_pure']:>12.2f}"
-                  f"{f(r.get('recall_ours'), '.2f'):>12}")
-    for r in rows:
-        if r["kind"] == "speed":
-            print(f"\nestimation of {r['candidates']} candidates from {r['n']} OLH reports (ε = {r['eps']:g}): "
-                  f"ours {r['ours_seconds']} s; pure-LDP's LHServer {r['pure_subset_seconds']} s for "
-                  f"{r['pure_subset']} reports, scaled linearly to {r['pure_seconds_scaled']} s; "
-                  f"{r['speedup']}× faster")
+def theory_of(a):
+    """(kind, n, ε) → the expected MSE over the scored words at the designers' parameters."""
+    f = popn.zipf(a.words)[popn.evaluation_set(a.words, a.evaluate, a.seed)]
+    (bits, _), (_, m) = designer_defaults("")["hadamard"], designer_defaults("")["hcms"]
+    return lambda kind, n, eps: popn.expected_mse(kind, n, eps, f, 2 ** bits if kind == "hadamard" else m)
+
+
+def heavy_hitter_rows(a, row, ours, users, truth_pure, n, eps, seed, params, cache):
+    """Recall of the true top 10 and 20: pure-LDP's PEM and, when run, privlift's kind."""
+    start, step = params["pem"]
+
+    def pem_run():
+        t0 = time.perf_counter()
+        found = pureldp.pem(users, eps, seed, (10, 20), MAX_BYTES, start, step)
+        return {"found": found, "seconds": round(time.perf_counter() - t0, 1)}
+    pem = cache.get(("pem", n, eps, seed, a.words, start, step), pem_run)
+    for top in (10, 20):
+        r = {"kind": "heavy_hitters", "n": n, "eps": eps, "top": top, "seed": seed,
+             "recall_pure": popn.recall(pem["found"][str(top)], truth_pure, top),
+             "pure_seconds": pem["seconds"], "note": f"start {start}, step {step}"}
+        if ours:
+            r["recall_ours"] = popn.recall(ours["hh"][top], ours["hh_truth"], top)
+        row(**r)
+
+
+def speed_row(a, row, ours, eps):
+    """Estimation time of every word from the OLH reports: privlift's vs pure-LDP's LHServer
+    on a subset of the same reports, scaled."""
+    reports, total = ours["olh_reports"], ours["olh"]["n"]
+    t_sub, t_pure = pureldp.time_lh_aggregate(reports, eps, ours["g"], a.words, a.speed_subset, total)
+    best = ours["olh"]["seconds"]
+    row(kind="speed", n=total, eps=eps, candidates=a.words, ours_seconds=round(best, 3),
+        ours_via=a.ours, pure_subset=a.speed_subset, pure_subset_seconds=round(t_sub, 2),
+        pure_seconds_scaled=round(t_pure, 1), speedup=round(t_pure / best, 1))
 
 
 if __name__ == "__main__":

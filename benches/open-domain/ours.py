@@ -50,9 +50,11 @@ class Example:
     def __init__(self, binary):
         self.binary = binary
 
-    def run(self, kind, eps, n, seed, ident, words, tops=(10, 20), reps=1):
+    def run(self, kind, eps, n, seed, ident, words, tops=(10, 20), reps=1, candidates=None):
+        """One document's run; `candidates` (word ranks) limits the estimate to those words."""
+        extra = [] if candidates is None else ["--candidates", ",".join(map(str, candidates))]
         out = subprocess.run([self.binary, "--kind", kind, "--epsilon", str(eps), "--n", str(n), "--seed", str(seed),
                               "--id", ident, "--words", str(words), "--top", ",".join(map(str, tops)),
-                              "--reps", str(reps)],
+                              "--reps", str(reps), *extra],
                              check=True, capture_output=True, text=True)
         return json.loads(out.stdout)

@@ -44,6 +44,24 @@ def mse(estimate, truth):
     return float(np.mean(e * e))
 
 
+def expected_mse(kind, n, eps, f, buckets):
+    """The expected MSE of counts of an unbiased oracle over words of frequencies f, with
+    the exact (unquantised) channel: n·Var f̂ averaged over the words. OLH (g = round(e^ε) + 1,
+    p = e^ε/(e^ε + g − 1), q = 1/g): n·(f·p(1 − p) + (1 − f)·q(1 − q))/(p − q)². The one-bit
+    kinds over M buckets (Hadamard: M = 2^bits; HCMS: M = m; p = e^ε/(e^ε + 1)):
+    (M/(M − 1))²·n·(1/(2p − 1)² − f − (1 − f)/M²). Both sides' MSE should scatter around it."""
+    f = np.asarray(f, dtype=np.float64)
+    e = np.exp(eps)
+    if kind == "olh":
+        g = round(e) + 1
+        p, q = e / (e + g - 1), 1.0 / g
+        var = (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (p - q) ** 2
+    else:
+        p, c = e / (e + 1), buckets / (buckets - 1)
+        var = c * c * (1 / (2 * p - 1) ** 2 - f - (1 - f) / buckets ** 2)
+    return float(n * np.mean(var))
+
+
 def coverage(estimate, std_error, truth, z=1.959963984540054):
     """Fraction of the 95 % intervals estimate ± z·se that contain the truth."""
     est, se, t = (np.asarray(a, dtype=np.float64) for a in (estimate, std_error, truth))

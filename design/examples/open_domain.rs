@@ -6,7 +6,10 @@
 //! ```text
 //! cargo run -p privlift-design --release --example open_domain -- \
 //!   --kind olh --epsilon 2 --n 1000000 [--words 10000] [--zipf 1.1] [--seed 1] [--id ID] [--top 10,20] [--reps 1]
+//!   [--candidates 0,1,17,…]
 //! ```
+//!
+//! `--candidates` estimates only the words of these ranks (0-based) instead of every word.
 
 use std::time::Instant;
 
@@ -87,6 +90,10 @@ fn main() {
                 "seconds": t.elapsed().as_secs_f64()});
         }
     } else {
+        let labels: Vec<String> = match arg(&args, "--candidates") {
+            Some(list) => list.split(',').map(|i| labels[i.parse::<usize>().expect("--candidates")].clone()).collect(),
+            None => labels,
+        };
         let candidates: Vec<&[u8]> = labels.iter().map(|l| l.as_bytes()).collect();
         // Best of `reps`: the estimate of every word from the n reports.
         let mut best = f64::INFINITY;
