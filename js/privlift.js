@@ -15,12 +15,12 @@ import {
   documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited,
 } from './common.js';
 import { HANDLE, Wrapper, parsed, fetchedAndVerified } from './family.js';
-import { reportId } from './reports.js';
+import { reportId, OpenReportBatch } from './reports.js';
 import { compiledOnce } from './offthread.js';
 import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
 
 export { PrivliftError };
-export { sendReports, beaconOnPageHide } from './reports.js';
+export { sendReports, beaconOnPageHide, OpenReportBatch } from './reports.js';
 
 /** Every `code` a PrivliftError can carry: the core's (generated from Rust), then the JS layer's. */
 export const errorCodes = Object.freeze([...CORE_ERROR_CODES, ...JS_ERROR_CODES]);
@@ -239,6 +239,30 @@ export class OpenMechanismDocument extends Wrapper {
   verify(policy) { return new OpenMechanism(guard(() => this.#d.verify(policy)), this.sha256); }
 }
 
+const utf8 = new TextEncoder();
+
+/** The number of report fields of each open kind. */
+const OPEN_WIDTH = { olh: 2, hadamard: 2, hcms: 3, heavy_hitters: 3 };
+
+/**
+ * The UTF-8 of `values` joined by U+0000: one join and one encoding for the batch (a
+ * string each would cost a crossing or a view each). Only the types are checked here; the
+ * module checks lengths and counts the values.
+ */
+function joinedValues(values) {
+  if (!Array.isArray(values)) throw invalid('values', `expected an array of strings, got ${typeOf(values)}`);
+  for (let i = 0; i < values.length; i++) {
+    if (typeof values[i] !== 'string') throw invalid(`values[${i}]`, `expected a string, got ${typeOf(values[i])}`);
+  }
+  return utf8.encode(values.join('\0'));
+}
+
+/** The refusal of the first value holding a U+0000, or null. */
+function nulInside(values) {
+  const i = values.findIndex((v) => v.includes('\0'));
+  return i < 0 ? null : invalid(`values[${i}]`, 'a value may not contain U+0000 (the padding byte of prefixes)');
+}
+
 /** A verified open-domain mechanism, perturbing with crypto.getRandomValues. */
 export class OpenMechanism extends Wrapper {
   /** @internal */
@@ -260,6 +284,42 @@ export class OpenMechanism extends Wrapper {
   perturb(value) {
     if (typeof value !== 'string') throw invalid('value', `expected a string, got ${typeOf(value)}`);
     return guard(() => this.#m.perturb(value));
+  }
+
+  /**
+   * Reports of many strings at once, as columns: an OpenReportBatch whose fields are one
+   * Uint32Array per report field of the kind (`batch.seed`, `batch.y` for olh, …), with
+   * `length`, `report(i)`, `canonical(i)` and `slice`, which sendReports posts as it is.
+   * The strings cross into the module as one UTF-8 buffer (joined by U+0000, which no
+   * value contains), and leave as one array. Every value is checked before anything is
+   * drawn: `invalid_argument` naming `values[i]` (never echoing it) for a value that is not
+   * a string, is longer than `maxBytes` UTF-8 bytes or contains U+0000; on any error there
+   * is no batch. Each report draws the same number of random words whatever its value.
+   */
+  perturbBatch(values) {
+    return this.#batch(values, (text, n) => this.#m.perturbJoined(text, n));
+  }
+
+  /** perturbBatch with a deterministic generator from `seed` — for tests and simulations only. */
+  perturbBatchSeededForTesting(values, seed) {
+    const s = toSeed(seed);
+    return this.#batch(values, (text, n) => this.#m.perturbJoinedSeededForTesting(text, n, s));
+  }
+
+  #batch(values, draw) {
+    const text = joinedValues(values);
+    let columns;
+    try {
+      columns = guard(() => draw(text, values.length));
+    } catch (e) {
+      // A U+0000 inside a value splits it in two: the module counts one value too many.
+      throw nulInside(values) ?? e;
+    }
+    const n = values.length;
+    return new OpenReportBatch({
+      kind: this.kind, mechanism: this.id, sha256: this.sha256,
+      columns: Array.from({ length: OPEN_WIDTH[this.kind] }, (_, f) => columns.subarray(f * n, (f + 1) * n)),
+    });
   }
 
   /** Deterministic reports (their canonical text) from `seed` — for tests and simulations only. */
