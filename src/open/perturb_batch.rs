@@ -57,28 +57,33 @@ impl JoinedValues<'_> {
 /// Calls `found` with the offset of every zero byte of `text`, in order, reading eight
 /// bytes at a time: a word's zero bytes are exactly the high bits of
 /// ¬(((x & 0x7F…) + 0x7F…) | x | 0x7F…) (no carry crosses a byte), so a word without one
-/// costs one test. `found` returns false to stop.
+/// costs one test. `found` returns false to stop. Returns whether every byte read is
+/// ASCII (then the text is UTF-8 without a further pass).
 #[inline(always)]
-fn zero_bytes(text: &[u8], mut found: impl FnMut(usize) -> bool) {
+fn zero_bytes(text: &[u8], mut found: impl FnMut(usize) -> bool) -> bool {
     const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
     let mut chunks = text.chunks_exact(8);
     let mut base = 0;
+    let mut high = 0;
     for c in &mut chunks {
         let x = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        high |= x;
         let mut zeros = !(((x & LOW7) + LOW7) | x | LOW7);
         while zeros != 0 {
             if !found(base + (zeros.trailing_zeros() / 8) as usize) {
-                return;
+                return false;
             }
             zeros &= zeros - 1;
         }
         base += 8;
     }
     for (k, &b) in chunks.remainder().iter().enumerate() {
+        high |= u64::from(b);
         if b == PAD && !found(base + k) {
-            return;
+            return false;
         }
     }
+    high & !LOW7 == 0
 }
 
 /// The name a refusal of value `i` carries.
@@ -104,7 +109,7 @@ impl VerifiedOpen {
         let mut longest = 0;
         let mut start = 0;
         // At most n − 1 separators are kept: one more already refuses the text.
-        zero_bytes(text, |at| {
+        let ascii = zero_bytes(text, |at| {
             ends.push(at as u32);
             longest = longest.max(at - start);
             start = at + 1;
@@ -129,13 +134,15 @@ impl VerifiedOpen {
             ));
         }
         // U+0000 is one byte that is never part of another character: the text is valid
-        // UTF-8 exactly when every value is.
-        if let Err(e) = core::str::from_utf8(text) {
-            let at = e.valid_up_to() as u32;
-            let i = values.ends.partition_point(|&end| end < at);
-            return Err(Error::invalid(nth(i), "a value must be valid UTF-8"));
+        // UTF-8 exactly when every value is (and at once when every byte is ASCII).
+        match core::str::from_utf8(if ascii { &[] } else { text }) {
+            Ok(_) => Ok(values),
+            Err(e) => {
+                let at = e.valid_up_to() as u32;
+                let i = values.ends.partition_point(|&end| end < at);
+                Err(Error::invalid(nth(i), "a value must be valid UTF-8"))
+            }
         }
-        Ok(values)
     }
 
     /// The number of report fields of the document's kind (the columns of a batch).
@@ -268,14 +275,17 @@ mod tests {
         let naive: Vec<usize> = text.iter().enumerate().filter(|&(_, &b)| b == 0).map(|(k, _)| k).collect();
         for len in [0, 1, 7, 8, 9, 63, 64, 300] {
             let mut seen = Vec::new();
-            zero_bytes(&text[..len], |at| {
+            let _ = zero_bytes(&text[..len], |at| {
                 seen.push(at);
                 true
             });
             assert_eq!(seen, naive.iter().copied().filter(|&k| k < len).collect::<Vec<_>>(), "{len}");
         }
+        assert!(zero_bytes(b"plain ascii, no zero: 0123456789", |_| true));
+        assert!(!zero_bytes("caf\u{e9} au lait".as_bytes(), |_| true));
+        assert!(!zero_bytes(b"\x80", |_| true));
         let mut first = Vec::new();
-        zero_bytes(&text, |at| {
+        let _ = zero_bytes(&text, |at| {
             first.push(at);
             first.len() < 3
         });
