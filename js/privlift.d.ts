@@ -428,6 +428,14 @@ export class OpenMechanism {
   readonly maxBytes: number;
   /** One report of `value` (at most `maxBytes` UTF-8 bytes, no U+0000; else `invalid_argument`, never echoing it). */
   perturb(value: string): OpenReport;
+  /**
+   * Reports of many strings at once, as columns (one Uint32Array per report field): the
+   * strings cross into wasm as one UTF-8 buffer. Every value is checked before any draw;
+   * a refusal is `invalid_argument` naming `values[i]` (never echoing it), and no batch.
+   */
+  perturbBatch(values: readonly string[]): OpenReportBatch;
+  /** perturbBatch with a deterministic generator from `seed`: tests and simulations only. */
+  perturbBatchSeededForTesting(values: readonly string[], seed: number | bigint): OpenReportBatch;
   /** Deterministic reports' canonical text from `seed`: tests and simulations only. */
   perturbManySeededForTesting(values: readonly string[], seed: number | bigint): string[];
   /** The receipt of a report (object or canonical text). */
@@ -440,6 +448,47 @@ export class OpenMechanism {
   verification(): OpenVerification;
   free(): void;
 }
+
+/** The columns of an open kind's reports: one Uint32Array per field, in canonical order. */
+export type OpenReportColumns =
+  | { readonly kind: 'olh'; readonly fields: readonly ['seed', 'y']; readonly seed: Uint32Array; readonly y: Uint32Array }
+  | { readonly kind: 'hadamard'; readonly fields: readonly ['j', 'bit']; readonly j: Uint32Array; readonly bit: Uint32Array }
+  | {
+    readonly kind: 'hcms'; readonly fields: readonly ['j', 'l', 'bit'];
+    readonly j: Uint32Array; readonly l: Uint32Array; readonly bit: Uint32Array;
+  }
+  | {
+    readonly kind: 'heavy_hitters'; readonly fields: readonly ['round', 'seed', 'y'];
+    readonly round: Uint32Array; readonly seed: Uint32Array; readonly y: Uint32Array;
+  };
+
+/**
+ * Many reports of one open mechanism (OpenMechanism.perturbBatch): report i is row i of
+ * every column. sendReports and beaconOnPageHide take it (or a `slice`: a collector reads
+ * at most 4 MB a post, about 20,000 reports) and write its JSON from the columns; report
+ * ids are drawn once, at the first need, so a batch posted again is counted once.
+ */
+export type OpenReportBatch = OpenReportColumns & OpenReportBatchMethods;
+
+export interface OpenReportBatchMethods {
+  /** The mechanism's id and the SHA-256 of its document, as in a ReportEnvelope. */
+  readonly mechanism: string;
+  readonly sha256: string;
+  readonly length: number;
+  /** Report `i` as its object (what OpenMechanism.perturb returns); `invalid_argument` out of range. */
+  report(i: number): OpenReport;
+  /** Report `i`'s canonical stored text (`"s:y"`, …). */
+  canonical(i: number): string;
+  /** Report `i`'s envelope, with its batch-wide report id. */
+  envelope(i: number): ReportEnvelope;
+  /** Reports `start` to `end` (exclusive), sharing the columns and report ids. */
+  slice(start?: number, end?: number): OpenReportBatch;
+  /** Every envelope's JSON, joined by commas (what sendReports posts inside `{"reports": [...]}`). */
+  toEnvelopesJson(): string;
+}
+
+/** `instanceof` for batches; build one with OpenMechanism.perturbBatch. */
+export const OpenReportBatch: { prototype: OpenReportBatchMethods; [Symbol.hasInstance](v: unknown): v is OpenReportBatch };
 
 /** What a client sends a collector for one released output (`Mechanism.report`). */
 export interface ReportEnvelope {
@@ -472,7 +521,7 @@ export interface SendReportsOptions {
  */
 export function sendReports(
   url: string | UrlLike,
-  reports: readonly ReportEnvelope[],
+  reports: readonly ReportEnvelope[] | OpenReportBatch,
   options?: SendReportsOptions,
 ): Promise<{ accepted: number; duplicates: number }>;
 
@@ -482,7 +531,7 @@ export function sendReports(
  */
 export function beaconOnPageHide(
   url: string | UrlLike,
-  pending: () => readonly ReportEnvelope[],
+  pending: () => readonly ReportEnvelope[] | OpenReportBatch,
   options?: {
     target?: { addEventListener(t: string, f: () => void): void; removeEventListener(t: string, f: () => void): void };
     /** Sends the batch (default navigator.sendBeacon); `data` is a `Blob`. */

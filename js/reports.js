@@ -42,6 +42,119 @@ function openReport(output) {
 /** The field sets of the open kinds' reports, sorted and joined. */
 const OPEN_REPORT_KEYS = ['seed,y', 'bit,j', 'bit,j,l', 'round,seed,y'];
 
+/** The fields of each open kind's reports, in canonical order (the columns of a batch). */
+const OPEN_FIELDS = Object.freeze({
+  olh: Object.freeze(['seed', 'y']),
+  hadamard: Object.freeze(['j', 'bit']),
+  hcms: Object.freeze(['j', 'l', 'bit']),
+  heavy_hitters: Object.freeze(['round', 'seed', 'y']),
+});
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** The most bytes one crypto.getRandomValues call fills. */
+const RANDOM_CHUNK = 65536;
+
+/**
+ * Many reports of one open mechanism as columns: one Uint32Array per report field of its
+ * kind (`seed` and `y` for olh, `j` and `bit` for hadamard, `j`, `l` and `bit` for hcms,
+ * `round`, `seed` and `y` for heavy_hitters), each `length` long, report i being row i.
+ * From OpenMechanism.perturbBatch. `report(i)` and `canonical(i)` give one report as the
+ * per-report API does; sendReports and beaconOnPageHide take a batch (or a `slice` of it)
+ * as they take an array of envelopes, writing its JSON straight from the columns. Each
+ * report's id is drawn from crypto.getRandomValues the first time it is needed and kept,
+ * so posting the same reports again is counted once.
+ */
+export class OpenReportBatch {
+  #columns;
+  #ids;
+  #start;
+
+  /** @internal `columns`: one Uint32Array per field of `kind`; `ids`: the shared id store of the batch. */
+  constructor({ kind, mechanism, sha256, columns, ids, start = 0 }) {
+    const fields = OPEN_FIELDS[kind];
+    this.#columns = columns;
+    this.#start = start;
+    this.#ids = ids ?? { bytes: null, length: columns[0].length };
+    Object.defineProperties(this, {
+      kind: { value: kind, enumerable: true },
+      mechanism: { value: mechanism, enumerable: true },
+      sha256: { value: sha256, enumerable: true },
+      fields: { value: fields, enumerable: true },
+      length: { value: columns[0].length, enumerable: true },
+      ...Object.fromEntries(fields.map((f, k) => [f, { value: columns[k], enumerable: true }])),
+    });
+    Object.freeze(this);
+  }
+
+  #row(i, name) {
+    if (!Number.isInteger(i) || i < 0 || i >= this.length) {
+      throw invalid(name, `expected an integer in [0, ${this.length}), got ${describe(i)}`);
+    }
+    return i;
+  }
+
+  /** Report `i` as its object (`{seed, y}`, …: what OpenMechanism.perturb returns). */
+  report(i) {
+    const k = this.#row(i, 'i');
+    return Object.fromEntries(this.fields.map((f, c) => [f, this.#columns[c][k]]));
+  }
+
+  /** Report `i`'s canonical stored text (`"s:y"`, `"j:bit"`, `"j:l:bit"`, `"r:s:y"`). */
+  canonical(i) {
+    const k = this.#row(i, 'i');
+    return this.#columns.map((c) => c[k]).join(':');
+  }
+
+  /** Reports `start` to `end` (exclusive) as a batch over the same columns and report ids. */
+  slice(start = 0, end = this.length) {
+    const s = Math.max(0, Math.min(this.length, Math.trunc(start) || 0));
+    const e = Math.max(s, Math.min(this.length, Math.trunc(end) || 0));
+    return new OpenReportBatch({
+      kind: this.kind, mechanism: this.mechanism, sha256: this.sha256,
+      columns: this.#columns.map((c) => c.subarray(s, e)), ids: this.#ids, start: this.#start + s,
+    });
+  }
+
+  /** The 16 bytes of every report id of the whole batch, drawn once. */
+  #idBytes() {
+    const store = this.#ids;
+    if (store.bytes === null) {
+      const bytes = new Uint8Array(16 * store.length);
+      for (let at = 0; at < bytes.length; at += RANDOM_CHUNK) crypto.getRandomValues(bytes.subarray(at, at + RANDOM_CHUNK));
+      store.bytes = bytes;
+    }
+    return store.bytes;
+  }
+
+  /** The envelope of report `i` (`{mechanism, sha256, output, report_id}`, as OpenMechanism.report gives). */
+  envelope(i) {
+    const k = this.#row(i, 'i');
+    return Object.freeze({ mechanism: this.mechanism, sha256: this.sha256, output: this.report(k), report_id: this.#id(k) });
+  }
+
+  #id(k) {
+    const bytes = this.#idBytes();
+    let s = '';
+    for (let b = 16 * (this.#start + k), end = b + 16; b < end; b++) s += HEX_BYTE[bytes[b]];
+    return s;
+  }
+
+  /** The JSON of every envelope, joined by commas, written from the columns (no object per report). */
+  toEnvelopesJson() {
+    const head = `{"mechanism":${JSON.stringify(this.mechanism)},"sha256":"${this.sha256}","output":{`;
+    const names = this.fields.map((f, c) => `${c === 0 ? '' : ','}"${f}":`);
+    const cols = this.#columns;
+    const out = new Array(this.length);
+    for (let k = 0; k < this.length; k++) {
+      let s = head;
+      for (let c = 0; c < cols.length; c++) s += names[c] + cols[c][k];
+      out[k] = `${s}},"report_id":"${this.#id(k)}"}`;
+    }
+    return out.join(',');
+  }
+}
+
 /** The envelope's four fields, checked (`invalid_argument` naming the report and field). */
 function envelope(r, i) {
   const name = `reports[${i}]`;
@@ -61,8 +174,12 @@ function envelope(r, i) {
   return { mechanism, sha256, output: open ?? output, report_id: id };
 }
 
-/** The JSON body of a batch: `{"reports": [...]}`, each report reduced to its four fields. */
+/**
+ * The JSON body of a batch: `{"reports": [...]}`, each report reduced to its four fields;
+ * an OpenReportBatch written from its columns.
+ */
 export function reportsBody(reports) {
+  if (reports instanceof OpenReportBatch && reports.length > 0) return `{"reports":[${reports.toEnvelopesJson()}]}`;
   if (!Array.isArray(reports) || reports.length === 0) {
     throw invalid('reports', `expected a non-empty array of reports, got ${describe(reports)}`);
   }
@@ -75,7 +192,9 @@ const sleep = (ms, signal) => new Promise((resolve, reject) => {
 });
 
 /**
- * Posts `reports` to a collector's `POST /v1/reports` (`url`), retrying a failed attempt
+ * Posts `reports` (envelopes, or an OpenReportBatch: a collector reads at most 4 MB a post,
+ * about 20,000 open reports, so post a large batch as its `slice`s) to a collector's
+ * `POST /v1/reports` (`url`), retrying a failed attempt
  * (network error, HTTP 408, 429 or 5xx: the collector stored none of the batch, or may
  * have stored it without its answer arriving) with the same body, so the same report
  * ids: the collector counts each id once. Resolves to `{accepted, duplicates}` from the collector's
@@ -141,7 +260,7 @@ export function beaconOnPageHide(url, pending, options = {}) {
   const beacon = options.beacon ?? ((u, data) => globalThis.navigator?.sendBeacon?.(u, data) ?? false);
   const send = () => {
     const reports = pending();
-    if (!Array.isArray(reports) || reports.length === 0) return;
+    if (!(Array.isArray(reports) || reports instanceof OpenReportBatch) || reports.length === 0) return;
     // text/plain is CORS-safelisted: a beacon of another type to a collector on another
     // origin is dropped by browsers (no preflight for beacons). The collector reads the
     // body as JSON whatever its type.

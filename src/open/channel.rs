@@ -71,7 +71,7 @@ impl Randomiser {
     }
 
     /// The output for bucket `v` from one uniform word (the same work for every `v`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn sample(&self, v: u32, word: u64) -> u32 {
         self.sampler.sample_word(v as usize, word) as u32
     }

@@ -23,6 +23,7 @@ mod document;
 pub mod hash;
 mod lift;
 mod perturb;
+mod perturb_batch;
 mod receipt;
 mod report;
 pub mod value;
@@ -33,6 +34,7 @@ pub use document::{
     OpenClaims, OpenDocument, OpenMechanism, SparsePrior, MAX_G, MAX_HADAMARD_BITS, MAX_HCMS, OPEN_KINDS,
 };
 pub use perturb::words;
+pub use perturb_batch::{JoinedValues, BLOCK};
 pub use receipt::{OpenReceipt, OpenReceiptEntry};
 pub use report::{report_fields, OpenReport};
 pub use verify::{OpenAudit, OpenVerification, VerifiedOpen};

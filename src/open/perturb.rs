@@ -26,11 +26,13 @@ pub fn words(m: &OpenMechanism) -> usize {
 /// so one word whatever it is). Off uniform by at most n/2⁶⁴ per index for n not a power
 /// of two; its law does not depend on the value, so no likelihood ratio reads it (the
 /// proof in [`super::channel`]).
+#[inline(always)]
 fn index(word: u64, n: u32) -> u32 {
     ((u128::from(word) * u128::from(n)) >> 64) as u32
 }
 
 /// ⟨a, b⟩ over GF(2): the parity of the common bits.
+#[inline(always)]
 fn parity(a: u32, b: u32) -> u32 {
     (a & b).count_ones() & 1
 }
@@ -56,7 +58,8 @@ impl VerifiedOpen {
     }
 
     /// The report's value-independent part from the words (its output left 0).
-    fn draw_omega(&self, w: &[u64; 3]) -> OpenReport {
+    #[inline(always)]
+    pub(super) fn draw_omega(&self, w: &[u64; 3]) -> OpenReport {
         match self.doc.mechanism() {
             OpenMechanism::Olh { .. } => OpenReport::Olh { seed: w[0] as u32, y: 0 },
             OpenMechanism::Hadamard { bits, .. } => {
@@ -73,7 +76,8 @@ impl VerifiedOpen {
     }
 
     /// `report` with its output set to `y`.
-    fn with_output(&self, report: OpenReport, y: u32) -> OpenReport {
+    #[inline(always)]
+    pub(super) fn with_output(&self, report: OpenReport, y: u32) -> OpenReport {
         match report {
             OpenReport::Olh { seed, .. } => OpenReport::Olh { seed, y },
             OpenReport::Hadamard { j, .. } => OpenReport::Hadamard { j, bit: y as u8 },
@@ -84,7 +88,8 @@ impl VerifiedOpen {
 
     /// v_ω(x): the randomiser's input for the value `x` under the report's
     /// value-independent part (its output is ignored). `scratch` holds a heavy-hitter
-    /// prefix.
+    /// prefix. Inlined into each caller's loop (the batch draws millions).
+    #[inline(always)]
     pub(crate) fn bucket(&self, report: &OpenReport, x: &[u8], scratch: &mut Vec<u8>) -> u32 {
         match (self.doc.mechanism(), *report) {
             (OpenMechanism::Olh { g, .. }, OpenReport::Olh { seed, .. }) => xxh32(seed, x) % g,

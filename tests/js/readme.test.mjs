@@ -58,8 +58,12 @@ const CHECKS = {
     assert.ok(bound.ldp > 0 && bound.ldp <= 1 * (1 + 1e-9) && bound.ldp <= 4, JSON.stringify(bound));
     assert.ok(bound.lip > 0 && bound.lip <= bound.ldp, JSON.stringify(bound));
   },
-  'Free text (a word, a URL, an emoji): open-domain kinds #1': ({ fruit, sent, envelope, receipt }, site) => {
+  'Free text (a word, a URL, an emoji): open-domain kinds #1': ({ fruit, sent, envelope, receipt, batch, seeds, first }, site) => {
     assert.deepEqual(site.requests, []);
+    assert.equal(batch.length, 3);
+    assert.ok(seeds instanceof Uint32Array && seeds.length === 3 && batch.y.every((y) => y < 4));
+    assert.deepEqual(first, { seed: seeds[0], y: batch.y[0] });
+    assert.equal(batch.canonical(0), `${seeds[0]}:${batch.y[0]}`);
     assert.equal(fruit.kind, 'olh');
     assert.ok(Number.isInteger(sent.seed) && sent.y >= 0 && sent.y < 4, JSON.stringify(sent));
     assert.deepEqual(envelope.output, sent);

@@ -2,7 +2,7 @@
 // `@ts-expect-error` lines fail the check if the types stop rejecting them.
 import {
   init, parseMechanism, fetchMechanism, PrivliftError, errorCodes, sendReports, beaconOnPageHide,
-  type ReportEnvelope,
+  parseOpenMechanism, OpenReportBatch, type ReportEnvelope,
   type MechanismDocument, type Mechanism, type Policy, type Receipt, type ReceiptEntry,
   type Leakage, type Verification, type Check, type Claims, type ErrorCode, type MechanismKind,
 } from 'privlift';
@@ -177,4 +177,25 @@ export async function offThreadVerification(signal: AbortSignal): Promise<void> 
   void [label, now, labels, receipt, v];
   // @ts-expect-error: made by verifyAsync only
   void new AsyncMechanism();
+}
+
+export async function openBatch(url: string): Promise<void> {
+  const m = (await parseOpenMechanism('{}')).verify();
+  const batch = m.perturbBatch(['apple', 'kiwi']);
+  const n: number = batch.length;
+  const text: string = batch.canonical(0);
+  if (batch.kind === 'olh') {
+    const seeds: Uint32Array = batch.seed;
+    const ys: Uint32Array = batch.y;
+    void [seeds, ys];
+    // @ts-expect-error: an olh batch has no `bit` column
+    void batch.bit;
+  }
+  const unknown: unknown = batch;
+  if (unknown instanceof OpenReportBatch) void unknown.slice(0, 1).report(0);
+  await sendReports(url, batch.slice(0, 1000));
+  beaconOnPageHide(url, () => batch);
+  // @ts-expect-error: values are strings
+  m.perturbBatch([1, 2]);
+  void [n, text];
 }

@@ -6,15 +6,16 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Object, Reflect, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 use crate::{coded_error, js_error, policy_from_js};
 use privlift::any::Family;
 use privlift::open::{
     report_fields, OpenAudit, OpenDocument, OpenMechanism, OpenReceipt, OpenReport, OpenVerification, VerifiedOpen,
+    BLOCK,
 };
-use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng};
+use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng, Randomness};
 use privlift::verify::{work_budget, Check};
 
 /// A plain object from its members, in order.
@@ -111,6 +112,43 @@ fn receipt_js(m: &OpenMechanism, r: &OpenReceipt) -> JsValue {
         ("epsL", num(r.eps_l)),
         ("epsU", num(r.eps_u)),
     ])
+}
+
+/// The columns of `n` reports of the values joined in `text` (see
+/// `OpenMechanism.perturbJoined`), written into one fresh JS array a block at a time.
+fn joined_columns<R: Randomness>(
+    mech: &VerifiedOpen,
+    mut text: Vec<u8>,
+    n: usize,
+    rng: &mut R,
+) -> Result<Uint32Array, JsValue> {
+    let drawn = (|| {
+        let values = mech.joined_values(&text, n).map_err(js_error)?;
+        let width = mech.report_width();
+        let out = Uint32Array::new_with_length((width * n) as u32);
+        let mut buf = alloc::vec![0u32; width * BLOCK.min(n)];
+        let mut at = 0;
+        let mut drawn = Ok(());
+        while at < n {
+            let m = BLOCK.min(n - at);
+            let block = &mut buf[..width * m];
+            drawn = mech.perturb_joined_into(&values, at, rng, block);
+            if drawn.is_err() {
+                break;
+            }
+            for (f, column) in block.chunks_exact(m).enumerate() {
+                let from = (f * n + at) as u32;
+                out.subarray(from, from + m as u32).copy_from(column);
+            }
+            at += m;
+        }
+        buf.fill(0);
+        core::hint::black_box(&mut buf);
+        drawn.map(|()| out).map_err(js_error)
+    })();
+    text.fill(0);
+    core::hint::black_box(&mut text);
+    drawn
 }
 
 /// Whether the JSON document `bytes` is an open-domain one (its kind peeked, nothing built).
@@ -221,6 +259,24 @@ impl WasmOpenMechanism {
             .map(|v| self.mech.perturb(v, &mut rng).map(|r| r.canonical()))
             .collect::<Result<_, _>>()
             .map_err(js_error)
+    }
+    /// Many reports with the browser CSPRNG: `text` is the UTF-8 of `n` values joined by
+    /// U+0000 (one string, encoded once, copied into the module once); the result is one
+    /// `Uint32Array` of `n` reports as columns, one per report field in canonical order
+    /// (`[seeds…, ys…]` for `olh`). Drawn a block at a time through one buffer of the
+    /// module's memory, each block's columns copied out while in cache. Every value is
+    /// checked before the first draw (`invalid_argument` naming `values[i]`, never its
+    /// text); on any error no array is returned. No value and no report stays in the
+    /// module's memory after the call.
+    #[wasm_bindgen(js_name = perturbJoined)]
+    pub fn perturb_joined(&mut self, text: Vec<u8>, n: u32) -> Result<Uint32Array, JsValue> {
+        joined_columns(&self.mech, text, n as usize, &mut self.rng)
+    }
+    /// [`Self::perturb_joined`] with a generator seeded `seed` — tests only.
+    #[wasm_bindgen(js_name = perturbJoinedSeededForTesting)]
+    pub fn perturb_joined_seeded_for_testing(&self, text: Vec<u8>, n: u32, seed: u64) -> Result<Uint32Array, JsValue> {
+        let mut rng = DeterministicRngForTesting::seed_from_u64(seed);
+        joined_columns(&self.mech, text, n as usize, &mut rng)
     }
     /// The canonical stored text of a report (`"s:y"`, …), validated.
     pub fn canonical(&self, report: JsValue) -> Result<String, JsValue> {

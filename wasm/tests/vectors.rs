@@ -152,10 +152,23 @@ fn open(v: &Value) -> Result<(), String> {
         .map_err(js_err("OpenDocument.parseBytes"))?;
     let mech = doc.verify(policy(v)).map_err(js_err("verify"))?;
     let xs: Vec<String> = v["inputs"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_owned()).collect();
+    let joined = xs.join("\0").into_bytes();
+    let n = xs.len();
     let ys = mech.perturb_many_seeded_for_testing(xs, seed(v)).map_err(js_err("perturbManySeededForTesting"))?;
     let want: Vec<&str> = v["outputs"].as_array().unwrap().iter().map(|y| y.as_str().unwrap()).collect();
     if ys != want {
         return Err(format!("outputs: {ys:?} != {want:?} (expected)"));
+    }
+    // The batch path: the same reports as columns.
+    let cols = mech
+        .perturb_joined_seeded_for_testing(joined, n as u32, seed(v))
+        .map_err(js_err("perturbJoinedSeededForTesting"))?
+        .to_vec();
+    let width = cols.len() / n;
+    let batch: Vec<String> =
+        (0..n).map(|i| (0..width).map(|f| cols[f * n + i].to_string()).collect::<Vec<_>>().join(":")).collect();
+    if batch != want {
+        return Err(format!("outputs through the batch: {batch:?} != {want:?} (expected)"));
     }
     same_js(&mech.audit(), &a["audit"]["value"], "audit.audit")?;
     same_js(&mech.verification(), &a["verification"]["value"], "audit.verification")?;
