@@ -1,7 +1,10 @@
 //! `privlift audit`: the leakage of a mechanism document, or of a bare channel with a
-//! prior or a joint, printed as one JSON object.
+//! prior or a joint, printed as one JSON object. Every family of document is read by the
+//! one reader a client uses (`any::parse_any_within`).
 
+use privlift::any::{parse_any_within, AnyDocument};
 use privlift::leakage::{Alip, Member, Scope, DEFAULT_ALPHA_ORDER};
+use privlift::open::OpenDocument;
 use privlift::verify::{Check, DEFAULT_MAX_VERIFY_WORK};
 use privlift::{Document, Error, Leakage, Policy};
 use serde::ser::SerializeMap;
@@ -130,16 +133,24 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     };
     let report = match (a.positionals.as_slice(), a.value("matrix")) {
         ([spec], None) => {
-            if let Some(doc) = crate::continuous_design::load_continuous(spec)? {
-                if a.value("joint").is_some() || a.value("prior").is_some() {
-                    return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
-                }
-                return crate::out::print_stdout(&crate::continuous_design::audit_text(spec, &doc)?);
-            }
             if a.value("joint").is_some() || a.value("prior").is_some() {
                 return Err(CliError::usage("`--joint` and `--prior` go with `--matrix`, not with a document"));
             }
-            audit_document(spec, alpha)?
+            // Read within the budget the audit runs at: a document it would refuse is
+            // refused as read. One reader for every family, as a client's.
+            let text = files::read(spec)?;
+            match parse_any_within(&text, DEFAULT_MAX_VERIFY_WORK).map_err(|e| CliError::in_file(spec, e))? {
+                AnyDocument::Discrete(doc) => audit_document(spec, &doc, alpha)?,
+                AnyDocument::Continuous(doc) => {
+                    return crate::out::print_stdout(&crate::continuous_design::audit_text(spec, &doc)?);
+                }
+                AnyDocument::Open(doc) => {
+                    if a.value("alpha-order").is_some() {
+                        return Err(CliError::usage("`--alpha-order` is for discrete documents"));
+                    }
+                    return crate::estimate::print_json(&open_audit(spec, &doc)?);
+                }
+            }
         }
         ([], Some(m)) => match (a.value("prior"), a.value("joint")) {
             (Some(p), None) => audit_matrix(m, Source::Prior(p), alpha)?,
@@ -151,15 +162,10 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         ([_], Some(_)) => return Err(CliError::usage("give either DOC.json or `--matrix`, not both")),
         ([_, extra, ..], _) => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
     };
-    let mut text = serde_json::to_string_pretty(&report).map_err(|e| Error::Json { message: e.to_string() })?;
-    text.push('\n');
-    crate::out::print_stdout(&text)
+    crate::estimate::print_json(&report)
 }
 
-fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
-    // Read within the budget the audit runs at: a document it would refuse is refused as read.
-    let doc = Document::from_json_within(files::read(path)?.as_bytes(), DEFAULT_MAX_VERIFY_WORK)
-        .map_err(|e| CliError::in_file(path, e))?;
+fn audit_document(path: &str, doc: &Document, alpha: f64) -> Result<Report, CliError> {
     // The exact sampler a client runs, not the document's floats (one audit path).
     let v = doc.check_in(&Policy::default(), alpha, Scope::ALL).map_err(|e| CliError::in_file(path, e))?;
     let claims = (!v.claims.is_empty()).then_some(v.claims.as_slice());
@@ -167,6 +173,36 @@ fn audit_document(path: &str, alpha: f64) -> Result<Report, CliError> {
     report.x = Some((&v.leakage_x).into());
     report.srlip = doc.audit_srlip().map_err(|e| CliError::in_file(path, e))?.map(SrlipOut::from);
     Ok(report)
+}
+
+/// What `privlift audit` prints for an open-domain document: its kind, then the fields a
+/// discrete document's audit gives that mean the same here. S = X, so `ldp` (w.r.t. S) is
+/// `ldp_x`, and `lip` and `alip` are w.r.t. X under the sparse prior (the LDP without one).
+#[derive(Debug, Serialize)]
+struct OpenReport {
+    kind: &'static str,
+    lip: Num,
+    alip: AlipOut,
+    ldp: Num,
+    ldp_x: Num,
+    claims_hold: bool,
+    claims: Vec<CheckOut>,
+}
+
+/// The audit of the open randomiser that runs, and every claim checked against it (a false
+/// claim is reported, not refused, as for every kind).
+fn open_audit(path: &str, doc: &OpenDocument) -> Result<OpenReport, CliError> {
+    let v = doc.check(&Policy::default()).map_err(|e| CliError::in_file(path, e))?;
+    let a = v.audit;
+    Ok(OpenReport {
+        kind: doc.mechanism().tag(),
+        lip: Num(a.lip),
+        alip: AlipOut { eps_l: Num(a.eps_l), eps_u: Num(a.eps_u) },
+        ldp: Num(a.ldp_x),
+        ldp_x: Num(a.ldp_x),
+        claims_hold: v.claims_hold,
+        claims: v.claims.iter().map(CheckOut::from).collect(),
+    })
 }
 
 enum Source<'a> {

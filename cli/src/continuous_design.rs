@@ -20,7 +20,6 @@
 use privlift::document::{ContinuousDocument, DomainJson, PriorJson};
 use privlift::mechanism::ContinuousPolicy;
 use privlift::Error;
-use privlift::{parse_any, AnyDocument};
 use privlift_design::continuous::design::{
     design_continuous, prior_from_samples, ContinuousRequest, CONTINUOUS_METHODS,
 };
@@ -166,21 +165,6 @@ struct AuditOut {
     claims_hold: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     claims: Option<Vec<CheckOut>>,
-}
-
-/// Reads `path`; `Some(document)` when it is a continuous document.
-pub fn load_continuous(path: &str) -> Result<Option<ContinuousDocument>, CliError> {
-    let text = files::read(path)?;
-    let continuous = serde_json::from_str::<serde_json::Value>(&text)
-        .is_ok_and(|v| privlift::document::continuous::is_continuous(&v));
-    if !continuous {
-        return Ok(None);
-    }
-    match parse_any(&text) {
-        Ok(AnyDocument::Continuous(d)) => Ok(Some(d)),
-        Ok(AnyDocument::Discrete(_) | AnyDocument::Open(_)) => Ok(None),
-        Err(e) => Err(CliError::in_file(path, e)),
-    }
 }
 
 /// The `privlift audit` report of a continuous document.

@@ -31,6 +31,7 @@ Usage:
                           [--samples N --beta B]
   privlift receipt DOC.json (--output Y | --bits 0101...)
   privlift receipt DOC.json --output Y [--x X]       (continuous document)
+  privlift receipt DOC.json --output REPORT          (open domain: \"s:y\" or {\"seed\", \"y\"}, …)
   privlift design METHOD (--prior P.json | --samples S.csv) --epsilon E [--delta D]
                   --domain L,U [--step G] [--components K] [--max-verify-work W] [--id ID]   (continuous)
   privlift design olh|hadamard|hcms --epsilon E --domain strings [--max-bytes B] [--prior P.json]

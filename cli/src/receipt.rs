@@ -1,9 +1,14 @@
 //! `privlift receipt DOC.json --output Y`: the privacy receipt of a released output,
 //! computed natively by the same code a browser runs — verify (claims, exact sampler),
 //! then the lift of every value of X (and of S, when the document declares it). Used to
-//! cross-check what a page shows.
+//! cross-check what a page shows. An open-domain document takes one report of its kind
+//! (`--output`, its canonical text or JSON object) and prints the receipt the client's
+//! `OpenMechanism.receipt` gives: each listed value's lift range, one for every unlisted value.
 
-use privlift::{Document, Policy, ReceiptSection};
+use privlift::any::{parse_any_within, AnyDocument};
+use privlift::open::{OpenDocument, OpenReceipt, OpenReceiptEntry, OpenReport};
+use privlift::verify::DEFAULT_MAX_VERIFY_WORK;
+use privlift::{Policy, ReceiptSection};
 use serde::Serialize;
 
 use crate::args;
@@ -69,19 +74,30 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         return crate::help::print("receipt");
     }
     let spec = a.one_positional("`privlift receipt` needs DOC.json")?;
-    if let Some(doc) = crate::continuous_design::load_continuous(spec)? {
-        let y = a.value("output").ok_or_else(|| CliError::usage("`privlift receipt` needs `--output Y`"))?;
-        if a.value("bits").is_some() {
-            return Err(CliError::usage("`--bits` is for unary encoding, not a continuous document"));
+    // Read within the default budget the verification below runs at, by the one reader of
+    // every family.
+    let text = files::read(spec)?;
+    let doc = match parse_any_within(&text, DEFAULT_MAX_VERIFY_WORK).map_err(|e| CliError::in_file(spec, e))? {
+        AnyDocument::Discrete(doc) => doc,
+        AnyDocument::Continuous(doc) => {
+            let y = a.value("output").ok_or_else(|| CliError::usage("`privlift receipt` needs `--output Y`"))?;
+            if a.value("bits").is_some() {
+                return Err(CliError::usage("`--bits` is for unary encoding, not a continuous document"));
+            }
+            return crate::out::print_stdout(&crate::continuous_design::receipt_text(spec, &doc, y, a.value("x"))?);
         }
-        return crate::out::print_stdout(&crate::continuous_design::receipt_text(spec, &doc, y, a.value("x"))?);
-    }
+        AnyDocument::Open(doc) => {
+            let report =
+                a.value("output").ok_or_else(|| CliError::usage("`privlift receipt` needs `--output REPORT`"))?;
+            if a.value("bits").is_some() || a.value("x").is_some() {
+                return Err(CliError::usage("`--bits` and `--x` are not for an open-domain document"));
+            }
+            return crate::estimate::print_json(&OpenReceiptOut::from(&open_receipt(spec, &doc, report)?));
+        }
+    };
     if a.value("x").is_some() {
         return Err(CliError::usage("`--x` is for continuous documents"));
     }
-    // Read within the default budget the verification below runs at.
-    let doc = Document::from_json_within(files::read(spec)?.as_bytes(), privlift::verify::DEFAULT_MAX_VERIFY_WORK)
-        .map_err(|e| CliError::in_file(spec, e))?;
     let mech = doc.verify(&Policy::default()).map_err(|e| CliError::in_file(spec, e))?;
     let r = match (a.value("output"), a.value("bits")) {
         (Some(y), None) => mech.receipt_label(y)?,
@@ -105,8 +121,66 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         input: (&r.input).into(),
         secret: r.secret.as_ref().map(SectionOut::from),
     };
-    let mut text = serde_json::to_string_pretty(&out)
-        .map_err(|e| CliError::from(privlift::Error::Json { message: e.to_string() }))?;
-    text.push('\n');
-    crate::out::print_stdout(&text)
+    crate::estimate::print_json(&out)
+}
+
+/// One listed value of an open-domain receipt ([`OpenReceiptEntry`]).
+#[derive(Serialize)]
+struct OpenEntryOut<'a> {
+    value: &'a str,
+    prior: Num,
+    in_bucket: bool,
+    min_lift: Num,
+    max_lift: Num,
+}
+
+/// The receipt of an open-domain report as the library serialises it ([`OpenReceipt`]),
+/// with unbounded numbers as strings.
+#[derive(Serialize)]
+struct OpenReceiptOut<'a> {
+    mechanism_id: &'a str,
+    report: &'a OpenReport,
+    listed: Vec<OpenEntryOut<'a>>,
+    other_mass: Num,
+    unlisted_min_lift: Num,
+    unlisted_max_lift: Num,
+    eps_l: Num,
+    eps_u: Num,
+}
+
+impl<'a> From<&'a OpenReceipt> for OpenReceiptOut<'a> {
+    fn from(r: &'a OpenReceipt) -> Self {
+        let entry = |e: &'a OpenReceiptEntry| OpenEntryOut {
+            value: &e.value,
+            prior: Num(e.prior),
+            in_bucket: e.in_bucket,
+            min_lift: Num(e.min_lift),
+            max_lift: Num(e.max_lift),
+        };
+        OpenReceiptOut {
+            mechanism_id: &r.mechanism_id,
+            report: &r.report,
+            listed: r.listed.iter().map(entry).collect(),
+            other_mass: Num(r.other_mass),
+            unlisted_min_lift: Num(r.unlisted_min_lift),
+            unlisted_max_lift: Num(r.unlisted_max_lift),
+            eps_l: Num(r.eps_l),
+            eps_u: Num(r.eps_u),
+        }
+    }
+}
+
+/// Verifies an open-domain document as a client does and gives the receipt of `report`:
+/// its JSON object (`{"seed": s, "y": y}`, …) or its canonical text (`"s:y"`, what the
+/// collector stores), validated against the document's kind (`unknown_output` or `json`
+/// naming the field or the rule, never the text).
+fn open_receipt(path: &str, doc: &OpenDocument, report: &str) -> Result<OpenReceipt, CliError> {
+    let mech = doc.verify(&Policy::default()).map_err(|e| CliError::in_file(path, e))?;
+    let m = doc.mechanism();
+    let report = if report.trim_start().starts_with('{') {
+        OpenReport::from_json(m, report)?
+    } else {
+        OpenReport::parse(m, report)?
+    };
+    Ok(mech.receipt(&report)?)
 }
