@@ -222,12 +222,18 @@ fn a_krr_document_is_o_of_k_bytes_and_verifies_at_the_largest_alphabet() {
     assert!(work < 1e6, "{work}");
     let m = doc.verify(&Policy::default()).unwrap();
     let l = m.leakage_x();
-    // k-RR at ε: LDP_X is ε (up to the conservative rounding and the 2⁻⁶⁴ quantisation).
-    assert!((l.ldp_x - 2.0).abs() < 1e-9, "{}", l.ldp_x);
+    // k-RR at ε: LDP_X is ε, or below it by the keep the 32-bit draw rounds away (at most
+    // g/2³², here a relative 3·10⁻⁵ of κ: the bias check of `KeepOrUniform` lets it
+    // through at k = 4096 and ε = 2), up to the conservative rounding.
+    assert!(l.ldp_x <= 2.0 + 1e-12 && l.ldp_x > 2.0 - 1e-4, "{}", l.ldp_x);
     // Under the uniform prior P(y) = 1/k: the lifts are k·P(y|x).
     let e = 2.0f64.exp();
     let max_lift = k as f64 * e / (e + k as f64 - 1.0);
-    assert!((l.max_lift - max_lift).abs() < 1e-9 * max_lift, "{} vs {max_lift}", l.max_lift);
+    assert!(
+        l.max_lift <= max_lift * (1.0 + 1e-12) && l.max_lift > max_lift * (1.0 - 1e-4),
+        "{} vs {max_lift}",
+        l.max_lift
+    );
     let r = m.receipt(17).unwrap();
     assert_eq!(r.input.entries.len(), k);
     assert!(common::lifts_within_bounds(&r));
@@ -255,18 +261,26 @@ fn samplers_draw_the_audited_probabilities_with_randomness_independent_of_x() {
         let doc = Document::from_json(&v.to_string()).unwrap();
         let m = doc.verify(&Policy::default()).unwrap();
         let w = m.effective_channel().unwrap();
+        // One word a draw, whatever the kind: 8 bytes, or 4 for the keep-or-uniform draws
+        // of 32 bits (k-RR at ε = 1 over 5, κ = 1/2 over 3 blocks), in blocks of 64 KiB;
+        // `Counting` counts ⌈bytes/8⌉ per block.
+        let bytes = [4, 8, 4, 8, 8][i];
+        let per_block = 65_536 / bytes;
+        let words_for = |n: usize| -> usize {
+            (0..n).step_by(per_block).map(|at| ((n - at).min(per_block) * bytes).div_ceil(8)).sum()
+        };
         let mut words = None;
         for x in 0..5u32 {
             let mut rng = Counting(ChaCha8Rng::seed_from_u64(1000 + i as u64 * 10 + x as u64), 0);
             let out = m.perturb_many(&vec![x; n], &mut rng).unwrap();
-            // The same number of words for every input: one per draw, whatever the kind.
+            // The same number of words for every input.
             assert_eq!(*words.get_or_insert(rng.1), rng.1, "mechanism {i}, x {x}");
-            assert_eq!(rng.1, n, "mechanism {i}, x {x}: one word per draw");
-            // So around the batch's blocks of 8192 words too.
-            for n in [1, 8191, 8192, 8193] {
+            assert_eq!(rng.1, words_for(n), "mechanism {i}, x {x}: one word per draw");
+            // So around the batch's blocks too.
+            for n in [1, 8191, 8192, 8193, 16_383, 16_384, 16_385] {
                 let mut rng = Counting(ChaCha8Rng::seed_from_u64(7), 0);
                 m.perturb_many(&vec![x; n], &mut rng).unwrap();
-                assert_eq!(rng.1, n, "mechanism {i}, x {x}, {n} draws");
+                assert_eq!(rng.1, words_for(n), "mechanism {i}, x {x}, {n} draws");
             }
             let mut counts = vec![0usize; w.cols()];
             out.iter().for_each(|&y| counts[y as usize] += 1);

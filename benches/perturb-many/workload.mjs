@@ -9,7 +9,8 @@
 //                     do not depend on its input)
 //   keepOrUniform     the JS loop a developer would write instead: keep x with probability
 //                     κ, else a uniform draw over the k values; two crypto.getRandomValues
-//                     u32 words a report (8 bytes, as perturbMany's one 64-bit word); a new
+//                     u32 words a report (8 bytes; perturbIndices draws one 32-bit word at
+//                     these k, one 64-bit word where its bias check refuses 32 bits); a new
 //                     array out
 //   keepOrUniformInPlace  the same loop writing its outputs over its inputs
 //   getRandomValues   crypto.getRandomValues into 64 KiB views: the byte rate both draw on

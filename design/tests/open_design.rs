@@ -21,8 +21,10 @@ fn round_trip(req: &OpenRequest) -> OpenDocument {
     let v = back.verify(&Policy::default()).unwrap_or_else(|e| panic!("{req:?}: {e}"));
     let audit = v.audit();
     assert_eq!(back.claims().ldp_x.get(), audit.ldp_x, "{req:?}");
-    // The quantised sampler's LDP is ε within rounding of the weights, on either side.
-    assert!((audit.ldp_x - req.epsilon).abs() <= 1e-9 * req.epsilon, "{req:?}: {audit:?}");
+    // The quantised sampler's LDP is ε within rounding of the weights (a 64-bit draw, on
+    // either side), or below it by the keep a 32-bit draw rounds away.
+    let eps = req.epsilon;
+    assert!(audit.ldp_x <= eps * (1.0 + 1e-9) && audit.ldp_x >= eps * (1.0 - 1e-4), "{req:?}: {audit:?}");
     assert_eq!(back.claims().lip.map(|l| l.get()), req.prior.as_ref().map(|_| audit.lip), "{req:?}");
     back
 }

@@ -168,8 +168,9 @@ fn a_fully_listed_prior_bounds_the_lip_below_the_ldp() {
     let e2 = libm::exp(2.0);
     let (a_, b_) = (e2 / (e2 + 3.0), 1.0 / (e2 + 3.0));
     let (hi, lo) = (a_ / (b_ + (a_ - b_) * 0.25), b_ / (b_ + (a_ - b_) * 0.75));
-    assert!((a.eps_u - libm::log(hi)).abs() < 1e-9, "{a:?}");
-    assert!((a.eps_l + libm::log(lo)).abs() < 1e-9, "{a:?}");
+    // The κ drawn (32-bit words at g = 4) is within g/2³² ≈ 1e-9 of the formula's, below it.
+    assert!((a.eps_u - libm::log(hi)).abs() < 1e-8, "{a:?}");
+    assert!((a.eps_l + libm::log(lo)).abs() < 1e-8, "{a:?}");
     assert!(a.lip < a.ldp_x);
 }
 

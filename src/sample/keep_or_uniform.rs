@@ -1,13 +1,13 @@
 //! The keep-or-uniform sampler: P(y|x) = κ·[y = x] + (1 − κ)/g over g outputs (k-RR,
-//! Warner's randomised response, `rr_lip` with uniform mixing), drawn from one 64-bit word
-//! by one 64 × 32-bit product and a comparison, and no table.
+//! Warner's randomised response, `rr_lip` with uniform mixing), drawn from one uniform
+//! word — 32 bits when the exact check below allows it, else 64 — by one product and a
+//! comparison, and no table.
 //!
-//! # The draw
+//! # The 64-bit draw
 //! A uniform word r ∈ [0, 2⁶⁴) and the product p = r·g < g·2⁶⁴ (exact, 128 bits) give the
 //! bucket y(r) = ⌊p / 2⁶⁴⌋ ∈ [0, g) and the fraction f(r) = p mod 2⁶⁴. The draw keeps x
 //! when f(r) < T, and outputs y(r) otherwise. T is ⌊κ·2⁶⁴⌋ (at least 1 when κ > 0).
 //!
-//! # The exact channel (what the audit reads)
 //! Bucket y is the interval of words r ∈ [L_y, L_{y+1}) with L_y = ⌈y·2⁶⁴/g⌉. On it,
 //! f(r) = r·g − y·2⁶⁴ runs through the arithmetic progression a_y, a_y + g, a_y + 2g, …
 //! below 2⁶⁴, starting at a_y = L_y·g − y·2⁶⁴ = (−y·2⁶⁴) mod g ∈ [0, g). So bucket y holds
@@ -25,15 +25,40 @@
 //! mixture reads (`leakage::MixExact`). Each W_y is within 1 of (2⁶⁴ − W_κ)/g, and W_κ
 //! within g of T (equal to T when g is odd: then r ↦ r·g mod 2⁶⁴ is a bijection).
 //!
+//! # The 32-bit draw
+//! A uniform word r ∈ [0, 2³²), p = r·g < g·2³² (one 64-bit product), the bucket
+//! y(r) = ⌊p / 2³²⌋ and the fraction f(r) = p mod 2³², as above over 2³². Here the draw
+//! outputs y(r) when f(r) < F = g·w, and keeps x otherwise: the outputs come first in each
+//! bucket. The fractions of bucket y are a_y + j·g (a_y ∈ [0, g)), and those below g·w are
+//! exactly j = 0 … w − 1, all below 2³² when g·w ≤ 2³²: **every bucket outputs y on exactly
+//! w words**, and W_κ = 2³² − g·w. The channel is exactly κ₃₂·I + (1 − κ₃₂)/g with
+//! κ₃₂ = 1 − g·w/2³², no output favoured by a rounding.
+//!
+//! w = ⌈(2³² − ⌊κ·2³²⌋)/g⌉, the smallest with g·w ≥ (1 − κ)·2³², so κ₃₂ ≤ κ: the channel
+//! drawn is the document's followed by a garbling (keep the output with probability
+//! κ₃₂/κ, else draw it uniformly), so every leakage the audit reads — LDP, LIP, ALIP, the
+//! lift measures, mutual information — is at most the document's, exactly, and every claim
+//! the document's channel meets the drawn one meets. What it costs is utility: κ₃₂ falls
+//! short of κ by Δ < g/2³², which the curator's estimates from the document's κ carry as a
+//! bias of at most Δ/κ of a frequency's distance to 1/g. The 32-bit draw is used only
+//! when Δ is below a tenth of the standard error of a frequency estimated from
+//! [`FIDELITY_REPORTS`] reports ([`fits_32_bits`]); otherwise (large g, where the grid of
+//! 2³² is coarse: k = 4096 at ε = 1 loses 0.2 % of κ; or g·w > 2³², as for κ = 0 and g not a
+//! power of 2) the draw takes 64 bits.
+//!
 //! # Timing and randomness
-//! One word per draw, whatever x is; the same instructions for every x (two 32 × 32-bit
-//! products for the bucket, one for the fraction, a comparison, a branch-free select), and
-//! no memory read that depends on x or on the word: no table, so no cache line to time.
+//! One word per draw, whatever x is (4 bytes or 8 in a batch, fixed by the document); the
+//! same instructions for every x (the products, a comparison, a branch-free select), and no
+//! memory read that depends on x or on the word: no table, so no cache line to time.
 
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
 use crate::rng::Randomness;
+
+/// The number of reports up to which a 32-bit draw's bias stays below a tenth of the
+/// standard error of every frequency estimate ([`fits_32_bits`]): a billion.
+pub const FIDELITY_REPORTS: f64 = 1e9;
 
 /// Keep the input with probability κ, else a uniform output over g: the exact integer
 /// sampler of the module documentation.
@@ -41,8 +66,39 @@ use crate::rng::Randomness;
 pub struct KeepOrUniform {
     /// g, the number of outputs (and of inputs).
     g: u64,
-    /// T: the draw keeps x when its fraction is below T.
-    threshold: u64,
+    /// How a word is drawn.
+    word: Word,
+}
+
+/// The word of a draw and its rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Word {
+    /// 64 bits: keeps x when the fraction is below `threshold` (T).
+    Bits64 { threshold: u64 },
+    /// 32 bits: outputs the bucket when the fraction is below `outputs` (F = g·w ≤ 2³²),
+    /// else keeps x.
+    Bits32 { outputs: u64 },
+}
+
+/// 2³².
+const TWO32: u64 = 1 << 32;
+
+/// F = g·w of the 32-bit draw of κ = `keep` over `g` outputs, if g·w ≤ 2³² and its Δ
+/// passes the fidelity check of the module documentation: Δ ≤ σ/10, with σ the standard
+/// error of a frequency from [`FIDELITY_REPORTS`] reports, √(q(1 − q)/N)/κ at the least
+/// likely output probability q ∈ {(1 − κ)/g, κ + (1 − κ)/g}: Δ/κ·|f − 1/g| ≤ Δ/κ ≤ σ/10.
+pub fn fits_32_bits(keep: f64, g: u64) -> Option<u64> {
+    // κ·2³² is exact in f64 (a power of 2), and its floor fits: κ < 1.
+    let kept = (keep * TWO32 as f64) as u64;
+    let w = (TWO32 - kept).div_ceil(g);
+    let outputs = g.checked_mul(w).filter(|&f| f <= TWO32)?;
+    let kept32 = TWO32 - outputs;
+    // Δ ≥ 0: kept32 ≤ kept ≤ κ·2³². Both terms are exact; the difference rounds once.
+    let delta = keep - kept32 as f64 / TWO32 as f64;
+    let off = (1.0 - keep) / g as f64;
+    let var = |q: f64| q * (1.0 - q);
+    let sd = (var(off).min(var(keep + off)) / FIDELITY_REPORTS).sqrt() / keep;
+    (keep == 0.0 && delta == 0.0 || delta / keep <= sd / 10.0).then_some(outputs)
 }
 
 impl KeepOrUniform {
@@ -67,11 +123,20 @@ impl KeepOrUniform {
                 alloc::format!("a keep-or-uniform sampler needs 1..2^32 outputs, got {g}"),
             ));
         }
+        let g = g as u64;
+        if let Some(outputs) = fits_32_bits(keep, g) {
+            return Ok(KeepOrUniform { g, word: Word::Bits32 { outputs } });
+        }
+        Ok(Self::bits64(keep, g))
+    }
+
+    /// The 64-bit draw of κ = `keep` (in [0, 1)) over `g` (in 1..2³²) outputs.
+    fn bits64(keep: f64, g: u64) -> Self {
         // κ < 1 in f64 is at most 1 − 2⁻⁵³, so κ·2⁶⁴ < 2⁶⁴ and the floor (`as`) fits; a
         // non-zero κ never quantises to 0.
         let scaled = (keep * 18446744073709551616.0) as u64;
         let threshold = if keep > 0.0 { scaled.max(1) } else { 0 };
-        Ok(KeepOrUniform { g: g as u64, threshold })
+        KeepOrUniform { g, word: Word::Bits64 { threshold } }
     }
 
     /// g.
@@ -84,13 +149,27 @@ impl KeepOrUniform {
         self.g == 0
     }
 
+    /// The bytes of randomness a draw takes: 4 or 8.
+    pub fn word_bytes(&self) -> usize {
+        match self.word {
+            Word::Bits64 { .. } => 8,
+            Word::Bits32 { .. } => 4,
+        }
+    }
+
     /// (W_κ, (W_y)_y): the numerators over 2⁶⁴ of keeping x and of each output y (the
-    /// counts of the module documentation, summing to 2⁶⁴).
+    /// counts of the module documentation, summing to 2⁶⁴; the 32-bit draw's times 2³²).
     pub fn weights(&self) -> (u128, Vec<u128>) {
+        let (g, t) = match self.word {
+            Word::Bits32 { outputs } => {
+                let w = u128::from(outputs / self.g) << 32;
+                return (u128::from(TWO32 - outputs) << 32, alloc::vec![w; self.g as usize]);
+            }
+            Word::Bits64 { threshold } => (self.g, threshold),
+        };
         // On u64 (g < 2³², so y·m < 2⁶⁴; wasm32 divides u128 in software): m = 2⁶⁴ mod g,
         // a_y = (g − y·m mod g) mod g, n_y = ⌈(2⁶⁴ − a_y)/g⌉ = ⌊(2⁶⁴ − 1 − a_y)/g⌋ + 1, and
         // c_y = ⌊(T − a_y − 1)/g⌋ + 1 when T > a_y.
-        let (g, t) = (self.g, self.threshold);
         let m = (u64::MAX % g + 1) % g;
         let mut keep = 0u128;
         let w = (0..g)
@@ -107,27 +186,47 @@ impl KeepOrUniform {
     }
 
     /// Maps one uniform word to an output for input `x` (branch-free): the same work, and
-    /// the same word, whatever `x` is.
+    /// the same word, whatever `x` is. The 32-bit draw reads the word's low 32 bits.
     #[inline(always)]
     pub fn sample_word(&self, x: usize, r: u64) -> usize {
+        match self.word {
+            Word::Bits64 { threshold } => Self::draw64(self.g, threshold, x, r),
+            Word::Bits32 { outputs } => Self::draw32(self.g, outputs, x, r as u32),
+        }
+    }
+
+    /// The 64-bit draw.
+    #[inline(always)]
+    fn draw64(g: u64, threshold: u64, x: usize, r: u64) -> usize {
         // p = r·g = A·2³² + B with A = (r >> 32)·g and B = (r mod 2³²)·g, each below 2⁶⁴
         // (g < 2³²), and A + ⌊B / 2³²⌋ < 2⁶⁴: the bucket is its top 32 bits' carry into
         // bit 64, the fraction p's low 64 bits.
-        let g = self.g;
         let (a, b) = ((r >> 32) * g, (r & 0xffff_ffff) * g);
         let bucket = ((a + (b >> 32)) >> 32) as usize;
         let fraction = r.wrapping_mul(g);
-        let mask = ((fraction < self.threshold) as usize).wrapping_neg();
+        let mask = ((fraction < threshold) as usize).wrapping_neg();
         (x & mask) | (bucket & !mask)
     }
 
+    /// The 32-bit draw.
+    #[inline(always)]
+    fn draw32(g: u64, outputs: u64, x: usize, r: u32) -> usize {
+        let p = u64::from(r) * g;
+        let mask = (((p & 0xffff_ffff) >= outputs) as usize).wrapping_neg();
+        (x & mask) | ((p >> 32) as usize & !mask)
+    }
+
     /// Replaces every input in `xs` by its draw, one word each, in order (fetched a block
-    /// at a time: `draws`). Inputs must be valid.
+    /// at a time: `draws`, or `draws32` for 32-bit words). Inputs must be valid.
     ///
     /// # Errors
     /// `rng` if the random source fails.
     pub fn sample_in_place<R: Randomness + ?Sized>(&self, xs: &mut [u32], rng: &mut R) -> Result<()> {
-        super::draws(xs, rng, |x, r| self.sample_word(x, r))
+        let g = self.g;
+        match self.word {
+            Word::Bits64 { threshold } => super::draws(xs, rng, |x, r| Self::draw64(g, threshold, x, r)),
+            Word::Bits32 { outputs } => super::draws32(xs, rng, |x, r| Self::draw32(g, outputs, x, r)),
+        }
     }
 }
 
@@ -141,71 +240,103 @@ mod tests {
 
     /// The draw of the module documentation, in 128-bit arithmetic: (kept, bucket).
     fn spec(s: &KeepOrUniform, r: u64) -> (bool, usize) {
-        let p = u128::from(r) * u128::from(s.g);
-        ((p as u64) < s.threshold, (p >> 64) as usize)
+        match s.word {
+            Word::Bits64 { threshold } => {
+                let p = u128::from(r) * u128::from(s.g);
+                ((p as u64) < threshold, (p >> 64) as usize)
+            }
+            Word::Bits32 { outputs } => {
+                let p = u128::from(r as u32) * u128::from(s.g);
+                (p % (1 << 32) >= u128::from(outputs), (p >> 32) as usize)
+            }
+        }
     }
 
-    /// What the batch path outputs for input `x` and the one word `r`.
+    /// The words a draw reads: 2⁶⁴ or 2³².
+    fn words(s: &KeepOrUniform) -> u128 {
+        1 << (8 * s.word_bytes())
+    }
+
+    /// What the batch path outputs for input `x` and the one word `r` (its low 32 bits
+    /// for a 32-bit draw: the first four bytes of the source).
     fn batch_draw(s: &KeepOrUniform, x: u32, r: u64) -> usize {
         let mut xs = [x];
         s.sample_in_place(&mut xs, &mut crate::sample::tests::Words::new(alloc::vec![r])).unwrap();
         xs[0] as usize
     }
 
-    /// Instances: g from 1 to 2³² − 1, κ at the ends and inside, and random ones.
+    /// The 32-bit draw that outputs on `w` words of each bucket.
+    fn bits32(g: u64, w: u64) -> KeepOrUniform {
+        KeepOrUniform { g, word: Word::Bits32 { outputs: g * w } }
+    }
+
+    /// Instances: g from 1 to 2³² − 1, κ at the ends and inside, and random ones, with
+    /// both draws.
     fn instances() -> Vec<KeepOrUniform> {
         let mut out = Vec::new();
-        for g in [1usize, 2, 3, 7, 21, 256, 257, 1000, (1 << 31) + 11, u32::MAX as usize] {
+        for g in [1usize, 2, 3, 7, 21, 256, 257, 1000, 4096, (1 << 31) + 11, u32::MAX as usize] {
             for keep in [0.0, 1e-300, 0.25, 0.5, (1f64.exp() - 1.0) / (1f64.exp() + g as f64 - 1.0), 1.0 - 1e-16] {
                 out.push(KeepOrUniform::new(keep, g).unwrap());
+                out.push(KeepOrUniform::bits64(keep, g as u64));
             }
         }
         let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(32);
         for _ in 0..60 {
             let g = rng.random_range(1..=300);
             let threshold = match rng.random_range(0..4) {
-                0 => rng.random_range(0..2 * g as u64),
-                1 => u64::MAX - rng.random_range(0..2 * g as u64),
+                0 => rng.random_range(0..2 * g),
+                1 => u64::MAX - rng.random_range(0..2 * g),
                 _ => rng.random(),
             };
-            out.push(KeepOrUniform { g: g as u64, threshold });
+            out.push(KeepOrUniform { g, word: Word::Bits64 { threshold } });
+            let w_max = TWO32 / g;
+            out.push(bits32(g, [0, 1, w_max, w_max - 1, rng.random_range(0..=w_max)][rng.random_range(0..5)]));
         }
+        out.extend([bits32(u32::MAX.into(), 1), bits32(1 << 31, 2), bits32(1, TWO32)]);
         out
     }
 
     #[test]
     fn the_batch_draws_exactly_the_weights_the_audit_reads() {
         // The exact channel of the batch path, counted from its outputs: the buckets'
-        // bounds L_y = ⌈y·2⁶⁴/g⌉ from their definition; inside each, the words that keep
-        // input x = g (no output's index) come first, found by bisection, and the rest
-        // output y. Every count must equal `weights` (W_κ and each W_y), and the weights
-        // must sum to 2⁶⁴. Only small g are counted bucket by bucket.
+        // bounds L_y = ⌈y·2ᵇ/g⌉ (b = 64 or 32) from their definition; each bucket is two
+        // runs — the words that keep input x = g (no output's index) and those that output
+        // y, in either order — whose boundary is found by bisection. Every count, scaled to
+        // 2⁶⁴, must equal `weights` (W_κ and each W_y), and the weights must sum to 2⁶⁴.
+        // Only small g are counted bucket by bucket.
         for s in instances().into_iter().filter(|s| s.g <= 1000) {
-            let (g, sentinel) = (s.g as u128, s.g as u32);
-            let bound = |y: u128| (y * TWO64).div_ceil(g);
+            let (g, sentinel, total) = (s.g as u128, s.g as u32, words(&s));
+            let bound = |y: u128| (y * total).div_ceil(g);
+            let out = |r: u128| batch_draw(&s, sentinel, r as u64);
             let (mut keep, mut mass) = (0u128, alloc::vec![0u128; s.len()]);
             for y in 0..g {
                 let (lo, hi) = (bound(y), bound(y + 1));
-                let out = |r: u128| batch_draw(&s, sentinel, r as u64);
-                // The first word of the bucket that outputs y (hi if none does).
+                if lo == hi {
+                    continue;
+                }
+                let first = out(lo);
+                assert!(first == s.len() || first == y as usize, "{s:?}, bucket {y}");
+                // The first word of the bucket that draws otherwise than its first (hi if none).
                 let (mut a, mut b) = (lo, hi);
                 while a < b {
                     let mid = a + (b - a) / 2;
-                    if out(mid) == y as usize {
+                    if out(mid) != first {
                         b = mid
                     } else {
                         a = mid + 1
                     }
                 }
-                // The bucket is a run of keeps, then a run of y: checked at its ends.
-                if a > lo {
-                    assert!(out(lo) == s.len() && out(a - 1) == s.len(), "{s:?}, bucket {y}");
-                }
+                // Two runs: checked at their ends.
+                assert_eq!(out(a - 1), first, "{s:?}, bucket {y}");
                 if a < hi {
-                    assert!(out(a) == y as usize && out(hi - 1) == y as usize, "{s:?}, bucket {y}");
+                    let second = out(a);
+                    assert!(second != first && (second == s.len() || second == y as usize), "{s:?}, bucket {y}");
+                    assert_eq!(out(hi - 1), second, "{s:?}, bucket {y}");
                 }
-                keep += a - lo;
-                mass[y as usize] += hi - a;
+                let (runs, scale) = ([a - lo, hi - a], TWO64 / total);
+                let kept = if first == s.len() { runs[0] } else { runs[1] };
+                keep += kept * scale;
+                mass[y as usize] += (hi - lo - kept) * scale;
             }
             let (w_keep, w) = s.weights();
             assert_eq!((keep, &mass), (w_keep, &w), "{s:?}");
@@ -219,32 +350,91 @@ mod tests {
         // (up to 2³² − 1, where the 32-bit halves' products come closest to 2⁶⁴).
         let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(7);
         for s in instances() {
-            let g = u128::from(s.g);
+            let (g, total) = (u128::from(s.g), words(&s));
             let mut words: Vec<u64> = (0..2000).map(|_| rng.random()).collect();
             for y in [1, 2, g / 2, g - 1] {
-                let l = (y * TWO64).div_ceil(g);
+                let l = (y * total).div_ceil(g);
                 words.extend([l.saturating_sub(1), l, l + 1].map(|v| v.min(u64::MAX as u128) as u64));
             }
-            words.extend([0, 1, u64::MAX, u64::MAX - 1, s.threshold, s.threshold.wrapping_sub(1)]);
+            let edge = match s.word {
+                Word::Bits64 { threshold } => threshold,
+                Word::Bits32 { outputs } => outputs,
+            };
+            words.extend([0, 1, u64::MAX, u64::MAX - 1, u32::MAX.into(), edge, edge.wrapping_sub(1)]);
             for r in words {
                 let (kept, bucket) = spec(&s, r);
                 let x = (r % s.g) as usize;
                 assert_eq!(s.sample_word(x, r), if kept { x } else { bucket }, "{s:?}, r = {r:#x}");
+                assert_eq!(batch_draw(&s, x as u32, r), s.sample_word(x, r), "{s:?}, r = {r:#x}");
             }
         }
     }
 
     #[test]
+    fn the_32_bit_draw_is_uniform_and_keeps_at_most_kappa() {
+        // Every 32-bit draw the constructor picks: each output's weight the same (no output
+        // favoured), and W_κ ≤ κ·2⁶⁴ (exact: a product by a power of 2), so that its channel
+        // is the document's garbled (module documentation) and no leakage exceeds it.
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(33);
+        let mut picked = 0;
+        for _ in 0..3000 {
+            let g = rng.random_range(1..=2000usize);
+            let keep = match rng.random_range(0..3) {
+                0 => rng.random::<f64>(),
+                1 => {
+                    let e = rng.random_range(0.01f64..8.0).exp();
+                    (e - 1.0) / (e + g as f64 - 1.0)
+                }
+                _ => rng.random_range(0.0..1e-6),
+            };
+            let s = KeepOrUniform::new(keep, g).unwrap();
+            let (w_keep, w) = s.weights();
+            if s.word_bytes() == 4 {
+                picked += 1;
+                assert!(w.iter().all(|&v| v == w[0]), "{s:?}");
+                assert!(w_keep <= (keep * TWO64 as f64) as u128, "{s:?}, κ = {keep}");
+            }
+        }
+        assert!(picked > 1000, "{picked}");
+    }
+
+    #[test]
+    fn the_word_is_32_bits_where_its_bias_is_below_the_noise() {
+        // k-RR at ε: κ = (e^ε − 1)/(e^ε + k − 1). At ε = 1, k = 2, 21 and 256 draw 32 bits;
+        // k = 4096 (κ short by 0.2 %) and κ = 0 over g not a power of 2 (g·w > 2³²) draw 64.
+        let krr = |eps: f64, k: usize| KeepOrUniform::new((eps.exp() - 1.0) / (eps.exp() + k as f64 - 1.0), k).unwrap();
+        for k in [2, 21, 256] {
+            assert_eq!(krr(1.0, k).word_bytes(), 4, "k = {k}");
+        }
+        assert_eq!(krr(1.0, 4096).word_bytes(), 8);
+        assert_eq!(KeepOrUniform::new(0.0, 5).unwrap().word_bytes(), 8);
+        let uniform = KeepOrUniform::new(0.0, 4).unwrap();
+        assert_eq!(uniform.weights(), (0, alloc::vec![TWO64 / 4; 4]));
+        // The loss at k = 4096 that the check refuses, and the one it accepts at k = 256.
+        let loss = |k: usize| {
+            let e = 1f64.exp();
+            let keep = (e - 1.0) / (e + k as f64 - 1.0);
+            let outputs = (k as u64) * (TWO32 - (keep * TWO32 as f64) as u64).div_ceil(k as u64);
+            1.0 - (TWO32 - outputs) as f64 / TWO32 as f64 / keep
+        };
+        assert!(loss(4096) > 1e-3 && loss(256) < 1e-5, "{} {}", loss(4096), loss(256));
+    }
+
+    #[test]
     fn keep_quantises_down_and_never_to_zero() {
-        let s = KeepOrUniform::new(0.5, 3).unwrap();
-        assert_eq!(s.threshold, 1 << 63);
+        let s = KeepOrUniform::bits64(0.5, 3);
+        assert_eq!(s.word, Word::Bits64 { threshold: 1 << 63 });
         // g odd: r ↦ r·g mod 2⁶⁴ is a bijection, so W_κ = T exactly.
         assert_eq!(s.weights().0, 1 << 63);
-        assert_eq!(KeepOrUniform::new(1e-300, 5).unwrap().threshold, 1);
+        assert_eq!(KeepOrUniform::new(1e-300, 5).unwrap().word, Word::Bits64 { threshold: 1 });
         assert_eq!(
-            KeepOrUniform::new(0.0, 5).unwrap().weights(),
+            KeepOrUniform::bits64(0.0, 5).weights(),
             (0, alloc::vec![TWO64 / 5 + 1, TWO64 / 5, TWO64 / 5, TWO64 / 5, TWO64 / 5])
         );
+        // The 32-bit draw of κ = 1/2 over 3: w = ⌈2³¹/3⌉ words an output, the rest keep.
+        let w = (1u64 << 31).div_ceil(3);
+        assert_eq!(KeepOrUniform::new(0.5, 3).unwrap(), bits32(3, w));
+        assert_eq!(bits32(3, w).weights(), (u128::from(TWO32 - 3 * w) << 32, alloc::vec![u128::from(w) << 32; 3]));
         for (keep, g) in [(1.0, 3), (f64::NAN, 3), (-0.1, 3), (0.5, 0), (0.5, 1 << 32)] {
             assert!(matches!(KeepOrUniform::new(keep, g), Err(Error::InvalidArgument { .. })), "{keep}, {g}");
         }
@@ -252,16 +442,23 @@ mod tests {
 
     #[test]
     fn every_input_consumes_the_same_words() {
-        // The randomness a batch consumes does not depend on the inputs: 8 bytes a report,
-        // one word each, in order, for every x.
-        let s = KeepOrUniform::new(0.3, 21).unwrap();
+        // The randomness a batch consumes does not depend on the inputs: one word a report,
+        // in order, for every x (8 bytes, or 4 for a 32-bit draw).
         let words: Vec<u64> = (0..20_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-        for x in 0..21u32 {
-            let mut source = crate::sample::tests::Words::new(words.clone());
-            let mut xs = alloc::vec![x; words.len()];
-            s.sample_in_place(&mut xs, &mut source).unwrap();
-            assert_eq!(source.consumed(), 8 * words.len(), "x = {x}");
-            assert!(xs.iter().zip(&words).all(|(&y, &r)| y as usize == s.sample_word(x as usize, r)));
+        for s in [KeepOrUniform::bits64(0.3, 21), KeepOrUniform::new(0.3, 21).unwrap()] {
+            let bytes = s.word_bytes();
+            // The words as the batch reads them: 8 bytes each, or each 64-bit word's halves.
+            let drawn: Vec<u64> = match bytes {
+                8 => words.clone(),
+                _ => words.iter().flat_map(|&w| [w & 0xffff_ffff, w >> 32]).collect(),
+            };
+            for x in 0..21u32 {
+                let mut source = crate::sample::tests::Words::new(words.clone());
+                let mut xs = alloc::vec![x; drawn.len()];
+                s.sample_in_place(&mut xs, &mut source).unwrap();
+                assert_eq!(source.consumed(), bytes * drawn.len(), "x = {x}");
+                assert!(xs.iter().zip(&drawn).all(|(&y, &r)| y as usize == s.sample_word(x as usize, r)));
+            }
         }
     }
 }

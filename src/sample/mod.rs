@@ -16,35 +16,59 @@ pub use unary::UnarySampler;
 use crate::error::Result;
 use crate::rng::Randomness;
 
-/// Uniform words fetched a block at a time: 8192, the 64 KiB one `crypto.getRandomValues`
-/// call fills at most (fewer calls into the OS or the browser; the JS keep-or-uniform loop
-/// of `benches/perturb-many/` fills the same size).
-pub(crate) const BLOCK_WORDS: usize = 8192;
+/// Random bytes fetched a block at a time: 64 KiB, what one `crypto.getRandomValues` call
+/// fills at most (fewer calls into the OS or the browser; the JS keep-or-uniform loop of
+/// `benches/perturb-many/` fills the same size): 8192 64-bit words, or 16,384 32-bit ones.
+pub(crate) const BLOCK_BYTES: usize = 65536;
 
-/// Replaces each input x of `xs` by its draw `f(x, r)`, each from one uniform word r: the
-/// words fetched [`BLOCK_WORDS`] at a time, straight from the source into one buffer
-/// ([`Randomness::fill_block`]: no pool in between), and zeroed once the batch is drawn, so
-/// that no word that decided an output outlives the call. Eight bytes a report whatever x
-/// is; a seeded source gives the stream [`Randomness::fill_words`] gives, word for word.
+/// Replaces each input x of `xs` by its draw `f(x, r)`, each from one uniform 64-bit word
+/// r: the words fetched [`BLOCK_BYTES`] at a time, straight from the source into one
+/// buffer ([`Randomness::fill_block`]: no pool in between), and zeroed once the batch is
+/// drawn, so that no word that decided an output outlives the call. Eight bytes a report
+/// whatever x is; a seeded source gives the stream [`Randomness::fill_words`] gives, word
+/// for word.
 #[inline(always)]
 pub(crate) fn draws<R: Randomness + ?Sized>(
     xs: &mut [u32],
     rng: &mut R,
     f: impl Fn(usize, u64) -> usize,
 ) -> Result<()> {
-    let mut block = alloc::vec![0u8; 8 * BLOCK_WORDS.min(xs.len())];
+    in_blocks(xs, rng, u64::from_le_bytes, f)
+}
+
+/// [`draws`] from uniform 32-bit words: four bytes a report, read little-endian.
+#[inline(always)]
+pub(crate) fn draws32<R: Randomness + ?Sized>(
+    xs: &mut [u32],
+    rng: &mut R,
+    f: impl Fn(usize, u32) -> usize,
+) -> Result<()> {
+    in_blocks(xs, rng, u32::from_le_bytes, f)
+}
+
+/// Replaces each input x of `xs` by `f(x, word(bytes))`, `B` random bytes an input,
+/// [`BLOCK_BYTES`] a block, fetched into one buffer that is zeroed when the batch ends.
+#[inline(always)]
+fn in_blocks<const B: usize, W, R: Randomness + ?Sized>(
+    xs: &mut [u32],
+    rng: &mut R,
+    word: impl Fn([u8; B]) -> W,
+    f: impl Fn(usize, W) -> usize,
+) -> Result<()> {
+    let inputs = BLOCK_BYTES / B;
+    let mut block = alloc::vec![0u8; B * inputs.min(xs.len())];
     let mut drawn = Ok(());
-    for chunk in xs.chunks_mut(BLOCK_WORDS) {
-        let bytes = &mut block[..8 * chunk.len()];
+    for chunk in xs.chunks_mut(inputs) {
+        let bytes = &mut block[..B * chunk.len()];
         drawn = rng.fill_block(bytes);
         if drawn.is_err() {
             break;
         }
         // Indices, not iterator adapters: at the wasm build's opt-level "s" a `zip` with
         // `chunks_exact` stayed a call per word with a bounds check per byte (half of
-        // `perturbMany`); here each word is one 8-byte slice whose length the compiler sees.
+        // `perturbMany`); here each word is one B-byte slice whose length the compiler sees.
         for i in 0..chunk.len() {
-            let r = u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap_or_default());
+            let r = word(bytes[B * i..B * i + B].try_into().unwrap_or([0; B]));
             chunk[i] = f(chunk[i] as usize, r) as u32;
         }
     }

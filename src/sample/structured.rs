@@ -107,6 +107,15 @@ impl MixSampler {
         (x & mask) | (drawn & !mask)
     }
 
+    /// The bytes of randomness a batch draw takes: 4 for a 32-bit keep-or-uniform word
+    /// ([`KeepOrUniform`]), else 8.
+    pub fn word_bytes(&self) -> usize {
+        match &self.draw {
+            MixDraw::Uniform(u) => u.word_bytes(),
+            MixDraw::Alias(_) => 8,
+        }
+    }
+
     /// Replaces every input in `xs` by its draw, one word each, in order; the way of
     /// drawing matched once, not once per draw. Inputs must be valid.
     ///
@@ -219,8 +228,18 @@ impl Categorical {
         Ok(self.sample_word(x, rng.next_word()?))
     }
 
-    /// Replaces every input in `xs` by its draw, one uniform word each, in order; inputs
-    /// must be valid.
+    /// The bytes of randomness a batch draw takes an input: 8, or 4 for a mixture drawn
+    /// from 32-bit words ([`KeepOrUniform`]).
+    pub fn word_bytes(&self) -> usize {
+        match self {
+            Categorical::Mix(m) => m.word_bytes(),
+            Categorical::Merge { inner, .. } => inner.word_bytes(),
+            Categorical::Dense(_) | Categorical::Sparse(_) => 8,
+        }
+    }
+
+    /// Replaces every input in `xs` by its draw, one uniform word each (of
+    /// [`Self::word_bytes`]), in order; inputs must be valid.
     ///
     /// # Errors
     /// `rng` if the random source fails.
@@ -339,19 +358,24 @@ mod tests {
 
     #[test]
     fn the_batch_is_the_per_word_draw_in_stream_order() {
-        // Across blocks of 8192 words: the seeded stream (the golden vectors') is consumed
-        // word by word, each word drawn as `sample_word` draws it.
+        // Across blocks of 64 KiB: the seeded stream (the golden vectors') is consumed word
+        // by word, each word (32 bits for the krr of 21, 64 for the dense channel) drawn as
+        // `sample_word` draws it.
         let dense = Categorical::Dense(super::super::alias::DenseSampler::new(
             super::super::alias::QuantisedChannel::new(3, 3, &[0.5, 0.25, 0.25, 0.1, 0.8, 0.1, 0.3, 0.3, 0.4]).unwrap(),
         ));
+        assert_eq!(krr(21).word_bytes(), 4);
         for c in [Categorical::Mix(krr(21)), dense] {
             let k = c.inputs() as u32;
             let xs: Vec<u32> = (0..20_000u32).map(|i| i.wrapping_mul(2_654_435_761) % k).collect();
             let mut ys = xs.clone();
             c.sample_in_place(&mut ys, &mut crate::rng::DeterministicRngForTesting::seed_from_u64(5)).unwrap();
             let mut rng = crate::rng::DeterministicRngForTesting::seed_from_u64(5);
-            let each: Vec<u32> =
-                xs.iter().map(|&x| c.sample_word(x as usize, rand::RngCore::next_u64(&mut rng)) as u32).collect();
+            let mut word = || match c.word_bytes() {
+                4 => u64::from(rand::RngCore::next_u32(&mut rng)),
+                _ => rand::RngCore::next_u64(&mut rng),
+            };
+            let each: Vec<u32> = xs.iter().map(|&x| c.sample_word(x as usize, word()) as u32).collect();
             assert_eq!(ys, each);
         }
     }
