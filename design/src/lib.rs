@@ -87,6 +87,7 @@ use alloc::vec::Vec;
 
 use privlift::document::{Alphabet, Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
+use privlift::param::Epsilon;
 use privlift::verify::Policy;
 pub use utility::Utility;
 
@@ -446,10 +447,10 @@ pub(crate) fn clean_rows(rows: usize, cols: usize, mut v: Vec<f64>, tol: f64, wh
     Ok(Matrix::from_flat(rows, cols, v))
 }
 
-/// The document id a design gets when the caller gives none.
-pub fn default_id(method: &str, eps: Option<f64>) -> String {
+/// The document id a design gets when the caller gives none: the method and its ε.
+pub fn default_id(method: &str, eps: Option<Epsilon>) -> String {
     match eps {
-        Some(e) => alloc::format!("{method}-eps{e}"),
+        Some(e) => alloc::format!("{method}-eps{e}", e = e.get()),
         None => method.into(),
     }
 }

@@ -33,6 +33,7 @@
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
+use crate::param::Probability;
 use crate::rng::Randomness;
 
 /// Keep the input with probability κ, else a uniform output over g: the exact integer
@@ -49,10 +50,11 @@ impl KeepOrUniform {
     /// Keeps with probability κ = `keep`, otherwise draws uniformly over `g` outputs.
     ///
     /// # Errors
-    /// `invalid_argument` for κ outside [0, 1) (κ = 1 is the identity, whose threshold
-    /// 2⁶⁴ does not fit one word: [`super::MixSampler::identity`]) or g outside 1..2³².
-    pub fn new(keep: f64, g: usize) -> Result<Self> {
-        if !(0.0..1.0).contains(&keep) {
+    /// `invalid_argument` for κ = 1 (the identity, whose threshold 2⁶⁴ does not fit one
+    /// word: [`super::MixSampler::identity`]) or g outside 1..2³².
+    pub fn new(keep: Probability, g: usize) -> Result<Self> {
+        let keep = keep.get();
+        if keep >= 1.0 {
             return Err(Error::invalid(
                 "keep",
                 alloc::format!(
@@ -134,6 +136,11 @@ impl KeepOrUniform {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// κ validated into its type, as a caller does.
+    fn new(keep: f64, g: usize) -> Result<KeepOrUniform> {
+        KeepOrUniform::new(Probability::new("keep", keep)?, g)
+    }
     use rand::{Rng, SeedableRng};
 
     /// 2⁶⁴.
@@ -157,7 +164,7 @@ mod tests {
         let mut out = Vec::new();
         for g in [1usize, 2, 3, 7, 21, 256, 257, 1000, (1 << 31) + 11, u32::MAX as usize] {
             for keep in [0.0, 1e-300, 0.25, 0.5, (1f64.exp() - 1.0) / (1f64.exp() + g as f64 - 1.0), 1.0 - 1e-16] {
-                out.push(KeepOrUniform::new(keep, g).unwrap());
+                out.push(new(keep, g).unwrap());
             }
         }
         let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(32);
@@ -236,17 +243,17 @@ mod tests {
 
     #[test]
     fn keep_quantises_down_and_never_to_zero() {
-        let s = KeepOrUniform::new(0.5, 3).unwrap();
+        let s = new(0.5, 3).unwrap();
         assert_eq!(s.threshold, 1 << 63);
         // g odd: r ↦ r·g mod 2⁶⁴ is a bijection, so W_κ = T exactly.
         assert_eq!(s.weights().0, 1 << 63);
-        assert_eq!(KeepOrUniform::new(1e-300, 5).unwrap().threshold, 1);
+        assert_eq!(new(1e-300, 5).unwrap().threshold, 1);
         assert_eq!(
-            KeepOrUniform::new(0.0, 5).unwrap().weights(),
+            new(0.0, 5).unwrap().weights(),
             (0, alloc::vec![TWO64 / 5 + 1, TWO64 / 5, TWO64 / 5, TWO64 / 5, TWO64 / 5])
         );
         for (keep, g) in [(1.0, 3), (f64::NAN, 3), (-0.1, 3), (0.5, 0), (0.5, 1 << 32)] {
-            assert!(matches!(KeepOrUniform::new(keep, g), Err(Error::InvalidArgument { .. })), "{keep}, {g}");
+            assert!(matches!(new(keep, g), Err(Error::InvalidArgument { .. })), "{keep}, {g}");
         }
     }
 
@@ -254,7 +261,7 @@ mod tests {
     fn every_input_consumes_the_same_words() {
         // The randomness a batch consumes does not depend on the inputs: 8 bytes a report,
         // one word each, in order, for every x.
-        let s = KeepOrUniform::new(0.3, 21).unwrap();
+        let s = new(0.3, 21).unwrap();
         let words: Vec<u64> = (0..20_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
         for x in 0..21u32 {
             let mut source = crate::sample::tests::Words::new(words.clone());
