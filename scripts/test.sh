@@ -44,6 +44,8 @@ cargo fmt --all -- --check
 # scripts/check-imports.mjs).
 node scripts/check-imports.mjs --self-test
 node scripts/check-imports.mjs
+# No pub fn of the core or the curator takes a raw f64 for ε, δ or a probability.
+node scripts/check-params.mjs
 cargo clippy --workspace --exclude privlift-wasm --all-targets -- -D warnings
 for f in "" "--features design" "--no-default-features --features continuous"; do
   # shellcheck disable=SC2086  # $f is a list of flags

@@ -194,6 +194,12 @@ impl Budget {
     pub fn get(self) -> f64 {
         self.0
     }
+    /// This budget, or `v` if that is larger (a NaN `v` leaves it): a claim raised to an
+    /// audited figure.
+    #[must_use]
+    pub fn raised_to(self, v: f64) -> Budget {
+        Budget(self.0.max(v))
+    }
 }
 
 /// The δ of (ε, δ)-LIP/LDP: `[0, 1]`.

@@ -10,7 +10,7 @@
 //! * `laplace lip --prior P.json --epsilon E` → `{"b_ldp", "b_lip", "lip"}`
 //! * `sampling --epsilon E --delta D` → `{"lambda"}` (Prop 2)
 
-use privlift::param::Epsilon;
+use privlift::param::{Delta, Epsilon};
 use privlift::Error;
 use privlift_design::continuous::{self as cont, Gaussian};
 use serde::Serialize;
@@ -79,7 +79,7 @@ fn gaussian_delta(argv: &[String]) -> Result<(), CliError> {
     let Some(a) = parse(CMD, argv, &["epsilon", "sigma-n", "x", "mean", "sd"])? else { return Ok(()) };
     let (eps, s, x) = (number(CMD, &a, "epsilon")?, number(CMD, &a, "sigma-n")?, number(CMD, &a, "x")?);
     let prior = Gaussian::new(number(CMD, &a, "mean")?, number(CMD, &a, "sd")?)?;
-    let d = cont::delta_at(eps, s, x, &prior)?;
+    let d = cont::delta_at(Epsilon::new("epsilon", eps)?, s, x, &prior)?;
     print(&DeltaOut {
         delta: Num(d.delta),
         e_y_given_x_vs_y: Num(d.e_y_given_x_vs_y),
@@ -97,6 +97,7 @@ fn gaussian_sigma(argv: &[String]) -> Result<(), CliError> {
     let Some(a) = parse(CMD, argv, &["epsilon", "delta", "x", "mean", "sd"])? else { return Ok(()) };
     let (eps, delta, x) = (number(CMD, &a, "epsilon")?, number(CMD, &a, "delta")?, number(CMD, &a, "x")?);
     let prior = Gaussian::new(number(CMD, &a, "mean")?, number(CMD, &a, "sd")?)?;
+    let (eps, delta) = (Epsilon::new("epsilon", eps)?, Delta::new("delta", delta)?);
     let c = cont::calibrate_at(eps, delta, x, &prior.into())?;
     print(&SigmaOut { sigma_n: Num(c.sigma_n) })
 }
@@ -111,6 +112,7 @@ fn gaussian_analytic(argv: &[String]) -> Result<(), CliError> {
     const CMD: &str = "gaussian analytic";
     let Some(a) = parse(CMD, argv, &["epsilon", "sigma", "sensitivity"])? else { return Ok(()) };
     let (eps, s, d) = (number(CMD, &a, "epsilon")?, number(CMD, &a, "sigma")?, number(CMD, &a, "sensitivity")?);
+    let eps = Epsilon::new("epsilon", eps)?;
     let delta = cont::analytic_gaussian_delta(eps, s, d)?;
     let vanilla = cont::vanilla_gaussian_delta(eps, s, d)?;
     print(&AnalyticOut { delta: Num(delta), vanilla_bound: Num(vanilla) })
@@ -180,6 +182,7 @@ struct SamplingOut {
 pub fn sampling(argv: &[String]) -> Result<(), CliError> {
     const CMD: &str = "sampling";
     let Some(a) = parse(CMD, argv, &["epsilon", "delta"])? else { return Ok(()) };
-    let lambda = cont::sampling_lambda(number(CMD, &a, "epsilon")?, number(CMD, &a, "delta")?)?;
-    print(&SamplingOut { lambda: Num(lambda) })
+    let eps = Epsilon::new("epsilon", number(CMD, &a, "epsilon")?)?;
+    let lambda = cont::sampling_lambda(eps, Delta::new("delta", number(CMD, &a, "delta")?)?)?;
+    print(&SamplingOut { lambda: Num(lambda.get()) })
 }

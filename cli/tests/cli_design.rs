@@ -90,6 +90,7 @@ fn every_method_designs_a_document_whose_claims_hold() {
         args.extend(flags.iter().copied());
         let (doc, _) = design_and_audit(&dir, &format!("{method}.json"), &args);
         let eps = flags.iter().position(|f| *f == "--epsilon").map(|p| flags[p + 1].parse::<f64>().unwrap());
+        let eps = eps.map(|e| privlift::param::Epsilon::new("epsilon", e).unwrap());
         assert_eq!(doc["id"], json!(privlift_design::default_id(method, eps)), "{method}");
         let kind = doc["mechanism"]["kind"].as_str().unwrap();
         match *method {

@@ -11,6 +11,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use privlift::param::{Delta, Epsilon};
 use privlift::rng::{os_rng, DeterministicRngForTesting, Randomness};
 use privlift::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use privlift_design::continuous::{calibrate_at, fit_gmm, Gaussian, GaussianMixture};
@@ -30,12 +31,13 @@ fn calibration(c: &mut Criterion) {
     let gs: Vec<Gaussian> = comps.iter().map(|&(m, s)| Gaussian::new(m, s).unwrap()).collect();
     let gmm3 = GaussianMixture::new(&[0.3, 0.5, 0.2], &gs).unwrap();
     let xs = [25_000.0, 52_000.0, 80_000.0, 150_000.0];
+    let (eps, delta) = (Epsilon::new("epsilon", 1.0).unwrap(), Delta::new("delta", 1e-5).unwrap());
     for (name, prior) in [("gaussian", &single), ("gmm3", &gmm3)] {
         let mut i = 0;
         g.bench_function(name, |b| {
             b.iter(|| {
                 i = (i + 1) % xs.len();
-                black_box(calibrate_at(1.0, 1e-5, xs[i], prior).unwrap())
+                black_box(calibrate_at(eps, delta, xs[i], prior).unwrap())
             })
         });
     }

@@ -201,7 +201,7 @@ pub fn checked_priors(f: PriorsFile) -> Result<(Alphabet, Vec<Vec<f64>>)> {
 }
 
 /// A joint P(S, X¹, …, Xᵐ): rows s, columns the tuples x = (x¹,…,xᵐ) flattened
-/// row-major (attribute 1 most significant, see [`privlift::document::SrlipJson`]).
+/// row-major (attribute 1 most significant, see [`privlift::document::Srlip`]).
 #[derive(Debug, Clone)]
 pub struct MultiJoint {
     secret: Alphabet,

@@ -87,6 +87,7 @@ use alloc::vec::Vec;
 
 use privlift::document::{Alphabet, Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
+use privlift::param::{Budget, Epsilon};
 use privlift::verify::Policy;
 pub use utility::Utility;
 
@@ -277,15 +278,16 @@ fn audit_draft(
     )?;
     if audited.lip || audited.ldp || audited.ldp_x {
         let l = draft.check(&unbounded())?.leakage;
-        let bounded = |v: f64| v.is_finite().then_some(v);
+        // An unbounded figure is no claim.
+        let bounded = |name: &str, v: f64| v.is_finite().then(|| Budget::finite(name, v)).transpose();
         if audited.lip {
-            claims.lip = bounded(l.lip);
+            claims.lip = bounded("claims.lip", l.lip)?;
         }
         if audited.ldp {
-            claims.ldp = bounded(l.ldp);
+            claims.ldp = bounded("claims.ldp", l.ldp)?;
         }
         if audited.ldp_x {
-            claims.ldp_x = bounded(l.ldp_x);
+            claims.ldp_x = bounded("claims.ldp_x", l.ldp_x)?;
         }
     }
     let doc = draft.with_claims(claims)?.with_utility(utility::to_json(&utility));
@@ -317,22 +319,22 @@ pub(crate) fn raise_to_audit(mut claims: Claims, checks: &[privlift::verify::Che
             None => (c.notion.as_str(), false),
         };
         // The side (εl or εu) of a two-sided claim that the check is about.
-        let side = |eps_l: &mut f64, eps_u: &mut f64| {
+        let side = |eps_l: &mut Budget, eps_u: &mut Budget| {
             let e = if lower { eps_l } else { eps_u };
-            *e = e.max(a);
+            *e = e.raised_to(a);
         };
         match measure {
-            "ldp" => claims.ldp = claims.ldp.map(|e| e.max(a)),
-            "ldp_x" => claims.ldp_x = claims.ldp_x.map(|e| e.max(a)),
-            "lip" => claims.lip = claims.lip.map(|e| e.max(a)),
+            "ldp" => claims.ldp = claims.ldp.map(|e| e.raised_to(a)),
+            "ldp_x" => claims.ldp_x = claims.ldp_x.map(|e| e.raised_to(a)),
+            "lip" => claims.lip = claims.lip.map(|e| e.raised_to(a)),
             "bp_lip" => {
                 if let Some(b) = claims.bp_lip.as_mut() {
-                    b.eps = b.eps.max(a);
+                    b.eps = b.eps.raised_to(a);
                 }
             }
             "srlip" => {
                 if let Some(b) = claims.srlip.as_mut() {
-                    b.eps = b.eps.max(a);
+                    b.eps = b.eps.raised_to(a);
                 }
             }
             "alip" => claims.alip.iter_mut().for_each(|p| side(&mut p.eps_l, &mut p.eps_u)),
@@ -446,10 +448,10 @@ pub(crate) fn clean_rows(rows: usize, cols: usize, mut v: Vec<f64>, tol: f64, wh
     Ok(Matrix::from_flat(rows, cols, v))
 }
 
-/// The document id a design gets when the caller gives none.
-pub fn default_id(method: &str, eps: Option<f64>) -> String {
+/// The document id a design gets when the caller gives none: the method and its ε.
+pub fn default_id(method: &str, eps: Option<Epsilon>) -> String {
     match eps {
-        Some(e) => alloc::format!("{method}-eps{e}"),
+        Some(e) => alloc::format!("{method}-eps{e}", e = e.get()),
         None => method.into(),
     }
 }
@@ -457,7 +459,11 @@ pub fn default_id(method: &str, eps: Option<f64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use privlift::param::Epsilon;
+
+    /// A claimed budget in a test.
+    fn budget(v: f64) -> Budget {
+        Budget::finite("claims.lip", v).unwrap()
+    }
 
     fn prior(p: &[f64]) -> Source {
         Source::prior(Alphabet::indices("x", p.len()).unwrap(), p.to_vec()).unwrap()
@@ -470,7 +476,7 @@ mod tests {
         let src = prior(&[0.5, 0.3, 0.2]);
         let eps = 1.0;
         let w = rr::krr_matrix(3, Epsilon::positive("epsilon", eps * (1.0 + 1e-8)).unwrap());
-        let claims = Claims { lip: Some(eps), ..Claims::default() };
+        let claims = Claims { lip: Some(budget(eps)), ..Claims::default() };
         let lip_of = |w: &Matrix| {
             let doc =
                 Document::new("t", src.labels().clone(), None, src.p_x(), None, compact(w.clone()), Claims::default())
@@ -478,7 +484,7 @@ mod tests {
             doc.check(&unbounded()).unwrap().leakage.lip
         };
         let target = lip_of(&w) * (1.0 - 1e-9);
-        let claims = Claims { lip: Some(target), ..claims };
+        let claims = Claims { lip: Some(budget(target)), ..claims };
         let doc = publish_channel(
             Draft { id: "t", source: &src, output: None, claims, audited: Audited::default() },
             w.clone(),
@@ -508,7 +514,7 @@ mod tests {
             Document::new("t", src.labels().clone(), None, src.p_x(), None, compact(w.clone()), Claims::default());
         let lip = draft.unwrap().check(&unbounded()).unwrap().leakage.lip;
         // 1 % above: the repair would need t ≈ 1e-2.
-        let claims = Claims { lip: Some(lip * 0.99), ..Claims::default() };
+        let claims = Claims { lip: Some(budget(lip * 0.99)), ..Claims::default() };
         let r = publish_channel(
             Draft { id: "t", source: &src, output: None, claims, audited: Audited::default() },
             w,
@@ -537,7 +543,7 @@ mod tests {
         };
         let doc = publish_w(audited).unwrap();
         // The LIP is 0, rounded up by the audit.
-        assert!(doc.claims().lip.is_some_and(|l| l <= 1e-14), "{:?}", doc.claims());
+        assert!(doc.claims().lip.is_some_and(|l| l.get() <= 1e-14), "{:?}", doc.claims());
         assert_eq!(doc.claims().ldp_x, None);
         assert!(doc.check(&unbounded()).unwrap().leakage.ldp_x.is_infinite());
         let only_ldp_x = Audited { ldp_x: true, ..Audited::default() };
@@ -554,7 +560,7 @@ mod tests {
             let doc = rr::krr(&src, Epsilon::positive("epsilon", eps).unwrap(), "krr").unwrap();
             let report = doc.check(&unbounded()).unwrap();
             assert!(report.claims.iter().all(|c| c.actual <= c.bound), "ε = {eps}: {:?}", report.claims);
-            let claimed = doc.claims().ldp_x.unwrap();
+            let claimed = doc.claims().ldp_x.unwrap().get();
             assert!(claimed >= eps && claimed <= eps * (1.0 + 1e-12), "ε = {eps}: claim {claimed}");
         }
     }

@@ -7,9 +7,10 @@
 use alloc::vec::Vec;
 
 use crate::tolerance::{BUDGET_NATS, BUDGET_RELATIVE};
-use privlift::document::{AlipJson, AlphaLiftJson, Claims, Matrix};
+use privlift::document::{AlphaLift, Claims, Matrix, TwoSided};
 use privlift::error::{Error, Result};
 use privlift::leakage::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
+use privlift::param::Budget;
 use privlift::param::Epsilon;
 
 /// Designs meet a budget ε with a margin: they are computed at
@@ -267,17 +268,24 @@ impl Notion {
     }
 
     /// The claims a document designed for this notion makes (the target budgets).
-    pub(crate) fn claims(&self) -> Claims {
-        match *self {
-            Notion::Lip { eps } => Claims { lip: Some(eps), ..Claims::default() },
-            Notion::Alip { eps_l, eps_u } => Claims { alip: Some(AlipJson { eps_l, eps_u }), ..Claims::default() },
-            Notion::Ldp { eps } => Claims { ldp: Some(eps), ..Claims::default() },
-            Notion::L1 { eps_l, eps_u } => Claims { l1: Some(AlipJson { eps_l, eps_u }), ..Claims::default() },
-            Notion::Chi2 { eps_l, eps_u } => Claims { chi2: Some(AlipJson { eps_l, eps_u }), ..Claims::default() },
+    ///
+    /// # Errors
+    /// `non_finite` or `invalid_argument` for a budget that is not finite and ≥ 0.
+    pub(crate) fn claims(&self) -> Result<Claims> {
+        let b = |name: &str, v: f64| Budget::finite(name, v);
+        let two =
+            |l: f64, u: f64| -> Result<TwoSided> { Ok(TwoSided { eps_l: b("eps_l", l)?, eps_u: b("eps_u", u)? }) };
+        Ok(match *self {
+            Notion::Lip { eps } => Claims { lip: Some(b("epsilon", eps)?), ..Claims::default() },
+            Notion::Alip { eps_l, eps_u } => Claims { alip: Some(two(eps_l, eps_u)?), ..Claims::default() },
+            Notion::Ldp { eps } => Claims { ldp: Some(b("epsilon", eps)?), ..Claims::default() },
+            Notion::L1 { eps_l, eps_u } => Claims { l1: Some(two(eps_l, eps_u)?), ..Claims::default() },
+            Notion::Chi2 { eps_l, eps_u } => Claims { chi2: Some(two(eps_l, eps_u)?), ..Claims::default() },
             Notion::AlphaLift { order, eps_l, eps_u } => {
-                Claims { alpha: Some(AlphaLiftJson { order, eps_l, eps_u }), ..Claims::default() }
+                let t = two(eps_l, eps_u)?;
+                Claims { alpha: Some(AlphaLift { order, eps_l: t.eps_l, eps_u: t.eps_u }), ..Claims::default() }
             }
-        }
+        })
     }
 
     /// A short name for ids and messages: the `--notion` spelling.
@@ -470,9 +478,11 @@ mod tests {
     fn names_and_claims() {
         let a = Notion::AlphaLift { order: 3.0, eps_l: 0.2, eps_u: 0.4 };
         assert_eq!(a.name(), "alpha");
-        assert_eq!(a.claims().alpha, Some(AlphaLiftJson { order: 3.0, eps_l: 0.2, eps_u: 0.4 }));
-        assert_eq!(Notion::L1 { eps_l: 0.2, eps_u: 0.4 }.claims().l1, Some(AlipJson { eps_l: 0.2, eps_u: 0.4 }));
-        assert_eq!(Notion::Chi2 { eps_l: 0.2, eps_u: 0.4 }.claims().chi2, Some(AlipJson { eps_l: 0.2, eps_u: 0.4 }));
+        let b = |v: f64| Budget::finite("b", v).unwrap();
+        let (eps_l, eps_u) = (b(0.2), b(0.4));
+        assert_eq!(a.claims().unwrap().alpha, Some(AlphaLift { order: 3.0, eps_l, eps_u }));
+        assert_eq!(Notion::L1 { eps_l: 0.2, eps_u: 0.4 }.claims().unwrap().l1, Some(TwoSided { eps_l, eps_u }));
+        assert_eq!(Notion::Chi2 { eps_l: 0.2, eps_u: 0.4 }.claims().unwrap().chi2, Some(TwoSided { eps_l, eps_u }));
         assert!(a.lift_bounds().is_none() && !a.private(1.0, 1.0));
     }
 }

@@ -277,7 +277,7 @@ fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
 /// let src = Source::joint(Alphabet::indices("s", 2)?, Alphabet::indices("x", 3)?, p_sx)?;
 /// use privlift::param::Epsilon;
 /// let doc = optimal_ldp::optimal_ldp(&src, Epsilon::positive("epsilon", 1.0)?, "opt-ldp")?;
-/// assert_eq!(doc.claims().ldp, Some(1.0));
+/// assert_eq!(doc.claims().ldp.map(|e| e.get()), Some(1.0));
 /// # Ok::<(), privlift::Error>(())
 /// ```
 pub fn optimal_ldp(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
@@ -299,7 +299,7 @@ pub fn optimal_ldp(source: &Source, epsilon: Epsilon, id: &str) -> Result<Docume
     let ny = r.q.len();
     let w = assemble(&view, &[], &[(subset, r)])?;
     let output = Alphabet::indices("output_labels", ny)?;
-    let claims = Claims { ldp: Some(eps), ..Claims::default() };
+    let claims = Claims { ldp: Some(epsilon.into()), ..Claims::default() };
     let p_x = source.p_x();
     let doc = publish_channel(
         Draft { id, source, output: Some(output), claims, audited: Audited::default() },

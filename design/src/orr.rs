@@ -396,7 +396,7 @@ pub fn optimal_with(source: &Source, notion: Notion, id: &str, limits: Option<Li
     let parts = [(subset, ny)];
     let p_x = source.p_x();
     let doc = publish_channel(
-        Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
+        Draft { id, source, output: Some(output), claims: notion.claims()?, audited: Audited::default() },
         w,
         |w| super::srr_form(w, &[], &parts),
         |w| released_utility(&p_x, w, &vec![None; ny]),

@@ -23,7 +23,6 @@ pub fn oue_params(epsilon: Epsilon) -> (f64, f64) {
 /// reports) and omitted above; `tv`, `hamming` and distortions are undefined for a
 /// bit-vector report and omitted.
 pub fn oue(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
-    let eps = epsilon.get();
     let (q01, q10) = oue_params(epsilon);
     let k = source.labels().len();
     let mi = if k <= UNARY_ENUMERATION_LIMIT {
@@ -41,7 +40,7 @@ pub fn oue(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
         expected_distortion: None,
         mae: None,
     };
-    let claims = Claims { ldp_x: Some(eps), ..Claims::default() };
+    let claims = Claims { ldp_x: Some(epsilon.into()), ..Claims::default() };
     let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
     publish(Draft { id, source, output: None, claims, audited }, MechanismKind::Unary { q01, q10 }, utility)
 }

@@ -339,7 +339,8 @@ pub fn design_inputs(method: &str, mut req: DesignRequest) -> Result<Document, I
     if req.exact == Some(true) {
         return Err(not_exact(method).into());
     }
-    let id = req.id.take().unwrap_or_else(|| default_id(method, eps));
+    // An ε outside its range is refused below, by the method that reads it.
+    let id = req.id.take().unwrap_or_else(|| default_id(method, eps.and_then(|e| Epsilon::new("epsilon", e).ok())));
     let need_eps = || Epsilon::positive("epsilon", eps.ok_or_else(|| missing(method, "epsilon"))?);
     let need_alpha = || req.alpha.ok_or_else(|| missing(method, "alpha"));
     let doc = match method {

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use super::lp::{Cmp, Lp};
 use super::utility::{absolute_distance, channel_utility, check_distortion};
 use super::{clean_rows, publish, Audited, Draft, Source};
-use privlift::document::{Alphabet, BpLipJson, Claims, Document, Matrix, MechanismKind};
+use privlift::document::{Alphabet, BpLip, Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
 use privlift::param::Epsilon;
 use privlift::verify::REL_TOLERANCE;
@@ -30,7 +30,7 @@ pub fn krr(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
     let eps = epsilon.get();
     let k = source.labels().len();
     let utility = channel_utility(&source.p_x(), &krr_matrix(k, epsilon), None);
-    let claims = Claims { ldp_x: Some(eps), ..Claims::default() };
+    let claims = Claims { ldp_x: Some(epsilon.into()), ..Claims::default() };
     let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
     // Published as the O(1) `krr` kind: κ = (e^ε − 1)/(e^ε + k − 1), the same channel.
     let mechanism = MechanismKind::Krr { epsilon: Some(eps), keep: privlift::document::krr_keep(k, epsilon) };
@@ -133,7 +133,7 @@ pub fn rr_lip_for(
             let d = distortion.cloned().unwrap_or_else(|| absolute_distance(prior.len()));
             let w = bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&d), false)?;
             let utility = channel_utility(&prior, &w, Some(&d));
-            let claims = Claims { lip: Some(eps), ..Claims::default() };
+            let claims = Claims { lip: Some(epsilon.into()), ..Claims::default() };
             publish(
                 Draft { id, source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
                 super::compact(w),
@@ -150,7 +150,7 @@ pub fn rr_lip_for(
                 .channel_matrix(nx)
                 .ok_or_else(|| Error::DesignFailed { reason: "no channel".into() })?;
             let ny = w.cols();
-            let claims = Claims { lip: Some(eps), ..Claims::default() };
+            let claims = Claims { lip: Some(epsilon.into()), ..Claims::default() };
             let doc = super::publish_channel(
                 Draft {
                     id,
@@ -199,7 +199,7 @@ pub fn rr_lip(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
         (w.clone(), super::compact(w))
     };
     let utility = channel_utility(&prior, &w, None);
-    let claims = Claims { lip: Some(eps), ..Claims::default() };
+    let claims = Claims { lip: Some(epsilon.into()), ..Claims::default() };
     publish(
         Draft { id, source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
         mechanism,
@@ -284,7 +284,8 @@ pub fn rr_lip_interval(labels: Alphabet, a: f64, b: f64, epsilon: Epsilon, id: &
     let mid = (a + b) / 2.0;
     let source = Source::prior(labels, vec![1.0 - mid, mid])?;
     let utility = channel_utility(&source.p_x(), &w, None);
-    let claims = Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors }), ..Claims::default() };
+    let claims =
+        Claims { lip: Some(epsilon.into()), bp_lip: Some(BpLip { eps: epsilon.into(), priors }), ..Claims::default() };
     publish(
         Draft { id, source: &source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
         MechanismKind::Matrix(w),
@@ -327,8 +328,11 @@ pub fn rr_bp_lip(
     let w = bp_lip_channel(priors, eps, distortion, false)?;
     let source = Source::prior(labels, mean_prior(priors))?;
     let utility = channel_utility(&source.p_x(), &w, distortion);
-    let claims =
-        Claims { lip: Some(eps), bp_lip: Some(BpLipJson { eps, priors: priors.to_vec() }), ..Claims::default() };
+    let claims = Claims {
+        lip: Some(epsilon.into()),
+        bp_lip: Some(BpLip { eps: epsilon.into(), priors: priors.to_vec() }),
+        ..Claims::default()
+    };
     publish(
         Draft { id, source: &source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
         super::compact(w),

@@ -69,7 +69,7 @@ use super::orr::{assemble, optimal_response, response_over_vertices, with_extra}
 use super::rr::krr_matrix;
 use super::utility::{channel_utility, released_utility};
 use super::{publish, Audited, Draft};
-use privlift::document::{Alphabet, Claims, Document, Matrix, SrlipJson};
+use privlift::document::{Alphabet, Claims, Document, Matrix, Srlip};
 use privlift::error::{Error, Result};
 use privlift::leakage::audit_srlip;
 use privlift::param::Epsilon;
@@ -236,7 +236,7 @@ fn as_sampled(w: &Matrix) -> Result<Matrix> {
 /// let joint = MultiJoint::new(Alphabet::indices("s", 2)?, attrs, p_sx)?;
 /// use privlift::param::Epsilon;
 /// let doc = srlip(&joint, Epsilon::positive("epsilon", 1.0)?, "srlip-eps1")?;
-/// assert_eq!(doc.claims().srlip.as_ref().map(|c| c.eps), Some(1.0));
+/// assert_eq!(doc.claims().srlip.as_ref().map(|c| c.eps.get()), Some(1.0));
 /// # Ok::<(), privlift::Error>(())
 /// ```
 pub fn srlip(joint: &MultiJoint, epsilon: Epsilon, id: &str) -> Result<Document> {
@@ -271,8 +271,11 @@ pub fn srlip(joint: &MultiJoint, epsilon: Epsilon, id: &str) -> Result<Document>
         .collect::<Result<_>>()?;
     let output = tuple_labels("output_labels", &outputs)?;
     let utility = released_utility(&source.p_x(), &w, &released_outputs(&designs, w.cols()));
-    let claims =
-        Claims { lip: Some(eps), srlip: Some(SrlipJson { eps, attributes: sizes.clone() }), ..Claims::default() };
+    let claims = Claims {
+        lip: Some(epsilon.into()),
+        srlip: Some(Srlip { eps: epsilon.into(), attributes: sizes.clone() }),
+        ..Claims::default()
+    };
     let doc = publish(
         Draft { id, source: &source, output: Some(output), claims, audited: Audited::default() },
         super::compact(w),

@@ -5,12 +5,16 @@
 use privlift::param::Epsilon;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
-use privlift_design::continuous::{
-    analytic_gaussian_delta, analytic_gaussian_sigma, calibrate_at, calibrate_on_domain, delta_at, delta_at_mixture,
-    delta_on_domain, e_divergence, laplace_lip, laplace_scales, sampling_delta, sampling_delta_discrete,
-    sampling_lambda, vanilla_gaussian_delta, Gaussian, GaussianMixture,
-};
+use privlift_design::continuous as real;
+use privlift_design::continuous::{e_divergence, laplace_lip, laplace_scales, Gaussian, GaussianMixture};
+// The calculators over plain numbers, validated into their types as a caller does.
+#[path = "../src/continuous/shims.rs"]
+mod shims;
 use rand::RngCore;
+use shims::{
+    analytic_gaussian_delta, analytic_gaussian_sigma, calibrate_at, calibrate_on_domain, delta_at, delta_at_mixture,
+    delta_on_domain, sampling_delta, sampling_delta_discrete, sampling_lambda, vanilla_gaussian_delta,
+};
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 fn uniform(rng: &mut DeterministicRngForTesting) -> f64 {

@@ -7,10 +7,12 @@ use privlift::mechanism::ContinuousPolicy;
 use privlift::param::Epsilon;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::{parse_any, AnyDocument};
+use privlift_design::continuous as real;
 use privlift_design::continuous::design::{design_continuous, ContinuousRequest, CONTINUOUS_METHODS};
-use privlift_design::continuous::{
-    self as cont, ContinuousPrior, Gaussian, GaussianMixture, Lattice, LatticeMechanism,
-};
+use privlift_design::continuous::{ContinuousPrior, Gaussian, GaussianMixture, Lattice, LatticeMechanism};
+// The continuous module, its calculators over plain numbers validated as a caller does.
+#[path = "../src/continuous/shims.rs"]
+mod cont;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 fn gauss() -> PriorJson {

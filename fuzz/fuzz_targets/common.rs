@@ -88,7 +88,7 @@ fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], wor
 
     // Claims hold on the audited leakage (with the verifier's own tolerance).
     let l = m.leakage();
-    let c = doc.claims();
+    let c = doc.claims().to_wire();
     for (name, claim, actual) in [
         ("ldp", c.ldp, l.ldp),
         ("ldp_x", c.ldp_x, l.ldp_x),

@@ -8,7 +8,8 @@
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use privlift::document::{AlipJson, BpLipJson, ClaimsJson, DocumentJson, LabelJson, Labels, FORMAT, VERSION};
+use privlift::document::wire::{AlipJson, BpLipJson, ClaimsJson};
+use privlift::document::{DocumentJson, LabelJson, Labels, FORMAT, VERSION};
 use privlift::{Document, Leakage, Policy};
 
 mod common;

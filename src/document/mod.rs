@@ -5,6 +5,7 @@
 //! the prior is the marginal of the joint). Whether its *claims* hold is a separate
 //! question answered by [`crate::verify`].
 
+mod claims;
 pub mod codec;
 pub mod continuous;
 mod fields;
@@ -22,6 +23,7 @@ use alloc::vec::Vec;
 
 pub use crate::param::{check_distribution, check_entries as matrix_check_entries, MIN_PROBABILITY, SUM_TOLERANCE};
 pub use crate::sample::lattice::{lattice_index, Lattice, MAX_LATTICE_POINTS};
+pub use claims::{AlphaLift, BpLip, Claims, Srlip, TwoSided};
 pub use codec::{Json, Object};
 pub use continuous::{
     ContinuousClaims, ContinuousDocument, ContinuousDocumentJson, ContinuousMechanism, DomainJson, EpsDelta, PriorJson,
@@ -31,10 +33,7 @@ pub use labels::{Alphabet, LabelJson, Labels};
 pub use matrix::Matrix;
 pub use prior::{ContinuousPrior, Gaussian, GaussianMixture, Histogram};
 pub use structured::{block_count, krr_keep, Sparse, Srr, MAX_SPARSE_ENTRIES};
-pub use wire::{
-    check_header, AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, DocumentJson, SrlipJson, FORMAT, MAX_UTILITY_VALUES,
-    VERSION,
-};
+pub use wire::{check_header, DocumentJson, FORMAT, MAX_UTILITY_VALUES, VERSION};
 
 use crate::error::{Error, Result};
 
@@ -44,9 +43,6 @@ pub const MAX_SYMBOLS: usize = 4096;
 pub const MAX_PRIORS: usize = 1024;
 /// Largest |S|·|X|·|Y| of a per-secret mechanism (entries of P(Y|S,X)).
 pub const MAX_PER_SECRET_ENTRIES: usize = 1 << 24;
-
-/// The privacy a document claims, in nats.
-pub type Claims = ClaimsJson;
 
 /// How the released value is produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -202,17 +198,6 @@ fn labels(field: &str, v: Labels) -> Result<Alphabet> {
     Alphabet::from_labels(field, v)
 }
 
-fn check_claim(name: &str, v: Option<f64>) -> Result<()> {
-    match v {
-        Some(e) if !e.is_finite() => Err(Error::field(alloc::format!("claims.{name}")).non_finite()),
-        Some(e) if e < 0.0 => Err(Error::invalid(
-            alloc::format!("claims.{name}"),
-            alloc::format!("a privacy budget must be ≥ 0 nats, got {e}", e = crate::numeric::Shown(e)),
-        )),
-        _ => Ok(()),
-    }
-}
-
 impl Document {
     /// Parses and validates a JSON document.
     ///
@@ -300,49 +285,7 @@ impl Document {
             }
         };
 
-        if let Some(bp) = &w.claims.bp_lip {
-            check_claim("bp_lip.eps", Some(bp.eps))?;
-            if bp.priors.is_empty() || bp.priors.len() > MAX_PRIORS {
-                return Err(Error::invalid(
-                    "claims.bp_lip.priors",
-                    alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", bp.priors.len()),
-                ));
-            }
-            for (i, p) in bp.priors.iter().enumerate() {
-                let f = alloc::format!("claims.bp_lip.priors[{i}]");
-                if p.len() != nx {
-                    return Err(Error::field(f).dims(nx, p.len()));
-                }
-                check_distribution(&f, p)?;
-            }
-        }
-        check_claim("ldp", w.claims.ldp)?;
-        check_claim("ldp_x", w.claims.ldp_x)?;
-        check_claim("lip", w.claims.lip)?;
-        if let Some(a) = w.claims.alip {
-            check_claim("alip.eps_l", Some(a.eps_l))?;
-            check_claim("alip.eps_u", Some(a.eps_u))?;
-        }
-        for (name, c) in [("l1", w.claims.l1), ("chi2", w.claims.chi2)] {
-            if let Some(a) = c {
-                check_claim(&alloc::format!("{name}.eps_l"), Some(a.eps_l))?;
-                check_claim(&alloc::format!("{name}.eps_u"), Some(a.eps_u))?;
-            }
-        }
-        if let Some(a) = w.claims.alpha {
-            if !a.order.is_finite() || a.order <= 1.0 {
-                return Err(Error::invalid(
-                    "claims.alpha.order",
-                    alloc::format!("the α-lift order must be finite and > 1, got {}", crate::numeric::Shown(a.order)),
-                ));
-            }
-            check_claim("alpha.eps_l", Some(a.eps_l))?;
-            check_claim("alpha.eps_u", Some(a.eps_u))?;
-        }
-        if let Some(c) = &w.claims.srlip {
-            check_claim("srlip.eps", Some(c.eps))?;
-            check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
-        }
+        let claims = Claims::from_wire(w.claims, nx)?;
 
         Ok(Document {
             id: w.id,
@@ -354,7 +297,7 @@ impl Document {
             prior: w.prior,
             joint,
             mechanism: Arc::new(mechanism),
-            claims: w.claims,
+            claims,
             utility: w.utility.map(Arc::new),
         })
     }
@@ -382,7 +325,7 @@ impl Document {
             prior,
             secret,
             mechanism: MechanismKind::Matrix(p_y_given_x).to_json().into(),
-            claims,
+            claims: claims.to_wire(),
             utility: None,
         };
         Self::from_wire(w)
@@ -409,7 +352,7 @@ impl Document {
             prior,
             secret: secret.map(|(a, m)| wire::SecretJson { labels: Some(text(&a)), p_sx: m.to_rows() }),
             mechanism: mechanism.to_json().into(),
-            claims,
+            claims: claims.to_wire(),
             utility: None,
         };
         Self::from_wire(w)
@@ -434,7 +377,7 @@ impl Document {
                 .as_ref()
                 .map(|j| wire::SecretJson { labels: Some(text(&self.secret)), p_sx: j.to_rows() }),
             mechanism: self.mechanism.to_json().into(),
-            claims: self.claims.clone(),
+            claims: self.claims.to_wire(),
             utility: self.utility.as_deref().cloned(),
         }
     }
@@ -495,7 +438,7 @@ impl Document {
     /// Replaces the claims (designers fill them in after auditing).
     pub fn with_claims(mut self, claims: Claims) -> Result<Self> {
         let mut w = self.to_wire();
-        w.claims = claims;
+        w.claims = claims.to_wire();
         self = Self::from_wire(w)?;
         Ok(self)
     }

@@ -54,6 +54,7 @@
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
+use crate::param::Probability;
 use crate::rng::Randomness;
 
 /// The number of reports up to which a 32-bit draw's bias stays below a tenth of the
@@ -107,8 +108,9 @@ impl KeepOrUniform {
     /// # Errors
     /// `invalid_argument` for κ outside [0, 1) (κ = 1 is the identity, whose threshold
     /// 2⁶⁴ does not fit one word: [`super::MixSampler::identity`]) or g outside 1..2³².
-    pub fn new(keep: f64, g: usize) -> Result<Self> {
-        if !(0.0..1.0).contains(&keep) {
+    pub fn new(keep: Probability, g: usize) -> Result<Self> {
+        let keep = keep.get();
+        if keep >= 1.0 {
             return Err(Error::invalid(
                 "keep",
                 alloc::format!(
@@ -232,6 +234,10 @@ impl KeepOrUniform {
 
 #[cfg(test)]
 mod tests {
+    /// κ validated into its type, as a caller does.
+    fn new(keep: f64, g: usize) -> Result<KeepOrUniform> {
+        KeepOrUniform::new(Probability::new("keep", keep)?, g)
+    }
     use super::*;
     use rand::{Rng, SeedableRng};
 
@@ -276,7 +282,7 @@ mod tests {
         let mut out = Vec::new();
         for g in [1usize, 2, 3, 7, 21, 256, 257, 1000, 4096, (1 << 31) + 11, u32::MAX as usize] {
             for keep in [0.0, 1e-300, 0.25, 0.5, (1f64.exp() - 1.0) / (1f64.exp() + g as f64 - 1.0), 1.0 - 1e-16] {
-                out.push(KeepOrUniform::new(keep, g).unwrap());
+                out.push(new(keep, g).unwrap());
                 out.push(KeepOrUniform::bits64(keep, g as u64));
             }
         }
@@ -387,7 +393,7 @@ mod tests {
                 }
                 _ => rng.random_range(0.0..1e-6),
             };
-            let s = KeepOrUniform::new(keep, g).unwrap();
+            let s = new(keep, g).unwrap();
             let (w_keep, w) = s.weights();
             if s.word_bytes() == 4 {
                 picked += 1;
@@ -402,13 +408,13 @@ mod tests {
     fn the_word_is_32_bits_where_its_bias_is_below_the_noise() {
         // k-RR at ε: κ = (e^ε − 1)/(e^ε + k − 1). At ε = 1, k = 2, 21 and 256 draw 32 bits;
         // k = 4096 (κ short by 0.2 %) and κ = 0 over g not a power of 2 (g·w > 2³²) draw 64.
-        let krr = |eps: f64, k: usize| KeepOrUniform::new((eps.exp() - 1.0) / (eps.exp() + k as f64 - 1.0), k).unwrap();
+        let krr = |eps: f64, k: usize| new((eps.exp() - 1.0) / (eps.exp() + k as f64 - 1.0), k).unwrap();
         for k in [2, 21, 256] {
             assert_eq!(krr(1.0, k).word_bytes(), 4, "k = {k}");
         }
         assert_eq!(krr(1.0, 4096).word_bytes(), 8);
-        assert_eq!(KeepOrUniform::new(0.0, 5).unwrap().word_bytes(), 8);
-        let uniform = KeepOrUniform::new(0.0, 4).unwrap();
+        assert_eq!(new(0.0, 5).unwrap().word_bytes(), 8);
+        let uniform = new(0.0, 4).unwrap();
         assert_eq!(uniform.weights(), (0, alloc::vec![TWO64 / 4; 4]));
         // The loss at k = 4096 that the check refuses, and the one it accepts at k = 256.
         let loss = |k: usize| {
@@ -426,17 +432,17 @@ mod tests {
         assert_eq!(s.word, Word::Bits64 { threshold: 1 << 63 });
         // g odd: r ↦ r·g mod 2⁶⁴ is a bijection, so W_κ = T exactly.
         assert_eq!(s.weights().0, 1 << 63);
-        assert_eq!(KeepOrUniform::new(1e-300, 5).unwrap().word, Word::Bits64 { threshold: 1 });
+        assert_eq!(new(1e-300, 5).unwrap().word, Word::Bits64 { threshold: 1 });
         assert_eq!(
             KeepOrUniform::bits64(0.0, 5).weights(),
             (0, alloc::vec![TWO64 / 5 + 1, TWO64 / 5, TWO64 / 5, TWO64 / 5, TWO64 / 5])
         );
         // The 32-bit draw of κ = 1/2 over 3: w = ⌈2³¹/3⌉ words an output, the rest keep.
         let w = (1u64 << 31).div_ceil(3);
-        assert_eq!(KeepOrUniform::new(0.5, 3).unwrap(), bits32(3, w));
+        assert_eq!(new(0.5, 3).unwrap(), bits32(3, w));
         assert_eq!(bits32(3, w).weights(), (u128::from(TWO32 - 3 * w) << 32, alloc::vec![u128::from(w) << 32; 3]));
         for (keep, g) in [(1.0, 3), (f64::NAN, 3), (-0.1, 3), (0.5, 0), (0.5, 1 << 32)] {
-            assert!(matches!(KeepOrUniform::new(keep, g), Err(Error::InvalidArgument { .. })), "{keep}, {g}");
+            assert!(matches!(new(keep, g), Err(Error::InvalidArgument { .. })), "{keep}, {g}");
         }
     }
 
@@ -445,7 +451,7 @@ mod tests {
         // The randomness a batch consumes does not depend on the inputs: one word a report,
         // in order, for every x (8 bytes, or 4 for a 32-bit draw).
         let words: Vec<u64> = (0..20_000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-        for s in [KeepOrUniform::bits64(0.3, 21), KeepOrUniform::new(0.3, 21).unwrap()] {
+        for s in [KeepOrUniform::bits64(0.3, 21), new(0.3, 21).unwrap()] {
             let bytes = s.word_bytes();
             // The words as the batch reads them: 8 bytes each, or each 64-bit word's halves.
             let drawn: Vec<u64> = match bytes {

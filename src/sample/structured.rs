@@ -50,11 +50,11 @@ impl MixSampler {
     /// `invalid_argument` for a bad mixing row (negative or non-finite entries, or a zero
     /// sum).
     pub fn new(keep: Probability, mixing: &[f64]) -> Result<Self> {
-        let keep = keep.get();
         let sum = super::alias::checked_sum(mixing)?;
-        if keep < 1.0 && mixing.iter().all(|&m| m == mixing[0]) {
+        if keep.get() < 1.0 && mixing.iter().all(|&m| m == mixing[0]) {
             return Ok(MixSampler { draw: MixDraw::Uniform(KeepOrUniform::new(keep, mixing.len())?) });
         }
+        let keep = keep.get();
         let mut p: Vec<f64> = mixing.iter().map(|&m| (1.0 - keep) * (m / sum)).collect();
         p.push(keep);
         Ok(MixSampler { draw: MixDraw::Alias(AliasTable::new(&p)?) })

@@ -116,28 +116,28 @@ pub fn evaluate(
 ) -> Verification {
     let mut cl = Vec::new();
     if let Some(e) = claims.ldp {
-        cl.push(check("ldp", e, leakage.ldp));
+        cl.push(check("ldp", e.get(), leakage.ldp));
     }
     if let Some(e) = claims.ldp_x {
-        cl.push(check("ldp_x", e, leakage.ldp_x));
+        cl.push(check("ldp_x", e.get(), leakage.ldp_x));
     }
     if let Some(e) = claims.lip {
-        cl.push(check("lip", e, leakage.lip));
+        cl.push(check("lip", e.get(), leakage.lip));
     }
     if let Some(a) = claims.alip {
-        cl.push(check("alip.eps_l", a.eps_l, leakage.alip.eps_l));
-        cl.push(check("alip.eps_u", a.eps_u, leakage.alip.eps_u));
+        cl.push(check("alip.eps_l", a.eps_l.get(), leakage.alip.eps_l));
+        cl.push(check("alip.eps_u", a.eps_u.get(), leakage.alip.eps_u));
     }
     if let Some(c) = &claims.bp_lip {
-        cl.push(check("bp_lip", c.eps, bp_lip.unwrap_or(f64::INFINITY)));
+        cl.push(check("bp_lip", c.eps.get(), bp_lip.unwrap_or(f64::INFINITY)));
     }
     if let Some(a) = claims.l1 {
-        cl.push(check("l1.eps_l", a.eps_l, l1_eps(leakage.l1_lift_inverse)));
-        cl.push(check("l1.eps_u", a.eps_u, l1_eps(leakage.l1_lift)));
+        cl.push(check("l1.eps_l", a.eps_l.get(), l1_eps(leakage.l1_lift_inverse)));
+        cl.push(check("l1.eps_u", a.eps_u.get(), l1_eps(leakage.l1_lift)));
     }
     if let Some(a) = claims.chi2 {
-        cl.push(check("chi2.eps_l", a.eps_l, chi2_eps(leakage.chi2_lift_inverse)));
-        cl.push(check("chi2.eps_u", a.eps_u, chi2_eps(leakage.chi2_lift)));
+        cl.push(check("chi2.eps_l", a.eps_l.get(), chi2_eps(leakage.chi2_lift_inverse)));
+        cl.push(check("chi2.eps_u", a.eps_u.get(), chi2_eps(leakage.chi2_lift)));
     }
     if let Some(a) = claims.alpha {
         let (lift, inverse) = match alpha {
@@ -145,8 +145,8 @@ pub fn evaluate(
             None if leakage.alpha_order == a.order => (leakage.alpha_lift, leakage.alpha_lift_inverse),
             None => (f64::INFINITY, f64::INFINITY),
         };
-        cl.push(check("alpha.eps_l", a.eps_l, alpha_eps(inverse)));
-        cl.push(check("alpha.eps_u", a.eps_u, alpha_eps(lift)));
+        cl.push(check("alpha.eps_l", a.eps_l.get(), alpha_eps(inverse)));
+        cl.push(check("alpha.eps_u", a.eps_u.get(), alpha_eps(lift)));
     }
     let actual = |m: Measure| match m {
         // LDP w.r.t. X is prior-free: the same number in both audits.
@@ -176,7 +176,7 @@ impl Verification {
     /// a claim with no audit (`None`) fails. No claim: unchanged.
     pub fn with_srlip(mut self, claims: &Claims, actual: Option<f64>) -> Self {
         if let Some(c) = &claims.srlip {
-            let ch = check("srlip", c.eps, actual.unwrap_or(f64::INFINITY));
+            let ch = check("srlip", c.eps.get(), actual.unwrap_or(f64::INFINITY));
             self.claims_hold &= ch.holds;
             self.claims.push(ch);
         }

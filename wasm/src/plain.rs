@@ -14,7 +14,7 @@
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 
-use privlift::document::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, SrlipJson};
+use privlift::document::wire::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, SrlipJson};
 use privlift::leakage::{Alip, Leakage, Member};
 use privlift::mechanism::{Receipt, ReceiptEntry, ReceiptSection};
 use privlift::verify::{Check, Verification};

@@ -19,7 +19,7 @@
 #![allow(dead_code)]
 
 use privlift::document::{Alphabet, Document, Matrix};
-use privlift::param::Epsilon;
+use privlift::param::{Delta, Epsilon};
 use privlift_design::continuous::{
     analytic_gaussian_sigma, calibrate_at, calibrate_on_domain, Gaussian, GaussianMixture,
 };
@@ -529,7 +529,7 @@ pub fn linear_designs(alpha: f64) -> [(f64, f64, f64); 3] {
         linear::tv(&src, alpha, "tv").unwrap(),
         linear::distance(&src, alpha, None, "distance").unwrap(),
     ];
-    docs.map(|d| (d.claims().lip.expect("a lip claim"), utility(&d, "mi_xy"), utility(&d, "tv")))
+    docs.map(|d| (d.claims().to_wire().lip.expect("a lip claim"), utility(&d, "mi_xy"), utility(&d, "tv")))
 }
 
 fn linear_figure(tv: bool) -> Figure {
@@ -620,13 +620,15 @@ pub fn gaussian_sigma(_mode: Mode) -> Figure {
     let prior: GaussianMixture = Gaussian::new(0.0, GAUSS_PRIOR_SD).unwrap().into();
     let (h, d) = (GAUSS_HALF_WIDTH, GAUSS_DELTA);
     let mut curves: [Vec<[f64; 2]>; 6] = Default::default();
+    let delta = Delta::new("delta", d).unwrap();
     for eps in eps_grid() {
+        let (e, e2) = (Epsilon::new("epsilon", eps).unwrap(), Epsilon::new("epsilon", 2.0 * eps).unwrap());
         let v = [
-            calibrate_on_domain(eps, d, &prior, -h, h).unwrap().sigma_n,
-            calibrate_at(eps, d, h, &prior).unwrap().sigma_n,
-            calibrate_at(eps, d, 0.0, &prior).unwrap().sigma_n,
-            analytic_gaussian_sigma(eps, d, 2.0 * h).unwrap(),
-            analytic_gaussian_sigma(2.0 * eps, d, 2.0 * h).unwrap(),
+            calibrate_on_domain(e, delta, &prior, -h, h).unwrap().sigma_n,
+            calibrate_at(e, delta, h, &prior).unwrap().sigma_n,
+            calibrate_at(e, delta, 0.0, &prior).unwrap().sigma_n,
+            analytic_gaussian_sigma(e, delta, 2.0 * h).unwrap(),
+            analytic_gaussian_sigma(e2, delta, 2.0 * h).unwrap(),
             classical_sigma(eps, d, 2.0 * h),
         ];
         for (c, s) in curves.iter_mut().zip(v) {

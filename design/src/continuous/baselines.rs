@@ -1,9 +1,9 @@
 //! The LDP baselines the paper compares its context-aware mechanisms with (§IV-C-2).
 
-use super::{bisect_smallest, phi, positive, widen_up};
-use privlift::error::{Error, Result};
+use super::{bisect_smallest, calibration_target, phi, positive, widen_up};
+use privlift::error::Result;
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
-use privlift::param::Epsilon;
+use privlift::param::{Delta, Epsilon};
 
 /// The vanilla Gaussian mechanism's bound (the paper's \[39\], Dwork–Roth Thm A.1 solved
 /// for δ): `δ ≤ 1.25·exp(−ε²σ²/(2Δ²))`, rounded up.
@@ -12,9 +12,9 @@ use privlift::param::Epsilon;
 /// not a guarantee. It can exceed 1 (then it says nothing).
 ///
 /// # Errors
-/// `invalid_argument` for `ε` not in `[0, 700]`, `σ` or `Δ` not finite and > 0.
-pub fn vanilla_gaussian_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result<f64> {
-    Epsilon::new("epsilon", eps)?;
+/// `invalid_argument` for `σ` or `Δ` not finite and > 0.
+pub fn vanilla_gaussian_delta(epsilon: Epsilon, sigma: f64, sensitivity: f64) -> Result<f64> {
+    let eps = epsilon.get();
     positive("sigma", sigma)?;
     positive("sensitivity", sensitivity)?;
     let t = eps * sigma / sensitivity;
@@ -31,8 +31,8 @@ pub fn vanilla_gaussian_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result<
 ///
 /// # Errors
 /// As [`vanilla_gaussian_delta`].
-pub fn analytic_gaussian_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result<f64> {
-    Epsilon::new("epsilon", eps)?;
+pub fn analytic_gaussian_delta(epsilon: Epsilon, sigma: f64, sensitivity: f64) -> Result<f64> {
+    let eps = epsilon.get();
     positive("sigma", sigma)?;
     positive("sensitivity", sensitivity)?;
     let a = sensitivity / (2.0 * sigma);
@@ -50,14 +50,12 @@ pub fn analytic_gaussian_delta(eps: f64, sigma: f64, sensitivity: f64) -> Result
 /// eq (24) decreases in σ, Balle & Wang Lemma 7), rounded up by the bisection's bracket.
 ///
 /// # Errors
-/// As [`vanilla_gaussian_delta`] and `invalid_argument` for `delta` outside `(0, 1)`.
-pub fn analytic_gaussian_sigma(eps: f64, delta: f64, sensitivity: f64) -> Result<f64> {
-    Epsilon::new("epsilon", eps)?;
+/// As [`vanilla_gaussian_delta`] and `invalid_argument` for `delta` of 0 or 1.
+pub fn analytic_gaussian_sigma(epsilon: Epsilon, delta: Delta, sensitivity: f64) -> Result<f64> {
     positive("sensitivity", sensitivity)?;
-    if !(delta > 0.0 && delta < 1.0) {
-        return Err(Error::invalid("delta", alloc::format!("must be in (0, 1); got {delta}")));
-    }
-    let (s, _) = bisect_smallest(|s| Ok(analytic_gaussian_delta(eps, s, sensitivity)? <= delta), sensitivity, 1e-13)?;
+    let delta = calibration_target(delta)?;
+    let (s, _) =
+        bisect_smallest(|s| Ok(analytic_gaussian_delta(epsilon, s, sensitivity)? <= delta), sensitivity, 1e-13)?;
     Ok(s)
 }
 
@@ -73,7 +71,8 @@ pub fn laplace_ldp_scale(sensitivity: f64, epsilon: Epsilon) -> Result<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{laplace_ldp_scale, next_up, Epsilon};
+    use crate::continuous::shims::{analytic_gaussian_delta, analytic_gaussian_sigma, vanilla_gaussian_delta};
     use crate::continuous::{e_divergence, Gaussian};
 
     #[test]

@@ -93,9 +93,10 @@ fn bad(name: &str, reason: impl Into<String>) -> Error {
     Error::invalid(name, reason)
 }
 
-fn need_delta(delta: f64) -> Result<f64> {
+/// The request's δ, for the methods that need one: in `(0, 1)`.
+fn need_delta(delta: f64) -> Result<Delta> {
     if delta.is_finite() && delta > 0.0 && delta < 1.0 {
-        Ok(delta)
+        Delta::new("delta", delta)
     } else {
         Err(bad("delta", alloc::format!("this method needs delta in (0, 1); got {delta}")))
     }
@@ -135,10 +136,11 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
     };
     let (mechanism, claims) = match req.method.as_str() {
         "gaussian-lip" => {
-            let delta = need_delta(req.delta)?;
+            let target = need_delta(req.delta)?;
+            let delta = target.get();
             let start = match prior.as_mixture() {
                 Some(m) => {
-                    let c = calibrate_on_domain(eps, delta, &m, d.lo, d.hi)?;
+                    let c = calibrate_on_domain(epsilon, target, &m, d.lo, d.hi)?;
                     utility["sigma_continuous"] = c.sigma_n.into();
                     c.sigma_n
                 }
@@ -152,13 +154,14 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             (ContinuousMechanism::Gaussian { sigma: alloc::vec![sigma] }, lip_claim(eps, delta))
         }
         "gaussian-lip-instance" => {
-            let delta = need_delta(req.delta)?;
+            let target = need_delta(req.delta)?;
+            let delta = target.get();
             let Some(mix) = prior.as_mixture() else {
                 return Err(bad("prior", "gaussian-lip-instance needs a Gaussian or GMM prior (Cor 10)"));
             };
             // The instance-independent σ meets the target: it caps every σ(x), so a
             // feasible scale always exists and the audit stays bounded.
-            let start = calibrate_on_domain(eps, delta, &mix, d.lo, d.hi)?.sigma_n;
+            let start = calibrate_on_domain(epsilon, target, &mix, d.lo, d.hi)?.sigma_n;
             let (cap, _) = smallest_near(|s| lip_ok(&[s], delta), start, 1e-4)?;
             let n = lattice.len();
             let bins = n.min(INSTANCE_BINS);
@@ -167,7 +170,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             for b in 0..bins {
                 let (k0, k1) = (b * n / bins, (b + 1) * n / bins);
                 let centre = 0.5 * (lattice.value(k0 as i64) + lattice.value(k1 as i64 - 1));
-                let s = calibrate_at(eps, delta, centre, &mix)?.sigma_n;
+                let s = calibrate_at(epsilon, target, centre, &mix)?.sigma_n;
                 per_bin.push(s);
                 shape.extend(core::iter::repeat_n(s, k1 - k0));
             }
@@ -186,8 +189,9 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             (ContinuousMechanism::Gaussian { sigma: capped(c) }, lip_claim(eps, delta))
         }
         "analytic-gaussian" => {
-            let delta = need_delta(req.delta)?;
-            let s0 = analytic_gaussian_sigma(eps, delta, width)?;
+            let target = need_delta(req.delta)?;
+            let delta = target.get();
+            let s0 = analytic_gaussian_sigma(epsilon, target, width)?;
             utility["sigma_eq24"] = s0.into();
             affordable(s0)?;
             let ldp = |s: f64| audited(LatticeMechanism::gaussian(lattice, p.clone(), &[s])?.ldp_delta(epsilon));
@@ -216,8 +220,8 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
         }
         "sampling" => {
             let delta = need_delta(req.delta)?;
-            let lambda = sampling_lambda(eps, delta)?;
-            (ContinuousMechanism::Sampling { lambda }, lip_claim(eps, delta))
+            let lambda = sampling_lambda(epsilon, delta)?.get();
+            (ContinuousMechanism::Sampling { lambda }, lip_claim(eps, delta.get()))
         }
         other => {
             return Err(bad(

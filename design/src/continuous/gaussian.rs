@@ -38,11 +38,12 @@
 use alloc::collections::BinaryHeap;
 
 use super::{
-    bisect_smallest, finite, mass, non_negative, phi, positive, q, solve_smallest, widen_up, Gaussian, GaussianMixture,
+    bisect_smallest, calibration_target, finite, mass, non_negative, phi, positive, q, solve_smallest, widen_up,
+    Gaussian, GaussianMixture,
 };
 use privlift::error::{Error, Result};
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
-use privlift::param::Epsilon;
+use privlift::param::{Delta, Epsilon};
 
 /// Absolute slack added to every E-divergence value, per unit of `1 + γ` (see
 /// [`e_divergence`]).
@@ -181,21 +182,21 @@ fn delta_parts(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> LipDelta {
 /// `P(Y∈S) ≤ e^ε P(Y∈S | x) + δ`, with `δ = delta`, an upper bound (see [`e_divergence`]).
 ///
 /// # Errors
-/// `invalid_argument` for `ε` not in `[0, 700]`, `σ_N` not finite and > 0, `x` not finite.
+/// `invalid_argument` for `σ_N` not finite and > 0, `x` not finite.
 ///
 /// # Example
 /// ```
+/// use privlift::param::Epsilon;
 /// use privlift_design::continuous::{delta_at, Gaussian};
 /// let prior = Gaussian::new(0.0, 5.0)?;
-/// let d = delta_at(1.0, 10.0, 0.0, &prior)?;
+/// let d = delta_at(Epsilon::new("epsilon", 1.0)?, 10.0, 0.0, &prior)?;
 /// assert!(d.delta <= 1e-3 && d.delta == d.e_y_vs_y_given_x);
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn delta_at(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> Result<LipDelta> {
-    Epsilon::new("epsilon", eps)?;
+pub fn delta_at(epsilon: Epsilon, sigma_n: f64, x: f64, prior: &Gaussian) -> Result<LipDelta> {
     positive("sigma_n", sigma_n)?;
     finite("x", x)?;
-    Ok(delta_parts(eps, sigma_n, x, prior))
+    Ok(delta_parts(epsilon.get(), sigma_n, x, prior))
 }
 
 /// Upper bound on the δ at `x` under a mixture prior: the largest δ of [`delta_at`] over
@@ -203,15 +204,10 @@ pub fn delta_at(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> Result<LipD
 ///
 /// # Errors
 /// As [`delta_at`].
-pub fn delta_at_mixture(eps: f64, sigma_n: f64, x: f64, prior: &GaussianMixture) -> Result<f64> {
-    Epsilon::new("epsilon", eps)?;
+pub fn delta_at_mixture(epsilon: Epsilon, sigma_n: f64, x: f64, prior: &GaussianMixture) -> Result<f64> {
     positive("sigma_n", sigma_n)?;
     finite("x", x)?;
-    Ok(prior
-        .components()
-        .filter(|(w, _)| *w > 0.0)
-        .map(|(_, g)| delta_parts(eps, sigma_n, x, &g).delta)
-        .fold(0.0, f64::max))
+    Ok(mixture_delta(epsilon.get(), sigma_n, x, prior))
 }
 
 /// Lipschitz constant of `x ↦ δ(x)` (definition (3)) for noise σ_N: `1/(σ_N√(2π))`,
@@ -329,8 +325,8 @@ const DECISION_BUDGET: usize = 200_000;
 ///
 /// # Errors
 /// As [`delta_at`]; `invalid_argument` for a domain with `lo > hi` or infinite ends.
-pub fn delta_on_domain(eps: f64, sigma_n: f64, prior: &GaussianMixture, lo: f64, hi: f64) -> Result<f64> {
-    Epsilon::new("epsilon", eps)?;
+pub fn delta_on_domain(epsilon: Epsilon, sigma_n: f64, prior: &GaussianMixture, lo: f64, hi: f64) -> Result<f64> {
+    let eps = epsilon.get();
     positive("sigma_n", sigma_n)?;
     check_domain(lo, hi)?;
     let f = |x: f64| mixture_delta(eps, sigma_n, x, prior);
@@ -362,14 +358,6 @@ pub struct Calibration {
     pub below: f64,
 }
 
-fn check_delta(delta: f64) -> Result<f64> {
-    if delta.is_finite() && delta > 0.0 && delta < 1.0 {
-        Ok(delta)
-    } else {
-        Err(Error::invalid("delta", alloc::format!("must be in (0, 1); got {delta}")))
-    }
-}
-
 /// Cor 10: the smallest σ_N(x) with δ(x) ≤ `delta` for a user whose value is `x` (δ of
 /// [`delta_at`] under definition (3); Lemma 2's bound for a mixture), by a bracketed
 /// root search (Illinois regula falsi).
@@ -380,20 +368,21 @@ fn check_delta(delta: f64) -> Result<f64> {
 /// 1e-13 where δ decreases in σ_N (checked on grids in the tests).
 ///
 /// # Errors
-/// As [`delta_at`]; `invalid_argument` for `delta` outside `(0, 1)`; `infeasible` if no
+/// As [`delta_at`]; `invalid_argument` for `delta` of 0 or 1; `infeasible` if no
 /// σ_N up to 1e308 meets it.
 ///
 /// # Example
 /// ```
+/// use privlift::param::{Delta, Epsilon};
 /// use privlift_design::continuous::{calibrate_at, delta_at, Gaussian};
 /// let prior = Gaussian::new(0.0, 5.0)?;
-/// let c = calibrate_at(1.0, 1e-4, 0.0, &prior.into())?;
-/// assert!(delta_at(1.0, c.sigma_n, 0.0, &prior)?.delta <= 1e-4);
+/// let eps = Epsilon::new("epsilon", 1.0)?;
+/// let c = calibrate_at(eps, Delta::new("delta", 1e-4)?, 0.0, &prior.into())?;
+/// assert!(delta_at(eps, c.sigma_n, 0.0, &prior)?.delta <= 1e-4);
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn calibrate_at(eps: f64, delta: f64, x: f64, prior: &GaussianMixture) -> Result<Calibration> {
-    Epsilon::new("epsilon", eps)?;
-    check_delta(delta)?;
+pub fn calibrate_at(epsilon: Epsilon, delta: Delta, x: f64, prior: &GaussianMixture) -> Result<Calibration> {
+    let (eps, delta) = (epsilon.get(), calibration_target(delta)?);
     finite("x", x)?;
     let start = prior.components().map(|(_, g)| g.sd().max((x - g.mean()).abs())).fold(1e-3, f64::max);
     let (sigma_n, below) = solve_smallest(|s| Ok(mixture_delta(eps, s, x, prior)), delta, start, 1e-13)?;
@@ -406,9 +395,14 @@ pub fn calibrate_at(eps: f64, delta: f64, x: f64, prior: &GaussianMixture) -> Re
 ///
 /// # Errors
 /// As [`calibrate_at`] and [`delta_on_domain`].
-pub fn calibrate_on_domain(eps: f64, delta: f64, prior: &GaussianMixture, lo: f64, hi: f64) -> Result<Calibration> {
-    Epsilon::new("epsilon", eps)?;
-    check_delta(delta)?;
+pub fn calibrate_on_domain(
+    epsilon: Epsilon,
+    delta: Delta,
+    prior: &GaussianMixture,
+    lo: f64,
+    hi: f64,
+) -> Result<Calibration> {
+    let (eps, delta) = (epsilon.get(), calibration_target(delta)?);
     check_domain(lo, hi)?;
     let start = prior
         .components()
@@ -491,6 +485,7 @@ mod tests {
 
     #[test]
     fn rejects_bad_arguments() {
+        use crate::continuous::shims::{calibrate_at, delta_at, delta_on_domain};
         let p = n(0.0, 1.0);
         assert!(delta_at(-1.0, 1.0, 0.0, &p).is_err());
         assert!(delta_at(1.0, 0.0, 0.0, &p).is_err());

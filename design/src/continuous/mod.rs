@@ -44,6 +44,8 @@ mod gaussian;
 mod gmm;
 mod laplace;
 mod sampling;
+#[cfg(test)]
+pub(crate) mod shims;
 
 pub use baselines::{analytic_gaussian_delta, analytic_gaussian_sigma, laplace_ldp_scale, vanilla_gaussian_delta};
 pub use gaussian::{
@@ -57,9 +59,26 @@ pub use privlift::leakage::lattice::LatticeAudit;
 pub use privlift::sample::lattice::LatticeMechanism;
 pub use sampling::{sampling_delta, sampling_delta_discrete, sampling_lambda};
 
+#[cfg(test)]
+use crate::continuous as real;
 use privlift::error::{Error, Result};
 pub(crate) use privlift::numeric::{mass, phi, q, widen_down, widen_up};
+use privlift::param::Delta;
 pub(crate) use privlift::param::{finite, non_negative, positive};
+
+/// The δ a calibration aims at: in `(0, 1)` on top of [`Delta`]'s `[0, 1]` (no noise
+/// reaches δ = 0, and any noise meets δ = 1).
+///
+/// # Errors
+/// `invalid_argument` naming `delta` for 0 or 1.
+pub(crate) fn calibration_target(delta: Delta) -> Result<f64> {
+    let delta = delta.get();
+    if delta > 0.0 && delta < 1.0 {
+        Ok(delta)
+    } else {
+        Err(Error::invalid("delta", alloc::format!("must be in (0, 1); got {delta}")))
+    }
+}
 
 /// Smallest `σ` in a bracket found by doubling and halving from `start`, then bisection,
 /// for which `ok(σ)` holds, to a relative bracket width `rel_width`; `ok` must be (close

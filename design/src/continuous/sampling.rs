@@ -18,48 +18,41 @@
 use super::{widen_down, widen_up};
 use privlift::error::Result;
 use privlift::numeric::UNIT_ROUNDOFF;
-
-fn check(eps: f64, name: &str, v: f64) -> Result<()> {
-    privlift::param::Epsilon::new("epsilon", eps)?;
-    privlift::param::Probability::new(name, v)?;
-    Ok(())
-}
+use privlift::param::{Delta, Epsilon, Probability};
 
 /// Prop 2: `λ = min{δe^ε, 1 − e^{−ε} + δe^{−ε}}`, the largest λ for which the sampling
 /// mechanism is (ε, δ)-LIP (definition (3), atomless prior), rounded down.
 ///
 /// # Errors
-/// `invalid_argument` for ε not in `[0, 700]` or δ not in `[0, 1]`.
+/// None in practice: the rounded λ is checked into a [`Probability`] (`invalid_argument`).
 ///
 /// # Example
 /// ```
+/// use privlift::param::{Delta, Epsilon};
 /// use privlift_design::continuous::{sampling_delta, sampling_lambda};
-/// let l = sampling_lambda(1.0, 0.01)?;
-/// assert!(sampling_delta(1.0, l)? <= 0.01);
+/// let (eps, delta) = (Epsilon::new("epsilon", 1.0)?, Delta::new("delta", 0.01)?);
+/// assert!(sampling_delta(eps, sampling_lambda(eps, delta)?) <= 0.01);
 /// # Ok::<(), privlift::Error>(())
 /// ```
-pub fn sampling_lambda(eps: f64, delta: f64) -> Result<f64> {
-    check(eps, "delta", delta)?;
+pub fn sampling_lambda(epsilon: Epsilon, delta: Delta) -> Result<Probability> {
+    let (eps, delta) = (epsilon.get(), delta.get());
     let a = delta * libm::exp(eps);
     // 1 − e^{−ε}(1 − δ) = −expm1(−ε) + δe^{−ε}, without cancellation.
     let b = -libm::expm1(-eps) + delta * libm::exp(-eps);
     // Lowered by a relative 1e-12 (far above the few-ulp error) so that the rounded-up
     // exact δ of `sampling_delta` confirms δ.
-    Ok(widen_down(a.min(b), 1e-12).clamp(0.0, 1.0))
+    Probability::new("lambda", widen_down(a.min(b), 1e-12).clamp(0.0, 1.0))
 }
 
 /// The exact δ of the sampling mechanism with release probability λ under an atomless
 /// prior (definition (3)): `max{e^{−ε}λ, 1 − e^ε(1 − λ), 0}`, rounded up.
-///
-/// # Errors
-/// `invalid_argument` for ε not in `[0, 700]` or λ not in `[0, 1]`.
-pub fn sampling_delta(eps: f64, lambda: f64) -> Result<f64> {
-    check(eps, "lambda", lambda)?;
+pub fn sampling_delta(epsilon: Epsilon, lambda: Probability) -> f64 {
+    let (eps, lambda) = (epsilon.get(), lambda.get());
     // a: a product (relative error); b: a difference (absolute error of its terms).
     let a = widen_up(libm::exp(-eps) * lambda, 4.0 * UNIT_ROUNDOFF, 0.0);
     let t = libm::exp(eps) * (1.0 - lambda);
     let b = widen_up(1.0 - t, 0.0, 4.0 * UNIT_ROUNDOFF * (1.0 + t));
-    Ok(a.max(b).clamp(0.0, 1.0))
+    a.max(b).clamp(0.0, 1.0)
 }
 
 /// The exact δ (definition (3)) of the sampling mechanism under a **discrete** prior
@@ -69,9 +62,9 @@ pub fn sampling_delta(eps: f64, lambda: f64) -> Result<f64> {
 /// Evaluated in `f64` (nearest), for checking Prop 2.
 ///
 /// # Errors
-/// As [`sampling_delta`], and the distribution errors for `p`.
-pub fn sampling_delta_discrete(eps: f64, lambda: f64, p: &[f64]) -> Result<f64> {
-    check(eps, "lambda", lambda)?;
+/// The distribution errors for `p`.
+pub fn sampling_delta_discrete(epsilon: Epsilon, lambda: Probability, p: &[f64]) -> Result<f64> {
+    let (eps, lambda) = (epsilon.get(), lambda.get());
     privlift::document::check_distribution("p", p)?;
     let (up, down) = (libm::exp(eps), libm::exp(-eps));
     let mut delta: f64 = 0.0;
@@ -92,7 +85,7 @@ pub fn sampling_delta_discrete(eps: f64, lambda: f64, p: &[f64]) -> Result<f64> 
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::continuous::shims::{sampling_delta, sampling_lambda};
 
     #[test]
     fn prop2_lambda_is_feasible_and_tight() {

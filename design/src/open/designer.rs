@@ -151,7 +151,7 @@ pub fn design_open(req: &OpenRequest) -> Result<OpenDocument> {
         }
         None => None,
     };
-    let id = req.id.clone().unwrap_or_else(|| crate::default_id(&req.method, Some(eps.get())));
+    let id = req.id.clone().unwrap_or_else(|| crate::default_id(&req.method, Some(eps)));
     let mechanism = match req.method.as_str() {
         "olh" => OpenMechanism::Olh { epsilon: eps, g: olh_g(eps) },
         "hadamard" => OpenMechanism::Hadamard {

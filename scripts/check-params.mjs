@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+// Lists every `pub fn` in the core (src/) and the curator (design/src/) that takes a raw
+// f64 for ε, δ or a probability, and fails if there is one: those parameters are the types
+// of src/param.rs (`Epsilon`, `Budget`, `Delta`, `Probability`), validated once where a
+// number enters (a document, a request, the CLI's flags, the bindings), so that each rule
+// is written once. A parameter is such a number when its name, split at `_`, has a word
+// of PARAM_WORDS (`eps`, `delta_target`, `p1min`, …) and its type is `f64` or
+// `Option<f64>`. Code compiled for tests only (`#[cfg(test)]` items and the files of
+// `#[cfg(test)] mod x;`) is skipped: tests keep their literals. (`lambda` is not a word:
+// design/src/lift.rs names the max-lift Λ so.) It first checks itself on known sources
+// (`selfTest`), so a checker that finds nothing fails too. Usage:
+//   node scripts/check-params.mjs [DIR…]      (default: src design/src)
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, dirname, basename } from 'node:path';
+
+/** The words that make a parameter name an ε, a δ or a probability. */
+const PARAM_WORDS = new Set([
+  'eps', 'epsilon', 'delta', 'p', 'q', 'prob', 'probability', 'keep', 'pmin', 'p1min',
+]);
+
+/** Files allowed to take a raw f64 there, each with its reason. */
+const ALLOWED = new Map([
+  ['src/param.rs', 'the constructors that validate a number into its type: the boundary itself'],
+]);
+
+const RAW = /^(?:&\s*)?(?:f64|Option\s*<\s*f64\s*>)$/;
+
+/** The text with comments, strings and char literals blanked (lengths kept). */
+function strip(src) {
+  const blank = (s) => s.replace(/[^\n]/g, ' ');
+  return src.replace(
+    /\/\/[^\n]*|\/\*[\s\S]*?\*\/|b?r(#*)"[\s\S]*?"\1|b?"(?:\\[\s\S]|[^"\\])*"|b?'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^\\'\n])'/g,
+    blank,
+  );
+}
+
+/** Index just past the bracket matching the opener at `i` (nesting of ( [ { < >). */
+function close(s, i) {
+  const open = s[i];
+  const shut = { '(': ')', '{': '}', '[': ']', '<': '>' }[open];
+  let depth = 0;
+  for (let j = i; j < s.length; j++) {
+    const c = s[j];
+    if (c === '-' && s[j + 1] === '>') { j++; continue; } // `->` inside `Fn(…) -> T`
+    if (c === open) depth++;
+    else if (c === shut && --depth === 0) return j + 1;
+  }
+  return s.length;
+}
+
+/** Splits a parameter list at its top-level commas. */
+function params(list) {
+  const out = [];
+  let depth = 0, start = 0;
+  for (let j = 0; j < list.length; j++) {
+    const c = list[j];
+    if (c === '-' && list[j + 1] === '>') { j++; continue; }
+    if ('([{<'.includes(c)) depth++;
+    else if (')]}>'.includes(c)) depth--;
+    else if (c === ',' && depth === 0) { out.push(list.slice(start, j)); start = j + 1; }
+  }
+  out.push(list.slice(start));
+  return out.map((p) => p.trim()).filter(Boolean);
+}
+
+/** Files that a `#[cfg(test)] mod x;` in `file` declares, among `known`. */
+function testModFiles(file, text, known) {
+  const dir = ['mod.rs', 'lib.rs', 'main.rs'].includes(basename(file)) ? dirname(file) : file.replace(/\.rs$/, '');
+  const out = [];
+  for (const m of text.matchAll(/#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;/g)) {
+    for (const f of [join(dir, `${m[1]}.rs`), join(dir, m[1], 'mod.rs')]) if (known.has(f)) out.push(f);
+  }
+  return out;
+}
+
+/** Blanks every item that follows `#[cfg(test)]` (its braces or up to its `;`). */
+function dropTestItems(s) {
+  let out = s;
+  for (const m of s.matchAll(/#\[cfg\(test\)\]/g)) {
+    let j = m.index + m[0].length;
+    while (j < s.length && s[j] !== '{' && s[j] !== ';') j++;
+    const end = s[j] === '{' ? close(s, j) : j + 1;
+    out = out.slice(0, m.index) + ' '.repeat(end - m.index) + out.slice(end);
+  }
+  return out;
+}
+
+function rsFiles(dir) {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? rsFiles(p) : n.endsWith('.rs') ? [p] : [];
+  });
+}
+
+/** Every offending parameter of `sources` (a Map from path to Rust text), as lines. */
+function scan(sources) {
+  const texts = new Map([...sources].map(([f, t]) => [f, strip(t)]));
+  const skipped = new Set([...texts].flatMap(([f, t]) => testModFiles(f, t, texts)));
+  const found = [];
+  for (const [file, raw] of texts) {
+    if (skipped.has(file) || ALLOWED.has(file)) continue;
+    const s = dropTestItems(raw);
+    const fns = /\bpub\s+(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+"[^"]*"\s+)?fn\s+(\w+)\s*/g;
+    for (const m of s.matchAll(fns)) {
+      let j = m.index + m[0].length;
+      if (s[j] === '<') j = close(s, j);
+      while (/\s/.test(s[j])) j++;
+      if (s[j] !== '(') continue;
+      const line = s.slice(0, m.index).split('\n').length;
+      for (const p of params(s.slice(j + 1, close(s, j) - 1))) {
+        const colon = p.indexOf(':');
+        if (colon < 0) continue; // self
+        const name = p.slice(0, colon).replace(/^mut\s+/, '').trim();
+        const type = p.slice(colon + 1).trim();
+        if (RAW.test(type) && name.split('_').some((w) => PARAM_WORDS.has(w))) {
+          found.push(`${file}:${line}: pub fn ${m[1]}(… ${name}: ${type} …)`);
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** The checker on sources whose verdicts are known: it must find exactly these. */
+function selfTest() {
+  const sources = new Map([
+    ['t/lib.rs', [
+      'pub fn a(eps: f64) {}',                                    // found
+      'pub fn b<T: Into<f64>>(x: T,\n    delta_target: Option<f64>,\n) -> f64 { 0.0 }', // found
+      'impl S { pub fn c(&self, keep: &f64) {} }',                // found
+      'pub fn d(eps: Epsilon, sigma: f64, f: impl Fn(f64) -> f64) {}',
+      'pub(crate) fn e(eps: f64) {}',
+      'fn f(p: f64) {}',
+      '// pub fn g(eps: f64) {}',
+      'const S: &str = "pub fn h(eps: f64)"; const C: char = \'(\';',
+      '#[cfg(test)]\nmod tests { pub fn i(eps: f64) {} }',
+      '#[cfg(test)]\nmod shims;',
+      'pub fn j(p1min: f64, pmin_x: f64) {}',                     // found twice
+    ].join('\n')],
+    ['t/shims.rs', 'pub fn k(eps: f64) {}'],
+  ]);
+  const want = ['t/lib.rs:1: pub fn a', 't/lib.rs:2: pub fn b', 't/lib.rs:5: pub fn c', 't/lib.rs:13: pub fn j', 't/lib.rs:13: pub fn j'];
+  const got = scan(sources).map((f) => f.slice(0, f.indexOf('(')));
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    console.error(`check-params self-test: found\n  ${got.join('\n  ')}\nexpected\n  ${want.join('\n  ')}`);
+    process.exit(1);
+  }
+}
+
+selfTest();
+const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['src', 'design/src'];
+const files = roots.flatMap(rsFiles).sort();
+const found = scan(new Map(files.map((f) => [f, readFileSync(f, 'utf8')])));
+if (found.length) {
+  console.error(`${found.length} public parameter(s) take a raw f64 for ε, δ or a probability; take the types of src/param.rs:`);
+  for (const f of found) console.error(`  ${f}`);
+  process.exit(1);
+}
+console.log(`check-params: no pub fn in ${roots.join(', ')} takes a raw f64 for ε, δ or a probability (${files.length} files)`);
