@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds the browser/Node package's wasm half into pkg/ (idempotent).
 #
+# Each module is `cargo build` of the bindings crate wasm/ (privlift-wasm) for
+# wasm32-unknown-unknown, then the wasm-bindgen CLI (the version Cargo.lock pins):
+#
 #   pkg/privlift.js          wasm-bindgen glue (--target web: an ES module, no bundler needed)
 #   pkg/privlift_bg.wasm     the module
 #   pkg/privlift.d.ts        generated types of the raw bindings (js/privlift.d.ts is the public one)
@@ -23,15 +26,23 @@ log() { printf '[build-wasm] %s\n' "$*" >&2; }
 size_of() { wc -c <"$1" | tr -d ' '; }
 gz_size_of() { gzip -9 -n -c <"$1" | wc -c | tr -d ' '; }
 
-# wasm-opt = false in Cargo.toml metadata, so wasm-pack downloads and runs nothing extra.
-# The bindings are the crate wasm/ (privlift-wasm); --out-dir is relative to it. The two
-# client modules use the `wasm` profile (Cargo.toml): opt-level "s" except the random
-# generator: a tenth smaller than opt-level 3, for a few per cent of `perturbIndices`.
-wasm-pack build wasm --mode no-install --profile wasm --target web --out-dir ../pkg --out-name privlift
+cargo_target=${CARGO_TARGET_DIR:-target}
+# bindgen OUT_DIR OUT_NAME PROFILE TARGET_DIR [CARGO_ARGS...]: builds the bindings crate with
+# PROFILE into TARGET_DIR and writes wasm-bindgen's ES module glue, its types and the module
+# into OUT_DIR (emptied first, so no file of an earlier build survives).
+bindgen() {
+  local out=$1 name=$2 profile=$3 target_dir=$4
+  shift 4
+  cargo build -p privlift-wasm --lib --target wasm32-unknown-unknown --profile "$profile" \
+    --target-dir "$target_dir" "$@"
+  rm -rf "$out"
+  wasm-bindgen "$target_dir/wasm32-unknown-unknown/$profile/privlift_wasm.wasm" \
+    --out-dir "$out" --out-name "$name" --target web --typescript
+}
 
-# wasm-pack writes these for a stand-alone pkg/ package; the npm package is the repo root.
-# pkg/package.json would make pkg/ its own package scope, pkg/.gitignore ("*") hides it.
-rm -f pkg/.gitignore pkg/package.json pkg/README.md pkg/LICENSE*
+# The two client modules use the `wasm` profile (Cargo.toml): opt-level "s" except the random
+# generator: a tenth smaller than opt-level 3, for a few per cent of `perturbIndices`.
+bindgen pkg privlift wasm "$cargo_target"
 
 # optimise WASM SMOKE: runs npm binaryen's wasm-opt -Oz on WASM and keeps the result only if
 # it is smaller and SMOKE (a node script through the public wrapper) still passes.
@@ -106,8 +117,10 @@ printf 'pkg/privlift_inline.js: %s bytes raw, %s bytes gzip -9\n' "$(size_of pkg
 # The continuous-documents client module for `privlift/continuous` (feature `continuous`
 # without the default `client`: continuous bindings only, so neither client carries the
 # other's code).
-wasm-pack build wasm --mode no-install --profile wasm --target web --out-dir ../pkg-continuous --out-name privlift_continuous -- --no-default-features --features continuous
-rm -f pkg-continuous/.gitignore pkg-continuous/package.json pkg-continuous/README.md pkg-continuous/LICENSE*
+# Its own target directory: the crate's module file has one name whatever its features, so
+# in target/ this build and pkg/'s would each make the other's stale, and every run would
+# link both again (LTO: tens of seconds each).
+bindgen pkg-continuous privlift_continuous wasm "$cargo_target/wasm-continuous" --no-default-features --features continuous
 optimise pkg-continuous/privlift_continuous_bg.wasm scripts/smoke-continuous.mjs
 printf 'pkg-continuous/privlift_continuous_bg.wasm: %s bytes raw, %s bytes gzip -9\n' \
   "$(size_of pkg-continuous/privlift_continuous_bg.wasm)" "$(gz_size_of pkg-continuous/privlift_continuous_bg.wasm)"
@@ -115,8 +128,7 @@ printf 'pkg-continuous/privlift_continuous_bg.wasm: %s bytes raw, %s bytes gzip 
 # The curator-side module (designers, LP solver, estimation) for `privlift/design`. Kept
 # out of the client module so a page that only verifies and perturbs never loads it; built
 # with the release profile (opt-level 3: the designers' LPs and vertex searches are hot).
-wasm-pack build wasm --mode no-install --release --target web --out-dir ../pkg-design --out-name privlift_design -- --features design
-rm -f pkg-design/.gitignore pkg-design/package.json pkg-design/README.md pkg-design/LICENSE*
+bindgen pkg-design privlift_design release "$cargo_target" --features design
 optimise pkg-design/privlift_design_bg.wasm scripts/smoke-design.mjs
 printf 'pkg-design/privlift_design_bg.wasm: %s bytes raw, %s bytes gzip -9\n' \
   "$(size_of pkg-design/privlift_design_bg.wasm)" "$(gz_size_of pkg-design/privlift_design_bg.wasm)"

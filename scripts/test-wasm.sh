@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The wasm test suite, in every JS runtime the package supports:
-#   1. wasm/tests/{web,vectors}.rs in Node            (wasm-pack test wasm --node)
+#   1. wasm/tests/{web,vectors}.rs in Node
 #   2. wasm/tests/{web,vectors}.rs in headless Chrome (chromium + Debian's chromedriver)
 #   3. wasm/tests/{web,vectors}.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
 #      (vectors.rs: the golden vectors of tests/vectors/, which tests/vectors.rs replays natively)
@@ -9,6 +9,9 @@
 #   5. the npm package (js/): scripts/build-wasm.sh, the TypeScript type tests (with the JS
 #      README's examples) and arethetypeswrong on the packed tarball, then
 #      node --test tests/js/ (Node, and headless Chromium through playwright-core)
+# Runs 1–4 are `cargo test --target wasm32-unknown-unknown` with wasm-bindgen's test runner
+# (wasm-bindgen-cli) as cargo's runner: one test build shared by the four runs, the runtime
+# chosen by environment variables.
 # Fails if a run fails OR one of its test files ran no test: without
 # WASM_BINDGEN_USE_BROWSER=1 a browser run prints "only configured to run in node.js …
 # skipping" and exits 0.
@@ -26,7 +29,7 @@ trap 'rm -rf "$out_dir"' EXIT
 # The bindings crate's test files, with the continuous bindings (feature `continuous`)
 # that vectors.rs replays the continuous vectors through.
 TEST_FILES=(web vectors)
-CARGO_ARGS=(--)
+CARGO_ARGS=()
 for t in "${TEST_FILES[@]}"; do CARGO_ARGS+=(--test "$t"); done
 CARGO_ARGS+=(--features continuous)
 
@@ -62,38 +65,36 @@ run() {
   printf '%s %s\n' "$name" "$n" >>"$out_dir/summary"
 }
 
-# From inside wasm/ (wasm-pack test's PATH argument does not combine with `-- --test`).
-in_wasm() { (cd wasm && "$@"); }
+# wasm_test VAR=VALUE... [WRAPPER...]: the bindings' test files under wasm-bindgen's test
+# runner, with the runtime the variables choose (WASM_BINDGEN_TEST_ONLY_NODE / _ONLY_WEB and a
+# driver: CHROMEDRIVER, GECKODRIVER or SAFARIDRIVER), inside WRAPPER (xvfb-run) if given.
+wasm_test() {
+  env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runner)" "$@" \
+    cargo test -p privlift-wasm --target wasm32-unknown-unknown "${CARGO_ARGS[@]}"
+}
 
-run node "" \
-  in_wasm wasm-pack test --mode no-install --node "${CARGO_ARGS[@]}"
+run node "" wasm_test WASM_BINDGEN_TEST_ONLY_NODE=1
 
 run chrome "Running headless tests in Chrome" \
-  in_wasm env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --chrome \
-  --chromedriver /usr/bin/chromedriver "${CARGO_ARGS[@]}"
+  wasm_test WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 CHROMEDRIVER=/usr/bin/chromedriver
 
 if [ "${PRIVLIFT_NO_FIREFOX:-0}" = 1 ]; then
   log "firefox: skipped (PRIVLIFT_NO_FIREFOX=1)"
 else
   run firefox "Running headless tests in Firefox" \
-    in_wasm env WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --mode no-install --headless --firefox \
-    --geckodriver "$HOME/.cargo/bin/geckodriver" "${CARGO_ARGS[@]}"
+    wasm_test WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 GECKODRIVER="$(command -v geckodriver)"
 fi
 
 # wasm-bindgen-test-runner knows no WebKitGTK driver, but WebKitWebDriver speaks the W3C
 # protocol the runner's safaridriver client sends (an empty new-session request, so the
 # driver's default browser: Debian's MiniBrowser with --automation); the runner names the
-# driver it found, hence the "Safari" banner. `cargo test` with the runner, as wasm-pack
-# calls it, without wasm-pack's `cargo build --tests` first: that dev-profile build shares
-# target/wasm32-unknown-unknown/debug with the test profile and would make the next
-# `cargo test` recompile the crate (about a minute) after the Firefox run built it.
+# driver it found, hence the "Safari" banner.
 if [ "${PRIVLIFT_NO_WEBKIT:-0}" = 1 ]; then
   log "webkit: skipped (PRIVLIFT_NO_WEBKIT=1)"
 else
   run webkit "Running headless tests in Safari" \
-    in_wasm env WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver \
-    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$HOME/.cargo/bin/wasm-bindgen-test-runner" \
-    xvfb-run -a cargo test --target wasm32-unknown-unknown "${CARGO_ARGS[@]:1}"
+    wasm_test WASM_BINDGEN_USE_BROWSER=1 WASM_BINDGEN_TEST_ONLY_WEB=1 SAFARIDRIVER=/usr/bin/WebKitWebDriver \
+    xvfb-run -a
 fi
 
 bash scripts/build-wasm.sh

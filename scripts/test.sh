@@ -36,7 +36,11 @@ step "setup"
 mkdir -p target
 bash scripts/setup.sh apt >target/setup-apt.log 2>&1 &
 apt_pid=$!
-bash scripts/setup.sh tools
+bash scripts/setup.sh rust
+# The crates.io tools (minutes of compiling) and npm's packages build beside lint and the
+# native tests, at a lower priority: the wasm step is the first to need them.
+nice bash scripts/setup.sh tools >target/setup-tools.log 2>&1 &
+tools_pid=$!
 
 step "format and lint"
 cargo fmt --all -- --check
@@ -75,6 +79,10 @@ cargo test --workspace --exclude privlift-wasm
 # The native test executables are not run again: free their disk (about 0.45 GB) for the
 # wasm and release builds below. Libraries, proc macros and build scripts stay.
 find target/debug/deps -maxdepth 1 -type f -perm -u+x ! -name '*.*' -delete
+
+step "wait for the crates.io tools and npm (setup, in the background since the start)"
+wait "$tools_pid" || { cat target/setup-tools.log >&2; exit 1; }
+cat target/setup-tools.log >&2
 
 step "wasm: Node, Chromium, Firefox, WebKitGTK; npm package"
 bash scripts/test-wasm.sh

@@ -1,7 +1,8 @@
-//! The wasm bindings, driven from Rust inside a JS engine: Node (`wasm-pack test wasm --node`)
-//! and headless browsers (`WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome`
-//! / `--firefox`). No `wasm_bindgen_test_configure!(run_in_browser)`: the environment
-//! variable picks the browser, so the same file runs in all three (scripts/test-wasm.sh).
+//! The wasm bindings, driven from Rust inside a JS engine: `cargo test --target
+//! wasm32-unknown-unknown` with wasm-bindgen-test-runner as cargo's runner, in Node and in
+//! headless browsers (`WASM_BINDGEN_USE_BROWSER=1` and a driver: `CHROMEDRIVER`, `GECKODRIVER`,
+//! `SAFARIDRIVER`). No `wasm_bindgen_test_configure!(run_in_browser)`: the environment
+//! variables pick the runtime, so the same file runs in all of them (scripts/test-wasm.sh).
 //!
 //! `perturb` and `perturbMany` here use the real `crypto.getRandomValues` path.
 #![cfg(all(target_arch = "wasm32", feature = "client"))]
