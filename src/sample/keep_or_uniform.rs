@@ -88,7 +88,7 @@ const TWO32: u64 = 1 << 32;
 /// passes the fidelity check of the module documentation: Δ ≤ σ/10, with σ the standard
 /// error of a frequency from [`FIDELITY_REPORTS`] reports, √(q(1 − q)/N)/κ at the least
 /// likely output probability q ∈ {(1 − κ)/g, κ + (1 − κ)/g}: Δ/κ·|f − 1/g| ≤ Δ/κ ≤ σ/10.
-pub fn fits_32_bits(keep: f64, g: u64) -> Option<u64> {
+fn fits_32_bits(keep: f64, g: u64) -> Option<u64> {
     // κ·2³² is exact in f64 (a power of 2), and its floor fits: κ < 1.
     let kept = (keep * TWO32 as f64) as u64;
     let w = (TWO32 - kept).div_ceil(g);
