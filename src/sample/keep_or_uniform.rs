@@ -42,7 +42,7 @@
 //! short of κ by Δ < g/2³², which the curator's estimates from the document's κ carry as a
 //! bias of at most Δ/κ of a frequency's distance to 1/g. The 32-bit draw is used only
 //! when Δ is below a tenth of the standard error of a frequency estimated from
-//! [`FIDELITY_REPORTS`] reports ([`fits_32_bits`]); otherwise (large g, where the grid of
+//! [`FIDELITY_REPORTS`] reports (`fits_32_bits`); otherwise (large g, where the grid of
 //! 2³² is coarse: k = 4096 at ε = 1 loses 0.2 % of κ; or g·w > 2³², as for κ = 0 and g not a
 //! power of 2) the draw takes 64 bits.
 //!
@@ -58,7 +58,7 @@ use crate::param::Probability;
 use crate::rng::Randomness;
 
 /// The number of reports up to which a 32-bit draw's bias stays below a tenth of the
-/// standard error of every frequency estimate ([`fits_32_bits`]): a billion.
+/// standard error of every frequency estimate (`fits_32_bits`): a billion.
 pub const FIDELITY_REPORTS: f64 = 1e9;
 
 /// Keep the input with probability κ, else a uniform output over g: the exact integer

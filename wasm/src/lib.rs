@@ -411,7 +411,7 @@ impl WasmMechanism {
 
     /// Perturbs the input indices of `xs` with the browser CSPRNG, writing each output to
     /// the same place in `out` (which may be `xs` itself: in place), a block of
-    /// [`BATCH_BLOCK`] at a time through one buffer of the module's memory: each block is
+    /// `BATCH_BLOCK` at a time through one buffer of the module's memory: each block is
     /// copied in, checked, drawn and copied out while it is in cache, and no array is
     /// allocated on either side (a copy of the whole batch first cost as much as the
     /// draws). On an error (an invalid input, a failing source) `out` is zeroed: nothing in
