@@ -9,7 +9,7 @@ Two adaptations, both exact (``check()`` proves them against pure-LDP's own clas
 - ``CandidateHadamard``: pure-LDP's ``HadamardMechServer`` keeps a 2^bits array and
   transforms it whole; this subclass keeps the reports and sums
   ``coeff · (−1)^popcount(b & j) / (2p − 1)`` for the asked buckets b only, which is that
-  transform's entry b.
+  transform's entry b (for many buckets, by one fast transform of the sums by index).
 - ``CandidateCMS``: pure-LDP's ``CMSServer.estimate`` calls k python hash functions per
   word (2·10⁶ calls for 1,000 words at k = 2048, more than its clients cost at n = 10⁵);
   this subclass evaluates its k hash functions on the asked words once (per k, m and words)
@@ -98,6 +98,24 @@ class CandidateHadamard(HadamardMechServer):
         signs = 1 - 2 * parity(js & np.uint64(self.index_mapper(data))).astype(np.int64)
         return float(np.dot(signs, coeffs)) / (2 * self.p - 1) / self.t
 
+    def estimate_many(self, buckets, bits):
+        """``estimate`` of each bucket at once: the coefficients summed by index and
+        transformed whole (a fast Walsh–Hadamard transform of 2^bits integers, exact in
+        float64), for many buckets cheaper than one sweep of the reports each."""
+        t = np.bincount(np.asarray(self.js, dtype=np.int64), weights=np.asarray(self.coeffs, dtype=np.float64),
+                        minlength=1 << bits)
+        return fwht(t)[np.asarray(buckets, dtype=np.int64)] / (2 * self.p - 1) / self.t
+
+
+def fwht(a):
+    """a[b] ← Σ_j a[j]·(−1)^popcount(b & j), for a of length 2^bits."""
+    size, h = a.size, 1
+    while h < size:
+        a = a.reshape(-1, 2, h)
+        a = np.concatenate((a[:, :1] + a[:, 1:], a[:, :1] - a[:, 1:]), axis=1)
+        h *= 2
+    return a.reshape(size)
+
 
 _HASHES = {}
 
@@ -149,7 +167,7 @@ def hadamard(users, eps, evaluate, seed, bits, hash_seed):
         if b is None:
             b = bucket[u] = hadamard_bucket(hash_seed, bits, u)
         server.aggregate(list(client.privatise(b)))
-    return np.array([server.estimate(hadamard_bucket(hash_seed, bits, int(i)), True) for i in evaluate])
+    return server.estimate_many([hadamard_bucket(hash_seed, bits, int(i)) for i in evaluate], bits)
 
 
 def hcms(users, eps, evaluate, seed, k, m):
@@ -222,7 +240,8 @@ def check():
         ours.aggregate(r)
     want = [full.estimate(i, True) for i in range(256)]
     got = [ours.estimate(i) for i in range(256)]
-    if not np.allclose(got, want, rtol=0, atol=1e-6):
+    if not np.allclose(got, want, rtol=0, atol=1e-6) or not np.allclose(ours.estimate_many(range(256), 8), want,
+                                                                          rtol=0, atol=1e-6):
         raise AssertionError("CandidateHadamard differs from pure-LDP's HadamardMechServer")
     full = CMSServer(2.0, 16, 64, is_hadamard=True)
     ours = CandidateCMS(2.0, 16, 64, is_hadamard=True)
