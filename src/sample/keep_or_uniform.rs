@@ -98,7 +98,7 @@ fn fits_32_bits(keep: f64, g: u64) -> Option<u64> {
     let delta = keep - kept32 as f64 / TWO32 as f64;
     let off = (1.0 - keep) / g as f64;
     let var = |q: f64| q * (1.0 - q);
-    let sd = (var(off).min(var(keep + off)) / FIDELITY_REPORTS).sqrt() / keep;
+    let sd = libm::sqrt(var(off).min(var(keep + off)) / FIDELITY_REPORTS) / keep;
     (keep == 0.0 && delta == 0.0 || delta / keep <= sd / 10.0).then_some(outputs)
 }
 
