@@ -132,8 +132,8 @@ fn srr(k: usize) -> String {
 /// An srr's labels and its `others` row are held once: refusing the corpus's (4096 short
 /// labels, 139 KB) holds at most 2× its bytes above refusing a small srr by the same path
 /// (a policy budget of 1 unit), so that code pages do not count. A process's peak moves by
-/// a few hundred kilobytes from run to run on a busy machine: the least of five pairs of
-/// runs. Before the labels were held in one text: 440–940 KB above (3.2–6.7×); after,
+/// a few hundred kilobytes from run to run on a busy machine: the least of nine pairs of
+/// runs (five left one CI run 311 KB above for 139 KB, 336–483 KB in all five). Before the labels were held in one text: 440–940 KB above (3.2–6.7×); after,
 /// 100–500 KB.
 #[test]
 fn refusing_an_srr_of_short_labels_holds_at_most_twice_its_bytes() {
@@ -143,7 +143,7 @@ fn refusing_an_srr_of_short_labels_holds_at_most_twice_its_bytes() {
     let text = case_document("structured-srr-others-shared.json");
     let path = t.write("refused.json", &text);
     let mut least = u64::MAX;
-    for _ in 0..5 {
+    for _ in 0..9 {
         let (verdict, baseline) = verify_peak_with(&small, Some(&policy));
         assert_eq!(verdict.as_deref(), Some("too_costly"));
         let (verdict, peak) = verify_peak(&path);
