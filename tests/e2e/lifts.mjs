@@ -1,14 +1,42 @@
 // The receipt's lifts computed independently of privlift, from a discrete document's JSON:
 // every channel kind expanded by hand, then P(y|x)/P(y) and P(s|y)/P(s).
 
+const TWO32 = 2 ** 32;
+
+/**
+ * The keep probability a uniform mixing actually draws with (the rule of
+ * src/sample/keep_or_uniform.rs, restated here from its documentation): one 32-bit word
+ * keeps with κ₃₂ = 1 − g·w/2³², w = ⌈(2³² − ⌊κ·2³²⌋)/g⌉, when κ − κ₃₂ is at most a tenth of
+ * the standard error of a frequency from 10⁹ reports (relative to κ); otherwise a 64-bit
+ * word keeps with κ to within 2⁻⁶⁴, which the tests' tolerance absorbs.
+ */
+function keptByOneWord(keep, g) {
+  if (keep >= 1) return keep;
+  const w = Math.ceil((TWO32 - Math.floor(keep * TWO32)) / g);
+  if (g * w > TWO32) return keep;
+  const kept32 = (TWO32 - g * w) / TWO32;
+  const off = (1 - keep) / g;
+  const v = (q) => q * (1 - q);
+  const sd = Math.sqrt(Math.min(v(off), v(keep + off)) / 1e9) / keep;
+  const fits = (keep === 0 && keep === kept32) || (keep - kept32) / keep <= sd / 10;
+  return fits ? kept32 : keep;
+}
+
+/** ε-LDP of the k-RR over `g` values designed at `eps`, as its sampler draws it. */
+export function drawnKrrLdp(eps, g) {
+  const keep = keptByOneWord(Math.expm1(eps) / (Math.expm1(eps) + g), g);
+  return Math.log1p((keep * g) / (1 - keep));
+}
+
 /** P(y|x) of a discrete mechanism object over `nx` inputs, expanded by hand for every channel kind. */
 function expand(m, nx) {
   switch (m.kind) {
     case 'matrix': return m.p_y_given_x;
     case 'krr':
     case 'rr_lip': {
-      const keep = m.keep ?? Math.expm1(m.epsilon) / (Math.expm1(m.epsilon) + nx);
+      const nominal = m.keep ?? Math.expm1(m.epsilon) / (Math.expm1(m.epsilon) + nx);
       const mix = m.mixing ?? Array(nx).fill(1 / nx);
+      const keep = mix.every((v) => v === mix[0]) ? keptByOneWord(nominal, mix.length) : nominal;
       return mix.map((_, x) => mix.map((v, y) => (1 - keep) * v + (x === y ? keep : 0)));
     }
     case 'sparse':
