@@ -39,9 +39,6 @@ function openReport(output) {
   return entries.every(([, v]) => Number.isSafeInteger(v) && v >= 0) ? Object.fromEntries(entries) : null;
 }
 
-/** The field sets of the open kinds' reports, sorted and joined. */
-const OPEN_REPORT_KEYS = ['seed,y', 'bit,j', 'bit,j,l', 'round,seed,y'];
-
 /** The fields of each open kind's reports, in canonical order (the columns of a batch). */
 const OPEN_FIELDS = Object.freeze({
   olh: Object.freeze(['seed', 'y']),
@@ -49,6 +46,9 @@ const OPEN_FIELDS = Object.freeze({
   hcms: Object.freeze(['j', 'l', 'bit']),
   heavy_hitters: Object.freeze(['round', 'seed', 'y']),
 });
+
+/** The field sets of the open kinds' reports, sorted and joined. */
+const OPEN_REPORT_KEYS = Object.values(OPEN_FIELDS).map((f) => [...f].sort().join(','));
 
 const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 

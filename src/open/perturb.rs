@@ -51,15 +51,23 @@ impl VerifiedOpen {
         for slot in &mut w[..n] {
             *slot = rng.next_word()?;
         }
-        let mut scratch = Vec::new();
-        let omega = self.draw_omega(&w);
-        let v = self.bucket(&omega, bytes, &mut scratch);
-        Ok(self.with_output(omega, self.randomiser.sample(v, w[n - 1])))
+        Ok(self.report_from(&w, n, bytes, &mut Vec::new()))
+    }
+
+    /// The report of the value `x` from its kind's `n` words `w` (the batch's loop and
+    /// [`Self::perturb`] alike): the value-independent part from the first words, the
+    /// value's bucket under it, the randomiser on the last word. `scratch` holds a
+    /// heavy-hitter prefix.
+    #[inline(always)]
+    pub(super) fn report_from(&self, w: &[u64; 3], n: usize, x: &[u8], scratch: &mut Vec<u8>) -> OpenReport {
+        let omega = self.draw_omega(w);
+        let v = self.bucket(&omega, x, scratch);
+        self.with_output(omega, self.randomiser.sample(v, w[n - 1]))
     }
 
     /// The report's value-independent part from the words (its output left 0).
     #[inline(always)]
-    pub(super) fn draw_omega(&self, w: &[u64; 3]) -> OpenReport {
+    fn draw_omega(&self, w: &[u64; 3]) -> OpenReport {
         match self.doc.mechanism() {
             OpenMechanism::Olh { .. } => OpenReport::Olh { seed: w[0] as u32, y: 0 },
             OpenMechanism::Hadamard { bits, .. } => {
@@ -77,7 +85,7 @@ impl VerifiedOpen {
 
     /// `report` with its output set to `y`.
     #[inline(always)]
-    pub(super) fn with_output(&self, report: OpenReport, y: u32) -> OpenReport {
+    fn with_output(&self, report: OpenReport, y: u32) -> OpenReport {
         match report {
             OpenReport::Olh { seed, .. } => OpenReport::Olh { seed, y },
             OpenReport::Hadamard { j, .. } => OpenReport::Hadamard { j, bit: y as u8 },

@@ -235,9 +235,7 @@ impl VerifiedOpen {
             let end = end as usize;
             let mut word = [0u64; 3];
             word[..w].copy_from_slice(drawn);
-            let omega = self.draw_omega(&word);
-            let v = self.bucket(&omega, &values.text[start..end], scratch);
-            put(i, self.with_output(omega, self.randomiser.sample(v, word[w - 1])));
+            put(i, self.report_from(&word, w, &values.text[start..end], scratch));
             start = end + 1;
         }
     }
@@ -247,15 +245,10 @@ impl VerifiedOpen {
 /// field of the report's kind).
 #[inline(always)]
 fn put(report: OpenReport, out: &mut [u32], count: usize, i: usize) {
-    let (a, b, c) = match report {
-        OpenReport::Olh { seed, y } => (seed, y, None),
-        OpenReport::Hadamard { j, bit } => (j, u32::from(bit), None),
-        OpenReport::Hcms { j, l, bit } => (j, l, Some(u32::from(bit))),
-        OpenReport::HeavyHitters { round, seed, y } => (round, seed, Some(y)),
-    };
+    let ([a, b, c], len) = report.numbers();
     out[i] = a;
     out[count + i] = b;
-    if let Some(c) = c {
+    if len == 3 {
         out[2 * count + i] = c;
     }
 }

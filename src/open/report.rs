@@ -60,14 +60,22 @@ pub fn report_fields(m: &OpenMechanism) -> &'static [&'static str] {
 }
 
 impl OpenReport {
+    /// The report's numbers in canonical order ([`report_fields`]), without allocating:
+    /// the first `len` entries of the array.
+    #[inline(always)]
+    pub fn numbers(&self) -> ([u32; 3], usize) {
+        match *self {
+            OpenReport::Olh { seed, y } => ([seed, y, 0], 2),
+            OpenReport::Hadamard { j, bit } => ([j, bit.into(), 0], 2),
+            OpenReport::Hcms { j, l, bit } => ([j, l, bit.into()], 3),
+            OpenReport::HeavyHitters { round, seed, y } => ([round, seed, y], 3),
+        }
+    }
+
     /// The report's numbers in canonical order.
     pub fn parts(&self) -> Vec<u32> {
-        match *self {
-            OpenReport::Olh { seed, y } => alloc::vec![seed, y],
-            OpenReport::Hadamard { j, bit } => alloc::vec![j, bit.into()],
-            OpenReport::Hcms { j, l, bit } => alloc::vec![j, l, bit.into()],
-            OpenReport::HeavyHitters { round, seed, y } => alloc::vec![round, seed, y],
-        }
+        let (numbers, len) = self.numbers();
+        numbers[..len].to_vec()
     }
 
     /// The stored canonical text: the numbers in decimal, joined by `:`.
