@@ -148,7 +148,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
                     if a.value("alpha-order").is_some() {
                         return Err(CliError::usage("`--alpha-order` is for discrete documents"));
                     }
-                    return crate::estimate::print_json(&open_audit(spec, &doc)?);
+                    return crate::out::print_json(&open_audit(spec, &doc)?);
                 }
             }
         }
@@ -162,7 +162,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         ([_], Some(_)) => return Err(CliError::usage("give either DOC.json or `--matrix`, not both")),
         ([_, extra, ..], _) => return Err(CliError::usage(format!("unexpected argument `{extra}`"))),
     };
-    crate::estimate::print_json(&report)
+    crate::out::print_json(&report)
 }
 
 fn audit_document(path: &str, doc: &Document, alpha: f64) -> Result<Report, CliError> {

@@ -40,12 +40,6 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     }
 }
 
-fn print<T: Serialize>(value: &T) -> Result<(), CliError> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Json { message: e.to_string() })?;
-    text.push('\n');
-    crate::out::print_stdout(&text)
-}
-
 /// Parses the options of `privlift bound KIND`; no positional is accepted.
 fn parse(kind: &str, argv: &[String], valued: &[&'static str]) -> Result<Option<Args>, CliError> {
     let a = args::parse(&format!("bound {kind}"), argv, valued, &[])?;
@@ -102,7 +96,7 @@ fn scalar(kind: &str, argv: &[String]) -> Result<(), CliError> {
     } else {
         accounting::ldp_to_lip(eps, Probability::new("pmin", pmin)?)?
     };
-    print(&BoundOut { bound: Num(bound) })
+    crate::out::print_json(&BoundOut { bound: Num(bound) })
 }
 
 #[derive(Serialize)]
@@ -115,7 +109,7 @@ fn lip_to_ldp_exact(argv: &[String]) -> Result<(), CliError> {
     let Some(a) = parse(KIND, argv, &["prior", "epsilon"])? else { return Ok(()) };
     let eps = number(KIND, &a, "epsilon", "E")?;
     let p = prior(required(KIND, &a, "prior", "P.json")?)?;
-    print(&LdpOut { ldp: Num(accounting::lip_to_ldp_exact(&p, Budget::new("epsilon", eps)?)?) })
+    crate::out::print_json(&LdpOut { ldp: Num(accounting::lip_to_ldp_exact(&p, Budget::new("epsilon", eps)?)?) })
 }
 
 /// Splits every `--NAME VALUE` / `--NAME=VALUE` out of `argv` (before a `--`), for a
@@ -163,7 +157,11 @@ fn compose(argv: &[String]) -> Result<(), CliError> {
         eps.iter().enumerate().map(|(k, &e)| Budget::new(&format!("eps_k[{k}]"), e)).collect::<Result<Vec<_>, _>>()?;
     let bound = accounting::compose_lip(&eps_k, Probability::positive("pmin", accounting::support_pmin(&p)?)?)?;
     let exact = accounting::compose_exact(&p, &chans)?;
-    print(&ComposeOut { eps_k: eps.into_iter().map(Num).collect(), bound: Num(bound), exact: Num(exact.lip) })
+    crate::out::print_json(&ComposeOut {
+        eps_k: eps.into_iter().map(Num).collect(),
+        bound: Num(bound),
+        exact: Num(exact.lip),
+    })
 }
 
 #[derive(Serialize)]
@@ -220,7 +218,7 @@ fn transfer(argv: &[String]) -> Result<(), CliError> {
         }
         _ => None,
     };
-    print(&TransferOut {
+    crate::out::print_json(&TransferOut {
         eta: Num(eta),
         lip_p1: Num(lip_p1),
         lip_p2: Num(lip_p2),

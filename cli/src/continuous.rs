@@ -23,12 +23,6 @@ use crate::out::Num;
 /// The `gaussian` kinds, in help order.
 pub const GAUSSIAN_KINDS: [&str; 4] = ["delta", "sigma", "analytic", "e-divergence"];
 
-fn print<T: Serialize>(value: &T) -> Result<(), CliError> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Json { message: e.to_string() })?;
-    text.push('\n');
-    crate::out::print_stdout(&text)
-}
-
 /// Parses the options of `privlift CMD`; no positional is accepted. `None` after `--help`.
 fn parse(cmd: &str, argv: &[String], valued: &[&'static str]) -> Result<Option<Args>, CliError> {
     let a = args::parse(cmd, argv, valued, &[])?;
@@ -80,7 +74,7 @@ fn gaussian_delta(argv: &[String]) -> Result<(), CliError> {
     let (eps, s, x) = (number(CMD, &a, "epsilon")?, number(CMD, &a, "sigma-n")?, number(CMD, &a, "x")?);
     let prior = Gaussian::new(number(CMD, &a, "mean")?, number(CMD, &a, "sd")?)?;
     let d = cont::delta_at(Epsilon::new("epsilon", eps)?, s, x, &prior)?;
-    print(&DeltaOut {
+    crate::out::print_json(&DeltaOut {
         delta: Num(d.delta),
         e_y_given_x_vs_y: Num(d.e_y_given_x_vs_y),
         e_y_vs_y_given_x: Num(d.e_y_vs_y_given_x),
@@ -99,7 +93,7 @@ fn gaussian_sigma(argv: &[String]) -> Result<(), CliError> {
     let prior = Gaussian::new(number(CMD, &a, "mean")?, number(CMD, &a, "sd")?)?;
     let (eps, delta) = (Epsilon::new("epsilon", eps)?, Delta::new("delta", delta)?);
     let c = cont::calibrate_at(eps, delta, x, &prior.into())?;
-    print(&SigmaOut { sigma_n: Num(c.sigma_n) })
+    crate::out::print_json(&SigmaOut { sigma_n: Num(c.sigma_n) })
 }
 
 #[derive(Serialize)]
@@ -115,7 +109,7 @@ fn gaussian_analytic(argv: &[String]) -> Result<(), CliError> {
     let eps = Epsilon::new("epsilon", eps)?;
     let delta = cont::analytic_gaussian_delta(eps, s, d)?;
     let vanilla = cont::vanilla_gaussian_delta(eps, s, d)?;
-    print(&AnalyticOut { delta: Num(delta), vanilla_bound: Num(vanilla) })
+    crate::out::print_json(&AnalyticOut { delta: Num(delta), vanilla_bound: Num(vanilla) })
 }
 
 #[derive(Serialize)]
@@ -129,7 +123,7 @@ fn gaussian_e_divergence(argv: &[String]) -> Result<(), CliError> {
     let gamma = number(CMD, &a, "gamma")?;
     let f = Gaussian::new(number(CMD, &a, "mean1")?, number(CMD, &a, "sd1")?)?;
     let g = Gaussian::new(number(CMD, &a, "mean2")?, number(CMD, &a, "sd2")?)?;
-    print(&EOut { e: Num(cont::e_divergence(gamma, &f, &g)?) })
+    crate::out::print_json(&EOut { e: Num(cont::e_divergence(gamma, &f, &g)?) })
 }
 
 #[derive(Serialize)]
@@ -171,7 +165,7 @@ fn laplace_lip(argv: &[String]) -> Result<(), CliError> {
     })?;
     let s = cont::laplace_scales(&values, &p, Epsilon::positive("epsilon", eps)?)?;
     let lip = cont::laplace_lip(&values, &p, s.b_lip)?;
-    print(&LaplaceOut { b_ldp: Num(s.b_ldp), b_lip: Num(s.b_lip), lip: Num(lip.lip) })
+    crate::out::print_json(&LaplaceOut { b_ldp: Num(s.b_ldp), b_lip: Num(s.b_lip), lip: Num(lip.lip) })
 }
 
 #[derive(Serialize)]
@@ -184,5 +178,5 @@ pub fn sampling(argv: &[String]) -> Result<(), CliError> {
     let Some(a) = parse(CMD, argv, &["epsilon", "delta"])? else { return Ok(()) };
     let eps = Epsilon::new("epsilon", number(CMD, &a, "epsilon")?)?;
     let lambda = cont::sampling_lambda(eps, Delta::new("delta", number(CMD, &a, "delta")?)?)?;
-    print(&SamplingOut { lambda: Num(lambda.get()) })
+    crate::out::print_json(&SamplingOut { lambda: Num(lambda.get()) })
 }

@@ -57,12 +57,6 @@ fn num(a: &args::Args, flag: &str) -> Result<Option<f64>, CliError> {
         .transpose()
 }
 
-fn to_text<T: Serialize>(v: &T) -> Result<String, CliError> {
-    let mut text = serde_json::to_string_pretty(v).map_err(|e| Error::Json { message: e.to_string() })?;
-    text.push('\n');
-    Ok(text)
-}
-
 /// Numbers of a samples file: separated by commas, whitespace or newlines; a first line
 /// that does not parse is a header.
 fn read_samples(path: &str) -> Result<Vec<f64>, CliError> {
@@ -173,7 +167,7 @@ pub fn audit_text(path: &str, doc: &ContinuousDocument) -> Result<String, CliErr
     let a = v.audit;
     let checks: Vec<CheckOut> = v.claims.iter().map(CheckOut::from).collect();
     let has = !checks.is_empty();
-    to_text(&AuditOut {
+    crate::out::pretty_json(&AuditOut {
         kind: doc.mechanism().tag(),
         points: a.points,
         lip: EpsDeltaOut { eps: Num(a.lip.eps), delta: Num(a.lip.delta) },
@@ -212,7 +206,7 @@ pub fn receipt_text(path: &str, doc: &ContinuousDocument, y: &str, x: Option<&st
     let x = x.map(|s| parse("x", s)).transpose()?;
     let m = doc.verify(&ContinuousPolicy::default()).map_err(|e| CliError::in_file(path, e))?;
     let r = m.receipt(y, x)?;
-    to_text(&ReceiptOut {
+    crate::out::pretty_json(&ReceiptOut {
         mechanism_id: r.mechanism_id,
         output: Num(r.output),
         output_index: r.output_index,

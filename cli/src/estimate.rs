@@ -14,7 +14,7 @@ use std::fmt;
 use privlift::document::{Alphabet, MechanismKind};
 use privlift::{Document, Error};
 use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::args;
 use crate::error::CliError;
@@ -89,13 +89,6 @@ fn counts_vector(counts: Counts, output: &Alphabet) -> Result<Vec<f64>, Error> {
     }
 }
 
-/// Prints `value` as pretty JSON with a final newline.
-pub fn print_json(value: &impl Serialize) -> Result<(), CliError> {
-    let mut text = serde_json::to_string_pretty(value).map_err(|e| Error::Json { message: e.to_string() })?;
-    text.push('\n');
-    crate::out::print_stdout(&text)
-}
-
 /// The mechanism document's path: `--doc DOC.json`, or the same option by its other
 /// name, `--spec` (both are accepted; giving both is a usage error).
 fn doc_path(a: &args::Args) -> Result<Option<&str>, CliError> {
@@ -133,10 +126,10 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             if a.value("method").is_some() || a.switch("project") {
                 return Err(CliError::usage("`--method` and `--project` do not apply with `--candidates`"));
             }
-            return print_json(&crate::collect::candidates_from_db(db, id, a.value("sha256"), path)?);
+            return crate::out::print_json(&crate::collect::candidates_from_db(db, id, a.value("sha256"), path)?);
         }
         let value = crate::collect::estimate_from_db(db, id, a.value("sha256"), method, a.switch("project"))?;
-        return print_json(&value);
+        return crate::out::print_json(&value);
     }
     if a.value("mechanism").is_some() || a.value("sha256").is_some() || a.value("candidates").is_some() {
         return Err(CliError::usage("`--mechanism`, `--sha256` and `--candidates` go with `--db URL`"));
@@ -182,7 +175,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         Blame::Document(e) => CliError::in_file(spec, e),
         Blame::Counts(e) => CliError::in_file(&paths.join(", "), e),
     })?;
-    print_json(&value)
+    crate::out::print_json(&value)
 }
 
 #[cfg(test)]

@@ -19,5 +19,5 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
     let (db, id, top) = (need("db", "URL")?, need("mechanism", "ID")?, need("top", "K")?);
     let top = crate::open_estimate::parse_top(top).map_err(|e| CliError::usage(e.to_string()))?;
     let value = crate::collect::heavy_hitters_from_db(db, id, a.value("sha256"), top)?;
-    crate::estimate::print_json(&value)
+    crate::out::print_json(&value)
 }

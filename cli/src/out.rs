@@ -15,6 +15,18 @@ pub fn print_stdout(text: &str) -> Result<(), CliError> {
     out.write_all(text.as_bytes()).and_then(|()| out.flush()).map_err(|e| CliError::io("cannot write to stdout", e))
 }
 
+/// `value` as pretty JSON with a final newline (what every command prints).
+pub fn pretty_json(value: &impl Serialize) -> Result<String, CliError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(|e| privlift::Error::Json { message: e.to_string() })?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Prints `value` as pretty JSON with a final newline.
+pub fn print_json(value: &impl Serialize) -> Result<(), CliError> {
+    print_stdout(&pretty_json(value)?)
+}
+
 /// An `f64` that serialises a non-finite value as a string (`"inf"`, `"-inf"`, `"nan"`)
 /// instead of JSON `null`, so an unbounded leakage is never mistaken for a missing one.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -92,7 +92,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
             if a.value("bits").is_some() || a.value("x").is_some() {
                 return Err(CliError::usage("`--bits` and `--x` are not for an open-domain document"));
             }
-            return crate::estimate::print_json(&OpenReceiptOut::from(&open_receipt(spec, &doc, report)?));
+            return crate::out::print_json(&OpenReceiptOut::from(&open_receipt(spec, &doc, report)?));
         }
     };
     if a.value("x").is_some() {
@@ -121,7 +121,7 @@ pub fn run(argv: &[String]) -> Result<(), CliError> {
         input: (&r.input).into(),
         secret: r.secret.as_ref().map(SectionOut::from),
     };
-    crate::estimate::print_json(&out)
+    crate::out::print_json(&out)
 }
 
 /// One listed value of an open-domain receipt ([`OpenReceiptEntry`]).

@@ -63,18 +63,13 @@ impl Randomiser {
     }
 }
 
-/// A value of an open domain: at most `max_bytes` UTF-8 bytes, no U+0000.
+/// A value of an open domain: the core's one rule ([`privlift::open::value::checked`]:
+/// at most `max_bytes` UTF-8 bytes, no U+0000), for a candidate or a population's value.
 ///
 /// # Errors
 /// `invalid_argument` naming `value` and the limit (never the value).
 pub fn check_value(value: &str, max_bytes: usize) -> Result<()> {
-    if value.len() > max_bytes {
-        return Err(Error::invalid("value", alloc::format!("{} bytes; at most {max_bytes}", value.len())));
-    }
-    if value.bytes().any(|b| b == 0) {
-        return Err(Error::invalid("value", "contains U+0000"));
-    }
-    Ok(())
+    privlift::open::value::checked("value", value, max_bytes).map(drop)
 }
 
 /// One stored report of an open kind, parsed from its canonical text (fields named as
