@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The wasm test suite, in every JS runtime the package supports:
-#   1. wasm/tests/{web,vectors}.rs in Node
-#   2. wasm/tests/{web,vectors}.rs in headless Chrome (chromium + Debian's chromedriver)
-#   3. wasm/tests/{web,vectors}.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
+#   1. wasm/tests/{web,vectors,simd}.rs in Node
+#   2. wasm/tests/{web,vectors,simd}.rs in headless Chrome (chromium + Debian's chromedriver)
+#   3. wasm/tests/{web,vectors,simd}.rs in headless Firefox (firefox-esr + geckodriver from crates.io)
 #      (vectors.rs: the golden vectors of tests/vectors/, which tests/vectors.rs replays natively)
-#   4. wasm/tests/{web,vectors}.rs in WebKitGTK (Debian's WebKitWebDriver and MiniBrowser, on
+#   4. wasm/tests/{web,vectors,simd}.rs in WebKitGTK (Debian's WebKitWebDriver and MiniBrowser, on
 #      Xvfb through xvfb-run: MiniBrowser has no headless mode)
 #   5. the npm package (js/): scripts/build-wasm.sh, the TypeScript type tests (with the JS
 #      README's examples) and arethetypeswrong on the packed tarball, then
@@ -28,7 +28,7 @@ trap 'rm -rf "$out_dir"' EXIT
 
 # The bindings crate's test files, with the continuous bindings (feature `continuous`)
 # that vectors.rs replays the continuous vectors through.
-TEST_FILES=(web vectors)
+TEST_FILES=(web vectors simd)
 CARGO_ARGS=()
 for t in "${TEST_FILES[@]}"; do CARGO_ARGS+=(--test "$t"); done
 CARGO_ARGS+=(--features continuous)
@@ -69,7 +69,9 @@ run() {
 # runner, with the runtime the variables choose (WASM_BINDGEN_TEST_ONLY_NODE / _ONLY_WEB and a
 # driver: CHROMEDRIVER, GECKODRIVER or SAFARIDRIVER), inside WRAPPER (xvfb-run) if given.
 wasm_test() {
-  env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runner)" "$@" \
+  # With wasm SIMD, as the client module is built (scripts/build-wasm.sh; tests/simd.rs).
+  env CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER="$(command -v wasm-bindgen-test-runner)" \
+    RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-C target-feature=+simd128" "$@" \
     cargo test -p privlift-wasm --target wasm32-unknown-unknown "${CARGO_ARGS[@]}"
 }
 

@@ -51,9 +51,10 @@ node scripts/check-imports.mjs
 # No pub fn of the core or the curator takes a raw f64 for ε, δ or a probability.
 node scripts/check-params.mjs
 cargo clippy --workspace --exclude privlift-wasm --all-targets -- -D warnings
+# With wasm SIMD, as the client module and the wasm tests are built (src/sample/simd.rs).
 for f in "" "--features design" "--no-default-features --features continuous"; do
   # shellcheck disable=SC2086  # $f is a list of flags
-  cargo clippy -p privlift-wasm --all-targets --target wasm32-unknown-unknown $f -- -D warnings
+  RUSTFLAGS="-C target-feature=+simd128" cargo clippy -p privlift-wasm --all-targets --target wasm32-unknown-unknown $f -- -D warnings
 done
 # API docs: no broken intra-doc link. (The CLI's binary `privlift` and the core library
 # share a doc path, so it is documented on its own.)

@@ -343,9 +343,17 @@ impl VerifiedMechanism {
 }
 
 /// The largest of `xs` (0 for none), in four independent maxima: one running maximum is a
-/// chain of dependent selects, a quarter of a batch's draw time in wasm.
+/// chain of dependent selects, a quarter of a batch's draw time in wasm. With wasm SIMD,
+/// the four maxima are one instruction's lanes (`sample::simd::largest`).
 fn largest(xs: &[u32]) -> u32 {
-    let (mut m0, mut m1, mut m2, mut m3) = (0u32, 0u32, 0u32, 0u32);
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let (m0, xs) = {
+        let (m, n) = crate::sample::simd::largest(xs);
+        (m, &xs[n..])
+    };
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let m0 = 0;
+    let (mut m0, mut m1, mut m2, mut m3) = (m0, 0u32, 0u32, 0u32);
     let quads = xs.chunks_exact(4);
     let rest = quads.remainder().iter().fold(0, |a, &x| a.max(x));
     for q in quads {

@@ -219,7 +219,8 @@ impl KeepOrUniform {
     }
 
     /// Replaces every input in `xs` by its draw, one word each, in order (fetched a block
-    /// at a time: `draws`, or `draws32` for 32-bit words). Inputs must be valid.
+    /// at a time: `draws` for 64-bit words; 32-bit words a block at a time through
+    /// `draw32_block`). Inputs must be valid.
     ///
     /// # Errors
     /// `rng` if the random source fails.
@@ -227,7 +228,24 @@ impl KeepOrUniform {
         let g = self.g;
         match self.word {
             Word::Bits64 { threshold } => super::draws(xs, rng, |x, r| Self::draw64(g, threshold, x, r)),
-            Word::Bits32 { outputs } => super::draws32(xs, rng, |x, r| Self::draw32(g, outputs, x, r)),
+            Word::Bits32 { outputs } => {
+                super::in_blocks_with::<4, R>(xs, rng, |chunk, bytes| Self::draw32_block(g, outputs, chunk, bytes))
+            }
+        }
+    }
+
+    /// The 32-bit draw of every input of `xs`, input i from the little-endian word
+    /// `bytes[4i..4i + 4]`: four inputs an instruction where the build has wasm SIMD
+    /// (`sample::simd`), the rest one at a time. The same outputs either way.
+    #[inline(always)]
+    fn draw32_block(g: u64, outputs: u64, xs: &mut [u32], bytes: &[u8]) {
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        let done = super::simd::draw32(g, outputs, xs, bytes);
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+        let done = 0;
+        for i in done..xs.len().min(bytes.len() / 4) {
+            let r = u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap_or([0; 4]));
+            xs[i] = Self::draw32(g, outputs, xs[i] as usize, r) as u32;
         }
     }
 }

@@ -5,6 +5,8 @@ pub mod alias;
 pub mod discrete;
 pub mod keep_or_uniform;
 pub mod lattice;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub(crate) mod simd;
 pub mod structured;
 pub mod unary;
 
@@ -36,24 +38,36 @@ pub(crate) fn draws<R: Randomness + ?Sized>(
     in_blocks(xs, rng, u64::from_le_bytes, f)
 }
 
-/// [`draws`] from uniform 32-bit words: four bytes a report, read little-endian.
-#[inline(always)]
-pub(crate) fn draws32<R: Randomness + ?Sized>(
-    xs: &mut [u32],
-    rng: &mut R,
-    f: impl Fn(usize, u32) -> usize,
-) -> Result<()> {
-    in_blocks(xs, rng, u32::from_le_bytes, f)
-}
-
 /// Replaces each input x of `xs` by `f(x, word(bytes))`, `B` random bytes an input,
-/// [`BLOCK_BYTES`] a block, fetched into one buffer that is zeroed when the batch ends.
+/// [`BLOCK_BYTES`] a block ([`in_blocks_with`]).
 #[inline(always)]
 fn in_blocks<const B: usize, W, R: Randomness + ?Sized>(
     xs: &mut [u32],
     rng: &mut R,
     word: impl Fn([u8; B]) -> W,
     f: impl Fn(usize, W) -> usize,
+) -> Result<()> {
+    in_blocks_with::<B, R>(xs, rng, |chunk, bytes| {
+        // Indices, not iterator adapters: at the wasm build's opt-level "s" a `zip` with
+        // `chunks_exact` stayed a call per word with a bounds check per byte (half of
+        // `perturbMany`); here each word is one B-byte slice whose length the compiler sees.
+        for i in 0..chunk.len() {
+            let r = word(bytes[B * i..B * i + B].try_into().unwrap_or([0; B]));
+            chunk[i] = f(chunk[i] as usize, r) as u32;
+        }
+    })
+}
+
+/// Runs `block_draw(inputs, bytes)` on `xs` a block at a time, with `B` random bytes an input
+/// (`bytes.len() == B * inputs.len()`), [`BLOCK_BYTES`] a block, fetched straight from the
+/// source into one buffer that is zeroed when the batch ends. `block` replaces each input by
+/// its draw from its own `B` bytes: a whole block at once, so that a kernel can draw
+/// several inputs an instruction (`keep_or_uniform`'s 32-bit draw in wasm SIMD).
+#[inline(always)]
+pub(crate) fn in_blocks_with<const B: usize, R: Randomness + ?Sized>(
+    xs: &mut [u32],
+    rng: &mut R,
+    block_draw: impl Fn(&mut [u32], &[u8]),
 ) -> Result<()> {
     let inputs = BLOCK_BYTES / B;
     let mut block = alloc::vec![0u8; B * inputs.min(xs.len())];
@@ -64,13 +78,7 @@ fn in_blocks<const B: usize, W, R: Randomness + ?Sized>(
         if drawn.is_err() {
             break;
         }
-        // Indices, not iterator adapters: at the wasm build's opt-level "s" a `zip` with
-        // `chunks_exact` stayed a call per word with a bounds check per byte (half of
-        // `perturbMany`); here each word is one B-byte slice whose length the compiler sees.
-        for i in 0..chunk.len() {
-            let r = word(bytes[B * i..B * i + B].try_into().unwrap_or([0; B]));
-            chunk[i] = f(chunk[i] as usize, r) as u32;
-        }
+        block_draw(chunk, bytes);
     }
     block.fill(0);
     // The zeroing is the point: it must not be dropped as a store to memory about to be freed.
