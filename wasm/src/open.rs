@@ -288,16 +288,6 @@ impl WasmOpenMechanism {
         let text = staged_text(&mut self.staged, len)?;
         joined_columns(&self.mech, text, n as usize, &mut DeterministicRngForTesting::seed_from_u64(seed))
     }
-    /// [`Self::perturb_staged`] of `text` given as bytes, seeded `seed` — tests only.
-    #[wasm_bindgen(js_name = perturbJoinedSeededForTesting)]
-    pub fn perturb_joined_seeded_for_testing(
-        &self,
-        mut text: Vec<u8>,
-        n: u32,
-        seed: u64,
-    ) -> Result<Uint32Array, JsValue> {
-        joined_columns(&self.mech, &mut text, n as usize, &mut DeterministicRngForTesting::seed_from_u64(seed))
-    }
     /// The canonical stored text of a report (`"s:y"`, …), validated.
     pub fn canonical(&self, report: JsValue) -> Result<String, JsValue> {
         Ok(report_from_js(self.mech.document().mechanism(), &report)?.canonical())
