@@ -149,6 +149,14 @@ export async function run({ api, handleOf, n, reps, log }) {
     results.encodingMs[set] = stageTimes(reps, {
       joinThenEncode: () => utf8.encode(values.join('\0')),
       joinThenEncodeInto: () => utf8.encodeInto(values.join('\0'), buf).written,
+      joinChunksEncodeInto: () => { // what perturbBatch does: 1,024 values joined at a time
+        let at = 0;
+        for (let i = 0; i < values.length; i += 1024) {
+          if (i > 0) buf[at++] = 0;
+          at += utf8.encodeInto(values.slice(i, i + 1024).join('\0'), buf.subarray(at)).written;
+        }
+        return at;
+      },
       encodeIntoEach: () => {
         let at = 0;
         for (let i = 0; i < values.length; i++) {
