@@ -318,8 +318,8 @@ export class OpenMechanism extends Wrapper {
    * Reports of many strings at once, as columns: an OpenReportBatch whose fields are one
    * Uint32Array per report field of the kind (`batch.seed`, `batch.y` for olh, …), with
    * `length`, `report(i)`, `canonical(i)` and `slice`, which sendReports posts as it is.
-   * The strings cross into the module as one UTF-8 buffer (joined by U+0000, which no
-   * value contains), and leave as one array. Every value is checked before anything is
+   * The strings are written as UTF-8 straight into the module's memory (joined by U+0000,
+   * which no value contains: stageJoined), and leave as one array. Every value is checked before anything is
    * drawn: `invalid_argument` naming `values[i]` (never echoing it) for a value that is not
    * a string, is longer than `maxBytes` UTF-8 bytes or contains U+0000; on any error there
    * is no batch. Each report draws the same number of random words whatever its value.
