@@ -269,7 +269,10 @@ function stageJoined(m, values) {
     if (typeof v !== 'string') throw invalid(`values[${i}]`, `expected a string, got ${typeOf(v)}`);
     units += v.length;
   }
-  let buf = m.stageValues(units + n); // enough while every unit is ASCII
+  // The module's memory is at most 4 GiB: a larger batch could never be staged.
+  if (units + n > U32_MAX) throw invalid('values', 'the joined values may have at most 4 GiB');
+  let buf = guard(() => m.stageValues(units + n)); // enough while every unit is ASCII
+  let grown = false;
   let at = 0;
   for (let i = 0; i < n; i += JOIN_CHUNK) {
     if (i > 0) buf[at++] = 0;
@@ -279,7 +282,12 @@ function stageJoined(m, values) {
       at += written;
       if (read === s.length) break;
       s = s.slice(read); // encodeInto stops between characters, never inside one
-      buf = m.stageValues(3 * (units + n));
+      if (grown) { // 3 bytes a unit is room enough unless that passes 4 GiB
+        buf.fill(0);
+        throw invalid('values', 'the joined values may have at most 4 GiB');
+      }
+      buf = guard(() => m.stageValues(Math.min(3 * (units + n), U32_MAX)));
+      grown = true;
     }
   }
   return at;

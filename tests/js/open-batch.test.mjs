@@ -79,6 +79,9 @@ test('no value stays in the module after a batch, drawn or refused', async () =>
   assert.ok(staged().length >= 3000 && staged().every((b) => b === 0));
   assert.throws(() => m.perturbBatch(vs.with(2999, 'secret-secret-secret')));
   assert.ok(staged().every((b) => b === 0));
+  // Room the module's memory cannot hold is refused with a code, not an abort.
+  assert.throws(() => m[HANDLE].stageValues(0xffff_ffff), (e) => e?.code === 'invalid_argument');
+  assert.equal(m.perturbBatch(vs).length, 3000);
   m.free();
 });
 

@@ -258,17 +258,26 @@ impl WasmOpenMechanism {
     /// into the module). A larger request keeps what was written and zeroes the old
     /// place. Write at once, then call `perturbStaged`: any other call into the module
     /// may move its memory and detach the view.
+    ///
+    /// # Errors
+    /// `invalid_argument` naming `values` when the module's memory cannot grow to
+    /// `bytes` (then the staged bytes are zeroed).
     #[wasm_bindgen(js_name = stageValues)]
-    pub fn stage_values(&mut self, bytes: u32) -> Uint8Array {
+    pub fn stage_values(&mut self, bytes: u32) -> Result<Uint8Array, JsValue> {
         let bytes = bytes as usize;
         if self.staged.len() < bytes {
-            let mut grown = alloc::vec![0u8; bytes.max(2 * self.staged.len())];
-            grown[..self.staged.len()].copy_from_slice(&self.staged);
+            let mut grown = Vec::new();
+            if grown.try_reserve_exact(bytes).is_err() {
+                self.staged.fill(0);
+                return Err(coded_error("invalid_argument", "values: more bytes than the module's memory can hold"));
+            }
+            grown.extend_from_slice(&self.staged);
+            grown.resize(bytes, 0);
             self.staged.fill(0);
             core::hint::black_box(&mut self.staged);
             self.staged = grown;
         }
-        memory_view(self.staged.as_ptr(), self.staged.len())
+        Ok(memory_view(self.staged.as_ptr(), self.staged.len()))
     }
     /// Many reports with the browser CSPRNG: the first `len` staged bytes
     /// (`stageValues`) are the UTF-8 of `n` values joined by U+0000; the result is one

@@ -162,7 +162,7 @@ fn open(v: &Value) -> Result<(), String> {
     // The batch path: the values written into the module's memory, the same reports as columns.
     let mut mech = mech;
     let len = joined.len() as u32;
-    mech.stage_values(len).subarray(0, len).copy_from(&joined);
+    mech.stage_values(len).map_err(js_err("stageValues"))?.subarray(0, len).copy_from(&joined);
     let cols = mech
         .perturb_staged_seeded_for_testing(len, n as u32, seed(v))
         .map_err(js_err("perturbStagedSeededForTesting"))?
