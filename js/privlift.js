@@ -244,20 +244,23 @@ const utf8 = new TextEncoder();
 /** The number of report fields of each open kind. */
 const OPEN_WIDTH = { olh: 2, hadamard: 2, hcms: 3, heavy_hitters: 3 };
 
-/** The longest value written a UTF-16 unit per byte (longer ones: TextEncoder.encodeInto). */
-const SHORT = 16;
+/** Values joined and encoded at a time (measured against 128 to 16,384 and the whole batch). */
+const JOIN_CHUNK = 1024;
 
 /**
- * The UTF-8 of `values` joined by U+0000, in one buffer: one pass for the types and the
- * total length, one to write. Values of at most SHORT units on average (words) are written
- * one by one, a byte per UTF-16 unit while a value's units are ASCII, any other value by
- * TextEncoder.encodeInto: V8 runs that loop faster than it joins and encodes short strings
- * (Node 20, CPU time per 10⁶ words: 40 ms against 59 ms). Longer ones (URLs) are joined
- * and encoded at once, faster for them (173 ms against 519 ms a byte at a time, 139 ms one
- * encodeInto a value). Lone surrogates become U+FFFD either way, as in every string passed
- * to the module. The module checks lengths and counts the values.
+ * Writes the UTF-8 of `values` joined by U+0000 straight into the module's memory
+ * (`m.stageValues`: a view of a buffer the mechanism keeps) and returns its length: one
+ * pass for the types and the total length, then the values joined JOIN_CHUNK at a time,
+ * each join written by one TextEncoder.encodeInto into the view (no JS buffer, no copy
+ * into the module). Strings of a few tens of KB stay in V8's young generation: Node 20,
+ * CPU time per 10⁶ 64-byte URLs, 183 ms against 248 ms for one join of the whole batch
+ * and 329 ms a byte per unit; words 28 ms, as fast as a byte per unit (24–31 ms) and
+ * against 62–72 ms. One byte a unit is staged first; a value of more needs at most 3 a
+ * unit (the module keeps what was written when it grows). Lone surrogates become U+FFFD,
+ * as in every string passed to the module. The module checks lengths and counts the
+ * values, and zeroes what was staged once it has drawn.
  */
-function joinedValues(values) {
+function stageJoined(m, values) {
   if (!Array.isArray(values)) throw invalid('values', `expected an array of strings, got ${typeOf(values)}`);
   const n = values.length;
   let units = 0;
@@ -266,54 +269,28 @@ function joinedValues(values) {
     if (typeof v !== 'string') throw invalid(`values[${i}]`, `expected a string, got ${typeOf(v)}`);
     units += v.length;
   }
-  if (units > SHORT * n) {
-    const joined = values.join('\0');
-    const buf = scratch(joined.length);
-    const { read, written } = utf8.encodeInto(joined, buf);
-    return read === joined.length ? buf.subarray(0, written) : utf8.encode(joined); // not ASCII: may need more room
-  }
-  let buf = scratch(units + n); // enough when every value is ASCII
+  // The module's memory is at most 4 GiB: a larger batch could never be staged.
+  if (units + n > U32_MAX) throw invalid('values', 'the joined values may have at most 4 GiB');
+  let buf = guard(() => m.stageValues(units + n)); // enough while every unit is ASCII
+  let grown = false;
   let at = 0;
-  let left = units; // units not yet written
-  for (let i = 0; i < n; i++) {
-    const v = values[i];
+  for (let i = 0; i < n; i += JOIN_CHUNK) {
     if (i > 0) buf[at++] = 0;
-    let k = 0;
-    if (v.length <= SHORT) {
-      for (; k < v.length; k++) {
-        const c = v.charCodeAt(k);
-        if (c > 0x7f) break;
-        buf[at + k] = c;
+    let s = values.slice(i, i + JOIN_CHUNK).join('\0');
+    for (;;) {
+      const { read, written } = utf8.encodeInto(s, buf.subarray(at));
+      at += written;
+      if (read === s.length) break;
+      s = s.slice(read); // encodeInto stops between characters, never inside one
+      if (grown) { // 3 bytes a unit is room enough unless that passes 4 GiB
+        buf.fill(0);
+        throw invalid('values', 'the joined values may have at most 4 GiB');
       }
+      buf = guard(() => m.stageValues(Math.min(3 * (units + n), U32_MAX)));
+      grown = true;
     }
-    if (k === v.length) {
-      at += k;
-    } else {
-      // At most 3 bytes a unit: room for this value, then one byte a unit for the rest.
-      const need = at + 3 * v.length + (left - v.length) + (n - i);
-      if (need > buf.length) {
-        const grown = new Uint8Array(Math.max(need, 2 * buf.length));
-        grown.set(buf.subarray(0, at));
-        buf.fill(0, 0, at);
-        buf = kept = grown;
-      }
-      at += utf8.encodeInto(v, buf.subarray(at)).written;
-    }
-    left -= v.length;
   }
-  return buf.subarray(0, at);
-}
-
-/**
- * The buffer the values are written into, reused from batch to batch (a fresh one of tens
- * of MB a call is what the browser's collector then spends its time on: Chromium, 10⁶ URLs,
- * join + encode 1,692 ms against 882 ms into a kept buffer). perturbBatch zeroes what it
- * wrote once the module has its copy: between calls it holds no value.
- */
-let kept = new Uint8Array(0);
-function scratch(bytes) {
-  if (kept.length < bytes) kept = new Uint8Array(bytes);
-  return kept;
+  return at;
 }
 
 /** The refusal of the first value holding a U+0000, or null. */
@@ -349,32 +326,30 @@ export class OpenMechanism extends Wrapper {
    * Reports of many strings at once, as columns: an OpenReportBatch whose fields are one
    * Uint32Array per report field of the kind (`batch.seed`, `batch.y` for olh, …), with
    * `length`, `report(i)`, `canonical(i)` and `slice`, which sendReports posts as it is.
-   * The strings cross into the module as one UTF-8 buffer (joined by U+0000, which no
-   * value contains), and leave as one array. Every value is checked before anything is
+   * The strings are written as UTF-8 straight into the module's memory (joined by U+0000,
+   * which no value contains: stageJoined), and leave as one array. Every value is checked before anything is
    * drawn: `invalid_argument` naming `values[i]` (never echoing it) for a value that is not
    * a string, is longer than `maxBytes` UTF-8 bytes or contains U+0000; on any error there
    * is no batch. Each report draws the same number of random words whatever its value.
    */
   perturbBatch(values) {
-    return this.#batch(values, (text, n) => this.#m.perturbJoined(text, n));
+    return this.#batch(values, (len, n) => this.#m.perturbStaged(len, n));
   }
 
   /** perturbBatch with a deterministic generator from `seed` — for tests and simulations only. */
   perturbBatchSeededForTesting(values, seed) {
     const s = toSeed(seed);
-    return this.#batch(values, (text, n) => this.#m.perturbJoinedSeededForTesting(text, n, s));
+    return this.#batch(values, (len, n) => this.#m.perturbStagedSeededForTesting(len, n, s));
   }
 
   #batch(values, draw) {
-    const text = joinedValues(values);
+    const len = stageJoined(this.#m, values);
     let columns;
     try {
-      columns = guard(() => draw(text, values.length));
+      columns = guard(() => draw(len, values.length)); // zeroes what was staged, whatever happens
     } catch (e) {
       // A U+0000 inside a value splits it in two: the module counts one value too many.
       throw nulInside(values) ?? e;
-    } finally {
-      text.fill(0); // the module copied it; no value stays behind in the kept buffer
     }
     const n = values.length;
     return new OpenReportBatch({

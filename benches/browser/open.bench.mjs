@@ -124,11 +124,14 @@ export async function run({ api, handleOf, n, reps, log }) {
     const m = await verified(openDoc(KINDS[kind], await ldpOf(openDoc(KINDS[kind], 100))));
     const raw = handleOf(m);
     for (const [set, values] of Object.entries(sets)) {
-      // `jsSide` is everything perturbBatch does outside the module: the types, one UTF-8
-      // buffer (short ASCII values a byte per unit, others by encodeInto) and the batch object.
+      // `jsSide` is everything perturbBatch does outside the module: the types, the UTF-8
+      // written into the module's memory (short ASCII values a byte per unit, others by
+      // encodeInto) and the batch object. `stage` is one way of writing it (join, then one
+      // encodeInto into the module's view; both value sets are ASCII), `wasm` the module's
+      // call on what was staged.
       const stages = stageTimes(reps, {
-        joinEncode: () => utf8.encode(values.join('\0')),
-        wasm: (bytes) => raw.perturbJoined(bytes, values.length),
+        stage: () => { const joined = values.join('\0'); return utf8.encodeInto(joined, raw.stageValues(joined.length)).written; },
+        wasm: (len) => raw.perturbStaged(len, values.length),
         whole: () => m.perturbBatch(values),
       });
       stages.jsSide = stages.whole - stages.wasm;
@@ -146,6 +149,14 @@ export async function run({ api, handleOf, n, reps, log }) {
     results.encodingMs[set] = stageTimes(reps, {
       joinThenEncode: () => utf8.encode(values.join('\0')),
       joinThenEncodeInto: () => utf8.encodeInto(values.join('\0'), buf).written,
+      joinChunksEncodeInto: () => { // what perturbBatch does: 1,024 values joined at a time
+        let at = 0;
+        for (let i = 0; i < values.length; i += 1024) {
+          if (i > 0) buf[at++] = 0;
+          at += utf8.encodeInto(values.slice(i, i + 1024).join('\0'), buf.subarray(at)).written;
+        }
+        return at;
+      },
       encodeIntoEach: () => {
         let at = 0;
         for (let i = 0; i < values.length; i++) {
@@ -168,5 +179,43 @@ export async function run({ api, handleOf, n, reps, log }) {
   }
   const rates = Object.values(results.batch).map((r) => r.median);
   results.goals = { batchAtLeast5M: Math.min(...rates) >= 5e6, slowest: Math.min(...rates) };
+  return results;
+}
+
+/**
+ * perturbBatch of every kind and value set through each package of `apis` (this checkout's
+ * first, then others: a before/after in one run), alternated call by call so that the
+ * machine's load falls on each alike: M strings/s (median of `reps` after a warm-up) and
+ * each package's ratio to the first.
+ */
+export async function compareBatch({ apis, n, reps, log }) {
+  const sets = valueSets(n);
+  const results = {};
+  for (const [name, mech] of Object.entries(KINDS)) {
+    const ms = [];
+    for (const { parseMechanism } of apis) {
+      const audited = await parseMechanism(openDoc(mech, 100));
+      const text = openDoc(mech, audited.audit().ldpX);
+      audited.free();
+      const d = await parseMechanism(text);
+      ms.push(d.verify({ maxLdpX: 5 }));
+      d.free();
+    }
+    for (const [set, values] of Object.entries(sets)) {
+      const rates = ms.map(() => []);
+      for (let rep = -2; rep < reps; rep++) {
+        ms.forEach((m, k) => {
+          const t0 = now();
+          m.perturbBatch(values);
+          if (rep >= 0) rates[k].push(n / ((now() - t0) / 1000) / 1e6);
+        });
+      }
+      const medians = rates.map(median);
+      results[`${name}/${set}`] = { mps: medians, ratio: medians.map((r) => r / medians[0]) };
+      log(`${name}/${set}: M strings/s ${medians.map((r) => r.toFixed(2)).join(' | ')}`
+        + ` (ratio to the first ${medians.map((r) => (r / medians[0]).toFixed(2)).join(' | ')})`);
+    }
+    ms.forEach((m) => m.free());
+  }
   return results;
 }

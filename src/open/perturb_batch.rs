@@ -12,8 +12,8 @@
 
 use alloc::vec::Vec;
 
-use super::perturb::words;
-use super::report::{report_fields, OpenReport};
+use super::perturb::{words, KindRun};
+use super::report::report_fields;
 use super::value::PAD;
 use super::verify::VerifiedOpen;
 use crate::error::{Error, Result};
@@ -190,7 +190,9 @@ impl VerifiedOpen {
         Ok(out)
     }
 
-    /// The draws of `count` reports from `first`, a block of words at a time.
+    /// The draws of `count` reports from `first`, a block of words at a time, each block
+    /// straight from the source into one buffer ([`Randomness::fill_block`]: the stream
+    /// [`Randomness::fill_words`] gives, without a pool in between).
     fn draw_range<R: Randomness + ?Sized>(
         &self,
         values: &JoinedValues<'_>,
@@ -200,56 +202,82 @@ impl VerifiedOpen {
         out: &mut [u32],
     ) -> Result<()> {
         let w = words(self.doc.mechanism());
-        let mut pool = alloc::vec![0u64; w * BLOCK.min(count)];
+        let mut pool = alloc::vec![0u8; 8 * w * BLOCK.min(count)];
+        let drawn = self.with_kind(Blocks { values, first, count, w, rng, pool: &mut pool, out });
+        // The words are the reports' noise: none stays behind in memory.
+        pool.fill(0);
+        core::hint::black_box(&mut pool);
+        drawn
+    }
+}
+
+/// The batch's loop over blocks, run with the report function of one kind
+/// ([`VerifiedOpen::with_kind`]).
+struct Blocks<'a, 'v, R: ?Sized> {
+    values: &'a JoinedValues<'v>,
+    first: usize,
+    count: usize,
+    /// Words a report.
+    w: usize,
+    rng: &'a mut R,
+    pool: &'a mut [u8],
+    /// The columns, `count` numbers each.
+    out: &'a mut [u32],
+}
+
+impl<R: Randomness + ?Sized> KindRun<Result<()>> for Blocks<'_, '_, R> {
+    fn run(self, report: impl Fn(&[u64; 3], &[u8], &mut Vec<u8>) -> [u32; 3]) -> Result<()> {
+        let Blocks { values, first, count, w, rng, pool, out } = self;
+        let (c0, rest) = out.split_at_mut(count);
+        let (c1, c2) = rest.split_at_mut(count);
         let mut scratch = Vec::new();
         let mut done = 0;
         while done < count {
             let m = BLOCK.min(count - done);
-            let block = &mut pool[..w * m];
-            rng.fill_words(block)?;
-            self.draw_block(values, first + done, block, w, &mut scratch, |i, report| {
-                put(report, out, count, done + i)
-            });
+            let block = &mut pool[..8 * w * m];
+            rng.fill_block(block)?;
+            let columns =
+                [&mut c0[done..done + m], &mut c1[done..done + m], c2.get_mut(done..done + m).unwrap_or(&mut [])];
+            draw_block(values, first + done, block, w, columns, &mut scratch, &report);
             done += m;
         }
-        // The words are the reports' noise: none stays behind in memory.
-        pool.fill(0);
-        core::hint::black_box(&mut pool);
         Ok(())
-    }
-
-    /// The hot loop: report `first + i` from the words `block[w·i..w·(i + 1)]`, handed to
-    /// `put` with i. Its helpers (the draws, the bucket, the randomiser) are inlined into it.
-    #[inline(never)]
-    fn draw_block(
-        &self,
-        values: &JoinedValues<'_>,
-        first: usize,
-        block: &[u64],
-        w: usize,
-        scratch: &mut Vec<u8>,
-        mut put: impl FnMut(usize, OpenReport),
-    ) {
-        let mut start = values.start(first);
-        for (i, (drawn, &end)) in block.chunks_exact(w).zip(&values.ends[first..]).enumerate() {
-            let end = end as usize;
-            let mut word = [0u64; 3];
-            word[..w].copy_from_slice(drawn);
-            put(i, self.report_from(&word, w, &values.text[start..end], scratch));
-            start = end + 1;
-        }
     }
 }
 
-/// Writes `report` as row `i` of the columns `out` (`count` rows each, one column per
-/// field of the report's kind).
-#[inline(always)]
-fn put(report: OpenReport, out: &mut [u32], count: usize, i: usize) {
-    let ([a, b, c], len) = report.numbers();
-    out[i] = a;
-    out[count + i] = b;
-    if len == 3 {
-        out[2 * count + i] = c;
+/// The hot loop: report `first + i` from the `w` words at `block[8·w·i..]` (read
+/// little-endian), written as row i of `columns` (the first `w`; each as long as the
+/// block's reports). Indices, not iterator adapters: at the wasm build's opt-level "s" the
+/// lengths stay visible to the compiler, so each read and write is checked once or never.
+#[inline(never)]
+fn draw_block(
+    values: &JoinedValues<'_>,
+    first: usize,
+    block: &[u8],
+    w: usize,
+    columns: [&mut [u32]; 3],
+    scratch: &mut Vec<u8>,
+    report: &impl Fn(&[u64; 3], &[u8], &mut Vec<u8>) -> [u32; 3],
+) {
+    let [c0, c1, c2] = columns;
+    let m = c0.len();
+    let ends = &values.ends[first..first + m];
+    let (c1, c2) = (&mut c1[..m], &mut c2[..if w == 3 { m } else { 0 }]);
+    let mut start = values.start(first);
+    for i in 0..m {
+        let drawn = &block[8 * w * i..8 * w * (i + 1)];
+        let mut word = [0u64; 3];
+        for (k, slot) in word.iter_mut().enumerate().take(w) {
+            *slot = u64::from_le_bytes(drawn[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
+        }
+        let end = ends[i] as usize;
+        let r = report(&word, &values.text[start..end], scratch);
+        c0[i] = r[0];
+        c1[i] = r[1];
+        if let Some(c) = c2.get_mut(i) {
+            *c = r[2];
+        }
+        start = end + 1;
     }
 }
 

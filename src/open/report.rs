@@ -72,6 +72,19 @@ impl OpenReport {
         }
     }
 
+    /// The report of `m`'s kind from its numbers in canonical order (the first
+    /// [`report_fields`]`(m).len()` of them), as the perturbation drew them: in range by
+    /// construction, so not checked ([`Self::from_parts`] checks a report read from outside).
+    #[inline(always)]
+    pub(crate) fn from_numbers(m: &OpenMechanism, [a, b, c]: [u32; 3]) -> Self {
+        match m {
+            OpenMechanism::Olh { .. } => OpenReport::Olh { seed: a, y: b },
+            OpenMechanism::Hadamard { .. } => OpenReport::Hadamard { j: a, bit: b as u8 },
+            OpenMechanism::Hcms { .. } => OpenReport::Hcms { j: a, l: b, bit: c as u8 },
+            OpenMechanism::HeavyHitters { .. } => OpenReport::HeavyHitters { round: a, seed: b, y: c },
+        }
+    }
+
     /// The report's numbers in canonical order.
     pub fn parts(&self) -> Vec<u32> {
         let (numbers, len) = self.numbers();

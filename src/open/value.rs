@@ -42,7 +42,10 @@ pub fn checked<'a>(name: &str, value: &'a str, max_bytes: usize) -> Result<&'a [
 pub fn prefix(value: &[u8], bits: usize, out: &mut Vec<u8>) {
     out.clear();
     let len = bits.div_ceil(8);
-    out.extend((0..len).map(|i| value.get(i).copied().unwrap_or(PAD)));
+    // Two bulk writes, no branch per byte: the padding, then the value's bytes over it.
+    out.resize(len, PAD);
+    let kept = len.min(value.len());
+    out[..kept].copy_from_slice(&value[..kept]);
     let unused = len * 8 - bits;
     if let Some(last) = out.last_mut() {
         *last &= 0xFFu8 << unused;

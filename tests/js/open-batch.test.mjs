@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { parseMechanism, OpenReportBatch, PrivliftError } from 'privlift';
 import { reportsBody } from '../../js/reports.js';
+import { HANDLE } from '../../js/family.js';
 
 const openDoc = (mechanism, maxBytes = 64) => JSON.stringify({
   format: 'privlift-mechanism', version: 1, id: `batch-${mechanism.kind}`, domain: { kind: 'strings', max_bytes: maxBytes },
@@ -61,6 +62,28 @@ for (const [kind, text] of Object.entries(KINDS)) {
     m.free();
   });
 }
+
+test('a first multi-byte value after the first joined chunk grows the staged room', async () => {
+  const m = await verified(KINDS.olh);
+  // 2,500 ASCII values (two chunks and a half), then every kind of value of values().
+  const vs = [...Array.from({ length: 2500 }, (_, i) => `w${i}`), ...values(600)];
+  assert.deepEqual(canonicals(m.perturbBatchSeededForTesting(vs, 8n)), m.perturbManySeededForTesting(vs, 8n));
+  m.free();
+});
+
+test('no value stays in the module after a batch, drawn or refused', async () => {
+  const m = await verified(openDoc({ kind: 'olh', g: 4 }, 16));
+  const staged = () => m[HANDLE].stageValues(0); // the whole staged buffer, as the module keeps it
+  const vs = values(3000).map((v) => v.slice(0, 5));
+  m.perturbBatch(vs);
+  assert.ok(staged().length >= 3000 && staged().every((b) => b === 0));
+  assert.throws(() => m.perturbBatch(vs.with(2999, 'secret-secret-secret')));
+  assert.ok(staged().every((b) => b === 0));
+  // Room the module's memory cannot hold is refused with a code, not an abort.
+  assert.throws(() => m[HANDLE].stageValues(0xffff_ffff), (e) => e?.code === 'invalid_argument');
+  assert.equal(m.perturbBatch(vs).length, 3000);
+  m.free();
+});
 
 test('the open golden vectors replay through the batch', async () => {
   const dir = new URL('../vectors/', import.meta.url);

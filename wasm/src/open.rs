@@ -6,14 +6,13 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use js_sys::{Array, Object, Reflect, Uint32Array};
+use js_sys::{Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use crate::{coded_error, js_error, policy_from_js};
 use privlift::any::Family;
 use privlift::open::{
     report_fields, OpenAudit, OpenDocument, OpenMechanism, OpenReceipt, OpenReport, OpenVerification, VerifiedOpen,
-    BLOCK,
 };
 use privlift::rng::{os_rng, DeterministicRngForTesting, OsPoolRng, Randomness};
 use privlift::verify::{work_budget, Check};
@@ -114,41 +113,33 @@ fn receipt_js(m: &OpenMechanism, r: &OpenReceipt) -> JsValue {
     ])
 }
 
-/// The columns of `n` reports of the values joined in `text` (see
-/// `OpenMechanism.perturbJoined`), written into one fresh JS array a block at a time.
+/// The columns of the `n` values joined by U+0000 in `text` (see
+/// `OpenMechanism.perturbStaged`): drawn into the module's memory at once, then copied
+/// out in one array. `text` is zeroed whatever happens; so is every report left in the
+/// module's memory.
 fn joined_columns<R: Randomness>(
     mech: &VerifiedOpen,
-    mut text: Vec<u8>,
+    text: &mut [u8],
     n: usize,
     rng: &mut R,
 ) -> Result<Uint32Array, JsValue> {
-    let drawn = (|| {
-        let values = mech.joined_values(&text, n).map_err(js_error)?;
-        let width = mech.report_width();
-        let out = Uint32Array::new_with_length((width * n) as u32);
-        let mut buf = alloc::vec![0u32; width * BLOCK.min(n)];
-        let mut at = 0;
-        let mut drawn = Ok(());
-        while at < n {
-            let m = BLOCK.min(n - at);
-            let block = &mut buf[..width * m];
-            drawn = mech.perturb_joined_into(&values, at, rng, block);
-            if drawn.is_err() {
-                break;
-            }
-            for (f, column) in block.chunks_exact(m).enumerate() {
-                let from = (f * n + at) as u32;
-                out.subarray(from, from + m as u32).copy_from(column);
-            }
-            at += m;
-        }
-        buf.fill(0);
-        core::hint::black_box(&mut buf);
-        drawn.map(|()| out).map_err(js_error)
-    })();
+    let drawn = mech.perturb_joined(text, n, rng).map(|mut columns| {
+        let out = Uint32Array::from(&columns[..]);
+        columns.fill(0);
+        core::hint::black_box(&mut columns);
+        out
+    });
     text.fill(0);
-    core::hint::black_box(&mut text);
-    drawn
+    core::hint::black_box(&mut *text);
+    drawn.map_err(js_error)
+}
+
+/// A view of `len` bytes at `ptr` of the module's memory, for JS to write into. Valid
+/// until the module's memory next grows (any call into the module may grow it): the
+/// caller writes at once, then calls the module.
+fn memory_view(ptr: *const u8, len: usize) -> Uint8Array {
+    let memory: js_sys::WebAssembly::Memory = wasm_bindgen::memory().unchecked_into();
+    Uint8Array::new_with_byte_offset_and_length(&memory.buffer(), ptr as usize as u32, len as u32)
 }
 
 /// Whether the JSON document `bytes` is an open-domain one (its kind peeked, nothing built).
@@ -219,7 +210,7 @@ impl WasmOpenDocument {
     /// Verifies claims and policy; returns a mechanism or throws.
     pub fn verify(&self, policy: JsValue) -> Result<WasmOpenMechanism, JsValue> {
         let mech = self.doc.verify(&policy_from_js(policy)?).map_err(js_error)?;
-        Ok(WasmOpenMechanism { mech, rng: os_rng() })
+        Ok(WasmOpenMechanism { mech, rng: os_rng(), staged: Vec::new() })
     }
 }
 
@@ -229,6 +220,8 @@ impl WasmOpenDocument {
 pub struct WasmOpenMechanism {
     mech: VerifiedOpen,
     rng: OsPoolRng,
+    /// Where JS writes a batch's values (`stageValues`); zero between calls.
+    staged: Vec<u8>,
 }
 
 #[wasm_bindgen(js_class = OpenMechanism)]
@@ -260,23 +253,49 @@ impl WasmOpenMechanism {
             .collect::<Result<_, _>>()
             .map_err(js_error)
     }
-    /// Many reports with the browser CSPRNG: `text` is the UTF-8 of `n` values joined by
-    /// U+0000 (one string, encoded once, copied into the module once); the result is one
+    /// A view of at least `bytes` bytes of the module's memory, for the UTF-8 of a
+    /// batch's values joined by U+0000 (written straight into it: no JS buffer, no copy
+    /// into the module). A larger request keeps what was written and zeroes the old
+    /// place. Write at once, then call `perturbStaged`: any other call into the module
+    /// may move its memory and detach the view.
+    ///
+    /// # Errors
+    /// `invalid_argument` naming `values` when the module's memory cannot grow to
+    /// `bytes` (then the staged bytes are zeroed).
+    #[wasm_bindgen(js_name = stageValues)]
+    pub fn stage_values(&mut self, bytes: u32) -> Result<Uint8Array, JsValue> {
+        let bytes = bytes as usize;
+        if self.staged.len() < bytes {
+            let mut grown = Vec::new();
+            if grown.try_reserve_exact(bytes).is_err() {
+                self.staged.fill(0);
+                return Err(coded_error("invalid_argument", "values: more bytes than the module's memory can hold"));
+            }
+            grown.extend_from_slice(&self.staged);
+            grown.resize(bytes, 0);
+            self.staged.fill(0);
+            core::hint::black_box(&mut self.staged);
+            self.staged = grown;
+        }
+        Ok(memory_view(self.staged.as_ptr(), self.staged.len()))
+    }
+    /// Many reports with the browser CSPRNG: the first `len` staged bytes
+    /// (`stageValues`) are the UTF-8 of `n` values joined by U+0000; the result is one
     /// `Uint32Array` of `n` reports as columns, one per report field in canonical order
-    /// (`[seeds…, ys…]` for `olh`). Drawn a block at a time through one buffer of the
-    /// module's memory, each block's columns copied out while in cache. Every value is
-    /// checked before the first draw (`invalid_argument` naming `values[i]`, never its
-    /// text); on any error no array is returned. No value and no report stays in the
-    /// module's memory after the call.
-    #[wasm_bindgen(js_name = perturbJoined)]
-    pub fn perturb_joined(&mut self, text: Vec<u8>, n: u32) -> Result<Uint32Array, JsValue> {
+    /// (`[seeds…, ys…]` for `olh`). Every value is checked before the first draw
+    /// (`invalid_argument` naming `values[i]`, never its text); on any error no array is
+    /// returned. The staged values are zeroed whatever happens: no value and no report
+    /// stays in the module's memory after the call.
+    #[wasm_bindgen(js_name = perturbStaged)]
+    pub fn perturb_staged(&mut self, len: u32, n: u32) -> Result<Uint32Array, JsValue> {
+        let text = staged_text(&mut self.staged, len)?;
         joined_columns(&self.mech, text, n as usize, &mut self.rng)
     }
-    /// [`Self::perturb_joined`] with a generator seeded `seed` — tests only.
-    #[wasm_bindgen(js_name = perturbJoinedSeededForTesting)]
-    pub fn perturb_joined_seeded_for_testing(&self, text: Vec<u8>, n: u32, seed: u64) -> Result<Uint32Array, JsValue> {
-        let mut rng = DeterministicRngForTesting::seed_from_u64(seed);
-        joined_columns(&self.mech, text, n as usize, &mut rng)
+    /// [`Self::perturb_staged`] with a generator seeded `seed` — tests only.
+    #[wasm_bindgen(js_name = perturbStagedSeededForTesting)]
+    pub fn perturb_staged_seeded_for_testing(&mut self, len: u32, n: u32, seed: u64) -> Result<Uint32Array, JsValue> {
+        let text = staged_text(&mut self.staged, len)?;
+        joined_columns(&self.mech, text, n as usize, &mut DeterministicRngForTesting::seed_from_u64(seed))
     }
     /// The canonical stored text of a report (`"s:y"`, …), validated.
     pub fn canonical(&self, report: JsValue) -> Result<String, JsValue> {
@@ -300,4 +319,15 @@ impl WasmOpenMechanism {
     pub fn verification(&self) -> JsValue {
         verification_js(self.mech.verification())
     }
+}
+
+/// The first `len` bytes of `staged`, or the refusal of a length past what was staged
+/// (then the staged bytes are zeroed).
+fn staged_text(staged: &mut [u8], len: u32) -> Result<&mut [u8], JsValue> {
+    let len = len as usize;
+    if len > staged.len() {
+        staged.fill(0);
+        return Err(coded_error("invalid_argument", "len: more bytes than were staged"));
+    }
+    Ok(&mut staged[..len])
 }

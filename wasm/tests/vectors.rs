@@ -159,10 +159,13 @@ fn open(v: &Value) -> Result<(), String> {
     if ys != want {
         return Err(format!("outputs: {ys:?} != {want:?} (expected)"));
     }
-    // The batch path: the same reports as columns.
+    // The batch path: the values written into the module's memory, the same reports as columns.
+    let mut mech = mech;
+    let len = joined.len() as u32;
+    mech.stage_values(len).map_err(js_err("stageValues"))?.subarray(0, len).copy_from(&joined);
     let cols = mech
-        .perturb_joined_seeded_for_testing(joined, n as u32, seed(v))
-        .map_err(js_err("perturbJoinedSeededForTesting"))?
+        .perturb_staged_seeded_for_testing(len, n as u32, seed(v))
+        .map_err(js_err("perturbStagedSeededForTesting"))?
         .to_vec();
     let width = cols.len() / n;
     let batch: Vec<String> =
