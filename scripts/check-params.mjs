@@ -36,7 +36,6 @@ const ALLOWED = new Map([
  */
 const ALLOWED_FIELDS = new Map([
   ...['ClaimsJson', 'AlipJson', 'BpLipJson', 'AlphaLiftJson', 'SrlipJson'].map((t) => [`src/document/wire.rs:${t}`, 'a wire record: read once by `Claims::from_wire`']),
-  ['src/document/continuous.rs:EpsDeltaJson', 'a wire record: read once by `ContinuousClaims::from_wire`'],
   ['src/leakage/lattice.rs:LatticeAudit', 'an audited figure'],
   ['src/leakage/mod.rs:Alip', 'an audited figure'],
   ['src/leakage/srlip.rs:Srlip', 'an audited figure'],

@@ -465,11 +465,11 @@ fn documents_name_groups_and_low_risk() {
     all.sort_unstable();
     assert_eq!(all, (0..17).collect::<Vec<u64>>());
     assert_eq!(doc.output().len(), low.len() + u["groups"].as_array().unwrap().len());
-    assert_eq!(doc.claims().to_wire().lip, Some(1.0));
+    assert_eq!(doc.claims().lip.map(|b| b.get()), Some(1.0));
     let a =
         orr::aorr(&src, Epsilon::positive("epsilon", 0.8).unwrap(), Epsilon::positive("epsilon", 0.6).unwrap(), "aorr")
             .unwrap();
-    assert_eq!(a.claims().to_wire().alip.map(|c| (c.eps_l, c.eps_u)), Some((0.8, 0.6)));
+    assert_eq!(a.claims().alip.map(|c| (c.eps_l.get(), c.eps_u.get())), Some((0.8, 0.6)));
     assert!(a.output().len() <= 17);
 }
 
@@ -528,7 +528,7 @@ fn mi_and_ldp(p_sx: &[Vec<f64>], w: &[Vec<f64>]) -> (f64, f64) {
 /// (bisection on the audited claim; k-RR's LDP w.r.t. S grows with ε_x).
 fn krr_calibrated(src: &Source, eps: f64) -> Document {
     let ldp =
-        |e: f64| rr::krr(src, Epsilon::positive("epsilon", e).unwrap(), "krr").unwrap().claims().to_wire().ldp.unwrap();
+        |e: f64| rr::krr(src, Epsilon::positive("epsilon", e).unwrap(), "krr").unwrap().claims().ldp.unwrap().get();
     let (mut lo, mut hi) = (eps, 12.0);
     if ldp(hi) <= eps {
         return rr::krr(src, Epsilon::positive("epsilon", hi).unwrap(), "krr").unwrap();
@@ -556,7 +556,7 @@ fn optimal_ldp_beats_every_ldp_baseline() {
             let src = joint(&mut rng, ns, nx);
             let doc = optimal_ldp::optimal_ldp(&src, Epsilon::positive("epsilon", eps).unwrap(), "opt").unwrap();
             let opt = audited_mi(&doc);
-            assert_eq!(doc.claims().to_wire().ldp, Some(eps));
+            assert_eq!(doc.claims().ldp.map(|b| b.get()), Some(eps));
             let p = src.p_sx();
             let p_sx: Vec<Vec<f64>> = (0..ns).map(|s| p.row(s).to_vec()).collect();
             let m = doc.mechanism().channel_matrix(nx).expect("a channel");

@@ -102,7 +102,7 @@ pub enum PriorJson {
 }
 
 /// An (ε, δ) guarantee in nats: ε a [`Budget`], δ a [`Delta`] (0: pure ε). A claim's ε is
-/// finite (read by [`ContinuousClaims::from_wire`]); a policy's may be +∞ (no limit).
+/// finite (read by `ContinuousClaims::from_wire`); a policy's may be +∞ (no limit).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(into = "EpsDeltaJson")]
 pub struct EpsDelta {
@@ -113,7 +113,7 @@ pub struct EpsDelta {
 }
 
 /// What a continuous document promises, as verification compares it: each (ε, δ) read
-/// from the wire record once, by [`ContinuousClaims::from_wire`]. Serialised as the
+/// from the wire record once, by `ContinuousClaims::from_wire`. Serialised as the
 /// wire record (`{"lip": {"eps", "delta"}, "ldp": …}`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 #[serde(into = "ContinuousClaimsJson")]
@@ -127,24 +127,24 @@ pub struct ContinuousClaims {
 /// `{"eps", "delta"}` as written; δ defaults to 0 (pure ε).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "EpsDelta", deny_unknown_fields)]
-pub struct EpsDeltaJson {
+pub(crate) struct EpsDeltaJson {
     /// `eps`: ε in nats (finite, ≥ 0).
-    pub eps: f64,
+    pub(crate) eps: f64,
     /// `delta`: δ in [0, 1]; 0 when absent.
     #[serde(default)]
-    pub delta: f64,
+    pub(crate) delta: f64,
 }
 
 /// `claims` as written: each (ε, δ) optional.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename = "ContinuousClaims", deny_unknown_fields)]
-pub struct ContinuousClaimsJson {
+pub(crate) struct ContinuousClaimsJson {
     /// `lip`: (ε, δ)-LIP.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lip: Option<EpsDeltaJson>,
+    pub(crate) lip: Option<EpsDeltaJson>,
     /// `ldp`: (ε, δ)-LDP.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ldp: Option<EpsDeltaJson>,
+    pub(crate) ldp: Option<EpsDeltaJson>,
 }
 
 impl ContinuousClaims {
@@ -153,12 +153,12 @@ impl ContinuousClaims {
     /// # Errors
     /// `non_finite` naming `claims.NOTION.eps` or `.delta` for a NaN or ±∞ (either field
     /// first), then `invalid_argument` for ε < 0 or δ outside [0, 1].
-    pub fn from_wire(w: ContinuousClaimsJson) -> Result<Self> {
+    pub(crate) fn from_wire(w: ContinuousClaimsJson) -> Result<Self> {
         Ok(ContinuousClaims { lip: claim("claims.lip", w.lip)?, ldp: claim("claims.ldp", w.ldp)? })
     }
 
     /// The wire record of these claims.
-    pub fn to_wire(&self) -> ContinuousClaimsJson {
+    pub(crate) fn to_wire(self) -> ContinuousClaimsJson {
         ContinuousClaimsJson { lip: self.lip.map(Into::into), ldp: self.ldp.map(Into::into) }
     }
 }
@@ -210,7 +210,7 @@ pub struct ContinuousDocumentJson {
     pub mechanism: super::Json,
     /// `claims`: the (ε, δ) guarantees promised, in nats (each optional).
     #[serde(default)]
-    pub claims: ContinuousClaimsJson,
+    pub(crate) claims: ContinuousClaimsJson,
     /// `utility`: informational utility figures; never used for verification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub utility: Option<super::Json>,

@@ -310,7 +310,7 @@ impl WasmDocument {
     /// The claims as a plain object.
     #[wasm_bindgen(getter)]
     pub fn claims(&self) -> Result<JsValue, JsValue> {
-        Ok(self.doc.claims().to_wire().to_js())
+        Ok(self.doc.claims().to_js())
     }
 
     /// The audit of the declared channel (all measures).

@@ -534,7 +534,7 @@ pub fn linear_designs(alpha: f64) -> [(f64, f64, f64); 3] {
         linear::tv(&src, alpha, "tv").unwrap(),
         linear::distance(&src, alpha, None, "distance").unwrap(),
     ];
-    docs.map(|d| (d.claims().to_wire().lip.expect("a lip claim"), utility(&d, "mi_xy"), utility(&d, "tv")))
+    docs.map(|d| (d.claims().lip.expect("a lip claim").get(), utility(&d, "mi_xy"), utility(&d, "tv")))
 }
 
 fn linear_figure(tv: bool) -> Figure {
