@@ -20,7 +20,7 @@ use privlift::mechanism::{Receipt, ReceiptEntry, ReceiptSection};
 use privlift::param::Budget;
 use privlift::verify::{Check, Verification};
 
-use crate::camel;
+use crate::camel::camel;
 
 #[wasm_bindgen]
 extern "C" {
