@@ -1,17 +1,21 @@
 #!/usr/bin/env node
 // Lists every `pub fn` in the core (src/) and the curator (design/src/) that takes a raw
-// f64 for ε, δ or a probability, and fails if there is one: those parameters are the types
-// of src/param.rs (`Epsilon`, `Budget`, `Delta`, `Probability`), validated once where a
-// number enters (a document, a request, the CLI's flags, the bindings), so that each rule
-// is written once. A parameter is such a number when its name, split at `_`, has a word
-// of PARAM_WORDS (`eps`, `delta_target`, `p1min`, …) and its type is `f64` or
-// `Option<f64>`. Code compiled for tests only (`#[cfg(test)]` items and the files of
-// `#[cfg(test)] mod x;`) is skipped: tests keep their literals. (`lambda` is not a word:
-// design/src/lift.rs names the max-lift Λ so.) It first checks itself on known sources
-// (`selfTest`), so a checker that finds nothing fails too. Usage:
+// f64 for ε, δ or a probability, and every public field that holds one (a `pub` field of a
+// `pub struct`, a field of a `pub enum`'s variant), and fails if there is one: those
+// numbers are the types of src/param.rs (`Epsilon`, `Budget`, `Delta`, `Probability`),
+// validated once where a number enters (a document, a request, the CLI's flags, the
+// bindings), so that each rule is written once and no value can skip it. A parameter or
+// field is such a number when its name, split at `_`, has a word of PARAM_WORDS (`eps`,
+// `delta_target`, `p1min`, …) and its type is `f64` or `Option<f64>`. Code compiled for
+// tests only (`#[cfg(test)]` items and the files of `#[cfg(test)] mod x;`) is skipped:
+// tests keep their literals. (`lambda` is not a word: design/src/lift.rs names the
+// max-lift Λ so.) It first checks itself on known sources (`selfTest`) and on the
+// fixture tests/params/ (its `expect.txt` the findings, in order), so a checker that
+// finds nothing fails too. Usage:
 //   node scripts/check-params.mjs [DIR…]      (default: src design/src)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, dirname, basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** The words that make a parameter name an ε, a δ or a probability. */
 const PARAM_WORDS = new Set([
@@ -23,7 +27,38 @@ const ALLOWED = new Map([
   ['src/param.rs', 'the constructors that validate a number into its type: the boundary itself'],
 ]);
 
+/**
+ * Types (`file:Type`) or single fields (`file:Type.field`) whose public fields may hold
+ * a raw f64 named as an ε, δ or probability, each with its reason: wire records (the codec's numbers as written, read once into the domain
+ * types), figures the library computes (audits, receipts: results, never read back as a
+ * parameter), request records (read once into the types by their own reader), and what
+ * is left to convert.
+ */
+const ALLOWED_FIELDS = new Map([
+  ...['ClaimsJson', 'AlipJson', 'BpLipJson', 'AlphaLiftJson', 'SrlipJson'].map((t) => [`src/document/wire.rs:${t}`, 'a wire record: read once by `Claims::from_wire`']),
+  ['src/leakage/lattice.rs:LatticeAudit', 'an audited figure'],
+  ['src/leakage/mod.rs:Alip', 'an audited figure'],
+  ['src/leakage/srlip.rs:Srlip', 'an audited figure'],
+  ['src/verify/continuous.rs:AuditedEpsDelta', 'an audited figure'],
+  ['src/verify/continuous.rs:ContinuousAudit', 'an audited figure'],
+  ['src/open/verify.rs:OpenAudit', 'an audited figure'],
+  ['src/mechanism/receipt.rs:ReceiptSection', 'a receipt\'s figure'],
+  ['src/mechanism/continuous.rs:ContinuousReceipt', 'a receipt\'s figure'],
+  ['src/open/receipt.rs:OpenReceipt', 'a receipt\'s figure'],
+  ['design/src/continuous/gaussian.rs:LipDelta', 'a calculated figure'],
+  ['design/src/continuous/laplace.rs:LaplaceScales', 'a calculated figure'],
+  ['design/src/open/mod.rs:Randomiser', 'the keep of a verified document, quantised as the sampler draws it'],
+  ['design/src/request.rs:LiftBudget', 'a request record: read once into a `Notion` by `LiftBudget::notion`'],
+  ['design/src/request.rs:DesignRequest', 'a request record: its budgets read once by its designer\'s arm'],
+  ['design/src/continuous/design.rs:ContinuousRequest.delta', 'δ\'s rule depends on the method ((0, 1), or unused): read once by `design_continuous`'],
+  ['src/document/mod.rs:MechanismKind', 'left: k-RR\'s ε and κ, RR-LIP\'s κ (checked by the structured kinds\' reader)'],
+  ['src/verify/policy.rs:Policy', 'left: the limits (checked by `Policy::from_entries` and verification)'],
+]);
+
 const RAW = /^(?:&\s*)?(?:f64|Option\s*<\s*f64\s*>)$/;
+
+/** Whether `name`, split at `_`, has a word of PARAM_WORDS. */
+const named = (name) => name.split('_').some((w) => PARAM_WORDS.has(w));
 
 /** The text with comments, strings and char literals blanked (lengths kept). */
 function strip(src) {
@@ -112,9 +147,46 @@ function scan(sources) {
         if (colon < 0) continue; // self
         const name = p.slice(0, colon).replace(/^mut\s+/, '').trim();
         const type = p.slice(colon + 1).trim();
-        if (RAW.test(type) && name.split('_').some((w) => PARAM_WORDS.has(w))) {
+        if (RAW.test(type) && named(name)) {
           found.push(`${file}:${line}: pub fn ${m[1]}(… ${name}: ${type} …)`);
         }
+      }
+    }
+    found.push(...fields(file, s));
+  }
+  return found;
+}
+
+/** The `name: type` fields of a braced field list, attributes dropped; `pub` ones only when `pubOnly`. */
+function fieldList(list, pubOnly) {
+  const out = [];
+  for (const f of params(list.replace(/#\[[^\]]*\]/g, ' '))) {
+    const m = /^(pub(?:\([^)]*\))?\s+)?(\w+)\s*:([\s\S]*)$/.exec(f);
+    if (m && (!pubOnly || (m[1] && !m[1].includes('(')))) out.push([m[2], m[3].trim()]);
+  }
+  return out;
+}
+
+/** Public fields of `s` (a stripped file) holding a raw f64 for ε, δ or a probability. */
+function fields(file, s) {
+  const found = [];
+  for (const m of s.matchAll(/\bpub\s+(struct|enum)\s+(\w+)\s*/g)) {
+    let j = m.index + m[0].length;
+    if (s[j] === '<') j = close(s, j);
+    while (j < s.length && s[j] !== '{' && s[j] !== ';' && s[j] !== '(') j++;
+    if (s[j] !== '{') continue; // a unit or tuple struct: no named field
+    const body = s.slice(j + 1, close(s, j) - 1);
+    const line = s.slice(0, m.index).split('\n').length;
+    const lists = m[1] === 'struct'
+      ? [['', body, true]]
+      : [...body.matchAll(/(\w+)\s*\{/g)].map((v) => {
+        const at = body.indexOf('{', v.index);
+        return [`::${v[1]}`, body.slice(at + 1, close(body, at) - 1), false];
+      });
+    for (const [variant, list, pubOnly] of lists) {
+      for (const [name, type] of fieldList(list, pubOnly)) {
+        const allowed = ALLOWED_FIELDS.has(`${file}:${m[2]}`) || ALLOWED_FIELDS.has(`${file}:${m[2]}.${name}`);
+        if (!allowed && RAW.test(type) && named(name)) found.push(`${file}:${line}: pub ${m[1]} ${m[2]}${variant} { ${name}: ${type} }`);
       }
     }
   }
@@ -147,13 +219,26 @@ function selfTest() {
   }
 }
 
+/** The checker on the fixture of tests/params/: it must find what its `expect.txt` lists. */
+function fixtureTest() {
+  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'tests', 'params');
+  const files = rsFiles(dir).sort();
+  const got = scan(new Map(files.map((f) => [basename(f), readFileSync(f, 'utf8')])));
+  const want = readFileSync(join(dir, 'expect.txt'), 'utf8').split('\n').filter(Boolean);
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    console.error(`check-params fixture tests/params/: found\n  ${got.join('\n  ')}\nexpected\n  ${want.join('\n  ')}`);
+    process.exit(1);
+  }
+}
+
 selfTest();
+fixtureTest();
 const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['src', 'design/src'];
 const files = roots.flatMap(rsFiles).sort();
 const found = scan(new Map(files.map((f) => [f, readFileSync(f, 'utf8')])));
 if (found.length) {
-  console.error(`${found.length} public parameter(s) take a raw f64 for ε, δ or a probability; take the types of src/param.rs:`);
+  console.error(`${found.length} public parameter(s) or field(s) hold a raw f64 for ε, δ or a probability; use the types of src/param.rs:`);
   for (const f of found) console.error(`  ${f}`);
   process.exit(1);
 }
-console.log(`check-params: no pub fn in ${roots.join(', ')} takes a raw f64 for ε, δ or a probability (${files.length} files)`);
+console.log(`check-params: no pub fn or public field in ${roots.join(', ')} holds a raw f64 for ε, δ or a probability (${files.length} files)`);

@@ -96,6 +96,16 @@ pub fn down_rel(x: f64, rel: f64) -> f64 {
     }
 }
 
+/// `[lo, hi]` widened by the relative rounding `g` (unchanged for `g = 0`): the bounds a
+/// receipt states around its own computed lifts.
+pub fn widen(lo: f64, hi: f64, g: f64) -> (f64, f64) {
+    if g == 0.0 {
+        (lo, hi)
+    } else {
+        (down_rel(lo, g), up_rel(hi, g))
+    }
+}
+
 /// Upper bound on `|ln r|` where the exact ratio `r` is the computed `r̂` up to
 /// relative error `rel`: `|ln r| ≤ |ln r̂| + ln(1/(1−rel))`, plus one rounding of the log.
 pub fn abs_ln_up(r_hat: f64, rel: f64) -> f64 {

@@ -207,6 +207,8 @@ impl Budget {
 pub struct Delta(f64);
 
 impl Delta {
+    /// δ = 0: a pure ε guarantee.
+    pub const ZERO: Delta = Delta(0.0);
     /// # Errors
     /// `invalid_argument` (naming `name`) for δ not in `[0, 1]`.
     pub fn new(name: &str, delta: f64) -> Result<Self> {

@@ -237,7 +237,17 @@ fn numbers_round_as_serde_json_rounds_them() {
         r#"{{"format": "privlift-mechanism", "version": 1, "id": "n", "labels": ["a"], "prior": [1], "mechanism": {{}}, "claims": {{"bp_lip": {{"eps": 0, "priors": [{}]}}}}}}"#,
         rows.join(", ")
     );
-    let priors = |d: DocumentJson| d.claims.bp_lip.unwrap().priors.concat();
+    // The numbers as the wire record holds them (serde_json keeps an f64 exactly).
+    let priors = |d: DocumentJson| -> Vec<f64> {
+        let v = serde_json::to_value(&d).unwrap();
+        v["claims"]["bp_lip"]["priors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r.as_array().unwrap().clone())
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
     let ours = priors(DocumentJson::read(text.as_bytes()).unwrap());
     let theirs = priors(serde_json::from_str::<DocumentJson>(&text).unwrap());
     assert_eq!(ours.len(), numbers.len());

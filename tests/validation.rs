@@ -70,9 +70,9 @@ fn non_finite_entries() {
     let e = Document::from_wire(w).unwrap_err();
     assert_eq!(e.code(), "non_finite");
     assert!(e.to_string().contains("prior[1]"), "{e}");
-    let mut w: privlift::document::DocumentJson = serde_json::from_value(base()).unwrap();
-    w.claims.lip = Some(f64::INFINITY);
-    assert_eq!(Document::from_wire(w).unwrap_err().code(), "non_finite");
+    let doc = Document::from_json(&base().to_string()).unwrap();
+    let infinite = privlift::document::Claims { lip: Some(privlift::param::Budget::INFINITE), ..Default::default() };
+    assert_eq!(doc.with_claims(infinite).unwrap_err().code(), "non_finite");
 }
 
 #[test]

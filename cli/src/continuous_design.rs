@@ -19,6 +19,7 @@
 
 use privlift::document::{ContinuousDocument, DomainJson, PriorJson};
 use privlift::mechanism::ContinuousPolicy;
+use privlift::param::Epsilon;
 use privlift::Error;
 use privlift_design::continuous::design::{
     design_continuous, prior_from_samples, ContinuousRequest, CONTINUOUS_METHODS,
@@ -125,14 +126,15 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
     if a.value("components").is_some() && a.value("samples").is_none() {
         return Err(CliError::usage("`--components` goes with `--samples`"));
     }
+    let max_verify_work = num(&a, "max-verify-work")?;
     let req = ContinuousRequest {
         method,
         domain: DomainJson { lo, hi, step },
         prior,
-        epsilon: eps,
+        epsilon: Epsilon::positive("epsilon", eps)?,
         delta,
         id: a.value("id").map(str::to_string),
-        max_verify_work: num(&a, "max-verify-work")?,
+        max_verify_work,
     };
     let doc = design_continuous(&req)?;
     let mut text = doc.to_json();

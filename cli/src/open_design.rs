@@ -3,6 +3,7 @@
 //! [--id ID]`: the open-domain kinds' documents (`privlift_design::open::designer`),
 //! printed as pretty JSON once the library has verified them.
 
+use privlift::param::Epsilon;
 use privlift_design::open::designer::{design_open, OpenPrior, OpenRequest, OPEN_METHODS};
 
 use crate::args;
@@ -43,6 +44,7 @@ pub fn design(argv: &[String]) -> Result<(), CliError> {
         return Err(CliError::usage("`privlift design heavy-hitters` needs `--max-bytes B`"));
     }
     let prior: Option<OpenPrior> = a.value("prior").map(files::parse_file).transpose()?;
+    let epsilon = Epsilon::positive("epsilon", epsilon)?;
     let req = OpenRequest { method: method.into(), epsilon, max_bytes, prior, id: a.value("id").map(str::to_string) };
     let doc = design_open(&req).map_err(|e| match (&e, a.value("prior")) {
         (privlift::Error::InvalidArgument { name, .. }, Some(path)) if name == "prior" => CliError::in_file(path, e),

@@ -11,6 +11,7 @@
 #![allow(clippy::needless_range_loop)] // index loops mirror the maths
 
 use privlift::document::{Alphabet, Document, Matrix};
+use privlift::param::Epsilon;
 use privlift::{Error, Policy};
 use privlift_design::lift::{JointView, MergedLifts, Notion};
 use privlift_design::request::{self, DesignRequest};
@@ -24,6 +25,11 @@ mod common;
 mod lifts;
 use lifts::{random_lifts, Lifts};
 use serde_json::{json, Value};
+
+/// ε in nats, as a notion's budget.
+fn nats(e: f64) -> Epsilon {
+    Epsilon::new("epsilon", e).expect("a budget in [0, 700] nats")
+}
 
 // ---------- Helpers: joints, and the measures recomputed from a published document ----------
 
@@ -87,9 +93,9 @@ fn measures(notion: &Notion, lifts: &[(f64, f64)]) -> (f64, f64) {
 /// The Sec. VI-B bounds (lift-inverse, lift-based) of a lift-measure notion.
 fn bounds(notion: &Notion) -> (f64, f64) {
     match *notion {
-        Notion::L1 { eps_l, eps_u } => (eps_l.exp_m1(), eps_u.exp_m1()),
-        Notion::Chi2 { eps_l, eps_u } => (eps_l.exp_m1().powi(2), eps_u.exp_m1().powi(2)),
-        Notion::AlphaLift { eps_l, eps_u, .. } => (eps_l.exp(), eps_u.exp()),
+        Notion::L1 { eps_l, eps_u } => (eps_l.get().exp_m1(), eps_u.get().exp_m1()),
+        Notion::Chi2 { eps_l, eps_u } => (eps_l.get().exp_m1().powi(2), eps_u.get().exp_m1().powi(2)),
+        Notion::AlphaLift { eps_l, eps_u, .. } => (eps_l.get().exp(), eps_u.get().exp()),
         _ => unreachable!("not a lift-measure notion"),
     }
 }
@@ -113,9 +119,11 @@ fn set_lifts(src: &Source, set: &[usize]) -> Vec<(f64, f64)> {
 /// The claim a design for `notion` must make, as JSON.
 fn claim(notion: &Notion) -> Value {
     match *notion {
-        Notion::L1 { eps_l, eps_u } => json!({"l1": {"eps_l": eps_l, "eps_u": eps_u}}),
-        Notion::Chi2 { eps_l, eps_u } => json!({"chi2": {"eps_l": eps_l, "eps_u": eps_u}}),
-        Notion::AlphaLift { order, eps_l, eps_u } => json!({"alpha": {"order": order, "eps_l": eps_l, "eps_u": eps_u}}),
+        Notion::L1 { eps_l, eps_u } => json!({"l1": {"eps_l": eps_l.get(), "eps_u": eps_u.get()}}),
+        Notion::Chi2 { eps_l, eps_u } => json!({"chi2": {"eps_l": eps_l.get(), "eps_u": eps_u.get()}}),
+        Notion::AlphaLift { order, eps_l, eps_u } => {
+            json!({"alpha": {"order": order, "eps_l": eps_l.get(), "eps_u": eps_u.get()}})
+        }
         _ => unreachable!(),
     }
 }
@@ -165,10 +173,10 @@ fn nmi(doc: &Document) -> f64 {
 /// The notions exercised, at budgets (εl, εu).
 fn notions(eps_l: f64, eps_u: f64) -> [Notion; 4] {
     [
-        Notion::L1 { eps_l, eps_u },
-        Notion::Chi2 { eps_l, eps_u },
-        Notion::AlphaLift { order: 2.0, eps_l, eps_u },
-        Notion::AlphaLift { order: 10.0, eps_l, eps_u },
+        Notion::L1 { eps_l: nats(eps_l), eps_u: nats(eps_u) },
+        Notion::Chi2 { eps_l: nats(eps_l), eps_u: nats(eps_u) },
+        Notion::AlphaLift { order: 2.0, eps_l: nats(eps_l), eps_u: nats(eps_u) },
+        Notion::AlphaLift { order: 10.0, eps_l: nats(eps_l), eps_u: nats(eps_u) },
     ]
 }
 
@@ -189,7 +197,7 @@ fn notions(eps_l: f64, eps_u: f64) -> [Notion; 4] {
 fn hand_computed_joint() {
     let src = joint_from(2, 4, vec![0.2, 0.15, 0.1, 0.05, 0.05, 0.1, 0.1, 0.25]);
     let view = JointView::new(&src.p_sx());
-    let n = Notion::L1 { eps_l: 0.5, eps_u: 0.5 };
+    let n = Notion::L1 { eps_l: nats(0.5), eps_u: nats(0.5) };
     let m0 = view.merged(&[0]).unwrap();
     let (ei, eu) = n.measure_eps(&m0).unwrap();
     assert!((ei - 1.9375f64.ln()).abs() < 1e-12 && (eu - 1.6f64.ln()).abs() < 1e-12, "{ei} {eu}");
@@ -205,12 +213,12 @@ fn hand_computed_joint() {
         assert_eq!(p, Partition { low_risk: vec![1, 2], groups: vec![vec![0, 3]] });
     }
     // The same joint under (0.5, 0.5)-ALIP: x0 and x3 high-risk too (−ln 0.4 > 0.5).
-    let (low, high) = watchdog::split(&view, &Notion::Alip { eps_l: 0.5, eps_u: 0.5 });
+    let (low, high) = watchdog::split(&view, &Notion::Alip { eps_l: nats(0.5), eps_u: nats(0.5) });
     assert_eq!((low, high), (vec![1, 2], vec![0, 3]));
 
-    let asym = Notion::L1 { eps_l: 0.7, eps_u: 0.5 };
+    let asym = Notion::L1 { eps_l: nats(0.7), eps_u: nats(0.5) };
     assert_eq!(watchdog::split(&view, &asym), (vec![0, 1, 2], vec![3]));
-    assert!(!Notion::Alip { eps_l: 0.7, eps_u: 0.5 }.admits(&m0));
+    assert!(!Notion::Alip { eps_l: nats(0.7), eps_u: nats(0.5) }.admits(&m0));
     for r in [watchdog::watchdog(&src, asym, "cm"), watchdog::subset_merging(&src, asym, "sm")] {
         assert!(matches!(r, Err(Error::Infeasible { .. })), "{r:?}");
     }
@@ -225,7 +233,7 @@ fn hand_computed_joint() {
     assert!(e.to_string().contains("l1"), "{e}");
     let doc = req("alpha", json!({"epsilon": 0.5, "alpha_order": 3})).unwrap();
     assert_eq!(doc.id(), "subset-merging-alpha3-eps0.5");
-    check_design(&src, &Notion::AlphaLift { order: 3.0, eps_l: 0.5, eps_u: 0.5 }, &doc);
+    check_design(&src, &Notion::AlphaLift { order: 3.0, eps_l: nats(0.5), eps_u: nats(0.5) }, &doc);
 }
 
 // ---------- Random joints ----------
@@ -285,7 +293,7 @@ fn designs_audit_within_their_claims_on_random_joints() {
 /// is printed and ours is not worse by more than 0.02.
 #[test]
 fn risk_metric() {
-    let n = Notion::AlphaLift { order: 2.0, eps_l: 2.0, eps_u: 0.3 };
+    let n = Notion::AlphaLift { order: 2.0, eps_l: nats(2.0), eps_u: nats(0.3) };
     let m = |l0: f64, l1: f64| MergedLifts { terms: vec![(0.9, l0), (0.1, l1)], lambda: l0.max(l1), psi: l0.min(l1) };
     let (a, b) = (m(1.1, 0.1), m(2.0 / 3.0, 4.0));
     for x in [&a, &b] {
@@ -354,12 +362,12 @@ fn large_orders() {
     assert!(small >= direct && small - direct < 1e-13, "{small} vs {direct}");
 
     let mut rng = ChaCha8Rng::seed_from_u64(12);
-    let n = Notion::AlphaLift { order: 1000.0, eps_l: 1.0, eps_u: 1.0 };
+    let n = Notion::AlphaLift { order: 1000.0, eps_l: nats(1.0), eps_u: nats(1.0) };
     let mut designed = 0;
     for _ in 0..10 {
         let src = joint(&mut rng, 5, 17, 2);
         let view = JointView::new(&src.p_sx());
-        let lows = watchdog::split(&view, &Notion::Alip { eps_l: 1.0, eps_u: 1.0 }).0;
+        let lows = watchdog::split(&view, &Notion::Alip { eps_l: nats(1.0), eps_u: nats(1.0) }).0;
         assert!(lows.iter().all(|x| watchdog::split(&view, &n).0.contains(x)));
         if let Ok(doc) = watchdog::subset_merging(&src, n, "a") {
             check_design(&src, &n, &doc);
@@ -386,9 +394,9 @@ fn designed(notion: Notion) -> Value {
 #[test]
 fn claims_are_verified() {
     for (n, side) in [
-        (Notion::L1 { eps_l: 1.0, eps_u: 1.0 }, "eps_u"),
-        (Notion::Chi2 { eps_l: 1.0, eps_u: 1.0 }, "eps_l"),
-        (Notion::AlphaLift { order: 2.0, eps_l: 1.0, eps_u: 1.0 }, "eps_u"),
+        (Notion::L1 { eps_l: nats(1.0), eps_u: nats(1.0) }, "eps_u"),
+        (Notion::Chi2 { eps_l: nats(1.0), eps_u: nats(1.0) }, "eps_l"),
+        (Notion::AlphaLift { order: 2.0, eps_l: nats(1.0), eps_u: nats(1.0) }, "eps_u"),
     ] {
         let mut v = designed(n);
         let name = n.name();
@@ -410,7 +418,7 @@ fn claims_are_verified() {
     }
 
     // The α claim at order 10 between ln Λ_2 and ln Λ_10: true at 2, false at 10.
-    let mut v = designed(Notion::AlphaLift { order: 10.0, eps_l: 1.0, eps_u: 1.0 });
+    let mut v = designed(Notion::AlphaLift { order: 10.0, eps_l: nats(1.0), eps_u: nats(1.0) });
     let doc = Document::from_json(&v.to_string()).unwrap();
     let at = |k: f64| doc.audit(k).unwrap();
     let (a2, a10) = (at(2.0).alpha_lift.ln(), at(10.0).alpha_lift.ln());
@@ -619,12 +627,12 @@ fn relaxations_keep_more_symbols_and_utility() {
     let mut rng = ChaCha8Rng::seed_from_u64(17);
     let e = 1.0;
     let ns = [
-        Notion::Alip { eps_l: e, eps_u: e },
-        Notion::L1 { eps_l: e, eps_u: e },
-        Notion::Chi2 { eps_l: e, eps_u: e },
-        Notion::AlphaLift { order: 2.0, eps_l: e, eps_u: e },
-        Notion::AlphaLift { order: 10.0, eps_l: e, eps_u: e },
-        Notion::AlphaLift { order: 100.0, eps_l: e, eps_u: e },
+        Notion::Alip { eps_l: nats(e), eps_u: nats(e) },
+        Notion::L1 { eps_l: nats(e), eps_u: nats(e) },
+        Notion::Chi2 { eps_l: nats(e), eps_u: nats(e) },
+        Notion::AlphaLift { order: 2.0, eps_l: nats(e), eps_u: nats(e) },
+        Notion::AlphaLift { order: 10.0, eps_l: nats(e), eps_u: nats(e) },
+        Notion::AlphaLift { order: 100.0, eps_l: nats(e), eps_u: nats(e) },
     ];
     let (mut sums, mut all, mut missed) = ([0.0; 6], 0usize, [0usize; 6]);
     for _ in 0..40 {
@@ -680,7 +688,9 @@ fn relaxations_keep_more_symbols_and_utility() {
 /// [`relaxed_notion_without_a_watchdog`]: a small X_H is hard to make private by merging).
 #[test]
 fn fig7_lift_inverse_budget_split() {
-    for n in [|l, u| Notion::L1 { eps_l: l, eps_u: u }, |l, u| Notion::Chi2 { eps_l: l, eps_u: u }] {
+    for n in
+        [|l, u| Notion::L1 { eps_l: nats(l), eps_u: nats(u) }, |l, u| Notion::Chi2 { eps_l: nats(l), eps_u: nats(u) }]
+    {
         for (eps, better) in [(0.5, false), (4.0, true)] {
             let mut rng = ChaCha8Rng::seed_from_u64(7);
             let (sym, asym) = (n(eps / 2.0, eps / 2.0), n(0.65 * eps, 0.35 * eps));
@@ -722,7 +732,8 @@ fn fig7_lift_inverse_budget_split() {
 fn relaxed_notion_without_a_watchdog() {
     let src = joint_from(2, 3, vec![1.0, 9.0, 6.0, 5.0, 15.0, 3.0]);
     let view = JointView::new(&src.p_sx());
-    let (alip, l1) = (Notion::Alip { eps_l: 0.5, eps_u: 0.5 }, Notion::L1 { eps_l: 0.5, eps_u: 0.5 });
+    let (alip, l1) =
+        (Notion::Alip { eps_l: nats(0.5), eps_u: nats(0.5) }, Notion::L1 { eps_l: nats(0.5), eps_u: nats(0.5) });
     let (i0, u0) = measures(&l1, &set_lifts(&src, &[0]));
     let (i2, u2) = measures(&l1, &set_lifts(&src, &[2]));
     assert!((u0 - 0.487).abs() < 1e-3 && (i0 - 0.772).abs() < 1e-3, "{u0} {i0}");

@@ -256,10 +256,9 @@ fn design_verifies_on_random_instances_and_calibration_only_helps() {
         let took = start.elapsed();
         assert!(took.as_secs_f64() < 5.0, "{took:?}");
         claims_hold(&doc);
-        let claims = doc.claims().to_wire();
-        let c = claims.srlip.as_ref().unwrap();
-        assert_eq!((c.eps, c.attributes.as_slice()), (eps, sizes));
-        assert_eq!(doc.claims().to_wire().lip, Some(eps));
+        let c = doc.claims().srlip.as_ref().unwrap();
+        assert_eq!((c.eps.get(), c.attributes.as_slice()), (eps, sizes));
+        assert_eq!(doc.claims().lip.map(|b| b.get()), Some(eps));
         let u = doc.utility().unwrap();
         assert!(u["calibration"].as_f64().unwrap() >= 1.0);
         // The proven split alone (c = 1).

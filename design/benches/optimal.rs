@@ -21,6 +21,11 @@ use privlift_design::{optimal_ldp, orr, srr, watchdog, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// ε in nats, as a notion's budget.
+fn nats(e: f64) -> Epsilon {
+    Epsilon::new("epsilon", e).expect("a budget in [0, 700] nats")
+}
+
 /// A joint with i.i.d. uniform entries, normalised (the papers' random instances).
 fn joint(ns: usize, nx: usize, seed: u64) -> Source {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -35,7 +40,7 @@ fn optimal(c: &mut Criterion) {
     g.sample_size(10).measurement_time(Duration::from_secs(3));
     let big = joint(5, 17, 7);
     for eps in [1.0, 0.25] {
-        let n = Notion::Alip { eps_l: eps, eps_u: eps };
+        let n = Notion::Alip { eps_l: nats(eps), eps_u: nats(eps) };
         g.bench_with_input(BenchmarkId::new("aorr_17x5", eps), &big, |b, s| {
             b.iter(|| orr::optimal(black_box(s), n, "b").unwrap())
         });
@@ -73,7 +78,7 @@ fn optimal(c: &mut Criterion) {
     // default cap and SRR refuses it (`invalid_argument`); 1 and 2 are benchmarked.
     let wide = joint(15, 200, 13);
     for eps in [1.0, 2.0] {
-        let n = Notion::Alip { eps_l: eps, eps_u: eps };
+        let n = Notion::Alip { eps_l: nats(eps), eps_u: nats(eps) };
         g.bench_with_input(BenchmarkId::new("srr_200x15", eps), &wide, |b, s| {
             b.iter(|| srr::srr(black_box(s), n, "b").unwrap())
         });

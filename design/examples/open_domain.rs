@@ -46,6 +46,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let kind = arg(&args, "--kind").unwrap_or("olh").to_string();
     let epsilon: f64 = arg(&args, "--epsilon").unwrap_or("2").parse().expect("--epsilon");
+    let eps = privlift::param::Epsilon::positive("epsilon", epsilon).expect("--epsilon in (0, 700]");
     let n: usize = arg(&args, "--n").unwrap_or("100000").parse().expect("--n");
     let words: usize = arg(&args, "--words").unwrap_or("10000").parse().expect("--words");
     let s: f64 = arg(&args, "--zipf").unwrap_or("1.1").parse().expect("--zipf");
@@ -56,7 +57,7 @@ fn main() {
     let reps: usize = arg(&args, "--reps").unwrap_or("1").parse().expect("--reps");
 
     let designed =
-        design_open(&OpenRequest { method: kind.clone(), epsilon, max_bytes: Some(MAX_BYTES), prior: None, id })
+        design_open(&OpenRequest { method: kind.clone(), epsilon: eps, max_bytes: Some(MAX_BYTES), prior: None, id })
             .expect("design");
     let p = designed.mechanism().clone();
     let verified = designed.verify(&Policy::default()).expect("verifies");

@@ -10,7 +10,6 @@ use crate::tolerance::{BUDGET_NATS, BUDGET_RELATIVE};
 use privlift::document::{AlphaLift, Claims, Matrix, TwoSided};
 use privlift::error::{Error, Result};
 use privlift::leakage::{alpha_eps, alpha_lift, chi2_eps, chi2_lift, l1_eps, l1_lift};
-use privlift::param::Budget;
 use privlift::param::Epsilon;
 
 /// Designs meet a budget ε with a margin: they are computed at
@@ -42,35 +41,35 @@ pub enum Notion {
     /// ε-LIP: e^{−ε} ≤ Ψ(y) and Λ(y) ≤ e^{ε} (eq 3).
     Lip {
         /// The budget ε, in nats.
-        eps: f64,
+        eps: Epsilon,
     },
     /// (εl, εu)-ALIP: e^{−εl} ≤ Ψ(y) and Λ(y) ≤ e^{εu} (eq 5).
     Alip {
         /// The lower budget εl (on Ψ), in nats.
-        eps_l: f64,
+        eps_l: Epsilon,
         /// The upper budget εu (on Λ), in nats.
-        eps_u: f64,
+        eps_u: Epsilon,
     },
     /// ε-LDP w.r.t. S: Γ(y) = Λ(y)/Ψ(y) ≤ e^{ε} (eq 4).
     Ldp {
         /// The budget ε, in nats.
-        eps: f64,
+        eps: Epsilon,
     },
     /// ℓ1-privacy (Sec. VI-B): Λ_ℓ1(y) ≤ e^{εu} − 1 (eq 27) and Ψ_ℓ1(y) ≤ e^{εl} − 1
     /// (eq 30) for every y.
     L1 {
         /// The lift-inverse budget εl (on Ψ_ℓ1), in nats.
-        eps_l: f64,
+        eps_l: Epsilon,
         /// The lift-based budget εu (on Λ_ℓ1), in nats.
-        eps_u: f64,
+        eps_u: Epsilon,
     },
     /// χ²-privacy (Sec. VI-B): Λ_χ²(y) ≤ (e^{εu} − 1)² (eq 28) and
     /// Ψ_χ²(y) ≤ (e^{εl} − 1)² (eq 31) for every y.
     Chi2 {
         /// The lift-inverse budget εl (on Ψ_χ²), in nats.
-        eps_l: f64,
+        eps_l: Epsilon,
         /// The lift-based budget εu (on Λ_χ²), in nats.
-        eps_u: f64,
+        eps_u: Epsilon,
     },
     /// α-lift privacy (Sec. VI-B, eq 33): Λ_α(y) ≤ e^{εu} (eq 29) and Ψ_α(y) ≤ e^{εl}
     /// (eq 32) for every y, at an order α > 1. Λ_α is a power mean of the lifts, so it
@@ -81,9 +80,9 @@ pub enum Notion {
         /// The order α (> 1) of Λ_α and Ψ_α.
         order: f64,
         /// The lift-inverse budget εl (on Ψ_α), in nats.
-        eps_l: f64,
+        eps_l: Epsilon,
         /// The lift-based budget εu (on Λ_α), in nats.
-        eps_u: f64,
+        eps_u: Epsilon,
     },
 }
 
@@ -101,14 +100,15 @@ pub struct MergedLifts {
 }
 
 impl Notion {
-    /// Checks the budgets (finite, > 0, and not so small that the design margin of
-    /// `design_budget` swallows them) and, for α-lift, the order (finite, > 1).
+    /// Checks what a design needs beyond each budget's rule ([`Epsilon`]: finite, in
+    /// [0, 700]): a budget not so small that the design margin of `design_budget`
+    /// swallows it (so > 0), and for α-lift the order (finite, > 1).
     ///
     /// # Errors
     /// `invalid_argument` naming the budget (`epsilon`, `eps_l`, `eps_u`) or
     /// `alpha_order`.
     pub fn check(&self) -> Result<()> {
-        let budgets: &[(&str, f64)] = match self {
+        let budgets: &[(&str, Epsilon)] = match self {
             Notion::Lip { eps } | Notion::Ldp { eps } => &[("epsilon", *eps)],
             Notion::Alip { eps_l, eps_u }
             | Notion::L1 { eps_l, eps_u }
@@ -116,7 +116,7 @@ impl Notion {
             | Notion::AlphaLift { eps_l, eps_u, .. } => &[("eps_l", *eps_l), ("eps_u", *eps_u)],
         };
         for &(name, e) in budgets {
-            Epsilon::positive(name, e)?;
+            let e = e.get();
             if design_budget(e) <= 0.0 {
                 return Err(Error::invalid(name, alloc::format!("{e} is below the design margin (1e-11 nats)")));
             }
@@ -133,8 +133,8 @@ impl Notion {
     /// "ORR is not applicable to these measures").
     pub(crate) fn lift_bounds(&self) -> Option<(f64, f64)> {
         match *self {
-            Notion::Lip { eps } => Some((-design_budget(eps), design_budget(eps))),
-            Notion::Alip { eps_l, eps_u } => Some((-design_budget(eps_l), design_budget(eps_u))),
+            Notion::Lip { eps } => Some((-design_budget(eps.get()), design_budget(eps.get()))),
+            Notion::Alip { eps_l, eps_u } => Some((-design_budget(eps_l.get()), design_budget(eps_u.get()))),
             _ => None,
         }
     }
@@ -142,12 +142,12 @@ impl Notion {
     /// The (εl, εu) budgets of the notion (εl = εu = ε for LIP; `None` for LDP).
     fn budgets(&self) -> Option<(f64, f64)> {
         match *self {
-            Notion::Lip { eps } => Some((eps, eps)),
+            Notion::Lip { eps } => Some((eps.get(), eps.get())),
             Notion::Ldp { .. } => None,
             Notion::Alip { eps_l, eps_u }
             | Notion::L1 { eps_l, eps_u }
             | Notion::Chi2 { eps_l, eps_u }
-            | Notion::AlphaLift { eps_l, eps_u, .. } => Some((eps_l, eps_u)),
+            | Notion::AlphaLift { eps_l, eps_u, .. } => Some((eps_l.get(), eps_u.get())),
         }
     }
 
@@ -177,7 +177,7 @@ impl Notion {
     /// `false` for them (use [`Notion::admits`]).
     pub(crate) fn private(&self, lambda: f64, psi: f64) -> bool {
         match *self {
-            Notion::Ldp { eps } => psi > 0.0 && lambda / psi <= libm::exp(design_budget(eps)),
+            Notion::Ldp { eps } => psi > 0.0 && lambda / psi <= libm::exp(design_budget(eps.get())),
             Notion::Lip { .. } | Notion::Alip { .. } => {
                 let (lo, hi) = self.lift_bounds().unwrap_or((0.0, 0.0));
                 psi >= libm::exp(lo) && lambda <= libm::exp(hi)
@@ -225,7 +225,7 @@ impl Notion {
             Notion::Alip { eps_l, eps_u }
             | Notion::L1 { eps_l, eps_u }
             | Notion::Chi2 { eps_l, eps_u }
-            | Notion::AlphaLift { eps_l, eps_u, .. } => (up / eps_u).max(down / eps_l),
+            | Notion::AlphaLift { eps_l, eps_u, .. } => (up / eps_u.get()).max(down / eps_l.get()),
         }
     }
 
@@ -268,24 +268,19 @@ impl Notion {
     }
 
     /// The claims a document designed for this notion makes (the target budgets).
-    ///
-    /// # Errors
-    /// `non_finite` or `invalid_argument` for a budget that is not finite and ≥ 0.
-    pub(crate) fn claims(&self) -> Result<Claims> {
-        let b = |name: &str, v: f64| Budget::finite(name, v);
-        let two =
-            |l: f64, u: f64| -> Result<TwoSided> { Ok(TwoSided { eps_l: b("eps_l", l)?, eps_u: b("eps_u", u)? }) };
-        Ok(match *self {
-            Notion::Lip { eps } => Claims { lip: Some(b("epsilon", eps)?), ..Claims::default() },
-            Notion::Alip { eps_l, eps_u } => Claims { alip: Some(two(eps_l, eps_u)?), ..Claims::default() },
-            Notion::Ldp { eps } => Claims { ldp: Some(b("epsilon", eps)?), ..Claims::default() },
-            Notion::L1 { eps_l, eps_u } => Claims { l1: Some(two(eps_l, eps_u)?), ..Claims::default() },
-            Notion::Chi2 { eps_l, eps_u } => Claims { chi2: Some(two(eps_l, eps_u)?), ..Claims::default() },
-            Notion::AlphaLift { order, eps_l, eps_u } => {
-                let t = two(eps_l, eps_u)?;
-                Claims { alpha: Some(AlphaLift { order, eps_l: t.eps_l, eps_u: t.eps_u }), ..Claims::default() }
-            }
-        })
+    pub(crate) fn claims(&self) -> Claims {
+        let two = |l: Epsilon, u: Epsilon| TwoSided { eps_l: l.into(), eps_u: u.into() };
+        match *self {
+            Notion::Lip { eps } => Claims { lip: Some(eps.into()), ..Claims::default() },
+            Notion::Alip { eps_l, eps_u } => Claims { alip: Some(two(eps_l, eps_u)), ..Claims::default() },
+            Notion::Ldp { eps } => Claims { ldp: Some(eps.into()), ..Claims::default() },
+            Notion::L1 { eps_l, eps_u } => Claims { l1: Some(two(eps_l, eps_u)), ..Claims::default() },
+            Notion::Chi2 { eps_l, eps_u } => Claims { chi2: Some(two(eps_l, eps_u)), ..Claims::default() },
+            Notion::AlphaLift { order, eps_l, eps_u } => Claims {
+                alpha: Some(AlphaLift { order, eps_l: eps_l.into(), eps_u: eps_u.into() }),
+                ..Claims::default()
+            },
+        }
     }
 
     /// A short name for ids and messages: the `--notion` spelling.
@@ -394,6 +389,11 @@ impl JointView {
 mod tests {
     use super::*;
 
+    /// ε in nats, as a notion's budget.
+    fn nats(e: f64) -> Epsilon {
+        Epsilon::new("epsilon", e).expect("a budget in [0, 700] nats")
+    }
+
     fn lifts(terms: &[(f64, f64)]) -> MergedLifts {
         let lambda = terms.iter().fold(0.0f64, |m, t| m.max(t.1));
         let psi = terms.iter().fold(f64::INFINITY, |m, t| m.min(t.1));
@@ -403,13 +403,20 @@ mod tests {
     #[test]
     fn alpha_order_and_budgets_are_checked() {
         for order in [1.0, 0.5, -2.0, f64::NAN, f64::INFINITY] {
-            let e = Notion::AlphaLift { order, eps_l: 1.0, eps_u: 1.0 }.check().unwrap_err();
+            let e = Notion::AlphaLift { order, eps_l: nats(1.0), eps_u: nats(1.0) }.check().unwrap_err();
             assert!(matches!(&e, Error::InvalidArgument { name, .. } if name == "alpha_order"), "{order}: {e:?}");
         }
-        Notion::AlphaLift { order: 1.5, eps_l: 1.0, eps_u: 1.0 }.check().unwrap();
-        let e = Notion::L1 { eps_l: 0.0, eps_u: 1.0 }.check().unwrap_err();
+        Notion::AlphaLift { order: 1.5, eps_l: nats(1.0), eps_u: nats(1.0) }.check().unwrap();
+        let e = Notion::L1 { eps_l: nats(0.0), eps_u: nats(1.0) }.check().unwrap_err();
         assert!(matches!(&e, Error::InvalidArgument { name, .. } if name == "eps_l"), "{e:?}");
-        let e = Notion::Chi2 { eps_l: 1.0, eps_u: f64::NAN }.check().unwrap_err();
+        // A NaN cannot be a notion's budget: the request refuses it where it is read.
+        let nan = crate::request::LiftBudget {
+            notion: Some("chi2".into()),
+            eps_l: Some(1.0),
+            eps_u: Some(f64::NAN),
+            ..Default::default()
+        };
+        let e = nan.notion("watchdog").unwrap_err();
         assert!(matches!(&e, Error::InvalidArgument { name, .. } if name == "eps_u"), "{e:?}");
     }
 
@@ -421,16 +428,19 @@ mod tests {
         let close = |(a, b): (f64, f64), (x, y): (f64, f64)| {
             assert!((a - x).abs() < 1e-12 && (b - y).abs() < 1e-12, "({a}, {b}) vs ({x}, {y})")
         };
-        close(Notion::L1 { eps_l: 1.0, eps_u: 1.0 }.measure_eps(&m).unwrap(), ((5.0f64 / 3.0).ln(), 1.5f64.ln()));
         close(
-            Notion::Chi2 { eps_l: 1.0, eps_u: 1.0 }.measure_eps(&m).unwrap(),
+            Notion::L1 { eps_l: nats(1.0), eps_u: nats(1.0) }.measure_eps(&m).unwrap(),
+            ((5.0f64 / 3.0).ln(), 1.5f64.ln()),
+        );
+        close(
+            Notion::Chi2 { eps_l: nats(1.0), eps_u: nats(1.0) }.measure_eps(&m).unwrap(),
             ((5.0f64 / 9.0).sqrt().ln_1p(), 0.5f64.ln_1p()),
         );
         close(
-            Notion::AlphaLift { order: 2.0, eps_l: 1.0, eps_u: 1.0 }.measure_eps(&m).unwrap(),
+            Notion::AlphaLift { order: 2.0, eps_l: nats(1.0), eps_u: nats(1.0) }.measure_eps(&m).unwrap(),
             ((20.0f64 / 9.0).sqrt().ln(), 1.25f64.sqrt().ln()),
         );
-        assert!(Notion::Lip { eps: 1.0 }.measure_eps(&m).is_none());
+        assert!(Notion::Lip { eps: nats(1.0) }.measure_eps(&m).is_none());
     }
 
     /// For the lift-measure notions the risk of Algorithm 1 is ≤ 1 exactly when the output
@@ -438,9 +448,9 @@ mod tests {
     #[test]
     fn risk_at_most_one_iff_private() {
         let notions = [
-            Notion::L1 { eps_l: 0.4, eps_u: 0.9 },
-            Notion::Chi2 { eps_l: 1.1, eps_u: 0.3 },
-            Notion::AlphaLift { order: 4.0, eps_l: 0.5, eps_u: 0.5 },
+            Notion::L1 { eps_l: nats(0.4), eps_u: nats(0.9) },
+            Notion::Chi2 { eps_l: nats(1.1), eps_u: nats(0.3) },
+            Notion::AlphaLift { order: 4.0, eps_l: nats(0.5), eps_u: nats(0.5) },
         ];
         for n in notions {
             let mut seen = [false; 2];
@@ -464,9 +474,9 @@ mod tests {
     fn a_zero_lift_is_caught_only_by_the_inverse() {
         let m = lifts(&[(0.2, 0.0), (0.8, 1.25)]);
         for (n, up) in [
-            (Notion::L1 { eps_l: 5.0, eps_u: 5.0 }, 0.4f64.ln_1p()),
-            (Notion::Chi2 { eps_l: 5.0, eps_u: 5.0 }, 0.5f64.ln_1p()),
-            (Notion::AlphaLift { order: 2.0, eps_l: 5.0, eps_u: 5.0 }, (0.8f64 * 1.5625).sqrt().ln()),
+            (Notion::L1 { eps_l: nats(5.0), eps_u: nats(5.0) }, 0.4f64.ln_1p()),
+            (Notion::Chi2 { eps_l: nats(5.0), eps_u: nats(5.0) }, 0.5f64.ln_1p()),
+            (Notion::AlphaLift { order: 2.0, eps_l: nats(5.0), eps_u: nats(5.0) }, (0.8f64 * 1.5625).sqrt().ln()),
         ] {
             let (lo, hi) = n.measure_eps(&m).unwrap();
             assert!((hi - up).abs() < 1e-12 && lo == f64::INFINITY, "{n:?}: {lo} {hi}");
@@ -476,13 +486,13 @@ mod tests {
 
     #[test]
     fn names_and_claims() {
-        let a = Notion::AlphaLift { order: 3.0, eps_l: 0.2, eps_u: 0.4 };
+        let a = Notion::AlphaLift { order: 3.0, eps_l: nats(0.2), eps_u: nats(0.4) };
         assert_eq!(a.name(), "alpha");
-        let b = |v: f64| Budget::finite("b", v).unwrap();
+        let b = |v: f64| privlift::param::Budget::finite("b", v).unwrap();
         let (eps_l, eps_u) = (b(0.2), b(0.4));
-        assert_eq!(a.claims().unwrap().alpha, Some(AlphaLift { order: 3.0, eps_l, eps_u }));
-        assert_eq!(Notion::L1 { eps_l: 0.2, eps_u: 0.4 }.claims().unwrap().l1, Some(TwoSided { eps_l, eps_u }));
-        assert_eq!(Notion::Chi2 { eps_l: 0.2, eps_u: 0.4 }.claims().unwrap().chi2, Some(TwoSided { eps_l, eps_u }));
+        assert_eq!(a.claims().alpha, Some(AlphaLift { order: 3.0, eps_l, eps_u }));
+        assert_eq!(Notion::L1 { eps_l: nats(0.2), eps_u: nats(0.4) }.claims().l1, Some(TwoSided { eps_l, eps_u }));
+        assert_eq!(Notion::Chi2 { eps_l: nats(0.2), eps_u: nats(0.4) }.claims().chi2, Some(TwoSided { eps_l, eps_u }));
         assert!(a.lift_bounds().is_none() && !a.private(1.0, 1.0));
     }
 }

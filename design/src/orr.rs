@@ -396,7 +396,7 @@ pub fn optimal_with(source: &Source, notion: Notion, id: &str, limits: Option<Li
     let parts = [(subset, ny)];
     let p_x = source.p_x();
     let doc = publish_channel(
-        Draft { id, source, output: Some(output), claims: notion.claims()?, audited: Audited::default() },
+        Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
         w,
         |w| super::srr_form(w, &[], &parts),
         |w| released_utility(&p_x, w, &vec![None; ny]),
@@ -419,16 +419,13 @@ pub(crate) fn with_extra(doc: Document, extra: Vec<(&str, serde_json::Value)>) -
 /// ORR: the ε-LIP mechanism w.r.t. S maximising I(X;Y) (Lopuhaä-Zwakenberg Thm 2).
 /// See [`optimal`].
 pub fn orr_lip(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
-    let eps = epsilon.get();
-    optimal(source, Notion::Lip { eps }, id)
+    optimal(source, Notion::Lip { eps: epsilon }, id)
 }
 
 /// AORR: the (εl, εu)-ALIP mechanism w.r.t. S maximising I(X;Y) (Zarrabian et al.
 /// eq 12, solved by eqs 22–26 on all of X). See [`optimal`].
 pub fn aorr(source: &Source, epsilon_l: Epsilon, epsilon_u: Epsilon, id: &str) -> Result<Document> {
-    let eps_u = epsilon_u.get();
-    let eps_l = epsilon_l.get();
-    optimal(source, Notion::Alip { eps_l, eps_u }, id)
+    optimal(source, Notion::Alip { eps_l: epsilon_l, eps_u: epsilon_u }, id)
 }
 
 #[cfg(test)]

@@ -87,23 +87,27 @@ impl LiftBudget {
             (None, None) => "lip",
         };
         let asym = self.eps_l.is_some() || self.eps_u.is_some();
-        let two = |m: &str| -> Result<(f64, f64), Error> {
+        // Each budget becomes a designer's ε (> 0) here, the one place it is read.
+        let pair = |l: f64, u: f64| -> Result<(Epsilon, Epsilon), Error> {
+            Ok((Epsilon::positive("eps_l", l)?, Epsilon::positive("eps_u", u)?))
+        };
+        let two = |m: &str| -> Result<(Epsilon, Epsilon), Error> {
             if self.epsilon.is_some() {
                 return Err(Error::invalid(
                     "epsilon",
                     alloc::format!("`{m}` takes `eps_l` and `eps_u`, not `epsilon`"),
                 ));
             }
-            Ok((self.eps_l.ok_or_else(|| missing(m, "eps_l"))?, self.eps_u.ok_or_else(|| missing(m, "eps_u"))?))
+            pair(self.eps_l.ok_or_else(|| missing(m, "eps_l"))?, self.eps_u.ok_or_else(|| missing(m, "eps_u"))?)
         };
-        let one = |m: &str| -> Result<f64, Error> {
+        let one = |m: &str| -> Result<Epsilon, Error> {
             if asym {
                 return Err(Error::invalid(
                     "eps_l, eps_u",
                     alloc::format!("`{m}` takes `epsilon`, not `eps_l`/`eps_u`"),
                 ));
             }
-            self.epsilon.ok_or_else(|| missing(m, "epsilon"))
+            Epsilon::positive("epsilon", self.epsilon.ok_or_else(|| missing(m, "epsilon"))?)
         };
         if self.alpha_order.is_some() && name != "alpha" {
             return Err(Error::invalid(
@@ -113,13 +117,13 @@ impl LiftBudget {
         }
         let label = alloc::format!("{method} --notion {name}");
         // ℓ1, χ², α-lift: (εl, εu), or `epsilon` for εl = εu.
-        let either = |m: &str| -> Result<(f64, f64), Error> {
+        let either = |m: &str| -> Result<(Epsilon, Epsilon), Error> {
             match self.epsilon {
                 Some(e) if asym => Err(Error::invalid(
                     "epsilon",
                     alloc::format!("`{m}` takes `epsilon` ({e}) or `eps_l` and `eps_u`, not both"),
                 )),
-                Some(e) => Ok((e, e)),
+                Some(e) => pair(e, e),
                 None if asym => two(m),
                 None => Err(missing(m, "epsilon` or `eps_l` and `eps_u")),
             }
@@ -181,7 +185,7 @@ pub fn lift_design_with(
     match method {
         "orr-lip" | "orr-alip" => orr::optimal_with(source, notion, id, exact.then_some(Limits::NONE)),
         "orr-ldp" => match notion {
-            Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, Epsilon::positive("epsilon", eps)?, id),
+            Notion::Ldp { eps } => optimal_ldp::optimal_ldp(source, eps, id),
             _ => Err(Error::invalid("notion", "`orr-ldp` is for `ldp`")),
         },
         "watchdog" => watchdog::watchdog(source, notion, id),

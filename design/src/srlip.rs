@@ -241,7 +241,7 @@ fn as_sampled(w: &Matrix) -> Result<Matrix> {
 /// ```
 pub fn srlip(joint: &MultiJoint, epsilon: Epsilon, id: &str) -> Result<Document> {
     let eps = epsilon.get();
-    let notion = Notion::Lip { eps };
+    let notion = Notion::Lip { eps: epsilon };
     notion.check()?;
     let sizes = joint.sizes();
     let m = sizes.len();

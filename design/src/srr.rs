@@ -129,7 +129,7 @@ pub fn srr_with_partition(source: &Source, notion: Notion, partition: &Partition
     let released = released_outputs(&partition.low_risk, w.cols());
     let p_x = source.p_x();
     let doc = publish_channel(
-        Draft { id, source, output: Some(output), claims: notion.claims()?, audited: Audited::default() },
+        Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
         w,
         |w| super::srr_form(w, &partition.low_risk, &counts),
         |w| released_utility(&p_x, w, &released),

@@ -253,7 +253,7 @@ pub(crate) fn merging_document(source: &Source, notion: &Notion, p: &Partition, 
     let groups: Vec<(Vec<usize>, usize)> = p.groups.iter().map(|g| (g.clone(), 1)).collect();
     let output = output_labels(source.labels(), &p.low_risk, &groups)?;
     let doc = publish(
-        Draft { id, source, output: Some(output), claims: notion.claims()?, audited: Audited::default() },
+        Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
         mechanism,
         utility,
     )?;

@@ -4,12 +4,18 @@
 //! documents that audit within their claims.
 
 use privlift::document::{Alphabet, Document, Matrix};
+use privlift::param::Epsilon;
 use privlift::Policy;
 use privlift_design::lift::{JointView, Notion};
 use privlift_design::orr::{self, optimal_response_with, Method, Response};
 use privlift_design::Source;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// ε in nats, as a notion's budget.
+fn nats(e: f64) -> Epsilon {
+    Epsilon::new("epsilon", e).expect("a budget in [0, 700] nats")
+}
 
 fn joint(rng: &mut ChaCha8Rng, ns: usize, nx: usize) -> Source {
     let v: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>()).collect();
@@ -56,7 +62,7 @@ fn column_generation_matches_the_full_lp() {
                 assert_eq!(cg.vertices, lp.vertices);
                 cases += 1;
             }
-            for n in [Notion::Alip { eps_l: 1.0, eps_u: 1.0 }, Notion::Lip { eps: 0.5 }] {
+            for n in [Notion::Alip { eps_l: nats(1.0), eps_u: nats(1.0) }, Notion::Lip { eps: nats(0.5) }] {
                 audited(&orr::optimal(&src, n, "cg").unwrap());
             }
         }

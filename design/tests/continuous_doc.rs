@@ -4,7 +4,7 @@
 
 use privlift::document::{ContinuousClaims, ContinuousDocument, ContinuousMechanism, DomainJson, EpsDelta, PriorJson};
 use privlift::mechanism::ContinuousPolicy;
-use privlift::param::Epsilon;
+use privlift::param::{Budget, Delta, Epsilon};
 use privlift::rng::DeterministicRngForTesting;
 use privlift::{parse_any, AnyDocument};
 use privlift_design::continuous as real;
@@ -30,7 +30,7 @@ fn req(method: &str, prior: PriorJson, dom: DomainJson, eps: f64, delta: f64) ->
         method: method.into(),
         domain: dom,
         prior,
-        epsilon: eps,
+        epsilon: Epsilon::positive("epsilon", eps).unwrap(),
         delta,
         id: None,
         max_verify_work: None,
@@ -40,6 +40,11 @@ fn req(method: &str, prior: PriorJson, dom: DomainJson, eps: f64, delta: f64) ->
 /// [`req`] for clients that verify whatever it costs (1001 and 4096 Gaussian points).
 fn unbudgeted(method: &str, prior: PriorJson, dom: DomainJson, eps: f64, delta: f64) -> ContinuousRequest {
     ContinuousRequest { max_verify_work: Some(f64::INFINITY), ..req(method, prior, dom, eps, delta) }
+}
+
+/// An (ε, δ) of nats.
+fn eps_delta(eps: f64, delta: f64) -> EpsDelta {
+    EpsDelta { eps: Budget::finite("eps", eps).unwrap(), delta: Delta::new("delta", delta).unwrap() }
 }
 
 /// The policy of such clients.
@@ -194,10 +199,10 @@ fn a_lying_document_is_refused() {
         let d = design_continuous(&req(m, gauss(), dom, 1.0, 1e-4)).unwrap();
         let c = *d.claims();
         let shrink = |e: EpsDelta| {
-            if e.delta > 0.0 {
-                EpsDelta { eps: e.eps, delta: e.delta / 10.0 }
+            if e.delta.get() > 0.0 {
+                EpsDelta { eps: e.eps, delta: Delta::new("delta", e.delta.get() / 10.0).unwrap() }
             } else {
-                EpsDelta { eps: e.eps * 0.9, delta: 0.0 }
+                EpsDelta { eps: Budget::finite("eps", e.eps.get() * 0.9).unwrap(), delta: Delta::ZERO }
             }
         };
         let lie = if lip {
@@ -216,7 +221,7 @@ fn a_lying_document_is_refused() {
     let none = doc(&GAUSS_DOC.replace(r#""lip": {"eps": 1.0, "delta": 0.3}"#, "")).unwrap();
     assert_eq!(none.verify(&ContinuousPolicy::default()).unwrap_err().code(), "no_claims");
     let honest = doc(GAUSS_DOC).unwrap();
-    let strict = ContinuousPolicy { lip: Some(EpsDelta { eps: 1.0, delta: 1e-9 }), ..Default::default() };
+    let strict = ContinuousPolicy { lip: Some(eps_delta(1.0, 1e-9)), ..Default::default() };
     assert_eq!(honest.verify(&strict).unwrap_err().code(), "policy_violated");
 }
 
@@ -422,7 +427,7 @@ fn audit_timing_4096() {
         dom,
         gmm(),
         ContinuousMechanism::Gaussian { sigma: vec![21.0] },
-        ContinuousClaims { lip: Some(EpsDelta { eps: 1.0, delta: 1e-5 }), ldp: None },
+        ContinuousClaims { lip: Some(eps_delta(1.0, 1e-5)), ldp: None },
     )
     .unwrap();
     let t = std::time::Instant::now();

@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use common::{draw, expected_counts};
+use common::{draw, expected_counts, nats};
 
 fn krr(k: usize, eps: f64) -> Matrix {
     let e = eps.exp();
@@ -197,7 +197,7 @@ fn labels(k: usize) -> privlift::document::Alphabet {
 
 #[test]
 fn the_covariance_is_the_standard_errors_squared_and_supported_on_the_identified_directions() {
-    let doc = privlift_design::watchdog::watchdog(&example1(), Notion::Lip { eps: 0.75 }, "w").unwrap();
+    let doc = privlift_design::watchdog::watchdog(&example1(), Notion::Lip { eps: nats(0.75) }, "w").unwrap();
     let w = document_channel(&doc).unwrap();
     for (w, p) in [(krr(5, 1.0), vec![0.1, 0.2, 0.3, 0.25, 0.15]), (w, vec![0.41, 0.24, 0.22, 0.13])] {
         let k = p.len();
@@ -298,7 +298,7 @@ fn watchdog_designs_cover_their_block_masses_and_name_the_within_block_direction
     for (eps, blocks, seed) in
         [(0.75, vec![vec![0], vec![1, 2], vec![3]], 2029), (0.5, vec![vec![0, 1, 2], vec![3]], 2030)]
     {
-        let doc = privlift_design::watchdog::watchdog(&example1(), Notion::Lip { eps }, "w").unwrap();
+        let doc = privlift_design::watchdog::watchdog(&example1(), Notion::Lip { eps: nats(eps) }, "w").unwrap();
         let w = document_channel(&doc).unwrap();
         assert_eq!(w.cols(), blocks.len(), "ε = {eps}");
         let within: usize = blocks.iter().map(|b| b.len() - 1).sum();

@@ -21,6 +21,11 @@ use rand_chacha::ChaCha8Rng;
 mod lifts;
 use lifts::random_lifts;
 
+/// ε in nats, as a notion's budget.
+fn nats(e: f64) -> Epsilon {
+    Epsilon::new("epsilon", e).expect("a budget in [0, 700] nats")
+}
+
 /// A joint with i.i.d. uniform entries, normalised (the papers' random instances).
 fn joint(rng: &mut ChaCha8Rng, ns: usize, nx: usize) -> Source {
     let v: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>()).collect();
@@ -56,7 +61,7 @@ fn nmi(doc: &Document) -> f64 {
 #[test]
 fn paper_nmi_figures() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let notion = Notion::Alip { eps_l: 1.0, eps_u: 1.0 };
+    let notion = Notion::Alip { eps_l: nats(1.0), eps_u: nats(1.0) };
     let mut sums = [0.0; 4];
     for _ in 0..20 {
         let src = joint(&mut rng, 5, 17);
@@ -89,10 +94,10 @@ fn paper_nmi_figures() {
 fn orderings_and_budgets() {
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let notions = [
-        Notion::Alip { eps_l: 1.0, eps_u: 1.0 },
-        Notion::Alip { eps_l: 1.3, eps_u: 0.7 },
-        Notion::Alip { eps_l: 0.35, eps_u: 0.65 },
-        Notion::Lip { eps: 0.75 },
+        Notion::Alip { eps_l: nats(1.0), eps_u: nats(1.0) },
+        Notion::Alip { eps_l: nats(1.3), eps_u: nats(0.7) },
+        Notion::Alip { eps_l: nats(0.35), eps_u: nats(0.65) },
+        Notion::Lip { eps: nats(0.75) },
     ];
     let mut infeasible = 0;
     for (ns, nx) in [(2, 5), (3, 8), (4, 10), (5, 12)] {
@@ -117,7 +122,7 @@ fn orderings_and_budgets() {
                 }
             }
             for eps in [1.0, 2.0] {
-                let n = Notion::Ldp { eps };
+                let n = Notion::Ldp { eps: nats(eps) };
                 match (watchdog::watchdog(&src, n, "cm"), watchdog::subset_merging(&src, n, "sm")) {
                     (Ok(cm), Ok(sm)) => assert!(audited_mi(&sm) >= audited_mi(&cm) - 1e-9),
                     (Err(a), Err(b)) => assert!(a.code() == "infeasible" && b.code() == "infeasible"),
@@ -137,7 +142,7 @@ fn orderings_and_budgets() {
 fn no_private_watchdog_is_infeasible() {
     // P(x) = (0.05, 0.05, 0.9); P(s|x0) = P(s|x1) = (1, 0); P(s|x2) = (0.5, 0.5).
     let src = joint_from(2, 3, vec![0.05, 0.05, 0.45, 0.0, 0.0, 0.45]);
-    let n = Notion::Lip { eps: 0.5 };
+    let n = Notion::Lip { eps: nats(0.5) };
     for r in [watchdog::watchdog(&src, n, "a"), watchdog::subset_merging(&src, n, "b"), srr::srr(&src, n, "c")] {
         assert!(matches!(r, Err(Error::Infeasible { .. })), "{r:?}");
     }
@@ -323,7 +328,7 @@ fn vertex_counts() {
 #[test]
 fn algorithm1_line4_literal_reading_returns_complete_merging() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let notion = Notion::Lip { eps: 1.0 };
+    let notion = Notion::Lip { eps: nats(1.0) };
     let mut literal_stops = 0;
     for _ in 0..20 {
         let src = joint(&mut rng, 5, 17);
@@ -351,13 +356,13 @@ fn algorithm1_line4_literal_reading_returns_complete_merging() {
 /// (printed: mean NMI of both).
 #[test]
 fn alip_risk_metric() {
-    let n = Notion::Alip { eps_l: 1.3, eps_u: 0.7 };
+    let n = Notion::Alip { eps_l: nats(1.3), eps_u: nats(0.7) };
     // Λ = 1.5 for both; Ψ = 0.01 (|ln Ψ| = 4.6) is far riskier than Ψ = 0.9.
     assert!(Notion::paper_alip_risk(1.5, 0.01) < Notion::paper_alip_risk(1.5, 0.9));
     assert!(n.risk(1.5, 0.01) > n.risk(1.5, 0.9));
-    let lip = Notion::Lip { eps: 1.0 };
+    let lip = Notion::Lip { eps: nats(1.0) };
     assert!(lip.risk(1.5, 0.01) > lip.risk(1.5, 0.9));
-    assert!(Notion::Ldp { eps: 1.0 }.risk(1.5, 0.01) > Notion::Ldp { eps: 1.0 }.risk(1.5, 0.9));
+    assert!(Notion::Ldp { eps: nats(1.0) }.risk(1.5, 0.01) > Notion::Ldp { eps: nats(1.0) }.risk(1.5, 0.9));
 
     let mut rng = ChaCha8Rng::seed_from_u64(6);
     let (mut ours, mut paper) = (0.0, 0.0);
@@ -394,7 +399,7 @@ fn merged_nmi(view: &JointView, p: &Partition) -> f64 {
 #[test]
 fn srr_acceptance_needs_lp22() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let notion = Notion::Lip { eps: 0.5 };
+    let notion = Notion::Lip { eps: nats(0.5) };
     let (lo, hi) = (-0.5 * (1.0 - 1e-9) + 1e-11, 0.5 * (1.0 - 1e-9) - 1e-11);
     let mut witnesses = 0;
     for _ in 0..10 {
@@ -425,7 +430,7 @@ fn srr_acceptance_needs_lp22() {
 #[test]
 fn srr_fallbacks_on_a_singleton_partition() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
-    let notion = Notion::Alip { eps_l: 1.0, eps_u: 1.0 };
+    let notion = Notion::Alip { eps_l: nats(1.0), eps_u: nats(1.0) };
     for _ in 0..5 {
         let src = joint(&mut rng, 5, 17);
         let view = JointView::new(&src.p_sx());
@@ -445,7 +450,7 @@ fn srr_fallbacks_on_a_singleton_partition() {
 fn documents_name_groups_and_low_risk() {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let src = joint(&mut rng, 5, 17);
-    let n = Notion::Lip { eps: 1.0 };
+    let n = Notion::Lip { eps: nats(1.0) };
     let doc = watchdog::subset_merging(&src, n, "sm").unwrap();
     let u = doc.utility().unwrap();
     let low: Vec<u64> = u["low_risk"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect();
@@ -460,11 +465,11 @@ fn documents_name_groups_and_low_risk() {
     all.sort_unstable();
     assert_eq!(all, (0..17).collect::<Vec<u64>>());
     assert_eq!(doc.output().len(), low.len() + u["groups"].as_array().unwrap().len());
-    assert_eq!(doc.claims().to_wire().lip, Some(1.0));
+    assert_eq!(doc.claims().lip.map(|b| b.get()), Some(1.0));
     let a =
         orr::aorr(&src, Epsilon::positive("epsilon", 0.8).unwrap(), Epsilon::positive("epsilon", 0.6).unwrap(), "aorr")
             .unwrap();
-    assert_eq!(a.claims().to_wire().alip.map(|c| (c.eps_l, c.eps_u)), Some((0.8, 0.6)));
+    assert_eq!(a.claims().alip.map(|c| (c.eps_l.get(), c.eps_u.get())), Some((0.8, 0.6)));
     assert!(a.output().len() <= 17);
 }
 
@@ -477,14 +482,16 @@ fn bad_input_is_a_typed_error() {
             Epsilon::positive("epsilon", eps).and_then(|e| orr::orr_lip(&src, e, "a")),
             Epsilon::positive("epsilon", eps)
                 .and_then(|e| orr::aorr(&src, Epsilon::positive("epsilon", 1.0).unwrap(), e, "a")),
-            watchdog::watchdog(&src, Notion::Ldp { eps }, "a"),
-            srr::srr(&src, Notion::Lip { eps }, "a"),
+            // A budget outside [0, 700] is no `Epsilon`; one in it but 0 or below the
+            // design margin is refused by the designer.
+            Epsilon::new("epsilon", eps).and_then(|e| watchdog::watchdog(&src, Notion::Ldp { eps: e }, "a")),
+            Epsilon::new("epsilon", eps).and_then(|e| srr::srr(&src, Notion::Lip { eps: e }, "a")),
         ] {
             assert_eq!(r.unwrap_err().code(), "invalid_argument");
         }
     }
-    assert_eq!(orr::optimal(&src, Notion::Ldp { eps: 1.0 }, "a").unwrap_err().code(), "invalid_argument");
-    assert_eq!(srr::srr(&src, Notion::Ldp { eps: 1.0 }, "a").unwrap_err().code(), "invalid_argument");
+    assert_eq!(orr::optimal(&src, Notion::Ldp { eps: nats(1.0) }, "a").unwrap_err().code(), "invalid_argument");
+    assert_eq!(srr::srr(&src, Notion::Ldp { eps: nats(1.0) }, "a").unwrap_err().code(), "invalid_argument");
     // S = X with many symbols: the box-shaped polytope has ~2^|X| vertices; refused.
     let big = Source::prior(Alphabet::indices("x", 40).unwrap(), vec![1.0 / 40.0; 40]).unwrap();
     assert_eq!(
@@ -494,7 +501,7 @@ fn bad_input_is_a_typed_error() {
     // A partition that does not cover X.
     let p = Partition { low_risk: vec![0], groups: vec![vec![1, 2]] };
     assert_eq!(
-        srr::srr_with_partition(&src, Notion::Lip { eps: 1.0 }, &p, "a").unwrap_err().code(),
+        srr::srr_with_partition(&src, Notion::Lip { eps: nats(1.0) }, &p, "a").unwrap_err().code(),
         "invalid_argument"
     );
 }
@@ -521,7 +528,7 @@ fn mi_and_ldp(p_sx: &[Vec<f64>], w: &[Vec<f64>]) -> (f64, f64) {
 /// (bisection on the audited claim; k-RR's LDP w.r.t. S grows with ε_x).
 fn krr_calibrated(src: &Source, eps: f64) -> Document {
     let ldp =
-        |e: f64| rr::krr(src, Epsilon::positive("epsilon", e).unwrap(), "krr").unwrap().claims().to_wire().ldp.unwrap();
+        |e: f64| rr::krr(src, Epsilon::positive("epsilon", e).unwrap(), "krr").unwrap().claims().ldp.unwrap().get();
     let (mut lo, mut hi) = (eps, 12.0);
     if ldp(hi) <= eps {
         return rr::krr(src, Epsilon::positive("epsilon", hi).unwrap(), "krr").unwrap();
@@ -549,7 +556,7 @@ fn optimal_ldp_beats_every_ldp_baseline() {
             let src = joint(&mut rng, ns, nx);
             let doc = optimal_ldp::optimal_ldp(&src, Epsilon::positive("epsilon", eps).unwrap(), "opt").unwrap();
             let opt = audited_mi(&doc);
-            assert_eq!(doc.claims().to_wire().ldp, Some(eps));
+            assert_eq!(doc.claims().ldp.map(|b| b.get()), Some(eps));
             let p = src.p_sx();
             let p_sx: Vec<Vec<f64>> = (0..ns).map(|s| p.row(s).to_vec()).collect();
             let m = doc.mechanism().channel_matrix(nx).expect("a channel");
@@ -562,8 +569,8 @@ fn optimal_ldp_beats_every_ldp_baseline() {
                 ("krr-calibrated", audited_mi(&krr_calibrated(&src, eps))),
             ];
             for (name, r) in [
-                ("watchdog", watchdog::watchdog(&src, Notion::Ldp { eps }, "cm")),
-                ("subset-merging", watchdog::subset_merging(&src, Notion::Ldp { eps }, "sm")),
+                ("watchdog", watchdog::watchdog(&src, Notion::Ldp { eps: nats(eps) }, "cm")),
+                ("subset-merging", watchdog::subset_merging(&src, Notion::Ldp { eps: nats(eps) }, "sm")),
             ] {
                 match r {
                     Ok(d) => baselines.push((name, audited_mi(&d))),
@@ -643,7 +650,7 @@ fn optimal_ldp_is_fast() {
 fn alip_lambda_065_beats_035_at_eps_4() {
     let mut rng = ChaCha8Rng::seed_from_u64(30);
     let eps = 4.0;
-    let notion = |lambda: f64| Notion::Alip { eps_l: lambda * eps, eps_u: (1.0 - lambda) * eps };
+    let notion = |lambda: f64| Notion::Alip { eps_l: nats(lambda * eps), eps_u: nats((1.0 - lambda) * eps) };
     let (mut wd, mut ao) = ([0.0; 2], [0.0; 2]);
     let (n, mut both) = (10, 0);
     for _ in 0..n {

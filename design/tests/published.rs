@@ -56,7 +56,7 @@ fn bp_lip_holds_under_the_mean_of_priors_that_disagree_on_their_support() {
     )
     .unwrap();
     let doc = claims_hold_exactly(&doc, "bp-lip [½, ½, 0], [⅓, ⅓, ⅓]");
-    assert_eq!(doc.claims().to_wire().lip, Some(0.5));
+    assert_eq!(doc.claims().lip.map(|b| b.get()), Some(0.5));
 
     let mut rng = ChaCha8Rng::seed_from_u64(31);
     let mut zero_somewhere = 0;
@@ -88,8 +88,8 @@ fn bp_lip_holds_under_the_mean_of_priors_that_disagree_on_their_support() {
         )
         .unwrap_or_else(|e| panic!("{what}: {e}"));
         let doc = claims_hold_exactly(&doc, &what);
-        assert_eq!(doc.claims().to_wire().lip, Some(eps), "{what}");
-        assert_eq!(doc.claims().to_wire().bp_lip.as_ref().map(|b| b.eps), Some(eps), "{what}");
+        assert_eq!(doc.claims().lip.map(|b| b.get()), Some(eps), "{what}");
+        assert_eq!(doc.claims().bp_lip.as_ref().map(|b| b.eps.get()), Some(eps), "{what}");
     }
     assert!(zero_somewhere >= 80, "{zero_somewhere} of 120 families had a zero");
 }
@@ -109,7 +109,7 @@ fn linear_designs_with_inputs_of_no_mass_claim_finite_bounds() {
     let MechanismKind::PerSecret { markov: Some(w), .. } = doc.mechanism() else { panic!("not Markov") };
     assert_eq!(w.row(2), &src.p_x()[..]);
     // (1 − α + αp)/(αp) at the rarer input p = 0.4: the LDP of eq 7's rows alone.
-    let ldp_x = doc.claims().to_wire().ldp_x.expect("an LDP w.r.t. X is claimed");
+    let ldp_x = doc.claims().ldp_x.expect("an LDP w.r.t. X is claimed").get();
     assert!((ldp_x - (0.7f64 / 0.2).ln()).abs() < 1e-12, "{ldp_x}");
 
     let src = joint(4, 10, LDP_INF.concat());
@@ -119,8 +119,8 @@ fn linear_designs_with_inputs_of_no_mass_claim_finite_bounds() {
         (linear::markov(&src, 1.0, "lm").unwrap(), "markov"),
     ] {
         let doc = claims_hold_exactly(&doc, m);
-        let c = doc.claims().to_wire();
-        assert!(c.ldp.unwrap() <= 1e-12 && c.lip.unwrap() <= 1e-12, "{m} at α = 1: {c:?}");
+        let c = doc.claims();
+        assert!(c.ldp.unwrap().get() <= 1e-12 && c.lip.unwrap().get() <= 1e-12, "{m} at α = 1: {c:?}");
     }
 
     let mut rng = ChaCha8Rng::seed_from_u64(47);
@@ -136,15 +136,15 @@ fn linear_designs_with_inputs_of_no_mass_claim_finite_bounds() {
         let what = |m: &str| format!("case {case} {m}: |S| = {ns}, P_X = {:?}, α = {alpha}", src.p_x());
         let markov = linear::markov(&src, alpha, "lm").unwrap_or_else(|e| panic!("{}: {e}", what("markov")));
         let markov = claims_hold_exactly(&markov, &what("markov"));
-        assert!(markov.claims().to_wire().ldp_x.is_some(), "{}", what("markov"));
+        assert!(markov.claims().ldp_x.is_some(), "{}", what("markov"));
         for (doc, m) in
             [(linear::tv(&src, alpha, "ltv"), "tv"), (linear::distance(&src, alpha, None, "ld"), "distance")]
         {
             let doc = claims_hold_exactly(&doc.unwrap_or_else(|e| panic!("{}: {e}", what(m))), &what(m));
-            let c = doc.claims().to_wire();
+            let c = doc.claims();
             assert!(c.ldp.is_some() && c.lip.is_some(), "{}: {c:?}", what(m));
             if alpha == 1.0 {
-                assert!(c.ldp.unwrap() <= 1e-12 && c.lip.unwrap() <= 1e-12, "{}: {c:?}", what(m));
+                assert!(c.ldp.unwrap().get() <= 1e-12 && c.lip.unwrap().get() <= 1e-12, "{}: {c:?}", what(m));
             }
         }
     }

@@ -14,7 +14,7 @@ use privlift_design::{rr, watchdog, Source};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use common::{draw, expected_counts};
+use common::{draw, expected_counts, nats};
 
 fn labels(k: usize) -> Alphabet {
     Alphabet::indices("labels", k).unwrap()
@@ -105,7 +105,7 @@ fn ninety_five_percent_intervals_for_the_secret_cover_in_simulation() {
 fn a_merge_of_inputs_with_different_posteriors_leaves_the_secret_unidentified() {
     // The watchdog at ε = 0.75 merges inputs 1 and 2, whose P(s|x) differ (0.125 vs 0.68
     // for s0): how the merged mass splits between them moves P_S.
-    let doc = watchdog::watchdog(&example1(), Notion::Lip { eps: 0.75 }, "w").unwrap();
+    let doc = watchdog::watchdog(&example1(), Notion::Lip { eps: nats(0.75) }, "w").unwrap();
     let w = document_channel(&doc).unwrap();
     let m = estimate_mle(&w, &expected_counts(&w, &example1().p_x(), 1e4), 100_000).unwrap();
     assert_eq!(m.unidentified.len(), 1);

@@ -18,7 +18,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 mod common;
-use common::{joint, normalised};
+use common::{joint, nats, normalised};
 
 /// A designer's ε from a number the test knows is in (0, 700].
 fn eps_of(x: f64) -> Epsilon {
@@ -121,7 +121,7 @@ fn every_feasible_request_gives_a_document_whose_claims_hold_exactly() {
             let mut docs = vec![(lip.clone(), "orr-lip"), (alip.clone(), "orr-alip"), (ldp, "orr-ldp")];
             // SRR keeps the low-risk symbols as themselves (a watchdog), so it is
             // `infeasible` exactly when no private watchdog exists.
-            let notion = Notion::Lip { eps };
+            let notion = Notion::Lip { eps: nats(eps) };
             let view = JointView::new(&src.p_sx());
             match (srr::srr(&src, notion, "srr"), watchdog::complete_merging_partition(&view, &notion)) {
                 (Ok(d), Ok(_)) => docs.push((d, "srr")),
@@ -236,7 +236,7 @@ fn larger_alphabets_are_designed() {
         let eps = 10f64.powf(rng.random_range(-1.3..0.7));
         let (el, eu) = (eps * rng.random_range(0.3..1.0), eps * rng.random_range(0.3..1.0));
         let what = |m: &str| format!("round {round} family {family} {m} ε = {eps} (εl, εu) = ({el}, {eu})");
-        let notion = Notion::Lip { eps };
+        let notion = Notion::Lip { eps: nats(eps) };
         let view = JointView::new(&src.p_sx());
         let mut docs = vec![
             (orr::orr_lip(&src, eps_of(eps), "lip").unwrap_or_else(|e| panic!("{}: {e}", what("orr-lip"))), "orr-lip"),
@@ -497,7 +497,7 @@ fn masses_down_to_1e_16_are_designed() {
             (orr::aorr(&src, eps_of(el), eps_of(eu), "alip"), "orr-alip"),
             (optimal_ldp::optimal_ldp(&src, eps_of(eps), "ldp"), "orr-ldp"),
         ];
-        let notion = Notion::Lip { eps };
+        let notion = Notion::Lip { eps: nats(eps) };
         match (
             srr::srr(&src, notion, "srr"),
             watchdog::complete_merging_partition(&JointView::new(&src.p_sx()), &notion),
@@ -524,7 +524,7 @@ fn check_all_four(src: &Source, eps: f64, el: f64, eu: f64, case: &str) {
     claims_hold_exactly(&alip, &what("orr-alip"));
     let ldp = optimal_ldp::optimal_ldp(src, eps_of(eps), "ldp").unwrap_or_else(|e| panic!("{}: {e}", what("orr-ldp")));
     claims_hold_exactly(&ldp, &what("orr-ldp"));
-    let srr = srr::srr(src, Notion::Lip { eps }, "srr").unwrap_or_else(|e| panic!("{}: {e}", what("srr")));
+    let srr = srr::srr(src, Notion::Lip { eps: nats(eps) }, "srr").unwrap_or_else(|e| panic!("{}: {e}", what("srr")));
     claims_hold_exactly(&srr, &what("srr"));
 }
 
@@ -562,7 +562,7 @@ fn a_feasible_request_with_a_tiny_mass_is_not_called_infeasible() {
     assert_eq!(poly.vertices().unwrap().len(), 4);
     assert_eq!(poly.vertices_by_support().unwrap().len(), 4);
     // SRR on the same request is feasible too.
-    claims_hold_exactly(&srr::srr(&src, Notion::Lip { eps: 0.07415 }, "srr").unwrap(), "srr tiny mass");
+    claims_hold_exactly(&srr::srr(&src, Notion::Lip { eps: nats(0.07415) }, "srr").unwrap(), "srr tiny mass");
 }
 
 /// SRR's and ORR's outputs are not values of X: TV and the distances are `null`, and
@@ -574,7 +574,7 @@ fn utilities_of_outputs_that_are_not_values_of_x_are_null() {
     let u = doc.utility().unwrap();
     assert!(u["tv"].is_null() && u["mae"].is_null() && u["expected_distortion"].is_null(), "{u}");
     assert_eq!(u["hamming"].as_f64(), Some(1.0));
-    let doc = srr::srr(&src, Notion::Lip { eps: 0.5 }, "srr").unwrap();
+    let doc = srr::srr(&src, Notion::Lip { eps: nats(0.5) }, "srr").unwrap();
     let u = doc.utility().unwrap();
     let low: Vec<usize> = serde_json::from_value(u["low_risk"].to_value()).unwrap();
     let w = doc.mechanism().channel_matrix(4).unwrap();

@@ -88,13 +88,14 @@ fn exercise_verified(doc: &Document, m: &VerifiedMechanism, xs_hint: &[u32], wor
 
     // Claims hold on the audited leakage (with the verifier's own tolerance).
     let l = m.leakage();
-    let c = doc.claims().to_wire();
+    let c = doc.claims();
+    let get = |b: Option<privlift::param::Budget>| b.map(privlift::param::Budget::get);
     for (name, claim, actual) in [
-        ("ldp", c.ldp, l.ldp),
-        ("ldp_x", c.ldp_x, l.ldp_x),
-        ("lip", c.lip, l.lip),
-        ("alip.eps_l", c.alip.map(|a| a.eps_l), l.alip.eps_l),
-        ("alip.eps_u", c.alip.map(|a| a.eps_u), l.alip.eps_u),
+        ("ldp", get(c.ldp), l.ldp),
+        ("ldp_x", get(c.ldp_x), l.ldp_x),
+        ("lip", get(c.lip), l.lip),
+        ("alip.eps_l", get(c.alip.map(|a| a.eps_l)), l.alip.eps_l),
+        ("alip.eps_u", get(c.alip.map(|a| a.eps_u)), l.alip.eps_u),
     ] {
         if let Some(b) = claim {
             assert!(privlift::verify::within(actual, b), "{name}: verified but audited {actual} > claimed {b}");

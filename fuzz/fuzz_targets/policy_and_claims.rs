@@ -2,14 +2,16 @@
 //! the fuzz bytes with arbitrary f64s (NaN, ±inf, negatives, subnormals, raw bit
 //! patterns) next to nearly valid values (rows normalised, then nudged by 1e-16..2e-9),
 //! and claims / policy limits placed just around the audited leakage. Goes through
-//! `privlift::document::DocumentJson` and `Document::from_wire`; same properties as
-//! `document` (see common.rs), with a fuzzed `Policy`.
+//! `privlift::document::DocumentJson` (its secret from JSON: a non-finite joint entry
+//! ends the case), `Document::from_wire` and `Document::with_claims` (the claims as
+//! `Budget`s: a NaN or negative one is no claim); same properties as `document` (see
+//! common.rs), with a fuzzed `Policy`.
 #![no_main]
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
-use privlift::document::wire::{AlipJson, BpLipJson, ClaimsJson};
-use privlift::document::{DocumentJson, LabelJson, Labels, FORMAT, VERSION};
+use privlift::document::{BpLip, Claims, DocumentJson, LabelJson, Labels, TwoSided, FORMAT, VERSION};
+use privlift::param::Budget;
 use privlift::{Document, Leakage, Policy};
 
 mod common;
@@ -142,7 +144,12 @@ fn budget(u: &mut Unstructured, audited: Option<f64>) -> Result<Option<f64>> {
     })
 }
 
-fn bp_lip(u: &mut Unstructured, prior: &[f64], l: Option<&Leakage>) -> Result<Option<BpLipJson>> {
+/// A claimed budget: [`budget`] as a [`Budget`] (none for a NaN or a negative number).
+fn claimed(u: &mut Unstructured, audited: Option<f64>) -> Result<Option<Budget>> {
+    Ok(budget(u, audited)?.and_then(|v| Budget::new("claim", v).ok()))
+}
+
+fn bp_lip(u: &mut Unstructured, prior: &[f64], l: Option<&Leakage>) -> Result<Option<BpLip>> {
     if u.arbitrary::<u8>()? >= 48 {
         return Ok(None);
     }
@@ -156,26 +163,27 @@ fn bp_lip(u: &mut Unstructured, prior: &[f64], l: Option<&Leakage>) -> Result<Op
         }
         priors.push(p);
     }
-    let eps = budget(u, l.map(|l| l.lip))?.unwrap_or(0.0);
-    Ok(Some(BpLipJson { eps, priors }))
+    let Some(eps) = claimed(u, l.map(|l| l.lip))? else { return Ok(None) };
+    Ok(Some(BpLip { eps, priors }))
 }
 
-fn claims(u: &mut Unstructured, prior: &[f64], l: Option<&Leakage>) -> Result<ClaimsJson> {
+fn claims(u: &mut Unstructured, prior: &[f64], l: Option<&Leakage>) -> Result<Claims> {
+    let zero = Budget::new("zero", 0.0).expect("0 is a budget");
     let alip = if u.arbitrary()? {
-        Some(AlipJson {
-            eps_l: budget(u, l.map(|l| l.alip.eps_l))?.unwrap_or(0.0),
-            eps_u: budget(u, l.map(|l| l.alip.eps_u))?.unwrap_or(0.0),
+        Some(TwoSided {
+            eps_l: claimed(u, l.map(|l| l.alip.eps_l))?.unwrap_or(zero),
+            eps_u: claimed(u, l.map(|l| l.alip.eps_u))?.unwrap_or(zero),
         })
     } else {
         None
     };
-    Ok(ClaimsJson {
-        ldp: budget(u, l.map(|l| l.ldp))?,
-        ldp_x: budget(u, l.map(|l| l.ldp_x))?,
-        lip: budget(u, l.map(|l| l.lip))?,
+    Ok(Claims {
+        ldp: claimed(u, l.map(|l| l.ldp))?,
+        ldp_x: claimed(u, l.map(|l| l.ldp_x))?,
+        lip: claimed(u, l.map(|l| l.lip))?,
         alip,
         bp_lip: bp_lip(u, prior, l)?,
-        ..ClaimsJson::default()
+        ..Claims::default()
     })
 }
 
@@ -219,11 +227,11 @@ fn run(u: &mut Unstructured) -> Result<()> {
             corrupt(u, r)?;
         }
         let sl = if u.arbitrary()? { Some(labels(u, ns, "s")?) } else { None };
-        Some(privlift::document::wire::SecretJson { labels: sl, p_sx })
+        Some(serde_json::json!({ "labels": sl, "p_sx": p_sx }))
     } else {
         None
     };
-    let ns = secret.as_ref().map_or(nx, |s| s.p_sx.len());
+    let ns = secret.as_ref().map_or(nx, |s| s["p_sx"].as_array().map_or(0, Vec::len));
     let mechanism = match u.int_in_range(0u8..=9)? {
         // Per-secret P(Y|S,X) (non-Markov), or Markov with a declared P(Y|X).
         0 | 1 => {
@@ -282,29 +290,28 @@ fn run(u: &mut Unstructured) -> Result<()> {
         _ => serde_json::json!({"kind": "matrix", "p_y_given_x": channel(u, nx, ny)?}),
     };
     let output_labels = if u.arbitrary::<u8>()? < 64 { Some(labels(u, ny, "y")?) } else { None };
-    let mut wire = DocumentJson {
-        format: FORMAT.into(),
-        version: VERSION,
-        id: "fuzz".into(),
-        description: None,
-        labels: labels(u, nx, "x")?,
-        output_labels,
-        prior,
-        secret,
-        mechanism: mechanism.into(),
-        claims: ClaimsJson::default(),
-        utility: None,
-    };
+    let record = serde_json::json!({
+        "format": FORMAT,
+        "version": VERSION,
+        "id": "fuzz",
+        "labels": labels(u, nx, "x")?,
+        "output_labels": output_labels,
+        "prior": [],
+        "secret": secret,
+        "mechanism": mechanism,
+    });
+    let Ok(mut wire) = serde_json::from_value::<DocumentJson>(record) else { return Ok(()) };
+    wire.prior = prior; // as the typed API takes it: NaN and ±inf included
     // Phase 1: validate without claims and audit, so claims can sit right at the leakage.
     let leak = Document::from_wire(wire.clone()).ok().and_then(|d| d.audit(2.0).ok());
     let prior_copy = wire.prior.clone();
-    wire.claims = claims(u, &prior_copy, leak.as_ref())?;
+    let claims = claims(u, &prior_copy, leak.as_ref())?;
     let pol = policy(u, leak.as_ref())?;
     let alpha = any_f64(u)?;
     let hint: Vec<u32> = (0..4).map(|_| u.arbitrary()).collect::<Result<_>>()?;
     let words: Vec<u64> = (0..4).map(|_| u.arbitrary()).collect::<Result<_>>()?;
 
-    let Ok(doc) = Document::from_wire(wire) else { return Ok(()) };
+    let Ok(doc) = Document::from_wire(wire).and_then(|d| d.with_claims(claims)) else { return Ok(()) };
     common::exercise(&doc, &pol, &hint, &words, alpha);
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! What a document claims, as the audit compares it: every budget a [`Budget`] (finite,
 //! ≥ 0 nats), every α-lift order > 1, every `bp_lip` prior a distribution over X and the
-//! `srlip` attributes a factorisation of |X|. Read from the wire record
-//! ([`ClaimsJson`], `wire.rs`) once, by [`Claims::from_wire`], and written back by
-//! [`Claims::to_wire`]; nothing else reads the wire record's raw numbers.
+//! `srlip` attributes a factorisation of |X|. Read from the wire record (`ClaimsJson`,
+//! `wire.rs`, private to the crate) once, by `Claims::from_wire`, and written back by
+//! `Claims::to_wire`; nothing else reads the wire record's raw numbers.
 
 use alloc::vec::Vec;
 
@@ -68,7 +68,8 @@ pub struct BpLip {
 pub struct Srlip {
     /// ε in nats.
     pub eps: Budget,
-    /// The attribute sizes (see [`SrlipJson`] for the order of the input alphabet).
+    /// The attribute sizes |X¹|, …, |Xᵐ|: the input alphabet is their product flattened
+    /// row-major (attribute 1 most significant), x = ((x¹·|X²| + x²)·|X³| + x³)….
     pub attributes: Vec<usize>,
 }
 
@@ -90,7 +91,7 @@ impl Claims {
     /// `non_finite` or `invalid_argument` naming the claim for a budget that is not finite
     /// and ≥ 0, an α-lift order not finite and > 1, 0 or more than [`MAX_PRIORS`] `bp_lip`
     /// priors; a prior's size and distribution errors; the errors of [`check_attributes`].
-    pub fn from_wire(w: ClaimsJson, nx: usize) -> Result<Claims> {
+    pub(crate) fn from_wire(w: ClaimsJson, nx: usize) -> Result<Claims> {
         let bp_lip = match w.bp_lip {
             None => None,
             Some(bp) => {
@@ -144,7 +145,7 @@ impl Claims {
     }
 
     /// The wire record of these claims (for printing and serialising).
-    pub fn to_wire(&self) -> ClaimsJson {
+    pub(crate) fn to_wire(&self) -> ClaimsJson {
         let alip = |a: &TwoSided| AlipJson { eps_l: a.eps_l.get(), eps_u: a.eps_u.get() };
         ClaimsJson {
             ldp: self.ldp.map(Budget::get),

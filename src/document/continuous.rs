@@ -48,6 +48,7 @@ use super::{check_header, fields, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
 use super::{Json, Object};
 use crate::error::{Error, Result};
+use crate::param::{Budget, Delta};
 use crate::sample::lattice::LatticeMechanism;
 
 /// Most components of a `gmm` prior.
@@ -100,27 +101,91 @@ pub enum PriorJson {
     },
 }
 
-/// An (ε, δ) pair in nats; δ defaults to 0 (pure ε).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// An (ε, δ) guarantee in nats: ε a [`Budget`], δ a [`Delta`] (0: pure ε). A claim's ε is
+/// finite (read by `ContinuousClaims::from_wire`); a policy's may be +∞ (no limit).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(into = "EpsDeltaJson")]
 pub struct EpsDelta {
-    /// `eps`: ε in nats (finite, ≥ 0).
-    pub eps: f64,
-    /// `delta`: δ in [0, 1]; 0 when absent.
-    #[serde(default)]
-    pub delta: f64,
+    /// ε in nats.
+    pub eps: Budget,
+    /// δ in [0, 1].
+    pub delta: Delta,
 }
 
-/// What a continuous document promises.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// What a continuous document promises, as verification compares it: each (ε, δ) read
+/// from the wire record once, by `ContinuousClaims::from_wire`. Serialised as the
+/// wire record (`{"lip": {"eps", "delta"}, "ldp": …}`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(into = "ContinuousClaimsJson")]
 pub struct ContinuousClaims {
     /// (ε, δ)-LIP, definition (3) of Jiang et al.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lip: Option<EpsDelta>,
     /// (ε, δ)-LDP.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ldp: Option<EpsDelta>,
+}
+
+/// `{"eps", "delta"}` as written; δ defaults to 0 (pure ε).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "EpsDelta", deny_unknown_fields)]
+pub(crate) struct EpsDeltaJson {
+    /// `eps`: ε in nats (finite, ≥ 0).
+    pub(crate) eps: f64,
+    /// `delta`: δ in [0, 1]; 0 when absent.
+    #[serde(default)]
+    pub(crate) delta: f64,
+}
+
+/// `claims` as written: each (ε, δ) optional.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "ContinuousClaims", deny_unknown_fields)]
+pub(crate) struct ContinuousClaimsJson {
+    /// `lip`: (ε, δ)-LIP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lip: Option<EpsDeltaJson>,
+    /// `ldp`: (ε, δ)-LDP.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) ldp: Option<EpsDeltaJson>,
+}
+
+impl ContinuousClaims {
+    /// The claims of the wire record, `lip` then `ldp`.
+    ///
+    /// # Errors
+    /// `non_finite` naming `claims.NOTION.eps` or `.delta` for a NaN or ±∞ (either field
+    /// first), then `invalid_argument` for ε < 0 or δ outside [0, 1].
+    pub(crate) fn from_wire(w: ContinuousClaimsJson) -> Result<Self> {
+        Ok(ContinuousClaims { lip: claim("claims.lip", w.lip)?, ldp: claim("claims.ldp", w.ldp)? })
+    }
+
+    /// The wire record of these claims.
+    pub(crate) fn to_wire(self) -> ContinuousClaimsJson {
+        ContinuousClaimsJson { lip: self.lip.map(Into::into), ldp: self.ldp.map(Into::into) }
+    }
+}
+
+impl From<EpsDelta> for EpsDeltaJson {
+    fn from(c: EpsDelta) -> Self {
+        EpsDeltaJson { eps: c.eps.get(), delta: c.delta.get() }
+    }
+}
+
+impl From<ContinuousClaims> for ContinuousClaimsJson {
+    fn from(c: ContinuousClaims) -> Self {
+        c.to_wire()
+    }
+}
+
+/// One claimed (ε, δ) named `name` (`claims.lip`): finite, ε ≥ 0, δ ∈ [0, 1].
+fn claim(name: &str, c: Option<EpsDeltaJson>) -> Result<Option<EpsDelta>> {
+    let Some(c) = c else { return Ok(None) };
+    // Non-finite numbers first (either field), then the ranges.
+    for (f, v) in [("eps", c.eps), ("delta", c.delta)] {
+        if !v.is_finite() {
+            return Err(Error::field(alloc::format!("{name}.{f}")).non_finite());
+        }
+    }
+    let eps = Budget::finite(&alloc::format!("{name}.eps"), c.eps)?;
+    Ok(Some(EpsDelta { eps, delta: Delta::new(&alloc::format!("{name}.delta"), c.delta)? }))
 }
 
 /// A continuous document as it appears in JSON.
@@ -145,7 +210,7 @@ pub struct ContinuousDocumentJson {
     pub mechanism: super::Json,
     /// `claims`: the (ε, δ) guarantees promised, in nats (each optional).
     #[serde(default)]
-    pub claims: ContinuousClaims,
+    pub(crate) claims: ContinuousClaimsJson,
     /// `utility`: informational utility figures; never used for verification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub utility: Option<super::Json>,
@@ -246,19 +311,6 @@ fn read_mechanism(m: &Json) -> Result<ContinuousMechanism> {
     })
 }
 
-fn check_eps_delta(name: &str, c: Option<EpsDelta>) -> Result<()> {
-    let Some(c) = c else { return Ok(()) };
-    // Non-finite numbers first (either field), then the ranges.
-    for (f, v) in [("eps", c.eps), ("delta", c.delta)] {
-        if !v.is_finite() {
-            return Err(Error::field(alloc::format!("{name}.{f}")).non_finite());
-        }
-    }
-    crate::param::Budget::finite(&alloc::format!("{name}.eps"), c.eps)?;
-    crate::param::Delta::new(&alloc::format!("{name}.delta"), c.delta)?;
-    Ok(())
-}
-
 /// Validates a prior in wire form.
 ///
 /// # Errors
@@ -320,8 +372,7 @@ impl ContinuousDocument {
         let prior = parse_prior(&w.prior)?;
         let lattice_prior = prior.lattice_pmf(&lattice)?;
         let mechanism = read_mechanism(&w.mechanism)?;
-        check_eps_delta("claims.lip", w.claims.lip)?;
-        check_eps_delta("claims.ldp", w.claims.ldp)?;
+        let claims = ContinuousClaims::from_wire(w.claims)?;
         let doc = ContinuousDocument {
             id: w.id,
             description: w.description,
@@ -330,7 +381,7 @@ impl ContinuousDocument {
             prior,
             lattice_prior,
             mechanism,
-            claims: w.claims,
+            claims,
             utility: w.utility,
         };
         doc.sampler()?;
@@ -356,7 +407,7 @@ impl ContinuousDocument {
             domain,
             prior,
             mechanism: mechanism.to_json(),
-            claims,
+            claims: claims.to_wire(),
             utility: None,
         })
     }
@@ -384,7 +435,7 @@ impl ContinuousDocument {
             domain: DomainJson { lo: self.lattice.lo(), hi: self.lattice.hi(), step: self.lattice.step() },
             prior: self.prior_json.clone(),
             mechanism: self.mechanism.to_json(),
-            claims: self.claims,
+            claims: self.claims.to_wire(),
             utility: self.utility.clone(),
         }
     }
@@ -501,14 +552,13 @@ impl ContinuousDocument {
         self.description = Some(text.into());
         self
     }
-    /// Replaces the claims.
+    /// Replaces the claims (already checked: they are [`ContinuousClaims`]; a claim's ε
+    /// must be finite, as the document's reader requires).
     ///
     /// # Errors
-    /// As the claim checks of [`ContinuousDocument::from_wire`].
+    /// `non_finite` naming `claims.NOTION.eps` for an infinite ε.
     pub fn with_claims(mut self, claims: ContinuousClaims) -> Result<Self> {
-        check_eps_delta("claims.lip", claims.lip)?;
-        check_eps_delta("claims.ldp", claims.ldp)?;
-        self.claims = claims;
+        self.claims = ContinuousClaims::from_wire(claims.to_wire())?;
         Ok(self)
     }
 }
@@ -540,7 +590,7 @@ const CONTINUOUS_FIELDS: &[&str] =
 fn read_continuous(r: &mut Reader<'_>) -> Result<ContinuousDocumentJson> {
     let (mut format, mut version, mut id, mut description) = (String::new(), 0, String::new(), None);
     let (mut domain, mut prior) = (None, None);
-    let (mut mechanism, mut claims, mut utility) = (super::Json::Null, ContinuousClaims::default(), None);
+    let (mut mechanism, mut claims, mut utility) = (super::Json::Null, ContinuousClaimsJson::default(), None);
     let mut f = Fields::new(CONTINUOUS_FIELDS);
     r.object("struct ContinuousDocumentJson", &mut |r, key| {
         match f.field(r, &key)? {
@@ -603,8 +653,8 @@ fn read_prior(r: &mut Reader<'_>) -> Result<PriorJson> {
     prior.ok_or_else(|| r.error("invalid length 0, expected enum PriorJson"))
 }
 
-fn read_claims(r: &mut Reader<'_>) -> Result<ContinuousClaims> {
-    let mut c = ContinuousClaims::default();
+fn read_claims(r: &mut Reader<'_>) -> Result<ContinuousClaimsJson> {
+    let mut c = ContinuousClaimsJson::default();
     let mut f = Fields::new(&["lip", "ldp"]);
     r.object("struct ContinuousClaims", &mut |r, key| {
         let i = f.field(r, &key)?;
@@ -620,8 +670,8 @@ fn read_claims(r: &mut Reader<'_>) -> Result<ContinuousClaims> {
 }
 
 /// `{"eps", "delta"}`, `delta` 0 when absent.
-fn read_eps_delta(r: &mut Reader<'_>) -> Result<EpsDelta> {
+fn read_eps_delta(r: &mut Reader<'_>) -> Result<EpsDeltaJson> {
     let mut v = [0.0; 2];
     r.numbers("struct EpsDelta", &["eps", "delta"], &["eps"], &mut v)?;
-    Ok(EpsDelta { eps: v[0], delta: v[1] })
+    Ok(EpsDeltaJson { eps: v[0], delta: v[1] })
 }

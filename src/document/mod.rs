@@ -13,7 +13,7 @@ mod labels;
 mod matrix;
 mod prior;
 mod structured;
-pub mod wire;
+pub(crate) mod wire;
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;

@@ -88,13 +88,13 @@ pub struct DocumentJson {
     pub prior: Vec<f64>,
     /// `secret`: the secret S and the joint P_SX; when absent, S = X with P_SX = diag(`prior`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub secret: Option<SecretJson>,
+    pub(crate) secret: Option<SecretJson>,
     /// Kept as a JSON value ([`super::Json`]) until its `kind` is known (see module docs);
     /// duplicate keys are refused at every depth.
     pub mechanism: super::Json,
     /// `claims`: what the curator promises, in nats (every claim optional; absent: none).
     #[serde(default)]
-    pub claims: ClaimsJson,
+    pub(crate) claims: ClaimsJson,
     /// Informational utility figures; never used for verification.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub utility: Option<super::Json>,
@@ -227,7 +227,7 @@ impl DocumentJson {
     ///
     /// # Errors
     /// Those of [`DocumentJson::read`], and `price`'s.
-    pub fn read_priced(
+    pub(crate) fn read_priced(
         bytes: &[u8],
         price: &mut dyn FnMut(Declared) -> crate::error::Result<()>,
     ) -> crate::error::Result<DocumentJson> {

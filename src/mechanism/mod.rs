@@ -322,7 +322,7 @@ impl VerifiedMechanism {
     /// (`receipt_rounding`).
     pub fn receipt_bounds(&self) -> (f64, f64) {
         let l = self.leakage_x();
-        receipt::widen(l.min_lift, l.max_lift, self.receipt_rounding())
+        crate::numeric::widen(l.min_lift, l.max_lift, self.receipt_rounding())
     }
 
     /// The relative rounding bound of the lifts a receipt computes beyond the audit's own

@@ -9,7 +9,7 @@ use super::VerifiedMechanism;
 use crate::document::{Alphabet, Matrix};
 use crate::error::{Error, Result};
 use crate::leakage::{Joint, Leakage};
-use crate::numeric::{down_rel, up_rel};
+use crate::numeric::widen;
 
 /// One row of a receipt: a value (of X, or of the secret S) and what the released output
 /// does to the belief about it.
@@ -166,15 +166,6 @@ fn section(entries: Vec<ReceiptEntry>, audit: &Leakage, g: f64) -> ReceiptSectio
 /// A bit vector the unary encoding cannot release (so it has no receipt).
 fn bits_never_released() -> Error {
     Error::UnknownOutput { value: "this bit vector (this mechanism never releases it)".into() }
-}
-
-/// `[lo, hi]` widened by the relative rounding `g` (unchanged for `g = 0`).
-pub(crate) fn widen(lo: f64, hi: f64, g: f64) -> (f64, f64) {
-    if g == 0.0 {
-        (lo, hi)
-    } else {
-        (down_rel(lo, g), up_rel(hi, g))
-    }
 }
 
 fn row(labels: &Alphabet, index: usize, prior: f64, posterior: f64, lift: f64) -> ReceiptEntry {

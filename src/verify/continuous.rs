@@ -81,26 +81,27 @@ fn check_one(
     known: AuditedEpsDelta,
     delta_at: &dyn Fn(&LatticeMechanism, f64) -> Result<f64>,
 ) -> Result<Check> {
-    if c.delta == 0.0 {
-        return Ok(Check { notion: notion.into(), bound: c.eps, actual: pure, holds: within(pure, c.eps) });
+    let (eps, delta) = (c.eps.get(), c.delta.get());
+    if delta == 0.0 {
+        return Ok(Check { notion: notion.into(), bound: eps, actual: pure, holds: within(pure, eps) });
     }
     // δ = 0 only when the audited pure ε (an upper bound) is at most the claimed ε
     // itself. Within the ε tolerance but above it, the privacy loss does exceed ε with
     // some probability, and that δ is computed and compared with the claim: a claim of
     // δ = 1e-300 at an ε 5e-10 below the pure one is false (δ ≈ 3.7e-10 for a discrete
     // Laplace), whatever the ε tolerance allows for a pure claim.
-    let d = if pure <= c.eps {
+    let d = if pure <= eps {
         0.0
-    } else if known.eps == c.eps {
+    } else if known.eps == eps {
         known.delta
     } else {
-        delta_at(m, c.eps)?
+        delta_at(m, eps)?
     };
     Ok(Check {
-        notion: alloc::format!("{notion}.delta@eps={}", crate::numeric::Shown(c.eps)),
-        bound: c.delta,
+        notion: alloc::format!("{notion}.delta@eps={}", crate::numeric::Shown(eps)),
+        bound: delta,
         actual: d,
-        holds: within_delta(d, c.delta),
+        holds: within_delta(d, delta),
     })
 }
 
@@ -119,7 +120,7 @@ impl ContinuousDocument {
     /// table is built).
     pub fn audit(&self) -> Result<ContinuousAudit> {
         let m = costed_sampler(self, &ContinuousPolicy::default())?;
-        audit_with(&m, claimed_eps(self.claims().lip)?, claimed_eps(self.claims().ldp)?)
+        audit_with(&m, claimed_eps(self.claims().lip), claimed_eps(self.claims().ldp))
     }
 
     /// What verifying this document under `policy` costs, in work units (what its budget,
@@ -140,14 +141,8 @@ impl ContinuousDocument {
     }
 
     pub(crate) fn prepare(&self, policy: &ContinuousPolicy) -> Result<(ContinuousVerification, LatticeMechanism)> {
-        for (name, c) in [("policy.lip", policy.lip), ("policy.ldp", policy.ldp)] {
-            if let Some(c) = c {
-                crate::param::Budget::new(name, c.eps)?;
-                crate::param::Delta::new(name, c.delta)?;
-            }
-        }
         let m = costed_sampler(self, policy)?;
-        let audit = audit_with(&m, claimed_eps(self.claims().lip)?, claimed_eps(self.claims().ldp)?)?;
+        let audit = audit_with(&m, claimed_eps(self.claims().lip), claimed_eps(self.claims().ldp))?;
         let mut claims = Vec::new();
         if let Some(c) = self.claims().lip {
             claims.push(check_one(&m, "lip", c, audit.lip_pure_eps, audit.lip, &lip_at)?);
@@ -168,9 +163,9 @@ impl ContinuousDocument {
     }
 }
 
-/// The ε of an (ε, δ) claim (the document checked it: finite, ≥ 0).
-fn claimed_eps(c: Option<EpsDelta>) -> Result<Option<Budget>> {
-    c.map(|c| Budget::new("epsilon", c.eps)).transpose()
+/// The ε of an (ε, δ) claim.
+fn claimed_eps(c: Option<EpsDelta>) -> Option<Budget> {
+    c.map(|c| c.eps)
 }
 
 /// The audit of `m` with δ evaluated at the given ε of each notion (module docs).

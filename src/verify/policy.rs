@@ -17,10 +17,11 @@
 
 use alloc::string::String;
 use alloc::vec::Vec;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::document::EpsDelta;
 use crate::error::{Error, Quoted, Result};
+use crate::param::{Budget, Delta};
 
 /// Limits a client sets, in nats (`max_verify_work` in work units). Absent fields are
 /// not checked. Build one in code, or from the JS/JSON names with
@@ -243,18 +244,14 @@ impl Policy {
 }
 
 /// Limits a client sets on a continuous mechanism (absent: not checked).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ContinuousPolicy {
     /// The most (ε, δ)-LIP the client accepts (pure ε checked when δ = 0, else δ at ε).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lip: Option<EpsDelta>,
     /// The most (ε, δ)-LDP the client accepts (pure ε checked when δ = 0, else δ at ε).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ldp: Option<EpsDelta>,
     /// The verification budget in work units (absent:
     /// [`super::DEFAULT_MAX_VERIFY_WORK`]).
-    #[serde(default, alias = "maxVerifyWork", skip_serializing_if = "Option::is_none")]
     pub max_verify_work: Option<f64>,
 }
 
@@ -262,12 +259,14 @@ impl ContinuousPolicy {
     /// Builds a continuous policy from `(key, value)` entries: `lip` and `ldp`, each an
     /// object `{eps, delta}` (`delta` 0 when left out), and `maxVerifyWork` (or
     /// `max_verify_work`). The one reader of continuous policies: the wasm bindings and
-    /// `privlift verify` call it. The ranges are checked by verification.
+    /// `privlift verify` call it. Each limit's ε is a [`Budget`] (+∞: no limit) and its δ
+    /// a [`Delta`], checked here as it is read.
     ///
     /// # Errors
     /// `invalid_argument`, as [`Policy::from_entries`]: an unknown key or field (quoted),
     /// a key given twice, a limit that is not an object `{eps, delta}`, an `eps`, `delta`
-    /// or budget that is not a number (`null` included).
+    /// or budget that is not a number (`null` included); an ε that is NaN or negative or a
+    /// δ outside [0, 1] (naming `policy.lip` or `policy.ldp`).
     pub fn from_entries(entries: impl IntoIterator<Item = (String, PolicyValue)>) -> Result<Self> {
         const EXPECTED: &str = "lip, ldp or maxVerifyWork, as in {lip: {eps: 1, delta: 1e-6}, ldp: {eps: 4}}";
         let mut out = ContinuousPolicy::default();
@@ -301,7 +300,9 @@ impl ContinuousPolicy {
                 *field = Some(number(&alloc::format!("{name}.{k}"), v)?);
             }
             let eps = eps.ok_or_else(|| bad(&alloc::format!("{name}.eps"), "is required".into()))?;
-            *slot = Some(EpsDelta { eps, delta: delta.unwrap_or(0.0) });
+            let limit = alloc::format!("policy.{name}");
+            let eps = Budget::new(&limit, eps)?;
+            *slot = Some(EpsDelta { eps, delta: Delta::new(&limit, delta.unwrap_or(0.0))? });
         }
         Ok(out)
     }
@@ -381,9 +382,29 @@ mod tests {
             assert_eq!(ContinuousPolicy::from_json(text).unwrap_err().code(), "invalid_argument", "{text}");
         }
         let p = ContinuousPolicy::from_json(r#"{"lip": {"eps": 1}, "ldp": {"eps": 2, "delta": 1e-6}}"#).unwrap();
-        assert_eq!(p.lip, Some(EpsDelta { eps: 1.0, delta: 0.0 }));
-        assert_eq!(p.ldp, Some(EpsDelta { eps: 2.0, delta: 1e-6 }));
+        let pair = |c: Option<EpsDelta>| c.map(|c| (c.eps.get(), c.delta.get()));
+        assert_eq!(pair(p.lip), Some((1.0, 0.0)));
+        assert_eq!(pair(p.ldp), Some((2.0, 1e-6)));
         assert_eq!(ContinuousPolicy::from_json("{}").unwrap(), ContinuousPolicy::default());
+    }
+
+    #[test]
+    fn a_continuous_limit_is_checked_as_it_is_read() {
+        for (text, name) in [
+            (r#"{"lip": {"eps": -1}}"#, "policy.lip"),
+            (r#"{"ldp": {"eps": 1, "delta": 2}}"#, "policy.ldp"),
+            (r#"{"lip": {"eps": 1, "delta": -0.5}}"#, "policy.lip"),
+        ] {
+            let e = ContinuousPolicy::from_json(text).unwrap_err();
+            assert_eq!(e.code(), "invalid_argument", "{text}");
+            assert!(e.to_string().contains(&alloc::format!("`{name}`")), "{text}: {e}");
+        }
+        let p = ContinuousPolicy::from_entries([(
+            "lip".to_string(),
+            PolicyValue::Object(alloc::vec![("eps".to_string(), PolicyValue::Number(f64::INFINITY))]),
+        )])
+        .unwrap();
+        assert_eq!(p.lip.map(|c| c.eps), Some(Budget::INFINITE));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::{js_error, to_js, to_js_camel, WasmDocument};
 use privlift::error::Error;
+use privlift::param::Epsilon;
 use privlift_design::continuous::fit_gmm;
 use privlift_design::estimate::estimate_document;
 use privlift_design::request::{design as run, DesignRequest, METHODS};
@@ -112,7 +113,7 @@ pub fn design_continuous(
         method: r.method,
         domain: r.domain,
         prior: r.prior,
-        epsilon: r.epsilon,
+        epsilon: Epsilon::positive("epsilon", r.epsilon).map_err(js_error)?,
         delta: r.delta,
         id: r.id,
         max_verify_work: r.max_verify_work,

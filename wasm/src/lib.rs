@@ -79,6 +79,16 @@ pub mod open;
 #[cfg(feature = "design")]
 pub mod design;
 
+/// Core errors as JS `PrivliftError`s with their `code`.
+mod error;
+#[cfg(feature = "client")]
+pub(crate) use error::coded_error;
+pub(crate) use error::js_error;
+
+/// The JS (camelCase) spelling of a snake_case name.
+mod camel;
+pub(crate) use camel::camel;
+
 /// Reading documents from text or UTF-8 bytes, and naming the right entry point for a
 /// document of the other family.
 mod parse;
@@ -88,20 +98,6 @@ mod parse;
 mod plain;
 #[cfg(feature = "client")]
 use plain::ToJs;
-
-/// Converts a core error into a JS `Error` with `code`.
-pub(crate) fn js_error(e: Error) -> JsValue {
-    coded_error(e.code(), &alloc::format!("{e}"))
-}
-
-/// A JS `Error` named `PrivliftError` with `message` and the property `code` (one of
-/// [`Error::CODES`]).
-pub(crate) fn coded_error(code: &str, message: &str) -> JsValue {
-    let err = js_sys::Error::new(message);
-    err.set_name("PrivliftError");
-    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(code));
-    err.into()
-}
 
 /// A result as a JS value through serde-wasm-bindgen (the continuous and curator
 /// bindings; the discrete client's results are built by [`plain`]).
@@ -141,24 +137,6 @@ fn camel_keys(v: JsValue) -> JsValue {
         let _ = js_sys::Reflect::set(&out, &JsValue::from_str(&camel(&key)), &value);
     }
     out.into()
-}
-
-/// The camelCase form of a snake_case name (`max_eps_l_s` → `maxEpsLS`, `alip.eps_l` →
-/// `alip.epsL`): the JS spelling of a field, a policy key or a check's notion.
-pub(crate) fn camel(snake: &str) -> String {
-    let mut out = String::with_capacity(snake.len());
-    let mut upper = false;
-    for c in snake.chars() {
-        match c {
-            '_' => upper = true,
-            c if upper => {
-                out.push(c.to_ascii_uppercase());
-                upper = false;
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// The own properties of `v`, enumerable or not, in their order, when `v` is a **plain
@@ -310,7 +288,7 @@ impl WasmDocument {
     /// The claims as a plain object.
     #[wasm_bindgen(getter)]
     pub fn claims(&self) -> Result<JsValue, JsValue> {
-        Ok(self.doc.claims().to_wire().to_js())
+        Ok(self.doc.claims().to_js())
     }
 
     /// The audit of the declared channel (all measures).

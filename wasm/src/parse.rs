@@ -17,7 +17,7 @@
 
 use wasm_bindgen::JsValue;
 
-use crate::{coded_error, js_error};
+use crate::error::{coded_error, js_error};
 use privlift::any::Family;
 use privlift::error::Error;
 

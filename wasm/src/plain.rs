@@ -14,12 +14,13 @@
 use js_sys::{Array, JsString, Object};
 use wasm_bindgen::prelude::*;
 
-use privlift::document::wire::{AlipJson, AlphaLiftJson, BpLipJson, ClaimsJson, SrlipJson};
+use privlift::document::{AlphaLift, BpLip, Claims, Srlip, TwoSided};
 use privlift::leakage::{Alip, Leakage, Member};
 use privlift::mechanism::{Receipt, ReceiptEntry, ReceiptSection};
+use privlift::param::Budget;
 use privlift::verify::{Check, Verification};
 
-use crate::camel;
+use crate::camel::camel;
 
 #[wasm_bindgen]
 extern "C" {
@@ -124,39 +125,39 @@ impl ToJs for Verification {
     }
 }
 
-impl ToJs for AlipJson {
+impl ToJs for TwoSided {
     fn to_js(&self) -> JsValue {
-        let AlipJson { eps_l, eps_u } = *self;
-        Fields::new().number("epsL", eps_l).number("epsU", eps_u).done()
+        let TwoSided { eps_l, eps_u } = *self;
+        Fields::new().number("epsL", eps_l.get()).number("epsU", eps_u.get()).done()
     }
 }
 
-impl ToJs for AlphaLiftJson {
+impl ToJs for AlphaLift {
     fn to_js(&self) -> JsValue {
-        let AlphaLiftJson { order, eps_l, eps_u } = *self;
-        Fields::new().number("order", order).number("epsL", eps_l).number("epsU", eps_u).done()
+        let AlphaLift { order, eps_l, eps_u } = *self;
+        Fields::new().number("order", order).number("epsL", eps_l.get()).number("epsU", eps_u.get()).done()
     }
 }
 
-impl ToJs for BpLipJson {
+impl ToJs for BpLip {
     fn to_js(&self) -> JsValue {
-        let BpLipJson { eps, priors } = self;
-        Fields::new().number("eps", *eps).value("priors", array(priors, |p| numbers(p))).done()
+        let BpLip { eps, priors } = self;
+        Fields::new().number("eps", eps.get()).value("priors", array(priors, |p| numbers(p))).done()
     }
 }
 
-impl ToJs for SrlipJson {
+impl ToJs for Srlip {
     fn to_js(&self) -> JsValue {
-        let SrlipJson { eps, attributes } = self;
+        let Srlip { eps, attributes } = self;
         let attributes = array(attributes, |&a| JsValue::from_f64(a as f64));
-        Fields::new().number("eps", *eps).value("attributes", attributes).done()
+        Fields::new().number("eps", eps.get()).value("attributes", attributes).done()
     }
 }
 
-impl ToJs for ClaimsJson {
+impl ToJs for Claims {
     fn to_js(&self) -> JsValue {
-        let ClaimsJson { ldp, ldp_x, lip, alip, bp_lip, l1, chi2, alpha, srlip } = self;
-        let number = |v: &Option<f64>| v.map(JsValue::from_f64);
+        let Claims { ldp, ldp_x, lip, alip, bp_lip, l1, chi2, alpha, srlip } = self;
+        let number = |v: &Option<Budget>| v.map(|b| JsValue::from_f64(b.get()));
         Fields::new()
             .skip_none("ldp", number(ldp))
             .skip_none("ldpX", number(ldp_x))

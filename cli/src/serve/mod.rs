@@ -10,7 +10,7 @@
 //! chunk, not the file. File system work and compression run on tokio's blocking threads.
 //!
 //! Caching: every file of at most 64 MiB has a strong `ETag` (its SHA-256) and
-//! `If-None-Match` is answered with 304. Names with a content hash ([`is_hashed_name`])
+//! `If-None-Match` is answered with 304. Names with a content hash ([`naming::is_hashed_name`])
 //! are `immutable` for a year, other files `no-cache` (revalidated on each use), errors and
 //! redirects `no-store`.
 //!
@@ -22,7 +22,9 @@
 //! file as it is. Larger files are sent as they are.
 
 mod encoding;
+mod naming;
 mod site;
+mod status;
 
 use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
 use std::path::{Path, PathBuf};
@@ -38,6 +40,7 @@ use crate::args;
 use crate::error::CliError;
 use crate::http::{full, Body, Limits};
 use site::{FileBody, Prepared, Site, Source};
+use status::{Status, BAD_REQUEST, FORBIDDEN, INTERNAL_ERROR, METHOD_NOT_ALLOWED};
 
 /// The server's connections: a slow head is answered 408; after the last answer the
 /// connection is drained for at most 2 s and 256 KiB.
@@ -98,16 +101,6 @@ pub fn bind(a: &args::Args, default_port: u16, what: &str) -> Result<TcpListener
     }
     TcpListener::bind(&addrs[..]).map_err(|e| CliError::io(format!("cannot listen on {host}:{port}"), e))
 }
-
-/// An HTTP status with its reason phrase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Status(pub u16, pub &'static str);
-
-const BAD_REQUEST: Status = Status(400, "Bad Request");
-const FORBIDDEN: Status = Status(403, "Forbidden");
-const NOT_FOUND: Status = Status(404, "Not Found");
-const METHOD_NOT_ALLOWED: Status = Status(405, "Method Not Allowed");
-const INTERNAL_ERROR: Status = Status(500, "Internal Server Error");
 
 /// Answers one request.
 async fn respond(request: Request<Incoming>, site: Arc<Site>) -> Response<Body> {
@@ -210,23 +203,6 @@ fn header_items(headers: &hyper::HeaderMap, name: HeaderName) -> impl Iterator<I
         .filter(|item| !item.is_empty())
 }
 
-/// Whether a file name carries a content hash, so that its content never changes: a
-/// segment of its stem (the name before the last `.`; segments are separated by `.`, `-`
-/// or `_`) made of at least 8 lower-case hex digits, among them both digits and letters
-/// (`privlift_bg.3f2a9c1e.wasm`, `app-0c5e7d91.js`; not `data-20240101.json`, which
-/// may be a date, nor `privlift.wasm`). Only the file name counts, not its directories.
-pub fn is_hashed_name(path: &Path) -> bool {
-    let (Some(stem), Some(_)) = (path.file_stem().and_then(|s| s.to_str()), path.extension()) else {
-        return false;
-    };
-    stem.split(['.', '-', '_']).any(|seg| {
-        seg.len() >= 8
-            && seg.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-            && seg.bytes().any(|b| b.is_ascii_digit())
-            && seg.bytes().any(|b| b.is_ascii_alphabetic())
-    })
-}
-
 /// The path part of a request target (no query, no fragment).
 fn target_path(target: &str) -> &str {
     target.split(['?', '#']).next().unwrap_or("")
@@ -270,23 +246,6 @@ pub fn percent_decode(s: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// Content-Type by file extension.
-pub fn content_type(path: &Path) -> &'static str {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
-    match ext.as_str() {
-        "html" | "htm" => "text/html; charset=utf-8",
-        "js" | "mjs" => "text/javascript",
-        "wasm" => "application/wasm",
-        "json" | "map" => "application/json",
-        "css" => "text/css",
-        "png" => "image/png",
-        "svg" => "image/svg+xml",
-        "ts" => "text/plain", // also .d.ts
-        "txt" | "md" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
-    }
-}
-
 /// Whether the items of a request's `If-None-Match` name `etag` (a strong validator, quoted)
 /// or are `*`: the weak comparison of RFC 9110, 13.1.2, which `If-None-Match` uses, so
 /// `W/"x"` names `"x"` too. The rule of `serve` and of the collector.
@@ -315,40 +274,6 @@ mod tests {
         assert_eq!(url_path("/%ff"), Err(BAD_REQUEST));
         assert_eq!(url_path("http://host/x"), Err(BAD_REQUEST));
         assert_eq!(url_path("*"), Err(BAD_REQUEST));
-    }
-
-    #[test]
-    fn content_types() {
-        let ct = |p: &str| content_type(Path::new(p));
-        assert_eq!(ct("index.html"), "text/html; charset=utf-8");
-        assert_eq!(ct("a.js"), "text/javascript");
-        assert_eq!(ct("a.mjs"), "text/javascript");
-        assert_eq!(ct("pkg/privlift_bg.wasm"), "application/wasm");
-        assert_eq!(ct("a.json"), "application/json");
-        assert_eq!(ct("a.css"), "text/css");
-        assert_eq!(ct("a.png"), "image/png");
-        assert_eq!(ct("a.svg"), "image/svg+xml");
-        assert_eq!(ct("privlift.d.ts"), "text/plain");
-        assert_eq!(ct("a.ts"), "text/plain");
-        assert_eq!(ct("LICENSE"), "application/octet-stream");
-    }
-
-    #[test]
-    fn hashed_names() {
-        let hashed = |p: &str| is_hashed_name(Path::new(p));
-        assert!(hashed("pkg/privlift_bg.3f2a9c1e.wasm"));
-        assert!(hashed("app-0c5e7d91aa.js"));
-        assert!(hashed("chunk_1234abcd.min.js"));
-        assert!(hashed("3f2a9c1e0b.json"));
-        assert!(!hashed("pkg/privlift_bg.wasm"));
-        assert!(!hashed("data-20240101.json")); // digits only: maybe a date
-        assert!(!hashed("deadbeefcafe.css")); // letters only: a word
-        assert!(!hashed("app.3f2a9c1.js")); // 7 digits
-        assert!(!hashed("app.3F2A9C1E.js")); // upper case
-        assert!(!hashed("app.3f2a9c1g.js"));
-        assert!(!hashed("3f2a9c1e"));
-        assert!(!hashed("x.3f2a9c1e")); // the hash is the extension
-        assert!(!hashed("3f2a9c1e/app.js"));
     }
 
     #[test]

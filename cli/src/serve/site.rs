@@ -17,7 +17,8 @@ use sha2::{Digest, Sha256};
 use tokio::io::{AsyncRead, ReadBuf};
 
 use super::encoding::{compress, compressible, Cache, Encoding, MAX_COMPRESS, MIN_COMPRESS};
-use super::{content_type, is_hashed_name, Status, FORBIDDEN, NOT_FOUND};
+use super::naming::{content_type, is_hashed_name};
+use super::status::{Status, FORBIDDEN, NOT_FOUND};
 
 /// Largest file hashed for its ETag; larger ones are sent without one.
 const MAX_HASHED: u64 = 64 * 1024 * 1024;

@@ -29,6 +29,11 @@ use privlift_design::{linear, optimal_ldp, orr, oue, srr, watchdog, Source};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// ε in nats, as a notion's budget.
+fn nats(e: f64) -> Epsilon {
+    Epsilon::new("epsilon", e).expect("a budget in [0, 700] nats")
+}
+
 /// What to compute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -265,7 +270,7 @@ pub fn subset_name(name: &str) -> String {
 /// (ε/2, ε/2)-ALIP, in [`NMI_METHODS`] order (AORR and SRR only if `with_orr`); `None`
 /// when no private watchdog exists.
 pub fn nmi_of_methods(src: &Source, eps: f64, with_orr: bool) -> Option<[Option<f64>; 4]> {
-    let n = Notion::Alip { eps_l: eps / 2.0, eps_u: eps / 2.0 };
+    let n = Notion::Alip { eps_l: nats(eps / 2.0), eps_u: nats(eps / 2.0) };
     let cm = match watchdog::watchdog(src, n, "cm") {
         Ok(d) => utility(&d, "nmi"),
         Err(e) => {
@@ -364,12 +369,12 @@ pub fn nmi_vs_eps(mode: Mode) -> Figure {
 /// The notions of `notions.svg` at (εl, εu), with their series names.
 pub fn notions_at(eps_l: f64, eps_u: f64) -> [(Notion, &'static str); 6] {
     [
-        (Notion::Alip { eps_l, eps_u }, "ALIP"),
-        (Notion::L1 { eps_l, eps_u }, "ℓ1-lift + inverse"),
-        (Notion::Chi2 { eps_l, eps_u }, "χ²-lift + inverse"),
-        (Notion::AlphaLift { order: 2.0, eps_l, eps_u }, "α-lift + inverse, α = 2"),
-        (Notion::AlphaLift { order: 10.0, eps_l, eps_u }, "α-lift + inverse, α = 10"),
-        (Notion::AlphaLift { order: 100.0, eps_l, eps_u }, "α-lift + inverse, α = 100"),
+        (Notion::Alip { eps_l: nats(eps_l), eps_u: nats(eps_u) }, "ALIP"),
+        (Notion::L1 { eps_l: nats(eps_l), eps_u: nats(eps_u) }, "ℓ1-lift + inverse"),
+        (Notion::Chi2 { eps_l: nats(eps_l), eps_u: nats(eps_u) }, "χ²-lift + inverse"),
+        (Notion::AlphaLift { order: 2.0, eps_l: nats(eps_l), eps_u: nats(eps_u) }, "α-lift + inverse, α = 2"),
+        (Notion::AlphaLift { order: 10.0, eps_l: nats(eps_l), eps_u: nats(eps_u) }, "α-lift + inverse, α = 10"),
+        (Notion::AlphaLift { order: 100.0, eps_l: nats(eps_l), eps_u: nats(eps_u) }, "α-lift + inverse, α = 100"),
     ]
 }
 
@@ -529,7 +534,7 @@ pub fn linear_designs(alpha: f64) -> [(f64, f64, f64); 3] {
         linear::tv(&src, alpha, "tv").unwrap(),
         linear::distance(&src, alpha, None, "distance").unwrap(),
     ];
-    docs.map(|d| (d.claims().to_wire().lip.expect("a lip claim"), utility(&d, "mi_xy"), utility(&d, "tv")))
+    docs.map(|d| (d.claims().lip.expect("a lip claim").get(), utility(&d, "mi_xy"), utility(&d, "tv")))
 }
 
 fn linear_figure(tv: bool) -> Figure {

@@ -77,8 +77,8 @@ pub struct ContinuousRequest {
     pub domain: DomainJson,
     /// The prior of the user's value (copied into the document).
     pub prior: PriorJson,
-    /// ε in nats (> 0).
-    pub epsilon: f64,
+    /// ε in nats (a designer's: > 0).
+    pub epsilon: Epsilon,
     /// δ in (0, 1) for the (ε, δ) methods; ignored (may be 0) for `laplace-*`.
     pub delta: f64,
     /// Document id (default `METHOD-epsE`).
@@ -113,7 +113,8 @@ fn need_delta(delta: f64) -> Result<Delta> {
 /// about with the square of the points); `design_failed` if the audited document misses
 /// its claims.
 pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> {
-    let epsilon = Epsilon::positive("epsilon", req.epsilon)?;
+    // A designer's ε is > 0 on top of the rule of `Epsilon` (no design reveals nothing).
+    let epsilon = Epsilon::positive("epsilon", req.epsilon.get())?;
     let eps = epsilon.get();
     let d = req.domain;
     let lattice = Lattice::new(d.lo, d.hi, d.step)?;
@@ -151,7 +152,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             affordable(0.5 * start)?;
             let (sigma, below) = smallest_near(|s| lip_ok(&[s], delta), start, 1e-4)?;
             utility["sigma_below"] = below.into();
-            (ContinuousMechanism::Gaussian { sigma: alloc::vec![sigma] }, lip_claim(eps, delta))
+            (ContinuousMechanism::Gaussian { sigma: alloc::vec![sigma] }, lip_claim(epsilon, target))
         }
         "gaussian-lip-instance" => {
             let target = need_delta(req.delta)?;
@@ -186,7 +187,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
                 1e-4,
             )?;
             utility["scale"] = c.into();
-            (ContinuousMechanism::Gaussian { sigma: capped(c) }, lip_claim(eps, delta))
+            (ContinuousMechanism::Gaussian { sigma: capped(c) }, lip_claim(epsilon, target))
         }
         "analytic-gaussian" => {
             let target = need_delta(req.delta)?;
@@ -204,7 +205,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
                 }
                 s = s0 * (1.0 + 1e-9 * libm::exp2(i as f64));
             }
-            (ContinuousMechanism::Gaussian { sigma: alloc::vec![s] }, ldp_claim(eps, delta))
+            (ContinuousMechanism::Gaussian { sigma: alloc::vec![s] }, ldp_claim(epsilon, target))
         }
         "laplace-lip" => {
             let values: Vec<f64> = (0..lattice.len()).map(|k| lattice.value(k as i64)).collect();
@@ -212,16 +213,16 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
             utility["b_eq25"] = b25.into();
             let lip = |b: f64| Ok(audited(LatticeMechanism::laplace(lattice, p.clone(), b)?.audit())?.lip_eps);
             let (b, _) = bisect_smallest(|b| Ok(lip(b)? <= eps), b25, 1e-6)?;
-            (ContinuousMechanism::Laplace { b }, lip_claim(eps, 0.0))
+            (ContinuousMechanism::Laplace { b }, lip_claim(epsilon, Delta::ZERO))
         }
         "laplace-ldp" => {
             let b = laplace_ldp_scale(width, epsilon)?;
-            (ContinuousMechanism::Laplace { b }, ldp_claim(eps, 0.0))
+            (ContinuousMechanism::Laplace { b }, ldp_claim(epsilon, Delta::ZERO))
         }
         "sampling" => {
             let delta = need_delta(req.delta)?;
             let lambda = sampling_lambda(epsilon, delta)?.get();
-            (ContinuousMechanism::Sampling { lambda }, lip_claim(eps, delta.get()))
+            (ContinuousMechanism::Sampling { lambda }, lip_claim(epsilon, delta))
         }
         other => {
             return Err(bad(
@@ -316,12 +317,12 @@ fn smallest_near(mut ok: impl FnMut(f64) -> Result<bool>, start: f64, rel: f64) 
     Ok((hi, lo))
 }
 
-fn lip_claim(eps: f64, delta: f64) -> ContinuousClaims {
-    ContinuousClaims { lip: Some(EpsDelta { eps, delta }), ldp: None }
+fn lip_claim(eps: Epsilon, delta: Delta) -> ContinuousClaims {
+    ContinuousClaims { lip: Some(EpsDelta { eps: eps.into(), delta }), ldp: None }
 }
 
-fn ldp_claim(eps: f64, delta: f64) -> ContinuousClaims {
-    ContinuousClaims { lip: None, ldp: Some(EpsDelta { eps, delta }) }
+fn ldp_claim(eps: Epsilon, delta: Delta) -> ContinuousClaims {
+    ContinuousClaims { lip: None, ldp: Some(EpsDelta { eps: eps.into(), delta }) }
 }
 
 /// The prior of `samples` as a fitted Gaussian mixture ([`super::fit_gmm`]), in wire form.

@@ -94,8 +94,8 @@ impl OpenPrior {
 pub struct OpenRequest {
     /// `olh`, `hadamard`, `hcms` or `heavy-hitters`.
     pub method: String,
-    /// ε of the randomiser (nats).
-    pub epsilon: f64,
+    /// ε of the randomiser (nats; a designer's, > 0: [`Epsilon::positive`]).
+    pub epsilon: Epsilon,
     /// [`DEFAULT_MAX_BYTES`] when `None` (required for heavy hitters).
     pub max_bytes: Option<usize>,
     /// The sparse prior, if any.
@@ -127,11 +127,12 @@ pub fn pem_prefix_bits(max_bytes: usize) -> Vec<u32> {
 /// w.r.t. X under it for every seed).
 ///
 /// # Errors
-/// `invalid_argument` for an unknown method, ε outside (0, 700], `max_bytes` outside
+/// `invalid_argument` for an unknown method, ε = 0, `max_bytes` outside
 /// [1, 4096], a bad prior (see [`OpenPrior::check`]), or a prior with heavy hitters; the
 /// core's verification errors (none for a design within these ranges).
 pub fn design_open(req: &OpenRequest) -> Result<OpenDocument> {
-    let eps = Epsilon::positive("epsilon", req.epsilon)?;
+    // A designer's ε is > 0 on top of the rule of `Epsilon` (no design reveals nothing).
+    let eps = Epsilon::positive("epsilon", req.epsilon.get())?;
     let max_bytes = match (req.max_bytes, req.method.as_str()) {
         (Some(b), _) => b,
         (None, "heavy-hitters") => return Err(Error::invalid("max_bytes", "heavy hitters need it")),

@@ -3,9 +3,15 @@
 #![allow(dead_code)] // each test file uses its own subset
 
 use privlift::document::{Alphabet, Document, Matrix, MechanismKind};
+use privlift::param::Epsilon;
 use privlift_design::Source;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+
+/// ε in nats, as a notion's budget.
+pub fn nats(e: f64) -> Epsilon {
+    Epsilon::new("epsilon", e).expect("a budget in [0, 700] nats")
+}
 
 /// n · λ with λ = Wᵀp: the counts a channel's reports have in expectation.
 pub fn expected_counts(w: &Matrix, p: &[f64], n: f64) -> Vec<f64> {

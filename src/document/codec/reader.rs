@@ -4,7 +4,7 @@
 //! # Why
 //! serde_json's deserializer and the visitors serde derives for each wire type were more
 //! than a fifth of the gzipped client module; this reader is non-generic, and the
-//! wire types' readers ([`crate::document::wire`]) are plain functions. The derived `Deserialize`
+//! wire types' readers (`document/wire.rs`) are plain functions. The derived `Deserialize`
 //! impls stay for Rust callers; the tests read every document both ways and compare.
 //!
 //! # What it accepts (serde_json's results, checked by the tests)
