@@ -58,8 +58,9 @@ fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  timed "apt-get update" $SUDO apt-get update -qq
+  timed "apt-get install (${#need_apt[@]} packages and their dependencies)" DEBIAN_FRONTEND=noninteractive \
+    $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 }
 
@@ -67,7 +68,7 @@ fi
 rust_target() {
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
+  timed "rustup target add wasm32-unknown-unknown" rustup target add wasm32-unknown-unknown
 fi
 }
 
