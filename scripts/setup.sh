@@ -13,12 +13,20 @@ part=${1:-all}
 cd "$(dirname "$0")/.."
 
 log() { printf '[setup] %s\n' "$*" >&2; }
-# timed WHAT [VAR=VALUE...] CMD...: runs CMD, logs how long it took, returns its status.
+# timed WHAT [VAR=VALUE...] CMD...: runs CMD, logs how long it took (wall, and the CPU time of
+# CMD and its children: on a loaded machine the wall time says little), returns its status.
+cpu_tenths() { # PID: CPU time of the waited-for children of the shell PID, in 0.1 s
+  local f
+  read -r -a f <"/proc/$1/stat"
+  echo $(((f[15] + f[16]) * 10 / $(getconf CLK_TCK)))
+}
 timed() {
-  local what=$1 start=$SECONDS rc=0
+  local what=$1 start=$SECONDS rc=0 me=$BASHPID cpu
   shift
+  cpu=$(cpu_tenths "$me")
   env "$@" || rc=$?
-  log "$what: $((SECONDS - start)) s$([ "$rc" -eq 0 ] || echo ", FAILED (exit $rc)")"
+  cpu=$(($(cpu_tenths "$me") - cpu))
+  log "$what: $((SECONDS - start)) s (CPU $((cpu / 10)) s)$([ "$rc" -eq 0 ] || echo ", FAILED (exit $rc)")"
   return "$rc"
 }
 
@@ -50,8 +58,9 @@ fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+  timed "apt-get update" $SUDO apt-get update -qq
+  timed "apt-get install (${#need_apt[@]} packages and their dependencies)" DEBIAN_FRONTEND=noninteractive \
+    $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
 fi
 }
 
@@ -59,7 +68,7 @@ fi
 rust_target() {
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   log "rustup target add wasm32-unknown-unknown"
-  rustup target add wasm32-unknown-unknown
+  timed "rustup target add wasm32-unknown-unknown" rustup target add wasm32-unknown-unknown
 fi
 }
 

@@ -9,22 +9,32 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # One build of each crate per run: incremental caches would only cost disk (a gigabyte).
 export CARGO_INCREMENTAL=0
 # step NAME: ends the previous step (prints its elapsed seconds) and starts NAME; the summary
-# at exit lists every step's time, so a slow run says where its minutes went.
-steps=() step_name="" step_start=$SECONDS
+# at exit lists every step's time, so a slow run says where its minutes went. Beside the wall
+# time, the CPU time (user + system) of the commands the step waited for: on a shared or
+# loaded machine the wall time says little, the CPU time is what the step costs. (A
+# background set-up part's CPU counts in the step that waits for it.)
+tck=$(getconf CLK_TCK)
+cpu_now() { # CPU seconds of this shell's waited-for children, to 0.1 s
+  local f
+  read -r -a f </proc/$$/stat
+  echo $(((f[15] + f[16]) * 10 / tck))
+}
+steps=() step_name="" step_start=$SECONDS step_cpu=0
 end_step() {
   [ -n "$step_name" ] || return 0
-  local s=$((SECONDS - step_start))
-  printf '=== %s: %d s ===\n' "$step_name" "$s"
-  steps+=("$(printf '%6d s  %s' "$s" "$step_name")")
+  local s=$((SECONDS - step_start)) c=$(($(cpu_now) - step_cpu))
+  printf '=== %s: %d s (CPU %d.%d s) ===\n' "$step_name" "$s" $((c / 10)) $((c % 10))
+  steps+=("$(printf '%6d s %7d s  %s' "$s" $((c / 10)) "$step_name")")
   step_name=""
 }
-step() { end_step; step_name=$*; step_start=$SECONDS; printf '\n=== %s ===\n' "$*"; }
+step() { end_step; step_name=$*; step_start=$SECONDS step_cpu=$(cpu_now); printf '\n=== %s ===\n' "$*"; }
 summary() {
   local rc=$?
   end_step
-  printf '\n=== time per step (exit %d) ===\n' "$rc"
+  printf '\n=== time per step (exit %d): wall, CPU ===\n' "$rc"
   printf '%s\n' "${steps[@]}"
-  printf '%6d s  total\n' "$SECONDS"
+  printf '%6d s %7d s  total (load average at the end: %s)\n' "$SECONDS" $(($(cpu_now) / 10)) \
+    "$(cut -d' ' -f1-3 /proc/loadavg)"
 }
 cleanup=()
 on_exit() { summary; local c; for c in "${cleanup[@]}"; do eval "$c"; done; }

@@ -699,13 +699,16 @@ fn joint_5x40(dir: &TempDir) -> String {
 }
 
 /// Runs `privlift ARGS > dir/doc.json` on a pseudo-terminal (`script`, util-linux, on every
-/// Debian system) and returns what the terminal showed (stderr) and the file (stdout).
+/// Debian system) and returns what the terminal showed (stderr) and the file (stdout). The
+/// terminal is an xterm whatever runs the tests: with `TERM` unset or `dumb` (a CI runner's
+/// usual environment) no progress bar is drawn.
 fn run_on_terminal(dir: &TempDir, args: &str) -> (String, String) {
     let out = dir.0.join("doc.json");
     let log = dir.0.join("tty.log");
     let command = format!("{} {args} > {}", common::cli::BIN, out.to_str().unwrap());
     let status = std::process::Command::new("script")
         .args(["-qec", &command, log.to_str().unwrap()])
+        .env("TERM", "xterm")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .status()
