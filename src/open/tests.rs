@@ -331,3 +331,12 @@ fn receipts_are_exact_with_a_fully_listed_prior_and_ranges_otherwise() {
     let other = OpenReport::Hadamard { j: 0, bit: 0 };
     assert_eq!(m.receipt(&other).unwrap_err().code(), "unknown_output");
 }
+
+#[test]
+fn a_repeated_prior_value_is_the_first_repeat_in_list_order() {
+    let text =
+        olh(r#""prior": {"values": ["b", "a", "c", "a", "b"], "p": [0.1, 0.1, 0.1, 0.1, 0.1]},"#, r#"{"ldp_x": 1.0}"#);
+    let e = OpenDocument::from_json(&text).unwrap_err();
+    assert_eq!(e.code(), "duplicate_label");
+    assert!(alloc::format!("{e}").contains("\"a\""), "{e}");
+}

@@ -103,21 +103,22 @@ pub fn frequencies(mechanism: &OpenMechanism, reports: &[Report], candidates: &[
 
 /// f̂ and its standard error from OLH support counts.
 pub(crate) fn olh_frequencies(counts: &[u64], n: u64, r: Randomiser, method: &'static str) -> Frequencies {
+    let (estimate, std_error) = counts.iter().map(|&c| olh_estimate(c, n, r)).unzip();
+    Frequencies { estimate, std_error, n, method }
+}
+
+/// f̂ and its standard error from one candidate's support count `c` among `n` OLH
+/// reports (NaN for none).
+pub(crate) fn olh_estimate(c: u64, n: u64, r: Randomiser) -> (f64, f64) {
+    if n == 0 {
+        return (f64::NAN, f64::NAN);
+    }
     let (p, q) = (r.p_same(), 1.0 / f64::from(r.outputs));
     let nf = n as f64;
-    let (estimate, std_error) = counts
-        .iter()
-        .map(|&c| {
-            if n == 0 {
-                return (f64::NAN, f64::NAN);
-            }
-            let f = (c as f64 / nf - q) / (p - q);
-            let fc = f.clamp(0.0, 1.0);
-            let var = (fc * p * (1.0 - p) + (1.0 - fc) * q * (1.0 - q)) / (nf * (p - q) * (p - q));
-            (f, var.sqrt())
-        })
-        .unzip();
-    Frequencies { estimate, std_error, n, method }
+    let f = (c as f64 / nf - q) / (p - q);
+    let fc = f.clamp(0.0, 1.0);
+    let var = (fc * p * (1.0 - p) + (1.0 - fc) * q * (1.0 - q)) / (nf * (p - q) * (p - q));
+    (f, var.sqrt())
 }
 
 /// f̂ and its standard error from the ±1 sums of a one-bit kind over `buckets` buckets.
