@@ -21,7 +21,7 @@
 //!   "Practical Locally Private Heavy Hitters", NeurIPS 2017), where PEM keeps the top K
 //!   whatever their estimates; values are ranked by the evidence z = f̂/σ₀ of a nonzero
 //!   frequency, which weighs each estimate by the reports behind it
-//!   ([`kept_for_next`]).
+//!   (`kept_for_next`).
 //!
 //! Values are the padded bytes with the trailing NULs stripped.
 
