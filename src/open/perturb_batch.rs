@@ -128,10 +128,7 @@ impl VerifiedOpen {
         let values = JoinedValues { text, ends };
         if longest > max {
             let i = (0..n).find(|&i| values.ends[i] as usize - values.start(i) > max).unwrap_or(0);
-            return Err(Error::invalid(
-                nth(i),
-                alloc::format!("a value may have at most {max} UTF-8 bytes; this one has more"),
-            ));
+            return Err(super::value::too_long(&nth(i), max));
         }
         // U+0000 is one byte that is never part of another character: the text is valid
         // UTF-8 exactly when every value is (and at once when every byte is ASCII).

@@ -24,15 +24,17 @@ pub const PAD: u8 = 0x00;
 pub fn checked<'a>(name: &str, value: &'a str, max_bytes: usize) -> Result<&'a [u8]> {
     let bytes = value.as_bytes();
     if bytes.len() > max_bytes {
-        return Err(Error::invalid(
-            name,
-            alloc::format!("a value may have at most {max_bytes} UTF-8 bytes; this one has more"),
-        ));
+        return Err(too_long(name, max_bytes));
     }
     if bytes.contains(&PAD) {
         return Err(Error::invalid(name, "a value may not contain U+0000 (the padding byte of prefixes)"));
     }
     Ok(bytes)
+}
+
+/// The error for a value of more than `max_bytes` bytes, naming `name` (never the value).
+pub(crate) fn too_long(name: &str, max_bytes: usize) -> Error {
+    Error::invalid(name, alloc::format!("a value may have at most {max_bytes} UTF-8 bytes; this one has more"))
 }
 
 /// The first `bits` bits (big-endian bit order) of `value` padded with [`PAD`] to
