@@ -60,6 +60,8 @@ node scripts/check-imports.mjs --self-test
 node scripts/check-imports.mjs
 # No pub fn of the core or the curator takes a raw f64 for ε, δ or a probability.
 node scripts/check-params.mjs
+# No source file over 800 lines; BENCHMARKS.md at most 400.
+node scripts/check-lengths.mjs
 cargo clippy --workspace --exclude privlift-wasm --all-targets -- -D warnings
 # With wasm SIMD, as the client module and the wasm tests are built (src/sample/simd.rs).
 for f in "" "--features design" "--no-default-features --features continuous"; do
