@@ -18,8 +18,9 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::lp::{Cmp, Lp};
+use super::publication::{publish, Audited, Draft};
 use super::utility::{absolute_distance, channel_utility, check_distortion, is_metric};
-use super::{publish, Audited, Draft, Source};
+use super::Source;
 use privlift::document::{Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
 use privlift::leakage::induced_channel;

@@ -3,6 +3,7 @@
 use alloc::vec::Vec;
 use microlp::{ComparisonOp, OptimizationDirection, Problem, Variable};
 
+use privlift::document::Matrix;
 use privlift::error::{Error, Result};
 
 /// A linear program over non-negative (and, with [`Lp::free_var`], free) variables.
@@ -46,4 +47,27 @@ impl Lp {
             .map_err(|_| Error::DesignFailed { reason: alloc::format!("{what}: LP solve was interrupted") })?;
         Ok((self.vars.iter().map(|&v| sol.var_value(v)).collect(), sol.objective()))
     }
+}
+
+/// Cleans an LP solution into a row-stochastic matrix: entries within `tol` below 0 are
+/// set to 0 and each row is renormalised. An entry further below 0, or a row sum off by
+/// more than `tol`, is a numerical failure.
+pub(crate) fn clean_rows(rows: usize, cols: usize, mut v: Vec<f64>, tol: f64, what: &str) -> Result<Matrix> {
+    for x in 0..rows {
+        let r = &mut v[x * cols..(x + 1) * cols];
+        for e in r.iter_mut() {
+            if !e.is_finite() || *e < -tol {
+                return Err(Error::DesignFailed { reason: alloc::format!("{what}: LP returned entry {e} in row {x}") });
+            }
+            if *e < 0.0 {
+                *e = 0.0;
+            }
+        }
+        let s: f64 = r.iter().sum();
+        if (s - 1.0).abs() > tol {
+            return Err(Error::DesignFailed { reason: alloc::format!("{what}: LP row {x} sums to {s}") });
+        }
+        r.iter_mut().for_each(|e| *e /= s);
+    }
+    Ok(Matrix::from_flat(rows, cols, v))
 }

@@ -46,10 +46,11 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::lift::{design_budget, JointView};
-use super::orr::{assemble, response_over_vertices, with_extra};
+use super::orr::{assemble, response_over_vertices};
+use super::publication::{compact, publish_channel, with_extra, Audited, Draft};
 use super::utility::released_utility;
 use super::vertex::{binomial, coordinate_scale, next_combination, posterior, MAX_CANDIDATES, MAX_VERTICES, TOLERANCE};
-use super::{publish_channel, Audited, Draft, Source};
+use super::Source;
 use crate::tolerance::PIVOT_FLOOR;
 use privlift::document::{Alphabet, Claims, Document};
 use privlift::error::{Error, Result};
@@ -304,7 +305,7 @@ pub fn optimal_ldp(source: &Source, epsilon: Epsilon, id: &str) -> Result<Docume
     let doc = publish_channel(
         Draft { id, source, output: Some(output), claims, audited: Audited::default() },
         w,
-        super::compact,
+        compact,
         |w| released_utility(&p_x, w, &vec![None; ny]),
     )?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))

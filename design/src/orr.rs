@@ -25,11 +25,13 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use super::lift::{JointView, Notion};
+use super::lp::clean_rows;
 use super::lp::{Cmp, Lp};
+use super::publication::{publish_channel, srr_form, with_extra, Audited, Draft};
 use super::simplex::{self, Columns};
 use super::utility::{entropy, released_utility};
 use super::vertex::{spans_wide, LiftPolytope, Limits, TOLERANCE};
-use super::{clean_rows, publish_channel, Audited, Draft, Source};
+use super::Source;
 use privlift::document::{Alphabet, Document, Matrix};
 use privlift::error::{Error, Result};
 use privlift::param::Epsilon;
@@ -398,22 +400,10 @@ pub fn optimal_with(source: &Source, notion: Notion, id: &str, limits: Option<Li
     let doc = publish_channel(
         Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
         w,
-        |w| super::srr_form(w, &[], &parts),
+        |w| srr_form(w, &[], &parts),
         |w| released_utility(&p_x, w, &vec![None; ny]),
     )?;
     Ok(with_extra(doc, alloc::vec![("vertices", vertices.into())]))
-}
-
-/// Adds fields to the document's `utility` object (e.g. `groups`, `low_risk`,
-/// `vertices`), after `publish` has verified the document (utility is not audited).
-pub(crate) fn with_extra(doc: Document, extra: Vec<(&str, serde_json::Value)>) -> Document {
-    let mut u = doc.utility().map_or_else(|| serde_json::Value::Object(serde_json::Map::new()), |u| u.to_value());
-    if let Some(o) = u.as_object_mut() {
-        for (k, v) in extra {
-            o.insert(k.into(), v);
-        }
-    }
-    doc.with_utility(u)
 }
 
 /// ORR: the ε-LIP mechanism w.r.t. S maximising I(X;Y) (Lopuhaä-Zwakenberg Thm 2).

@@ -1,7 +1,8 @@
 //! Optimal unary encoding (Wang et al. 2017; Jiang et al. V-A (e)).
 
+use super::publication::{publish, Audited, Draft};
 use super::utility::{entropy, Utility};
-use super::{publish, Audited, Draft, Source};
+use super::Source;
 use privlift::document::{Claims, Document, MechanismKind};
 use privlift::error::Result;
 use privlift::leakage::UNARY_ENUMERATION_LIMIT;

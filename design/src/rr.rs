@@ -6,9 +6,11 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::lp::clean_rows;
 use super::lp::{Cmp, Lp};
+use super::publication::{compact, publish, publish_channel, with_extra, Audited, Draft};
 use super::utility::{absolute_distance, channel_utility, check_distortion};
-use super::{clean_rows, publish, Audited, Draft, Source};
+use super::Source;
 use privlift::document::{Alphabet, BpLip, Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
 use privlift::param::Epsilon;
@@ -136,7 +138,7 @@ pub fn rr_lip_for(
             let claims = Claims { lip: Some(epsilon.into()), ..Claims::default() };
             publish(
                 Draft { id, source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
-                super::compact(w),
+                compact(w),
                 utility,
             )
         }
@@ -151,7 +153,7 @@ pub fn rr_lip_for(
                 .ok_or_else(|| Error::DesignFailed { reason: "no channel".into() })?;
             let ny = w.cols();
             let claims = Claims { lip: Some(epsilon.into()), ..Claims::default() };
-            let doc = super::publish_channel(
+            let doc = publish_channel(
                 Draft {
                     id,
                     source,
@@ -160,12 +162,12 @@ pub fn rr_lip_for(
                     audited: Audited::default(),
                 },
                 w,
-                super::compact,
+                compact,
                 |w| super::utility::released_utility(&prior, w, &vec![None; ny]),
             )?;
             let vertices =
                 orr.utility().and_then(|u| u.get("vertices")).map_or(serde_json::Value::Null, |v| v.to_value());
-            Ok(super::orr::with_extra(doc, vec![("vertices", vertices)]))
+            Ok(with_extra(doc, vec![("vertices", vertices)]))
         }
     }
 }
@@ -196,7 +198,7 @@ pub fn rr_lip(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
         (eq19_matrix(&prior, epsilon), mechanism)
     } else {
         let w = bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&hamming_distance(prior.len())), false)?;
-        (w.clone(), super::compact(w))
+        (w.clone(), compact(w))
     };
     let utility = channel_utility(&prior, &w, None);
     let claims = Claims { lip: Some(epsilon.into()), ..Claims::default() };
@@ -335,7 +337,7 @@ pub fn rr_bp_lip(
     };
     publish(
         Draft { id, source: &source, output: Some(source.labels().clone()), claims, audited: Audited::default() },
-        super::compact(w),
+        compact(w),
         utility,
     )
 }

@@ -65,10 +65,10 @@ use alloc::vec::Vec;
 pub use super::inputs::{load_multi_joint, tuple_labels, MultiJoint};
 use super::lift::{design_budget, JointView, Notion};
 use super::optimal_ldp::LdpPolytope;
-use super::orr::{assemble, optimal_response, response_over_vertices, with_extra};
+use super::orr::{assemble, optimal_response, response_over_vertices};
+use super::publication::{compact, publish, with_extra, Audited, Draft};
 use super::rr::krr_matrix;
 use super::utility::{channel_utility, released_utility};
-use super::{publish, Audited, Draft};
 use privlift::document::{Alphabet, Claims, Document, Matrix, Srlip};
 use privlift::error::{Error, Result};
 use privlift::leakage::audit_srlip;
@@ -278,7 +278,7 @@ pub fn srlip(joint: &MultiJoint, epsilon: Epsilon, id: &str) -> Result<Document>
     };
     let doc = publish(
         Draft { id, source: &source, output: Some(output), claims, audited: Audited::default() },
-        super::compact(w),
+        compact(w),
         utility,
     )?;
     let per: Vec<serde_json::Value> = designs

@@ -25,10 +25,11 @@
 use alloc::vec::Vec;
 
 use super::lift::{JointView, Notion};
-use super::orr::{assemble, optimal_response, with_extra, Response};
+use super::orr::{assemble, optimal_response, Response};
+use super::publication::{publish_channel, srr_form, with_extra, Audited, Draft};
 use super::utility::released_utility;
 use super::watchdog::{merging_document, output_labels, released_outputs, subset_merging_partition, Partition};
-use super::{publish_channel, Audited, Draft, Source};
+use super::Source;
 use privlift::document::Document;
 use privlift::error::{Error, Result};
 
@@ -131,7 +132,7 @@ pub fn srr_with_partition(source: &Source, notion: Notion, partition: &Partition
     let doc = publish_channel(
         Draft { id, source, output: Some(output), claims: notion.claims(), audited: Audited::default() },
         w,
-        |w| super::srr_form(w, &partition.low_risk, &counts),
+        |w| srr_form(w, &partition.low_risk, &counts),
         |w| released_utility(&p_x, w, &released),
     )?;
     let groups: Vec<&Vec<usize>> = accepted.iter().map(|(g, _)| g).collect();

@@ -18,9 +18,9 @@
 use alloc::vec::Vec;
 
 use super::lift::{JointView, MergedLifts, Notion};
-use super::orr::with_extra;
+use super::publication::{publish, with_extra, Audited, Draft};
 use super::utility::released_utility;
-use super::{publish, Audited, Draft, Source};
+use super::Source;
 use privlift::document::{Alphabet, Document, MechanismKind};
 use privlift::error::{Error, Result};
 

@@ -15,6 +15,7 @@ use privlift_design::estimate::{released_outputs, unary_releases};
 use privlift_design::lattice_estimate::Released;
 use sha2::{Digest, Sha256};
 
+use super::failure::storage_failure;
 use super::store::{Store, Version};
 
 /// Earlier versions kept in memory at most; more are parsed again on each batch.
@@ -215,7 +216,7 @@ impl Catalogue {
                 continue;
             }
             let mut p = Published::parse(text, 0).map_err(|e| crate::error::CliError::in_file(&name, e))?;
-            let v = store.register(&p.id, &p.sha256, &p.text).map_err(super::storage_failure)?;
+            let v = store.register(&p.id, &p.sha256, &p.text).map_err(storage_failure)?;
             p.version = v.version;
             if current.contains_key(&p.id) {
                 return Err(crate::error::CliError::in_file(

@@ -4,7 +4,7 @@
 //!
 //! The stores stay synchronous, one database connection per worker thread, outside the
 //! runtime: a request is read whole (its body bounded by [`MAX_BODY`]) and routed
-//! ([`super::route`]); what needs no database (a document, a preflight, a refusal) is
+//! ([`routes::route`]); what needs no database (a document, a preflight, a refusal) is
 //! answered on the spot, the rest is handed to a worker through the [`Queue`], and the
 //! worker's [`HttpResponse`] is written back. The routes never see a socket.
 //!
@@ -40,7 +40,11 @@ use hyper::header::HeaderValue;
 use hyper::{Request, Response};
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 
-use super::{Catalogue, Routed, Store, MAX_BODY};
+use super::catalogue::Catalogue;
+use super::failure::ApiError;
+use super::message::{HttpRequest, HttpResponse, Method};
+use super::routes::{self, Routed, MAX_BODY};
+use super::store::Store;
 use crate::error::CliError;
 use crate::http::{full, Body, Limits};
 
@@ -64,48 +68,6 @@ const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
 const MAX_QUEUED_READS: usize = 256;
 /// The `Retry-After` of a 503 `busy`, in seconds.
 const RETRY_AFTER_SECS: u32 = 1;
-
-/// The methods the routes know; any other is `Other`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    Get,
-    Head,
-    Post,
-    Options,
-    Other,
-}
-
-/// A request as the routes read it.
-#[derive(Debug)]
-pub struct HttpRequest {
-    pub method: Method,
-    /// The path, without the query.
-    pub path: String,
-    /// The query, without `?` (empty when none).
-    pub query: String,
-    /// `If-None-Match` values, comma-separated lists joined.
-    pub if_none_match: Vec<String>,
-    /// The body, or `Err(())` when it was larger than [`MAX_BODY`].
-    pub body: Result<Vec<u8>, ()>,
-}
-
-/// A response: status, headers and body.
-#[derive(Debug)]
-pub struct HttpResponse {
-    pub status: u16,
-    pub headers: Vec<(&'static str, String)>,
-    pub body: Vec<u8>,
-}
-
-impl HttpResponse {
-    pub fn new(status: u16, body: Vec<u8>) -> Self {
-        HttpResponse { status, headers: Vec::new(), body }
-    }
-    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
-        self.headers.push((name, value.into()));
-        self
-    }
-}
 
 /// One request for a worker, and where its answer goes.
 struct Job {
@@ -246,7 +208,7 @@ async fn answer(
         if_none_match,
         body,
     };
-    let work = match super::route(request, &catalogue) {
+    let work = match routes::route(request, &catalogue) {
         // A body left unread ends the connection after the answer (and its drain).
         Routed::Answered(r) if unread => return closing(to_hyper(r)),
         Routed::Answered(r) => return to_hyper(r),
@@ -314,7 +276,7 @@ fn closing(r: Response<Body>) -> Response<Body> {
 
 /// An error the front answers itself (`{"code", "message"}`), with CORS as every answer.
 fn plain(status: u16, code: &'static str, message: &str) -> Response<Body> {
-    to_hyper(super::error_response(&super::ApiError::new(status, code, message.into())))
+    to_hyper(routes::error_response(&ApiError::new(status, code, message.into())))
 }
 
 fn with_header(mut r: Response<Body>, name: hyper::header::HeaderName, value: HeaderValue) -> Response<Body> {

@@ -22,8 +22,8 @@ use rand::RngCore;
 use serde_json::{json, Value};
 
 use super::catalogue::{lattice_label, lattice_labels, Catalogue, Parsed, Published};
+use super::failure::storage_failure;
 use super::population::{Population, PopulationFile};
-use super::storage_failure;
 use super::store::{self, Report};
 use crate::args;
 use crate::error::CliError;

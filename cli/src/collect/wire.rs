@@ -17,8 +17,8 @@ use serde::de::{Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::catalogue::{Catalogue, Published, Unknown};
+use super::failure::ApiError;
 use super::store::{Report, Store};
-use super::ApiError;
 
 /// Most reports in one batch.
 pub const MAX_BATCH: usize = 10_000;

@@ -23,8 +23,8 @@ use postgres::error::SqlState;
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::{Client, Config, NoTls};
 
+use super::model::{schema, Report, Result, Store, StoreError, Version, COUNT_SQL, PUBLISHED_SQL, PUBLISH_SQL};
 use super::retry::{self, Reconnect};
-use super::{Report, Result, Store, StoreError, Version};
 
 /// Serialises the schema's creation among collectors starting together (`CREATE TABLE IF
 /// NOT EXISTS` alone races in PostgreSQL's catalogue).
@@ -53,6 +53,12 @@ pub fn describe(e: &postgres::Error) -> String {
     }
 }
 
+impl From<postgres::Error> for StoreError {
+    fn from(e: postgres::Error) -> Self {
+        StoreError(describe(&e))
+    }
+}
+
 /// Whether `e` ended its connection: the client saw it close, or the server said it is
 /// going away (SQLSTATE class 08, or 57P01–57P03 for a shutdown or a terminated backend).
 fn is_lost(e: &postgres::Error, client: &Client) -> bool {
@@ -77,7 +83,7 @@ impl Postgres {
         let mut client = config.connect(NoTls)?;
         let mut tx = client.transaction()?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SCHEMA_LOCK])?;
-        tx.batch_execute(&super::schema("BIGSERIAL"))?;
+        tx.batch_execute(&schema("BIGSERIAL"))?;
         tx.commit()?;
         Ok(Postgres { config, client: Some(client), reconnect: Reconnect::default() })
     }
@@ -173,12 +179,12 @@ impl Store for Postgres {
     }
 
     fn publish(&mut self, mechanism: &str, version: i64) -> Result<()> {
-        self.run(true, |c| c.execute(super::PUBLISH_SQL, &[&mechanism, &version]))?;
+        self.run(true, |c| c.execute(PUBLISH_SQL, &[&mechanism, &version]))?;
         Ok(())
     }
 
     fn published(&mut self, mechanism: &str) -> Result<Option<Version>> {
-        self.select(super::PUBLISHED_SQL, &[&mechanism])
+        self.select(PUBLISHED_SQL, &[&mechanism])
     }
 
     fn insert(&mut self, reports: &[Report]) -> Result<u64> {
@@ -200,7 +206,7 @@ impl Store for Postgres {
     }
 
     fn counts(&mut self, version: i64) -> Result<Vec<(String, u64)>> {
-        let rows = self.run(true, |c| c.query(super::COUNT_SQL, &[&version]))?;
+        let rows = self.run(true, |c| c.query(COUNT_SQL, &[&version]))?;
         Ok(rows.iter().map(|r| (r.get::<_, String>(0), r.get::<_, i64>(1) as u64)).collect())
     }
 }

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
-use super::{Report, Result, Store, Version};
+use super::model::{schema, Report, Result, Store, StoreError, Version, COUNT_SQL, PUBLISHED_SQL, PUBLISH_SQL};
 
 /// How long a writer waits for another's transaction before failing with `storage`.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -34,6 +34,12 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 const WRITER_CACHE_KIB: i64 = 64 * 1024;
 /// Log pages between automatic checkpoints (80 MB of 4 KiB pages; SQLite's default: 1000).
 const WAL_AUTOCHECKPOINT: i64 = 20_000;
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError(format!("sqlite: {e}"))
+    }
+}
 
 pub struct Sqlite {
     /// Reads.
@@ -49,7 +55,7 @@ fn connect(path: &str) -> Result<Connection> {
     // journal_mode answers with the mode now in force.
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
-        return Err(super::StoreError(format!("sqlite: cannot use a write-ahead log on {path} (mode {mode})")));
+        return Err(StoreError(format!("sqlite: cannot use a write-ahead log on {path} (mode {mode})")));
     }
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -94,7 +100,7 @@ impl Sqlite {
         {
             let mut w = lock(&writer);
             let tx = w.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            tx.execute_batch(&super::schema("INTEGER"))?;
+            tx.execute_batch(&schema("INTEGER"))?;
             tx.commit()?;
         }
         Ok(Sqlite { conn, writer })
@@ -124,7 +130,7 @@ impl Store for Sqlite {
             tx.commit()?;
         }
         self.version(mechanism, sha256)?
-            .ok_or_else(|| super::StoreError("sqlite: a registered document version vanished".into()))
+            .ok_or_else(|| StoreError("sqlite: a registered document version vanished".into()))
     }
 
     fn version(&mut self, mechanism: &str, sha256: &str) -> Result<Option<Version>> {
@@ -137,13 +143,13 @@ impl Store for Sqlite {
     fn publish(&mut self, mechanism: &str, version: i64) -> Result<()> {
         let mut w = lock(&self.writer);
         let tx = w.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        tx.execute(&positional(super::PUBLISH_SQL), params![mechanism, version])?;
+        tx.execute(&positional(PUBLISH_SQL), params![mechanism, version])?;
         tx.commit()?;
         Ok(())
     }
 
     fn published(&mut self, mechanism: &str) -> Result<Option<Version>> {
-        self.select(&positional(super::PUBLISHED_SQL), params![mechanism])
+        self.select(&positional(PUBLISHED_SQL), params![mechanism])
     }
 
     fn insert(&mut self, reports: &[Report]) -> Result<u64> {
@@ -165,7 +171,7 @@ impl Store for Sqlite {
     }
 
     fn counts(&mut self, version: i64) -> Result<Vec<(String, u64)>> {
-        let mut stmt = self.conn.prepare_cached(&positional(super::COUNT_SQL))?;
+        let mut stmt = self.conn.prepare_cached(&positional(COUNT_SQL))?;
         let rows = stmt.query_map(params![version], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
