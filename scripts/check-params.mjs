@@ -13,9 +13,8 @@
 // fixture tests/params/ (its `expect.txt` the findings, in order), so a checker that
 // finds nothing fails too. Usage:
 //   node scripts/check-params.mjs [DIR…]      (default: src design/src)
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, dirname, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { checkFixture, close, compiled, rsFiles } from './rust-source.mjs';
 
 /** The words that make a parameter name an ε, a δ or a probability. */
 const PARAM_WORDS = new Set([
@@ -60,29 +59,6 @@ const RAW = /^(?:&\s*)?(?:f64|Option\s*<\s*f64\s*>)$/;
 /** Whether `name`, split at `_`, has a word of PARAM_WORDS. */
 const named = (name) => name.split('_').some((w) => PARAM_WORDS.has(w));
 
-/** The text with comments, strings and char literals blanked (lengths kept). */
-function strip(src) {
-  const blank = (s) => s.replace(/[^\n]/g, ' ');
-  return src.replace(
-    /\/\/[^\n]*|\/\*[\s\S]*?\*\/|b?r(#*)"[\s\S]*?"\1|b?"(?:\\[\s\S]|[^"\\])*"|b?'(?:\\u\{[0-9a-fA-F]+\}|\\.|[^\\'\n])'/g,
-    blank,
-  );
-}
-
-/** Index just past the bracket matching the opener at `i` (nesting of ( [ { < >). */
-function close(s, i) {
-  const open = s[i];
-  const shut = { '(': ')', '{': '}', '[': ']', '<': '>' }[open];
-  let depth = 0;
-  for (let j = i; j < s.length; j++) {
-    const c = s[j];
-    if (c === '-' && s[j + 1] === '>') { j++; continue; } // `->` inside `Fn(…) -> T`
-    if (c === open) depth++;
-    else if (c === shut && --depth === 0) return j + 1;
-  }
-  return s.length;
-}
-
 /** Splits a parameter list at its top-level commas. */
 function params(list) {
   const out = [];
@@ -98,43 +74,11 @@ function params(list) {
   return out.map((p) => p.trim()).filter(Boolean);
 }
 
-/** Files that a `#[cfg(test)] mod x;` in `file` declares, among `known`. */
-function testModFiles(file, text, known) {
-  const dir = ['mod.rs', 'lib.rs', 'main.rs'].includes(basename(file)) ? dirname(file) : file.replace(/\.rs$/, '');
-  const out = [];
-  for (const m of text.matchAll(/#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;/g)) {
-    for (const f of [join(dir, `${m[1]}.rs`), join(dir, m[1], 'mod.rs')]) if (known.has(f)) out.push(f);
-  }
-  return out;
-}
-
-/** Blanks every item that follows `#[cfg(test)]` (its braces or up to its `;`). */
-function dropTestItems(s) {
-  let out = s;
-  for (const m of s.matchAll(/#\[cfg\(test\)\]/g)) {
-    let j = m.index + m[0].length;
-    while (j < s.length && s[j] !== '{' && s[j] !== ';') j++;
-    const end = s[j] === '{' ? close(s, j) : j + 1;
-    out = out.slice(0, m.index) + ' '.repeat(end - m.index) + out.slice(end);
-  }
-  return out;
-}
-
-function rsFiles(dir) {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n);
-    return statSync(p).isDirectory() ? rsFiles(p) : n.endsWith('.rs') ? [p] : [];
-  });
-}
-
 /** Every offending parameter of `sources` (a Map from path to Rust text), as lines. */
 function scan(sources) {
-  const texts = new Map([...sources].map(([f, t]) => [f, strip(t)]));
-  const skipped = new Set([...texts].flatMap(([f, t]) => testModFiles(f, t, texts)));
   const found = [];
-  for (const [file, raw] of texts) {
-    if (skipped.has(file) || ALLOWED.has(file)) continue;
-    const s = dropTestItems(raw);
+  for (const [file, s] of compiled(sources)) {
+    if (ALLOWED.has(file)) continue;
     const fns = /\bpub\s+(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+"[^"]*"\s+)?fn\s+(\w+)\s*/g;
     for (const m of s.matchAll(fns)) {
       let j = m.index + m[0].length;
@@ -211,7 +155,7 @@ function selfTest() {
     ].join('\n')],
     ['t/shims.rs', 'pub fn k(eps: f64) {}'],
   ]);
-  const want = ['t/lib.rs:1: pub fn a', 't/lib.rs:2: pub fn b', 't/lib.rs:5: pub fn c', 't/lib.rs:13: pub fn j', 't/lib.rs:13: pub fn j'];
+  const want = ['t/lib.rs:1: pub fn a', 't/lib.rs:2: pub fn b', 't/lib.rs:5: pub fn c', 't/lib.rs:15: pub fn j', 't/lib.rs:15: pub fn j'];
   const got = scan(sources).map((f) => f.slice(0, f.indexOf('(')));
   if (JSON.stringify(got) !== JSON.stringify(want)) {
     console.error(`check-params self-test: found\n  ${got.join('\n  ')}\nexpected\n  ${want.join('\n  ')}`);
@@ -219,20 +163,8 @@ function selfTest() {
   }
 }
 
-/** The checker on the fixture of tests/params/: it must find what its `expect.txt` lists. */
-function fixtureTest() {
-  const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'tests', 'params');
-  const files = rsFiles(dir).sort();
-  const got = scan(new Map(files.map((f) => [basename(f), readFileSync(f, 'utf8')])));
-  const want = readFileSync(join(dir, 'expect.txt'), 'utf8').split('\n').filter(Boolean);
-  if (JSON.stringify(got) !== JSON.stringify(want)) {
-    console.error(`check-params fixture tests/params/: found\n  ${got.join('\n  ')}\nexpected\n  ${want.join('\n  ')}`);
-    process.exit(1);
-  }
-}
-
 selfTest();
-fixtureTest();
+checkFixture('check-params', 'tests/params', scan);
 const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['src', 'design/src'];
 const files = roots.flatMap(rsFiles).sort();
 const found = scan(new Map(files.map((f) => [f, readFileSync(f, 'utf8')])));

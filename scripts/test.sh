@@ -60,6 +60,8 @@ node scripts/check-imports.mjs --self-test
 node scripts/check-imports.mjs --strict
 # No pub fn of the core or the curator takes a raw f64 for ε, δ or a probability.
 node scripts/check-params.mjs
+# No float literal below 1e-6 outside a const in src/ and design/src: tolerances are named.
+node scripts/check-tolerances.mjs
 # No source file over 800 lines; BENCHMARKS.md at most 400.
 node scripts/check-lengths.mjs
 cargo clippy --workspace --exclude privlift-wasm --all-targets -- -D warnings

@@ -455,6 +455,15 @@ fn for_people(a: f64, b: f64) -> (String, String) {
     }
 }
 
+/// Below this magnitude [`significant`] prints a figure as its shortest digits, not
+/// rounded: rounding scales it by 10^(digits − 1 − its exponent), which overflows past
+/// 10³⁰⁸.
+const ROUNDING_FLOOR: f64 = 1e-290;
+
+/// A rounded figure below this magnitude is printed in exponent form (a δ of 1e-300 is
+/// not 300 zeros); above it, as a decimal.
+const EXPONENT_BELOW: f64 = 1e-9;
+
 /// `x` rounded to `digits` significant digits, printed in Rust's shortest form. By powers
 /// of ten and `Display` only: precision formatting (`{:.4e}`) would link core's exact
 /// float printing into the client's `.wasm`.
@@ -462,8 +471,7 @@ fn significant(x: f64, digits: usize) -> String {
     if !x.is_finite() || x == 0.0 {
         return alloc::format!("{}", Shown(x));
     }
-    if libm::fabs(x) < 1e-290 {
-        // 10^−k would overflow: the shortest round-trip digits as they are.
+    if libm::fabs(x) < ROUNDING_FLOOR {
         return alloc::format!("{}", crate::numeric::Exponent(x));
     }
     let k = libm::floor(libm::log10(libm::fabs(x))) as i32 - (digits as i32 - 1);
@@ -474,8 +482,7 @@ fn significant(x: f64, digits: usize) -> String {
         let p = libm::pow(10.0, f64::from(-k));
         libm::round(x * p) / p
     };
-    if libm::fabs(rounded) < 1e-9 {
-        // A δ of 1e-300 is not 300 zeros.
+    if libm::fabs(rounded) < EXPONENT_BELOW {
         return alloc::format!("{}", crate::numeric::Exponent(rounded));
     }
     alloc::format!("{}", Shown(rounded))

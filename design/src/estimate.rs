@@ -56,6 +56,11 @@ pub(crate) fn check_counts(counts: &[f64], len: usize) -> Result<f64> {
     Ok(n)
 }
 
+/// [`estimate_unary`] refuses a bit whose two probabilities P(1 | x) and P(1 | not x) are
+/// closer than this: the estimate divides by their difference, and one this small (a few
+/// ulps of 1) is rounding of equal probabilities, not information.
+const NO_INFORMATION: f64 = 1e-15;
+
 /// [`inverse_transpose`] calls a channel singular when its best pivot falls below this:
 /// the entries are probabilities, and an inverse through a smaller pivot has entries of
 /// the order of 10¹², which amplify the counts' noise into an estimate of no use.
@@ -152,7 +157,7 @@ pub fn estimate_unary(q01: f64, q10: f64, ones: &[f64], n: f64) -> Result<Estima
         return Err(Error::invalid(alloc::format!("counts[{i}]"), alloc::format!("{c} ones out of {n} reports")));
     }
     let (p, q) = (1.0 - q10, q01);
-    if (p - q).abs() < 1e-15 {
+    if (p - q).abs() < NO_INFORMATION {
         return Err(Error::invalid("mechanism", "bits carry no information (q01 = 1 − q10)"));
     }
     let f: Vec<f64> = ones.iter().map(|c| c / n).collect();

@@ -21,6 +21,12 @@ pub(crate) fn design_budget(eps: f64) -> f64 {
     eps * (1.0 - BUDGET_RELATIVE) - BUDGET_NATS
 }
 
+/// The error for a budget `eps` (named `name`) that the design margin swallows
+/// ([`design_budget`] ≤ 0).
+pub(crate) fn below_design_margin(name: &str, eps: f64) -> Error {
+    Error::invalid(name, alloc::format!("{eps} is below the design margin ({BUDGET_NATS:e} nats)"))
+}
+
 /// The privacy notion a lift-based design targets, w.r.t. the secret S
 /// (Zarrabian, Ding, Sadeghi Defs 1–3 and Sec. VI-B).
 ///
@@ -118,7 +124,7 @@ impl Notion {
         for &(name, e) in budgets {
             let e = e.get();
             if design_budget(e) <= 0.0 {
-                return Err(Error::invalid(name, alloc::format!("{e} is below the design margin (1e-11 nats)")));
+                return Err(below_design_margin(name, e));
             }
         }
         if let Notion::AlphaLift { order, .. } = *self {
@@ -418,6 +424,19 @@ mod tests {
         };
         let e = nan.notion("watchdog").unwrap_err();
         assert!(matches!(&e, Error::InvalidArgument { name, .. } if name == "eps_u"), "{e:?}");
+    }
+
+    /// A budget the margin swallows is refused with the margin's size in nats; one just
+    /// above the margin is accepted.
+    #[test]
+    fn a_budget_below_the_design_margin_is_refused() {
+        let e = Notion::Lip { eps: nats(1e-12) }.check().unwrap_err();
+        let Error::InvalidArgument { name, reason } = e else { panic!("{e:?}") };
+        assert_eq!(
+            (name.as_str(), reason.as_str()),
+            ("epsilon", "0.000000000001 is below the design margin (1e-11 nats)")
+        );
+        Notion::Ldp { eps: nats(2e-11) }.check().unwrap();
     }
 
     /// P(s) = (½, ½), lifts (1.5, 0.5): Λ_ℓ1 = 0.5, Ψ_ℓ1 = ½(1 − 2/3) + ½(2 − 1) = 2/3;

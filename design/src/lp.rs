@@ -6,6 +6,10 @@ use microlp::{ComparisonOp, OptimizationDirection, Problem, Variable};
 use privlift::document::Matrix;
 use privlift::error::{Error, Result};
 
+/// Each constraint of a solved LP holds to this: the tightest feasibility tolerance microlp
+/// accepts, so that a solution's rounding is as small as the solver allows.
+pub(crate) const FEASIBILITY: f64 = 1e-10;
+
 /// A linear program over non-negative (and, with [`Lp::free_var`], free) variables.
 pub(crate) struct Lp {
     problem: Problem,
@@ -35,9 +39,8 @@ impl Lp {
     }
     /// Solves; returns the variable values (in index order) and the objective.
     pub fn solve(&self, what: &str) -> Result<(Vec<f64>, f64)> {
-        // Tightest feasibility tolerance microlp accepts: each constraint holds to 1e-10.
         let mut options = microlp::SolveOptions::default();
-        options.tolerances.feasibility = 1e-10;
+        options.tolerances.feasibility = FEASIBILITY;
         let outcome = self.problem.solve_with(options).map_err(|e| match e {
             microlp::Error::Infeasible => Error::Infeasible { reason: alloc::format!("{what}: the LP is infeasible") },
             other => Error::DesignFailed { reason: alloc::format!("{what}: LP solver: {other}") },

@@ -45,7 +45,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::lift::{design_budget, JointView};
+use super::lift::{below_design_margin, design_budget, JointView};
 use super::orr::{assemble, response_over_vertices};
 use super::publication::{compact, publish_channel, with_extra, Audited, Draft};
 use super::utility::released_utility;
@@ -285,7 +285,7 @@ pub fn optimal_ldp(source: &Source, epsilon: Epsilon, id: &str) -> Result<Docume
     let eps = epsilon.get();
     let budget = design_budget(eps);
     if !(budget > 0.0) {
-        return Err(Error::invalid("epsilon", alloc::format!("{eps} is below the design margin (1e-11 nats)")));
+        return Err(below_design_margin("epsilon", eps));
     }
     let view = JointView::new(&source.p_sx());
     let subset: Vec<usize> = (0..view.nx()).filter(|&x| view.p_x[x] > 0.0).collect();

@@ -220,6 +220,19 @@ pub(crate) const NEGLIGIBLE_MASS: f64 = 1e-12;
 /// (`lift::design_budget`, 1e-9 relative).
 const MARGINAL_TOLERANCE: f64 = 1e-12;
 
+/// [`least_squares`] calls its columns rank-deficient when a column's remaining norm, or a
+/// diagonal entry of R, is at most this: the columns are vertices of the lift polytope
+/// (entries of order 1), so a norm this small is the rounding of a dependent column (about
+/// a hundred times 2⁻⁵³), not rank.
+const QR_RANK: f64 = 1e-14;
+
+/// The random response assembled from the LP's masses may have an entry this far below 0,
+/// or a row sum this far from 1, and still be cleaned (clamped and renormalised); beyond
+/// it the assembly failed. Its masses are re-solved to a relative 1e-12 at every input
+/// ([`MARGINAL_TOLERANCE`]), so an error a thousand times larger is no rounding; the
+/// publication's audit then checks the lifts of the cleaned response.
+const RESPONSE_ROW_SLACK: f64 = 1e-9;
+
 /// The response from the chosen columns and their LP masses: outputs of negligible mass
 /// ([`NEGLIGIBLE_MASS`]) dropped, the others' masses re-solved by least squares
 /// **relative to each P(x)** (see [`optimal_response`]): an absolute fit leaves an error
@@ -280,7 +293,7 @@ fn least_squares(cols: &[&[f64]], t: &[f64]) -> Option<Vec<f64>> {
     let mut b = t.to_vec();
     for j in 0..k {
         let norm = libm::sqrt(a[j][j..].iter().map(|e| e * e).sum::<f64>());
-        if norm <= 1e-14 {
+        if norm <= QR_RANK {
             return None;
         }
         let alpha = if a[j][j] > 0.0 { -norm } else { norm };
@@ -300,7 +313,7 @@ fn least_squares(cols: &[&[f64]], t: &[f64]) -> Option<Vec<f64>> {
     let mut m = vec![0.0; k];
     for j in (0..k).rev() {
         let s: f64 = (j + 1..k).map(|i| a[i][j] * m[i]).sum();
-        if a[j][j].abs() <= 1e-14 {
+        if a[j][j].abs() <= QR_RANK {
             return None;
         }
         m[j] = (b[j] - s) / a[j][j];
@@ -351,7 +364,7 @@ pub(crate) fn assemble(view: &JointView, low: &[usize], parts: &[(Vec<usize>, Re
             w[x * ny + y] = p_y[y] / total;
         }
     }
-    clean_rows(nx, ny, w, 1e-9, "random response")
+    clean_rows(nx, ny, w, RESPONSE_ROW_SLACK, "random response")
 }
 
 /// Optimal random response for a lift notion (ORR for LIP, AORR for ALIP) over all of X.

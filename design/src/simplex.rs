@@ -57,6 +57,20 @@ pub(crate) const PRICE_TOL: f64 = 1e-11;
 /// Least |B⁻¹a| entry accepted as a pivot.
 const PIVOT_TOL: f64 = 1e-11;
 
+/// Refactorising B⁻¹ calls the basis singular at an absolute pivot at most this. Its
+/// columns are vertices (≤ |S| non-zeros: probabilities, or the ratios v_x / P(x) when the
+/// rows are rescaled; of order 1 either way) or unit columns, so rounding leaves a zero
+/// pivot at most a few hundred times 2⁻⁵³ ≈ 1.1e-16; a true pivot is far larger.
+const SINGULAR_BASIS: f64 = 1e-13;
+
+/// Ratios of the ratio test within this of each other are ties, broken by Bland's order
+/// or the larger pivot: a few ulps of 1, the scale of the masses.
+const RATIO_TIE: f64 = 1e-15;
+
+/// A pivot is degenerate (it counts towards [`STALL`]) when the leaving variable's value
+/// θ·d_r is at most this: it moves no mass beyond the rounding of the masses.
+const NO_PROGRESS: f64 = 1e-13;
+
 /// Phase 1 ends infeasible when the artificial variables keep more than this fraction of
 /// the total mass at its optimum: far above what the solver's rounding leaves in them.
 const INFEASIBLE_MASS: f64 = 1e-9;
@@ -196,8 +210,7 @@ impl Simplex<'_> {
                 }
             }
         }
-        // Basis matrices of the LP layer: an absolute pivot floor of 1e-13.
-        if !invert(&mut b, &mut self.binv, m, 1e-13) {
+        if !invert(&mut b, &mut self.binv, m, SINGULAR_BASIS) {
             return Err(failed("singular basis"));
         }
         for r in 0..m {
@@ -322,8 +335,8 @@ pub(crate) fn solve(pool: &Columns, target: &[f64]) -> Result<Solution> {
             let better = match leave {
                 None => true,
                 Some((l, t)) => {
-                    theta < t - 1e-15
-                        || (theta <= t + 1e-15
+                    theta < t - RATIO_TIE
+                        || (theta <= t + RATIO_TIE
                             && if bland { key(s.basis[r], m) < key(s.basis[l], m) } else { d[r].abs() > d[l].abs() })
                 }
             };
@@ -334,7 +347,7 @@ pub(crate) fn solve(pool: &Columns, target: &[f64]) -> Result<Solution> {
         let Some((r, theta)) = leave else {
             return Err(failed("unbounded ray (a column sums to 0)"));
         };
-        stall = if theta * d[r] > 1e-13 { 0 } else { stall + 1 };
+        stall = if theta * d[r] > NO_PROGRESS { 0 } else { stall + 1 };
         s.pivot(j, r, &d, theta);
         pivots += 1;
         since_refactor += 1;

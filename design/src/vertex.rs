@@ -85,10 +85,12 @@
 
 mod pivoting;
 mod reverse;
+mod tol;
 
 use crate::linalg::invert;
 use alloc::vec;
 use alloc::vec::Vec;
+use tol::{BASIS_PIVOT, SAME_POINT, START_SLACK};
 
 use super::lift::JointView;
 use super::lp::{Cmp, Lp};
@@ -350,14 +352,14 @@ impl LiftPolytope {
             Err(e) => return Err(e),
         };
         let failed = || Error::DesignFailed { reason: "vertex search: no basis at the starting vertex".into() };
-        let support: Vec<usize> = (0..self.n).filter(|&j| v[j] > 1e-9).collect();
+        let support: Vec<usize> = (0..self.n).filter(|&j| v[j] > START_SLACK).collect();
         let k = support.len();
         let mut tight: Vec<(usize, u8)> = Vec::new();
         for s in 0..self.ns {
             let r = dot(&self.a[s * self.n..(s + 1) * self.n], &v);
-            if (r - self.lo[s]).abs() <= 1e-9 * self.hi[s] {
+            if (r - self.lo[s]).abs() <= START_SLACK * self.hi[s] {
                 tight.push((s, LOWER));
-            } else if (r - self.hi[s]).abs() <= 1e-9 * self.hi[s] {
+            } else if (r - self.hi[s]).abs() <= START_SLACK * self.hi[s] {
                 tight.push((s, UPPER));
             }
         }
@@ -425,8 +427,7 @@ impl LiftPolytope {
                             m[(r + 1) * k + j] = self.a[t * n + x];
                         }
                     }
-                    // Entries are probabilities in [0, 1]: a pivot floor of 1e-12.
-                    if invert(&mut m[..k * k], &mut inv[..k * k], k, 1e-12) {
+                    if invert(&mut m[..k * k], &mut inv[..k * k], k, BASIS_PIVOT) {
                         self.sides(k, &support, &active, &inv[..k * k], &mut vk[..k], first_of_support, &mut out);
                     }
                     if !next_combination(&mut active, ns) {
@@ -530,14 +531,14 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 }
 
 /// Whether two points computed from different active sets are the same vertex: every
-/// coordinate agrees to 1e-9 **relative**. An absolute tolerance merged distinct
+/// coordinate agrees to [`SAME_POINT`] **relative**. An absolute tolerance merged distinct
 /// vertices whose coordinates are all small: with P(x) = 2.95e-9 the vertices at
 /// v_x = e^{∓ε} P(x) differ by 4e-10 in every coordinate they move, and merging them
 /// lost half the polytope, so P_X fell outside the cone of what was left (`infeasible`
 /// for a feasible request; pinned in `design/tests/sweep.rs`). Keeping a near-duplicate
 /// costs one redundant LP column; merging two vertices can cost feasibility.
 pub(crate) fn same_point(a: &[f64], b: &[f64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9 * x.abs().max(y.abs()))
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= SAME_POINT * x.abs().max(y.abs()))
 }
 
 /// The coordinate scale of a polytope of columns over `subset` whose lifts stay below

@@ -31,6 +31,13 @@ pub const MAX_LATTICE_POINTS: usize = 4096;
 const TWO_48: f64 = (1u64 << 48) as f64;
 const TWO_49: f64 = (1u64 << 49) as f64;
 
+/// A domain spans ⌊(hi − lo)/step⌋ steps, the quotient first raised by this relative
+/// slack: a quotient within it below an integer counts as that integer, so a `hi` on the
+/// lattice whose quotient the division rounds a few ulps low still counts. An accepted
+/// quotient is below [`MAX_LATTICE_POINTS`], so the slack is below 1e-8 of a step: a `hi`
+/// truly short of a point is not moved onto it.
+const STEP_COUNT_SLACK: f64 = 1e-12;
+
 /// The points `lo + k·step`, `k = 0..n−1`, `n = ⌊(hi − lo)/step⌋ + 1` (the quotient is
 /// taken with a relative slack of 1e-12, so that `hi` on the lattice up to rounding
 /// counts as on it). The last point is `≤ hi` (up to that slack).
@@ -89,7 +96,7 @@ impl Lattice {
             ));
         }
         let r = (hi - lo) / step;
-        let m = libm::floor(r * (1.0 + 1e-12));
+        let m = libm::floor(r * (1.0 + STEP_COUNT_SLACK));
         if !m.is_finite() || m + 1.0 > MAX_LATTICE_POINTS as f64 {
             let found = if m.is_finite() && m < 1e18 { m as usize + 1 } else { usize::MAX };
             return Err(Error::TooManySymbols { field: "domain".into(), found, max: MAX_LATTICE_POINTS });

@@ -1,6 +1,6 @@
 //! The LDP baselines the paper compares its context-aware mechanisms with (§IV-C-2).
 
-use super::{bisect_smallest, calibration_target, phi, positive, widen_up};
+use super::{bisect_smallest, calibration_target, phi, positive, widen_up, SIGMA_WIDTH};
 use privlift::error::Result;
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
 use privlift::param::{Delta, Epsilon};
@@ -55,7 +55,7 @@ pub fn analytic_gaussian_sigma(epsilon: Epsilon, delta: Delta, sensitivity: f64)
     positive("sensitivity", sensitivity)?;
     let delta = calibration_target(delta)?;
     let (s, _) =
-        bisect_smallest(|s| Ok(analytic_gaussian_delta(epsilon, s, sensitivity)? <= delta), sensitivity, 1e-13)?;
+        bisect_smallest(|s| Ok(analytic_gaussian_delta(epsilon, s, sensitivity)? <= delta), sensitivity, SIGMA_WIDTH)?;
     Ok(s)
 }
 

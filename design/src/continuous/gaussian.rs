@@ -39,7 +39,7 @@ use alloc::collections::BinaryHeap;
 
 use super::{
     bisect_smallest, calibration_target, finite, mass, non_negative, phi, positive, q, solve_smallest, widen_up,
-    Gaussian, GaussianMixture,
+    Gaussian, GaussianMixture, SIGMA_WIDTH,
 };
 use privlift::error::{Error, Result};
 use privlift::numeric::{next_up, UNIT_ROUNDOFF};
@@ -315,6 +315,15 @@ const BUDGET: usize = 200_000;
 /// Evaluation budget of one decision "sup ≤ δ" during calibration (undecided = no).
 const DECISION_BUDGET: usize = 200_000;
 
+/// [`delta_on_domain`] stops refining when its certified bound is within
+/// `DELTA_RELATIVE · δ + DELTA_ABSOLUTE` of the best value found: six significant digits
+/// of δ (the bound, not the best value, is returned, so this costs precision, never
+/// safety).
+const DELTA_RELATIVE: f64 = 1e-6;
+/// The absolute part of [`delta_on_domain`]'s stopping rule, so that a δ near 0 ends too:
+/// about five ulps of 1, far below any δ a design targets.
+const DELTA_ABSOLUTE: f64 = 1e-15;
+
 /// A certified upper bound on `sup_{x ∈ [lo, hi]} δ(x)` for the Gaussian mechanism with
 /// noise σ_N under `prior` (δ of [`delta_at`], or of [`delta_at_mixture`] for a
 /// mixture): the instance-independent δ of Thm 5 on a bounded domain.
@@ -331,10 +340,10 @@ pub fn delta_on_domain(epsilon: Epsilon, sigma_n: f64, prior: &GaussianMixture, 
     check_domain(lo, hi)?;
     let f = |x: f64| mixture_delta(eps, sigma_n, x, prior);
     let lip = delta_lipschitz(sigma_n);
-    let mut tol = 1e-15;
+    let mut tol = DELTA_ABSOLUTE;
     let mut b = branch_and_bound(f, lip, lo, hi, None, tol, BUDGET);
-    if b.upper - b.lower > 1e-6 * b.lower + 1e-15 {
-        tol = 1e-6 * b.lower + 1e-15;
+    if b.upper - b.lower > DELTA_RELATIVE * b.lower + DELTA_ABSOLUTE {
+        tol = DELTA_RELATIVE * b.lower + DELTA_ABSOLUTE;
         b = branch_and_bound(f, lip, lo, hi, None, tol, BUDGET);
     }
     Ok(b.upper.min(1.0))
@@ -385,7 +394,7 @@ pub fn calibrate_at(epsilon: Epsilon, delta: Delta, x: f64, prior: &GaussianMixt
     let (eps, delta) = (epsilon.get(), calibration_target(delta)?);
     finite("x", x)?;
     let start = prior.components().map(|(_, g)| g.sd().max((x - g.mean()).abs())).fold(1e-3, f64::max);
-    let (sigma_n, below) = solve_smallest(|s| Ok(mixture_delta(eps, s, x, prior)), delta, start, 1e-13)?;
+    let (sigma_n, below) = solve_smallest(|s| Ok(mixture_delta(eps, s, x, prior)), delta, start, SIGMA_WIDTH)?;
     Ok(Calibration { sigma_n, below })
 }
 

@@ -61,6 +61,10 @@ const BIN_ABOVE: usize = 16_384;
 const BINS: usize = 4096;
 /// A component whose weight falls below this is dropped.
 const MIN_WEIGHT: f64 = 1e-8;
+/// Samples whose standard deviation is at most this fraction of their mean's magnitude
+/// are equal: summing equal values rounds their mean by up to n · 2⁻⁵³ relative, which
+/// leaves deviations of about that size, and 1e-12 is that rounding for 10⁴ samples.
+const NO_SPREAD: f64 = 1e-12;
 
 /// The result of [`fit_gmm`].
 #[derive(Debug, Clone, PartialEq)]
@@ -116,7 +120,7 @@ pub fn fit_gmm(samples: &[f64], max_components: usize) -> Result<GmmFit> {
     let mean = samples.iter().sum::<f64>() / n as f64;
     let var = samples.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n as f64;
     let sd = libm::sqrt(var);
-    if !(sd > 0.0 && sd.is_finite()) || sd <= mean.abs() * 1e-12 {
+    if !(sd > 0.0 && sd.is_finite()) || sd <= mean.abs() * NO_SPREAD {
         return Err(Error::invalid("samples", "all samples are (numerically) equal: there is no spread to fit"));
     }
     let z: Vec<f64> = samples.iter().map(|x| (x - mean) / sd).collect();

@@ -26,10 +26,15 @@
 
 use alloc::vec::Vec;
 
-use super::{positive, widen_down, widen_up};
+use super::{positive, widen_down, widen_up, CALIBRATION_MARGIN};
 use privlift::error::{Error, Result};
 use privlift::numeric::{gamma, next_down, next_up, UNIT_ROUNDOFF};
 use privlift::param::Epsilon;
+
+/// The absolute margin (nats) by which [`laplace_scales`] lowers the LDP-equivalent ε'
+/// beside the relative [`CALIBRATION_MARGIN`], so that an ε' near 0 keeps a margin too; an
+/// ε whose ε' falls to 0 is refused as too small to calibrate.
+const EPS_LDP_NATS: f64 = 1e-13;
 
 /// The scales of the Laplace mechanism on a discretised domain.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -113,12 +118,13 @@ pub fn laplace_scales(values: &[f64], prior: &[f64], epsilon: Epsilon) -> Result
     let delta_x = next_up(v[v.len() - 1] - v[0]);
     let b_ldp = next_up(delta_x / eps);
     // ε' = ln((e^ε − P)/(1 − P)) = log1p(expm1(ε)/(1 − P)), accurate to a few ulps
-    // (P ≤ 1/2 on a support of ≥ 2 values); lowered by a relative 1e-12 and 1e-13 nats,
+    // (P ≤ 1/2 on a support of ≥ 2 values); lowered by CALIBRATION_MARGIN and EPS_LDP_NATS,
     // far more than its rounding error, so that the rounded-up audit of `laplace_lip`
     // confirms ε even where the bound is tight (two values).
-    let eps_ldp = widen_down(libm::log1p(libm::expm1(eps) / (1.0 - pmin)), 1e-12) - 1e-13;
+    let eps_ldp = widen_down(libm::log1p(libm::expm1(eps) / (1.0 - pmin)), CALIBRATION_MARGIN) - EPS_LDP_NATS;
     if eps_ldp <= 0.0 {
-        return Err(Error::invalid("epsilon", alloc::format!("{eps} nats is too small to calibrate (below ~1e-13)")));
+        let reason = alloc::format!("{eps} nats is too small to calibrate (below ~{EPS_LDP_NATS:e})");
+        return Err(Error::invalid("epsilon", reason));
     }
     let b_lip = next_up(delta_x / eps_ldp);
     let b_lip_eq25 = if eps < -libm::log(pmin) { b_lip } else { b_ldp };
@@ -170,6 +176,19 @@ pub fn laplace_lip(values: &[f64], prior: &[f64], b: f64) -> Result<LaplaceLip> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An ε whose LDP-equivalent ε' the margins take to 0 is refused, the message naming
+    /// the absolute margin; one a little above it is calibrated.
+    #[test]
+    fn an_epsilon_the_margins_swallow_is_refused() {
+        let scales = |eps: f64| laplace_scales(&[0.0, 1.0], &[0.5, 0.5], Epsilon::positive("epsilon", eps).unwrap());
+        let Err(Error::InvalidArgument { name, reason }) = scales(1e-14) else { panic!("accepted") };
+        assert_eq!(
+            (name.as_str(), reason.as_str()),
+            ("epsilon", "0.00000000000001 nats is too small to calibrate (below ~1e-13)")
+        );
+        assert!(scales(1e-12).unwrap().b_lip.is_finite());
+    }
 
     /// The lift on a fine grid of y never exceeds the closed form.
     #[test]

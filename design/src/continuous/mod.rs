@@ -80,11 +80,28 @@ pub(crate) fn calibration_target(delta: Delta) -> Result<f64> {
     }
 }
 
+/// The relative width to which a calibration brackets its noise scale σ, so that the σ
+/// returned is within this of the smallest that meets the target: a few hundred ulps
+/// (2⁻⁵³ ≈ 1.1e-16), near where the rounding of δ(σ), not δ itself, would decide the
+/// bisection's steps.
+pub(crate) const SIGMA_WIDTH: f64 = 1e-13;
+
+/// Halving σ stops below this: every scale down to here met the target, so the target
+/// needs no noise. Far above the smallest normal double (2.2e-308), so halving never
+/// reaches subnormal scales.
+const SMALLEST_SIGMA: f64 = 1e-300;
+
+/// A calibrated parameter computed in closed form (Laplace's LDP-equivalent ε, the
+/// sampling mechanism's λ) to a few ulps is lowered by this relative margin, far above
+/// its rounding error, so that the rounded-up exact audit of the published mechanism
+/// confirms the target even where the bound is tight.
+pub(crate) const CALIBRATION_MARGIN: f64 = 1e-12;
+
 /// Smallest `σ` in a bracket found by doubling and halving from `start`, then bisection,
 /// for which `ok(σ)` holds, to a relative bracket width `rel_width`; `ok` must be (close
 /// to) monotone: false below, true above.
 /// Returns `(σ_ok, σ_fail)` with `ok(σ_ok)` checked true and `ok(σ_fail)` checked false
-/// (or `σ_fail = 0` if every tried σ down to 1e-300 was fine).
+/// (or `σ_fail = 0` if every tried σ down to [`SMALLEST_SIGMA`] was fine).
 pub(crate) fn bisect_smallest(
     mut ok: impl FnMut(f64) -> Result<bool>,
     start: f64,
@@ -103,7 +120,7 @@ pub(crate) fn bisect_smallest(
     while ok(lo)? {
         hi = lo;
         lo *= 0.5;
-        if lo < 1e-300 {
+        if lo < SMALLEST_SIGMA {
             return Ok((hi, 0.0));
         }
     }
@@ -157,7 +174,7 @@ pub(crate) fn solve_smallest(
     while h_lo <= 0.0 {
         (hi, h_hi) = (lo, h_lo);
         lo *= 0.5;
-        if lo < 1e-300 {
+        if lo < SMALLEST_SIGMA {
             return Ok((hi, 0.0));
         }
         h_lo = h(lo)?;

@@ -15,7 +15,7 @@
 //! Under a discrete prior the atoms only help ([`sampling_delta_discrete`] ≤ the
 //! atomless δ, with equality in the limit of a fine uniform grid; see the tests).
 
-use super::{widen_down, widen_up};
+use super::{widen_down, widen_up, CALIBRATION_MARGIN};
 use privlift::error::Result;
 use privlift::numeric::UNIT_ROUNDOFF;
 use privlift::param::{Delta, Epsilon, Probability};
@@ -39,9 +39,9 @@ pub fn sampling_lambda(epsilon: Epsilon, delta: Delta) -> Result<Probability> {
     let a = delta * libm::exp(eps);
     // 1 − e^{−ε}(1 − δ) = −expm1(−ε) + δe^{−ε}, without cancellation.
     let b = -libm::expm1(-eps) + delta * libm::exp(-eps);
-    // Lowered by a relative 1e-12 (far above the few-ulp error) so that the rounded-up
+    // Lowered by CALIBRATION_MARGIN (far above the few-ulp error) so that the rounded-up
     // exact δ of `sampling_delta` confirms δ.
-    Probability::new("lambda", widen_down(a.min(b), 1e-12).clamp(0.0, 1.0))
+    Probability::new("lambda", widen_down(a.min(b), CALIBRATION_MARGIN).clamp(0.0, 1.0))
 }
 
 /// The exact δ of the sampling mechanism with release probability λ under an atomless

@@ -203,14 +203,19 @@ fn evidence(c: &Candidate, r: Randomiser) -> f64 {
     f * (p - q) * libm::sqrt(c.n as f64 / (q * (1.0 - q)))
 }
 
+/// [`noise_bound`]'s bisection stops at this width of z: above the rounding of z (≤ 40,
+/// whose ulp is at most 7.1e-15), and far below any difference in evidence that could
+/// change which prefix is kept.
+const Z_WIDTH: f64 = 1e-12;
+
 /// z such that the chance a standard normal exceeds it is 1/m: the evidence (≈ a
 /// standard normal for a prefix of frequency 0) that the largest of m such prefixes
 /// reaches about as often as not, so that a round keeps in expectation at most one open
-/// prefix of no value (Bonferroni). Bisection on the normal tail (to 10⁻¹² of z).
+/// prefix of no value (Bonferroni). Bisection on the normal tail (to [`Z_WIDTH`]).
 fn noise_bound(m: usize) -> f64 {
     let tail = 1.0 / m.max(2) as f64;
     let (mut lo, mut hi) = (0.0f64, 40.0f64);
-    while hi - lo > 1e-12 {
+    while hi - lo > Z_WIDTH {
         let mid = 0.5 * (lo + hi);
         if privlift::numeric::q(mid) > tail {
             lo = mid;

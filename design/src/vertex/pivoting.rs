@@ -16,6 +16,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::tol::{BASIC_FEASIBILITY, BASIS_PIVOT, DECREASING_COST, DEGENERATE_STEP, RATIO_TIE, STILL_DIRECTION};
 use super::{generic_cost, too_many_vertices, LiftPolytope, BASIC, LOWER, TOLERANCE, UPPER};
 use crate::keyset::{KeyMap, WordSet};
 use crate::linalg::invert;
@@ -398,10 +399,10 @@ impl LiftPolytope {
                     }
                 }
             }
-            // A pivot is degenerate only if some basic variable is within 1e-12·|d_i| of a
+            // A pivot is degenerate only if some basic variable is within DEGENERATE_STEP·|d_i| of a
             // bound; |d_i| ≤ Σ_c |B⁻¹_ic| for every column, since 0 ≤ P(s|x) ≤ 1.
             let may_degenerate = basis.iter().enumerate().any(|(i, &var)| {
-                let reach = 1e-12 * inv[i * m..(i + 1) * m].iter().map(|e| e.abs()).sum::<f64>();
+                let reach = DEGENERATE_STEP * inv[i * m..(i + 1) * m].iter().map(|e| e.abs()).sum::<f64>();
                 let (lo, hi) = self.bounds(var as usize);
                 x[i] - lo <= reach || (hi.is_finite() && hi - x[i] <= reach)
             });
@@ -412,7 +413,7 @@ impl LiftPolytope {
                 let at_upper = j >= n && upper[(j - n) / 64] >> ((j - n) % 64) & 1 == 1;
                 let sigma = if at_upper { -1.0 } else { 1.0 };
                 let rc = if j < n { rc_x[j] } else { cost[j] + pi[j - n + 1] };
-                let decreasing = sigma * rc < -1e-9;
+                let decreasing = sigma * rc < -DECREASING_COST;
                 if decreasing && !may_degenerate {
                     continue;
                 }
@@ -433,8 +434,8 @@ impl LiftPolytope {
                     let degenerate = basis.iter().enumerate().any(|(i, &var)| {
                         let delta = -sigma * d[i];
                         let (lo, hi) = self.bounds(var as usize);
-                        (delta < -1e-12 && x[i] - lo <= 1e-12 * -delta)
-                            || (delta > 1e-12 && hi.is_finite() && hi - x[i] <= 1e-12 * delta)
+                        (delta < -STILL_DIRECTION && x[i] - lo <= DEGENERATE_STEP * -delta)
+                            || (delta > STILL_DIRECTION && hi.is_finite() && hi - x[i] <= DEGENERATE_STEP * delta)
                     });
                     if !degenerate {
                         continue;
@@ -449,18 +450,18 @@ impl LiftPolytope {
                     let delta = -sigma * d[i];
                     let var = var as usize;
                     let (lo, hi) = self.bounds(var);
-                    if delta < -1e-12 {
+                    if delta < -STILL_DIRECTION {
                         moves.push(((x[i] - lo).max(0.0) / -delta, i, LOWER));
-                    } else if delta > 1e-12 && hi.is_finite() {
+                    } else if delta > STILL_DIRECTION && hi.is_finite() {
                         moves.push(((hi - x[i]).max(0.0) / delta, i, UPPER));
                     }
                 }
                 let Some(best) = moves.iter().map(|m| m.0).reduce(f64::min) else { continue };
-                if best > 1e-12 && decreasing {
+                if best > DEGENERATE_STEP && decreasing {
                     continue;
                 }
                 for &(t, i, to) in &moves {
-                    if t > best + 1e-11 {
+                    if t > best + RATIO_TIE {
                         continue;
                     }
                     let mv = Move { j, i, to };
@@ -533,7 +534,7 @@ impl LiftPolytope {
                 for t in 0..ns {
                     // v_j + v_k = 1 and a_t(j) v_j + a_t(k) v_k = b: v_j = (b − a_t(k)) / (a_t(j) − a_t(k)).
                     let (aj, ak) = (col(j).nth(t).unwrap_or(0.0), col(k).nth(t).unwrap_or(0.0));
-                    if !((aj - ak).abs() > 1e-12) {
+                    if !((aj - ak).abs() > BASIS_PIVOT) {
                         continue;
                     }
                     for (b, side) in [(self.lo[t], LOWER), (self.hi[t], UPPER)] {
@@ -589,7 +590,7 @@ impl LiftPolytope {
                 w.bm[r * m + i] = w.col[r];
             }
         }
-        if !invert(&mut w.bm, inv, m, 1e-12) {
+        if !invert(&mut w.bm, inv, m, BASIS_PIVOT) {
             return false;
         }
         self.basic_values(basis, upper, inv, x, &mut w.rhs)
@@ -672,7 +673,7 @@ impl LiftPolytope {
     }
 
     /// x_B = B⁻¹ rhs for the basis ([`LiftPolytope::rhs`]); false if infeasible beyond
-    /// 1e-10 (relative to hi_s for an r).
+    /// [`BASIC_FEASIBILITY`] (relative to hi_s for an r).
     pub(super) fn basic_values(
         &self,
         basis: &[u32],
@@ -688,7 +689,7 @@ impl LiftPolytope {
         }
         for (i, &var) in basis.iter().enumerate() {
             let (lo, hi) = self.bounds(var as usize);
-            let tol = if (var as usize) < self.n { 1e-10 } else { 1e-10 * hi };
+            let tol = if (var as usize) < self.n { BASIC_FEASIBILITY } else { BASIC_FEASIBILITY * hi };
             if !(x[i] >= lo - tol) || x[i] > hi + tol {
                 return false;
             }
