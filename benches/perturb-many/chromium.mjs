@@ -28,7 +28,12 @@ const server = createServer((req, res) => {
   const m = /^\/compare\/(\d+)\/[^/]+(\/.*)$/.exec(path);
   const f = m ? (compare[Number(m[1])] ? file(compare[Number(m[1])], m[2]) : null) : file(repo, path);
   if (!f) { res.writeHead(404).end(); return; }
-  res.writeHead(200, { 'content-type': types[extname(f)] ?? 'application/octet-stream' });
+  // Cross-origin isolated (COOP + COEP): the page's performance.now() then ticks in 5 µs,
+  // not 100 µs (2.5 % of a 4 ms call at k = 256).
+  res.writeHead(200, {
+    'content-type': types[extname(f)] ?? 'application/octet-stream',
+    'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp',
+  });
   createReadStream(f).pipe(res);
 });
 await new Promise((r) => server.listen(0, '127.0.0.1', r));

@@ -54,18 +54,20 @@ fn the_test_build_has_wasm_simd() {
 #[wasm_bindgen_test]
 fn the_simd_32_bit_draw_is_the_scalar_draw_word_for_word() {
     // Every 32-bit instance over g from 1 to 2³² − 1 (κ = 0 with g a power of 2 is the draw
-    // that never keeps: F = 2³²), each over random words and the buckets' edge words, with
-    // batches of every remainder mod 4 and across the 16,384-word blocks of a batch.
+    // that never keeps: F = 2³²; powers of 2 from 2¹ to 2³¹ take the kernel's shifts, the
+    // others its products), each over random words and the buckets' edge words, with
+    // batches below the kernel's sixteen inputs an iteration, of every remainder mod 4 above
+    // it, and across the 16,384-word blocks of a batch.
     let mut rng = DeterministicRngForTesting::seed_from_u64(128);
     let mut instances = 0;
-    for g in [1usize, 2, 3, 7, 21, 256, 1000, 4096, 65_537, (1 << 31) + 11, u32::MAX as usize] {
+    for g in [1usize, 2, 3, 7, 21, 256, 1000, 4096, 65_537, 1 << 31, (1 << 31) + 11, u32::MAX as usize] {
         for keep in [0.0, 0.25, 0.5, (1f64.exp() - 1.0) / (1f64.exp() + g as f64 - 1.0), 0.9] {
             let s = KeepOrUniform::new(Probability::new("keep", keep).unwrap(), g).unwrap();
             if s.word_bytes() != 4 {
                 continue;
             }
             instances += 1;
-            for n in (0..=9).chain([2 * 16_384 + 7]) {
+            for n in (0..=9).chain([16, 33, 46, 63, 2 * 16_384 + 7]) {
                 let mut random = vec![0u8; 4 * n];
                 rng.fill_block(&mut random).unwrap();
                 let mut words: Vec<u32> =
@@ -94,7 +96,8 @@ fn the_simd_32_bit_draw_is_the_scalar_draw_word_for_word() {
 #[wasm_bindgen_test]
 fn the_simd_largest_input_check_refuses_an_input_in_every_lane_and_the_remainder() {
     // k-RR over 3 values: 3 is out of range wherever it stands, 2 (the largest valid) is
-    // drawn, in batches of 1 to 13 (three lanes of four and every remainder).
+    // drawn, in batches of 1 to 13 (below the kernel's 64 inputs an iteration) and of one or
+    // two iterations and a remainder.
     let doc = Document::from_json(
         r#"{"format": "privlift-mechanism", "version": 1, "id": "krr3", "labels": ["a", "b", "c"],
             "prior": [0.2, 0.3, 0.5], "mechanism": {"kind": "krr", "epsilon": 1.0}, "claims": {"ldp_x": 1.0}}"#,
@@ -102,7 +105,7 @@ fn the_simd_largest_input_check_refuses_an_input_in_every_lane_and_the_remainder
     .unwrap();
     let mech = doc.verify(&Policy::default()).unwrap();
     let mut rng = DeterministicRngForTesting::seed_from_u64(3);
-    for n in 1..=13 {
+    for n in (1..=13).chain([64, 67, 130]) {
         for at in 0..n {
             let mut xs = vec![0u32; n];
             xs[at] = 3;
