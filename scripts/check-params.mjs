@@ -50,7 +50,6 @@ const ALLOWED_FIELDS = new Map([
   ['design/src/request.rs:LiftBudget', 'a request record: read once into a `Notion` by `LiftBudget::notion`'],
   ['design/src/request.rs:DesignRequest', 'a request record: its budgets read once by its designer\'s arm'],
   ['design/src/continuous/design.rs:ContinuousRequest.delta', 'δ\'s rule depends on the method ((0, 1), or unused): read once by `design_continuous`'],
-  ['src/document/mod.rs:MechanismKind', 'left: k-RR\'s ε and κ, RR-LIP\'s κ (checked by the structured kinds\' reader)'],
   ['src/verify/policy.rs:Policy', 'left: the limits (checked by `Policy::from_entries` and verification)'],
 ]);
 
