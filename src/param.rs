@@ -161,8 +161,10 @@ impl Epsilon {
     }
 }
 
-/// A leakage as a value, in nats: `[0, +∞]` (+∞: no guarantee at all).
-#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+/// A leakage as a value, in nats: `[0, +∞]` (+∞: no guarantee at all). Serialised as
+/// its number.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, serde::Serialize)]
+#[serde(transparent)]
 pub struct Budget(f64);
 
 impl Budget {

@@ -59,7 +59,7 @@ fn policy_properties(name: &str, doc: &Document, m: &VerifiedMechanism, policy: 
         (policy.max_eps_u, independent.alip.eps_u),
     ] {
         if let Some(b) = limit {
-            assert!(within(actual, b), "{name}: an X-limit {b} does not hold: audited {actual}");
+            assert!(within(actual, b.get()), "{name}: an X-limit {b:?} does not hold: audited {actual}");
         }
     }
 }

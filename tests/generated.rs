@@ -11,6 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use privlift::document::{Matrix, MechanismKind, CONTINUOUS_KINDS};
+use privlift::param::Probability;
 use privlift::Error;
 
 const COMMAND: &str = "PRIVLIFT_BLESS_GENERATED=1 cargo test --test generated";
@@ -28,8 +29,8 @@ fn discrete_kinds() -> Vec<&'static str> {
         MechanismKind::Matrix(Matrix::diag(&[1.0])),
         MechanismKind::PerSecret { p_y_given_sx: Vec::new(), markov: None },
         MechanismKind::Unary { q01: 0.0, q10: 1.0 },
-        MechanismKind::Krr { epsilon: None, keep: 0.5 },
-        MechanismKind::RrLip { keep: 0.5, mixing: vec![1.0] },
+        MechanismKind::Krr { epsilon: None, keep: Probability::ONE },
+        MechanismKind::RrLip { keep: Probability::ONE, mixing: vec![1.0] },
         MechanismKind::Merge { blocks: vec![0], inner: None },
         MechanismKind::Sparse(privlift::document::Sparse::from_matrix(&Matrix::diag(&[1.0]))),
         MechanismKind::Sparse(

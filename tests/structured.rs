@@ -414,3 +414,62 @@ fn structured_documents_round_trip_through_json() {
         assert_eq!(doc, again);
     }
 }
+
+/// The structured kinds carry their parameters as the types of `privlift::param`, built
+/// once by the reader: a k-RR's ε an `Epsilon` ([0, 700] nats, kept as the document gave
+/// it), κ a `Probability` ([0, 1], none in (0, 2⁻⁹⁰⁰)); a number outside is refused there,
+/// `invalid_argument` naming the field.
+#[test]
+fn structured_parameters_are_typed_by_the_reader() {
+    use privlift::document::MechanismKind;
+    use privlift::param::{Epsilon, Probability};
+    let read = |mech: Value| {
+        Document::from_json(
+            &json!({
+                "format": "privlift-mechanism", "version": 1, "id": "typed",
+                "labels": ["a", "b", "c"], "prior": [0.5, 0.25, 0.25],
+                "mechanism": mech, "claims": {"lip": 1.0}
+            })
+            .to_string(),
+        )
+    };
+    let eps = |e| Epsilon::new("epsilon", e).unwrap();
+    let keep = |k| Probability::new("keep", k).unwrap();
+    let kind = |mech: Value| read(mech).unwrap().mechanism().clone();
+    assert_eq!(
+        kind(json!({"kind": "krr", "epsilon": 0.0})),
+        MechanismKind::Krr { epsilon: Some(eps(0.0)), keep: keep(0.0) }
+    );
+    let e2 = libm::expm1(2.0);
+    assert_eq!(
+        kind(json!({"kind": "krr", "epsilon": 2.0})),
+        MechanismKind::Krr { epsilon: Some(eps(2.0)), keep: keep(e2 / (e2 + 3.0)) }
+    );
+    assert_eq!(kind(json!({"kind": "krr", "keep": 1.0})), MechanismKind::Krr { epsilon: None, keep: Probability::ONE });
+    assert_eq!(
+        kind(json!({"kind": "rr_lip", "keep": 0.25, "mixing": [0.5, 0.25, 0.25]})),
+        MechanismKind::RrLip { keep: keep(0.25), mixing: vec![0.5, 0.25, 0.25] }
+    );
+    let refused = [
+        (json!({"kind": "krr", "epsilon": -1e-300}), "mechanism.epsilon"),
+        (json!({"kind": "krr", "epsilon": 700.5}), "mechanism.epsilon"),
+        (json!({"kind": "krr", "keep": -0.5}), "mechanism.keep"),
+        (json!({"kind": "krr", "keep": 1.0000001}), "mechanism.keep"),
+        (json!({"kind": "rr_lip", "keep": -0.1, "mixing": [0.5, 0.25, 0.25]}), "mechanism.keep"),
+        (json!({"kind": "rr_lip", "keep": 1.5, "mixing": [0.5, 0.25, 0.25]}), "mechanism.keep"),
+        (json!({"kind": "rr_lip", "keep": 1e-300, "mixing": [0.5, 0.25, 0.25]}), "mechanism.keep[0]"),
+        (
+            json!({"kind": "merge", "blocks": [0, 0, 1], "inner": {"kind": "rr_lip", "keep": 2, "mixing": [0.5, 0.5]}}),
+            "mechanism.inner.keep",
+        ),
+        (
+            json!({"kind": "merge", "blocks": [0, 0, 1], "inner": {"kind": "krr", "epsilon": -2}}),
+            "mechanism.inner.epsilon",
+        ),
+    ];
+    for (mech, field) in refused {
+        let e = read(mech.clone()).expect_err(&mech.to_string());
+        assert_eq!(e.code(), "invalid_argument", "{mech}: {e}");
+        assert!(e.to_string().contains(&format!("`{field}`")), "{mech}: {e} should name {field}");
+    }
+}

@@ -3,9 +3,10 @@
 
 mod common;
 
+use privlift::param::Budget;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::verify::within;
-use privlift::{Document, Policy};
+use privlift::{Document, Policy, PolicyValue};
 use serde_json::json;
 
 fn doc(v: serde_json::Value) -> Document {
@@ -51,16 +52,22 @@ fn a_document_without_claims_is_not_usable() {
 #[test]
 fn policy_limits_are_enforced() {
     let d = doc(common::krr_doc(3, 2.0));
-    let strict = Policy { max_ldp_x: Some(1.0), ..Policy::default() };
+    let strict = Policy { max_ldp_x: Some(nats(1.0)), ..Policy::default() };
     let e = d.verify(&strict).unwrap_err();
     assert_eq!(e.code(), "policy_violated");
     assert!(e.to_string().contains("ldp_x"), "{e}");
-    let lenient = Policy { max_ldp_x: Some(2.0), max_lip: Some(2.0), ..Policy::default() };
+    let lenient = Policy { max_ldp_x: Some(nats(2.0)), max_lip: Some(nats(2.0)), ..Policy::default() };
     assert!(d.verify(&lenient).is_ok());
-    let bad = Policy { max_lip: Some(-1.0), ..Policy::default() };
-    assert_eq!(d.verify(&bad).unwrap_err().code(), "invalid_argument");
-    let bad = Policy { max_lip: Some(f64::NAN), ..Policy::default() };
-    assert_eq!(d.verify(&bad).unwrap_err().code(), "invalid_argument");
+    // A limit is a `Budget`: a negative or NaN one is refused where a policy is read.
+    for bad in [-1.0, f64::NAN] {
+        let e = Policy::from_entries([("maxLip".to_string(), PolicyValue::Number(bad))]).unwrap_err();
+        assert_eq!(e.code(), "invalid_argument");
+    }
+}
+
+/// A limit of `v` nats.
+fn nats(v: f64) -> Budget {
+    Budget::new("limit", v).unwrap()
 }
 
 /// A curator can make the LIP claim true by lying about the prior (here: claiming the
@@ -81,8 +88,8 @@ fn prior_free_ldp_cap_defeats_a_lie_about_the_prior() {
     let lying_prior = vec![0.05, 0.05, 0.9];
     let audited = doc(mk(lying_prior.clone(), 100.0)).audit(2.0).unwrap().lip;
     let d = doc(mk(lying_prior, audited));
-    assert!(d.verify(&Policy { max_lip: Some(audited), ..Policy::default() }).is_ok());
-    let cap = Policy { max_lip: Some(audited), max_ldp_x: Some(2.0), ..Policy::default() };
+    assert!(d.verify(&Policy { max_lip: Some(nats(audited)), ..Policy::default() }).is_ok());
+    let cap = Policy { max_lip: Some(nats(audited)), max_ldp_x: Some(nats(2.0)), ..Policy::default() };
     let e = d.verify(&cap).unwrap_err();
     assert_eq!(e.code(), "policy_violated");
     assert!(e.to_string().contains("ldp_x"));
@@ -305,7 +312,7 @@ fn secret_doc(seed: u64, k: usize, ns: usize, mechanism: serde_json::Value) -> D
 fn a_deferred_audit_wrt_the_secret_is_the_eager_one_bit_for_bit() {
     use rand::{Rng, SeedableRng};
     let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(41);
-    let eager = Policy { max_lip_s: Some(f64::INFINITY), ..Policy::default() };
+    let eager = Policy { max_lip_s: Some(Budget::INFINITE), ..Policy::default() };
     let mut docs = Vec::new();
     for seed in 0..12u64 {
         let (k, ns) = (rng.random_range(2..9), rng.random_range(1..6));

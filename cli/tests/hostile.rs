@@ -5,6 +5,7 @@
 mod common;
 
 use common::cli::{run, TempDir};
+use privlift::param::Budget;
 use privlift::rng::DeterministicRngForTesting;
 use privlift::verify::{within, within_delta, Policy, PolicyValue};
 use privlift::Document;
@@ -26,22 +27,17 @@ fn trivial_secret() -> Value {
 #[test]
 fn a_trivial_secret_defeats_no_user_limit() {
     let d = doc(trivial_secret());
+    let zero = Some(Budget::new("limit", 0.0).unwrap());
     for p in [
-        Policy { max_lip: Some(0.0), ..Policy::default() },
-        Policy { max_ldp: Some(0.0), ..Policy::default() },
-        Policy { max_eps_l: Some(0.0), ..Policy::default() },
-        Policy { max_eps_u: Some(0.0), ..Policy::default() },
-        Policy { max_ldp_x: Some(0.0), ..Policy::default() },
+        Policy { max_lip: zero, ..Policy::default() },
+        Policy { max_ldp: zero, ..Policy::default() },
+        Policy { max_eps_l: zero, ..Policy::default() },
+        Policy { max_eps_u: zero, ..Policy::default() },
+        Policy { max_ldp_x: zero, ..Policy::default() },
     ] {
         assert_eq!(d.verify(&p).unwrap_err().code(), "policy_violated", "{p:?}");
     }
-    let s_only = Policy {
-        max_lip_s: Some(0.0),
-        max_ldp_s: Some(0.0),
-        max_eps_l_s: Some(0.0),
-        max_eps_u_s: Some(0.0),
-        ..Policy::default()
-    };
+    let s_only = Policy { max_lip_s: zero, max_ldp_s: zero, max_eps_l_s: zero, max_eps_u_s: zero, ..Policy::default() };
     let m = d.verify(&s_only).unwrap();
     assert!(m.leakage().lip < 1e-12, "nothing about the trivial secret leaks (up to rounding)");
     assert_eq!(m.leakage_x().lip, f64::INFINITY, "X is sent in the clear");
@@ -159,7 +155,7 @@ fn duplicate_keys_are_refused_everywhere() {
 fn policies_are_read_by_one_strict_reader() {
     let p = Policy::from_json(r#"{"maxLdpX": 1, "maxLipS": 0.5, "max_eps_u": 2, "maxVerifyWork": 1e9}"#).unwrap();
     assert_eq!(
-        (p.max_ldp_x, p.max_lip_s, p.max_eps_u, p.max_verify_work),
+        (p.max_ldp_x.map(Budget::get), p.max_lip_s.map(Budget::get), p.max_eps_u.map(Budget::get), p.max_verify_work),
         (Some(1.0), Some(0.5), Some(2.0), Some(1e9))
     );
     for (text, name) in [

@@ -212,6 +212,7 @@ fn kind_released(kind: &MechanismKind, nx: usize) -> Option<Vec<bool>> {
             // Column y of `channel_matrix`: (1 − κ)·m_y off the diagonal, (1 − κ)·m_y + κ
             // on it; a sum of two non-negative numbers is 0 only when both are.
             let (keep, mixing) = kind.mix(nx)?;
+            let keep = keep.get();
             Some(mixing.iter().map(|&m| keep > 0.0 || (1.0 - keep) * m > 0.0).collect())
         }
         // Row x is Q's row b(x), and every block has an input: Q's columns.

@@ -13,7 +13,7 @@ use super::utility::{absolute_distance, channel_utility, check_distortion};
 use super::Source;
 use privlift::document::{Alphabet, BpLip, Claims, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
-use privlift::param::Epsilon;
+use privlift::param::{Epsilon, Probability};
 use privlift::verify::REL_TOLERANCE;
 
 /// The k-RR channel: e^ε/(e^ε+k−1) on the diagonal, 1/(e^ε+k−1) elsewhere.
@@ -29,13 +29,12 @@ pub fn krr_matrix(k: usize, epsilon: Epsilon) -> Matrix {
 /// # Privacy
 /// Claims `ldp_x = ε` (prior-free), plus the audited LIP (and LDP w.r.t. S for a joint).
 pub fn krr(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
-    let eps = epsilon.get();
     let k = source.labels().len();
     let utility = channel_utility(&source.p_x(), &krr_matrix(k, epsilon), None);
     let claims = Claims { ldp_x: Some(epsilon.into()), ..Claims::default() };
     let audited = Audited { lip: true, ldp: matches!(source, Source::Joint { .. }), ..Audited::default() };
     // Published as the O(1) `krr` kind: κ = (e^ε − 1)/(e^ε + k − 1), the same channel.
-    let mechanism = MechanismKind::Krr { epsilon: Some(eps), keep: privlift::document::krr_keep(k, epsilon) };
+    let mechanism = MechanismKind::Krr { epsilon: Some(epsilon), keep: privlift::document::krr_keep(k, epsilon)? };
     publish(Draft { id, source, output: Some(source.labels().clone()), claims, audited }, mechanism, utility)
 }
 
@@ -194,7 +193,8 @@ pub fn rr_lip(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
     let prior = source.p_x();
     let (w, mechanism) = if eq19_is_lip(&prior, epsilon) {
         // Eq 19 is the mixture κ·I + (1 − κ)·1P_Xᵀ with κ = 1 − e^{−ε}: the O(k) `rr_lip` kind.
-        let mechanism = MechanismKind::RrLip { keep: -libm::expm1(-eps), mixing: prior.clone() };
+        let keep = Probability::new("keep", -libm::expm1(-eps))?;
+        let mechanism = MechanismKind::RrLip { keep, mixing: prior.clone() };
         (eq19_matrix(&prior, epsilon), mechanism)
     } else {
         let w = bp_lip_channel(core::slice::from_ref(&prior), eps, Some(&hamming_distance(prior.len())), false)?;

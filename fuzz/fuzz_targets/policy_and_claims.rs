@@ -5,7 +5,8 @@
 //! `privlift::document::DocumentJson` (its secret from JSON: a non-finite joint entry
 //! ends the case), `Document::from_wire` and `Document::with_claims` (the claims as
 //! `Budget`s: a NaN or negative one is no claim); same properties as `document` (see
-//! common.rs), with a fuzzed `Policy`.
+//! common.rs), with a fuzzed `Policy` (its limits `Budget`s likewise: a NaN or negative
+//! one is no limit).
 #![no_main]
 
 use libfuzzer_sys::arbitrary::{Result, Unstructured};
@@ -144,7 +145,8 @@ fn budget(u: &mut Unstructured, audited: Option<f64>) -> Result<Option<f64>> {
     })
 }
 
-/// A claimed budget: [`budget`] as a [`Budget`] (none for a NaN or a negative number).
+/// A claimed budget or a limit: [`budget`] as a [`Budget`] (none for a NaN or a negative
+/// number).
 fn claimed(u: &mut Unstructured, audited: Option<f64>) -> Result<Option<Budget>> {
     Ok(budget(u, audited)?.and_then(|v| Budget::new("claim", v).ok()))
 }
@@ -192,15 +194,15 @@ fn policy(u: &mut Unstructured, l: Option<&Leakage>) -> Result<Policy> {
         return Ok(Policy::default());
     }
     Ok(Policy {
-        max_ldp_x: budget(u, l.map(|l| l.ldp_x))?,
-        max_ldp: budget(u, l.map(|l| l.ldp))?,
-        max_lip: budget(u, l.map(|l| l.lip))?,
-        max_eps_l: budget(u, l.map(|l| l.alip.eps_l))?,
-        max_eps_u: budget(u, l.map(|l| l.alip.eps_u))?,
-        max_ldp_s: budget(u, l.map(|l| l.ldp))?,
-        max_lip_s: budget(u, l.map(|l| l.lip))?,
-        max_eps_l_s: budget(u, l.map(|l| l.alip.eps_l))?,
-        max_eps_u_s: budget(u, l.map(|l| l.alip.eps_u))?,
+        max_ldp_x: claimed(u, l.map(|l| l.ldp_x))?,
+        max_ldp: claimed(u, l.map(|l| l.ldp))?,
+        max_lip: claimed(u, l.map(|l| l.lip))?,
+        max_eps_l: claimed(u, l.map(|l| l.alip.eps_l))?,
+        max_eps_u: claimed(u, l.map(|l| l.alip.eps_u))?,
+        max_ldp_s: claimed(u, l.map(|l| l.ldp))?,
+        max_lip_s: claimed(u, l.map(|l| l.lip))?,
+        max_eps_l_s: claimed(u, l.map(|l| l.alip.eps_l))?,
+        max_eps_u_s: claimed(u, l.map(|l| l.alip.eps_u))?,
         max_verify_work: None,
     })
 }

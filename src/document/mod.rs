@@ -41,6 +41,7 @@ pub use structured::krr_keep;
 pub use wire::{check_header, DocumentJson, FORMAT, MAX_UTILITY_VALUES, VERSION};
 
 use crate::error::{Error, Result};
+use crate::param::{Epsilon, Probability};
 
 /// How the released value is produced.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,15 +67,15 @@ pub enum MechanismKind {
     /// k-ary randomised response over X (Y = X): P(y|x) = κ·[y = x] + (1 − κ)/|X|.
     Krr {
         /// The ε the document gave (κ was derived from it by [`krr_keep`]), if any.
-        epsilon: Option<f64>,
+        epsilon: Option<Epsilon>,
         /// κ, the probability of keeping x before the uniform mixing.
-        keep: f64,
+        keep: Probability,
     },
     /// Randomised response with a mixing distribution (Y = X):
     /// P(y|x) = κ·[y = x] + (1 − κ)·m_y (Jiang et al. eq 19 is κ = 1 − e^{−ε}, m = P_X).
     RrLip {
         /// κ.
-        keep: f64,
+        keep: Probability,
         /// m, a distribution over the |X| outputs.
         mixing: Vec<f64>,
     },
@@ -117,7 +118,7 @@ impl MechanismKind {
                 let mut w = alloc::vec![0.0; nx * nx];
                 for x in 0..nx {
                     for y in 0..nx {
-                        w[x * nx + y] = (1.0 - keep) * mixing[y] + if x == y { keep } else { 0.0 };
+                        w[x * nx + y] = (1.0 - keep.get()) * mixing[y] + if x == y { keep.get() } else { 0.0 };
                     }
                 }
                 Some(Matrix::from_flat(nx, nx, w))
@@ -137,7 +138,7 @@ impl MechanismKind {
     }
 
     /// (κ, m) of a `Krr` (m uniform over `nx`) or `RrLip` mechanism.
-    pub fn mix(&self, nx: usize) -> Option<(f64, Cow<'_, [f64]>)> {
+    pub fn mix(&self, nx: usize) -> Option<(Probability, Cow<'_, [f64]>)> {
         match self {
             MechanismKind::Krr { keep, .. } => Some((*keep, Cow::Owned(alloc::vec![1.0 / nx as f64; nx]))),
             MechanismKind::RrLip { keep, mixing } => Some((*keep, Cow::Borrowed(mixing))),

@@ -15,17 +15,22 @@ use crate::error::{Error, Result};
 use crate::param::{check_distribution, check_not_tiny, Epsilon, Probability};
 
 /// κ of k-RR at ε: (e^ε − 1)/(e^ε + k − 1), so that P(x|x)/P(y|x) = e^ε.
-pub fn krr_keep(k: usize, eps: Epsilon) -> f64 {
+///
+/// # Errors
+/// `invalid_argument` for k = 0 (κ is in [0, 1) for every k ≥ 1).
+pub fn krr_keep(k: usize, eps: Epsilon) -> Result<Probability> {
     let g = libm::expm1(eps.get());
-    g / (g + k as f64)
+    Probability::new("keep", g / (g + k as f64))
 }
 
 /// The JSON form of a structured kind (`None` for the other kinds).
 pub(super) fn to_json(kind: &MechanismKind) -> Option<serde_json::Value> {
     Some(match kind {
-        MechanismKind::Krr { epsilon: Some(e), .. } => serde_json::json!({"kind": "krr", "epsilon": e}),
-        MechanismKind::Krr { epsilon: None, keep } => serde_json::json!({"kind": "krr", "keep": keep}),
-        MechanismKind::RrLip { keep, mixing } => serde_json::json!({"kind": "rr_lip", "keep": keep, "mixing": mixing}),
+        MechanismKind::Krr { epsilon: Some(e), .. } => serde_json::json!({"kind": "krr", "epsilon": e.get()}),
+        MechanismKind::Krr { epsilon: None, keep } => serde_json::json!({"kind": "krr", "keep": keep.get()}),
+        MechanismKind::RrLip { keep, mixing } => {
+            serde_json::json!({"kind": "rr_lip", "keep": keep.get(), "mixing": mixing})
+        }
         MechanismKind::Merge { blocks, inner } => {
             let mut v = serde_json::json!({"kind": "merge", "blocks": blocks});
             if let Some(i) = inner {
@@ -143,17 +148,18 @@ fn krr(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     match (optional_number(field, m, "epsilon")?, optional_number(field, m, "keep")?) {
         (Some(e), None) => {
             let e = Epsilon::new(&alloc::format!("{field}.epsilon"), e)?;
-            Ok(MechanismKind::Krr { epsilon: Some(e.get()), keep: krr_keep(nx, e) })
+            Ok(MechanismKind::Krr { epsilon: Some(e), keep: krr_keep(nx, e)? })
         }
         (None, Some(k)) => Ok(MechanismKind::Krr { epsilon: None, keep: keep(field, k)? }),
         _ => Err(Error::invalid(field, "a `krr` mechanism gives exactly one of `epsilon` and `keep`")),
     }
 }
 
-fn keep(field: &str, k: f64) -> Result<f64> {
+/// κ as a document gives it: a probability, and not below `MIN_PROBABILITY` unless 0.
+fn keep(field: &str, k: f64) -> Result<Probability> {
     let name = alloc::format!("{field}.keep");
-    let k = Probability::new(&name, k)?.get();
-    check_not_tiny(&name, &[k])?;
+    let k = Probability::new(&name, k)?;
+    check_not_tiny(&name, &[k.get()])?;
     Ok(k)
 }
 

@@ -367,6 +367,7 @@ fn largest(xs: &[u32]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::param::Budget;
     use crate::rng::DeterministicRngForTesting;
 
     fn tables_built(m: &VerifiedMechanism) -> bool {
@@ -425,7 +426,9 @@ mod tests {
         // A claim or a limit about S: audited during verification.
         let claimed = with_secret(r#"{"ldp_x": 1.8, "lip": 5.0}"#).verify(&Policy::default()).unwrap();
         let limited = with_secret(r#"{"ldp_x": 1.8}"#);
-        let limited = limited.verify(&Policy { max_ldp_s: Some(10.0), ..Policy::default() }).unwrap();
+        let limited = limited
+            .verify(&Policy { max_ldp_s: Some(Budget::new("max_ldp_s", 10.0).unwrap()), ..Policy::default() })
+            .unwrap();
         assert!(matches!(claimed.secret, Secret::Audited(_)) && matches!(limited.secret, Secret::Audited(_)));
         assert_eq!(claimed.leakage().lip.to_bits(), lip.to_bits());
     }

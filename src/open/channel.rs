@@ -33,7 +33,7 @@ use alloc::vec::Vec;
 use crate::document::krr_keep;
 use crate::error::{Error, Result};
 use crate::leakage::{self, Exact};
-use crate::param::{Epsilon, Probability};
+use crate::param::Epsilon;
 use crate::sample::{Categorical, MixSampler};
 
 /// The quantised keep-or-uniform sampler over `g` outputs and its exact entries.
@@ -56,7 +56,7 @@ impl Randomiser {
     /// The sampler's (none for a validated document).
     pub(crate) fn new(g: u32, epsilon: Epsilon) -> Result<Self> {
         let g = g as usize;
-        let sampler = MixSampler::new(Probability::new("keep", krr_keep(g, epsilon))?, &alloc::vec![1.0; g])?;
+        let sampler = MixSampler::new(krr_keep(g, epsilon)?, &alloc::vec![1.0; g])?;
         let keep = crate::sample::alias::probability(sampler.weights().0);
         let sampler = Categorical::Mix(sampler);
         let Exact::Mix(mx) = crate::verify::runtime::exact(&sampler) else {

@@ -96,7 +96,6 @@ impl OpenDocument {
     }
 
     fn prepare(&self, policy: &Policy) -> Result<VerifiedOpen> {
-        policy.validate()?;
         work(self).check("this document", crate::verify::work_budget(policy.max_verify_work)?)?;
         let m = self.mechanism();
         let randomiser = Randomiser::new(m.outputs(), m.epsilon())?;
@@ -123,7 +122,7 @@ impl OpenDocument {
                     "max_eps_u" | "max_eps_u_s" => audit.eps_u,
                     _ => audit.lip,
                 };
-                limit.map(|b| check(name, b, actual))
+                limit.map(|b| check(name, b.get(), actual))
             })
             .collect();
         let verification = OpenVerification {

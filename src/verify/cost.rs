@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::document::{Document, MechanismKind};
 use crate::error::{Error, Result};
 use crate::leakage::{DEFAULT_ALPHA_ORDER, DINKELBACH_MAX_STEPS, UNARY_ENUMERATION_LIMIT};
+use crate::param::Probability;
 
 /// The budget when the policy sets none: 2²⁸ ≈ 2.7·10⁸ units, about one second of the
 /// wasm client's first verification (headless Chromium and Node 22, Intel Xeon, 2 shared
@@ -291,7 +292,7 @@ fn structured_units(
             let pass = 4.0 * nx * if has_secret { ns } else { 1.0 };
             let inner_units = match inner {
                 None => structured_units(
-                    &MechanismKind::Krr { epsilon: None, keep: 1.0 },
+                    &MechanismKind::Krr { epsilon: None, keep: Probability::ONE },
                     nb,
                     ns,
                     merged_nnz,

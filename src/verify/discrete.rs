@@ -247,7 +247,6 @@ impl Document {
         scope: Scope,
         when: SecretAudit,
     ) -> Result<(Verification, Runtime, Channels, Audits)> {
-        policy.validate()?;
         Work::of(self).check("this document", crate::verify::work_budget(policy.max_verify_work)?)?;
         let (runtime, channels) = Runtime::build_with_channels(self)?;
         let audits = audit_exact(self, &runtime, &channels, alpha_order, scope, when)?;

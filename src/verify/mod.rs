@@ -163,7 +163,7 @@ pub fn evaluate(
         .limits()
         .iter()
         .zip(policy::LIMITS)
-        .filter_map(|(&(n, v), (_, _, m))| v.map(|b| check(n, b, actual(m))))
+        .filter_map(|(&(n, v), (_, _, m))| v.map(|b| check(n, b.get(), actual(m))))
         .collect();
     let claims_hold = cl.iter().all(|c| c.holds);
     let policy_holds = pol.iter().all(|c| c.holds);

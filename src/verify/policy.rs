@@ -24,37 +24,51 @@ use crate::error::{Error, Quoted, Result};
 use crate::param::{Budget, Delta};
 
 /// Limits a client sets, in nats (`max_verify_work` in work units). Absent fields are
-/// not checked. Build one in code, or from the JS/JSON names with
-/// [`Policy::from_entries`] / [`Policy::from_json`].
+/// not checked. Each limit is a [`Budget`] (≥ 0, +∞: no limit), so verification compares
+/// it as it is. Build one in code, or from the JS/JSON names with
+/// [`Policy::from_entries`] / [`Policy::from_json`]:
+///
+/// ```
+/// use privlift::{param::Budget, Policy};
+/// let p = Policy { max_ldp_x: Some(Budget::new("max_ldp_x", 1.0)?), ..Policy::default() };
+/// assert_eq!(p, Policy::from_json(r#"{"maxLdpX": 1}"#)?);
+/// # Ok::<(), privlift::Error>(())
+/// ```
+///
+/// A raw number is no limit, so no policy holds a negative or NaN one:
+///
+/// ```compile_fail
+/// let p = privlift::Policy { max_lip: Some(-1.0), ..privlift::Policy::default() };
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Policy {
     /// LDP w.r.t. X (prior-free).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_ldp_x: Option<f64>,
+    pub max_ldp_x: Option<Budget>,
     /// LDP w.r.t. X (prior-free); the same cap as `max_ldp_x` under its short name.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_ldp: Option<f64>,
+    pub max_ldp: Option<Budget>,
     /// LIP w.r.t. X under the declared prior.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_lip: Option<f64>,
+    pub max_lip: Option<Budget>,
     /// ALIP εl w.r.t. X under the declared prior.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_eps_l: Option<f64>,
+    pub max_eps_l: Option<Budget>,
     /// ALIP εu w.r.t. X under the declared prior.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_eps_u: Option<f64>,
+    pub max_eps_u: Option<Budget>,
     /// LDP w.r.t. the curator's secret S.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_ldp_s: Option<f64>,
+    pub max_ldp_s: Option<Budget>,
     /// LIP w.r.t. S under the declared joint.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_lip_s: Option<f64>,
+    pub max_lip_s: Option<Budget>,
     /// ALIP εl w.r.t. S.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_eps_l_s: Option<f64>,
+    pub max_eps_l_s: Option<Budget>,
     /// ALIP εu w.r.t. S.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_eps_u_s: Option<f64>,
+    pub max_eps_u_s: Option<Budget>,
     /// The verification budget in work units (absent: [`super::DEFAULT_MAX_VERIFY_WORK`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_verify_work: Option<f64>,
@@ -161,22 +175,27 @@ fn json_entries(text: &str, example: &str) -> Result<Vec<(String, PolicyValue)>>
 impl Policy {
     /// Builds a policy from `(key, value)` entries, the keys in either spelling
     /// (`maxLdpX` or `max_ldp_x`). This is the only reader of policy objects: the wasm
-    /// bindings and `privlift verify` both call it.
+    /// bindings and `privlift verify` both call it. Each limit becomes a [`Budget`] here.
     ///
     /// # Errors
     /// `invalid_argument`: an unknown key (so a misspelt limit is never silently
     /// dropped; the key quoted), a key given twice or in both spellings, a value that is
-    /// not a number (`null` included: a limit is never removed by its value), and every
-    /// range error of [`Policy::validate`].
+    /// not a number (`null` included: a limit is never removed by its value), then a limit
+    /// that is NaN or negative (the first in the order of the fields, naming its
+    /// snake_case field), then a work budget that is NaN or not > 0.
     pub fn from_entries(entries: impl IntoIterator<Item = (String, PolicyValue)>) -> Result<Self> {
-        let mut p = Policy::default();
+        // The numbers as given, in `LIMITS` order and then the work budget: each becomes
+        // its type once every value is known to be a number.
+        let mut raw = [None; LIMITS.len() + 1];
         let mut seen: Vec<&'static str> = Vec::new();
         for (key, value) in entries {
-            let canonical = LIMITS
+            let (i, camel) = LIMITS
                 .iter()
                 .map(|&(s, c, _)| (s, c))
                 .chain([WORK_KEYS])
-                .find(|(s, c)| *s == key || *c == key)
+                .enumerate()
+                .find(|(_, (s, c))| *s == key || *c == key)
+                .map(|(i, (_, c))| (i, c))
                 .ok_or_else(|| {
                     unknown(
                         &key,
@@ -184,10 +203,14 @@ impl Policy {
                          maxVerifyWork (or their snake_case names)",
                     )
                 })?;
-            first(&mut seen, canonical.1)?;
-            *p.slot(canonical.0) = Some(number(canonical.1, value)?);
+            first(&mut seen, camel)?;
+            raw[i] = Some(number(camel, value)?);
         }
-        p.validate()?;
+        let mut p = Policy { max_verify_work: raw[LIMITS.len()], ..Policy::default() };
+        for ((slot, (snake, _, _)), v) in p.slots().into_iter().zip(LIMITS).zip(raw) {
+            *slot = v.map(|v| Budget::new(snake, v)).transpose()?;
+        }
+        super::work_budget(p.max_verify_work)?;
         Ok(p)
     }
 
@@ -199,40 +222,26 @@ impl Policy {
         Self::from_entries(json_entries(text, "{\"maxLdpX\": 1.1}")?)
     }
 
-    fn slot(&mut self, snake: &str) -> &mut Option<f64> {
-        match snake {
-            "max_ldp_x" => &mut self.max_ldp_x,
-            "max_ldp" => &mut self.max_ldp,
-            "max_lip" => &mut self.max_lip,
-            "max_eps_l" => &mut self.max_eps_l,
-            "max_eps_u" => &mut self.max_eps_u,
-            "max_ldp_s" => &mut self.max_ldp_s,
-            "max_lip_s" => &mut self.max_lip_s,
-            "max_eps_l_s" => &mut self.max_eps_l_s,
-            "max_eps_u_s" => &mut self.max_eps_u_s,
-            _ => &mut self.max_verify_work,
-        }
-    }
-
-    /// Checks that every limit is a number ≥ 0 (+∞ allowed: no limit) and the work
-    /// budget a number > 0.
-    ///
-    /// # Errors
-    /// `invalid_argument` naming the field.
-    pub fn validate(&self) -> Result<()> {
-        for (name, v) in self.limits() {
-            if let Some(v) = v {
-                crate::param::Budget::new(name, v)?;
-            }
-        }
-        super::work_budget(self.max_verify_work)?;
-        Ok(())
+    /// Every leakage limit's field, in [`LIMITS`] order.
+    fn slots(&mut self) -> [&mut Option<Budget>; 9] {
+        [
+            &mut self.max_ldp_x,
+            &mut self.max_ldp,
+            &mut self.max_lip,
+            &mut self.max_eps_l,
+            &mut self.max_eps_u,
+            &mut self.max_ldp_s,
+            &mut self.max_lip_s,
+            &mut self.max_eps_l_s,
+            &mut self.max_eps_u_s,
+        ]
     }
 
     /// `(snake_case name, limit)` of every leakage limit, set or not, in [`LIMITS`] order.
-    pub(crate) fn limits(&self) -> [(&'static str, Option<f64>); 9] {
+    pub(crate) fn limits(&self) -> [(&'static str, Option<Budget>); 9] {
         let mut read = self.clone();
-        LIMITS.map(|(snake, _, _)| (snake, *read.slot(snake)))
+        let values = read.slots().map(|v| *v);
+        core::array::from_fn(|i| (LIMITS[i].0, values[i]))
     }
 
     /// Whether some limit is about the document's secret S (`max_ldp_s`, `max_lip_s`, …).
@@ -363,6 +372,62 @@ mod tests {
             assert_eq!(Policy::from_json(text).unwrap_err().code(), "invalid_argument", "{text}");
         }
         assert_eq!(Policy::from_json("{}").unwrap(), Policy::default());
+    }
+
+    /// Every limit is a [`Budget`] that the reader built: its rule and its error are
+    /// `Budget::new`'s, naming the snake_case field; a value that is no number is named by
+    /// its type, never shown.
+    #[test]
+    fn every_limit_is_a_budget_built_by_the_reader() {
+        for (snake, camel, _) in LIMITS {
+            for key in [snake, camel] {
+                let read = |v: PolicyValue| Policy::from_entries([(key.to_string(), v)]);
+                let p = read(PolicyValue::Number(0.5)).unwrap();
+                let set: Vec<(&str, Budget)> = p.limits().iter().filter_map(|&(n, v)| v.map(|b| (n, b))).collect();
+                assert_eq!(set, [(snake, Budget::new(snake, 0.5).unwrap())], "{key}");
+                for v in [-1.0, -0.5e-300, f64::NAN, f64::NEG_INFINITY] {
+                    let e = read(PolicyValue::Number(v)).unwrap_err();
+                    assert_eq!(e.code(), "invalid_argument", "{key}: {v}");
+                    assert_eq!(e, Budget::new(snake, v).unwrap_err(), "{key}: {v}");
+                }
+                // `{"maxLip": "1"}`: the reader says "a string", not what it held.
+                let e = Policy::from_json(&alloc::format!(r#"{{"{key}": "1"}}"#)).unwrap_err();
+                let m = e.to_string();
+                assert_eq!(e.code(), "invalid_argument", "{key}");
+                assert!(m.contains(&alloc::format!("`policy.{camel}`")) && m.contains("got a string"), "{m}");
+                assert!(!m.contains('1'), "{m}");
+            }
+        }
+    }
+
+    /// Of several bad limits, the first in [`LIMITS`] order is the one named, whatever
+    /// the order of the entries, and a value that is no number before any range.
+    #[test]
+    fn the_first_bad_limit_is_named_in_limits_order() {
+        let e = Policy::from_json(r#"{"maxEpsUS": -1, "maxLip": -2, "maxLdpX": -3}"#).unwrap_err();
+        assert!(e.to_string().contains("`max_ldp_x`"), "{e}");
+        let e = Policy::from_json(r#"{"maxLdpX": -3, "maxVerifyWork": 0}"#).unwrap_err();
+        assert!(e.to_string().contains("`max_ldp_x`"), "{e}");
+        let e = Policy::from_json(r#"{"maxLdpX": -3, "maxLip": "1"}"#).unwrap_err();
+        assert!(e.to_string().contains("`policy.maxLip`"), "{e}");
+        let e = Policy::from_json(r#"{"maxVerifyWork": 0, "maxLip": 1}"#).unwrap_err();
+        assert!(e.to_string().contains("`policy.max_verify_work`"), "{e}");
+    }
+
+    /// `Serialize` writes the snake_case names and the numbers as given (+∞ as `null`,
+    /// as serde_json writes a non-finite f64), leaving out what is not set.
+    #[test]
+    fn a_policy_serialises_as_its_numbers() {
+        let text = r#"{"maxLdpX": 1, "maxLdp": 0, "maxLip": 0.25, "maxEpsL": 2e-300, "maxEpsU": 3,
+            "maxLdpS": 4.5, "maxLipS": 1e300, "maxEpsLS": 6, "maxEpsUS": 7, "maxVerifyWork": 1e9}"#;
+        let p = Policy::from_json(text).unwrap();
+        assert_eq!(
+            serde_json::to_string(&p).unwrap(),
+            r#"{"max_ldp_x":1.0,"max_ldp":0.0,"max_lip":0.25,"max_eps_l":2e-300,"max_eps_u":3.0,"max_ldp_s":4.5,"max_lip_s":1e+300,"max_eps_l_s":6.0,"max_eps_u_s":7.0,"max_verify_work":1000000000.0}"#
+        );
+        let p = Policy::from_entries([("maxLip".to_string(), PolicyValue::Number(f64::INFINITY))]).unwrap();
+        assert_eq!(serde_json::to_string(&p).unwrap(), r#"{"max_lip":null}"#);
+        assert_eq!(serde_json::to_string(&Policy::default()).unwrap(), "{}");
     }
 
     #[test]

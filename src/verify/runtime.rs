@@ -7,7 +7,6 @@ use alloc::vec::Vec;
 use crate::document::{Document, Matrix, MechanismKind};
 use crate::error::{Error, Result};
 use crate::leakage::{self, Exact, MixExact};
-use crate::param::Probability;
 use crate::sample::{
     Categorical, ChannelSampler, DenseSampler, MixSampler, QuantisedChannel, SparseSampler, UnarySampler,
 };
@@ -30,9 +29,7 @@ fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
             Categorical::Dense(DenseSampler::new(QuantisedChannel::new(m.rows(), m.cols(), m.as_slice())?))
         }
         MechanismKind::Krr { .. } | MechanismKind::RrLip { .. } => match kind.mix(nx) {
-            Some((keep, mixing)) => {
-                Categorical::Mix(MixSampler::new(Probability::new("mechanism.keep", keep)?, &mixing)?)
-            }
+            Some((keep, mixing)) => Categorical::Mix(MixSampler::new(keep, &mixing)?),
             None => return Ok(None),
         },
         MechanismKind::Sparse(s) => {

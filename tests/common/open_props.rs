@@ -21,6 +21,7 @@
 #![allow(dead_code)]
 
 use privlift::open::{report_fields, OpenAudit, OpenDocument, OpenReceipt, OpenReport, VerifiedOpen};
+use privlift::param::Budget;
 use privlift::rng::Randomness;
 use privlift::verify::within;
 use privlift::{Error, Policy};
@@ -56,8 +57,10 @@ pub fn check<R: Randomness + ?Sized>(data: &[u8], rng: &mut R) {
 /// halves of the audited figure, chosen by the input's last bytes.
 fn policy_around(audit: &OpenAudit, data: &[u8]) -> Policy {
     let tail: Vec<u8> = data.iter().rev().take(4).copied().collect();
-    let limit =
-        |i: usize, audited: f64| tail.get(i).filter(|&&b| b % 3 == 0).map(|&b| audited * (0.5 + f64::from(b) / 255.0));
+    let limit = |i: usize, audited: f64| {
+        let v = tail.get(i).filter(|&&b| b % 3 == 0).map(|&b| audited * (0.5 + f64::from(b) / 255.0));
+        v.and_then(|v| Budget::new("limit", v).ok())
+    };
     Policy {
         max_ldp_x: limit(0, audit.ldp_x),
         max_lip: limit(1, audit.lip),
@@ -92,7 +95,7 @@ fn verified_agreeing(doc: &OpenDocument, policy: &Policy) -> Option<VerifiedOpen
         [(policy.max_ldp_x, a.ldp_x), (policy.max_lip, a.lip), (policy.max_eps_l, a.eps_l), (policy.max_eps_u, a.eps_u)]
     {
         if let Some(l) = limit {
-            assert!(within(audited, l), "verified, yet audited {audited} > limit {l}");
+            assert!(within(audited, l.get()), "verified, yet audited {audited} > limit {l:?}");
         }
     }
     Some(m)

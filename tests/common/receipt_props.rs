@@ -17,6 +17,7 @@
 
 use privlift::document::{Matrix, MechanismKind};
 use privlift::leakage;
+use privlift::param::Budget;
 use privlift::verify::within;
 use privlift::{Document, Policy, VerifiedMechanism};
 use serde_json::{json, Value};
@@ -126,9 +127,10 @@ pub fn document_and_policy(data: &[u8]) -> Option<(Value, Policy)> {
     }
     doc["claims"] = Value::Object(claims);
     // Limits around the audits: X and S, some just above, some just below.
-    let around = |b: &mut Bytes, x: f64| -> Option<f64> {
+    // (0 · ∞ is NaN: no limit.)
+    let around = |b: &mut Bytes, x: f64| -> Option<Budget> {
         let f = [0.5, 0.99, 1.0, 1.01, 2.0, f64::INFINITY][b.below(6)];
-        (x.is_finite() && b.below(2) == 0).then_some(x * f)
+        (x.is_finite() && b.below(2) == 0).then_some(x * f).and_then(|v| Budget::new("limit", v).ok())
     };
     let (x, s) = (&v.leakage_x, &v.leakage);
     let policy = Policy {
@@ -222,7 +224,7 @@ pub fn check(doc_json: &Value, policy: &Policy) {
         (policy.max_eps_u, x.alip.eps_u, "maxEpsU"),
     ] {
         if let Some(b) = limit {
-            assert!(within(actual, b), "{name} = {b} accepted but the X-audit says {actual}: {doc_json}");
+            assert!(within(actual, b.get()), "{name} = {b:?} accepted but the X-audit says {actual}: {doc_json}");
         }
     }
     let s = m.leakage();
@@ -233,7 +235,7 @@ pub fn check(doc_json: &Value, policy: &Policy) {
         (policy.max_eps_u_s, s.alip.eps_u),
     ] {
         if let Some(b) = limit {
-            assert!(within(actual, b));
+            assert!(within(actual, b.get()));
         }
     }
 }

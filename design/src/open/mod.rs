@@ -19,7 +19,7 @@ mod sweep;
 use alloc::string::String;
 
 use privlift::open::OpenMechanism;
-use privlift::param::{Epsilon, Probability};
+use privlift::param::Epsilon;
 use privlift::sample::structured::MixSampler;
 use privlift::{Error, Result};
 
@@ -51,8 +51,8 @@ impl Randomiser {
         if !(2..=MAX_G).contains(&outputs) {
             return Err(Error::invalid("g", alloc::format!("must be from 2 to {MAX_G}, got {outputs}")));
         }
-        let kappa = privlift::document::krr_keep(outputs as usize, epsilon);
-        let sampler = MixSampler::new(Probability::new("keep", kappa)?, &alloc::vec![1.0; outputs as usize])?;
+        let kappa = privlift::document::krr_keep(outputs as usize, epsilon)?;
+        let sampler = MixSampler::new(kappa, &alloc::vec![1.0; outputs as usize])?;
         let (w_keep, _) = sampler.weights();
         Ok(Randomiser { outputs, keep: w_keep as f64 / 18_446_744_073_709_551_616.0 })
     }
