@@ -18,7 +18,7 @@ import { checkFixture, close, compiled, rsFiles } from './rust-source.mjs';
 
 /** The words that make a parameter name an ε, a δ or a probability. */
 const PARAM_WORDS = new Set([
-  'eps', 'epsilon', 'delta', 'p', 'q', 'prob', 'probability', 'keep', 'pmin', 'p1min',
+  'eps', 'epsilon', 'delta', 'p', 'q', 'q01', 'q10', 'prob', 'probability', 'keep', 'pmin', 'p1min',
 ]);
 
 /** Files allowed to take a raw f64 there, each with its reason. */

@@ -260,6 +260,12 @@ impl Probability {
     pub fn get(self) -> f64 {
         self.0
     }
+    /// A probability the library computed in `[0, 1]` by construction (a sampler's
+    /// threshold over 2⁶⁴): no input reaches it, so there is nothing to refuse.
+    pub(crate) fn computed(p: f64) -> Probability {
+        debug_assert!((0.0..=1.0).contains(&p), "{p}");
+        Probability(p)
+    }
 }
 
 /// The `invalid_argument` error for a probability outside `(0, 1]`.

@@ -28,7 +28,7 @@ fn discrete_kinds() -> Vec<&'static str> {
     [
         MechanismKind::Matrix(Matrix::diag(&[1.0])),
         MechanismKind::PerSecret { p_y_given_sx: Vec::new(), markov: None },
-        MechanismKind::Unary { q01: 0.0, q10: 1.0 },
+        MechanismKind::Unary { q01: Probability::new("q01", 0.0).unwrap(), q10: Probability::ONE },
         MechanismKind::Krr { epsilon: None, keep: Probability::ONE },
         MechanismKind::RrLip { keep: Probability::ONE, mixing: vec![1.0] },
         MechanismKind::Merge { blocks: vec![0], inner: None },

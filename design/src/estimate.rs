@@ -19,7 +19,7 @@ use serde::Serialize;
 
 use privlift::document::{block_count, Document, Matrix, MechanismKind};
 use privlift::error::{Error, Result};
-use privlift::param::Epsilon;
+use privlift::param::{Epsilon, Probability};
 
 /// An estimated histogram with per-entry standard errors.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -148,7 +148,7 @@ pub fn estimate_krr(k: usize, epsilon: Epsilon, counts: &[f64]) -> Result<Estima
 }
 
 /// Unary encoding: `ones[x]` reports had bit x set, out of `n` reports.
-pub fn estimate_unary(q01: f64, q10: f64, ones: &[f64], n: f64) -> Result<Estimate> {
+pub fn estimate_unary(q01: Probability, q10: Probability, ones: &[f64], n: f64) -> Result<Estimate> {
     if !(n.is_finite() && n > 0.0) {
         return Err(Error::invalid("n", alloc::format!("must be > 0, got {n}")));
     }
@@ -156,7 +156,7 @@ pub fn estimate_unary(q01: f64, q10: f64, ones: &[f64], n: f64) -> Result<Estima
     if let Some((i, c)) = ones.iter().enumerate().find(|(_, &c)| c > n) {
         return Err(Error::invalid(alloc::format!("counts[{i}]"), alloc::format!("{c} ones out of {n} reports")));
     }
-    let (p, q) = (1.0 - q10, q01);
+    let (p, q) = (1.0 - q10.get(), q01.get());
     if (p - q).abs() < NO_INFORMATION {
         return Err(Error::invalid("mechanism", "bits carry no information (q01 = 1 − q10)"));
     }
@@ -248,7 +248,8 @@ fn nonzero_columns(w: &Matrix) -> Vec<bool> {
 /// releases the bit vector `bits` from some input x: bit x is 1 with probability
 /// 1 − q10, every other bit with probability q01, independently. Only a degenerate
 /// encoding (a flip probability of 0 or 1) has vectors it never releases.
-pub fn unary_releases(q01: f64, q10: f64, bits: &[bool]) -> bool {
+pub fn unary_releases(q01: Probability, q10: Probability, bits: &[bool]) -> bool {
+    let (q01, q10) = (q01.get(), q10.get());
     let other = |b: bool| if b { q01 > 0.0 } else { q01 < 1.0 };
     let own = |b: bool| if b { q10 < 1.0 } else { q10 > 0.0 };
     let blocked = bits.iter().filter(|&&b| !other(b)).count();

@@ -6,7 +6,7 @@ use super::Source;
 use privlift::document::{Claims, Document, MechanismKind};
 use privlift::error::Result;
 use privlift::leakage::UNARY_ENUMERATION_LIMIT;
-use privlift::param::Epsilon;
+use privlift::param::{Epsilon, Probability};
 
 /// OUE's flip probabilities at ε: q01 = 1/(e^ε + 1) (a 0 becomes 1), q10 = 1/2.
 pub fn oue_params(epsilon: Epsilon) -> (f64, f64) {
@@ -25,6 +25,7 @@ pub fn oue_params(epsilon: Epsilon) -> (f64, f64) {
 /// bit-vector report and omitted.
 pub fn oue(source: &Source, epsilon: Epsilon, id: &str) -> Result<Document> {
     let (q01, q10) = oue_params(epsilon);
+    let (q01, q10) = (Probability::new("q01", q01)?, Probability::new("q10", q10)?);
     let k = source.labels().len();
     let mi = if k <= UNARY_ENUMERATION_LIMIT {
         let p_sx = Source::prior(source.labels().clone(), source.p_x())?.p_sx();

@@ -5,7 +5,7 @@
 mod common;
 
 use privlift::document::{Document, Matrix};
-use privlift::param::Epsilon;
+use privlift::param::{Epsilon, Probability};
 use privlift_design::estimate::{document_channel, estimate_matrix, estimate_unary};
 use privlift_design::lift::Notion;
 use privlift_design::mle::estimate_mle;
@@ -241,7 +241,8 @@ fn oue_intervals_cover_the_truth_in_simulation() {
                 *o += f64::from(u8::from(rng.random::<f64>() < one));
             }
         }
-        let e = estimate_unary(q01, q10, &ones, n as f64).unwrap();
+        let flip = |p| Probability::new("q", p).unwrap();
+        let e = estimate_unary(flip(q01), flip(q10), &ones, n as f64).unwrap();
         for x in 0..4 {
             covered[x] += usize::from(covers(e.estimate[x], p[x], e.std_error[x]));
         }

@@ -2,6 +2,7 @@
 //! accepts are exactly those an estimate can explain.
 
 use privlift::document::Document;
+use privlift::param::Probability;
 use privlift_design::estimate::{document_channel, released_outputs, unary_releases};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -111,6 +112,10 @@ fn released_outputs_are_the_nonzero_columns_of_the_estimators_channel() {
 
 #[test]
 fn a_unary_bit_vector_is_released_iff_some_input_gives_it_positive_probability() {
+    let unary_releases = |q01, q10, bits: &[bool]| {
+        let flip = |p| Probability::new("q", p).unwrap();
+        unary_releases(flip(q01), flip(q10), bits)
+    };
     let mut rng = ChaCha8Rng::seed_from_u64(8);
     let flips = [0.0, 0.25, 0.5, 1.0];
     for _ in 0..2000 {

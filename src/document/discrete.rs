@@ -15,7 +15,7 @@ use super::matrix::Matrix;
 use super::wire::{self, check_header, DocumentJson, FORMAT, VERSION};
 use super::{channel, fields, parse_matrix, structured, MechanismKind};
 use crate::error::{Error, Result};
-use crate::param::{check_distribution, MIN_PROBABILITY, SUM_TOLERANCE};
+use crate::param::{check_distribution, Probability, MIN_PROBABILITY, SUM_TOLERANCE};
 
 /// A validated mechanism document (version 1).
 #[derive(Debug, Clone, PartialEq)]
@@ -393,7 +393,7 @@ fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Res
         }
         "unary" => {
             let m = fields::object(field, &v, &["kind", "q01", "q10"])?;
-            let mut q = [0.0; 2];
+            let mut q = [Probability::ONE; 2];
             for (slot, (name, key)) in q.iter_mut().zip([("mechanism.q01", "q01"), ("mechanism.q10", "q10")]) {
                 let p = fields::number(name, fields::required(field, m, key)?)?;
                 if !p.is_finite() {
@@ -411,7 +411,7 @@ fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Res
                 if p > 0.0 && p < MIN_PROBABILITY {
                     return Err(crate::param::tiny(name, p));
                 }
-                *slot = p;
+                *slot = Probability::new(name, p)?;
             }
             Ok(MechanismKind::Unary { q01: q[0], q10: q[1] })
         }

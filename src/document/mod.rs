@@ -59,10 +59,10 @@ pub enum MechanismKind {
     },
     /// Unary encoding with bit-flip probabilities `q01` (0→1) and `q10` (1→0).
     Unary {
-        /// Probability that a 0 bit is reported as 1 (`q01`, in [0, 1]).
-        q01: f64,
-        /// Probability that a 1 bit is reported as 0 (`q10`, in [0, 1]).
-        q10: f64,
+        /// Probability that a 0 bit is reported as 1 (`q01`).
+        q01: Probability,
+        /// Probability that a 1 bit is reported as 0 (`q10`).
+        q10: Probability,
     },
     /// k-ary randomised response over X (Y = X): P(y|x) = κ·[y = x] + (1 − κ)/|X|.
     Krr {

@@ -62,7 +62,9 @@ impl MechanismKind {
                 }
                 v
             }
-            MechanismKind::Unary { q01, q10 } => serde_json::json!({"kind": "unary", "q01": q01, "q10": q10}),
+            MechanismKind::Unary { q01, q10 } => {
+                serde_json::json!({"kind": "unary", "q01": q01.get(), "q10": q10.get()})
+            }
             _ => serde_json::Value::Null,
         }
     }

@@ -33,6 +33,7 @@ use super::{audit, check_alpha, Alip, Leakage};
 use crate::document::Matrix;
 use crate::error::Result;
 use crate::numeric::{abs_ln_up, down_rel, gamma, ln_up, up_rel};
+use crate::param::Probability;
 
 /// Largest |X| for which the unary channel is enumerated explicitly.
 pub const UNARY_ENUMERATION_LIMIT: usize = 14;
@@ -60,15 +61,15 @@ fn explicit_channel(nx: usize, q01: f64, q10: f64) -> Matrix {
 }
 
 /// Audits unary encoding for the joint P_SX.
-pub fn audit_unary(p_sx: &Matrix, q01: f64, q10: f64, alpha_order: f64) -> Result<Leakage> {
-    audit_unary_of(Some(p_sx), &p_sx.col_sums(), q01, q10, alpha_order)
+pub fn audit_unary(p_sx: &Matrix, q01: Probability, q10: Probability, alpha_order: f64) -> Result<Leakage> {
+    audit_unary_of(Some(p_sx), &p_sx.col_sums(), q01.get(), q10.get(), alpha_order)
 }
 
 /// Audits unary encoding with S = X under `prior`: [`audit_unary`] of diag(`prior`), in
 /// O(|X|) above the enumeration limit, without building the |X| × |X| joint (134 MB and
 /// most of the verification at |X| = 4096).
-pub fn audit_unary_x(prior: &[f64], q01: f64, q10: f64, alpha_order: f64) -> Result<Leakage> {
-    audit_unary_of(None, prior, q01, q10, alpha_order)
+pub fn audit_unary_x(prior: &[f64], q01: Probability, q10: Probability, alpha_order: f64) -> Result<Leakage> {
+    audit_unary_of(None, prior, q01.get(), q10.get(), alpha_order)
 }
 
 /// The audit for the joint `p_sx` whose column sums are `prior`; `None`: diag(`prior`).
@@ -291,8 +292,15 @@ fn dinkelbach(r: f64, u: &[f64], v: &[f64], maximise: bool) -> f64 {
 ///
 /// `prior` is P_X, the column sums of `p_sx` (passed in so that a receipt of |S| rows costs
 /// O(|S|·|X|), not O(|S|²·|X|)).
-pub fn unary_lift(p_sx: &Matrix, prior: &[f64], q01: f64, q10: f64, s: usize, bits: &[bool]) -> Option<f64> {
-    let (p, q) = (1.0 - q10, q01);
+pub fn unary_lift(
+    p_sx: &Matrix,
+    prior: &[f64],
+    q01: Probability,
+    q10: Probability,
+    s: usize,
+    bits: &[bool],
+) -> Option<f64> {
+    let (p, q) = (1.0 - q10.get(), q01.get());
     let ps: f64 = p_sx.row(s).iter().sum();
     if p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0 {
         // ⟨P(·|s), w⟩ / ⟨P_X, w⟩ (module docs): sums of non-negative terms.
@@ -339,8 +347,8 @@ pub fn unary_lift(p_sx: &Matrix, prior: &[f64], q01: f64, q10: f64, s: usize, bi
 /// The lift of every x (S = X) for a released bit vector, in O(|X|): w_x / ⟨P_X, w⟩
 /// (module docs) — the rows of [`unary_lift`] with the joint diag(P_X), without building
 /// it. Entries of prior 0 are 0. `None` when the bit vector cannot be released.
-pub fn unary_lifts_x(prior: &[f64], q01: f64, q10: f64, bits: &[bool]) -> Option<Vec<f64>> {
-    let (p, q) = (1.0 - q10, q01);
+pub fn unary_lifts_x(prior: &[f64], q01: Probability, q10: Probability, bits: &[bool]) -> Option<Vec<f64>> {
+    let (p, q) = (1.0 - q10.get(), q01.get());
     if !(p > 0.0 && p < 1.0 && q > 0.0 && q < 1.0) {
         // Degenerate: the general formula (small |X| in practice: a degenerate encoding
         // leaks without bound and verifies almost no finite claim).
@@ -359,6 +367,11 @@ pub fn unary_lifts_x(prior: &[f64], q01: f64, q10: f64, bits: &[bool]) -> Option
 mod tests {
     use super::*;
 
+    /// A test's flip probability, as a document's reader builds it.
+    fn pr(p: f64) -> Probability {
+        Probability::new("q", p).unwrap()
+    }
+
     /// S = X read from the prior audits as its diagonal joint does (enumerated or closed form).
     #[test]
     fn the_audit_of_s_equal_x_is_that_of_its_diagonal_joint() {
@@ -369,8 +382,8 @@ mod tests {
             prior[1] = 0.0;
             let total: f64 = prior.iter().sum();
             prior.iter_mut().for_each(|p| *p /= total);
-            let x = audit_unary_x(&prior, 0.2, 0.3, 2.0).unwrap();
-            let diag = audit_unary(&Matrix::diag(&prior), 0.2, 0.3, 2.0).unwrap();
+            let x = audit_unary_x(&prior, pr(0.2), pr(0.3), 2.0).unwrap();
+            let diag = audit_unary(&Matrix::diag(&prior), pr(0.2), pr(0.3), 2.0).unwrap();
             assert_eq!(format!("{x:?}"), format!("{diag:?}"), "|X| = {nx}");
         }
     }
@@ -414,7 +427,7 @@ mod tests {
         for s in 0..ns {
             d[s * big..s * big + nx].copy_from_slice(p_sx.row(s));
         }
-        audit_unary(&Matrix::from_flat(ns, big, d), q01, q10, 2.0).unwrap()
+        audit_unary(&Matrix::from_flat(ns, big, d), pr(q01), pr(q10), 2.0).unwrap()
     }
 
     /// Fuzzer finding F2: a prior summing to 1 ± `SUM_TOLERANCE`. The closed form and the
@@ -442,9 +455,9 @@ mod tests {
                 let mut long = vec![false; padded.cols()];
                 long[..2].copy_from_slice(&bits);
                 for s in 0..2 {
-                    let l = unary_lift(&p_sx, &p_sx.col_sums(), q01, q10, s, &bits).unwrap();
+                    let l = unary_lift(&p_sx, &p_sx.col_sums(), pr(q01), pr(q10), s, &bits).unwrap();
                     assert!(exact.min_lift <= l && l <= exact.max_lift, "scale {scale} s {s} {bits:?}: {l} {exact:?}");
-                    let l = unary_lift(&padded, &padded.col_sums(), q01, q10, s, &long).unwrap();
+                    let l = unary_lift(&padded, &padded.col_sums(), pr(q01), pr(q10), s, &long).unwrap();
                     assert!(fast.min_lift <= l && l <= fast.max_lift, "scale {scale} s {s} {bits:?}: {l} {fast:?}");
                 }
             }
@@ -467,10 +480,10 @@ mod tests {
             p.iter_mut().for_each(|v| *v /= t);
             let (q01, q10) = (rng.random_range(0.01..0.99), rng.random_range(0.01..0.99));
             let bits: Vec<bool> = (0..n).map(|_| rng.random()).collect();
-            let fast = unary_lifts_x(&p, q01, q10, &bits).unwrap();
+            let fast = unary_lifts_x(&p, pr(q01), pr(q10), &bits).unwrap();
             let diag = Matrix::diag(&p);
             for x in (0..n).filter(|&x| p[x] > 0.0) {
-                let slow = unary_lift(&diag, &p, q01, q10, x, &bits).unwrap();
+                let slow = unary_lift(&diag, &p, pr(q01), pr(q10), x, &bits).unwrap();
                 assert!((fast[x] - slow).abs() <= 1e-14 * slow, "{x}: {} vs {slow}", fast[x]);
             }
         }

@@ -10,6 +10,7 @@ use crate::document::{Alphabet, Matrix};
 use crate::error::{Error, Result};
 use crate::leakage::{Joint, Leakage};
 use crate::numeric::widen;
+use crate::param::Probability;
 
 /// One row of a receipt: a value (of X, or of the secret S) and what the released output
 /// does to the belief about it.
@@ -117,7 +118,11 @@ impl Receipt {
         Ok(Receipt { mechanism_id: doc.id().into(), output_index: Some(y), output: out_label.into(), input, secret })
     }
 
-    pub(crate) fn for_bits(m: &VerifiedMechanism, (q01, q10): (f64, f64), bits: &[bool]) -> Result<Self> {
+    pub(crate) fn for_bits(
+        m: &VerifiedMechanism,
+        (q01, q10): (Probability, Probability),
+        bits: &[bool],
+    ) -> Result<Self> {
         let doc = m.document();
         let rows = |p_sx: &Matrix, labels: &Alphabet| -> Result<Vec<ReceiptEntry>> {
             let mut entries = Vec::with_capacity(p_sx.rows());

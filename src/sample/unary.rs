@@ -8,6 +8,7 @@
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
+use crate::param::Probability;
 
 const TWO64: f64 = 18446744073709551616.0;
 
@@ -40,13 +41,13 @@ pub struct UnarySampler {
 impl UnarySampler {
     /// A sampler of `k`-bit reports: each other bit is 1 with probability `q01`, the true
     /// value's bit is 0 with probability `q10`; `invalid_argument` unless both are in `[0, 1]`.
-    pub fn new(k: usize, q01: f64, q10: f64) -> Result<Self> {
-        Ok(UnarySampler { k, hot: threshold(1.0 - q10)?, cold: threshold(q01)? })
+    pub fn new(k: usize, q01: Probability, q10: Probability) -> Result<Self> {
+        Ok(UnarySampler { k, hot: threshold(1.0 - q10.get())?, cold: threshold(q01.get())? })
     }
 
     /// The exact (q01, q10) the sampler draws with, each rounded once to f64.
-    pub fn effective(&self) -> (f64, f64) {
-        (self.cold as f64 / TWO64, 1.0 - self.hot as f64 / TWO64)
+    pub fn effective(&self) -> (Probability, Probability) {
+        (Probability::computed(self.cold as f64 / TWO64), Probability::computed(1.0 - self.hot as f64 / TWO64))
     }
 
     /// Number of bits of a report (the size of the input alphabet).
@@ -78,16 +79,20 @@ impl UnarySampler {
 mod tests {
     use super::*;
 
+    fn pr(p: f64) -> Probability {
+        Probability::new("q", p).unwrap()
+    }
+
     #[test]
     fn thresholds_are_exact_and_never_collapse() {
-        let s = UnarySampler::new(4, 0.25, 0.5).unwrap();
-        assert_eq!(s.effective(), (0.25, 0.5));
+        let s = UnarySampler::new(4, pr(0.25), pr(0.5)).unwrap();
+        assert_eq!((s.effective().0.get(), s.effective().1.get()), (0.25, 0.5));
         assert_eq!(threshold(1e-30).unwrap(), 1);
         assert_eq!(threshold(1.0).unwrap(), 1u128 << 64);
         assert!(threshold(1.0 - f64::EPSILON / 2.0).unwrap() < 1u128 << 64);
         assert!(threshold(1.5).is_err());
         // Word 0 is below every non-zero threshold; u64::MAX is below only p = 1.
-        let s = UnarySampler::new(3, 0.3, 0.0).unwrap();
+        let s = UnarySampler::new(3, pr(0.3), pr(0.0)).unwrap();
         assert_eq!(s.sample_words(1, &[0, 0, 0]), [true, true, true]);
         assert_eq!(s.sample_words(1, &[u64::MAX; 3]), [false, true, false]);
     }

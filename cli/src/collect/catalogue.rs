@@ -9,6 +9,7 @@ use privlift::document::codec::reader::BYTE_ORDER_MARK;
 use privlift::document::Lattice;
 use privlift::document::MechanismKind;
 use privlift::open::{OpenDocument, OpenReport};
+use privlift::param::Probability;
 use privlift::sample::lattice::LatticeMechanism;
 use privlift::{parse_any, AnyDocument, ContinuousDocument, Document, Error};
 use privlift_design::estimate::{released_outputs, unary_releases};
@@ -41,7 +42,7 @@ enum Releases {
     /// Per output index, of a channel's outputs.
     Outputs(Vec<bool>),
     /// Unary encoding's bit vectors, checked one by one (`unary_releases`).
-    Bits { q01: f64, q10: f64 },
+    Bits { q01: Probability, q10: Probability },
     /// Lattice indices.
     Lattice(Released),
     /// An open kind's reports: every report in range is one its client can send.
