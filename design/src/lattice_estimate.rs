@@ -336,7 +336,8 @@ mod tests {
             LatticeMechanism::gaussian(l, prior.clone(), &[0.7]).unwrap(),
             LatticeMechanism::gaussian(l, prior.clone(), &sigma).unwrap(),
             LatticeMechanism::laplace(l, prior.clone(), 0.6).unwrap(),
-            LatticeMechanism::sampling(l, prior.clone(), 0.4).unwrap(),
+            LatticeMechanism::sampling(l, prior.clone(), privlift::param::Probability::new("lambda", 0.4).unwrap())
+                .unwrap(),
         ] {
             let probs = Probabilities::new(&m);
             for j in -40..60 {

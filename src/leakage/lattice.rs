@@ -575,6 +575,7 @@ fn sampling_lip_delta(lambda: f64, p: &[f64], q: &[f64], eps: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::document::{ContinuousPrior, Gaussian};
+    use crate::param::Probability;
     use crate::sample::lattice::Lattice;
 
     fn lat(lo: f64, hi: f64, step: f64) -> Lattice {
@@ -603,7 +604,7 @@ mod tests {
         for m in [
             LatticeMechanism::gaussian(l, p.clone(), &[0.6]).unwrap(),
             LatticeMechanism::laplace(l, p.clone(), 0.8).unwrap(),
-            LatticeMechanism::sampling(l, p.clone(), 0.3).unwrap(),
+            LatticeMechanism::sampling(l, p.clone(), Probability::new("lambda", 0.3).unwrap()).unwrap(),
         ] {
             for eps in [0.1, 0.5, 1.0, 2.0] {
                 let gam = libm::exp(eps);

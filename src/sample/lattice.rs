@@ -21,7 +21,7 @@ use rand::{CryptoRng, RngCore};
 
 use crate::error::{Error, Result};
 use crate::numeric::Shown;
-use crate::param::{finite, positive};
+use crate::param::{finite, positive, Probability};
 use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use crate::sample::AliasTable;
 
@@ -286,17 +286,11 @@ impl LatticeMechanism {
     /// (an exact integer alias table, whose exact probabilities the audit reads back).
     ///
     /// # Errors
-    /// `invalid_argument` for λ outside `[0, 1]`; prior errors.
-    pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: f64) -> Result<Self> {
+    /// The distribution errors for `prior` (λ's `[0, 1]` rule is [`Probability`]'s).
+    pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: Probability) -> Result<Self> {
         check_prior(&lattice, &prior)?;
-        if !(lambda.is_finite() && (0.0..=1.0).contains(&lambda)) {
-            return Err(Error::invalid(
-                "mechanism.lambda",
-                alloc::format!("must be in [0, 1]; got {lambda}", lambda = crate::numeric::Shown(lambda)),
-            ));
-        }
         let two64 = 18446744073709551616.0f64;
-        let threshold = libm::floor(lambda * two64) as u128; // exact: scaling by 2^64
+        let threshold = libm::floor(lambda.get() * two64) as u128; // exact: scaling by 2^64
         let lambda = threshold as f64 / two64; // exact (threshold came from an f64)
         let table = AliasTable::new(&prior)?;
         let q = table.probabilities();
