@@ -172,8 +172,9 @@ fn lattice_sampling_delta_is_below_the_atomless_value() {
         let lambda = real::sampling_lambda(Epsilon::new("epsilon", eps).unwrap(), Delta::new("delta", delta).unwrap());
         let m = LatticeMechanism::sampling(l, p.clone(), lambda.unwrap()).unwrap();
         let d = m.lip_delta(Epsilon::new("epsilon", eps).unwrap()).unwrap();
-        let atomless = cont::sampling_delta(eps, m.lambda().unwrap()).unwrap();
-        let discrete = cont::sampling_delta_discrete(eps, m.lambda().unwrap(), &p).unwrap();
+        let exact = m.lambda().unwrap(); // λ rounded down to a multiple of 2⁻⁶⁴
+        let atomless = real::sampling_delta(Epsilon::new("epsilon", eps).unwrap(), exact);
+        let discrete = real::sampling_delta_discrete(Epsilon::new("epsilon", eps).unwrap(), exact, &p).unwrap();
         assert!(d <= atomless * (1.0 + 1e-9), "{d} vs {atomless}");
         assert!(d >= discrete && d - discrete < 1e-11, "{d} vs {discrete}");
     }

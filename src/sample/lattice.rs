@@ -201,7 +201,7 @@ pub(crate) enum Kind {
     /// `table` (the lattice prior, quantised exactly).
     Sampling {
         threshold: u128,
-        lambda: f64,
+        lambda: Probability,
         table: AliasTable,
         q: Vec<f64>,
     },
@@ -291,7 +291,7 @@ impl LatticeMechanism {
         check_prior(&lattice, &prior)?;
         let two64 = 18446744073709551616.0f64;
         let threshold = libm::floor(lambda.get() * two64) as u128; // exact: scaling by 2^64
-        let lambda = threshold as f64 / two64; // exact (threshold came from an f64)
+        let lambda = Probability::new("mechanism.lambda", threshold as f64 / two64)?; // exact (threshold came from an f64)
         let table = AliasTable::new(&prior)?;
         let q = table.probabilities();
         Ok(LatticeMechanism { lattice, prior, kind: Kind::Sampling { threshold, lambda, table, q } })
@@ -320,7 +320,7 @@ impl LatticeMechanism {
         }
     }
     /// The exact release probability λ of the sampling mechanism.
-    pub fn lambda(&self) -> Option<f64> {
+    pub fn lambda(&self) -> Option<Probability> {
         match &self.kind {
             Kind::Sampling { lambda, .. } => Some(*lambda),
             _ => None,
@@ -351,8 +351,9 @@ impl LatticeMechanism {
             Kind::Gaussian { samplers, which } => samplers[which[k] as usize].pmf(j - k as i64),
             Kind::Laplace(l) => l.pmf(j - k as i64),
             Kind::Sampling { lambda, q, .. } => {
+                let lambda = lambda.get();
                 let fresh = if (0..q.len() as i64).contains(&j) { (1.0 - lambda) * q[j as usize] } else { 0.0 };
-                fresh + if j == k as i64 { *lambda } else { 0.0 }
+                fresh + if j == k as i64 { lambda } else { 0.0 }
             }
         }
     }
