@@ -8,10 +8,11 @@
 // field is such a number when its name, split at `_`, has a word of PARAM_WORDS (`eps`,
 // `delta_target`, `p1min`, …) and its type is `f64` or `Option<f64>`. Code compiled for
 // tests only (`#[cfg(test)]` items and the files of `#[cfg(test)] mod x;`) is skipped:
-// tests keep their literals. (`lambda` is not a word: design/src/lift.rs names the
-// max-lift Λ so.) It first checks itself on known sources (`selfTest`) and on the
-// fixture tests/params/ (its `expect.txt` the findings, in order), so a checker that
-// finds nothing fails too. Usage:
+// tests keep their literals. A word that is a probability in some files only is one
+// there (PROBABILITY_NAMES: `lambda` is the sampling mechanism's λ in its files, while
+// design/src/lift.rs names the max-lift Λ so). It first checks itself on known sources
+// (`selfTest`) and on the fixture tests/params/ (its `expect.txt` the findings, in
+// order), so a checker that finds nothing fails too. Usage:
 //   node scripts/check-params.mjs [DIR…]      (default: src design/src)
 import { readFileSync } from 'node:fs';
 import { checkFixture, close, compiled, rsFiles } from './rust-source.mjs';
@@ -19,6 +20,17 @@ import { checkFixture, close, compiled, rsFiles } from './rust-source.mjs';
 /** The words that make a parameter name an ε, a δ or a probability. */
 const PARAM_WORDS = new Set([
   'eps', 'epsilon', 'delta', 'p', 'q', 'q01', 'q10', 'prob', 'probability', 'keep', 'pmin', 'p1min',
+]);
+
+/**
+ * Words that make a parameter name a probability in the listed files only (`file →
+ * words`), each with its reason.
+ */
+const PROBABILITY_NAMES = new Map([
+  ...[
+    'src/sample/lattice.rs', 'src/document/continuous.rs', 'src/leakage/lattice.rs',
+    'design/src/continuous/sampling.rs', 'design/src/continuous/design.rs', 'design/src/lattice_estimate.rs',
+  ].map((f) => [f, { words: ['lambda'], reason: 'the sampling mechanism\'s release probability λ (eq 20)' }]),
 ]);
 
 /** Files allowed to take a raw f64 there, each with its reason. */
@@ -53,8 +65,8 @@ const ALLOWED_FIELDS = new Map([
 
 const RAW = /^(?:&\s*)?(?:f64|Option\s*<\s*f64\s*>)$/;
 
-/** Whether `name`, split at `_`, has a word of PARAM_WORDS. */
-const named = (name) => name.split('_').some((w) => PARAM_WORDS.has(w));
+/** Whether `name`, split at `_`, has a word of PARAM_WORDS or of `file`'s entry in `local` (PROBABILITY_NAMES). */
+const named = (name, file, local) => name.split('_').some((w) => PARAM_WORDS.has(w) || !!local.get(file)?.words.includes(w));
 
 /** Splits a parameter list at its top-level commas. */
 function params(list) {
@@ -71,8 +83,11 @@ function params(list) {
   return out.map((p) => p.trim()).filter(Boolean);
 }
 
-/** Every offending parameter of `sources` (a Map from path to Rust text), as lines. */
-function scan(sources) {
+/**
+ * Every offending parameter of `sources` (a Map from path to Rust text), as lines;
+ * `local` the file-local probability words (PROBABILITY_NAMES unless a test's own).
+ */
+function scan(sources, local = PROBABILITY_NAMES) {
   const found = [];
   for (const [file, s] of compiled(sources)) {
     if (ALLOWED.has(file)) continue;
@@ -88,12 +103,12 @@ function scan(sources) {
         if (colon < 0) continue; // self
         const name = p.slice(0, colon).replace(/^mut\s+/, '').trim();
         const type = p.slice(colon + 1).trim();
-        if (RAW.test(type) && named(name)) {
+        if (RAW.test(type) && named(name, file, local)) {
           found.push(`${file}:${line}: pub fn ${m[1]}(… ${name}: ${type} …)`);
         }
       }
     }
-    found.push(...fields(file, s));
+    found.push(...fields(file, s, local));
   }
   return found;
 }
@@ -109,7 +124,7 @@ function fieldList(list, pubOnly) {
 }
 
 /** Public fields of `s` (a stripped file) holding a raw f64 for ε, δ or a probability. */
-function fields(file, s) {
+function fields(file, s, local) {
   const found = [];
   for (const m of s.matchAll(/\bpub\s+(struct|enum)\s+(\w+)\s*/g)) {
     let j = m.index + m[0].length;
@@ -127,7 +142,7 @@ function fields(file, s) {
     for (const [variant, list, pubOnly] of lists) {
       for (const [name, type] of fieldList(list, pubOnly)) {
         const allowed = ALLOWED_FIELDS.has(`${file}:${m[2]}`) || ALLOWED_FIELDS.has(`${file}:${m[2]}.${name}`);
-        if (!allowed && RAW.test(type) && named(name)) found.push(`${file}:${line}: pub ${m[1]} ${m[2]}${variant} { ${name}: ${type} }`);
+        if (!allowed && RAW.test(type) && named(name, file, local)) found.push(`${file}:${line}: pub ${m[1]} ${m[2]}${variant} { ${name}: ${type} }`);
       }
     }
   }
@@ -151,8 +166,13 @@ function selfTest() {
       'pub fn j(p1min: f64, pmin_x: f64) {}',                     // found twice
     ].join('\n')],
     ['t/shims.rs', 'pub fn k(eps: f64) {}'],
+    ['src/sample/lattice.rs', 'pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: f64) {}'], // found
+    ['design/src/lift.rs', 'pub fn max_lift(lambda: f64) {}'], // Λ, no probability
   ]);
-  const want = ['t/lib.rs:1: pub fn a', 't/lib.rs:2: pub fn b', 't/lib.rs:5: pub fn c', 't/lib.rs:15: pub fn j', 't/lib.rs:15: pub fn j'];
+  const want = [
+    't/lib.rs:1: pub fn a', 't/lib.rs:2: pub fn b', 't/lib.rs:5: pub fn c', 't/lib.rs:15: pub fn j', 't/lib.rs:15: pub fn j',
+    'src/sample/lattice.rs:1: pub fn sampling',
+  ];
   const got = scan(sources).map((f) => f.slice(0, f.indexOf('(')));
   if (JSON.stringify(got) !== JSON.stringify(want)) {
     console.error(`check-params self-test: found\n  ${got.join('\n  ')}\nexpected\n  ${want.join('\n  ')}`);
@@ -161,7 +181,9 @@ function selfTest() {
 }
 
 selfTest();
-checkFixture('check-params', 'tests/params', scan);
+// The fixture's sampling.rs stands for the files PROBABILITY_NAMES lists.
+const FIXTURE_NAMES = new Map([['sampling.rs', { words: ['lambda'], reason: 'the fixture\'s sampling mechanism' }]]);
+checkFixture('check-params', 'tests/params', (sources) => scan(sources, FIXTURE_NAMES));
 const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['src', 'design/src'];
 const files = roots.flatMap(rsFiles).sort();
 const found = scan(new Map(files.map((f) => [f, readFileSync(f, 'utf8')])));

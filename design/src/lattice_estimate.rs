@@ -38,6 +38,7 @@ use super::estimate::check_counts;
 use super::mle::estimate_mle;
 use privlift::document::Matrix;
 use privlift::error::{Error, Result};
+use privlift::param::Probability;
 use privlift::sample::lattice::{Lattice, LatticeMechanism};
 
 /// Most cells (lattice points × output columns) of the deconvolution channel.
@@ -311,7 +312,7 @@ fn mean(m: &LatticeMechanism, observed: &[(i64, f64)], n: f64) -> (f64, f64) {
     let ss: f64 = observed.iter().map(|&(j, c)| c * (j as f64 - j_bar) * (j as f64 - j_bar)).sum();
     let s = if n > 1.0 { libm::sqrt(ss / (n - 1.0)) } else { f64::NAN };
     let se = s / libm::sqrt(n);
-    match m.lambda() {
+    match m.lambda().map(Probability::get) {
         None => (lattice.value(0) + lattice.step() * j_bar, lattice.step() * se),
         Some(lambda) if lambda > 0.0 => {
             // (1 − λ) μ_q in index units: E\[j | k = 0\] = λ·0 + (1 − λ) Σ_j j q_j.
@@ -336,7 +337,7 @@ mod tests {
             LatticeMechanism::gaussian(l, prior.clone(), &[0.7]).unwrap(),
             LatticeMechanism::gaussian(l, prior.clone(), &sigma).unwrap(),
             LatticeMechanism::laplace(l, prior.clone(), 0.6).unwrap(),
-            LatticeMechanism::sampling(l, prior.clone(), 0.4).unwrap(),
+            LatticeMechanism::sampling(l, prior.clone(), Probability::new("lambda", 0.4).unwrap()).unwrap(),
         ] {
             let probs = Probabilities::new(&m);
             for j in -40..60 {

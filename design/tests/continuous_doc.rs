@@ -169,11 +169,12 @@ fn lattice_sampling_delta_is_below_the_atomless_value() {
     let l = Lattice::new(0.0, 1.0, 0.001).unwrap();
     let p = ContinuousPrior::Histogram(cont::Histogram::new(&[0.0, 1.0], &[1.0]).unwrap()).lattice_pmf(&l).unwrap();
     for (eps, delta) in [(1.0, 0.01), (0.5, 0.1), (2.0, 1e-4)] {
-        let lambda = cont::sampling_lambda(eps, delta).unwrap();
-        let m = LatticeMechanism::sampling(l, p.clone(), lambda).unwrap();
+        let lambda = real::sampling_lambda(Epsilon::new("epsilon", eps).unwrap(), Delta::new("delta", delta).unwrap());
+        let m = LatticeMechanism::sampling(l, p.clone(), lambda.unwrap()).unwrap();
         let d = m.lip_delta(Epsilon::new("epsilon", eps).unwrap()).unwrap();
-        let atomless = cont::sampling_delta(eps, m.lambda().unwrap()).unwrap();
-        let discrete = cont::sampling_delta_discrete(eps, m.lambda().unwrap(), &p).unwrap();
+        let exact = m.lambda().unwrap(); // λ rounded down to a multiple of 2⁻⁶⁴
+        let atomless = real::sampling_delta(Epsilon::new("epsilon", eps).unwrap(), exact);
+        let discrete = real::sampling_delta_discrete(Epsilon::new("epsilon", eps).unwrap(), exact, &p).unwrap();
         assert!(d <= atomless * (1.0 + 1e-9), "{d} vs {atomless}");
         assert!(d >= discrete && d - discrete < 1e-11, "{d} vs {discrete}");
     }
@@ -284,6 +285,11 @@ fn bad_input_gives_typed_errors() {
     assert_eq!(per_point.unwrap_err().code(), "dimension_mismatch"); // read, then checked against the lattice
     assert!(doc(&mech(r#"{"kind": "laplace", "b": 2}"#)).is_ok());
     assert!(doc(&mech(r#"{"kind": "sampling", "lambda": 0.5}"#)).is_ok());
+    // λ outside [0, 1] is refused where the document is read, naming the field.
+    for m in [r#"{"kind": "sampling", "lambda": 1.5}"#, r#"{"kind": "sampling", "lambda": -0.25}"#] {
+        assert_eq!(code(&mech(m)), "invalid_argument", "{m}");
+        assert!(message(&mech(m)).contains("mechanism.lambda"), "{m}: {}", message(&mech(m)));
+    }
     assert_eq!(code(&with(r#""delta": 0.3"#, r#""delta": 2"#)), "invalid_argument");
     assert_eq!(code(&with(r#""eps": 1.0"#, r#""eps": -1"#)), "invalid_argument");
     let gm = r#"{"gmm": {"weights": [0.5, 0.6], "means": [0, 1], "sds": [1, 1]}}"#;

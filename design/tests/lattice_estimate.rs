@@ -3,6 +3,7 @@
 //! interval covers in simulation (driving the crate's exact samplers), and bad counts are
 //! typed errors.
 
+use privlift::param::Probability;
 use privlift::sample::lattice::{Lattice, LatticeMechanism};
 use privlift_design::lattice_estimate::estimate_lattice;
 use rand::{Rng, SeedableRng};
@@ -14,6 +15,11 @@ fn lattice() -> (Lattice, Vec<f64>) {
     let w: Vec<f64> = (0..l.len()).map(|k| 1.0 + (k * 7 % 5) as f64 + if k == 9 { 6.0 } else { 0.0 }).collect();
     let s: f64 = w.iter().sum();
     (l, w.iter().map(|v| v / s).collect())
+}
+
+/// The sampling mechanism's release probability λ.
+fn lambda(v: f64) -> Probability {
+    Probability::new("lambda", v).unwrap()
 }
 
 fn true_mean(m: &LatticeMechanism) -> f64 {
@@ -37,7 +43,7 @@ fn expected_counts_give_back_the_mean_and_the_histogram() {
         // One σ per point: the noise stays symmetric at every point, so E[Y] = E[X] still.
         ("gaussian per point", LatticeMechanism::gaussian(l, p.clone(), &sigma).unwrap()),
         ("laplace", LatticeMechanism::laplace(l, p.clone(), 0.5).unwrap()),
-        ("sampling", LatticeMechanism::sampling(l, p.clone(), 0.6).unwrap()),
+        ("sampling", LatticeMechanism::sampling(l, p.clone(), lambda(0.6)).unwrap()),
     ] {
         let e = estimate_lattice(&m, &expected_counts(&m, 1e6, 80), 200_000).unwrap();
         let mu = true_mean(&m);
@@ -103,7 +109,7 @@ fn the_mean_interval_covers_in_simulation() {
     let (l, p) = lattice();
     for (name, m, seed) in [
         ("gaussian σ = 1", LatticeMechanism::gaussian(l, p.clone(), &[1.0]).unwrap(), 4041),
-        ("sampling λ = 0.4", LatticeMechanism::sampling(l, p.clone(), 0.4).unwrap(), 4042),
+        ("sampling λ = 0.4", LatticeMechanism::sampling(l, p.clone(), lambda(0.4)).unwrap(), 4042),
     ] {
         let rate = mean_coverage(&m, seed, 1000, 400);
         eprintln!("coverage of the mean, {name}: {rate}");
@@ -115,7 +121,7 @@ fn the_mean_interval_covers_in_simulation() {
 #[test]
 fn a_sampling_mechanism_that_never_releases_says_nothing_about_the_mean() {
     let (l, p) = lattice();
-    let m = LatticeMechanism::sampling(l, p, 0.0).unwrap();
+    let m = LatticeMechanism::sampling(l, p, lambda(0.0)).unwrap();
     let e = estimate_lattice(&m, &[(2, 10.0), (9, 30.0)], 1000).unwrap();
     assert!(e.mean.is_nan() && e.mean_std_error.is_nan());
     assert_eq!(e.unidentified, 10, "every direction: all rows are q");
@@ -141,7 +147,7 @@ fn a_large_lattice_with_many_outputs_stays_bounded() {
 #[test]
 fn bad_counts_are_typed_errors() {
     let (l, p) = lattice();
-    let m = LatticeMechanism::sampling(l, p.clone(), 0.5).unwrap();
+    let m = LatticeMechanism::sampling(l, p.clone(), lambda(0.5)).unwrap();
     let code = |c: &[(i64, f64)]| estimate_lattice(&m, c, 100).unwrap_err().code();
     assert_eq!(code(&[]), "invalid_argument");
     assert_eq!(code(&[(1, 0.0), (2, 0.0)]), "invalid_argument");
@@ -179,8 +185,8 @@ fn released_indices_are_those_the_estimate_accepts() {
         ("gaussian", LatticeMechanism::gaussian(l, p.clone(), &[0.7]).unwrap()),
         ("gaussian per point", LatticeMechanism::gaussian(l, p.clone(), &sigma).unwrap()),
         ("laplace", LatticeMechanism::laplace(l, p.clone(), 0.5).unwrap()),
-        ("sampling", LatticeMechanism::sampling(l, zeros.clone(), 0.6).unwrap()),
-        ("sampling, λ = 0", LatticeMechanism::sampling(l, zeros, 0.0).unwrap()),
+        ("sampling", LatticeMechanism::sampling(l, zeros.clone(), lambda(0.6)).unwrap()),
+        ("sampling, λ = 0", LatticeMechanism::sampling(l, zeros, lambda(0.0)).unwrap()),
     ];
     for (name, m) in cases {
         let released = Released::new(&m);

@@ -48,7 +48,7 @@ use super::{check_header, fields, FORMAT, VERSION};
 use super::{ContinuousPrior, Gaussian, GaussianMixture, Histogram, Lattice};
 use super::{Json, Object};
 use crate::error::{Error, Result};
-use crate::param::{Budget, Delta};
+use crate::param::{Budget, Delta, Probability};
 use crate::sample::lattice::LatticeMechanism;
 
 /// Most components of a `gmm` prior.
@@ -231,8 +231,8 @@ pub enum ContinuousMechanism {
     },
     /// Eq 20: release `x` w.p. λ, else a fresh draw from the lattice prior.
     Sampling {
-        /// The probability λ ∈ [0, 1] of releasing the user's own lattice point.
-        lambda: f64,
+        /// The probability λ of releasing the user's own lattice point.
+        lambda: Probability,
     },
 }
 
@@ -254,7 +254,7 @@ impl ContinuousMechanism {
                 ("sigma", Json::Array(sigma.iter().map(|&v| number(v)).collect()))
             }
             ContinuousMechanism::Laplace { b } => ("b", number(*b)),
-            ContinuousMechanism::Sampling { lambda } => ("lambda", number(*lambda)),
+            ContinuousMechanism::Sampling { lambda } => ("lambda", number(lambda.get())),
         };
         Json::Object(Object::new(vec![("kind".into(), Json::String(self.tag().into())), (name.into(), value)]))
     }
@@ -288,7 +288,8 @@ pub fn is_continuous(v: &serde_json::Value) -> bool {
 
 /// The `mechanism` object by its `kind`: `{kind: "gaussian", sigma}` (one σ, or one per
 /// lattice point), `{kind: "laplace", b}` or `{kind: "sampling", lambda}`, unknown fields
-/// refused (values are checked by [`LatticeMechanism`]'s constructors). Read by hand, as
+/// refused (λ checked here as a [`Probability`], the other values by [`LatticeMechanism`]'s
+/// constructors). Read by hand, as
 /// the discrete kinds' fields are (`fields`), not by serde's derive.
 fn read_mechanism(m: &Json) -> Result<ContinuousMechanism> {
     const FIELD: &str = "mechanism";
@@ -306,7 +307,10 @@ fn read_mechanism(m: &Json) -> Result<ContinuousMechanism> {
             },
         },
         "laplace" => ContinuousMechanism::Laplace { b: fields::number("mechanism.b", member("b")?)? },
-        "sampling" => ContinuousMechanism::Sampling { lambda: fields::number("mechanism.lambda", member("lambda")?)? },
+        "sampling" => {
+            let lambda = fields::number("mechanism.lambda", member("lambda")?)?;
+            ContinuousMechanism::Sampling { lambda: Probability::new("mechanism.lambda", lambda)? }
+        }
         other => return Err(Error::UnsupportedMechanism { kind: other.into() }),
     })
 }

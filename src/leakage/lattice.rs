@@ -185,7 +185,7 @@ impl LatticeMechanism {
                 LatticeAudit { lip_eps: lip, ldp_eps: ldp, tail_mass: 0.0 }
             }
             Kind::Sampling { lambda, q, .. } => {
-                let (lip, ldp) = sampling_pure(*lambda, &self.prior, q);
+                let (lip, ldp) = sampling_pure(lambda.get(), &self.prior, q);
                 LatticeAudit { lip_eps: lip, ldp_eps: ldp, tail_mass: 0.0 }
             }
         })
@@ -236,7 +236,7 @@ impl LatticeMechanism {
         let d = match &self.kind {
             Kind::Gaussian { .. } => self.gaussian_lip_delta(eps, f64::INFINITY)?,
             Kind::Laplace(l) => self.laplace_lip_delta(l, eps),
-            Kind::Sampling { lambda, q, .. } => sampling_lip_delta(*lambda, &self.prior, q, eps),
+            Kind::Sampling { lambda, q, .. } => sampling_lip_delta(lambda.get(), &self.prior, q, eps),
         };
         Ok(d.clamp(0.0, 1.0))
     }
@@ -294,6 +294,7 @@ impl LatticeMechanism {
                     return Ok(0.0);
                 }
                 let qmin = q.iter().copied().fold(1.0, f64::min);
+                let lambda = lambda.get();
                 let v = lambda - (gam - 1.0) * (1.0 - lambda) * qmin;
                 next_up(v.max(0.0) + 8.0 * U * (1.0 + gam))
             }
@@ -575,6 +576,7 @@ fn sampling_lip_delta(lambda: f64, p: &[f64], q: &[f64], eps: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::document::{ContinuousPrior, Gaussian};
+    use crate::param::Probability;
     use crate::sample::lattice::Lattice;
 
     fn lat(lo: f64, hi: f64, step: f64) -> Lattice {
@@ -603,7 +605,7 @@ mod tests {
         for m in [
             LatticeMechanism::gaussian(l, p.clone(), &[0.6]).unwrap(),
             LatticeMechanism::laplace(l, p.clone(), 0.8).unwrap(),
-            LatticeMechanism::sampling(l, p.clone(), 0.3).unwrap(),
+            LatticeMechanism::sampling(l, p.clone(), Probability::new("lambda", 0.3).unwrap()).unwrap(),
         ] {
             for eps in [0.1, 0.5, 1.0, 2.0] {
                 let gam = libm::exp(eps);

@@ -21,7 +21,7 @@ use rand::{CryptoRng, RngCore};
 
 use crate::error::{Error, Result};
 use crate::numeric::Shown;
-use crate::param::{finite, positive};
+use crate::param::{finite, positive, Probability};
 use crate::sample::discrete::{DiscreteGaussian, DiscreteLaplace};
 use crate::sample::AliasTable;
 
@@ -201,7 +201,7 @@ pub(crate) enum Kind {
     /// `table` (the lattice prior, quantised exactly).
     Sampling {
         threshold: u128,
-        lambda: f64,
+        lambda: Probability,
         table: AliasTable,
         q: Vec<f64>,
     },
@@ -286,18 +286,12 @@ impl LatticeMechanism {
     /// (an exact integer alias table, whose exact probabilities the audit reads back).
     ///
     /// # Errors
-    /// `invalid_argument` for λ outside `[0, 1]`; prior errors.
-    pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: f64) -> Result<Self> {
+    /// The distribution errors for `prior` (λ's `[0, 1]` rule is [`Probability`]'s).
+    pub fn sampling(lattice: Lattice, prior: Vec<f64>, lambda: Probability) -> Result<Self> {
         check_prior(&lattice, &prior)?;
-        if !(lambda.is_finite() && (0.0..=1.0).contains(&lambda)) {
-            return Err(Error::invalid(
-                "mechanism.lambda",
-                alloc::format!("must be in [0, 1]; got {lambda}", lambda = crate::numeric::Shown(lambda)),
-            ));
-        }
         let two64 = 18446744073709551616.0f64;
-        let threshold = libm::floor(lambda * two64) as u128; // exact: scaling by 2^64
-        let lambda = threshold as f64 / two64; // exact (threshold came from an f64)
+        let threshold = libm::floor(lambda.get() * two64) as u128; // exact: scaling by 2^64
+        let lambda = Probability::new("mechanism.lambda", threshold as f64 / two64)?; // exact (threshold came from an f64)
         let table = AliasTable::new(&prior)?;
         let q = table.probabilities();
         Ok(LatticeMechanism { lattice, prior, kind: Kind::Sampling { threshold, lambda, table, q } })
@@ -326,7 +320,7 @@ impl LatticeMechanism {
         }
     }
     /// The exact release probability λ of the sampling mechanism.
-    pub fn lambda(&self) -> Option<f64> {
+    pub fn lambda(&self) -> Option<Probability> {
         match &self.kind {
             Kind::Sampling { lambda, .. } => Some(*lambda),
             _ => None,
@@ -357,8 +351,9 @@ impl LatticeMechanism {
             Kind::Gaussian { samplers, which } => samplers[which[k] as usize].pmf(j - k as i64),
             Kind::Laplace(l) => l.pmf(j - k as i64),
             Kind::Sampling { lambda, q, .. } => {
+                let lambda = lambda.get();
                 let fresh = if (0..q.len() as i64).contains(&j) { (1.0 - lambda) * q[j as usize] } else { 0.0 };
-                fresh + if j == k as i64 { *lambda } else { 0.0 }
+                fresh + if j == k as i64 { lambda } else { 0.0 }
             }
         }
     }

@@ -221,7 +221,7 @@ pub fn design_continuous(req: &ContinuousRequest) -> Result<ContinuousDocument> 
         }
         "sampling" => {
             let delta = need_delta(req.delta)?;
-            let lambda = sampling_lambda(epsilon, delta)?.get();
+            let lambda = sampling_lambda(epsilon, delta)?;
             (ContinuousMechanism::Sampling { lambda }, lip_claim(epsilon, delta))
         }
         other => {
