@@ -12,16 +12,21 @@ const readJson = (f) => JSON.parse(readFileSync(f, 'utf8'));
 /** The first JSON object printed in a text (the Node benches print one, maybe after logs). */
 const jsonIn = (text) => JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
 
-/** Criterion's saved runs under DIR: each benchmark's median of this run, in ns. */
+/**
+ * Criterion's saved runs under DIR: each benchmark's fastest sample (a sample's time per
+ * iteration), in ns. Not the median: on a machine shared with other work, load only ever
+ * lengthens a sample, so the fastest is the steadiest figure of the code itself.
+ */
 function criterion(suite, dir) {
   const ids = {};
   const walk = (d) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (!e.isDirectory()) continue;
-      if (e.name === 'new' && existsSync(join(p, 'estimates.json'))) {
+      if (e.name === 'new' && existsSync(join(p, 'sample.json'))) {
         const id = readJson(join(p, 'benchmark.json')).full_id;
-        ids[`${suite}/${id}`] = [readJson(join(p, 'estimates.json')).median.point_estimate, 'ns'];
+        const { iters, times } = readJson(join(p, 'sample.json'));
+        ids[`${suite}/${id}`] = [Math.min(...times.map((t, i) => t / iters[i])), 'ns'];
       } else walk(p);
     }
   };

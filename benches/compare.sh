@@ -23,9 +23,10 @@
 # tree already at $COMPARE_DIR/before or /after, e.g. a link to a worktree, is used as is);
 # SEED_TARGET (default this checkout's target/, about 7 GB a copy; "none": no copy); PRIVLIFT_BENCH_BATCHES for
 # ingest (300 here); NAVIGATE_ARGS (navigate.mjs's flags, e.g. "--runs 3"); SKIP_BUILD=1
-# reuses a COMPARE_DIR's builds.
+# reuses a COMPARE_DIR's builds; ONLY (an extended regex): the criterion ids to run, e.g. to
+# measure again with more rounds the ids a first run showed slower.
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,26p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,27p' "$0"; exit 2; }
 repo=$(cd "$(dirname "$0")/.." && pwd)
 before=$(git -C "$repo" rev-parse --short "$1^{commit}")
 after=$(git -C "$repo" rev-parse --short "$2^{commit}")
@@ -79,15 +80,16 @@ for t in before after; do
     read -r pkg _ < <(crate_of "$s")
     args+=(-p "$pkg" --bench "$s")
   done
+  # browser/navigate serves with the release CLI, which the ingest bench builds, in the same
+  # cargo call (a separate `cargo build` would unify other features and build it all again).
+  if printf '%s\n' "${suites[@]}" | grep -q '^browser/navigate$' && [[ " ${args[*]} " != *" ingest "* ]]; then
+    args+=(-p privlift-cli --bench ingest)
+  fi
   if [ ${#args[@]} -gt 0 ]; then # one cargo call: the features unified as in a workspace build
     log "$t: cargo bench --no-run ${args[*]}"
     (cd "$w" && cargo bench --no-run "${args[@]}" --message-format=json 2>>"$dir/build.log") |
       jq -r 'select(.reason == "compiler-artifact" and .executable != null and .target.kind == ["bench"])
              | "\(.target.name) \(.executable)"' >"$dir/$t.exes"
-  fi
-  if printf '%s\n' "${suites[@]}" | grep -qE '^(ingest|browser/navigate)$'; then
-    log "$t: building the release CLI"
-    (cd "$w" && cargo build --release -p privlift-cli 2>>"$dir/build.log")
   fi
   if printf '%s\n' "${suites[@]}" | grep -q '^wasm/\|^browser/'; then
     log "$t: building the wasm packages"
@@ -95,23 +97,32 @@ for t in before after; do
   fi
 done
 
-# 2. One run of SUITE in TREE, its ids and values written to OUT (JSON: id → [value, unit]).
-run() {
-  local s=$1 t=$2 out=$3 w=$dir/$2 raw=$3.raw exe d
+# 2. Runs. A criterion suite runs id by id, each id of both commits in turn (a whole suite
+# of one commit then the other spans minutes, over which a shared machine's load changes);
+# CRITERION_HOME is one per commit, round and suite, so its ids gather there.
+criterion_ids() { # criterion_ids SUITE TREE: the ids of SUITE at TREE
+  local exe d
+  exe=$(awk -v s="$1" '$1 == s { print $2 }' "$dir/$2.exes")
+  read -r _ d < <(crate_of "$1")
+  (cd "$dir/$2/$d" && "$exe" --bench --list 2>/dev/null) | sed -n 's/: benchmark$//p'
+}
+run_id() { # run_id SUITE TREE OUT ID
+  local s=$1 t=$2 out=$3 exe d
+  exe=$(awk -v s="$s" '$1 == s { print $2 }' "$dir/$t.exes")
+  read -r _ d < <(crate_of "$s")
+  # shellcheck disable=SC2086  # CRITERION_ARGS is a list of flags
+  (cd "$dir/$t/$d" && CRITERION_HOME="$out.criterion" "$exe" --bench $CRITERION_ARGS --exact "$4") >>"$out.raw" 2>&1
+}
+run() { # run SUITE TREE OUT: one run of a suite that is not criterion's
+  local s=$1 t=$2 out=$3 w=$dir/$2 raw=$3.raw exe
   exe=$(awk -v s="$s" '$1 == s { print $2 }' "$dir/$t.exes")
   case $s in
-    ingest)
-      (cd "$w/cli" && PRIVLIFT_BIN="$w/target/release/privlift" "$exe" --bench) >"$raw" ;;
+    ingest) (cd "$w/cli" && PRIVLIFT_BIN="$w/target/release/privlift" "$exe" --bench) >"$raw" ;;
     wasm/*) (cd "$w" && node "benches/$s.mjs") >"$raw" ;;
     browser/bench) (cd "$w" && node benches/browser/bench.mjs --out "$raw.json") >"$raw" ;;
+    # shellcheck disable=SC2086  # NAVIGATE_ARGS is a list of flags
     browser/navigate) (cd "$w" && node benches/browser/navigate.mjs $NAVIGATE_ARGS --out "$raw.json") >"$raw" 2>"$raw.log" ;;
-    *)
-      read -r _ d < <(crate_of "$s")
-      rm -rf "$out.criterion"
-      # shellcheck disable=SC2086  # CRITERION_ARGS is a list of flags
-      (cd "$w/$d" && CRITERION_HOME="$out.criterion" "$exe" --bench $CRITERION_ARGS) >"$raw" 2>&1 ;;
   esac
-  node "$repo/benches/compare-read.mjs" "$s" "$raw" "$out"
 }
 
 for r in $(seq 1 "$ROUNDS"); do
@@ -124,11 +135,33 @@ for r in $(seq 1 "$ROUNDS"); do
     fi
     for t in "${order[@]}"; do
       present "$s" $t || continue
-      load=$(cut -d' ' -f1 /proc/loadavg)
-      log "round $r/$ROUNDS $s $t (load $load)"
-      out=$dir/results/$t.r$r.$(echo "$s" | tr / _)
-      echo "$load" >"$out.load"
-      run "$s" "$t" "$out.json" || log "round $r $s $t FAILED (see $out.json.raw)"
+      cut -d' ' -f1 /proc/loadavg >"$dir/results/$t.r$r.$(echo "$s" | tr / _).load"
+    done
+    log "round $r/$ROUNDS $s (load $(cut -d' ' -f1 /proc/loadavg))"
+    case $s in
+      wasm/* | browser/* | ingest)
+        for t in "${order[@]}"; do
+          present "$s" $t || continue
+          out=$dir/results/$t.r$r.$(echo "$s" | tr / _).json
+          run "$s" $t "$out" || log "round $r $s $t FAILED (see $out.raw)"
+        done ;;
+      *)
+        declare -A ids=()
+        for t in "${order[@]}"; do
+          present "$s" $t || continue
+          while read -r id; do ids[$id]=1; done < <(criterion_ids "$s" $t | grep -E -- "${ONLY:-.}")
+        done
+        for id in "${!ids[@]}"; do
+          for t in "${order[@]}"; do
+            present "$s" $t || continue
+            run_id "$s" $t "$dir/results/$t.r$r.$s.json" "$id" || log "round $r $s $t $id FAILED"
+          done
+        done
+        unset ids ;;
+    esac
+    for t in "${order[@]}"; do
+      out=$dir/results/$t.r$r.$(echo "$s" | tr / _).json
+      [ -e "$out.raw" ] && { node "$repo/benches/compare-read.mjs" "$s" "$out.raw" "$out" || log "no figures in $out.raw"; }
     done
   done
 done
