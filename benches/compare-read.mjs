@@ -110,7 +110,7 @@ function table(dir, before, after) {
   const best = { before: {}, after: {} };
   const loads = {}; // round → the load averages at the start of its runs
   for (const f of readdirSync(dir).sort()) {
-    const m = /^(before|after)\.r(\d+)\.(.+)\.json$/.exec(f);
+    const m = /^(before|after)\.r(\d+)\.([^.]+)\.json$/.exec(f);
     if (!m) continue;
     (loads[m[2]] ??= []).push(Number(readFileSync(join(dir, f.replace(/\.json$/, '.load')), 'utf8')));
     for (const [id, [v, unit]] of Object.entries(readJson(join(dir, f)))) {
