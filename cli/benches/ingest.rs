@@ -534,8 +534,9 @@ fn main() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     std::fs::write(dir.join(format!("{MECHANISM}.json")), &out.stdout).unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let labels: Vec<String> =
-        doc["output_labels"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect();
+    // A `krr` document names no `output_labels`: its outputs are its labels.
+    let outputs = doc.get("output_labels").unwrap_or(&doc["labels"]);
+    let labels: Vec<String> = outputs.as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_string()).collect();
     let sha256: String = Sha256::digest(&out.stdout).iter().map(|b| format!("{b:02x}")).collect();
     let warmup = bodies(&sha256, &labels, 0, s.warmup * s.clients, s.batch, s.sequential);
     let measured = bodies(&sha256, &labels, s.warmup * s.clients * s.batch, s.batches, s.batch, s.sequential);
