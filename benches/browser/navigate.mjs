@@ -5,8 +5,11 @@
 // In one run:
 //  1. cold loads: each document is loaded --runs times, each time in a new browser context
 //     (no HTTP cache, a new renderer process, so the wasm is fetched and compiled again),
-//     timing fetchMechanism(doc, {}) from navigation start to the verified mechanism;
-//  2. verify alone on a warm page: doc.verify({}), median of --reps after one warm-up
+//     timing fetchMechanism(doc, {}) from navigation start to the verified mechanism (for a
+//     document above the synchronous budget, which it refuses as `needs_async`, then
+//     verifyAsync of its bytes, as the README tells an app to: marked "(verifyAsync)");
+//  2. verify alone on a warm page: doc.verify({}) (verifyAsync where it is refused: the
+//     Worker's parse, verify and round trip), median of --reps after one warm-up
 //     (and after one verify of every document, so that the first one is not the wasm's tier-up);
 //  3. memory kept by --n verified k = 4096 `krr` mechanisms;
 //  4. perturbMany against naive JS k-RR: benches/browser/bench.mjs --ks 21,256, for the
@@ -224,7 +227,7 @@ try {
       wasmCompile: m(name, (r) => r.wasmReady - r.wasm.responseEnd), // compile + instantiate
       parse: m(name, (r) => r.parsed - Math.max(r.doc.responseEnd, r.wasmReady)), // incl. reading the body out
       verify: m(name, (r) => r.verified - r.parsed), firstPerturb: m(name, (r) => r.firstPerturb),
-      wire: runs[name][0].doc.encodedBodySize,
+      wire: runs[name][0].doc.encodedBodySize, async: runs[name][0].async,
       runs: runs[name],
     };
   }
@@ -312,11 +315,11 @@ const lines = [
   `### Navigation to a verified mechanism (cold load, new browser context each; median of ${RUNS}; ms from navigation start)`, '',
   '| document | raw bytes | gzip -9 bytes | on the wire | modules loaded | doc TTFB | doc fetched | wasm compile | wasm ready | parse | verify | **verified** | vs matrix-21 | paired | after ready | vs matrix-21 | first perturb | runs (verified) |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...NAV.map((n) => { const r = nav[n]; const d = (x) => (n === 'matrix-21' ? '—' : sgn(x)); return `| ${n} | ${sizes[n].raw} | ${sizes[n].gzip9} | ${r.wire} | ${f(r.module)} | ${f(r.docTtfb)} | ${f(r.docFetched)} | ${f(r.wasmCompile)} | ${f(r.wasmReady)} | ${f(r.parse)} | ${f(r.verify)} | **${f(r.verified)}** | ${d(r.vsMatrix21)} | ${d(r.vsMatrix21Paired)} | ${f(r.afterReady)} | ${d(r.afterReadyVsMatrix21)} | ${f(r.firstPerturb)} | ${r.runs.map((x) => f(x.verified, 0)).join(', ')} |`; }),
+  ...NAV.map((n) => { const r = nav[n]; const d = (x) => (n === 'matrix-21' ? '—' : sgn(x)); return `| ${n}${r.async ? ' (verifyAsync)' : ''} | ${sizes[n].raw} | ${sizes[n].gzip9} | ${r.wire} | ${f(r.module)} | ${f(r.docTtfb)} | ${f(r.docFetched)} | ${f(r.wasmCompile)} | ${f(r.wasmReady)} | ${f(r.parse)} | ${f(r.verify)} | **${f(r.verified)}** | ${d(r.vsMatrix21)} | ${d(r.vsMatrix21Paired)} | ${f(r.afterReady)} | ${d(r.afterReadyVsMatrix21)} | ${f(r.firstPerturb)} | ${r.runs.map((x) => f(x.verified, 0)).join(', ')} |`; }),
   '', `### Verify alone (warm page${results.verifyCrossOriginIsolated ? ', cross-origin isolated' : ''}, median of ${REPS} after a warm-up pass and one warm-up each, ms)`, '',
-  '| document | raw bytes | gzip -9 bytes | `doc.verify({})` | raw wasm-bindgen `verify` | raw label getters | runs (public) |',
+  '| document | raw bytes | gzip -9 bytes | `doc.verify({})`, or `verifyAsync` where refused | raw wasm-bindgen `verify` | raw label getters | runs (public) |',
   '|---|---|---|---|---|---|---|',
-  ...VERIFY.map((n) => `| ${n} | ${sizes[n].raw} | ${sizes[n].gzip9} | **${f(ver[n].public.median, 3)}** | ${f(ver[n].raw.median, 3)} | ${f(ver[n].labelGetters.median, 3)} | ${ver[n].public.runs.map((x) => f(x, 2)).join(', ')} |`),
+  ...VERIFY.map((n) => `| ${n}${ver[n].async ? ' (verifyAsync)' : ''} | ${sizes[n].raw} | ${sizes[n].gzip9} | **${f(ver[n].public.median, 3)}** | ${f(ver[n].raw.median, 3)} | ${f(ver[n].labelGetters.median, 3)} | ${ver[n].public.runs.map((x) => f(x, 2)).join(', ')} |`),
   '', `### Memory kept per verified krr-4096 mechanism (${mem.n} kept alive, then ${mem.n} more; bytes)`, '',
   '| measure | first n | next n |', '|---|---|---|',
   `| wasm linear memory growth / n | ${f(mem.wasmPerMechanism, 0)} | ${f(mem.wasmPerMechanismNext, 0)} |`,

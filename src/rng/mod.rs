@@ -35,7 +35,8 @@ pub trait Randomness {
     fn fill_words(&mut self, out: &mut [u64]) -> Result<()>;
     /// Fills `out` with uniform bytes straight from the source (a batch's words, read
     /// little-endian eight at a time: the stream [`Self::fill_words`] gives). The OS pool
-    /// hands a block to the OS whole, without copying it through the pool.
+    /// hands a large block to the OS whole, without copying it through the pool, and
+    /// copies a small one from the pool (one OS call per batch cost more than its draws).
     ///
     /// # Errors
     /// `rng` if the source fails.
@@ -115,6 +116,14 @@ mod os {
     /// Pool size: 64 KiB, the most `crypto.getRandomValues` accepts per call (fewer calls
     /// across the boundary: faster than 16 KiB in Chromium in every paired run).
     const POOL: usize = 64 * 1024;
+
+    /// A block this long or longer goes to the OS whole ([`Randomness::fill_block`]); a
+    /// shorter one is copied from the pool. An OS call has a fixed cost (in Node, a
+    /// `getRandomValues` of 8 bytes took as long as one of 16 KiB: about 10 µs), so a small
+    /// batch that called it for its few bytes cost ten times its draws; from half a pool on,
+    /// a direct fill costs no more than the pool's share of a refill plus the copy. The
+    /// choice depends only on the block's length, which is public (the batch length).
+    const DIRECT_MIN: usize = POOL / 2;
 
     /// The OS/browser CSPRNG, read through a pool (see the module docs).
     ///
@@ -213,7 +222,11 @@ mod os {
             self.try_fill_words(out)
         }
         fn fill_block(&mut self, out: &mut [u8]) -> Result<()> {
-            os_fill(out)
+            if out.len() >= DIRECT_MIN {
+                os_fill(out)
+            } else {
+                self.try_fill(out)
+            }
         }
         fn draw<T>(&mut self, reserve: usize, draw: impl FnOnce(&mut dyn CryptoRngCore) -> T) -> Result<T> {
             self.ensure(reserve)?;
@@ -242,6 +255,27 @@ mod os {
         }
     }
     impl CryptoRng for Reserved<'_> {}
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// A small block is drawn from the pool (no OS call of its own: the pool's bytes are
+        /// used and zeroed), a large one straight from the OS, leaving the pool as it was.
+        #[test]
+        fn os_pool_serves_small_blocks_and_passes_large_ones_through() {
+            let mut r = os_rng();
+            let mut small = [0u8; 8];
+            r.fill_block(&mut small).unwrap();
+            assert_eq!(r.pos, 8, "a one-word block must come from the pool");
+            assert!(r.buf[..8].iter().all(|&b| b == 0), "the pool's used bytes must be zeroed");
+            assert_ne!(small, [0; 8]);
+            let mut large = vec![0u8; DIRECT_MIN];
+            r.fill_block(&mut large).unwrap();
+            assert_eq!(r.pos, 8, "a large block must not go through the pool");
+            assert!(large.iter().any(|&b| b != 0));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -24,9 +24,9 @@ use crate::rng::Randomness;
 pub(crate) const BLOCK_BYTES: usize = 65536;
 
 /// Replaces each input x of `xs` by its draw `f(x, r)`, each from one uniform 64-bit word
-/// r: the words fetched [`BLOCK_BYTES`] at a time, straight from the source into one
-/// buffer ([`Randomness::fill_block`]: no pool in between), and zeroed once the batch is
-/// drawn, so that no word that decided an output outlives the call. Eight bytes a report
+/// r: the words fetched [`BLOCK_BYTES`] at a time into one buffer
+/// ([`Randomness::fill_block`]: a large block straight from the source), and zeroed once
+/// the batch is drawn, so that no word that decided an output outlives the call. Eight bytes a report
 /// whatever x is; a seeded source gives the stream [`Randomness::fill_words`] gives, word
 /// for word.
 #[inline(always)]
