@@ -291,7 +291,7 @@ impl LatticeMechanism {
         check_prior(&lattice, &prior)?;
         let two64 = 18446744073709551616.0f64;
         let threshold = libm::floor(lambda.get() * two64) as u128; // exact: scaling by 2^64
-        let lambda = Probability::new("mechanism.lambda", threshold as f64 / two64)?; // exact (threshold came from an f64)
+        let lambda = Probability::computed(threshold as f64 / two64); // exact (threshold came from an f64)
         let table = AliasTable::new(&prior)?;
         let q = table.probabilities();
         Ok(LatticeMechanism { lattice, prior, kind: Kind::Sampling { threshold, lambda, table, q } })
