@@ -238,6 +238,13 @@ export interface Receipt extends ReceiptSection {
  */
 export type Value = string | number;
 
+/**
+ * A batch's output indices: the narrowest unsigned array that holds every output index of
+ * the document — a `Uint8Array` up to 256 outputs, a `Uint16Array` up to 65,536, else a
+ * `Uint32Array` (`Mechanism.outputLabels.length` decides; never a draw).
+ */
+export type OutputIndices = Uint8Array | Uint16Array | Uint32Array;
+
 /** A mechanism document as JSON text, UTF-8 bytes, or an object. */
 export type DocumentInput = string | ArrayBuffer | ArrayBufferView | object;
 
@@ -621,8 +628,12 @@ export class Mechanism {
   perturb(label: string): string;
   /** Perturbs the input at index `i`; returns the output index. Never reads `i` as a label. */
   perturbIndex(i: number): number;
-  /** Perturbs many inputs given by index; returns the output indices. A label is refused. */
-  perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Uint32Array;
+  /**
+   * Perturbs many inputs given by index; returns the output indices in a new array of the
+   * narrowest width that holds every output index of this document ({@link OutputIndices}).
+   * A label is refused.
+   */
+  perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): OutputIndices;
   /**
    * Replaces each input index by its output index in the caller's array, and returns that
    * array: no allocation. On an error (an invalid input, a failing random source) it is
@@ -633,7 +644,7 @@ export class Mechanism {
    * DETERMINISTIC perturbation from `seed`: for tests and simulations only. Anyone who
    * knows the seed knows the noise.
    */
-  perturbIndicesSeededForTesting(indices: Uint32Array | readonly number[] | Iterable<number>, seed: bigint | number): Uint32Array;
+  perturbIndicesSeededForTesting(indices: Uint32Array | readonly number[] | Iterable<number>, seed: bigint | number): OutputIndices;
   /** The receipt for a released output, by output index or output label. */
   receipt(y: number | string): Receipt;
   /** Unary encoding: the perturbed bit vector, one 0/1 byte per input label. */
@@ -702,9 +713,9 @@ export class AsyncMechanism {
   inputIndex(x: Value): Promise<number>;
   perturb(label: string): Promise<string>;
   perturbIndex(i: number): Promise<number>;
-  perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Promise<Uint32Array>;
+  perturbIndices(indices: Uint32Array | readonly number[] | Iterable<number>): Promise<OutputIndices>;
   /** DETERMINISTIC perturbation from `seed`: for tests and simulations only. */
-  perturbIndicesSeededForTesting(indices: Uint32Array | readonly number[] | Iterable<number>, seed: bigint | number): Promise<Uint32Array>;
+  perturbIndicesSeededForTesting(indices: Uint32Array | readonly number[] | Iterable<number>, seed: bigint | number): Promise<OutputIndices>;
   receipt(y: number | string): Promise<Receipt>;
   perturbBits(x: Value): Promise<Uint8Array>;
   /** DETERMINISTIC perturbBits from `seed`: for tests and simulations only. */

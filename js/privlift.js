@@ -391,6 +391,7 @@ export class Mechanism extends Wrapper {
   #labels;
   #outputLabels;
   #secretLabels;
+  #outputCount;
   #index;
   #numeric;
   #kind;
@@ -536,12 +537,28 @@ export class Mechanism extends Wrapper {
     return out;
   }
 
-  /** Perturbs many inputs given by index; returns a Uint32Array of output indices. */
+  /**
+   * The typed array a batch's output indices come in: the narrowest that holds every one
+   * (Uint8Array up to 256 outputs, Uint16Array up to 65,536, else Uint32Array). Fixed by
+   * the document; a quarter of the fresh memory at k ≤ 256, whose first writes cost an
+   * allocating batch in a browser more than its draws.
+   */
+  get #outputArray() {
+    const g = (this.#outputCount ??= this.#m.outputCount);
+    return g <= 256 ? Uint8Array : g <= 65536 ? Uint16Array : Uint32Array;
+  }
+
+  /**
+   * Perturbs many inputs given by index; returns their output indices in a new array of
+   * the narrowest width (#outputArray): Uint8Array, Uint16Array or Uint32Array.
+   */
   perturbIndices(indices) {
     this.#notUnary('perturbBits');
     const idx = this.#indices(indices, 'indices');
-    // The module reads the caller's array and writes a new one (no copy of the inputs).
-    const out = idx === indices ? new Uint32Array(idx.length) : idx;
+    const Out = this.#outputArray;
+    // The module reads the caller's array and writes a new one (no copy of the inputs); a
+    // Uint32Array converted from the caller's values takes the outputs itself.
+    const out = idx === indices || Out !== Uint32Array ? new Out(idx.length) : idx;
     guard(() => this.#m.perturbInto(idx, out));
     return out;
   }
@@ -567,7 +584,9 @@ export class Mechanism extends Wrapper {
     this.#notUnary('perturbBitsSeededForTesting');
     const idx = this.#indices(indices, 'indices');
     const s = toSeed(seed);
-    return guard(() => this.#m.perturbManySeededForTesting(idx, s));
+    const ys = guard(() => this.#m.perturbManySeededForTesting(idx, s));
+    const Out = this.#outputArray;
+    return Out === Uint32Array ? ys : new Out(ys);
   }
 
   /** Unary encoding: the perturbed bit vector (Uint8Array of 0/1, one per input label). */

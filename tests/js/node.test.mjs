@@ -137,7 +137,7 @@ describe('k-RR, k = 3, ε = ln 2', () => {
       [2, Array(n).fill(2)], // all index 2, as an array
     ]) {
       const ys = mech.perturbIndices(xs);
-      assert.ok(ys instanceof Uint32Array);
+      assert.ok(ys instanceof Uint8Array, 'three outputs fit a Uint8Array');
       assert.equal(ys.length, n);
       const counts = [0, 0, 0];
       for (const y of ys) counts[y] += 1;
@@ -175,6 +175,29 @@ describe('k-RR, k = 3, ε = ln 2', () => {
     await rejectsWith(() => mech.perturbIndices(copy), 'unknown_value');
     assert.ok(copy.every((x, i) => x === (i === 69_000 ? 7 : 2)), 'perturbIndices wrote into its argument');
     await rejectsWith(() => mech.perturbIndicesInPlace([0, 1]), 'invalid_argument', 'Uint32Array');
+  });
+
+  test('perturbIndices returns the narrowest array that holds every output index', async () => {
+    // ε = 40: (nearly) every output is its input, so a wrongly narrowed index shows.
+    for (const [k, Out] of [[256, Uint8Array], [257, Uint16Array], [4096, Uint16Array]]) {
+      const labels = Array.from({ length: k }, (_, i) => `v${i}`);
+      const near = (await parseMechanism({
+        format: 'privlift-mechanism', version: 1, id: `krr${k}`, labels, prior: Array(k).fill(1 / k),
+        mechanism: { kind: 'krr', epsilon: 40 }, claims: { ldp_x: 41 },
+      })).verify();
+      const xs = Uint32Array.from({ length: 70_000 }, (_, i) => k - 1 - (i % k));
+      for (const [how, ys] of [
+        ['a Uint32Array', near.perturbIndices(xs)],
+        ['an array', near.perturbIndices(Array.from(xs))],
+        ['seeded', near.perturbIndicesSeededForTesting(xs, 1n)],
+      ]) {
+        assert.ok(ys instanceof Out, `k = ${k}, ${how}: ${ys.constructor.name}`);
+        assert.equal(ys.length, xs.length);
+        assert.ok(ys.filter((y, i) => y !== xs[i]).length < 10, `k = ${k}, ${how}: outputs are not the inputs`);
+      }
+      assert.ok(near.perturbIndicesInPlace(xs.slice()) instanceof Uint32Array, 'in place keeps the caller\'s array');
+      near.free();
+    }
   });
 
   test('perturbIndices takes indices (a label is refused) and an empty input', async () => {

@@ -5,6 +5,7 @@ import {
   parseOpenMechanism, OpenReportBatch, type ReportEnvelope,
   type MechanismDocument, type Mechanism, type Policy, type Receipt, type ReceiptEntry,
   type Leakage, type Verification, type Check, type Claims, type ErrorCode, type MechanismKind,
+  type OutputIndices,
 } from 'privlift';
 
 export async function usage(): Promise<void> {
@@ -27,10 +28,11 @@ export async function usage(): Promise<void> {
   mech.perturb(0);
   // @ts-expect-error perturb returns a label, not an index
   const notIndex: number = mech.perturb('yes');
-  const ys: Uint32Array = mech.perturbIndices([0, 1, 2]);
+  const ys: OutputIndices = mech.perturbIndices([0, 1, 2]);
+  const y0: number | undefined = ys[0];
   // @ts-expect-error perturbIndices takes indices, never labels
   mech.perturbIndices(['a']);
-  const seeded: Uint32Array = mech.perturbIndicesSeededForTesting(new Uint32Array([0, 1]), 7n);
+  const seeded: OutputIndices = mech.perturbIndicesSeededForTesting(new Uint32Array([0, 1]), 7n);
   const same: Uint32Array = mech.perturbIndicesInPlace(new Uint32Array([0, 1]));
   // @ts-expect-error perturbIndicesInPlace writes into a Uint32Array, not an array
   mech.perturbIndicesInPlace([0, 1]);

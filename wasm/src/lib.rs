@@ -96,6 +96,10 @@ mod parse;
 /// The discrete client's results as plain JS objects.
 #[cfg(feature = "client")]
 mod plain;
+
+/// Batches of input indices perturbed into a typed array of the outputs' width.
+#[cfg(feature = "client")]
+mod batch;
 #[cfg(feature = "client")]
 use plain::ToJs;
 
@@ -322,13 +326,6 @@ impl WasmDocument {
     }
 }
 
-/// The block [`WasmMechanism::perturb_into`] draws at a time: 65,536 inputs (256 KiB in
-/// and out, in cache), eight `crypto.getRandomValues` calls of 64 KiB. Each block pays a
-/// check of its inputs and the zeroing of its random bytes: at 8192 inputs a block those
-/// were a tenth of the call.
-#[cfg(feature = "client")]
-const BATCH_BLOCK: u32 = 65536;
-
 #[cfg(feature = "client")]
 family_getters!(WasmDocument as Document, |this| this.doc);
 
@@ -387,37 +384,19 @@ impl WasmMechanism {
     }
 
     /// Perturbs the input indices of `xs` with the browser CSPRNG, writing each output to
-    /// the same place in `out` (which may be `xs` itself: in place), a block of
-    /// `BATCH_BLOCK` at a time through one buffer of the module's memory: each block is
-    /// copied in, checked, drawn and copied out while it is in cache, and no array is
-    /// allocated on either side (a copy of the whole batch first cost as much as the
-    /// draws). On an error (an invalid input, a failing source) `out` is zeroed: nothing in
-    /// it is a report to send, nor, in place, the user's input.
+    /// the same place in `out`: `xs` itself (in place), another `Uint32Array`, or a
+    /// `Uint8Array`/`Uint16Array` when every output index fits (module `batch`). On an error `out`
+    /// is zeroed.
     #[wasm_bindgen(js_name = perturbInto)]
-    pub fn perturb_into(&mut self, xs: &js_sys::Uint32Array, out: &js_sys::Uint32Array) -> Result<(), JsValue> {
-        let n = xs.length();
-        if out.length() != n {
-            return Err(js_error(privlift::Error::invalid("out", "must have the length of the inputs")));
-        }
-        let mut buf = alloc::vec![0u32; BATCH_BLOCK.min(n) as usize];
-        let mut drawn = Ok(());
-        let mut at = 0;
-        while at < n {
-            let m = BATCH_BLOCK.min(n - at);
-            let b = &mut buf[..m as usize];
-            xs.subarray(at, at + m).copy_to(b);
-            drawn = self.mech.perturb_in_place(b, &mut self.rng);
-            if drawn.is_err() {
-                out.fill(0, 0, n);
-                break;
-            }
-            out.subarray(at, at + m).copy_from(b);
-            at += m;
-        }
-        // No output stays in the module's memory after the call.
-        buf.fill(0);
-        core::hint::black_box(&mut buf);
-        drawn.map_err(js_error)
+    pub fn perturb_into(&mut self, xs: &js_sys::Uint32Array, out: &JsValue) -> Result<(), JsValue> {
+        let out = batch::Outputs::of(out, self.mech.document().output().len()).map_err(js_error)?;
+        batch::perturb_into(&self.mech, &mut self.rng, xs, &out).map_err(js_error)
+    }
+
+    /// The number of output indices (the output alphabet's size).
+    #[wasm_bindgen(getter, js_name = outputCount)]
+    pub fn output_count(&self) -> u32 {
+        self.mech.document().output().len() as u32
     }
 
     /// Deterministic perturbation from `seed` — for tests and simulations only.

@@ -109,6 +109,56 @@ fn perturb_many_uses_the_browser_csprng_and_follows_the_row() {
     assert_ne!(a, b);
 }
 
+/// A `krr` document at k with ε = 40: κ = 1 − (k − 1)/(e⁴⁰ + k − 1) rounds to the 32-bit
+/// draw's finest step, so (nearly) every output is its input, and a wrongly narrowed
+/// output index shows.
+fn near_identity_krr(k: usize) -> WasmMechanism {
+    let labels: Vec<String> = (0..k).map(|i| format!("\"v{i}\"")).collect();
+    let json = format!(
+        r#"{{"format": "privlift-mechanism", "version": 1, "id": "krr{k}", "labels": [{}],
+            "prior": [{}], "mechanism": {{"kind": "krr", "epsilon": 40}}, "claims": {{"ldp_x": 41}}}}"#,
+        labels.join(","),
+        vec![format!("{}", 1.0 / k as f64); k].join(",")
+    );
+    WasmDocument::parse(&json).expect("parse").verify(JsValue::UNDEFINED).expect("verify")
+}
+
+#[wasm_bindgen_test]
+fn perturb_into_writes_every_width_that_holds_the_outputs_and_refuses_a_narrower_one() {
+    use js_sys::{Uint16Array, Uint32Array, Uint8Array};
+    for k in [256usize, 257, 4096] {
+        let mut mech = near_identity_krr(k);
+        assert_eq!(mech.output_count() as usize, k);
+        // Two blocks and a bit: the block seams move each output to its place.
+        let n = 140_000u32;
+        let xs = Uint32Array::new_with_length(n);
+        for i in 0..n {
+            xs.set_index(i, k as u32 - 1 - i % k as u32);
+        }
+        let same = |ys: Vec<u32>| ys.iter().zip(xs.to_vec()).filter(|(y, x)| **y == *x).count();
+        let out32 = Uint32Array::new_with_length(n);
+        mech.perturb_into(&xs, &out32).expect("into a Uint32Array");
+        assert!(same(out32.to_vec()) as u32 > n - 10, "k = {k}: Uint32Array");
+        let out16 = Uint16Array::new_with_length(n);
+        mech.perturb_into(&xs, &out16).expect("into a Uint16Array");
+        assert!(same(out16.to_vec().into_iter().map(u32::from).collect()) as u32 > n - 10, "k = {k}: Uint16Array");
+        let out8 = Uint8Array::new_with_length(n);
+        let into8 = mech.perturb_into(&xs, &out8);
+        if k <= 256 {
+            into8.expect("into a Uint8Array");
+            assert!(same(out8.to_vec().into_iter().map(u32::from).collect()) as u32 > n - 10, "k = {k}: Uint8Array");
+        } else {
+            assert_eq!(code_of(into8.unwrap_err()), "invalid_argument", "k = {k}: a Uint8Array is too narrow");
+            assert!(out8.to_vec().iter().all(|&b| b == 0), "nothing written into the refused array");
+        }
+    }
+    let mut mech = verified();
+    let xs = Uint32Array::new_with_length(4);
+    assert_eq!(code_of(mech.perturb_into(&xs, &JsValue::from_f64(4.0)).unwrap_err()), "invalid_argument");
+    let short = Uint8Array::new_with_length(3);
+    assert_eq!(code_of(mech.perturb_into(&xs, &short).unwrap_err()), "invalid_argument");
+}
+
 #[wasm_bindgen_test]
 fn seeded_path_is_deterministic() {
     let mech = verified();

@@ -1,0 +1,151 @@
+//! Batches of input indices perturbed into a JS typed array, a block at a time through one
+//! buffer of the module's memory: each block is copied in, checked, drawn and copied out
+//! while it is in cache, and no array is allocated on either side (a copy of the whole
+//! batch first cost as much as the draws).
+//!
+//! The outputs go to a `Uint32Array`, or to the narrowest array that holds every output
+//! index: a `Uint8Array` up to 256 outputs, a `Uint16Array` up to 65,536. The width is
+//! fixed by the document (its output count, public), never by a draw. A new array's first
+//! writes are what an allocating batch pays most for in a browser (4 MB of fresh pages for
+//! 10⁶ `u32` outputs cost more than the draws); a narrow one has a half or a quarter of
+//! those pages.
+
+use alloc::vec::Vec;
+
+use js_sys::{Uint16Array, Uint32Array, Uint8Array};
+use privlift::error::{Error, Result};
+use privlift::mechanism::VerifiedMechanism;
+use privlift::rng::Randomness;
+use wasm_bindgen::{JsCast, JsValue};
+
+/// The block drawn at a time: 65,536 inputs (256 KiB in, at most as much out, in cache),
+/// eight `crypto.getRandomValues` calls of 64 KiB. Each block pays a check of its inputs
+/// and the zeroing of its random bytes: at 8192 inputs a block those were a tenth of the
+/// call.
+const BATCH_BLOCK: u32 = 65536;
+
+/// Where a batch's outputs go: a typed array of one of three widths.
+pub(crate) enum Outputs {
+    /// Up to 256 outputs.
+    U8(Uint8Array),
+    /// Up to 65,536 outputs.
+    U16(Uint16Array),
+    /// Any output count.
+    U32(Uint32Array),
+}
+
+impl Outputs {
+    /// `out` as the array it is, if it is a `Uint8Array`, `Uint16Array` or `Uint32Array`
+    /// wide enough for every index below `outputs`.
+    pub(crate) fn of(out: &JsValue, outputs: usize) -> Result<Self> {
+        let fits = |bits: u32| outputs <= 1usize << bits;
+        let narrow = |array: &str, bits: u32| {
+            Error::invalid(
+                "out",
+                alloc::format!("a {array} holds at most {} output indices, the document has {outputs}", 1u64 << bits),
+            )
+        };
+        if let Some(a) = out.dyn_ref::<Uint32Array>() {
+            Ok(Outputs::U32(a.clone()))
+        } else if let Some(a) = out.dyn_ref::<Uint16Array>() {
+            fits(16).then(|| Outputs::U16(a.clone())).ok_or_else(|| narrow("Uint16Array", 16))
+        } else if let Some(a) = out.dyn_ref::<Uint8Array>() {
+            fits(8).then(|| Outputs::U8(a.clone())).ok_or_else(|| narrow("Uint8Array", 8))
+        } else {
+            Err(Error::invalid("out", "expected a Uint8Array, Uint16Array or Uint32Array"))
+        }
+    }
+
+    fn len(&self) -> u32 {
+        match self {
+            Outputs::U8(a) => a.length(),
+            Outputs::U16(a) => a.length(),
+            Outputs::U32(a) => a.length(),
+        }
+    }
+
+    /// Writes `ys` (indices below the width, checked by [`Outputs::of`]) from `at`, narrowed
+    /// through the scratch buffer of its width ([`Scratch::for_outputs`]).
+    fn write(&self, at: u32, ys: &[u32], scratch: &mut Scratch) {
+        let end = at + ys.len() as u32;
+        match self {
+            Outputs::U32(a) => a.subarray(at, end).copy_from(ys),
+            Outputs::U16(a) => a.subarray(at, end).copy_from(narrowed(ys, &mut scratch.u16s, |y| y as u16)),
+            Outputs::U8(a) => a.subarray(at, end).copy_from(narrowed(ys, &mut scratch.u8s, |y| y as u8)),
+        }
+    }
+
+    fn zero(&self) {
+        match self {
+            Outputs::U8(a) => drop(a.fill(0, 0, a.length())),
+            Outputs::U16(a) => drop(a.fill(0, 0, a.length())),
+            Outputs::U32(a) => drop(a.fill(0, 0, a.length())),
+        }
+    }
+}
+
+/// Perturbs the input indices of `xs` with `rng`, writing each output to the same place in
+/// `out` (which may be `xs` itself: in place). On an error (an invalid input, a failing
+/// source) `out` is zeroed: nothing in it is a report to send, nor, in place, the user's
+/// input. No input, output or random byte stays in the module's memory after the call.
+pub(crate) fn perturb_into<R: Randomness + ?Sized>(
+    mech: &VerifiedMechanism,
+    rng: &mut R,
+    xs: &Uint32Array,
+    out: &Outputs,
+) -> Result<()> {
+    let n = xs.length();
+    if out.len() != n {
+        return Err(Error::invalid("out", "must have the length of the inputs"));
+    }
+    let block = BATCH_BLOCK.min(n) as usize;
+    let mut buf = alloc::vec![0u32; block];
+    let mut scratch = Scratch::for_outputs(out, block);
+    let mut drawn = Ok(());
+    let mut at = 0;
+    while at < n {
+        let m = BATCH_BLOCK.min(n - at);
+        let b = &mut buf[..m as usize];
+        xs.subarray(at, at + m).copy_to(b);
+        drawn = mech.perturb_in_place(b, rng);
+        if drawn.is_err() {
+            out.zero();
+            break;
+        }
+        out.write(at, b, &mut scratch);
+        at += m;
+    }
+    buf.fill(0);
+    scratch.u16s.fill(0);
+    scratch.u8s.fill(0);
+    // The zeroing is the point: it must not be dropped as a store to memory about to be freed.
+    core::hint::black_box((&mut buf, &mut scratch));
+    drawn
+}
+
+/// The block buffer narrowed outputs pass through on their way out: empty but for the
+/// width of the batch's [`Outputs`].
+struct Scratch {
+    u16s: Vec<u16>,
+    u8s: Vec<u8>,
+}
+
+impl Scratch {
+    fn for_outputs(out: &Outputs, block: usize) -> Self {
+        let len = |wide: bool| if wide { block } else { 0 };
+        Scratch {
+            u16s: alloc::vec![0; len(matches!(out, Outputs::U16(_)))],
+            u8s: alloc::vec![0; len(matches!(out, Outputs::U8(_)))],
+        }
+    }
+}
+
+/// `ys` narrowed by `f` into the front of `buf` (an output index fits the width).
+#[inline(always)]
+fn narrowed<'a, T: Copy>(ys: &[u32], buf: &'a mut [T], f: impl Fn(u32) -> T) -> &'a [T] {
+    let out = &mut buf[..ys.len()];
+    for (o, &y) in out.iter_mut().zip(ys) {
+        *o = f(y);
+    }
+    out
+}
