@@ -24,20 +24,22 @@ use wasm_bindgen::{JsCast, JsValue};
 /// call.
 const BATCH_BLOCK: u32 = 65536;
 
-/// Where a batch's outputs go: a typed array of one of three widths.
-pub(crate) enum Outputs {
+/// Where a batch's outputs go: a typed array of one of three widths (borrowed: the JS
+/// value is read where it is, with no reference taken across the boundary).
+pub(crate) enum Outputs<'a> {
     /// Up to 256 outputs.
-    U8(Uint8Array),
+    U8(&'a Uint8Array),
     /// Up to 65,536 outputs.
-    U16(Uint16Array),
+    U16(&'a Uint16Array),
     /// Any output count.
-    U32(Uint32Array),
+    U32(&'a Uint32Array),
 }
 
-impl Outputs {
+impl<'a> Outputs<'a> {
     /// `out` as the array it is, if it is a `Uint8Array`, `Uint16Array` or `Uint32Array`
-    /// wide enough for every index below `outputs`.
-    pub(crate) fn of(out: &JsValue, outputs: usize) -> Result<Self> {
+    /// wide enough for every index below `outputs`. The narrow types are tried first: the
+    /// allocating batch passes the narrowest array that fits, so it pays one `instanceof`.
+    pub(crate) fn of(out: &'a JsValue, outputs: usize) -> Result<Self> {
         let fits = |bits: u32| outputs <= 1usize << bits;
         let narrow = |array: &str, bits: u32| {
             Error::invalid(
@@ -45,12 +47,12 @@ impl Outputs {
                 alloc::format!("a {array} holds at most {} output indices, the document has {outputs}", 1u64 << bits),
             )
         };
-        if let Some(a) = out.dyn_ref::<Uint32Array>() {
-            Ok(Outputs::U32(a.clone()))
+        if let Some(a) = out.dyn_ref::<Uint8Array>() {
+            fits(8).then_some(Outputs::U8(a)).ok_or_else(|| narrow("Uint8Array", 8))
         } else if let Some(a) = out.dyn_ref::<Uint16Array>() {
-            fits(16).then(|| Outputs::U16(a.clone())).ok_or_else(|| narrow("Uint16Array", 16))
-        } else if let Some(a) = out.dyn_ref::<Uint8Array>() {
-            fits(8).then(|| Outputs::U8(a.clone())).ok_or_else(|| narrow("Uint8Array", 8))
+            fits(16).then_some(Outputs::U16(a)).ok_or_else(|| narrow("Uint16Array", 16))
+        } else if let Some(a) = out.dyn_ref::<Uint32Array>() {
+            Ok(Outputs::U32(a))
         } else {
             Err(Error::invalid("out", "expected a Uint8Array, Uint16Array or Uint32Array"))
         }
@@ -92,7 +94,7 @@ pub(crate) fn perturb_into<R: Randomness + ?Sized>(
     mech: &VerifiedMechanism,
     rng: &mut R,
     xs: &Uint32Array,
-    out: &Outputs,
+    out: &Outputs<'_>,
 ) -> Result<()> {
     let n = xs.length();
     if out.len() != n {
@@ -131,7 +133,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn for_outputs(out: &Outputs, block: usize) -> Self {
+    fn for_outputs(out: &Outputs<'_>, block: usize) -> Self {
         let len = |wide: bool| if wide { block } else { 0 };
         Scratch {
             u16s: alloc::vec![0; len(matches!(out, Outputs::U16(_)))],
