@@ -22,8 +22,8 @@ const doc = {
 };
 const mech = (await parseMechanism(JSON.stringify(doc))).verify();
 
-// Lengths on both sides of the one-at-a-time limit (8 inputs), and a longer batch.
-const LENGTHS = [1, 2, 8, 9, 17, 100];
+// Lengths on both sides of the one-at-a-time limit (16 inputs), and a longer batch.
+const LENGTHS = [1, 2, 9, 16, 17, 100];
 
 /** Counts `subarray` calls on `xs` (an own property shadows the prototype's). */
 function countingSubarray(xs) {

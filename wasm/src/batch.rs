@@ -31,9 +31,10 @@ const BATCH_BLOCK: u32 = 65536;
 
 /// A block of at most this many inputs crosses one input at a time: a `get_index` or
 /// `set_index` call each, and its buffer is on the stack. A longer one crosses whole
-/// (`copy_to`, `copy_from`): two calls into JS each way and a view of the module's memory
-/// built for each, as costly as about eight inputs' calls.
-const FEW: usize = 8;
+/// (`copy_to`, `copy_from`): two calls into JS each way, a view of the module's memory
+/// built for each and, for a narrow output, a buffer. In Node one at a time was faster up
+/// to 16 inputs (64 bytes, what V8 keeps inside a `Uint32Array`), slower from 17.
+const FEW: usize = 16;
 
 /// Where a batch's outputs go: a typed array of one of three widths (borrowed: the JS
 /// value is read where it is, with no reference taken across the boundary).
