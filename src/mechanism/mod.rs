@@ -49,7 +49,8 @@ impl Document {
             }
             (None, _) => return Err(Error::wrong_kind("internal: a deferred audit w.r.t. S needs a channel")),
         };
-        Ok(VerifiedMechanism { doc: self.clone(), runtime, joint_x: audits.joint_x, secret })
+        let every_input_possible = self.prior().iter().all(|&p| p != 0.0);
+        Ok(VerifiedMechanism { doc: self.clone(), runtime, joint_x: audits.joint_x, secret, every_input_possible })
     }
 }
 
@@ -109,6 +110,10 @@ pub struct VerifiedMechanism {
     /// for unary encoding.
     joint_x: Option<Joint>,
     secret: Secret,
+    /// No input has prior 0 (the usual prior): a batch is then checked by its largest
+    /// input alone. Read from the prior once here, not once a batch: a pass over the |X|
+    /// priors was 6 % of a one-input batch in wasm at |X| = 21, and grows with |X|.
+    every_input_possible: bool,
 }
 
 impl VerifiedMechanism {
@@ -234,7 +239,7 @@ impl VerifiedMechanism {
         // input, which a comparison per element and a lookup of its prior cost 10 % of
         // `perturbMany` in wasm. Otherwise (or for an input out of range) the search that
         // names the first refused input.
-        if prior.iter().all(|&p| p != 0.0) && (largest(xs) as usize) < prior.len() {
+        if self.every_input_possible && (largest(xs) as usize) < prior.len() {
             return Ok(());
         }
         match xs.iter().find(|&&x| prior.get(x as usize).is_none_or(|&p| p == 0.0)) {

@@ -9,7 +9,12 @@
 //! writes are what an allocating batch pays most for in a browser (4 MB of fresh pages for
 //! 10⁶ `u32` outputs cost more than the draws); a narrow one has a half or a quarter of
 //! those pages.
+//!
+//! Each call into JS has a fixed cost that, for a short batch, is most of the batch's time:
+//! a block of at most [`FEW`] inputs crosses one input at a time, and a batch of one block
+//! uses the caller's arrays themselves, never a `subarray` of them.
 
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
 
 use js_sys::{Uint16Array, Uint32Array, Uint8Array};
@@ -23,6 +28,13 @@ use wasm_bindgen::{JsCast, JsValue};
 /// and the zeroing of its random bytes: at 8192 inputs a block those were a tenth of the
 /// call.
 const BATCH_BLOCK: u32 = 65536;
+
+/// A block of at most this many inputs crosses one input at a time: a `get_index` or
+/// `set_index` call each, and its buffer is on the stack. A longer one crosses whole
+/// (`copy_to`, `copy_from`): two calls into JS each way, a view of the module's memory
+/// built for each and, for a narrow output, a buffer. In Node one at a time was faster up
+/// to 16 inputs (64 bytes, what V8 keeps inside a `Uint32Array`), slower from 17.
+const FEW: usize = 16;
 
 /// Where a batch's outputs go: a typed array of one of three widths (borrowed: the JS
 /// value is read where it is, with no reference taken across the boundary).
@@ -66,14 +78,25 @@ impl<'a> Outputs<'a> {
         }
     }
 
-    /// Writes `ys` (indices below the width, checked by [`Outputs::of`]) from `at`, narrowed
-    /// through the scratch buffer of its width ([`Scratch::for_outputs`]).
-    fn write(&self, at: u32, ys: &[u32], scratch: &mut Scratch) {
-        let end = at + ys.len() as u32;
+    /// Writes `ys` (indices below the width, checked by [`Outputs::of`]) from `at` of the
+    /// batch's `n`: one at a time for at most [`FEW`], else narrowed through the scratch
+    /// buffer of its width ([`Scratch::for_outputs`]).
+    fn write(&self, n: u32, at: u32, ys: &[u32], scratch: &mut Scratch) {
+        if ys.len() <= FEW {
+            for (i, &y) in (at..).zip(ys) {
+                match self {
+                    Outputs::U32(a) => a.set_index(i, y),
+                    Outputs::U16(a) => a.set_index(i, y as u16),
+                    Outputs::U8(a) => a.set_index(i, y as u8),
+                }
+            }
+            return;
+        }
+        let len = ys.len() as u32;
         match self {
-            Outputs::U32(a) => a.subarray(at, end).copy_from(ys),
-            Outputs::U16(a) => a.subarray(at, end).copy_from(narrowed(ys, &mut scratch.u16s, |y| y as u16)),
-            Outputs::U8(a) => a.subarray(at, end).copy_from(narrowed(ys, &mut scratch.u8s, |y| y as u8)),
+            Outputs::U32(a) => whole_or_part(*a, n, at, len).copy_from(ys),
+            Outputs::U16(a) => whole_or_part(*a, n, at, len).copy_from(narrowed(ys, &mut scratch.u16s, |y| y as u16)),
+            Outputs::U8(a) => whole_or_part(*a, n, at, len).copy_from(narrowed(ys, &mut scratch.u8s, |y| y as u8)),
         }
     }
 
@@ -101,27 +124,34 @@ pub(crate) fn perturb_into<R: Randomness + ?Sized>(
         return Err(Error::invalid("out", "must have the length of the inputs"));
     }
     let block = BATCH_BLOCK.min(n) as usize;
-    let mut buf = alloc::vec![0u32; block];
+    let mut stack = [0u32; FEW];
+    let mut heap;
+    let buf = if block <= FEW {
+        &mut stack[..block]
+    } else {
+        heap = alloc::vec![0u32; block];
+        &mut heap[..]
+    };
     let mut scratch = Scratch::for_outputs(out, block);
     let mut drawn = Ok(());
     let mut at = 0;
     while at < n {
         let m = BATCH_BLOCK.min(n - at);
         let b = &mut buf[..m as usize];
-        xs.subarray(at, at + m).copy_to(b);
+        read(xs, n, at, b);
         drawn = mech.perturb_in_place(b, rng);
         if drawn.is_err() {
             out.zero();
             break;
         }
-        out.write(at, b, &mut scratch);
+        out.write(n, at, b, &mut scratch);
         at += m;
     }
     buf.fill(0);
     scratch.u16s.fill(0);
     scratch.u8s.fill(0);
     // The zeroing is the point: it must not be dropped as a store to memory about to be freed.
-    core::hint::black_box((&mut buf, &mut scratch));
+    core::hint::black_box((buf, &mut scratch));
     drawn
 }
 
@@ -134,7 +164,8 @@ struct Scratch {
 
 impl Scratch {
     fn for_outputs(out: &Outputs<'_>, block: usize) -> Self {
-        let len = |wide: bool| if wide { block } else { 0 };
+        // A block of at most `FEW` outputs is written one at a time, without narrowing here.
+        let len = |wide: bool| if wide && block > FEW { block } else { 0 };
         Scratch {
             u16s: alloc::vec![0; len(matches!(out, Outputs::U16(_)))],
             u8s: alloc::vec![0; len(matches!(out, Outputs::U8(_)))],
@@ -151,3 +182,42 @@ fn narrowed<'a, T: Copy>(ys: &[u32], buf: &'a mut [T], f: impl Fn(u32) -> T) -> 
     }
     out
 }
+
+/// Copies `xs[at..at + b.len()]` into `b` (`n` is the length of `xs`).
+fn read(xs: &Uint32Array, n: u32, at: u32, b: &mut [u32]) {
+    if b.len() <= FEW {
+        for (i, x) in (at..).zip(b.iter_mut()) {
+            *x = xs.get_index(i);
+        }
+    } else {
+        whole_or_part(xs, n, at, b.len() as u32).copy_to(b);
+    }
+}
+
+/// `a[at..at + len]`, where `a` has `n` elements: `a` itself when that is all of it. A
+/// `subarray` of a small array (V8 keeps up to 64 bytes inside the array object) first
+/// moves its elements out to a buffer of their own: in Node that was half of a one-input
+/// batch's time, every call, since each `perturbIndices` writes a new array.
+fn whole_or_part<A: Subarray>(a: &A, n: u32, at: u32, len: u32) -> Cow<'_, A> {
+    if at == 0 && len == n {
+        Cow::Borrowed(a)
+    } else {
+        Cow::Owned(a.part(at, at + len))
+    }
+}
+
+/// The typed arrays a batch reads and writes, by their `subarray`.
+trait Subarray: Clone {
+    fn part(&self, begin: u32, end: u32) -> Self;
+}
+
+macro_rules! subarray {
+    ($($t:ty),*) => {$(
+        impl Subarray for $t {
+            fn part(&self, begin: u32, end: u32) -> Self {
+                self.subarray(begin, end)
+            }
+        }
+    )*};
+}
+subarray!(Uint8Array, Uint16Array, Uint32Array);
