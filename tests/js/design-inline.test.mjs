@@ -10,6 +10,7 @@ import * as raw from '../../pkg-design/privlift_design.js';
 import { design, init, terminateIdleWorkers } from '../../js/design.js';
 import { INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT } from '../../js/offthread.js';
 import { probed, threads } from './stall-probe.mjs';
+import { largestInlineDesigns, largestPrior, sparseJoint, uniform } from './inline-designs.mjs';
 
 /** `call()`'s value, and whether it was answered without a turn of the event loop (no worker's answer can be). */
 async function answered(call) {
@@ -27,41 +28,11 @@ async function idleThreads() {
   return threads();
 }
 
-const uniform = (k) => Array.from({ length: k }, () => 1 / k);
-
-/** The largest prior a k-RR may design on the calling thread: 2k² cells. */
-const K_HERE = Math.floor(Math.sqrt(INLINE_DESIGN_CELLS / 2));
-
-/**
- * A k-RR request over `k` symbols whose labels fill its JSON to `INLINE_DESIGN_TEXT`
- * characters (at most), the longest text a design may run here with.
- */
-function longest(k) {
-  const request = (n) => ({ prior: { labels: Array.from({ length: k }, (_, i) => `${i}-`.padEnd(n, 'x')), p: uniform(k) }, epsilon: 1 });
-  let n = 4;
-  while (JSON.stringify(request(n + 1)).length <= INLINE_DESIGN_TEXT) n += 1;
-  return request(n);
-}
-
-/** A joint of `ns` secrets over `nx` inputs (each input under one secret), mostly zeros: many cells in a short text. */
-function sparseJoint(ns, nx) {
-  return { p_sx: Array.from({ length: ns }, (_, s) => Array.from({ length: nx }, (_, x) => (x % ns === s ? 1 / nx : 0))) };
-}
+const K_HERE = largestPrior(INLINE_DESIGN_CELLS);
 
 test('the largest designs allowed on the calling thread stall the event loop no more than 50 ms, the first ones cold', { timeout: 120_000 }, async () => {
   await init();
-  // Priors and joints at the bounds: the k-RR and eq-19 RR of K_HERE symbols with the
-  // longest labels, and a joint of many zeros with as many cells as fit
-  // within both bounds (a joint's text grows with |S|·|X|, its cells with |X|² too).
-  const nx = Math.floor(Math.sqrt(INLINE_DESIGN_CELLS) * 0.94);
-  const text = (ns) => JSON.stringify({ joint: sparseJoint(ns, nx), epsilon: 1 }).length;
-  const row = text(2) - text(1); // each secret's row adds as many characters
-  let ns = Math.min(nx, Math.floor((INLINE_DESIGN_CELLS - nx * nx) / nx), Math.floor((INLINE_DESIGN_TEXT - text(1)) / row) + 1);
-  while (text(ns) > INLINE_DESIGN_TEXT) ns -= 1;
-  const joint = { joint: sparseJoint(ns, nx), epsilon: 1 };
-  const prior = longest(K_HERE);
-  for (const [method, request] of [['krr', prior], ['rr-lip', { ...prior, epsilon: 7 }], ['krr', joint], ['rr-lip', { ...joint, epsilon: 7 }]]) {
-    const what = `${method} over ${request.prior ? `${K_HERE} symbols` : `${ns} × ${nx}`}`;
+  for (const { what, method, request } of largestInlineDesigns(INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT)) {
     // The first designs of this process: cold, their code compiled as it first runs. Run
     // here, not in the worker: only then is this the calling thread's wait.
     const { value, gaps, maxDelayMs } = await probed(() => answered(() => design(method, request)));
