@@ -47,11 +47,13 @@ export function init(input?: InitInput): Promise<void>;
 export function initSync(module: ArrayBuffer | ArrayBufferView | WasmModuleLike): void;
 /** Whether the design wasm module is loaded. */
 export function isInitialized(): boolean;
-/** Designs a mechanism; resolves to the audited document as JSON text. Rejects with PrivliftError. */
 /**
  * Designs a mechanism; resolves to the audited document as JSON text. Rejects with
  * PrivliftError. Runs in the package's worker (see `OffThreadOptions`), as do
- * `designContinuous` and `fitGmm`: the calling thread never waits for a design.
+ * `designContinuous` and `fitGmm`: the calling thread never waits long for a design. A
+ * design whose work the designer bounds before it starts, and small (a `krr`, or an
+ * `rr-lip` by eq 19, of |X|² + |S|·|X| ≤ 2¹⁷, from a request of ≤ 2¹⁵ characters: a few
+ * ms, the first up to about 30), runs on the calling thread instead: the worker's round trip would cost it more.
  */
 export function design(method: DesignMethod, request: DesignRequest, options?: OffThreadOptions): Promise<string>;
 export function designMethods(): Promise<DesignMethod[]>;

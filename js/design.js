@@ -8,12 +8,16 @@
 //
 // The designers (`design`, `designContinuous`, `fitGmm`) run in the package's worker
 // (js/offthread.js), with `{signal, onProgress}`: a design of seconds never blocks the
-// page or Node's event loop.
+// page or Node's event loop. A `design` whose work the designer bounds before it starts,
+// and small, runs on the calling thread (`designedHere`): the round trip to the worker
+// would cost more than the design.
 
 import initWasm, * as raw from '../pkg-design/privlift_design.js';
 import { PrivliftError } from './privlift.js';
 import { convert, guard, invalid, wasmSource, moduleLoader, embeddedWasm } from './common.js';
-import { offThreadAvailable, compiledModule, checkOptions, runOffThread, abortError } from './offthread.js';
+import {
+  offThreadAvailable, compiledModule, checkOptions, runOffThread, abortError, INLINE_DESIGN_TEXT, INLINE_DESIGN_CELLS,
+} from './offthread.js';
 
 export { offThreadAvailable, terminateIdleWorkers } from './offthread.js';
 
@@ -60,6 +64,8 @@ export async function design(method, request, options) {
   const opts = checkOptions(options);
   if (typeof method !== 'string') throw invalid('method', 'expected a string'); // wasm takes a &str
   const text = JSON.stringify(request ?? {});
+  const here = await designedHere(method, text, opts);
+  if (here !== undefined) return here;
   return offThread('design', [method, text], opts, 'design()', () => {
     let doc;
     try {
@@ -69,6 +75,32 @@ export async function design(method, request, options) {
       doc?.free();
     }
   });
+}
+
+/**
+ * `design(method, text)` run on the calling thread, or `undefined` where it runs in the
+ * worker: with workers, a request of at most `INLINE_DESIGN_TEXT` characters whose work the
+ * designer bounds before it starts (`designWithin`: |X|² + |S|·|X| cells for `krr`, and
+ * for `rr-lip` where eq 19 holds; no bound for a designer that solves an LP or searches
+ * vertices) by at most `INLINE_DESIGN_CELLS`. The two bound the calling thread's wait well
+ * below 50 ms (js/offthread.js says what was measured). Loads the module on this thread
+ * only for a request that short.
+ */
+async function designedHere(method, text, { signal, onProgress }) {
+  if (!offThreadAvailable() || text.length > INLINE_DESIGN_TEXT) return undefined;
+  if (signal?.aborted) throw abortError(signal, 'design()');
+  await init();
+  let doc;
+  try {
+    doc = guard(() => raw.designWithin(method, text, INLINE_DESIGN_CELLS, () => onProgress?.(0)));
+    if (doc === undefined) return undefined;
+    const json = doc.toJson();
+    if (signal?.aborted) throw abortError(signal, 'design()');
+    onProgress?.(1);
+    return json;
+  } finally {
+    doc?.free();
+  }
 }
 
 /** The method names `design` accepts. */

@@ -21,6 +21,25 @@ const isNode = typeof process !== 'undefined' && process.versions != null && pro
 /** Cloudflare's workerd: no Worker, and with `nodejs_compat` a `process` that looks like Node's without worker_threads. */
 const isWorkerd = typeof navigator !== 'undefined' && navigator.userAgent === 'Cloudflare-Workers';
 
+/**
+ * The longest request (its JSON, in characters) a design may run on the calling thread
+ * with: the module reads it before it knows the design's bound, about 2 ms for 2¹⁵
+ * characters of numbers in wasm (55 ns a character, Node 20, Intel Xeon, 2 shared cores).
+ */
+export const INLINE_DESIGN_TEXT = 2 ** 15;
+
+/**
+ * The most work (the designer's bound, `designWithin`: |X|² + |S|·|X| cells) a design runs
+ * on the calling thread: 2¹⁷ cells, a k-RR or eq-19 RR over a prior of 256 symbols. At
+ * both bounds (256 symbols, or a joint of 38 × 340, in 2¹⁵ characters) a design took
+ * 3–12 ms (median) in Node 20 and 4–11 ms in headless Chromium 156, the first one of a
+ * thread, whose code V8 compiles as it runs, 10–28 ms of the thread's CPU (Intel Xeon,
+ * 2 shared cores, load 4–5); tests/js/design-inline.test.mjs holds the event loop to 50 ms.
+ * Above it, or with no bound (an LP, a vertex search), the design runs in the package's
+ * Worker, whose round trip (about 0.1 ms, more under load) is small beside it.
+ */
+export const INLINE_DESIGN_CELLS = 2 ** 17;
+
 /** Whether this runtime can run work off the calling thread (a Worker or worker_threads). */
 export function offThreadAvailable() {
   return !isWorkerd && (isNode || typeof Worker === 'function');

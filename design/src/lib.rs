@@ -82,6 +82,7 @@ mod tolerance;
 pub mod utility;
 pub mod vertex;
 pub mod watchdog;
+pub mod work;
 
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -37,6 +37,32 @@ pub fn design(method: &str, request: &str, progress: Option<js_sys::Function>) -
     result.map(|doc| WasmDocument { doc }).map_err(js_error)
 }
 
+/// `design(method, request)` when the designer bounds its work before it starts by at most
+/// `max_cells` ([`privlift_design::work::design_cells`]), calling `started()` just before
+/// the design; `undefined` (`started` not called) when it does not, or the request does
+/// not parse: js/design.js then runs the design in the package's Worker, which refuses a
+/// bad request. A design with a small bound runs on the calling thread this way.
+#[wasm_bindgen(js_name = designWithin)]
+pub fn design_within(
+    method: &str,
+    request: &str,
+    max_cells: f64,
+    started: &js_sys::Function,
+) -> Result<Option<WasmDocument>, JsValue> {
+    if !privlift_design::work::BOUNDED_METHODS.contains(&method) {
+        return Ok(None);
+    }
+    let Ok(req) = serde_json::from_str::<DesignRequest>(request) else {
+        return Ok(None);
+    };
+    match privlift_design::work::design_cells(method, &req) {
+        Some(cells) if cells as f64 <= max_cells => {}
+        _ => return Ok(None),
+    }
+    started.call0(&JsValue::NULL)?;
+    run(method, req).map(|doc| Some(WasmDocument { doc })).map_err(js_error)
+}
+
 /// How far one vertex search is, in [0, 1]: its bases against its cap.
 fn search_fraction(p: &privlift_design::progress::Progress) -> f64 {
     if p.max_bases == 0 {

@@ -1,0 +1,85 @@
+// Which designs run on the calling thread (js/design.js `designedHere`): one the designer
+// bounds before it starts by at most INLINE_DESIGN_CELLS, from a request of at most
+// INLINE_DESIGN_TEXT characters, answers without a turn of the event loop and starts no
+// worker; the largest of them stalls the event loop no more than 50 ms; every other design
+// (above either bound, or with no bound: an LP) runs in the package's worker.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as raw from '../../pkg-design/privlift_design.js';
+import { design, init, terminateIdleWorkers } from '../../js/design.js';
+import { INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT } from '../../js/offthread.js';
+import { probed, threads } from './stall-probe.mjs';
+import { largestInlineDesigns, largestPrior, sparseJoint, uniform } from './inline-designs.mjs';
+
+/** `call()`'s value, and whether it was answered without a turn of the event loop (no worker's answer can be). */
+async function answered(call) {
+  let turned = false;
+  const check = setImmediate(() => { turned = true; });
+  const value = await call();
+  clearImmediate(check);
+  return { value, here: !turned };
+}
+
+/** The threads of this process once idle workers have gone. */
+async function idleThreads() {
+  terminateIdleWorkers();
+  await sleep(200);
+  return threads();
+}
+
+const K_HERE = largestPrior(INLINE_DESIGN_CELLS);
+
+test('the largest designs allowed on the calling thread stall the event loop no more than 50 ms, the first ones cold', { timeout: 120_000 }, async () => {
+  await init();
+  for (const { what, method, request } of largestInlineDesigns(INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT)) {
+    // The first designs of this process: cold, their code compiled as it first runs. Run
+    // here, not in the worker: only then is this the calling thread's wait.
+    const { value, gaps, maxDelayMs } = await probed(() => answered(() => design(method, request)));
+    assert.ok(value.here, `${what} did not run here`);
+    assert.deepEqual(gaps.filter((g) => g.blocking), [], `${what}: the event loop stalled (largest delay ${maxDelayMs.toFixed(1)} ms): ${JSON.stringify(gaps)}`);
+  }
+});
+
+test('a design bounded below INLINE_DESIGN_CELLS runs on the calling thread and starts no worker', { timeout: 60_000 }, async () => {
+  await init();
+  const start = await idleThreads();
+  for (const [method, request] of [
+    ['krr', { prior: { p: [0.5, 0.5] }, epsilon: 1 }],
+    ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 2 }], // eq 19 holds: 0.2 ≥ 1/(1 + e²)
+    ['krr', { joint: sparseJoint(4, 16), epsilon: 1 }],
+    ['krr', { prior: { p: uniform(K_HERE) }, epsilon: 1 }],
+  ]) {
+    const fractions = [];
+    const { value, here } = await answered(() => design(method, request, { onProgress: (f) => fractions.push(f) }));
+    assert.ok(here, `${method} ${JSON.stringify(request).slice(0, 60)} did not run here`);
+    const doc = raw.design(method, JSON.stringify(request));
+    try {
+      assert.equal(value, doc.toJson(), 'the document of the synchronous call');
+    } finally {
+      doc.free();
+    }
+    assert.deepEqual(fractions, [0, 1]);
+  }
+  if (start !== null) assert.equal(threads(), start, 'a worker was started');
+});
+
+test('above either bound, or with no bound (an LP), a design runs in the worker', { timeout: 60_000 }, async () => {
+  await init();
+  for (const [why, method, request] of [
+    ['|X|² + |S|·|X| above INLINE_DESIGN_CELLS', 'krr', { prior: { p: uniform(K_HERE + 1) }, epsilon: 1 }],
+    ['a request longer than INLINE_DESIGN_TEXT', 'krr', { prior: { p: [0.5, 0.5] }, epsilon: 1, id: 'x'.repeat(INLINE_DESIGN_TEXT) }],
+    ['an LP (eq 19 fails at ε 0.3)', 'rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.3 }],
+    ['a method with no bound', 'linear-distance', { joint: sparseJoint(2, 4), alpha: 0.5 }],
+  ]) {
+    const start = await idleThreads();
+    const { here } = await answered(() => design(method, request));
+    assert.ok(!here, `${why}: answered without a turn of the event loop`);
+    if (start !== null) assert.equal(threads(), start + 1, `${why}: no worker kept after the design`);
+  }
+});
+
+test('an aborted signal refuses a design that would run here, before any work', async () => {
+  const err = await design('krr', { prior: { p: [0.5, 0.5] }, epsilon: 1 }, { signal: AbortSignal.abort() }).then(() => null, (e) => e);
+  assert.equal(err?.name, 'AbortError');
+});
