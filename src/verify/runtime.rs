@@ -56,10 +56,7 @@ fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
 pub(crate) fn exact(c: &Categorical) -> Exact {
     let ratio = crate::sample::alias::probability;
     match c {
-        Categorical::Dense(s) => {
-            let q = s.quantised();
-            Exact::Dense(Matrix::from_flat(q.inputs(), q.outputs(), q.exact_channel()))
-        }
+        Categorical::Dense(s) => Exact::Quantised(s.shared()),
         Categorical::Mix(m) => {
             let (keep, w) = m.weights();
             Exact::Mix(MixExact {
@@ -94,15 +91,9 @@ impl Runtime {
     }
 
     /// [`Runtime::build`] and [`Runtime::channels`] at once: a dense channel's exact
-    /// probabilities come from its weights as each row is quantised
-    /// ([`QuantisedChannel::with_channel`]), in the same pass; its tables are built at the
-    /// first draw ([`DenseSampler`]).
+    /// probabilities are read from its weights ([`Exact::Quantised`], shared, not copied);
+    /// its tables are built at the first draw ([`DenseSampler`]).
     pub(crate) fn build_with_channels(doc: &Document) -> Result<(Self, Channels)> {
-        if let MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } = doc.mechanism() {
-            let (quantised, channel) = QuantisedChannel::with_channel(m.rows(), m.cols(), m.as_slice())?;
-            let exact = Exact::Dense(Matrix::from_flat(m.rows(), m.cols(), channel));
-            return Ok((Runtime::Channel(Categorical::Dense(DenseSampler::new(quantised))), Some((exact, None))));
-        }
         let runtime = Self::build(doc)?;
         let channels = runtime.channels(doc.declared_joint());
         Ok((runtime, channels))

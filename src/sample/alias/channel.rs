@@ -3,11 +3,12 @@
 //! built at the first draw ([`DenseSampler`]).
 
 use alloc::boxed::Box;
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 use once_cell::race::OnceBox;
 
-use super::quantise::{quantise_row, write_exact, Weights};
+use super::quantise::{quantise_row, write_exact, Weights, INV_SCALE};
 use super::{select, table_weights_into, vose_into, width, Scratch};
 use crate::error::{Error, Result};
 use crate::rng::Randomness;
@@ -73,11 +74,33 @@ impl QuantisedChannel {
     /// rounded once to f64: what the tables built from these weights draw from.
     pub fn exact_channel(&self) -> Vec<f64> {
         let mut out = vec![0.0; self.weights.len()];
-        let rows = self.weights.chunks_exact(self.ny).zip(out.chunks_exact_mut(self.ny));
-        for ((row, exact), &full) in rows.zip(&self.full) {
-            write_exact(row, Weights::of(full), exact);
+        for (x, exact) in out.chunks_exact_mut(self.ny).enumerate() {
+            self.exact_row(x, exact);
         }
         out
+    }
+
+    /// Row `x` of [`QuantisedChannel::exact_channel`] into `out` (`outputs()` long), bit for
+    /// bit: an audit reads the exact channel a row at a time from the weights, without a
+    /// second `nx × ny` matrix beside them.
+    #[inline]
+    pub fn exact_row(&self, x: usize, out: &mut [f64]) {
+        write_exact(&self.weights[x * self.ny..(x + 1) * self.ny], Weights::of(self.full[x]), out);
+    }
+
+    /// Entry `(x, y)` of [`QuantisedChannel::exact_channel`], bit for bit.
+    #[inline]
+    pub fn exact_entry(&self, x: usize, y: usize) -> f64 {
+        match self.full[x] {
+            Some(all) => {
+                if all as usize == y {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            None => self.weights[x * self.ny + y] as f64 * INV_SCALE,
+        }
     }
 }
 
@@ -187,7 +210,8 @@ impl ChannelSampler {
 /// one; both are the same).
 #[derive(Debug, Clone)]
 pub struct DenseSampler {
-    quantised: QuantisedChannel,
+    /// Shared with the exact channel the audit reads ([`DenseSampler::shared`]).
+    quantised: Arc<QuantisedChannel>,
     tables: OnceBox<ChannelSampler>,
 }
 
@@ -202,11 +226,15 @@ impl Eq for DenseSampler {}
 impl DenseSampler {
     /// The sampler of `quantised`, its tables not built yet.
     pub fn new(quantised: QuantisedChannel) -> Self {
-        DenseSampler { quantised, tables: OnceBox::new() }
+        DenseSampler { quantised: Arc::new(quantised), tables: OnceBox::new() }
     }
     /// The audited weights.
     pub fn quantised(&self) -> &QuantisedChannel {
         &self.quantised
+    }
+    /// The audited weights, shared (not copied): what the audit reads its exact channel from.
+    pub fn shared(&self) -> Arc<QuantisedChannel> {
+        Arc::clone(&self.quantised)
     }
     /// The alias tables, built at the first call.
     #[inline]

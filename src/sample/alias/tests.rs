@@ -120,6 +120,14 @@ fn quantised_rows_build_the_tables_each_row_builds_alone() {
         let bits_of = |v: &[f64]| v.iter().map(|p| p.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits_of(&exact), bits_of(&q.exact_channel()));
         assert_eq!(bits_of(&exact), bits_of(&tables.effective_channel()));
+        // A row or an entry from the weights alone (what an audit reads), bit for bit.
+        let mut row = vec![0.0; ny];
+        for (x, want) in exact.chunks_exact(ny).enumerate() {
+            q.exact_row(x, &mut row);
+            assert_eq!(bits_of(&row), bits_of(want), "seed {seed}, row {x}");
+            let entries: Vec<f64> = (0..ny).map(|y| q.exact_entry(x, y)).collect();
+            assert_eq!(bits_of(&entries), bits_of(want), "seed {seed}, row {x}");
+        }
         assert_eq!(tables, ChannelSampler::new(nx, ny, &data).unwrap());
     }
 }
