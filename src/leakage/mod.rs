@@ -402,22 +402,21 @@ pub fn lip_of(j: &dyn Columns) -> f64 {
 /// ln max_x P(y|x) / min_x P(y|x), over *all* inputs x (LDP is prior-free: an input the
 /// curator says is impossible is still protected). Exact entries, one division, one log.
 pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
-    ldp_of_channel(p_y_given_x)
-}
-
-/// [`ldp_of_rows`] of a channel read row by row.
-pub(crate) fn ldp_of_channel(p_y_given_x: &dyn rows::ChannelRows) -> f64 {
     // Column extremes gathered row by row (the matrix is row-major): max and min are exact,
     // so the order does not change the result.
-    let ny = p_y_given_x.outputs();
+    let ny = p_y_given_x.cols();
     let (mut hi, mut lo) = (alloc::vec![0.0f64; ny], alloc::vec![f64::INFINITY; ny]);
-    let mut buf = Vec::new();
-    for x in 0..p_y_given_x.inputs() {
-        fold_row_extremes(&mut hi, &mut lo, p_y_given_x.row_in(x, &mut buf));
+    for x in 0..p_y_given_x.rows() {
+        fold_row_extremes(&mut hi, &mut lo, p_y_given_x.row(x));
     }
+    ldp_of_extremes(&hi, &lo)
+}
+
+/// [`ldp_of_rows`] from each output's largest and smallest P(y|x) over the inputs.
+pub(crate) fn ldp_of_extremes(hi: &[f64], lo: &[f64]) -> f64 {
     // The largest ratio, then one log (ln_up is increasing).
     let mut worst = 0.0f64;
-    for (&hi, &lo) in hi.iter().zip(&lo) {
+    for (&hi, &lo) in hi.iter().zip(lo) {
         if hi == 0.0 {
             continue; // y is never produced
         }

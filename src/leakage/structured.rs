@@ -30,7 +30,7 @@ use super::columns::{Columns, Extremes, Term};
 use super::lift::UNDERFLOW_THRESHOLD;
 use super::ln_of_ratio;
 use super::{
-    from_joint_in, ldp_of_channel, ldp_of_rows, lip_of, lip_only, maximal_leakage, mutual_information_xy, JointSY,
+    from_joint_in, ldp_of_extremes, ldp_of_rows, lip_of, lip_only, maximal_leakage, mutual_information_xy, JointSY,
     Leakage, Scope,
 };
 use crate::document::Matrix;
@@ -500,7 +500,10 @@ pub fn joint_of(joint: Option<&Matrix>, prior: &[f64], ch: &Exact) -> Joint {
 pub(crate) fn ldp_x(ch: &Exact) -> f64 {
     match ch {
         Exact::Dense(m) => ldp_of_rows(m),
-        Exact::Quantised(q) => ldp_of_channel(&**q),
+        Exact::Quantised(q) => {
+            let (hi, lo) = q.output_extremes();
+            ldp_of_extremes(&hi, &lo)
+        }
         Exact::Mix(mx) => {
             if mx.off.len() < 2 {
                 return 0.0;

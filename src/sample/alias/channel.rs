@@ -27,6 +27,12 @@ pub struct QuantisedChannel {
     weights: Vec<u64>,
     /// Per row, the outcome holding all the mass (weight 2⁶⁴, which u64 cannot hold).
     full: Vec<Option<u32>>,
+    /// Per output y, the largest and the smallest weight over the inputs, a row of `full`
+    /// counting 0 everywhere but its outcome (whose 2⁶⁴ [`QuantisedChannel::output_extremes`]
+    /// adds): gathered as each row is quantised, while it is in cache, so that LDP w.r.t. X
+    /// needs no pass of its own over the channel.
+    top: Vec<u64>,
+    bottom: Vec<u64>,
 }
 
 impl QuantisedChannel {
@@ -54,11 +60,14 @@ impl QuantisedChannel {
         let bits = check_shape(rows, cols_y, data)?;
         // One allocation each, zeroed in bulk; each row is written in place.
         let (mut weights, mut full) = (vec![0u64; data.len()], Vec::with_capacity(rows));
+        let (mut top, mut bottom) = (vec![0u64; cols_y], vec![u64::MAX; cols_y]);
         let mut exact_rows = exact.map(|e| e.chunks_exact_mut(cols_y));
         for (row, w) in data.chunks_exact(cols_y).zip(weights.chunks_exact_mut(cols_y)) {
-            full.push(quantise_row(row, w, exact_rows.as_mut().and_then(Iterator::next))?);
+            let all = quantise_row(row, w, exact_rows.as_mut().and_then(Iterator::next))?;
+            fold_extremes(&mut top, &mut bottom, w, all);
+            full.push(all);
         }
-        Ok(QuantisedChannel { nx: rows, ny: cols_y, bits, weights, full })
+        Ok(QuantisedChannel { nx: rows, ny: cols_y, bits, weights, full, top, bottom })
     }
 
     /// Number of inputs (rows of the channel).
@@ -78,6 +87,19 @@ impl QuantisedChannel {
             self.exact_row(x, exact);
         }
         out
+    }
+
+    /// Per output y, max_x and min_x of the exact P(y|x) (as [`QuantisedChannel::exact_channel`]
+    /// rounds them; the rounding is monotone, so these are the extremes of its columns, bit
+    /// for bit).
+    pub fn output_extremes(&self) -> (Vec<f64>, Vec<f64>) {
+        let exact = |w: u64| w as f64 * INV_SCALE;
+        let mut top: Vec<f64> = self.top.iter().map(|&w| exact(w)).collect();
+        for &all in self.full.iter().flatten() {
+            top[all as usize] = 1.0;
+        }
+        // A bottom still u64::MAX had only full rows on its output: 2⁶⁴ rounds to 1.
+        (top, self.bottom.iter().map(|&w| exact(w)).collect())
     }
 
     /// Row `x` of [`QuantisedChannel::exact_channel`] into `out` (`outputs()` long), bit for
@@ -100,6 +122,27 @@ impl QuantisedChannel {
                 }
             }
             None => self.weights[x * self.ny + y] as f64 * INV_SCALE,
+        }
+    }
+}
+
+/// A quantised row's weights folded into the per-output largest and smallest. A row holding
+/// all the mass on `all` has weights all 0: its 0 is the smallest of every other output,
+/// its 2⁶⁴ is left to [`QuantisedChannel::output_extremes`]. A kernel of its own, never
+/// inlined (see `leakage::lift`).
+#[inline(never)]
+fn fold_extremes(top: &mut [u64], bottom: &mut [u64], w: &[u64], all: Option<u32>) {
+    match all {
+        None => {
+            for ((t, b), &v) in top.iter_mut().zip(bottom.iter_mut()).zip(w) {
+                *t = (*t).max(v);
+                *b = (*b).min(v);
+            }
+        }
+        Some(all) => {
+            let own = bottom[all as usize];
+            bottom.fill(0);
+            bottom[all as usize] = own;
         }
     }
 }
