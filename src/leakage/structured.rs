@@ -502,7 +502,7 @@ pub(crate) fn ldp_x(ch: &Exact) -> f64 {
         Exact::Dense(m) => ldp_of_rows(m),
         Exact::Quantised(q) => {
             let (hi, lo) = q.output_extremes();
-            ldp_of_extremes(&hi, &lo)
+            ldp_of_extremes(hi, lo)
         }
         Exact::Mix(mx) => {
             if mx.off.len() < 2 {

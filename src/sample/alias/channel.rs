@@ -11,6 +11,7 @@ use once_cell::race::OnceBox;
 use super::quantise::{quantise_row, write_exact, Weights, INV_SCALE};
 use super::{select, table_weights_into, vose_into, width, Scratch};
 use crate::error::{Error, Result};
+use crate::numeric::{greatest, least};
 use crate::rng::Randomness;
 
 /// A channel's rows quantised to integer weights over 2⁶⁴, as
@@ -18,7 +19,7 @@ use crate::rng::Randomness;
 /// audits, and all that
 /// [`ChannelSampler::from_quantised`] needs to build the tables that realise it (Vose's
 /// loop on these weights cannot fail).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct QuantisedChannel {
     nx: usize,
     ny: usize,
@@ -27,13 +28,20 @@ pub struct QuantisedChannel {
     weights: Vec<u64>,
     /// Per row, the outcome holding all the mass (weight 2⁶⁴, which u64 cannot hold).
     full: Vec<Option<u32>>,
-    /// Per output y, the largest and the smallest weight over the inputs, a row of `full`
-    /// counting 0 everywhere but its outcome (whose 2⁶⁴ [`QuantisedChannel::output_extremes`]
-    /// adds): gathered as each row is quantised, while it is in cache, so that LDP w.r.t. X
-    /// needs no pass of its own over the channel.
-    top: Vec<u64>,
-    bottom: Vec<u64>,
+    /// Per output y, max_x and min_x of the exact P(y|x), gathered as each row is quantised,
+    /// while it is in cache, so that LDP w.r.t. X needs no pass of its own over the channel.
+    top: Vec<f64>,
+    bottom: Vec<f64>,
 }
+
+impl PartialEq for QuantisedChannel {
+    /// The same weights (the extremes are a function of them).
+    fn eq(&self, other: &Self) -> bool {
+        (self.nx, self.ny, self.bits, &self.weights, &self.full)
+            == (other.nx, other.ny, other.bits, &other.weights, &other.full)
+    }
+}
+impl Eq for QuantisedChannel {}
 
 impl QuantisedChannel {
     /// Quantises every row of a row-stochastic matrix (rows x, columns y).
@@ -60,7 +68,7 @@ impl QuantisedChannel {
         let bits = check_shape(rows, cols_y, data)?;
         // One allocation each, zeroed in bulk; each row is written in place.
         let (mut weights, mut full) = (vec![0u64; data.len()], Vec::with_capacity(rows));
-        let (mut top, mut bottom) = (vec![0u64; cols_y], vec![u64::MAX; cols_y]);
+        let (mut top, mut bottom) = (vec![0.0; cols_y], vec![f64::INFINITY; cols_y]);
         let mut exact_rows = exact.map(|e| e.chunks_exact_mut(cols_y));
         for (row, w) in data.chunks_exact(cols_y).zip(weights.chunks_exact_mut(cols_y)) {
             let all = quantise_row(row, w, exact_rows.as_mut().and_then(Iterator::next))?;
@@ -89,17 +97,10 @@ impl QuantisedChannel {
         out
     }
 
-    /// Per output y, max_x and min_x of the exact P(y|x) (as [`QuantisedChannel::exact_channel`]
-    /// rounds them; the rounding is monotone, so these are the extremes of its columns, bit
-    /// for bit).
-    pub fn output_extremes(&self) -> (Vec<f64>, Vec<f64>) {
-        let exact = |w: u64| w as f64 * INV_SCALE;
-        let mut top: Vec<f64> = self.top.iter().map(|&w| exact(w)).collect();
-        for &all in self.full.iter().flatten() {
-            top[all as usize] = 1.0;
-        }
-        // A bottom still u64::MAX had only full rows on its output: 2⁶⁴ rounds to 1.
-        (top, self.bottom.iter().map(|&w| exact(w)).collect())
+    /// Per output y, max_x and min_x of the exact P(y|x): the extremes of the columns of
+    /// [`QuantisedChannel::exact_channel`], bit for bit.
+    pub fn output_extremes(&self) -> (&[f64], &[f64]) {
+        (&self.top, &self.bottom)
     }
 
     /// Row `x` of [`QuantisedChannel::exact_channel`] into `out` (`outputs()` long), bit for
@@ -126,23 +127,23 @@ impl QuantisedChannel {
     }
 }
 
-/// A quantised row's weights folded into the per-output largest and smallest. A row holding
-/// all the mass on `all` has weights all 0: its 0 is the smallest of every other output,
-/// its 2⁶⁴ is left to [`QuantisedChannel::output_extremes`]. A kernel of its own, never
-/// inlined (see `leakage::lift`).
+/// A quantised row's exact probabilities (as [`write_exact`] rounds them) folded into the
+/// per-output largest and smallest; `all`: the outcome of a row holding all the mass (its
+/// weights all 0). A kernel of its own, never inlined (see `leakage::lift`).
 #[inline(never)]
-fn fold_extremes(top: &mut [u64], bottom: &mut [u64], w: &[u64], all: Option<u32>) {
+fn fold_extremes(top: &mut [f64], bottom: &mut [f64], w: &[u64], all: Option<u32>) {
     match all {
         None => {
             for ((t, b), &v) in top.iter_mut().zip(bottom.iter_mut()).zip(w) {
-                *t = (*t).max(v);
-                *b = (*b).min(v);
+                let p = v as f64 * INV_SCALE;
+                *t = greatest(*t, p);
+                *b = least(*b, p);
             }
         }
         Some(all) => {
             let own = bottom[all as usize];
-            bottom.fill(0);
-            bottom[all as usize] = own;
+            bottom.fill(0.0);
+            (top[all as usize], bottom[all as usize]) = (1.0, least(own, 1.0));
         }
     }
 }
