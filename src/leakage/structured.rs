@@ -500,10 +500,10 @@ pub fn joint_of(joint: Option<&Matrix>, prior: &[f64], ch: &Exact) -> Joint {
 pub(crate) fn ldp_x(ch: &Exact) -> f64 {
     match ch {
         Exact::Dense(m) => ldp_of_rows(m),
-        Exact::Quantised(q) => {
-            let (hi, lo) = q.output_extremes();
-            ldp_of_extremes(hi, lo)
-        }
+        Exact::Quantised(q) => match q.output_extremes() {
+            Some((hi, lo)) => ldp_of_extremes(hi, lo),
+            None => ldp_of_rows(&ch.to_dense()),
+        },
         Exact::Mix(mx) => {
             if mx.off.len() < 2 {
                 return 0.0;

@@ -29,7 +29,9 @@ pub struct QuantisedChannel {
     /// Per row, the outcome holding all the mass (weight 2⁶⁴, which u64 cannot hold).
     full: Vec<Option<u32>>,
     /// Per output y, max_x and min_x of the exact P(y|x), gathered as each row is quantised,
-    /// while it is in cache, so that LDP w.r.t. X needs no pass of its own over the channel.
+    /// while it is in cache, so that LDP w.r.t. X needs no pass of its own over the channel;
+    /// empty when the exact channel was written out ([`QuantisedChannel::with_channel`]),
+    /// whose columns hold them.
     top: Vec<f64>,
     bottom: Vec<f64>,
 }
@@ -68,11 +70,15 @@ impl QuantisedChannel {
         let bits = check_shape(rows, cols_y, data)?;
         // One allocation each, zeroed in bulk; each row is written in place.
         let (mut weights, mut full) = (vec![0u64; data.len()], Vec::with_capacity(rows));
-        let (mut top, mut bottom) = (vec![0.0; cols_y], vec![f64::INFINITY; cols_y]);
+        let gather = exact.is_none();
+        let (mut top, mut bottom) =
+            if gather { (vec![0.0; cols_y], vec![f64::INFINITY; cols_y]) } else { Default::default() };
         let mut exact_rows = exact.map(|e| e.chunks_exact_mut(cols_y));
         for (row, w) in data.chunks_exact(cols_y).zip(weights.chunks_exact_mut(cols_y)) {
             let all = quantise_row(row, w, exact_rows.as_mut().and_then(Iterator::next))?;
-            fold_extremes(&mut top, &mut bottom, w, all);
+            if gather {
+                fold_extremes(&mut top, &mut bottom, w, all);
+            }
             full.push(all);
         }
         Ok(QuantisedChannel { nx: rows, ny: cols_y, bits, weights, full, top, bottom })
@@ -98,9 +104,10 @@ impl QuantisedChannel {
     }
 
     /// Per output y, max_x and min_x of the exact P(y|x): the extremes of the columns of
-    /// [`QuantisedChannel::exact_channel`], bit for bit.
-    pub fn output_extremes(&self) -> (&[f64], &[f64]) {
-        (&self.top, &self.bottom)
+    /// [`QuantisedChannel::exact_channel`], bit for bit; `None` when built
+    /// [`QuantisedChannel::with_channel`] (that channel's columns hold them).
+    pub fn output_extremes(&self) -> Option<(&[f64], &[f64])> {
+        (self.top.len() == self.ny).then_some((&self.top, &self.bottom))
     }
 
     /// Row `x` of [`QuantisedChannel::exact_channel`] into `out` (`outputs()` long), bit for
