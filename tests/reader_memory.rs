@@ -5,52 +5,13 @@
 //! counting allocator (this test binary's own), as the peak of live bytes.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use privlift::document::Alphabet;
 use privlift::verify::{Work, DEFAULT_MAX_VERIFY_WORK};
 use privlift::{Document, Error};
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let live = LIVE.fetch_add(by, Ordering::SeqCst) + by;
-    PEAK.fetch_max(live, Ordering::SeqCst);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::SeqCst);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size >= layout.size() {
-            grew(new_size - layout.size());
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::SeqCst);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// The result of `f` and the most bytes it held live at once (beyond what was live before).
-fn peak_of<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let base = LIVE.load(Ordering::SeqCst);
-    PEAK.store(base, Ordering::SeqCst);
-    let out = f();
-    (out, PEAK.load(Ordering::SeqCst) - base)
-}
+#[path = "common/peak.rs"]
+mod peak;
+use peak::{live, peak_of};
 
 /// A k × k identity channel claiming nothing (its entries one digit each).
 fn identity(k: usize) -> String {
@@ -180,9 +141,9 @@ fn reading_a_document_holds_at_most_four_times_its_bytes() {
     // `String` each (24 bytes and an allocation: 117,690 bytes for these).
     let labels: Vec<String> = (0..4096).map(|i| format!("v{i}")).collect();
     let text_bytes: usize = labels.iter().map(String::len).sum();
-    let base = LIVE.load(Ordering::SeqCst);
+    let base = live();
     let alphabet = Alphabet::new("labels", labels.clone()).expect("unique labels");
-    let held = LIVE.load(Ordering::SeqCst) - base;
+    let held = live() - base;
     assert_eq!(alphabet.position("v4095"), Some(4095));
     assert!(held <= text_bytes + 4 * 4096 + 256, "4096 labels of {text_bytes} bytes held in {held} bytes");
     drop(alphabet);

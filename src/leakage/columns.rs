@@ -163,13 +163,13 @@ impl Columns for JointSY {
         let ny = self.ny;
         let mut e = Extremes::NONE;
         let (mut pmax, mut pmin) = (vec![0.0f64; ny], vec![f64::INFINITY; ny]);
-        let mut any = false;
+        let (mut any, mut buf) = (false, Vec::new());
         for (s, &ps) in self.p_s.iter().enumerate() {
             if ps <= 0.0 {
                 continue;
             }
             any = true;
-            let (scale, row) = self.row(s);
+            let (scale, row) = self.row(s, &mut buf);
             e.fold_joint_row(ps, scale, row, &self.p_y, &self.support_y, &mut pmax, &mut pmin);
         }
         if any {

@@ -1,11 +1,14 @@
 //! The lift l(s,y) = P(s|y)/P(s) = P(s,y) / (P(s) P(y)) (Zarrabian et al. eq 1) and
 //! the joint P_SY it is computed from.
 
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::rows::ChannelRows;
 use crate::document::Matrix;
 use crate::numeric::least;
+use crate::sample::QuantisedChannel;
 
 /// P_SY and its marginals, with the structural support of each output.
 ///
@@ -48,6 +51,9 @@ pub(crate) enum Cells {
     /// read is the same bit for bit, without a second |X| × |Y| matrix (8 MB at k = 1024,
     /// kept by a verified mechanism for its receipts).
     Diagonal(Matrix),
+    /// S = X as [`Cells::Diagonal`], the channel's entries the exact probabilities of a
+    /// dense sampler's weights (shared with the sampler), computed at each read.
+    Quantised(Arc<QuantisedChannel>),
 }
 
 impl JointSY {
@@ -57,15 +63,18 @@ impl JointSY {
         match &self.p_sy {
             Cells::Stored(v) => v[s * self.ny + y],
             Cells::Diagonal(m) => self.p_s[s] * m.get(s, y),
+            Cells::Quantised(q) => self.p_s[s] * q.exact_entry(s, y),
         }
     }
 
     /// Row s of P_SY as a factor and a row whose products with it are P(s,y), bit for bit:
-    /// (1, the stored row) or, for S = X, (P(s), the channel's row P(·|s)); 1·v = v exactly.
-    pub(crate) fn row(&self, s: usize) -> (f64, &[f64]) {
+    /// (1, the stored row) or, for S = X, (P(s), the channel's row P(·|s), written into
+    /// `buf` when it is computed from weights); 1·v = v exactly.
+    pub(crate) fn row<'a>(&'a self, s: usize, buf: &'a mut Vec<f64>) -> (f64, &'a [f64]) {
         match &self.p_sy {
             Cells::Stored(v) => (1.0, &v[s * self.ny..(s + 1) * self.ny]),
             Cells::Diagonal(m) => (self.p_s[s], m.row(s)),
+            Cells::Quantised(q) => (self.p_s[s], q.row_in(s, buf)),
         }
     }
 
@@ -93,20 +102,33 @@ impl JointSY {
     /// (or scanning) the |X| × |X| diagonal matrix, and without storing P_SY: its entries
     /// are read from `p_y_given_x` (shared, not copied).
     pub fn diagonal(prior: &[f64], p_y_given_x: &Matrix) -> Self {
-        debug_assert_eq!(prior.len(), p_y_given_x.rows());
-        let (nx, ny) = (prior.len(), p_y_given_x.cols());
+        Self::diagonal_of(prior, p_y_given_x, Cells::Diagonal(p_y_given_x.clone()))
+    }
+
+    /// [`JointSY::diagonal`] of the exact channel of a dense sampler's weights, read a row
+    /// at a time (the same values, bit for bit, as the matrix of
+    /// [`QuantisedChannel::exact_channel`]) and shared, not copied.
+    pub(crate) fn diagonal_quantised(prior: &[f64], q: &Arc<QuantisedChannel>) -> Self {
+        Self::diagonal_of(prior, &**q, Cells::Quantised(Arc::clone(q)))
+    }
+
+    /// The joint of S = X under `prior`, its cells `cells` read from `channel`.
+    fn diagonal_of(prior: &[f64], channel: &dyn ChannelRows, cells: Cells) -> Self {
+        debug_assert_eq!(prior.len(), channel.inputs());
+        let (nx, ny) = (prior.len(), channel.outputs());
         let mut support_y = vec![false; ny];
         let mut p_s = vec![0.0; nx];
         let mut p_y = vec![0.0; ny];
         let mut underflow = false;
+        let mut buf = Vec::new();
         for (s, &psx) in prior.iter().enumerate() {
             if psx == 0.0 {
                 continue;
             }
             p_s[s] = psx;
-            underflow |= diagonal_row(psx, p_y_given_x.row(s), &mut p_y, &mut support_y);
+            underflow |= diagonal_row(psx, channel.row_in(s, &mut buf), &mut p_y, &mut support_y);
         }
-        Self::finish_with(nx, Cells::Diagonal(p_y_given_x.clone()), p_s, p_y, support_y, underflow, 1)
+        Self::finish_with(nx, cells, p_s, p_y, support_y, underflow, 1)
     }
 
     /// P(s,y) = Σ_x P(s,x) P(y|s,x) for a non-Markov mechanism (one channel per secret).

@@ -13,6 +13,7 @@ mod columns;
 pub mod lattice;
 mod lift;
 mod measures;
+mod rows;
 mod srlip;
 mod structured;
 mod unary;
@@ -408,9 +409,14 @@ pub fn ldp_of_rows(p_y_given_x: &Matrix) -> f64 {
     for x in 0..p_y_given_x.rows() {
         fold_row_extremes(&mut hi, &mut lo, p_y_given_x.row(x));
     }
+    ldp_of_extremes(&hi, &lo)
+}
+
+/// [`ldp_of_rows`] from each output's largest and smallest P(y|x) over the inputs.
+pub(crate) fn ldp_of_extremes(hi: &[f64], lo: &[f64]) -> f64 {
     // The largest ratio, then one log (ln_up is increasing).
     let mut worst = 0.0f64;
-    for (&hi, &lo) in hi.iter().zip(&lo) {
+    for (&hi, &lo) in hi.iter().zip(lo) {
         if hi == 0.0 {
             continue; // y is never produced
         }

@@ -22,6 +22,7 @@
 
 use alloc::borrow::Cow;
 use alloc::boxed::Box;
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
@@ -29,11 +30,13 @@ use super::columns::{Columns, Extremes, Term};
 use super::lift::UNDERFLOW_THRESHOLD;
 use super::ln_of_ratio;
 use super::{
-    from_joint_in, ldp_of_rows, lip_of, lip_only, maximal_leakage, mutual_information_xy, JointSY, Leakage, Scope,
+    from_joint_in, ldp_of_extremes, ldp_of_rows, lip_of, lip_only, maximal_leakage, mutual_information_xy, JointSY,
+    Leakage, Scope,
 };
 use crate::document::Matrix;
 use crate::error::Result;
 use crate::numeric::{gamma, ln_up, prefix_suffix_sums, up_rel};
+use crate::sample::QuantisedChannel;
 
 /// The exact mixture κ·I + (1 − κ)·1mᵀ as the sampler realises it (one alias table over the
 /// outputs and "keep", [`crate::sample::MixSampler`]): each entry the exact rational of its
@@ -51,6 +54,10 @@ pub struct MixExact {
 pub enum Exact {
     /// Every entry.
     Dense(Matrix),
+    /// Every entry, the exact probability of a dense sampler's integer weight (shared with
+    /// the sampler), computed where it is read: [`Exact::Dense`] of
+    /// [`QuantisedChannel::exact_channel`], bit for bit, without that copy.
+    Quantised(Arc<QuantisedChannel>),
     /// κ·I + (1 − κ)·1mᵀ.
     Mix(MixExact),
     /// Row x: its non-zero entries (y, P(y|x)), y increasing; `outputs` is |Y|.
@@ -74,6 +81,7 @@ impl Exact {
     pub fn inputs(&self) -> usize {
         match self {
             Exact::Dense(m) => m.rows(),
+            Exact::Quantised(q) => q.inputs(),
             Exact::Mix(m) => m.off.len(),
             Exact::Sparse { rows, .. } => rows.len(),
             Exact::Merge { blocks, .. } => blocks.len(),
@@ -83,6 +91,7 @@ impl Exact {
     pub fn outputs(&self) -> usize {
         match self {
             Exact::Dense(m) => m.cols(),
+            Exact::Quantised(q) => q.outputs(),
             Exact::Mix(m) => m.off.len(),
             Exact::Sparse { outputs, .. } => *outputs,
             Exact::Merge { inner, .. } => inner.outputs(),
@@ -93,6 +102,7 @@ impl Exact {
     pub fn to_dense(&self) -> Matrix {
         match self {
             Exact::Dense(m) => m.clone(),
+            Exact::Quantised(q) => Matrix::from_flat(q.inputs(), q.outputs(), q.exact_channel()),
             Exact::Mix(mx) => {
                 let k = mx.off.len();
                 let (off, diag) = (&mx.off, &mx.diag);
@@ -460,6 +470,10 @@ fn build(joint: Option<&Matrix>, prior: &[f64], ch: &Exact, input_roundings: usi
             None => with(JointSY::diagonal(prior, m)),
             Some(j) => with(JointSY::markov(j, m)),
         },
+        Exact::Quantised(q) => match joint {
+            None => with(JointSY::diagonal_quantised(prior, q)),
+            Some(j) => with(JointSY::markov(j, &ch.to_dense())),
+        },
         Exact::Mix(mx) => match joint {
             None => Joint::Mix(MixJoint::new(prior, mx, input_roundings)),
             Some(j) => with(mix_joint_declared(j, mx)),
@@ -486,6 +500,10 @@ pub fn joint_of(joint: Option<&Matrix>, prior: &[f64], ch: &Exact) -> Joint {
 pub(crate) fn ldp_x(ch: &Exact) -> f64 {
     match ch {
         Exact::Dense(m) => ldp_of_rows(m),
+        Exact::Quantised(q) => match q.output_extremes() {
+            Some((hi, lo)) => ldp_of_extremes(hi, lo),
+            None => ldp_of_rows(&ch.to_dense()),
+        },
         Exact::Mix(mx) => {
             if mx.off.len() < 2 {
                 return 0.0;
@@ -525,6 +543,7 @@ pub(crate) fn ldp_x(ch: &Exact) -> f64 {
 fn maximal(ch: &Exact, prior: &[f64]) -> f64 {
     match ch {
         Exact::Dense(m) => maximal_leakage(prior, m),
+        Exact::Quantised(_) => maximal_leakage(prior, &ch.to_dense()),
         Exact::Mix(mx) => {
             let (off, diag) = (&mx.off, &mx.diag);
             let positive = prior.iter().filter(|&&p| p > 0.0).count();
@@ -583,6 +602,11 @@ pub fn measure(
     scope: Scope,
     known_ldp_x: Option<f64>,
 ) -> Leakage {
+    if let (true, Exact::Quantised(_)) = (scope.information, ch) {
+        // The information measures read the whole channel, column by column: its matrix,
+        // made once.
+        return measure(j, joint, prior, &Exact::Dense(ch.to_dense()), alpha, scope, known_ldp_x);
+    }
     let mut out = from_joint_in(j, alpha, scope);
     out.ldp_x = known_ldp_x.unwrap_or_else(|| ldp_x(ch));
     if !scope.information {
@@ -609,6 +633,7 @@ pub fn measure(
 pub fn lip_exact(prior: &[f64], ch: &Exact) -> Result<f64> {
     match ch {
         Exact::Dense(m) if m.rows() != prior.len() => lip_only(&Matrix::diag(prior), m),
+        Exact::Quantised(q) if q.inputs() != prior.len() => lip_only(&Matrix::diag(prior), &ch.to_dense()),
         _ => Ok(lip_of(&build(None, prior, ch, 0))),
     }
 }

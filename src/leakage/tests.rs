@@ -350,19 +350,71 @@ fn the_diagonal_joint_is_the_markov_joint_of_the_diagonal_bit_for_bit() {
         let prior: Vec<f64> = (0..nx).map(|_| cell(&mut rng)).collect();
         let w = Matrix::from_flat(nx, ny, (0..nx * ny).map(|_| cell(&mut rng)).collect());
         let (d, m) = (JointSY::diagonal(&prior, &w), JointSY::markov(&Matrix::diag(&prior), &w));
-        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(bits(&d.cells()), bits(&m.cells()));
-        assert_eq!((bits(&d.p_s), bits(&d.p_y)), (bits(&m.p_s), bits(&m.p_y)));
-        assert_eq!(d.support_y, m.support_y);
-        assert_eq!((d.roundings, d.lift_roundings, d.underflowed()), (m.roundings, m.lift_roundings, m.underflowed()));
-        for (s, y) in (0..nx).flat_map(|s| (0..ny).map(move |y| (s, y))) {
-            assert_eq!(d.lift(s, y).map(f64::to_bits), m.lift(s, y).map(f64::to_bits));
-            assert_eq!(d.posterior(s, y).to_bits(), m.posterior(s, y).to_bits());
-        }
-        assert_eq!(d.extremes(), m.extremes());
+        assert_same_joint(&d, &m);
         underflows += usize::from(d.underflowed());
     }
     assert!((20..180).contains(&underflows), "{underflows} of 200 instances underflowed");
+}
+
+/// Two joints are the same bit for bit: every P(s,y), marginal, lift, posterior, extreme,
+/// rounding count and underflow flag.
+fn assert_same_joint(d: &JointSY, m: &JointSY) {
+    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&d.cells()), bits(&m.cells()));
+    assert_eq!((bits(&d.p_s), bits(&d.p_y)), (bits(&m.p_s), bits(&m.p_y)));
+    assert_eq!(d.support_y, m.support_y);
+    assert_eq!((d.roundings, d.lift_roundings, d.underflowed()), (m.roundings, m.lift_roundings, m.underflowed()));
+    for (s, y) in (0..d.ns).flat_map(|s| (0..d.ny).map(move |y| (s, y))) {
+        assert_eq!(d.lift(s, y).map(f64::to_bits), m.lift(s, y).map(f64::to_bits));
+        assert_eq!(d.posterior(s, y).to_bits(), m.posterior(s, y).to_bits());
+    }
+    assert_eq!(d.extremes(), m.extremes());
+}
+
+/// A dense channel read from a sampler's weights ([`Exact::Quantised`]) audits as the
+/// matrix of its exact probabilities ([`Exact::Dense`]) bit for bit: the joint of S = X,
+/// every measure under S = X and under a declared joint, and a verification's narrower
+/// scope; on rows with zeros, tiny entries and all the mass on one outcome.
+#[test]
+fn a_channel_read_from_its_weights_audits_as_its_matrix_bit_for_bit() {
+    use crate::sample::QuantisedChannel;
+    use alloc::{format, sync::Arc};
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(79);
+    for _ in 0..100 {
+        let (nx, ny) = (rng.random_range(1..12), rng.random_range(1..9));
+        let mut cell = |full: bool| match rng.random_range(0.0..1.0) {
+            u if u < 0.25 || full => 0.0,
+            u if u < 0.3 => 1e-160 * rng.random::<f64>(),
+            _ => rng.random::<f64>(),
+        };
+        let mut data = Vec::new();
+        for x in 0..nx {
+            let mut row: Vec<f64> = (0..ny).map(|_| cell(x % 4 == 1)).collect();
+            if row.iter().all(|&v| v == 0.0) {
+                row[x % ny] = 0.5;
+            }
+            data.extend(row);
+        }
+        let prior: Vec<f64> = (0..nx).map(|x| if x % 3 == 2 { 0.0 } else { 1.0 }).collect();
+        let total: f64 = prior.iter().sum();
+        let prior: Vec<f64> = prior.iter().map(|p| p / total).collect();
+        let q = Arc::new(QuantisedChannel::new(nx, ny, &data).unwrap());
+        let (weights, dense) = (Exact::Quantised(Arc::clone(&q)), Exact::Dense(Exact::Quantised(q.clone()).to_dense()));
+        match (joint_of(None, &prior, &weights), joint_of(None, &prior, &dense)) {
+            (Joint::Dense(a), Joint::Dense(b)) => assert_same_joint(&a, &b),
+            _ => panic!("a dense channel's joint is dense"),
+        }
+        let p_sx = Matrix::from_flat(2, nx, (0..2 * nx).map(|i| if i % 2 == 0 { prior[i / 2] } else { 0.0 }).collect());
+        let narrow = Scope { lift_measures: false, information: false };
+        for (joint, scope) in [(None, Scope::ALL), (Some(&p_sx), Scope::ALL), (None, narrow), (Some(&p_sx), narrow)] {
+            let [a, b] = [&weights, &dense]
+                .map(|ch| format!("{:?}", measure(&joint_of(joint, &prior, ch), joint, &prior, ch, 2.0, scope, None)));
+            assert_eq!(a, b);
+        }
+        let [a, b] = [&weights, &dense].map(|ch| format!("{:?}", audit_exact(None, &prior, ch, 3.0)));
+        assert_eq!(a, b);
+    }
 }
 
 /// `Leakage::members` names every field as serde writes it, in declaration order, with its

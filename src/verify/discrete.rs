@@ -102,6 +102,16 @@ fn audit_exact(
         return Ok(Audits { s: Some(s), x, joint_x: None, joint_s: None });
     };
     leakage::check_alpha(alpha)?;
+    // The information measures read the whole channel, column by column: a channel read
+    // from its weights is made a matrix once, for the audits w.r.t. X and S both.
+    let dense;
+    let ch = match ch {
+        leakage::Exact::Quantised(_) if scope.information => {
+            dense = leakage::Exact::Dense(ch.to_dense());
+            &dense
+        }
+        _ => ch,
+    };
     let joint_x = leakage::joint_of(None, prior, ch);
     let x = leakage::measure(&joint_x, None, prior, ch, alpha, scope, None);
     let (s, joint_s) = match (doc.declared_joint(), blocks) {

@@ -11,6 +11,15 @@ use crate::sample::{
     Categorical, ChannelSampler, DenseSampler, MixSampler, QuantisedChannel, SparseSampler, UnarySampler,
 };
 
+/// The most entries of a dense channel whose exact probabilities verification copies into an
+/// f64 matrix (2 MiB). Up to there the copy stays in a core's cache, where the audit's passes
+/// read it for less than they convert each row from the weights (a 256² channel with 16
+/// secrets verified in 0.9× the time with the copy); past it each pass streams from memory
+/// either way, and the copy would double what every verification allocates and frees (at
+/// 1024², 16 MiB, which the allocator returned to the system after each and faulted back
+/// in on the next).
+const COPIED_CHANNEL_ENTRIES: usize = 1 << 18;
+
 /// The exact sampler of a document, and the channel it realises.
 #[derive(Debug, Clone)]
 pub(crate) enum Runtime {
@@ -56,10 +65,7 @@ fn categorical(kind: &MechanismKind, nx: usize) -> Result<Option<Categorical>> {
 pub(crate) fn exact(c: &Categorical) -> Exact {
     let ratio = crate::sample::alias::probability;
     match c {
-        Categorical::Dense(s) => {
-            let q = s.quantised();
-            Exact::Dense(Matrix::from_flat(q.inputs(), q.outputs(), q.exact_channel()))
-        }
+        Categorical::Dense(s) => Exact::Quantised(s.shared()),
         Categorical::Mix(m) => {
             let (keep, w) = m.weights();
             Exact::Mix(MixExact {
@@ -93,15 +99,18 @@ impl Runtime {
         })
     }
 
-    /// [`Runtime::build`] and [`Runtime::channels`] at once: a dense channel's exact
-    /// probabilities come from its weights as each row is quantised
-    /// ([`QuantisedChannel::with_channel`]), in the same pass; its tables are built at the
-    /// first draw ([`DenseSampler`]).
+    /// [`Runtime::build`] and [`Runtime::channels`] at once. A dense channel of at most
+    /// [`COPIED_CHANNEL_ENTRIES`] gets its exact probabilities as an f64 matrix, written from
+    /// the weights as each row is quantised ([`QuantisedChannel::with_channel`]); a larger one
+    /// is read from its weights ([`Exact::Quantised`], shared, not copied). Its tables are
+    /// built at the first draw ([`DenseSampler`]).
     pub(crate) fn build_with_channels(doc: &Document) -> Result<(Self, Channels)> {
         if let MechanismKind::Matrix(m) | MechanismKind::PerSecret { markov: Some(m), .. } = doc.mechanism() {
-            let (quantised, channel) = QuantisedChannel::with_channel(m.rows(), m.cols(), m.as_slice())?;
-            let exact = Exact::Dense(Matrix::from_flat(m.rows(), m.cols(), channel));
-            return Ok((Runtime::Channel(Categorical::Dense(DenseSampler::new(quantised))), Some((exact, None))));
+            if m.rows() * m.cols() <= COPIED_CHANNEL_ENTRIES {
+                let (quantised, channel) = QuantisedChannel::with_channel(m.rows(), m.cols(), m.as_slice())?;
+                let exact = Exact::Dense(Matrix::from_flat(m.rows(), m.cols(), channel));
+                return Ok((Runtime::Channel(Categorical::Dense(DenseSampler::new(quantised))), Some((exact, None))));
+            }
         }
         let runtime = Self::build(doc)?;
         let channels = runtime.channels(doc.declared_joint());

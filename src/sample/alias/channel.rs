@@ -3,13 +3,15 @@
 //! built at the first draw ([`DenseSampler`]).
 
 use alloc::boxed::Box;
+use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 use once_cell::race::OnceBox;
 
-use super::quantise::{quantise_row, write_exact, Weights};
+use super::quantise::{quantise_row, write_exact, Weights, INV_SCALE};
 use super::{select, table_weights_into, vose_into, width, Scratch};
 use crate::error::{Error, Result};
+use crate::numeric::{greatest, least};
 use crate::rng::Randomness;
 
 /// A channel's rows quantised to integer weights over 2⁶⁴, as
@@ -17,7 +19,7 @@ use crate::rng::Randomness;
 /// audits, and all that
 /// [`ChannelSampler::from_quantised`] needs to build the tables that realise it (Vose's
 /// loop on these weights cannot fail).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct QuantisedChannel {
     nx: usize,
     ny: usize,
@@ -26,7 +28,22 @@ pub struct QuantisedChannel {
     weights: Vec<u64>,
     /// Per row, the outcome holding all the mass (weight 2⁶⁴, which u64 cannot hold).
     full: Vec<Option<u32>>,
+    /// Per output y, max_x and min_x of the exact P(y|x), gathered as each row is quantised,
+    /// while it is in cache, so that LDP w.r.t. X needs no pass of its own over the channel;
+    /// empty when the exact channel was written out ([`QuantisedChannel::with_channel`]),
+    /// whose columns hold them.
+    top: Vec<f64>,
+    bottom: Vec<f64>,
 }
+
+impl PartialEq for QuantisedChannel {
+    /// The same weights (the extremes are a function of them).
+    fn eq(&self, other: &Self) -> bool {
+        (self.nx, self.ny, self.bits, &self.weights, &self.full)
+            == (other.nx, other.ny, other.bits, &other.weights, &other.full)
+    }
+}
+impl Eq for QuantisedChannel {}
 
 impl QuantisedChannel {
     /// Quantises every row of a row-stochastic matrix (rows x, columns y).
@@ -53,11 +70,18 @@ impl QuantisedChannel {
         let bits = check_shape(rows, cols_y, data)?;
         // One allocation each, zeroed in bulk; each row is written in place.
         let (mut weights, mut full) = (vec![0u64; data.len()], Vec::with_capacity(rows));
+        let gather = exact.is_none();
+        let (mut top, mut bottom) =
+            if gather { (vec![0.0; cols_y], vec![f64::INFINITY; cols_y]) } else { Default::default() };
         let mut exact_rows = exact.map(|e| e.chunks_exact_mut(cols_y));
         for (row, w) in data.chunks_exact(cols_y).zip(weights.chunks_exact_mut(cols_y)) {
-            full.push(quantise_row(row, w, exact_rows.as_mut().and_then(Iterator::next))?);
+            let all = quantise_row(row, w, exact_rows.as_mut().and_then(Iterator::next))?;
+            if gather {
+                fold_extremes(&mut top, &mut bottom, w, all);
+            }
+            full.push(all);
         }
-        Ok(QuantisedChannel { nx: rows, ny: cols_y, bits, weights, full })
+        Ok(QuantisedChannel { nx: rows, ny: cols_y, bits, weights, full, top, bottom })
     }
 
     /// Number of inputs (rows of the channel).
@@ -73,11 +97,61 @@ impl QuantisedChannel {
     /// rounded once to f64: what the tables built from these weights draw from.
     pub fn exact_channel(&self) -> Vec<f64> {
         let mut out = vec![0.0; self.weights.len()];
-        let rows = self.weights.chunks_exact(self.ny).zip(out.chunks_exact_mut(self.ny));
-        for ((row, exact), &full) in rows.zip(&self.full) {
-            write_exact(row, Weights::of(full), exact);
+        for (x, exact) in out.chunks_exact_mut(self.ny).enumerate() {
+            self.exact_row(x, exact);
         }
         out
+    }
+
+    /// Per output y, max_x and min_x of the exact P(y|x): the extremes of the columns of
+    /// [`QuantisedChannel::exact_channel`], bit for bit; `None` when built
+    /// [`QuantisedChannel::with_channel`] (that channel's columns hold them).
+    pub fn output_extremes(&self) -> Option<(&[f64], &[f64])> {
+        (self.top.len() == self.ny).then_some((&self.top, &self.bottom))
+    }
+
+    /// Row `x` of [`QuantisedChannel::exact_channel`] into `out` (`outputs()` long), bit for
+    /// bit: an audit reads the exact channel a row at a time from the weights, without a
+    /// second `nx × ny` matrix beside them.
+    #[inline]
+    pub fn exact_row(&self, x: usize, out: &mut [f64]) {
+        write_exact(&self.weights[x * self.ny..(x + 1) * self.ny], Weights::of(self.full[x]), out);
+    }
+
+    /// Entry `(x, y)` of [`QuantisedChannel::exact_channel`], bit for bit.
+    #[inline]
+    pub fn exact_entry(&self, x: usize, y: usize) -> f64 {
+        match self.full[x] {
+            Some(all) => {
+                if all as usize == y {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            None => self.weights[x * self.ny + y] as f64 * INV_SCALE,
+        }
+    }
+}
+
+/// A quantised row's exact probabilities (as [`write_exact`] rounds them) folded into the
+/// per-output largest and smallest; `all`: the outcome of a row holding all the mass (its
+/// weights all 0). A kernel of its own, never inlined (see `leakage::lift`).
+#[inline(never)]
+fn fold_extremes(top: &mut [f64], bottom: &mut [f64], w: &[u64], all: Option<u32>) {
+    match all {
+        None => {
+            for ((t, b), &v) in top.iter_mut().zip(bottom.iter_mut()).zip(w) {
+                let p = v as f64 * INV_SCALE;
+                *t = greatest(*t, p);
+                *b = least(*b, p);
+            }
+        }
+        Some(all) => {
+            let own = bottom[all as usize];
+            bottom.fill(0.0);
+            (top[all as usize], bottom[all as usize]) = (1.0, least(own, 1.0));
+        }
     }
 }
 
@@ -187,7 +261,8 @@ impl ChannelSampler {
 /// one; both are the same).
 #[derive(Debug, Clone)]
 pub struct DenseSampler {
-    quantised: QuantisedChannel,
+    /// Shared with the exact channel the audit reads ([`DenseSampler::shared`]).
+    quantised: Arc<QuantisedChannel>,
     tables: OnceBox<ChannelSampler>,
 }
 
@@ -202,11 +277,15 @@ impl Eq for DenseSampler {}
 impl DenseSampler {
     /// The sampler of `quantised`, its tables not built yet.
     pub fn new(quantised: QuantisedChannel) -> Self {
-        DenseSampler { quantised, tables: OnceBox::new() }
+        DenseSampler { quantised: Arc::new(quantised), tables: OnceBox::new() }
     }
     /// The audited weights.
     pub fn quantised(&self) -> &QuantisedChannel {
         &self.quantised
+    }
+    /// The audited weights, shared (not copied): what the audit reads its exact channel from.
+    pub fn shared(&self) -> Arc<QuantisedChannel> {
+        Arc::clone(&self.quantised)
     }
     /// The alias tables, built at the first call.
     #[inline]

@@ -105,7 +105,7 @@ fn random_channel(seed: u64, nx: usize, ny: usize) -> Vec<f64> {
 
 #[test]
 fn quantised_rows_build_the_tables_each_row_builds_alone() {
-    for (seed, nx, ny) in [(1, 1, 1), (2, 7, 3), (3, 20, 17), (4, 9, 64)] {
+    for (seed, nx, ny) in [(1, 1, 1), (2, 7, 3), (3, 20, 17), (4, 9, 64), (5, 3, 1), (6, 10, 2)] {
         let data = random_channel(seed, nx, ny);
         let (q, exact) = QuantisedChannel::with_channel(nx, ny, &data).unwrap();
         let tables = ChannelSampler::from_quantised(&q);
@@ -120,6 +120,22 @@ fn quantised_rows_build_the_tables_each_row_builds_alone() {
         let bits_of = |v: &[f64]| v.iter().map(|p| p.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits_of(&exact), bits_of(&q.exact_channel()));
         assert_eq!(bits_of(&exact), bits_of(&tables.effective_channel()));
+        // A row or an entry from the weights alone (what an audit reads), bit for bit.
+        let mut row = vec![0.0; ny];
+        for (x, want) in exact.chunks_exact(ny).enumerate() {
+            q.exact_row(x, &mut row);
+            assert_eq!(bits_of(&row), bits_of(want), "seed {seed}, row {x}");
+            let entries: Vec<f64> = (0..ny).map(|y| q.exact_entry(x, y)).collect();
+            assert_eq!(bits_of(&entries), bits_of(want), "seed {seed}, row {x}");
+        }
+        // Each output's extremes over the inputs, as the exact channel's columns have them.
+        let column = |y: usize| exact.iter().skip(y).step_by(ny).copied();
+        let top: Vec<f64> = (0..ny).map(|y| column(y).fold(0.0, f64::max)).collect();
+        let bottom: Vec<f64> = (0..ny).map(|y| column(y).fold(f64::INFINITY, f64::min)).collect();
+        assert!(q.output_extremes().is_none(), "the exact channel's columns hold them");
+        let q = QuantisedChannel::new(nx, ny, &data).unwrap();
+        let (hi, lo) = q.output_extremes().expect("gathered as the rows are quantised");
+        assert_eq!((bits_of(hi), bits_of(lo)), (bits_of(&top), bits_of(&bottom)), "seed {seed}");
         assert_eq!(tables, ChannelSampler::new(nx, ny, &data).unwrap());
     }
 }
