@@ -106,12 +106,12 @@ step "build-wasm.sh on an unchanged tree: no wasm-opt, the same modules"
 bash scripts/test-build-wasm-cache.sh
 
 step "size budget"
-# 140 KiB and 76 KiB gzip: regression guards, not goals. A change that needs more raises
+# 142 KiB and 76 KiB gzip: regression guards, not goals. A change that needs more raises
 # them and says why in its commit; BENCHMARKS.md holds the current sizes.
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
-echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 143360)"
-[ "$gz" -le 143360 ] || { echo "size budget exceeded" >&2; exit 1; }
+echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 145408)"
+[ "$gz" -le 145408 ] || { echo "size budget exceeded" >&2; exit 1; }
 raw=$(stat -c %s pkg-continuous/privlift_continuous_bg.wasm)
 gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
 echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 77824)"
