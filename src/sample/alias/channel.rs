@@ -8,7 +8,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use once_cell::race::OnceBox;
 
-use super::quantise::{quantise_row, write_exact, Weights, INV_SCALE};
+use super::quantise::{exact_of, quantise_row, write_exact, Weights};
 use super::{select, table_weights_into, vose_into, width, Scratch};
 use crate::error::{Error, Result};
 use crate::numeric::{greatest, least};
@@ -129,7 +129,7 @@ impl QuantisedChannel {
                     0.0
                 }
             }
-            None => self.weights[x * self.ny + y] as f64 * INV_SCALE,
+            None => exact_of(self.weights[x * self.ny + y]),
         }
     }
 }
@@ -142,7 +142,7 @@ fn fold_extremes(top: &mut [f64], bottom: &mut [f64], w: &[u64], all: Option<u32
     match all {
         None => {
             for ((t, b), &v) in top.iter_mut().zip(bottom.iter_mut()).zip(w) {
-                let p = v as f64 * INV_SCALE;
+                let p = exact_of(v);
                 *t = greatest(*t, p);
                 *b = least(*b, p);
             }

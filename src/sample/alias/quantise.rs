@@ -39,7 +39,15 @@ pub(super) const SCALE: f64 = 18446744073709551616.0;
 
 /// 2⁻⁶⁴: `w as f64 * INV_SCALE` is `w as f64 / SCALE` bit for bit (a power of two, and
 /// every weight ≥ 1 stays far above the subnormals), without the division.
-pub(super) const INV_SCALE: f64 = 1.0 / SCALE;
+const INV_SCALE: f64 = 1.0 / SCALE;
+
+/// The exact probability of a weight `w` of a row that holds no outcome with all the mass:
+/// w/2⁶⁴ rounded once. Every reader of the exact channel (a written row, one entry, the
+/// per-output extremes) goes through it, so that they agree bit for bit.
+#[inline(always)]
+pub(super) fn exact_of(w: u64) -> f64 {
+    w as f64 * INV_SCALE
+}
 
 /// The row's sum, after checking that its entries are finite and non-negative with a
 /// positive sum.
@@ -160,7 +168,7 @@ pub(super) fn write_exact(w: &[u64], quantised: Weights, exact: &mut [f64]) {
         }
         Weights::Below => {
             for (e, &v) in exact.iter_mut().zip(w) {
-                *e = v as f64 * INV_SCALE;
+                *e = exact_of(v);
             }
         }
     }
