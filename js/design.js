@@ -17,6 +17,7 @@ import { PrivliftError } from './privlift.js';
 import { convert, guard, invalid, wasmSource, moduleLoader, embeddedWasm } from './common.js';
 import {
   offThreadAvailable, compiledModule, checkOptions, runOffThread, abortError, INLINE_DESIGN_TEXT, INLINE_DESIGN_CELLS,
+  INLINE_DESIGN_LP_MS,
 } from './offthread.js';
 
 export { offThreadAvailable, terminateIdleWorkers } from './offthread.js';
@@ -65,8 +66,11 @@ export async function design(method, request, options) {
   if (typeof method !== 'string') throw invalid('method', 'expected a string'); // wasm takes a &str
   const text = JSON.stringify(request ?? {});
   const here = await designedHere(method, text, opts);
-  if (here !== undefined) return here;
-  return offThread('design', [method, text], opts, 'design()', () => {
+  if (here.json !== undefined) return here.json;
+  // A design given up here at its LP's deadline has told `onProgress` 0 already.
+  const { onProgress } = opts;
+  const progress = here.started && onProgress !== undefined ? (f) => { if (f > 0) onProgress(f); } : onProgress;
+  return offThread('design', [method, text], { ...opts, onProgress: progress }, 'design()', () => {
     let doc;
     try {
       doc = raw.design(method, text);
@@ -78,26 +82,30 @@ export async function design(method, request, options) {
 }
 
 /**
- * `design(method, text)` run on the calling thread, or `undefined` where it runs in the
- * worker: with workers, a request of at most `INLINE_DESIGN_TEXT` characters whose work the
- * designer bounds before it starts (`designWithin`: |X|² + |S|·|X| cells for `krr`, and
- * for `rr-lip` where eq 19 holds; no bound for a designer that solves an LP or searches
- * vertices) by at most `INLINE_DESIGN_CELLS`. The two bound the calling thread's wait well
- * below 50 ms (js/offthread.js says what was measured). Loads the module on this thread
- * only for a request that short.
+ * `design(method, text)` run on the calling thread as `{json}`, or `{started}` where it
+ * runs in the worker: with workers, a request of at most `INLINE_DESIGN_TEXT` characters
+ * whose work the designer bounds before it starts (`designWithin`: |X|² + |S|·|X| cells
+ * for `krr` and for `rr-lip` where eq 19 holds; an LP's non-zeros at 2⁷ cells each for
+ * `rr-lip` and `linear-distance`; no bound for a vertex search) by at most
+ * `INLINE_DESIGN_CELLS`, and whose LPs end within `INLINE_DESIGN_LP_MS` (`started`: one
+ * that did not, given up here). The bounds keep the calling thread's wait well below
+ * 50 ms (js/offthread.js says what was measured). Loads the module on this thread only
+ * for a request that short.
  */
 async function designedHere(method, text, { signal, onProgress }) {
-  if (!offThreadAvailable() || text.length > INLINE_DESIGN_TEXT) return undefined;
+  if (!offThreadAvailable() || text.length > INLINE_DESIGN_TEXT) return { started: false };
   if (signal?.aborted) throw abortError(signal, 'design()');
   await init();
   let doc;
+  let started = false;
+  const start = () => { started = true; onProgress?.(0); };
   try {
-    doc = guard(() => raw.designWithin(method, text, INLINE_DESIGN_CELLS, () => onProgress?.(0)));
-    if (doc === undefined) return undefined;
+    doc = guard(() => raw.designWithin(method, text, INLINE_DESIGN_CELLS, INLINE_DESIGN_LP_MS, start));
+    if (doc === undefined) return { started };
     const json = doc.toJson();
     if (signal?.aborted) throw abortError(signal, 'design()');
     onProgress?.(1);
-    return json;
+    return { json };
   } finally {
     doc?.free();
   }

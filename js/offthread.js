@@ -35,10 +35,20 @@ export const INLINE_DESIGN_TEXT = 2 ** 15;
  * 3–12 ms (median) in Node 20 and 4–11 ms in headless Chromium 156, the first one of a
  * thread, whose code V8 compiles as it runs, 10–28 ms of the thread's CPU (Intel Xeon,
  * 2 shared cores, load 4–5); tests/js/design-inline.test.mjs holds the event loop to 50 ms.
- * Above it, or with no bound (an LP, a vertex search), the design runs in the package's
- * Worker, whose round trip (about 0.1 ms, more under load) is small beside it.
+ * An LP counts 2⁷ cells a non-zero of its constraints (`rr-lip` where eq 19 fails, up to
+ * |X| = 10; `linear-distance`, up to 4 × 16) and its pivots stop at `INLINE_DESIGN_LP_MS`.
+ * Above it, or with no bound (a vertex search), the design runs in the package's Worker,
+ * whose round trip (about 0.15 ms, more under load) is small beside it.
  */
 export const INLINE_DESIGN_CELLS = 2 ** 17;
+
+/**
+ * The longest a design's LPs may pivot on the calling thread: a design whose LP has not
+ * ended 10 ms after the call is given up there (what it did is lost: at most this) and run
+ * in the package's Worker. The LPs the cell bound lets start here end in 0.3–4 ms (wasm,
+ * Node 20, Intel Xeon, 2 shared cores); no size bounds a simplex's pivots, this does.
+ */
+export const INLINE_DESIGN_LP_MS = 10;
 
 /** Whether this runtime can run work off the calling thread (a Worker or worker_threads). */
 export function offThreadAvailable() {

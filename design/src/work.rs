@@ -2,11 +2,14 @@
 //! is small on the thread a page runs on, and every other one where nothing waits for it.
 //!
 //! The unit is a **cell**: one entry of an |X| × |X| channel or of the |S| × |X| joint,
-//! each read or written by a fixed number of passes. Only designers whose every step is
-//! such a pass have a bound; one that solves an LP or searches a polytope's vertices has
-//! none (its pivots are not bounded by its size in any useful way).
+//! each read or written by a fixed number of passes. A designer that solves an LP has a
+//! bound too where its passes around the LP are fixed: the LP's constraint matrix weighs
+//! [`LP_NONZERO_CELLS`] a non-zero, and its pivots, which nothing bounds before the
+//! simplex runs, are stopped at a deadline ([`within`]). One that searches a polytope's
+//! vertices has none.
 
 use alloc::borrow::Cow;
+use core::time::Duration;
 
 use super::request::DesignRequest;
 use super::rr::{eq19_is_lip, Objective};
@@ -15,22 +18,47 @@ use privlift::param::Epsilon;
 
 /// The methods [`design_cells`] may bound: for any other it is `None` whatever the request,
 /// so that a caller need not read the request to know.
-pub const BOUNDED_METHODS: [&str; 2] = ["krr", "rr-lip"];
+pub const BOUNDED_METHODS: [&str; 3] = ["krr", "rr-lip", "linear-distance"];
+
+/// The cells one non-zero of an LP's constraint matrix counts for: the simplex's time a
+/// non-zero over its whole solve, against a closed form's time a cell. In wasm (Node 20,
+/// Intel Xeon, 2 shared cores) `rr-lip`'s LP took 3.4–3.6 µs a non-zero (|X| = 8 and 16)
+/// and a k-RR design 23–90 ns a cell (k = 256): 2⁷ cells.
+pub const LP_NONZERO_CELLS: u64 = 1 << 7;
+
+/// The passes over its |X|² channel `rr-lip`'s LP design makes besides the LP: the
+/// solution's cleaning, its negligible outputs, the repair's bisection (64 mixtures, each
+/// built and audited: [`super::rr`]), the utility and the audit of the published matrix.
+pub const RR_LIP_LP_PASSES: u64 = 1 << 8;
+
+/// The passes over its |S| · |X|² per-secret blocks `linear-distance` makes besides its LPs
+/// (12): each secret's split, plan, block and check (10b), the induced channel, the utility
+/// and the audit of the per-secret document (six passes a cell, weighed 6 by
+/// `privlift::verify`'s cost model: 2⁵ in all).
+pub const LINEAR_DISTANCE_PASSES: u64 = 1 << 5;
 
 /// An upper bound on the work of [`design_inputs`](super::request::design_inputs) of
-/// `method` on `req`, in cells: |X|² + |S|·|X| (S = X for a prior), or `None` where no
-/// bound is known before the design runs.
+/// `method` on `req`, in cells, or `None` where no bound is known before the design runs:
 ///
-/// Bounded, as each of their steps is a fixed number of passes over those cells:
 /// - `krr`: the k-RR channel and its utility (|X|² cells), the document's audit and its
-///   check w.r.t. S (the structured `krr` kind: |X| + |S|·|X|, `privlift::verify::Work`);
+///   check w.r.t. S (the structured `krr` kind: |X| + |S|·|X|, `privlift::verify::Work`):
+///   |X|² + |S|·|X|;
 /// - `rr-lip` with the `hit` objective (the default) where eq 19 is ε-LIP
-///   ([`eq19_is_lip`]): the same passes over the eq-19 channel and the `rr_lip` kind.
+///   ([`eq19_is_lip`]): the same passes over the eq-19 channel and the `rr_lip` kind;
+///   where it is not, its LP over the |X|² entries of the channel (6|X|² + |X| non-zeros:
+///   the rows, P_Y and two lift bounds a cell) and [`RR_LIP_LP_PASSES`] passes over them;
+/// - `linear-distance` with |x − y| (no `distortion`, so LP 12 for every secret, Ding,
+///   Liu and Farokhi's Prop 2): the metric's check (|X|³), each secret's transport LP (at most
+///   |X|²/2 non-zeros: |X⁻(s)| · |X⁺(s)| flows, each in two constraints, |X⁻| + |X⁺| ≤ |X|)
+///   and [`LINEAR_DISTANCE_PASSES`] passes over the |S|·|X|² blocks.
 ///
-/// `None`: every other method, `rr-lip` where it solves its LP, a multi-attribute joint,
-/// and a request whose inputs cannot be read as the designer reads them (no prior nor
-/// joint, both, a ragged joint, no valid ε for `rr-lip`). A bounded request may still be
-/// refused by the designer (a prior that is no distribution): its checks are the same passes.
+/// An LP's pivots are not in the bound: run such a design [`within`] a deadline.
+///
+/// `None`: every other method, `rr-lip` with another objective, a distortion, a
+/// multi-attribute joint, and a request whose inputs cannot be read as the designer reads
+/// them (no prior nor joint, both, a ragged joint, no valid ε for `rr-lip`, a prior for
+/// `linear-distance`). A bounded request may still be refused by the designer (a prior that
+/// is no distribution): its checks are the same passes.
 pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
     let hit = req.objective.as_deref().is_none_or(|o| matches!(Objective::parse(o), Ok(Objective::Hit)));
     if !BOUNDED_METHODS.contains(&method) || (method == "rr-lip" && !hit) {
@@ -42,7 +70,9 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
     // Sizes and P_X as the designer reads them (a prior as given, a joint's column sums),
     // without its labels: a request the designer would refuse is refused as soon there.
     let (ns, nx, p_x) = match (&req.prior, &req.joint) {
-        (Some(prior), None) => (prior.p.len(), prior.p.len(), Cow::Borrowed(prior.p.as_slice())),
+        (Some(prior), None) if method != "linear-distance" => {
+            (prior.p.len(), prior.p.len(), Cow::Borrowed(prior.p.as_slice()))
+        }
         (None, Some(joint)) if joint.attributes.is_none() => {
             let nx = joint.p_sx.first()?.len();
             let p_x = Matrix::from_rows("p_sx", &joint.p_sx, nx).ok()?.col_sums();
@@ -50,11 +80,23 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
         }
         _ => return None,
     };
-    if method == "rr-lip" && !eq19_is_lip(&p_x, Epsilon::positive("epsilon", req.epsilon?).ok()?) {
-        return None;
-    }
     let (ns, nx) = (ns as u64, nx as u64);
-    Some(nx * nx + ns * nx)
+    let closed_form = nx * nx + ns * nx;
+    match method {
+        "krr" => Some(closed_form),
+        "rr-lip" if eq19_is_lip(&p_x, Epsilon::positive("epsilon", req.epsilon?).ok()?) => Some(closed_form),
+        "rr-lip" => Some(closed_form + RR_LIP_LP_PASSES * nx * nx + LP_NONZERO_CELLS * (6 * nx * nx + nx)),
+        _ => Some(nx * nx * nx + (LINEAR_DISTANCE_PASSES + LP_NONZERO_CELLS / 2) * ns * nx * nx),
+    }
+}
+
+/// Runs `design` with every LP it solves stopped `lp_time` from now: `None` when one
+/// reached that deadline (the design is then to be run again where time does not matter),
+/// else the design's result. A design that ends in time is the same design as without a
+/// deadline, bit for bit. With [`design_cells`], the time a bounded design takes: its
+/// cells, and at most `lp_time` of pivots.
+pub fn within<T>(lp_time: Duration, design: impl FnOnce() -> T) -> Option<T> {
+    super::lp::by_deadline(lp_time, design)
 }
 
 #[cfg(test)]
@@ -63,6 +105,11 @@ mod tests {
 
     fn request(json: &str) -> DesignRequest {
         serde_json::from_str(json).unwrap()
+    }
+
+    /// rr-lip's bound over |X| = `nx`, |S| = `ns` where it solves its LP.
+    fn rr_lip_lp(ns: u64, nx: u64) -> u64 {
+        nx * nx + ns * nx + RR_LIP_LP_PASSES * nx * nx + LP_NONZERO_CELLS * (6 * nx * nx + nx)
     }
 
     #[test]
@@ -79,15 +126,30 @@ mod tests {
     }
 
     #[test]
-    fn an_lp_a_search_or_a_refusal_has_no_bound() {
+    fn an_lp_counts_its_non_zeros_and_its_passes() {
         // ε = 1: 0.2 < 1/(1 + e), so rr-lip solves its LP.
         let lp = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
-        assert_eq!(design_cells("rr-lip", &request(lp)), None);
+        assert_eq!(design_cells("rr-lip", &request(lp)), Some(rr_lip_lp(3, 3)));
+        let joint = r#"{"joint": {"p_sx": [[0.1, 0.2, 0.1, 0.1], [0.2, 0.1, 0.1, 0.1]]}, "alpha": 0.5}"#;
+        let distance = 4 * 4 * 4 + (LINEAR_DISTANCE_PASSES + LP_NONZERO_CELLS / 2) * 2 * 4 * 4;
+        assert_eq!(design_cells("linear-distance", &request(joint)), Some(distance));
+        // Each LP weighs far more than the closed form over the same cells.
+        assert!(rr_lip_lp(3, 3) > 100 * 18);
+    }
+
+    #[test]
+    fn a_search_another_objective_or_a_refusal_has_no_bound() {
+        let lp = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
         let mi = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 2, "objective": "mi"}"#;
         assert_eq!(design_cells("rr-lip", &request(mi)), None);
-        for method in ["orr-lip", "linear-distance", "oue", "no-such-method"] {
+        for method in ["orr-lip", "linear-tv", "oue", "no-such-method"] {
             assert_eq!(design_cells(method, &request(lp)), None, "{method}");
         }
+        // linear-distance reads a joint, and with a distortion may solve the full LP (10).
+        assert_eq!(design_cells("linear-distance", &request(r#"{"prior": {"p": [0.5, 0.5]}, "alpha": 0.5}"#)), None);
+        let d =
+            r#"{"joint": {"p_sx": [[0.25, 0.25], [0.25, 0.25]]}, "alpha": 0.5, "distortion": {"d": [[0, 1], [1, 0]]}}"#;
+        assert_eq!(design_cells("linear-distance", &request(d)), None);
         for bad in [
             r#"{"epsilon": 1}"#,
             r#"{"prior": {"p": [0.5, 0.5]}, "joint": {"p_sx": [[0.5, 0.5]]}, "epsilon": 1}"#,
@@ -107,11 +169,12 @@ mod tests {
         assert!(crate::request::design("krr", request(req)).is_err());
     }
 
-    /// The bound's eq-19 test is the designer's: `rr-lip` is bounded exactly when it
-    /// publishes the closed form (the `rr_lip` kind), never when it solves its LP, on
-    /// priors and joints near the condition P(x) ≥ 1/(1 + e^ε).
+    /// The bound's eq-19 test is the designer's: `rr-lip` is bounded as a closed form
+    /// exactly when it publishes the closed form (the `rr_lip` kind), and counts its LP
+    /// exactly when it solves one, on priors and joints near the condition
+    /// P(x) ≥ 1/(1 + e^ε).
     #[test]
-    fn rr_lip_is_bounded_exactly_when_it_publishes_eq19() {
+    fn rr_lip_counts_an_lp_exactly_when_it_solves_one() {
         use privlift::document::MechanismKind;
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = move || {
@@ -131,18 +194,16 @@ mod tests {
             // ε near the condition's edge: 1/(1 + e^ε) = min P(x) at ε*.
             let min = p_x.iter().copied().fold(1.0, f64::min);
             let eps = libm::log((1.0 - min) / min) * (0.9 + 0.2 * next());
-            let json = if case % 2 == 0 {
-                alloc::format!(r#"{{"prior": {{"p": {p_x:?}}}, "epsilon": {eps}}}"#)
+            let (json, ns) = if case % 2 == 0 {
+                (alloc::format!(r#"{{"prior": {{"p": {p_x:?}}}, "epsilon": {eps}}}"#), k)
             } else {
-                alloc::format!(r#"{{"joint": {{"p_sx": {p_sx:?}}}, "epsilon": {eps}}}"#)
+                (alloc::format!(r#"{{"joint": {{"p_sx": {p_sx:?}}}, "epsilon": {eps}}}"#), 2)
             };
-            let bounded = design_cells("rr-lip", &request(&json)).is_some();
-            let Ok(doc) = crate::request::design("rr-lip", request(&json)) else {
-                assert!(!bounded, "{json}: bounded, and refused");
-                continue;
-            };
+            let cells = design_cells("rr-lip", &request(&json)).expect("rr-lip with the hit objective is bounded");
+            let doc = crate::request::design("rr-lip", request(&json)).expect("designed");
             let eq19 = matches!(doc.mechanism(), MechanismKind::RrLip { .. });
-            assert_eq!(bounded, eq19, "{json}");
+            let (ns, nx) = (ns as u64, k as u64);
+            assert_eq!(cells, if eq19 { nx * nx + ns * nx } else { rr_lip_lp(ns, nx) }, "{json}");
             if eq19 {
                 closed += 1;
             } else {
@@ -150,5 +211,26 @@ mod tests {
             }
         }
         assert!(closed > 20 && lp > 20, "{closed} closed forms, {lp} LPs");
+    }
+
+    /// A design within a deadline its LP cannot meet is `None`; within one it meets, the
+    /// same document as without a deadline; a closed form never reads the deadline.
+    #[test]
+    fn within_a_deadline_an_lp_ends_or_is_given_up() {
+        let lp = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
+        let rr_lip = crate::request::design("rr-lip", request(lp)).unwrap();
+        assert!(within(Duration::ZERO, || crate::request::design("rr-lip", request(lp))).is_none());
+        let timed = within(Duration::from_secs(60), || crate::request::design("rr-lip", request(lp)));
+        assert_eq!(timed.unwrap().unwrap(), rr_lip);
+        let joint = r#"{"joint": {"p_sx": [[0.1, 0.2, 0.1, 0.1], [0.2, 0.1, 0.1, 0.1]]}, "alpha": 0.5}"#;
+        assert!(within(Duration::ZERO, || crate::request::design("linear-distance", request(joint))).is_none());
+        let free = crate::request::design("linear-distance", request(joint)).unwrap();
+        let timed = within(Duration::from_secs(60), || crate::request::design("linear-distance", request(joint)));
+        assert_eq!(timed.unwrap().unwrap(), free);
+        let krr = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
+        assert!(within(Duration::ZERO, || crate::request::design("krr", request(krr))).unwrap().is_ok());
+        // The deadline is gone after the call: the same LP then solves.
+        assert!(within(Duration::ZERO, || ()).is_some());
+        assert_eq!(crate::request::design("rr-lip", request(lp)).unwrap(), rr_lip);
     }
 }

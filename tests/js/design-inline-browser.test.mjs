@@ -2,8 +2,9 @@
 // allows (tests/js/inline-designs.mjs, at INLINE_DESIGN_CELLS and INLINE_DESIGN_TEXT) run
 // there, no Worker is started for them, and the page's thread runs no task longer than
 // 50 ms (the Long Tasks API, as tests/js/offthread-browser.test.mjs measures the Worker's
-// designs); a design above the bound starts the Worker. Skipped when Chromium or
-// playwright-core is absent.
+// designs); a design above the bound starts the Worker. The largest LP designs allowed
+// there (which may reach their deadline cold and go to the Worker) run no task over 50 ms
+// either. Skipped when Chromium or playwright-core is absent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ const STALL_MS = 50;
 const PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><script type="module">
   import { design, init } from '/js/design.js';
   import { INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT } from '/js/offthread.js';
-  import { largestInlineDesigns, largestPrior, uniform } from '/inline-designs.mjs';
+  import { largestInlineDesigns, largestLpDesigns, largestPrior, uniform } from '/inline-designs.mjs';
 ${PAGE_PROBE}
   await init();
   const here = [];
@@ -25,6 +26,10 @@ ${PAGE_PROBE}
   }
   const workerBefore = performance.getEntriesByType('resource').some((e) => e.name.endsWith('/js/worker.js'));
   await design('krr', { prior: { p: uniform(largestPrior(INLINE_DESIGN_CELLS) + 1) }, epsilon: 1 });
+  for (const { what, method, request } of largestLpDesigns(INLINE_DESIGN_CELLS)) {
+    const run = await probedQuiet(() => design(method, request));
+    here.push({ what, long: run.long, attempts: run.attempts, worstMs: run.worstMs });
+  }
   window.__inline = { here, workerBefore };
 </script></body></html>`;
 

@@ -1,8 +1,9 @@
 // Which designs run on the calling thread (js/design.js `designedHere`): one the designer
 // bounds before it starts by at most INLINE_DESIGN_CELLS, from a request of at most
-// INLINE_DESIGN_TEXT characters, answers without a turn of the event loop and starts no
-// worker; the largest of them stalls the event loop no more than 50 ms; every other design
-// (above either bound, or with no bound: an LP) runs in the package's worker.
+// INLINE_DESIGN_TEXT characters, whose LPs end within INLINE_DESIGN_LP_MS, answers without
+// a turn of the event loop and starts no worker; the largest of them stalls the event loop
+// no more than 50 ms; every other design (above a bound, an LP past its deadline, or with no
+// bound: a vertex search) runs in the package's worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,7 +11,10 @@ import * as raw from '../../pkg-design/privlift_design.js';
 import { design, init, terminateIdleWorkers } from '../../js/design.js';
 import { INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT } from '../../js/offthread.js';
 import { probed, threads } from './stall-probe.mjs';
-import { largestInlineDesigns, largestPrior, sparseJoint, uniform } from './inline-designs.mjs';
+import {
+  largestInlineDesigns, largestLpDesigns, largestPrior, largestLpPrior, largestDistanceSecrets, denseJoint, skewed,
+  sparseJoint, uniform,
+} from './inline-designs.mjs';
 
 /** `call()`'s value, and whether it was answered without a turn of the event loop (no worker's answer can be). */
 async function answered(call) {
@@ -32,12 +36,56 @@ const K_HERE = largestPrior(INLINE_DESIGN_CELLS);
 
 test('the largest designs allowed on the calling thread stall the event loop no more than 50 ms, the first ones cold', { timeout: 120_000 }, async () => {
   await init();
-  for (const { what, method, request } of largestInlineDesigns(INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT)) {
+  const designs = [...largestInlineDesigns(INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT), ...largestLpDesigns(INLINE_DESIGN_CELLS)];
+  for (const { what, method, request, lp } of designs) {
     // The first designs of this process: cold, their code compiled as it first runs. Run
-    // here, not in the worker: only then is this the calling thread's wait.
+    // here, not in the worker: only then is this the calling thread's wait. An LP may
+    // reach its deadline cold (and then run in the worker): its wait here is still bounded.
     const { value, gaps, maxDelayMs } = await probed(() => answered(() => design(method, request)));
-    assert.ok(value.here, `${what} did not run here`);
+    assert.ok(value.here || lp, `${what} did not run here`);
     assert.deepEqual(gaps.filter((g) => g.blocking), [], `${what}: the event loop stalled (largest delay ${maxDelayMs.toFixed(1)} ms): ${JSON.stringify(gaps)}`);
+  }
+});
+
+/** Whether `designWithin` starts `method` on `request` here (an LP deadline of 0 stops it at once). */
+function startsHere(method, request) {
+  let started = false;
+  const doc = raw.designWithin(method, JSON.stringify(request), INLINE_DESIGN_CELLS, 0, () => { started = true; });
+  doc?.free();
+  return started;
+}
+
+test('the tests\' largest LP designs are the largest the designer starts here', () => {
+  const k = largestLpPrior(INLINE_DESIGN_CELLS);
+  assert.ok(k >= 8, `an rr-lip LP over ${k} symbols`);
+  assert.ok(startsHere('rr-lip', { prior: { p: skewed(k) }, epsilon: 0.3 }));
+  assert.ok(!startsHere('rr-lip', { prior: { p: skewed(k + 1) }, epsilon: 0.3 }));
+  const ns = largestDistanceSecrets(INLINE_DESIGN_CELLS, 16);
+  assert.ok(ns >= 4, `linear-distance over ${ns} × 16`);
+  assert.ok(startsHere('linear-distance', { joint: denseJoint(ns, 16), alpha: 0.5 }));
+  assert.ok(!startsHere('linear-distance', { joint: denseJoint(ns + 1, 16), alpha: 0.5 }));
+});
+
+test('an LP that reaches its deadline is given up here, after started(); one that ends in time is the same document', () => {
+  for (const [method, request] of [
+    ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.3 }],
+    ['linear-distance', { joint: denseJoint(2, 4), alpha: 0.5 }],
+  ]) {
+    const text = JSON.stringify(request);
+    let starts = 0;
+    assert.equal(raw.designWithin(method, text, INLINE_DESIGN_CELLS, 0, () => { starts += 1; }), undefined, method);
+    assert.equal(starts, 1, `${method}: started() once before the design`);
+    for (const bad of [NaN, -1]) {
+      assert.equal(raw.designWithin(method, text, INLINE_DESIGN_CELLS, bad, () => {}), undefined, `${method}: LP deadline ${bad}`);
+    }
+    const timed = raw.designWithin(method, text, INLINE_DESIGN_CELLS, 60_000, () => {});
+    const free = raw.design(method, text);
+    try {
+      assert.equal(timed.toJson(), free.toJson(), `${method}: the document without a deadline`);
+    } finally {
+      timed.free();
+      free.free();
+    }
   }
 });
 
@@ -47,6 +95,8 @@ test('a design bounded below INLINE_DESIGN_CELLS runs on the calling thread and 
   for (const [method, request] of [
     ['krr', { prior: { p: [0.5, 0.5] }, epsilon: 1 }],
     ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 2 }], // eq 19 holds: 0.2 ≥ 1/(1 + e²)
+    ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.3 }], // an LP: eq 19 fails at ε 0.3
+    ['linear-distance', { joint: denseJoint(2, 4), alpha: 0.5 }], // an LP (12) for each secret
     ['krr', { joint: sparseJoint(4, 16), epsilon: 1 }],
     ['krr', { prior: { p: uniform(K_HERE) }, epsilon: 1 }],
   ]) {
@@ -64,13 +114,14 @@ test('a design bounded below INLINE_DESIGN_CELLS runs on the calling thread and 
   if (start !== null) assert.equal(threads(), start, 'a worker was started');
 });
 
-test('above either bound, or with no bound (an LP), a design runs in the worker', { timeout: 60_000 }, async () => {
+test('above either bound, or with no bound (a vertex search), a design runs in the worker', { timeout: 60_000 }, async () => {
   await init();
   for (const [why, method, request] of [
     ['|X|² + |S|·|X| above INLINE_DESIGN_CELLS', 'krr', { prior: { p: uniform(K_HERE + 1) }, epsilon: 1 }],
     ['a request longer than INLINE_DESIGN_TEXT', 'krr', { prior: { p: [0.5, 0.5] }, epsilon: 1, id: 'x'.repeat(INLINE_DESIGN_TEXT) }],
-    ['an LP (eq 19 fails at ε 0.3)', 'rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.3 }],
-    ['a method with no bound', 'linear-distance', { joint: sparseJoint(2, 4), alpha: 0.5 }],
+    ['an LP above INLINE_DESIGN_CELLS', 'rr-lip', { prior: { p: skewed(largestLpPrior(INLINE_DESIGN_CELLS) + 1) }, epsilon: 0.3 }],
+    ['a distortion (the full LP 10 may run)', 'linear-distance', { joint: denseJoint(2, 3), alpha: 0.5, distortion: { d: [[0, 1, 1], [1, 0, 1], [1, 1, 0]] } }],
+    ['a method with no bound', 'orr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.5 }],
   ]) {
     const start = await idleThreads();
     const { here } = await answered(() => design(method, request));

@@ -2,6 +2,9 @@
 // design-inline-browser.test.mjs in Chromium): the largest designs js/design.js runs on the
 // calling thread, at both of its bounds. Plain ES module: the Chromium page imports it too.
 
+/** P ∝ (1, 2, …, k): skewed, so that eq 19 fails for rr-lip at a small ε. */
+export const skewed = (k) => Array.from({ length: k }, (_, i) => (2 * (i + 1)) / (k * (k + 1)));
+
 /** P uniform over `k` symbols. */
 export const uniform = (k) => Array.from({ length: k }, () => 1 / k);
 
@@ -11,6 +14,43 @@ export const largestPrior = (cells) => Math.floor(Math.sqrt(cells / 2));
 /** A joint of `ns` secrets over `nx` inputs (each input under one secret), mostly zeros: many cells in a short text. */
 export function sparseJoint(ns, nx) {
   return { p_sx: Array.from({ length: ns }, (_, s) => Array.from({ length: nx }, (_, x) => (x % ns === s ? 1 / nx : 0))) };
+}
+
+/**
+ * The largest |X| whose `rr-lip` LP (eq 19 failing) may run on the calling thread under
+ * `cells`: 2k² cells and its LP's 6k² + k non-zeros at 2⁷ cells each, with 2⁸ passes over
+ * its k² cells (design/src/work.rs; design-inline.test.mjs checks the two agree).
+ */
+export function largestLpPrior(cells) {
+  const bound = (k) => 2 * k * k + 256 * k * k + 128 * (6 * k * k + k);
+  let k = 2;
+  while (bound(k + 1) <= cells) k += 1;
+  return k;
+}
+
+/**
+ * The most secrets a `linear-distance` over `nx` inputs may have on the calling thread
+ * under `cells`: nx³ for the metric's check, and 2⁵ passes and the LPs' nx²/2 non-zeros at
+ * 2⁷ cells each per secret (design/src/work.rs).
+ */
+export const largestDistanceSecrets = (cells, nx) => Math.floor((cells - nx ** 3) / ((32 + 64) * nx * nx));
+
+/** A joint of `ns` secrets over `nx` inputs with no zero, each row unlike the others. */
+export function denseJoint(ns, nx) {
+  const w = Array.from({ length: ns }, (_, s) => Array.from({ length: nx }, (_, x) => 1 + ((7 * s + 3 * x) % 5)));
+  const total = w.flat().reduce((a, b) => a + b, 0);
+  return { p_sx: w.map((row) => row.map((v) => v / total)) };
+}
+
+/** The largest LP designs allowed on the calling thread under `cells`, each marked `lp`. */
+export function largestLpDesigns(cells) {
+  const k = largestLpPrior(cells);
+  const nx = 16;
+  const ns = largestDistanceSecrets(cells, nx);
+  return [
+    { what: `rr-lip's LP over ${k} symbols`, method: 'rr-lip', request: { prior: { p: skewed(k) }, epsilon: 0.3 }, lp: true },
+    { what: `linear-distance over ${ns} × ${nx}`, method: 'linear-distance', request: { joint: denseJoint(ns, nx), alpha: 0.5 }, lp: true },
+  ];
 }
 
 /**

@@ -38,15 +38,18 @@ pub fn design(method: &str, request: &str, progress: Option<js_sys::Function>) -
 }
 
 /// `design(method, request)` when the designer bounds its work before it starts by at most
-/// `max_cells` ([`privlift_design::work::design_cells`]), calling `started()` just before
-/// the design; `undefined` (`started` not called) when it does not, or the request does
-/// not parse: js/design.js then runs the design in the package's Worker, which refuses a
-/// bad request. A design with a small bound runs on the calling thread this way.
+/// `max_cells` ([`privlift_design::work::design_cells`]) and every LP it solves ends within
+/// `max_lp_ms` milliseconds of the call ([`privlift_design::work::within`]), calling
+/// `started()` just before the design; `undefined` when it does not (`started` not called
+/// when the bound is missing or too large), or the request does not parse: js/design.js
+/// then runs the design in the package's Worker, which refuses a bad request. A design with
+/// a small bound runs on the calling thread this way, an LP's pivots cut at the deadline.
 #[wasm_bindgen(js_name = designWithin)]
 pub fn design_within(
     method: &str,
     request: &str,
     max_cells: f64,
+    max_lp_ms: f64,
     started: &js_sys::Function,
 ) -> Result<Option<WasmDocument>, JsValue> {
     if !privlift_design::work::BOUNDED_METHODS.contains(&method) {
@@ -59,8 +62,13 @@ pub fn design_within(
         Some(cells) if cells as f64 <= max_cells => {}
         _ => return Ok(None),
     }
+    // A limit that is no duration (NaN, negative) lets no LP run here.
+    let lp_time = core::time::Duration::try_from_secs_f64(max_lp_ms / 1e3).unwrap_or_default();
     started.call0(&JsValue::NULL)?;
-    run(method, req).map(|doc| Some(WasmDocument { doc })).map_err(js_error)
+    match privlift_design::work::within(lp_time, || run(method, req)) {
+        None => Ok(None),
+        Some(result) => result.map(|doc| Some(WasmDocument { doc })).map_err(js_error),
+    }
 }
 
 /// How far one vertex search is, in [0, 1]: its bases against its cap.
