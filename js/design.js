@@ -65,8 +65,13 @@ export async function design(method, request, options) {
   const opts = checkOptions(options);
   if (typeof method !== 'string') throw invalid('method', 'expected a string'); // wasm takes a &str
   const text = JSON.stringify(request ?? {});
-  const here = await designedHere(method, text, opts);
-  if (here.json !== undefined) return here.json;
+  let here = { started: false };
+  if (offThreadAvailable() && text.length <= INLINE_DESIGN_TEXT) {
+    if (opts.signal?.aborted) throw abortError(opts.signal, 'design()');
+    await init();
+    here = designedHere(method, text, opts);
+    if (here.json !== undefined) return here.json;
+  }
   // A design given up here at its LP's deadline has told `onProgress` 0 already.
   const { onProgress } = opts;
   const progress = here.started && onProgress !== undefined ? (f) => { if (f > 0) onProgress(f); } : onProgress;
@@ -86,16 +91,14 @@ export async function design(method, request, options) {
  * runs in the worker: with workers, a request of at most `INLINE_DESIGN_TEXT` characters
  * whose work the designer bounds before it starts (`designWithin`: |X|² + |S|·|X| cells
  * for `krr` and for `rr-lip` where eq 19 holds; an LP's non-zeros at 2⁷ cells each for
- * `rr-lip` and `linear-distance`; no bound for a vertex search) by at most
+ * `rr-lip`, `linear-distance` and the `orr-*` designs, whose vertex searches count their
+ * polytope's bases; no bound for the others) by at most
  * `INLINE_DESIGN_CELLS`, and whose LPs end within `INLINE_DESIGN_LP_MS` (`started`: one
  * that did not, given up here). The bounds keep the calling thread's wait well below
- * 50 ms (js/offthread.js says what was measured). Loads the module on this thread only
- * for a request that short.
+ * 50 ms (js/offthread.js says what was measured). The caller loads the module on this
+ * thread first, only for a request that short.
  */
-async function designedHere(method, text, { signal, onProgress }) {
-  if (!offThreadAvailable() || text.length > INLINE_DESIGN_TEXT) return { started: false };
-  if (signal?.aborted) throw abortError(signal, 'design()');
-  await init();
+function designedHere(method, text, { signal, onProgress }) {
   let doc;
   let started = false;
   const start = () => { started = true; onProgress?.(0); };

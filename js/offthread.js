@@ -36,9 +36,11 @@ export const INLINE_DESIGN_TEXT = 2 ** 15;
  * thread, whose code V8 compiles as it runs, 10–28 ms of the thread's CPU (Intel Xeon,
  * 2 shared cores, load 4–5); tests/js/design-inline.test.mjs holds the event loop to 50 ms.
  * An LP counts 2⁷ cells a non-zero of its constraints (`rr-lip` where eq 19 fails, up to
- * |X| = 10; `linear-distance`, up to 4 × 16) and its pivots stop at `INLINE_DESIGN_LP_MS`.
- * Above it, or with no bound (a vertex search), the design runs in the package's Worker,
- * whose round trip (about 0.15 ms, more under load) is small beside it.
+ * |X| = 11; `linear-distance`, up to 5 × 16; LP (22) of `orr-lip`, `orr-alip`, `orr-ldp`,
+ * whose vertex searches count their polytope's bases, up to 2 × 5 and 2 × 6) and its
+ * pivots stop at `INLINE_DESIGN_LP_MS`. Above it, or with no bound (`srr`, `watchdog`,
+ * `subset-merging`, the continuous designers), the design runs in the package's Worker,
+ * whose round trip (about 0.1 ms, more under load) is small beside it.
  */
 export const INLINE_DESIGN_CELLS = 2 ** 17;
 

@@ -35,6 +35,17 @@ pub(crate) fn by_deadline<T>(limit: Duration, f: impl FnOnce() -> T) -> Option<T
     (!overran).then_some(out)
 }
 
+/// Whether the deadline of [`by_deadline`] has passed, marking the run as having reached
+/// it if so: read between pivots by this crate's own simplex (`simplex.rs`), as microlp
+/// reads it between its own. Without a deadline, one thread-local read.
+pub(crate) fn past_deadline() -> bool {
+    let past = DEADLINE.get().is_some_and(|d| Instant::now() >= d);
+    if past {
+        OVERRAN.set(true);
+    }
+    past
+}
+
 /// A linear program over non-negative (and, with [`Lp::free_var`], free) variables.
 pub(crate) struct Lp {
     problem: Problem,

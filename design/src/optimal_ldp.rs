@@ -97,11 +97,9 @@ impl LdpPolytope {
         Ok(LdpPolytope { n, ns, d, r, ratio: libm::exp(ln_ratio) })
     }
 
-    /// Candidate systems the enumeration solves (saturating).
+    /// Candidate systems the enumeration solves (saturating): [`candidates`].
     pub fn candidates(&self) -> u64 {
-        (1..=self.ns.min(self.n))
-            .map(|k| binomial(self.n, k).saturating_mul(binomial(self.ns, k)).saturating_mul(1u64 << k.min(63)))
-            .fold(0u64, u64::saturating_add)
+        candidates(self.ns, self.n)
     }
 
     fn lifts(&self, v: &[f64]) -> (f64, f64) {
@@ -260,6 +258,15 @@ fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
 /// over the columns as in the module docs).
 ///
 /// # Privacy
+/// The candidate systems [`LdpPolytope::vertices`] solves with |S| = `ns` secrets over `n`
+/// inputs (saturating): C(n, k) supports of each size k ≤ |S|, C(|S|, k) sets of active
+/// secrets, 2^k sides each.
+pub fn candidates(ns: usize, n: usize) -> u64 {
+    (1..=ns.min(n))
+        .map(|k| binomial(n, k).saturating_mul(binomial(ns, k)).saturating_mul(1u64 << k.min(63)))
+        .fold(0u64, u64::saturating_add)
+}
+
 /// Claims `ldp = ε` w.r.t. the source's secret (X itself for a prior). Every output's
 /// column is a point of Γ' at the design budget (`design_budget`, ≈ 1e-9 relative
 /// below ε), so P(y|s)/P(y|s') ≤ e^ε with a margin against rounding; `publish`

@@ -92,6 +92,11 @@ fn candidates(pool: usize) -> usize {
 /// short list with which every small design of the tests was made.
 const LARGE_POOL: usize = 4096;
 
+/// Pivots between two reads of the clock of a design run within a deadline
+/// ([`crate::work::within`]): a read is a call out of wasm (`performance.now()`), dearer
+/// than a small LP's pivot.
+const DEADLINE_EVERY: usize = 16;
+
 /// Degenerate pivots in a row after which Bland's rule takes over.
 const STALL: usize = 50;
 
@@ -277,6 +282,9 @@ pub(crate) fn solve(pool: &Columns, target: &[f64]) -> Result<Solution> {
     let (mut pivots, mut since_refactor, mut stall) = (0usize, 0usize, 0usize);
     let mut candidates: Vec<usize> = Vec::new();
     loop {
+        if pivots % DEADLINE_EVERY == 0 && super::lp::past_deadline() {
+            return Err(failed("the LP reached its deadline"));
+        }
         s.duals(pool, phase, &mut y);
         // Pricing: the most negative reduced cost (Bland: the first negative one), among
         // a candidate list refreshed by a full scan when it runs dry (partial pricing;

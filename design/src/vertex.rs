@@ -200,11 +200,7 @@ impl LiftPolytope {
 
     /// Candidate solves the enumeration does (saturating).
     pub fn candidates(&self) -> u64 {
-        (1..=self.ns.min(self.n))
-            .map(|k| {
-                binomial(self.n, k).saturating_mul(binomial(self.ns, k - 1)).saturating_mul(1u64 << (k - 1).min(63))
-            })
-            .fold(0u64, u64::saturating_add)
+        candidates(self.ns, self.n)
     }
 
     /// The post-check: v ≥ 0, Σ v = 1 and every secret constraint, each to relative
@@ -518,6 +514,15 @@ pub fn bases_bound(ns: usize, nx: usize) -> f64 {
     let (n, k) = (nx + ns, ns + 1);
     let binomial = (1..=k.min(n)).fold(1.0, |c, i| c * (n + 1 - i) as f64 / i as f64);
     binomial * 2f64.powi(ns.min(1023) as i32)
+}
+
+/// The candidate systems the support enumeration ([`LiftPolytope::vertices_by_support`])
+/// solves with |S| = `ns` secrets over `n` inputs (saturating): C(n, k) supports of each
+/// size k ≤ |S|, C(|S|, k − 1) sets of active secrets, 2^(k − 1) sides each.
+pub fn candidates(ns: usize, n: usize) -> u64 {
+    (1..=ns.min(n))
+        .map(|k| binomial(n, k).saturating_mul(binomial(ns, k - 1)).saturating_mul(1u64 << (k - 1).min(63)))
+        .fold(0u64, u64::saturating_add)
 }
 
 /// The default cap on bases for |S| = `ns`, |X| = `nx`: [`MAX_BASES`], or fewer so that

@@ -5,20 +5,23 @@
 //! each read or written by a fixed number of passes. A designer that solves an LP has a
 //! bound too where its passes around the LP are fixed: the LP's constraint matrix weighs
 //! [`LP_NONZERO_CELLS`] a non-zero, and its pivots, which nothing bounds before the
-//! simplex runs, are stopped at a deadline ([`within`]). One that searches a polytope's
-//! vertices has none.
+//! simplex runs, are stopped at a deadline ([`within`]). So has one that searches a
+//! polytope's vertices, by the bases or candidate systems its polytope can have at most
+//! (one flop a cell).
 
 use alloc::borrow::Cow;
 use core::time::Duration;
 
 use super::request::DesignRequest;
 use super::rr::{eq19_is_lip, Objective};
+use super::vertex::{bases_bound, flops_per_basis, max_bases};
+use super::{optimal_ldp, vertex};
 use privlift::document::Matrix;
 use privlift::param::Epsilon;
 
 /// The methods [`design_cells`] may bound: for any other it is `None` whatever the request,
 /// so that a caller need not read the request to know.
-pub const BOUNDED_METHODS: [&str; 3] = ["krr", "rr-lip", "linear-distance"];
+pub const BOUNDED_METHODS: [&str; 6] = ["krr", "rr-lip", "linear-distance", "orr-lip", "orr-alip", "orr-ldp"];
 
 /// The cells one non-zero of an LP's constraint matrix counts for: the simplex's time a
 /// non-zero over its whole solve, against a closed form's time a cell. In wasm (Node 20,
@@ -37,6 +40,12 @@ pub const RR_LIP_LP_PASSES: u64 = 1 << 8;
 /// `privlift::verify`'s cost model: 2⁵ in all).
 pub const LINEAR_DISTANCE_PASSES: u64 = 1 << 5;
 
+/// The passes over its |X|² + |S|·|X| cells an optimal design (`orr-*`) makes besides its
+/// vertex search and its LP (22): the masses' least squares, the channel's assembly, and
+/// up to eight audits of the published channel (`publish_channel` and its repair
+/// mixtures), each a dozen passes: 2⁷.
+pub const ORR_PASSES: u64 = 1 << 7;
+
 /// An upper bound on the work of [`design_inputs`](super::request::design_inputs) of
 /// `method` on `req`, in cells, or `None` where no bound is known before the design runs:
 ///
@@ -50,7 +59,15 @@ pub const LINEAR_DISTANCE_PASSES: u64 = 1 << 5;
 /// - `linear-distance` with |x − y| (no `distortion`, so LP 12 for every secret, Ding,
 ///   Liu and Farokhi's Prop 2): the metric's check (|X|³), each secret's transport LP (at most
 ///   |X|²/2 non-zeros: |X⁻(s)| · |X⁺(s)| flows, each in two constraints, |X⁻| + |X⁺| ≤ |X|)
-///   and [`LINEAR_DISTANCE_PASSES`] passes over the |S|·|X|² blocks.
+///   and [`LINEAR_DISTANCE_PASSES`] passes over the |S|·|X|² blocks;
+/// - `orr-lip`, `orr-alip` (not `exact`): the pivoting search over at most B = min(the
+///   search's cap, the polytope's bases) bases ([`max_bases`], [`bases_bound`]) at
+///   [`flops_per_basis`] each, the support enumeration it falls back to
+///   ([`vertex::candidates`] systems of |S|³), LP (22) over at most B vertex columns of
+///   |X| non-zeros, and [`ORR_PASSES`] passes;
+/// - `orr-ldp`: the enumeration's [`optimal_ldp::candidates`] systems of (|S| + 1)³, its
+///   de-duplication (at most candidates² comparisons of |X|) and post-check, LP (22) over
+///   at most as many columns, and [`ORR_PASSES`] passes.
 ///
 /// An LP's pivots are not in the bound: run such a design [`within`] a deadline.
 ///
@@ -80,6 +97,9 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
         }
         _ => return None,
     };
+    if let Some(cells) = optimal_cells(method, ns, nx) {
+        return Some(cells);
+    }
     let (ns, nx) = (ns as u64, nx as u64);
     let closed_form = nx * nx + ns * nx;
     match method {
@@ -88,6 +108,29 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
         "rr-lip" => Some(closed_form + RR_LIP_LP_PASSES * nx * nx + LP_NONZERO_CELLS * (6 * nx * nx + nx)),
         _ => Some(nx * nx * nx + (LINEAR_DISTANCE_PASSES + LP_NONZERO_CELLS / 2) * ns * nx * nx),
     }
+}
+
+/// [`design_cells`] of the optimal designs (`orr-*`) over |S| = `ns`, |X| = `nx` (an
+/// upper bound for any subset of X), saturating; `None` for another method.
+fn optimal_cells(method: &str, ns: usize, nx: usize) -> Option<u64> {
+    let (s, x) = (ns as f64, nx as f64);
+    let passes = ORR_PASSES as f64 * (x * x + s * x);
+    let lp = |columns: f64| columns * x * (1 + LP_NONZERO_CELLS) as f64;
+    let cells = match method {
+        "orr-lip" | "orr-alip" => {
+            let bases = bases_bound(ns, nx).min(max_bases(ns, nx) as f64);
+            let fallback = vertex::candidates(ns, nx) as f64 * s * s * s;
+            bases * flops_per_basis(ns, nx) as f64 + fallback + lp(bases) + passes
+        }
+        "orr-ldp" => {
+            let candidates = optimal_ldp::candidates(ns, nx) as f64;
+            let solves = candidates * (s + 1.0) * (s + 1.0) * (s + 1.0);
+            solves + candidates * candidates * x + candidates * s * x + lp(candidates) + passes
+        }
+        _ => return None,
+    };
+    // As a float, so that no product overflows; `as` saturates.
+    Some(cells as u64)
 }
 
 /// Runs `design` with every LP it solves stopped `lp_time` from now: `None` when one
@@ -142,7 +185,7 @@ mod tests {
         let lp = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
         let mi = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 2, "objective": "mi"}"#;
         assert_eq!(design_cells("rr-lip", &request(mi)), None);
-        for method in ["orr-lip", "linear-tv", "oue", "no-such-method"] {
+        for method in ["srr", "watchdog", "linear-tv", "oue", "no-such-method"] {
             assert_eq!(design_cells(method, &request(lp)), None, "{method}");
         }
         // linear-distance reads a joint, and with a distortion may solve the full LP (10).
@@ -213,6 +256,29 @@ mod tests {
         assert!(closed > 20 && lp > 20, "{closed} closed forms, {lp} LPs");
     }
 
+    /// The optimal designs count their polytope's bases or candidate systems: a 2 × 5 joint
+    /// is small, the 17 × 5 of the AORR benchmark is not, and an `exact` design never is.
+    #[test]
+    fn optimal_designs_count_their_vertex_search() {
+        let p_sx = "[[0.1, 0.05, 0.1, 0.15, 0.1], [0.1, 0.15, 0.05, 0.1, 0.1]]";
+        let lip = alloc::format!(r#"{{"joint": {{"p_sx": {p_sx}}}, "epsilon": 1}}"#);
+        // B = C(7, 3)·2² = 140 bases of 3²·8 flops; 5 + 10·2·2 = 45 systems of 2³; LP (22)
+        // over 140 columns of 5 non-zeros; the passes over 25 + 10 cells.
+        let bases = 140 * 72 + 45 * 8 + 140 * 5 * (1 + LP_NONZERO_CELLS) + ORR_PASSES * 35;
+        assert_eq!(design_cells("orr-lip", &request(&lip)), Some(bases));
+        let alip = alloc::format!(r#"{{"joint": {{"p_sx": {p_sx}}}, "eps_l": 1, "eps_u": 2}}"#);
+        assert_eq!(design_cells("orr-alip", &request(&alip)), Some(bases));
+        // 5·2·2 + 10·1·4 = 60 systems of 3³, their comparisons and post-checks.
+        let ldp = 60 * 27 + 60 * 60 * 5 + 60 * 2 * 5 + 60 * 5 * (1 + LP_NONZERO_CELLS) + ORR_PASSES * 35;
+        assert_eq!(design_cells("orr-ldp", &request(&lip)), Some(ldp));
+        assert!(bases < 1 << 17 && ldp < 1 << 17);
+        let big: alloc::vec::Vec<alloc::vec::Vec<f64>> = (0..17).map(|_| alloc::vec![1.0 / 85.0; 5]).collect();
+        let aorr = alloc::format!(r#"{{"joint": {{"p_sx": {big:?}}}, "eps_l": 0.25, "eps_u": 0.25}}"#);
+        assert!(design_cells("orr-alip", &request(&aorr)).unwrap() > 1 << 27);
+        let exact = alloc::format!(r#"{{"joint": {{"p_sx": {p_sx}}}, "epsilon": 1, "exact": true}}"#);
+        assert_eq!(design_cells("orr-lip", &request(&exact)), None);
+    }
+
     /// A design within a deadline its LP cannot meet is `None`; within one it meets, the
     /// same document as without a deadline; a closed form never reads the deadline.
     #[test]
@@ -227,6 +293,14 @@ mod tests {
         let free = crate::request::design("linear-distance", request(joint)).unwrap();
         let timed = within(Duration::from_secs(60), || crate::request::design("linear-distance", request(joint)));
         assert_eq!(timed.unwrap().unwrap(), free);
+        // LP (22) of the optimal designs: this crate's simplex reads the same deadline.
+        let p_sx = r#"{"joint": {"p_sx": [[0.1, 0.05, 0.1, 0.15, 0.1], [0.1, 0.15, 0.05, 0.1, 0.1]]}, "epsilon": 1}"#;
+        for method in ["orr-lip", "orr-ldp"] {
+            assert!(within(Duration::ZERO, || crate::request::design(method, request(p_sx))).is_none(), "{method}");
+            let free = crate::request::design(method, request(p_sx)).unwrap();
+            let timed = within(Duration::from_secs(60), || crate::request::design(method, request(p_sx)));
+            assert_eq!(timed.unwrap().unwrap(), free, "{method}");
+        }
         let krr = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
         assert!(within(Duration::ZERO, || crate::request::design("krr", request(krr))).unwrap().is_ok());
         // The deadline is gone after the call: the same LP then solves.

@@ -3,7 +3,7 @@
 // INLINE_DESIGN_TEXT characters, whose LPs end within INLINE_DESIGN_LP_MS, answers without
 // a turn of the event loop and starts no worker; the largest of them stalls the event loop
 // no more than 50 ms; every other design (above a bound, an LP past its deadline, or with no
-// bound: a vertex search) runs in the package's worker.
+// bound) runs in the package's worker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -64,12 +64,18 @@ test('the tests\' largest LP designs are the largest the designer starts here', 
   assert.ok(ns >= 4, `linear-distance over ${ns} × 16`);
   assert.ok(startsHere('linear-distance', { joint: denseJoint(ns, 16), alpha: 0.5 }));
   assert.ok(!startsHere('linear-distance', { joint: denseJoint(ns + 1, 16), alpha: 0.5 }));
+  for (const [method, nx] of [['orr-lip', 5], ['orr-ldp', 6]]) {
+    assert.ok(startsHere(method, { joint: denseJoint(2, nx), epsilon: 0.5 }), method);
+    assert.ok(!startsHere(method, { joint: denseJoint(2, nx + 1), epsilon: 0.5 }), method);
+  }
 });
 
 test('an LP that reaches its deadline is given up here, after started(); one that ends in time is the same document', () => {
   for (const [method, request] of [
     ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.3 }],
     ['linear-distance', { joint: denseJoint(2, 4), alpha: 0.5 }],
+    ['orr-lip', { joint: denseJoint(2, 5), epsilon: 0.5 }],
+    ['orr-ldp', { joint: denseJoint(2, 5), epsilon: 0.5 }],
   ]) {
     const text = JSON.stringify(request);
     let starts = 0;
@@ -97,6 +103,8 @@ test('a design bounded below INLINE_DESIGN_CELLS runs on the calling thread and 
     ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 2 }], // eq 19 holds: 0.2 ≥ 1/(1 + e²)
     ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.3 }], // an LP: eq 19 fails at ε 0.3
     ['linear-distance', { joint: denseJoint(2, 4), alpha: 0.5 }], // an LP (12) for each secret
+    ['orr-lip', { joint: denseJoint(2, 3), epsilon: 0.5 }], // a vertex search and LP (22)
+    ['orr-ldp', { joint: denseJoint(2, 3), epsilon: 0.5 }],
     ['krr', { joint: sparseJoint(4, 16), epsilon: 1 }],
     ['krr', { prior: { p: uniform(K_HERE) }, epsilon: 1 }],
   ]) {
@@ -114,14 +122,15 @@ test('a design bounded below INLINE_DESIGN_CELLS runs on the calling thread and 
   if (start !== null) assert.equal(threads(), start, 'a worker was started');
 });
 
-test('above either bound, or with no bound (a vertex search), a design runs in the worker', { timeout: 60_000 }, async () => {
+test('above either bound, or with no bound, a design runs in the worker', { timeout: 60_000 }, async () => {
   await init();
   for (const [why, method, request] of [
     ['|X|² + |S|·|X| above INLINE_DESIGN_CELLS', 'krr', { prior: { p: uniform(K_HERE + 1) }, epsilon: 1 }],
     ['a request longer than INLINE_DESIGN_TEXT', 'krr', { prior: { p: [0.5, 0.5] }, epsilon: 1, id: 'x'.repeat(INLINE_DESIGN_TEXT) }],
     ['an LP above INLINE_DESIGN_CELLS', 'rr-lip', { prior: { p: skewed(largestLpPrior(INLINE_DESIGN_CELLS) + 1) }, epsilon: 0.3 }],
     ['a distortion (the full LP 10 may run)', 'linear-distance', { joint: denseJoint(2, 3), alpha: 0.5, distortion: { d: [[0, 1, 1], [1, 0, 1], [1, 1, 0]] } }],
-    ['a method with no bound', 'orr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.5 }],
+    ['a vertex search above INLINE_DESIGN_CELLS', 'orr-lip', { joint: denseJoint(2, 6), epsilon: 0.5 }],
+    ['a method with no bound', 'watchdog', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.5 }],
   ]) {
     const start = await idleThreads();
     const { here } = await answered(() => design(method, request));

@@ -42,7 +42,11 @@ export function denseJoint(ns, nx) {
   return { p_sx: w.map((row) => row.map((v) => v / total)) };
 }
 
-/** The largest LP designs allowed on the calling thread under `cells`, each marked `lp`. */
+/**
+ * The largest LP designs allowed on the calling thread under `cells` (2¹⁷), each marked
+ * `lp`: rr-lip's LP and linear-distance at their largest, and the optimal designs over the
+ * largest joint of two secrets each may run here (2 × 5 and 2 × 6: design-inline.test.mjs).
+ */
 export function largestLpDesigns(cells) {
   const k = largestLpPrior(cells);
   const nx = 16;
@@ -50,6 +54,8 @@ export function largestLpDesigns(cells) {
   return [
     { what: `rr-lip's LP over ${k} symbols`, method: 'rr-lip', request: { prior: { p: skewed(k) }, epsilon: 0.3 }, lp: true },
     { what: `linear-distance over ${ns} × ${nx}`, method: 'linear-distance', request: { joint: denseJoint(ns, nx), alpha: 0.5 }, lp: true },
+    { what: 'orr-lip over 2 × 5', method: 'orr-lip', request: { joint: denseJoint(2, 5), epsilon: 0.5 }, lp: true },
+    { what: 'orr-ldp over 2 × 6', method: 'orr-ldp', request: { joint: denseJoint(2, 6), epsilon: 0.5 }, lp: true },
   ];
 }
 
