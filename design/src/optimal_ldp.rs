@@ -254,10 +254,6 @@ fn gauss(m: &mut [f64], d: usize, out: &mut [f64]) -> bool {
     out[..d].iter().all(|v| v.is_finite())
 }
 
-/// The ε-LDP mechanism w.r.t. S maximising I(X;Y) (Lopuhaä-Zwakenberg Thm 1, solved
-/// over the columns as in the module docs).
-///
-/// # Privacy
 /// The candidate systems [`LdpPolytope::vertices`] solves with |S| = `ns` secrets over `n`
 /// inputs (saturating): C(n, k) supports of each size k ≤ |S|, C(|S|, k) sets of active
 /// secrets, 2^k sides each.
@@ -267,6 +263,10 @@ pub fn candidates(ns: usize, n: usize) -> u64 {
         .fold(0u64, u64::saturating_add)
 }
 
+/// The ε-LDP mechanism w.r.t. S maximising I(X;Y) (Lopuhaä-Zwakenberg Thm 1, solved
+/// over the columns as in the module docs).
+///
+/// # Privacy
 /// Claims `ldp = ε` w.r.t. the source's secret (X itself for a prior). Every output's
 /// column is a point of Γ' at the design budget (`design_budget`, ≈ 1e-9 relative
 /// below ε), so P(y|s)/P(y|s') ≤ e^ε with a margin against rounding; `publish`
