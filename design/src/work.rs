@@ -97,39 +97,30 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
         }
         _ => return None,
     };
-    if let Some(cells) = optimal_cells(method, ns, nx) {
-        return Some(cells);
-    }
-    let (ns, nx) = (ns as u64, nx as u64);
-    let closed_form = nx * nx + ns * nx;
-    match method {
-        "krr" => Some(closed_form),
-        "rr-lip" if eq19_is_lip(&p_x, Epsilon::positive("epsilon", req.epsilon?).ok()?) => Some(closed_form),
-        "rr-lip" => Some(closed_form + RR_LIP_LP_PASSES * nx * nx + LP_NONZERO_CELLS * (6 * nx * nx + nx)),
-        _ => Some(nx * nx * nx + (LINEAR_DISTANCE_PASSES + LP_NONZERO_CELLS / 2) * ns * nx * nx),
-    }
-}
-
-/// [`design_cells`] of the optimal designs (`orr-*`) over |S| = `ns`, |X| = `nx` (an
-/// upper bound for any subset of X), saturating; `None` for another method.
-fn optimal_cells(method: &str, ns: usize, nx: usize) -> Option<u64> {
+    // As floats, so that no product overflows; `as u64` saturates.
     let (s, x) = (ns as f64, nx as f64);
-    let passes = ORR_PASSES as f64 * (x * x + s * x);
-    let lp = |columns: f64| columns * x * (1 + LP_NONZERO_CELLS) as f64;
+    let closed_form = x * x + s * x;
+    let lp_nonzeros = |nonzeros: f64| LP_NONZERO_CELLS as f64 * nonzeros;
+    let orr_passes = ORR_PASSES as f64 * closed_form;
     let cells = match method {
+        "krr" => closed_form,
+        "rr-lip" if eq19_is_lip(&p_x, Epsilon::positive("epsilon", req.epsilon?).ok()?) => closed_form,
+        "rr-lip" => closed_form + RR_LIP_LP_PASSES as f64 * x * x + lp_nonzeros(6.0 * x * x + x),
+        "linear-distance" => x * x * x + LINEAR_DISTANCE_PASSES as f64 * s * x * x + lp_nonzeros(s * x * x / 2.0),
         "orr-lip" | "orr-alip" => {
             let bases = bases_bound(ns, nx).min(max_bases(ns, nx) as f64);
             let fallback = vertex::candidates(ns, nx) as f64 * s * s * s;
-            bases * flops_per_basis(ns, nx) as f64 + fallback + lp(bases) + passes
+            // LP (22): a column of |X| entries a vertex, each built once.
+            bases * flops_per_basis(ns, nx) as f64 + fallback + bases * x + lp_nonzeros(bases * x) + orr_passes
         }
         "orr-ldp" => {
             let candidates = optimal_ldp::candidates(ns, nx) as f64;
             let solves = candidates * (s + 1.0) * (s + 1.0) * (s + 1.0);
-            solves + candidates * candidates * x + candidates * s * x + lp(candidates) + passes
+            let checks = candidates * candidates * x + candidates * s * x;
+            solves + checks + candidates * x + lp_nonzeros(candidates * x) + orr_passes
         }
         _ => return None,
     };
-    // As a float, so that no product overflows; `as` saturates.
     Some(cells as u64)
 }
 
