@@ -60,10 +60,12 @@ export function unlimited(fn) {
 
 /**
  * Refuses, before any work, a synchronous verification costing `work` units above the
- * calling thread's limit, naming `asyncCall`, the call that verifies off the thread.
+ * calling thread's limit, naming `asyncCall`, the call that verifies off the thread, and
+ * calls `warm()` first: it starts that call's worker, which the app calls next.
  */
-export function refuseBlocking(work, asyncCall) {
+export function refuseBlocking(work, asyncCall, warm) {
   if (work > callingThread.maxVerifyWork) {
+    warm();
     throw new PrivliftError('needs_async', `verifying this document costs about ${work.toExponential(2)} work units, more than `
       + `the ${callingThread.maxVerifyWork.toExponential(2)} a synchronous verify() runs on the calling thread (about 50 ms): `
       + `use ${asyncCall}, which verifies it in the package's Worker`);

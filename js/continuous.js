@@ -13,7 +13,7 @@ import {
   refuseBlocking, unlimited, embeddedWasm,
 } from './common.js';
 import { HANDLE, Wrapper, parsed, fetchedAndVerified } from './family.js';
-import { compiledOnce } from './offthread.js';
+import { compiledOnce, warmed } from './offthread.js';
 import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
 
 /**
@@ -126,7 +126,8 @@ export class ContinuousDocument extends Wrapper {
    * verifies (about 50 ms) is refused with `needs_async`: use verifyContinuousAsync.
    */
   verify(policy) {
-    refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyContinuousAsync(document, policy) from 'privlift/continuous'");
+    refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyContinuousAsync(document, policy) from 'privlift/continuous'",
+      () => warmed('continuous', continuousModule));
     return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.sha256);
   }
 }

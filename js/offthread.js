@@ -151,6 +151,63 @@ const PROGRESS_BEFORE_END = 0.99;
 /** @type {Map<WebAssembly.Module, Handle>} */
 const idle = new Map();
 
+/** @type {Map<WebAssembly.Module, Promise<Handle | null>>} workers `warmOffThread` is starting */
+const warming = new Map();
+
+/**
+ * Starts, unless one is idle or starting already, a worker for `glue` that instantiates
+ * `module` and then waits idle for the next call on it: what a `needs_async` refusal
+ * does, so that the `verifyAsync` the README tells an app to call next finds its worker
+ * ready (starting one, its scripts and the module's instance, is most of a first call's
+ * cost beyond the work itself). Never throws; a worker that fails to start is dropped,
+ * and the next call starts its own.
+ */
+export function warmOffThread(glue, module) {
+  if (!offThreadAvailable() || idle.has(module) || warming.has(module)) return;
+  const ready = (async () => {
+    // Node: referenced until ready (a call may be waiting for it), then unreferenced idle.
+    const handle = await spawn(glue);
+    return new Promise((resolve) => {
+      handle.listen((msg) => {
+        handle.listen(null);
+        if (msg.type === 'result') {
+          resolve(handle);
+        } else {
+          handle.terminate();
+          resolve(null);
+        }
+      });
+      handle.post({ glue, module, op: 'ready', args: [] });
+    });
+  })().catch(() => null);
+  warming.set(module, ready);
+  ready.then((handle) => {
+    warming.delete(module);
+    if (handle === null) return;
+    if (idle.has(module)) {
+      handle.terminate();
+    } else {
+      handle.hold(false);
+      idle.set(module, handle);
+    }
+  });
+}
+
+/** `warmOffThread` for the module `compiled` (a `compiledOnce`) compiles: this thread's one. */
+export function warmed(glue, compiled) {
+  if (offThreadAvailable()) compiled.of().then((module) => warmOffThread(glue, module), () => {});
+}
+
+/** The idle worker for `module`, once the one warming up for it is ready; null if none. */
+async function idleWorker(module) {
+  const starting = warming.get(module);
+  if (starting !== undefined) await starting.then(() => undefined);
+  // The warm-up's own continuation, registered first, has moved its worker to `idle`.
+  const handle = idle.get(module) ?? null;
+  idle.delete(module);
+  return handle;
+}
+
 /** A worker behind one interface for browsers and Node. */
 class Handle {
   #worker;
@@ -241,8 +298,7 @@ async function startOffThread(glue, module, op, args, options, what, hold, trans
   const { signal, onProgress } = options;
   const progress = progressReporter(onProgress);
   if (signal?.aborted) throw abortError(signal, what);
-  let handle = idle.get(module);
-  idle.delete(module);
+  let handle = await idleWorker(module);
   try {
     handle ??= await spawn(glue);
   } catch (e) {
@@ -415,6 +471,11 @@ function rebuild({ name, code, message }) {
   const e = new Error(message);
   e.name = name;
   return e;
+}
+
+/** How many workers are idle and warming up (for the package's tests). */
+export function workerCounts() {
+  return { idle: idle.size, warming: warming.size };
 }
 
 /** Terminates the idle workers now (they are also unreferenced in Node, so never needed for exit). */

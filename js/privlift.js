@@ -12,11 +12,11 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited,
+  documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited, callingThread,
 } from './common.js';
 import { HANDLE, Wrapper, parsed, fetchedAndVerified } from './family.js';
 import { reportId, OpenReportBatch } from './reports.js';
-import { compiledOnce } from './offthread.js';
+import { compiledOnce, warmed } from './offthread.js';
 import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
 
 export { PrivliftError };
@@ -100,6 +100,14 @@ function toIndex(v, name) {
  * @returns {Promise<MechanismDocument | OpenMechanismDocument>}
  */
 export async function parseMechanism(document, policy) {
+  return parsedWithin(document, policy);
+}
+
+/**
+ * parseMechanism; with `threadLimit` (work units), a discrete document above it but
+ * within the policy's budget is refused as it is read, with the core's `needs_async`.
+ */
+async function parsedWithin(document, policy, threadLimit) {
   // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
   // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
   const bytes = documentBytes(document);
@@ -108,9 +116,30 @@ export async function parseMechanism(document, policy) {
     return parsed(bytes, init, (b) => raw.OpenDocument.parseBytes(b, policy),
       (handle, sha256) => new OpenMechanismDocument(handle, sha256));
   }
-  return parsed(bytes, init, (b) => raw.Document.parseBytes(b, policy),
+  return parsed(bytes, init, (b) => raw.Document.parseBytes(b, policy, threadLimit),
     (handle, sha256) => new MechanismDocument(handle, sha256));
 }
+
+/**
+ * parseMechanism for a verification on this thread (fetchMechanism): a document that
+ * verify() would refuse as `needs_async` is refused so as it is read, from the sizes it
+ * declares, not after all its numbers are parsed (a dense 1024² RR, 23 MB: about 0.6 s
+ * of this thread in Chromium, then parsed again in the Worker).
+ */
+async function parsedToVerifyHere(document, policy) {
+  try {
+    return await parsedWithin(document, policy, callingThread.maxVerifyWork);
+  } catch (e) {
+    if (e?.code === 'needs_async') refuseBlocking(e.cause.work, VERIFY_ASYNC, warmClient);
+    throw e;
+  }
+}
+
+/** The call that verifies what verify() refuses as `needs_async`. */
+const VERIFY_ASYNC = "verifyAsync(document, policy) from 'privlift'";
+
+/** Starts the Worker of verifyAsync (on a `needs_async` refusal: the app's next call). */
+const warmClient = () => warmed('privlift', clientModule);
 
 
 /**
@@ -129,11 +158,13 @@ export async function parseOpenMechanism(document, policy) {
  * Downloads a mechanism document, parses it within `policy`'s budget and verifies it
  * against `policy`.
  * Throws PrivliftError: `network` (fetch failed), `http` (non-2xx status; `status` set),
- * any parse code, `no_claims`, `claim_violated`, `policy_violated`.
+ * any parse code, `no_claims`, `claim_violated`, `policy_violated`, and `needs_async` for
+ * a document above what verify() runs on this thread (refused as it is read, before the
+ * rest of its numbers): verify its bytes with verifyAsync.
  * @returns {Promise<Mechanism>}
  */
 export async function fetchMechanism(url, policy, fetchOptions) {
-  return fetchedAndVerified(url, policy, fetchOptions, init, parseMechanism);
+  return fetchedAndVerified(url, policy, fetchOptions, init, parsedToVerifyHere);
 }
 
 /** Parses `bytes` within `policy`'s budget and returns `verify(doc)`; the document is freed. */
@@ -207,7 +238,7 @@ export class MechanismDocument extends Wrapper {
    * with `needs_async`: use verifyAsync.
    */
   verify(policy) {
-    refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyAsync(document, policy) from 'privlift'");
+    refuseBlocking(guard(() => this.#d.verifyWork(policy)), VERIFY_ASYNC, warmClient);
     return new Mechanism(guard(() => this.#d.verify(policy)), this.sha256);
   }
 }

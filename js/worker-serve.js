@@ -1,7 +1,8 @@
 // The message loop of the package's Workers (js/worker.js, js/verify-worker.js; started
 // by js/offthread.js, a module Worker in browsers, worker_threads in Node): each
-// instantiates the WebAssembly.Module it is sent, once per glue, runs one call at a time
-// and posts back `{type: 'progress', fraction}`, then `{type: 'result', value, call}` or
+// instantiates the WebAssembly.Module it is sent, once per glue (and only that for the
+// operation `ready`), runs one call at a time and posts back `{type: 'progress',
+// fraction}`, then `{type: 'result', value, call}` or
 // `{type: 'error', error: {name, code, message}, call}` (`call`: the number of a later
 // call on what a first one made, see `Session` in js/offthread.js).
 
@@ -16,7 +17,8 @@ export function serve(glues) {
   async function handle({ glue, module, op, args, call: number }, post) {
     try {
       const g = glues[glue];
-      const fn = g?.ops[op];
+      // `ready`: instantiate the module only (a worker warming up, js/offthread.js).
+      const fn = op === 'ready' && g !== undefined ? () => true : g?.ops[op];
       if (fn === undefined) throw new Error(`unknown operation ${glue}.${op}`);
       if (!instantiated.has(glue)) {
         await g.init({ module_or_path: module });

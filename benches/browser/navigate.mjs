@@ -7,7 +7,8 @@
 //     (no HTTP cache, a new renderer process, so the wasm is fetched and compiled again),
 //     timing fetchMechanism(doc, {}) from navigation start to the verified mechanism (for a
 //     document above the synchronous budget, which it refuses as `needs_async`, then
-//     verifyAsync of its bytes, as the README tells an app to: marked "(verifyAsync)");
+//     verifyAsync of its bytes, as the README tells an app to: marked "(verifyAsync)", its
+//     `parse` the read up to the refusal);
 //  2. verify alone on a warm page: doc.verify({}) (verifyAsync where it is refused: the
 //     Worker's parse, verify and round trip), median of --reps after one warm-up
 //     (and after one verify of every document, so that the first one is not the wasm's tier-up);

@@ -6,10 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseMechanism, verifyAsync, AsyncMechanism, PrivliftError } from '../../js/privlift.js';
+import { createServer } from 'node:http';
+import { parseMechanism, fetchMechanism, verifyAsync, AsyncMechanism, PrivliftError } from '../../js/privlift.js';
 import { parseContinuousMechanism, verifyContinuousAsync, AsyncContinuousMechanism } from '../../js/continuous.js';
 import { SYNC_VERIFY_WORK, unlimited } from '../../js/common.js';
-import { terminateIdleWorkers } from '../../js/offthread.js';
+import { terminateIdleWorkers, workerCounts } from '../../js/offthread.js';
 import * as raw from '../../pkg/privlift.js';
 import { DOCUMENTS } from '../../benches/wasm/cost-documents.mjs';
 import { STALL_MS, probed, threads } from './stall-probe.mjs';
@@ -227,4 +228,75 @@ test('free() releases it, its worker kept for the next; later calls reject with 
   await sleep(200);
   if (before !== null) assert.ok(threads() <= before, `threads ${before} → ${threads()}`);
   assert.throws(() => new AsyncMechanism({}, {}), { code: 'invalid_argument' });
+});
+
+/** Waits (≤ 10 s) until `ready()` holds. */
+async function until(ready, what) {
+  for (let waited = 0; !ready(); waited += 10) {
+    assert.ok(waited < 10_000, `timed out waiting until ${what}`);
+    await sleep(10);
+  }
+}
+
+test('a needs_async refusal starts the worker verifyAsync then takes, even before it is ready; one worker each time', { timeout: 60_000 }, async () => {
+  terminateIdleWorkers();
+  const text = DOCUMENTS.matrix(1024);
+  const doc = await parseMechanism(text);
+  assert.throws(() => doc.verify(), { code: 'needs_async' });
+  await until(() => workerCounts().idle === 1, 'the warmed worker is idle');
+  assert.throws(() => doc.verify(), { code: 'needs_async' });
+  assert.deepEqual(workerCounts(), { idle: 1, warming: 0 }, 'a second refusal starts no second worker');
+  const m = await verifyAsync(text);
+  assert.deepEqual(workerCounts(), { idle: 0, warming: 0 }, 'verifyAsync took the warmed worker');
+  assert.equal(m.labels.length, 1024);
+  m.free();
+  // Refused, and at once verifyAsync: it waits for the worker warming up, starting none.
+  terminateIdleWorkers();
+  const gaussian = await parseContinuousMechanism(GAUSSIAN);
+  assert.throws(() => gaussian.verify(), { code: 'needs_async' });
+  await until(() => workerCounts().warming === 1, 'the refusal warms a worker');
+  const g = await verifyContinuousAsync(GAUSSIAN);
+  assert.deepEqual(workerCounts(), { idle: 0, warming: 0 }, 'the warming worker became verifyContinuousAsync\'s');
+  assert.equal(typeof await g.perturb(52000), 'number');
+  g.free();
+  gaussian.free();
+  doc.free();
+  terminateIdleWorkers();
+});
+
+test('fetchMechanism refuses a document above the calling thread\'s limit as it reads it (needs_async), above the budget as too_costly', { timeout: 60_000 }, async () => {
+  const big = DOCUMENTS.matrix(1024);
+  // Its last numbers cut off: a parse that read them all would say `json`.
+  const cut = big.slice(0, big.length - 200);
+  const files = { '/big.json': big, '/cut.json': cut, '/small.json': DOCUMENTS.matrix(128) };
+  const server = createServer((req, res) => {
+    res.writeHead(files[req.url] ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(files[req.url] ?? '');
+  });
+  await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+  const base = `http://127.0.0.1:${server.address().port}`;
+  try {
+    for (const path of ['/big.json', '/cut.json']) {
+      const e = await rejection(fetchMechanism(base + path, {}));
+      assert.ok(e instanceof PrivliftError, String(e));
+      assert.equal(e.code, 'needs_async', path);
+      assert.match(e.message, /verifyAsync\(document, policy\) from 'privlift'/);
+    }
+    await assert.rejects(parseMechanism(cut), { code: 'json' }, 'the control: parsed whole, the cut document is malformed');
+    // Above the policy's own budget it is the policy's refusal, naming that budget.
+    const over = await rejection(fetchMechanism(`${base}/big.json`, { maxVerifyWork: 1e6 }));
+    assert.equal(over?.code, 'too_costly');
+    assert.match(over.message, /budget of 1(\.0+)?e6/);
+    // A budget below the thread's limit: the policy's refusal too, never needs_async.
+    assert.equal((await rejection(fetchMechanism(`${base}/small.json`, { maxVerifyWork: 1000 })))?.code, 'too_costly');
+    const m = await fetchMechanism(`${base}/small.json`, {});
+    assert.equal(m.labels.length, 128);
+    m.free();
+    const a = await verifyAsync(big);
+    assert.equal(a.labels.length, 1024);
+    a.free();
+  } finally {
+    server.close();
+    terminateIdleWorkers();
+  }
 });

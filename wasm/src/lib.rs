@@ -251,10 +251,38 @@ impl WasmDocument {
     /// verification budget of `policy` (its `maxVerifyWork`; no policy: the default): a
     /// document that verifying would refuse as `too_costly` is refused as it is read, from
     /// the sizes it declares, before the rest of its numbers are held.
+    ///
+    /// With `thread_limit` (the calling thread's limit on a synchronous verification, when
+    /// below the budget), a document dearer than that limit but within the budget is
+    /// refused as it is read too, as `needs_async` with its `work` (what it costs at least):
+    /// its parse would hold the thread as long as its verification.
     #[wasm_bindgen(js_name = parseBytes)]
-    pub fn parse_bytes(json: &[u8], policy: JsValue) -> Result<WasmDocument, JsValue> {
+    pub fn parse_bytes(json: &[u8], policy: JsValue, thread_limit: Option<f64>) -> Result<WasmDocument, JsValue> {
         let budget = work_budget(policy_from_js(policy)?.max_verify_work).map_err(js_error)?;
-        Self::read(json, |json| Document::from_json_within(json, budget))
+        let Some(limit) = thread_limit.filter(|&l| l < budget) else {
+            return Self::read(json, |json| Document::from_json_within(json, budget));
+        };
+        let mut needs_async = None;
+        let doc = Self::read(json, |json| {
+            Document::from_json_within(json, limit).map_err(|e| match e {
+                Error::TooCostly { what, work, .. } if work.is_nan() || work > budget => {
+                    Error::too_costly(what, work, budget)
+                }
+                e => {
+                    if let Error::TooCostly { work, .. } = &e {
+                        needs_async = Some(*work);
+                    }
+                    e
+                }
+            })
+        });
+        match (doc, needs_async) {
+            // Unless `read` made it another error (bytes that are not UTF-8, another family's kind).
+            (Err(e), Some(work)) if error::code_of(&e).as_deref() == Some("too_costly") => {
+                Err(error::needs_async(work))
+            }
+            (doc, _) => doc,
+        }
     }
 
     fn read(json: &[u8], read: impl FnOnce(&[u8]) -> privlift::Result<Document>) -> Result<WasmDocument, JsValue> {

@@ -295,7 +295,7 @@ const GAUSSIAN: &str = r#"{"format": "privlift-mechanism", "version": 1, "id": "
 fn parse_bytes_reads_utf8_as_parse_reads_text() {
     let text = krr_json(core::f64::consts::LN_2).replace(r#"["a", "b", "c"]"#, r#"["ä", "日本", "\ud83d\ude00"]"#);
     let from_text = WasmDocument::parse(&text).expect("parse");
-    let from_bytes = WasmDocument::parse_bytes(text.as_bytes(), JsValue::UNDEFINED).expect("parseBytes");
+    let from_bytes = WasmDocument::parse_bytes(text.as_bytes(), JsValue::UNDEFINED, None).expect("parseBytes");
     assert_eq!(from_bytes.labels(), ["ä", "日本", "😀"]);
     assert_eq!(from_bytes.labels(), from_text.labels());
     assert_eq!(from_bytes.prior(), from_text.prior());
@@ -305,7 +305,7 @@ fn parse_bytes_reads_utf8_as_parse_reads_text() {
         for at in [text.find("krr3").unwrap(), text.find("\"prior\"").unwrap()] {
             let mut bytes = text.as_bytes().to_vec();
             bytes.splice(at..at, bad.iter().copied());
-            let err = WasmDocument::parse_bytes(&bytes, JsValue::UNDEFINED).unwrap_err();
+            let err = WasmDocument::parse_bytes(&bytes, JsValue::UNDEFINED, None).unwrap_err();
             assert!(message_of(&err).contains("not valid UTF-8"), "{}", message_of(&err));
             assert_eq!(code_of(err), "json");
         }
@@ -313,7 +313,26 @@ fn parse_bytes_reads_utf8_as_parse_reads_text() {
     // A continuous document with a bad byte: `json` before its family is looked at.
     let mut bytes = GAUSSIAN.as_bytes().to_vec();
     bytes.splice(30..30, [0xff]);
-    assert_eq!(code_of(WasmDocument::parse_bytes(&bytes, JsValue::UNDEFINED).unwrap_err()), "json");
+    assert_eq!(code_of(WasmDocument::parse_bytes(&bytes, JsValue::UNDEFINED, None).unwrap_err()), "json");
+}
+
+#[wasm_bindgen_test]
+fn a_thread_limit_below_the_budget_refuses_as_needs_async_with_the_work() {
+    let text = krr_json(core::f64::consts::LN_2);
+    let err = WasmDocument::parse_bytes(text.as_bytes(), JsValue::UNDEFINED, Some(1.0)).unwrap_err();
+    let work = num(&err, "work");
+    assert!(work > 1.0 && work <= privlift::verify::DEFAULT_MAX_VERIFY_WORK, "{work}");
+    assert_eq!(code_of(err), "needs_async");
+    // A budget below the limit: the policy's refusal. A limit above the budget: none.
+    let low = policy(&[("maxVerifyWork", JsValue::from_f64(0.5))]);
+    assert_eq!(code_of(WasmDocument::parse_bytes(text.as_bytes(), low, Some(1.0)).unwrap_err()), "too_costly");
+    assert!(WasmDocument::parse_bytes(text.as_bytes(), JsValue::UNDEFINED, Some(f64::INFINITY)).is_ok());
+    // The refusals that come first stay first: bytes that are not UTF-8, another family.
+    let mut bytes = text.as_bytes().to_vec();
+    bytes.splice(text.find("krr3").unwrap().., [0xff]);
+    assert_eq!(code_of(WasmDocument::parse_bytes(&bytes, JsValue::UNDEFINED, Some(1.0)).unwrap_err()), "json");
+    let err = WasmDocument::parse_bytes(GAUSSIAN.as_bytes(), JsValue::UNDEFINED, Some(1.0)).unwrap_err();
+    assert_eq!(code_of(err), "unsupported_mechanism");
 }
 
 #[wasm_bindgen_test]
@@ -322,7 +341,7 @@ fn a_continuous_document_names_the_continuous_entry_point() {
         let text = GAUSSIAN.replace(r#""kind": "gaussian""#, &format!(r#""kind": "{kind}""#));
         for err in [
             WasmDocument::parse(&text).unwrap_err(),
-            WasmDocument::parse_bytes(text.as_bytes(), JsValue::UNDEFINED).unwrap_err(),
+            WasmDocument::parse_bytes(text.as_bytes(), JsValue::UNDEFINED, None).unwrap_err(),
         ] {
             let message = message_of(&err);
             assert!(message.contains(&format!("mechanism kind '{kind}' is a continuous document")), "{message}");
