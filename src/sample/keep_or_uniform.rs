@@ -169,17 +169,27 @@ impl KeepOrUniform {
             }
             Word::Bits64 { threshold } => (self.g, threshold),
         };
-        // On u64 (g < 2³², so y·m < 2⁶⁴; wasm32 divides u128 in software): m = 2⁶⁴ mod g,
-        // a_y = (g − y·m mod g) mod g, n_y = ⌈(2⁶⁴ − a_y)/g⌉ = ⌊(2⁶⁴ − 1 − a_y)/g⌋ + 1, and
-        // c_y = ⌊(T − a_y − 1)/g⌋ + 1 when T > a_y.
+        // On u64 (wasm32 divides u128 in software): m = 2⁶⁴ mod g, a_y = (g − y·m mod g)
+        // mod g, n_y = ⌈(2⁶⁴ − a_y)/g⌉ = ⌊(2⁶⁴ − 1 − a_y)/g⌋ + 1, and c_y = ⌊(T − a_y −
+        // 1)/g⌋ + 1 when T > a_y. No division per y: y·m mod g steps by m, and as 0 ≤ a_y < g,
+        // ⌊(N − a_y)/g⌋ = ⌊N/g⌋ − [a_y > N mod g] for N = 2⁶⁴ − 1 and, when T > a_y, N = T − 1.
         let m = (u64::MAX % g + 1) % g;
-        let mut keep = 0u128;
+        let (n_quot, n_rem) = (u64::MAX / g, u64::MAX % g);
+        let (t_quot, t_rem) = match t.checked_sub(1) {
+            Some(t1) => (t1 / g, t1 % g),
+            None => (0, 0),
+        };
+        let (mut keep, mut ym) = (0u128, 0u64);
         let w = (0..g)
-            .map(|y| {
-                let a = (g - (y * m) % g) % g;
+            .map(|_| {
+                let a = if ym == 0 { 0 } else { g - ym };
+                ym += m; // < 2g ≤ 2³³
+                if ym >= g {
+                    ym -= g;
+                }
                 // n_y = 2⁶⁴ when g = 1: on u128.
-                let n = u128::from((u64::MAX - a) / g) + 1;
-                let c = if t > a { u128::from((t - a - 1) / g) + 1 } else { 0 };
+                let n = u128::from(n_quot - u64::from(a > n_rem)) + 1;
+                let c = if t > a { u128::from(t_quot - u64::from(a > t_rem)) + 1 } else { 0 };
                 keep += c;
                 n - c
             })
@@ -365,6 +375,35 @@ mod tests {
             let (w_keep, w) = s.weights();
             assert_eq!((keep, &mass), (w_keep, &w), "{s:?}");
             assert_eq!(w_keep + w.iter().sum::<u128>(), TWO64, "{s:?}");
+        }
+    }
+
+    /// The division-free weights equal the formula with two divisions per output, for
+    /// every instance's g and random thresholds (T = 0 and T at the buckets' edges too).
+    #[test]
+    fn weights_equal_the_divided_formula() {
+        let divided = |g: u64, t: u64| {
+            let m = (u64::MAX % g + 1) % g;
+            let mut keep = 0u128;
+            let w: Vec<u128> = (0..g)
+                .map(|y| {
+                    let a = (g - (y * m) % g) % g;
+                    let n = u128::from((u64::MAX - a) / g) + 1;
+                    let c = if t > a { u128::from((t - a - 1) / g) + 1 } else { 0 };
+                    keep += c;
+                    n - c
+                })
+                .collect();
+            (keep, w)
+        };
+        let mut rng = rand_chacha::ChaCha12Rng::seed_from_u64(11);
+        for g in [1u64, 2, 3, 5, 7, 64, 1000, 4096, 65_521] {
+            let mut ts = alloc::vec![0u64, 1, g - 1, g, g + 1, u64::MAX];
+            ts.extend((0..8).map(|_| rng.random::<u64>()));
+            for t in ts {
+                let s = KeepOrUniform { g, word: Word::Bits64 { threshold: t } };
+                assert_eq!(s.weights(), divided(g, t), "g = {g}, T = {t}");
+            }
         }
     }
 
