@@ -162,8 +162,8 @@ const warming = new Map();
  * cost beyond the work itself). Never throws; a worker that fails to start is dropped,
  * and the next call starts its own.
  */
-export function warmOffThread(glue, module) {
-  if (!offThreadAvailable() || idle.has(module) || warming.has(module)) return;
+function warmOffThread(glue, module) {
+  if (idle.has(module) || warming.has(module)) return;
   const ready = (async () => {
     // Node: referenced until ready (a call may be waiting for it), then unreferenced idle.
     const handle = await spawn(glue);
@@ -193,7 +193,10 @@ export function warmOffThread(glue, module) {
   });
 }
 
-/** `warmOffThread` for the module `compiled` (a `compiledOnce`) compiles: this thread's one. */
+/**
+ * `warmOffThread` for the module `compiled` (a `compiledOnce`) compiles, this thread's
+ * one; nothing where the runtime has no workers.
+ */
 export function warmed(glue, compiled) {
   if (offThreadAvailable()) compiled.of().then((module) => warmOffThread(glue, module), () => {});
 }
@@ -201,8 +204,8 @@ export function warmed(glue, compiled) {
 /** The idle worker for `module`, once the one warming up for it is ready; null if none. */
 async function idleWorker(module) {
   const starting = warming.get(module);
-  if (starting !== undefined) await starting.then(() => undefined);
-  // The warm-up's own continuation, registered first, has moved its worker to `idle`.
+  // The warm-up's own continuation, registered first, has then moved its worker to `idle`.
+  if (starting !== undefined) await starting;
   const handle = idle.get(module) ?? null;
   idle.delete(module);
   return handle;

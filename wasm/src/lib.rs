@@ -268,12 +268,11 @@ impl WasmDocument {
                 Error::TooCostly { what, work, .. } if work.is_nan() || work > budget => {
                     Error::too_costly(what, work, budget)
                 }
-                e => {
-                    if let Error::TooCostly { work, .. } = &e {
-                        needs_async = Some(*work);
-                    }
+                Error::TooCostly { work, .. } => {
+                    needs_async = Some(work);
                     e
                 }
+                e => e,
             })
         });
         match (doc, needs_async) {
