@@ -11,10 +11,9 @@ import { reportId } from './reports.js';
 import {
   PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, wasmSource, typeOf, summarised, moduleLoader,
   refuseBlocking, unlimited, embeddedWasm,
+  HANDLE, Wrapper, parsed, fetchedAndVerified,
 } from './common.js';
-import { HANDLE, Wrapper, parsed, fetchedAndVerified } from './family.js';
-import { compiledOnce, warmed } from './offthread.js';
-import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
+import { compiledOnce, warmed, verifyOffThread, remoteMechanism, bindRemote } from './offthread.js';
 
 /**
  * The module compiled once, from init()'s `input` or by default the .wasm file next to the

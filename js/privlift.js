@@ -13,11 +13,10 @@ import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
   documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited, callingThread,
+  HANDLE, Wrapper, parsed, fetchedAndVerified,
 } from './common.js';
-import { HANDLE, Wrapper, parsed, fetchedAndVerified } from './family.js';
 import { reportId, OpenReportBatch } from './reports.js';
-import { compiledOnce, warmed } from './offthread.js';
-import { verifyOffThread, remoteMechanism, bindRemote } from './remote.js';
+import { compiledOnce, warmed, verifyOffThread, remoteMechanism, bindRemote } from './offthread.js';
 
 export { PrivliftError };
 export { sendReports, beaconOnPageHide, OpenReportBatch } from './reports.js';

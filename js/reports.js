@@ -5,21 +5,9 @@
 // never mixed), the released output, and a random 128-bit id from crypto.getRandomValues
 // (so a retried post is counted once). Never the user's value, no clock, no identifier.
 
-import { PrivliftError, invalid, describe, checkUrl } from './common.js';
+import { PrivliftError, invalid, describe, checkUrl, hex, sha256Hex } from './common.js';
 
 const HEX = /^[0-9a-f]+$/;
-
-/** Lower-case hex of `bytes`. */
-function hex(bytes) {
-  let s = '';
-  for (const b of bytes) s += b.toString(16).padStart(2, '0');
-  return s;
-}
-
-/** SHA-256 of `bytes` (the document as parsed), lower-case hex, by WebCrypto. */
-export async function sha256Hex(bytes) {
-  return hex(new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)));
-}
 
 /** A fresh 128-bit report id from the platform CSPRNG, lower-case hex. */
 export function reportId() {

@@ -1,8 +1,8 @@
 // The Worker of the clients' verifications (js/offthread.js starts it for verifyAsync of
 // 'privlift' and verifyContinuousAsync of 'privlift/continuous'): it parses and verifies
 // a document and keeps the mechanism, whose methods the calling thread then calls here
-// (js/remote.js). The mechanism perturbs with crypto.getRandomValues of this thread, as
-// it would on the calling one.
+// (js/offthread.js's verifyOffThread). The mechanism perturbs with crypto.getRandomValues
+// of this thread, as it would on the calling one.
 
 import { init as initClient, parseMechanism } from './privlift.js';
 import { init as initContinuous, parseContinuousMechanism } from './continuous.js';

@@ -145,7 +145,7 @@ if (!base) {
 // Warm the server: `privlift serve` compresses a file once per coding and keeps it, so the
 // first browser request must not pay brotli on a 22 MB document (Chromium asks for br).
 let serverEncoding = null;
-for (const p of ['/benches/browser/navigate.html', '/js/privlift.js', '/js/common.js', '/js/family.js', '/pkg/privlift.js',
+for (const p of ['/benches/browser/navigate.html', '/js/privlift.js', '/js/common.js', '/js/reports.js', '/js/offthread.js', '/pkg/privlift.js',
   '/pkg/privlift_bg.wasm', ...Object.keys(docs).map(docUrl)]) {
   const r = await fetch(base + p, { headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
   if (!r.ok) throw new Error(`${p}: HTTP ${r.status}`);

@@ -22,7 +22,7 @@ const opt = (name, dflt) => { const i = argv.indexOf(`--${name}`); return i >= 0
 let results;
 if (argv.includes('--node')) {
   const api = await import('../../js/privlift.js');
-  const { HANDLE } = await import('../../js/family.js');
+  const { HANDLE } = await import('../../js/common.js');
   const { run } = await import('./open.bench.mjs');
   const n = Number(opt('n', '1000000'));
   results = { ok: true, node: process.version, ...await run({ api, handleOf: (m) => m[HANDLE], n, reps: Number(opt('reps', '7')), log: console.log }) };

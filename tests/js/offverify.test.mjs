@@ -1,4 +1,4 @@
-// Verification never blocks the calling thread (js/remote.js, js/verify-worker.js): the
+// Verification never blocks the calling thread (js/offthread.js, js/verify-worker.js): the
 // synchronous verify() refuses a document above SYNC_VERIFY_WORK with `needs_async`, and
 // verifyAsync / verifyContinuousAsync verify the slowest documents the default budget
 // accepts in the package's Worker while the event loop keeps turning; the mechanism they

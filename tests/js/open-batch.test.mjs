@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile, readdir } from 'node:fs/promises';
 import { parseMechanism, OpenReportBatch, PrivliftError } from 'privlift';
 import { reportsBody } from '../../js/reports.js';
-import { HANDLE } from '../../js/family.js';
+import { HANDLE } from '../../js/common.js';
 
 const openDoc = (mechanism, maxBytes = 64) => JSON.stringify({
   format: 'privlift-mechanism', version: 1, id: `batch-${mechanism.kind}`, domain: { kind: 'strings', max_bytes: maxBytes },
