@@ -346,7 +346,7 @@ async function readFileCapped(url, maxBytes, tooLarge) {
  * (privlift/inline: the bytes) or imports it compiled (the workerd entries: a
  * WebAssembly.Module), as a function returning it; one per module.
  */
-export const embeddedWasm = { privlift: null, continuous: null, design: null };
+export const embeddedWasm = { privlift: null, open: null, continuous: null, design: null };
 
 /**
  * The module a workerd entry (`entry`) imported from `file` as a compiled
@@ -376,12 +376,63 @@ export async function wasmSource(url) {
 }
 
 /**
+ * A compiled module for `input` (a URL, Request, Response, bytes or a Module, or a promise
+ * of one), compiled asynchronously: WebAssembly.compile never blocks the calling thread.
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export async function compiledModule(input) {
+  const source = await input; // wasm-bindgen's init accepts a promise of any of these too
+  if (source instanceof WebAssembly.Module) return source;
+  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
+  const response = typeof Response === 'function' && source instanceof Response ? source : await fetch(source);
+  if (typeof WebAssembly.compileStreaming === 'function'
+    && response.headers.get('content-type')?.startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
+/**
+ * One compilation of a module, shared by the thread that instantiates it (init) and the
+ * package's Worker (the async verifications): `of(input)` compiles `input`, or by default
+ * `defaultSource()`, once; `now(module)` compiles bytes synchronously (initSync) and keeps
+ * the result for the Worker.
+ */
+export function compiledOnce(defaultSource) {
+  /** @type {Promise<WebAssembly.Module> | null} */
+  let compiling = null;
+  return {
+    of(input) {
+      if (compiling === null) {
+        compiling = (async () => compiledModule(input !== undefined ? input : await defaultSource()))();
+        compiling.catch(() => { compiling = null; });
+      }
+      return compiling;
+    },
+    now(module) {
+      const compiledNow = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
+      compiling ??= Promise.resolve(compiledNow);
+      return compiledNow;
+    },
+  };
+}
+
+/**
+ * js/offthread.js (the package's Workers), imported when first needed: by verifyAsync,
+ * verifyContinuousAsync, or the warm-up of a `needs_async` refusal. A page that verifies on
+ * its own thread never loads it (each module of an entry's static imports is one more
+ * request and parse before a cold page's first call).
+ */
+let offThreadModule = null;
+export const offThread = () => (offThreadModule ??= import('./offthread.js'));
+
+/**
  * The loader of one wasm module: `init` (async, once; later calls return the same promise
  * and ignore `input`), `initSync` (from bytes or a compiled module; a no-op once loaded) and
  * `isInitialized`, the same three functions in every entry. `what` names the module in
  * errors; `defaultSource()` is where `init()` takes it from when given nothing, and
  * `hint()` what a failure to load it from there adds to the message (where the file
- * should be). `compiled` (offthread.js's `compiledOnce`), when given, compiles the module
+ * should be). `compiled` (a `compiledOnce`), when given, compiles the module
  * once for this thread and the package's Worker alike.
  */
 export function moduleLoader(what, { initWasm, initSync, defaultSource, hint = () => '', compiled = null }) {
@@ -538,4 +589,61 @@ export async function fetchedAndVerified(url, policy, fetchOptions, init, parse)
   } finally {
     doc.free();
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// The mechanisms verified off the calling thread (verifyAsync, verifyContinuousAsync:
+// js/offthread.js), whose methods answer by promise from where they were verified.
+
+/** The link (`{call, close}`) and the unchanging properties of each off-thread mechanism. */
+const links = new WeakMap();
+const values = new WeakMap();
+
+/** What the constructor of a class `remoteMechanism` made calls: binds `obj` to `link`. */
+export function bindRemote(obj, link, props) {
+  if (link === null || typeof link !== 'object' || typeof link.call !== 'function' || typeof props !== 'object') {
+    throw invalid('link', `use ${obj.constructor.VERIFY}() to make a ${obj.constructor.name}`);
+  }
+  links.set(obj, link);
+  values.set(obj, Object.freeze({ ...props }));
+}
+
+/**
+ * Makes `cls` a mechanism whose `methods` answer by promise from wherever it was verified,
+ * whose `props` (what never changes) are read at once, and whose `free()` releases it
+ * (in the Worker, which then waits idle for the next verification). `summary` is what console.log and JSON.stringify show.
+ */
+export function remoteMechanism(cls, props, methods, summary) {
+  cls.PROPS = props;
+  for (const name of props) {
+    Object.defineProperty(cls.prototype, name, {
+      get() {
+        if (!links.has(this)) throw freed(cls.name);
+        return values.get(this)[name];
+      },
+      configurable: true,
+    });
+  }
+  for (const name of methods) {
+    Object.defineProperty(cls.prototype, name, {
+      value(...args) {
+        const link = links.get(this);
+        return link === undefined ? Promise.reject(freed(cls.name)) : link.call(name, args);
+      },
+      writable: true, configurable: true,
+    });
+  }
+  Object.defineProperty(cls.prototype, 'free', {
+    value() {
+      const link = links.get(this);
+      links.delete(this);
+      link?.close();
+    },
+    writable: true, configurable: true,
+  });
+  if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = cls.prototype.free;
+  summarised(cls, (m) => {
+    if (!links.has(m)) throw new PrivliftError('invalid_state', 'freed');
+    return { ...summary(values.get(m)), verified: true, offThread: true };
+  });
 }

@@ -11,9 +11,8 @@ import { reportId } from './reports.js';
 import {
   PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, wasmSource, typeOf, summarised, moduleLoader,
   refuseBlocking, unlimited, embeddedWasm,
-  HANDLE, Wrapper, parsed, fetchedAndVerified,
+  HANDLE, Wrapper, parsed, fetchedAndVerified, compiledOnce, remoteMechanism, bindRemote, offThread,
 } from './common.js';
-import { compiledOnce, warmed, verifyOffThread, remoteMechanism, bindRemote } from './offthread.js';
 
 /**
  * The module compiled once, from init()'s `input` or by default the .wasm file next to the
@@ -74,8 +73,8 @@ async function verifyBytes(bytes, verify) {
  * promise from that Worker. `options`: `{signal, onProgress}`.
  * @returns {Promise<AsyncContinuousMechanism>}
  */
-export function verifyContinuousAsync(document, policy, options) {
-  return verifyOffThread({
+export async function verifyContinuousAsync(document, policy, options) {
+  return (await offThread()).verifyOffThread({
     glue: 'continuous',
     cls: AsyncContinuousMechanism,
     what: 'verifyContinuousAsync()',
@@ -126,7 +125,7 @@ export class ContinuousDocument extends Wrapper {
    */
   verify(policy) {
     refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyContinuousAsync(document, policy) from 'privlift/continuous'",
-      () => warmed('continuous', continuousModule));
+      () => offThread().then((o) => o.warmed('continuous', continuousModule), () => {}));
     return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.sha256);
   }
 }

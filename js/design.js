@@ -14,9 +14,9 @@
 
 import initWasm, * as raw from '../pkg-design/privlift_design.js';
 import { PrivliftError } from './privlift.js';
-import { convert, guard, invalid, wasmSource, moduleLoader, embeddedWasm } from './common.js';
+import { convert, guard, invalid, wasmSource, moduleLoader, embeddedWasm, compiledModule } from './common.js';
 import {
-  offThreadAvailable, compiledModule, checkOptions, runOffThread, abortError, INLINE_DESIGN_TEXT, INLINE_DESIGN_CELLS,
+  offThreadAvailable, checkOptions, runOffThread, abortError, INLINE_DESIGN_TEXT, INLINE_DESIGN_CELLS,
   INLINE_DESIGN_LP_MS,
 } from './offthread.js';
 

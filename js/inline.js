@@ -28,3 +28,5 @@ function decode(text) {
 }
 
 embeddedWasm.privlift = () => decode(WASM_BASE64);
+// The open-domain module is imported only when parseMechanism meets an open-domain document.
+embeddedWasm.open = async () => decode((await import('../pkg-open/privlift_open_inline.js')).WASM_BASE64);

@@ -1,6 +1,7 @@
 // Runs the package's long computations (the curator's designers, the clients' verifications
-// of costly documents: below, after the Workers) in a Worker the package manages, so that the thread the
-// page (or Node's event loop) runs on never waits for them.
+// of costly documents: below, after the Workers) in a Worker the package manages, so that
+// the thread the page (or Node's event loop) runs on never waits for them. The clients'
+// entries import this file when first needed (common.js's `offThread`).
 //
 // - Browsers, Deno: a module Worker, `new Worker(new URL('./worker.js', import.meta.url),
 //   {type: 'module'})` (js/verify-worker.js for verifications), the form Vite, webpack and
@@ -14,7 +15,7 @@
 // so nothing is downloaded or compiled twice. Aborting terminates the worker: the wasm
 // call in it cannot be interrupted otherwise.
 
-import { PrivliftError, invalid, describe, documentBytes, freed, summarised } from './common.js';
+import { PrivliftError, invalid, describe, documentBytes, freed, compiledModule } from './common.js';
 
 const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
 
@@ -55,48 +56,6 @@ export const INLINE_DESIGN_LP_MS = 10;
 /** Whether this runtime can run work off the calling thread (a Worker or worker_threads). */
 export function offThreadAvailable() {
   return !isWorkerd && (isNode || typeof Worker === 'function');
-}
-
-/**
- * A compiled module for `input` (a URL, Request, Response, bytes or a Module, or a promise
- * of one), compiled asynchronously: WebAssembly.compile never blocks the calling thread.
- * @returns {Promise<WebAssembly.Module>}
- */
-export async function compiledModule(input) {
-  const source = await input; // wasm-bindgen's init accepts a promise of any of these too
-  if (source instanceof WebAssembly.Module) return source;
-  if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source);
-  const response = typeof Response === 'function' && source instanceof Response ? source : await fetch(source);
-  if (typeof WebAssembly.compileStreaming === 'function'
-    && response.headers.get('content-type')?.startsWith('application/wasm')) {
-    return WebAssembly.compileStreaming(response);
-  }
-  return WebAssembly.compile(await response.arrayBuffer());
-}
-
-/**
- * One compilation of a module, shared by the thread that instantiates it (init) and the
- * package's Worker (the async verifications): `of(input)` compiles `input`, or by default
- * `defaultSource()`, once; `now(module)` compiles bytes synchronously (initSync) and keeps
- * the result for the Worker.
- */
-export function compiledOnce(defaultSource) {
-  /** @type {Promise<WebAssembly.Module> | null} */
-  let compiling = null;
-  return {
-    of(input) {
-      if (compiling === null) {
-        compiling = (async () => compiledModule(input !== undefined ? input : await defaultSource()))();
-        compiling.catch(() => { compiling = null; });
-      }
-      return compiling;
-    },
-    now(module) {
-      const compiledNow = module instanceof WebAssembly.Module ? module : new WebAssembly.Module(module);
-      compiling ??= Promise.resolve(compiledNow);
-      return compiledNow;
-    },
-  };
 }
 
 /**
@@ -504,7 +463,6 @@ export function terminateIdleWorkers() {
 // Where the runtime has no workers (Cloudflare workerd), the same object wraps a mechanism
 // verified on the calling thread; `signal` is then read before and after the call.
 
-
 /**
  * A policy as the Worker's copy will read it: structured cloning would drop non-enumerable
  * limits, read a class instance as a plain object and refuse a function, where the core
@@ -611,57 +569,4 @@ async function verifyHere({ here, cls, what }, document, policy, { signal, onPro
       mechanism.free();
     },
   }, Object.fromEntries(cls.PROPS.map((p) => [p, mechanism[p]])));
-}
-
-/** The link (`{call, close}`) and the unchanging properties of each off-thread mechanism. */
-const links = new WeakMap();
-const values = new WeakMap();
-
-/** What the constructor of a class `remoteMechanism` made calls: binds `obj` to `link`. */
-export function bindRemote(obj, link, props) {
-  if (link === null || typeof link !== 'object' || typeof link.call !== 'function' || typeof props !== 'object') {
-    throw invalid('link', `use ${obj.constructor.VERIFY}() to make a ${obj.constructor.name}`);
-  }
-  links.set(obj, link);
-  values.set(obj, Object.freeze({ ...props }));
-}
-
-/**
- * Makes `cls` a mechanism whose `methods` answer by promise from wherever it was verified,
- * whose `props` (what never changes) are read at once, and whose `free()` releases it
- * (in the Worker, which then waits idle for the next verification). `summary` is what console.log and JSON.stringify show.
- */
-export function remoteMechanism(cls, props, methods, summary) {
-  cls.PROPS = props;
-  for (const name of props) {
-    Object.defineProperty(cls.prototype, name, {
-      get() {
-        if (!links.has(this)) throw freed(cls.name);
-        return values.get(this)[name];
-      },
-      configurable: true,
-    });
-  }
-  for (const name of methods) {
-    Object.defineProperty(cls.prototype, name, {
-      value(...args) {
-        const link = links.get(this);
-        return link === undefined ? Promise.reject(freed(cls.name)) : link.call(name, args);
-      },
-      writable: true, configurable: true,
-    });
-  }
-  Object.defineProperty(cls.prototype, 'free', {
-    value() {
-      const link = links.get(this);
-      links.delete(this);
-      link?.close();
-    },
-    writable: true, configurable: true,
-  });
-  if (typeof Symbol.dispose === 'symbol') cls.prototype[Symbol.dispose] = cls.prototype.free;
-  summarised(cls, (m) => {
-    if (!links.has(m)) throw new PrivliftError('invalid_state', 'freed');
-    return { ...summary(values.get(m)), verified: true, offThread: true };
-  });
 }

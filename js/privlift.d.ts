@@ -325,6 +325,18 @@ export function initSync(module: ArrayBuffer | ArrayBufferView | WasmModuleLike)
 export function isInitialized(): boolean;
 
 /**
+ * Loads the open-domain wasm module once (pkg-open/privlift_open_bg.wasm next to the
+ * package by default; idempotent, later calls ignore `input`). Optional: parseMechanism
+ * loads it when it meets an open-domain document (kinds `olh`, `hadamard`, `hcms`,
+ * `heavy_hitters`), so a page of other documents never downloads it. Call it to load
+ * early or to pass the module from elsewhere.
+ */
+export function initOpen(input?: InitInput): Promise<void>;
+
+/** Whether initOpen() has completed. */
+export function isOpenInitialized(): boolean;
+
+/**
  * Options of fetch() plus `maxBytes`: the largest document accepted (default 64 MiB); a
  * larger body is refused with `too_costly` while it downloads, before it is parsed.
  */

@@ -13,10 +13,9 @@ import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
   documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited, callingThread,
-  HANDLE, Wrapper, parsed, fetchedAndVerified,
+  HANDLE, Wrapper, parsed, fetchedAndVerified, compiledOnce, remoteMechanism, bindRemote, offThread,
 } from './common.js';
 import { reportId, OpenReportBatch } from './reports.js';
-import { compiledOnce, warmed, verifyOffThread, remoteMechanism, bindRemote } from './offthread.js';
 
 export { PrivliftError };
 export { sendReports, beaconOnPageHide, OpenReportBatch } from './reports.js';
@@ -60,6 +59,36 @@ export const { init, initSync, isInitialized } = moduleLoader('privlift', {
   hint: () => (embeddedWasm.privlift ? '' : ' (is pkg/privlift_bg.wasm served next to js/? With the Vite dev server,'
     + " set optimizeDeps.exclude: ['privlift'], or pass the .wasm URL to init())"),
 });
+
+/**
+ * The glue of the open-domain module (pkg-open/), once loaded: the open kinds have a wasm
+ * module of their own, which parseMechanism loads (initOpen) when it meets an open-domain
+ * document, so that a page of other documents neither downloads nor compiles it.
+ */
+let rawOpen = null;
+
+/**
+ * `initOpen(input?)` loads and instantiates the open-domain module once (by default
+ * pkg-open/privlift_open_bg.wasm next to this package, or what 'privlift/inline' and
+ * 'privlift/workerd' carry), as `init` does the discrete one. parseMechanism calls it for
+ * an open-domain document; call it yourself to load early or to pass the module from
+ * elsewhere. `isOpenInitialized()`: whether it has completed.
+ */
+export const { init: initOpen, isInitialized: isOpenInitialized } = moduleLoader('privlift open-domain', {
+  initWasm: async (input) => {
+    const glue = await import('../pkg-open/privlift_open.js');
+    await glue.default(input);
+    rawOpen = glue;
+  },
+  initSync: null, // parseMechanism is asynchronous: the open module has no synchronous loader
+  defaultSource: () => (embeddedWasm.open ? embeddedWasm.open()
+    : wasmSource(new URL('../pkg-open/privlift_open_bg.wasm', import.meta.url))),
+  hint: () => (embeddedWasm.open ? '' : ' (is pkg-open/privlift_open_bg.wasm served next to js/? Or pass its URL to initOpen())'),
+});
+
+/** A class of the open-domain glue, or one no handle is an instance of before it is loaded. */
+const openClass = (name) => rawOpen?.[name] ?? NotLoaded;
+class NotLoaded {}
 
 // ---------------------------------------------------------------------------------------
 // Argument conversion. Policies (shape, keys, ranges: Policy::from_entries), index ranges
@@ -112,7 +141,7 @@ async function parsedWithin(document, policy, threadLimit) {
   const bytes = documentBytes(document);
   await init();
   if (raw.isOpenDocument(bytes)) {
-    return parsed(bytes, init, (b) => raw.OpenDocument.parseBytes(b, policy),
+    return parsed(bytes, initOpen, (b) => rawOpen.OpenDocument.parseBytes(b, policy),
       (handle, sha256) => new OpenMechanismDocument(handle, sha256));
   }
   return parsed(bytes, init, (b) => raw.Document.parseBytes(b, policy, threadLimit),
@@ -138,7 +167,7 @@ async function parsedToVerifyHere(document, policy) {
 const VERIFY_ASYNC = "verifyAsync(document, policy) from 'privlift'";
 
 /** Starts the Worker of verifyAsync (on a `needs_async` refusal: the app's next call). */
-const warmClient = () => warmed('privlift', clientModule);
+const warmClient = () => offThread().then((o) => o.warmed('privlift', clientModule), () => {});
 
 
 /**
@@ -187,8 +216,8 @@ async function verifyBytes(bytes, policy, verify) {
  * verify throw, with the same codes.
  * @returns {Promise<AsyncMechanism>}
  */
-export function verifyAsync(document, policy, options) {
-  return verifyOffThread({
+export async function verifyAsync(document, policy, options) {
+  return (await offThread()).verifyOffThread({
     glue: 'privlift',
     cls: AsyncMechanism,
     what: 'verifyAsync()',
@@ -249,7 +278,7 @@ export class MechanismDocument extends Wrapper {
 export class OpenMechanismDocument extends Wrapper {
   /** @internal */
   constructor(handle, sha256) {
-    super(handle, sha256, { raw: raw.OpenDocument, name: 'OpenMechanismDocument', from: 'parseMechanism()' });
+    super(handle, sha256, { raw: openClass('OpenDocument'), name: 'OpenMechanismDocument', from: 'parseMechanism()' });
   }
 
   get #d() { return this[HANDLE]; }
@@ -333,7 +362,7 @@ function nulInside(values) {
 export class OpenMechanism extends Wrapper {
   /** @internal */
   constructor(handle, sha256) {
-    super(handle, sha256, { raw: raw.OpenMechanism, name: 'OpenMechanism', from: 'OpenMechanismDocument.verify()' });
+    super(handle, sha256, { raw: openClass('OpenMechanism'), name: 'OpenMechanism', from: 'OpenMechanismDocument.verify()' });
   }
 
   get #m() { return this[HANDLE]; }

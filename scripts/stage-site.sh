@@ -3,19 +3,21 @@
 # (the page imports ./privlift/js/privlift.js exactly as a web app imports the package),
 # and the local curator's mechanism documents, designed here by the `privlift` CLI from
 # the synthetic priors in data/priors/ (see data/README.md).
-# Needs pkg/, pkg-design/ (scripts/build-wasm.sh) and target/release/privlift, or the
+# Needs pkg/, pkg-open/, pkg-continuous/, pkg-design/ (scripts/build-wasm.sh) and target/release/privlift, or the
 # binary PRIVLIFT_CLI names (scripts/test.sh: the one its native tests built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli=${PRIVLIFT_CLI:-target/release/privlift}
-[ -f pkg/privlift_bg.wasm ] && [ -f pkg-continuous/privlift_continuous_bg.wasm ] && [ -f pkg-design/privlift_design_bg.wasm ] ||
-  { echo "stage-site: pkg/, pkg-continuous/ or pkg-design/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
+[ -f pkg/privlift_bg.wasm ] && [ -f pkg-open/privlift_open_bg.wasm ] && [ -f pkg-continuous/privlift_continuous_bg.wasm ] &&
+  [ -f pkg-design/privlift_design_bg.wasm ] ||
+  { echo "stage-site: pkg/, pkg-open/, pkg-continuous/ or pkg-design/ is missing; run scripts/build-wasm.sh" >&2; exit 1; }
 [ -x "$cli" ] || { echo "stage-site: $cli is missing; cargo build --release -p privlift-cli" >&2; exit 1; }
 rm -rf target/site
-mkdir -p target/site/privlift/pkg target/site/privlift/pkg-continuous target/site/privlift/pkg-design
+mkdir -p target/site/privlift/pkg target/site/privlift/pkg-open target/site/privlift/pkg-continuous target/site/privlift/pkg-design
 cp -r www/. target/site/
 cp -r js target/site/privlift/
 cp pkg/privlift.js pkg/privlift_bg.wasm target/site/privlift/pkg/
+cp pkg-open/privlift_open.js pkg-open/privlift_open_bg.wasm target/site/privlift/pkg-open/
 cp pkg-continuous/privlift_continuous.js pkg-continuous/privlift_continuous_bg.wasm target/site/privlift/pkg-continuous/
 cp pkg-design/privlift_design.js pkg-design/privlift_design_bg.wasm target/site/privlift/pkg-design/
 

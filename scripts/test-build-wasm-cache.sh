@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-modules=(pkg/privlift_bg.wasm pkg-continuous/privlift_continuous_bg.wasm pkg-design/privlift_design_bg.wasm)
+modules=(pkg/privlift_bg.wasm pkg-open/privlift_open_bg.wasm pkg-continuous/privlift_continuous_bg.wasm pkg-design/privlift_design_bg.wasm)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -26,12 +26,12 @@ log() { printf '[test-wasm] %s\n' "$*" >&2; }
 out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
 
-# The bindings crate's test files, with the continuous bindings (feature `continuous`)
-# that vectors.rs replays the continuous vectors through.
+# The bindings crate's test files, with the continuous and open-domain bindings (features
+# `continuous`, `open`) that vectors.rs replays those vectors through.
 TEST_FILES=(web vectors simd)
 CARGO_ARGS=()
 for t in "${TEST_FILES[@]}"; do CARGO_ARGS+=(--test "$t"); done
-CARGO_ARGS+=(--features continuous)
+CARGO_ARGS+=(--features continuous,open)
 
 # run NAME EXPECT_BANNER CMD...: runs CMD, echoes its output, checks that every file of
 # TEST_FILES ran > 0 tests (one "test result: ok. N passed" line per file).

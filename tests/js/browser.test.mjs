@@ -59,15 +59,30 @@ const WORKER_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel=
   window.__workers = await Promise.all([run('/js/privlift.js'), run('/js/inline.js')]);
 </script></body></html>`;
 
+// An open-domain document: 'privlift' loads its own module (pkg-open/) for it.
+const OPEN_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"></head><body><script type="module">
+  import { parseMechanism, isOpenInitialized, OpenMechanism } from '/js/privlift.js';
+  const before = isOpenInitialized();
+  const mech = (await parseMechanism({ format: 'privlift-mechanism', version: 1, id: 'fruit',
+    domain: { kind: 'strings', max_bytes: 32 }, prior: { values: ['apple', 'banana'], p: [0.5, 0.3] },
+    mechanism: { kind: 'olh', epsilon: 1, g: 4, hash: 'xxh32', hash_version: 1 }, claims: { ldp_x: 1 } })).verify({});
+  const batch = mech.perturbBatch(['apple', 'kiwi', 'banana']);
+  window.__open = { before, after: isOpenInitialized(), open: mech instanceof OpenMechanism, n: batch.length,
+    inRange: Array.from(batch.y).every((y) => y < 4) };
+</script></body></html>`;
+
 const site = servedSite(
-  { '/': ['.html', PAGE], '/index.html': ['.html', PAGE], '/workers.html': ['.html', WORKER_PAGE], '/worker.js': ['.js', WORKER] },
-  ['js', 'pkg'],
+  { '/': ['.html', PAGE], '/index.html': ['.html', PAGE], '/workers.html': ['.html', WORKER_PAGE], '/worker.js': ['.js', WORKER],
+    '/open.html': ['.html', OPEN_PAGE] },
+  ['js', 'pkg', 'pkg-open'],
 );
 
 test('the package runs in headless Chromium as <script type=module>', { skip, timeout: 60_000 }, async () => {
   const r = await pageResult(site, '/', '__privlift');
   assert.ok(r.ok);
   assert.ok(site.requests.includes('/pkg/privlift_bg.wasm'), 'the .wasm was fetched from its default URL');
+  assert.ok(!site.requests.some((u) => u.startsWith('/pkg-open/')), 'a page of discrete documents fetches no open-domain module');
+  assert.ok(!site.requests.includes('/js/offthread.js'), 'a page verifying on its own thread never loads the Workers\' code');
   const row = [0.5, 0.25, 0.25];
   for (let y = 0; y < 3; y++) {
     const sd = Math.sqrt(r.n * row[y] * (1 - row[y]));
@@ -96,4 +111,12 @@ test('the package runs in a module Web Worker in Chromium, from its .wasm file a
     assert.ok(Math.abs(r.kept - r.n * p) <= 5 * sd, `${r.entry}: ${r.kept} of ${r.n}`);
     assert.equal(r.receipt, 3);
   }
+});
+
+test('an open-domain document loads the open-domain module, once, in Chromium', { skip, timeout: 60_000 }, async () => {
+  site.requests.length = 0;
+  const r = await pageResult(site, '/open.html', '__open');
+  assert.deepEqual(r, { before: false, after: true, open: true, n: 3, inRange: true });
+  assert.equal(requestsOf(site, '/pkg-open/privlift_open_bg.wasm'), 1);
+  assert.equal(requestsOf(site, '/pkg-open/privlift_open.js'), 1);
 });

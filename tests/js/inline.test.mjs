@@ -22,13 +22,16 @@ function run(code) {
   return JSON.parse(out);
 }
 
+const FRUIT = await readFile(new URL('examples/fruit-olh.json', ROOT), 'utf8');
+const WASM_FILES = ['pkg/privlift_bg.wasm', 'pkg-open/privlift_open_bg.wasm'];
+
 test('privlift/inline needs no .wasm file: its own bytes load on first use, with no init() call', async () => {
-  // The package's files (package.json "files") without pkg/privlift_bg.wasm: only the
-  // embedded bytes can load.
+  // The package's files (package.json "files") without the client modules' .wasm files:
+  // only the embedded bytes can load.
   const { files } = JSON.parse(await readFile(new URL('package.json', ROOT), 'utf8'));
   const dir = await mkdtemp(join(tmpdir(), 'privlift-inline-'));
   try {
-    for (const f of files.filter((f) => f !== 'pkg/privlift_bg.wasm')) {
+    for (const f of files.filter((f) => !WASM_FILES.includes(f))) {
       await mkdir(join(dir, dirname(f)), { recursive: true });
       await copyFile(new URL(f, ROOT), join(dir, f));
     }
@@ -37,11 +40,18 @@ test('privlift/inline needs no .wasm file: its own bytes load on first use, with
       const m = (await p.parseMechanism(${JSON.stringify(DOC)})).verify({ maxLdpX: 1 });
       const y = m.perturb('b');
       const r = m.receipt(y);
-      console.log(JSON.stringify({ ready: p.isInitialized(), y, entries: r.entries.length }));
+      const openBefore = p.isOpenInitialized();
+      const o = (await p.parseMechanism(${JSON.stringify(FRUIT)})).verify({});
+      const report = o.perturb('apple');
+      console.log(JSON.stringify({ ready: p.isInitialized(), y, entries: r.entries.length, openBefore,
+        openReady: p.isOpenInitialized(), fields: Object.keys(report).sort() }));
     `);
     assert.equal(r.ready, true);
     assert.ok(['a', 'b', 'c'].includes(r.y), r.y);
     assert.equal(r.entries, 3);
+    assert.equal(r.openBefore, false, 'the open-domain module waits for an open-domain document');
+    assert.equal(r.openReady, true);
+    assert.deepEqual(r.fields, ['seed', 'y']);
     // The plain entry from the same copy has no .wasm to load: the control.
     assert.throws(() => run(`
       const p = await import(${JSON.stringify(pathToFileURL(join(dir, 'js/privlift.js')).href)});
@@ -58,10 +68,12 @@ test('privlift/inline has no top-level await (bundlers targeting scripts and Com
   assert.doesNotMatch(code, /^\s*await\b|^[^\n(]*=\s*await\b/m);
 });
 
-test('the inline module is the same bytes as pkg/privlift_bg.wasm', async () => {
-  const { WASM_BASE64 } = await import('../../pkg/privlift_inline.js');
-  const wasm = await readFile(new URL('pkg/privlift_bg.wasm', ROOT));
-  assert.ok(Buffer.from(WASM_BASE64, 'base64').equals(wasm), 'regenerate with scripts/build-wasm.sh');
+test('the inline modules are the same bytes as pkg/privlift_bg.wasm and pkg-open/privlift_open_bg.wasm', async () => {
+  for (const [inline, file] of [['pkg/privlift_inline.js', WASM_FILES[0]], ['pkg-open/privlift_open_inline.js', WASM_FILES[1]]]) {
+    const { WASM_BASE64 } = await import(new URL(inline, ROOT).href);
+    const wasm = await readFile(new URL(file, ROOT));
+    assert.ok(Buffer.from(WASM_BASE64, 'base64').equals(wasm), `${inline}: regenerate with scripts/build-wasm.sh`);
+  }
 });
 
 test('initSync loads from bytes or a compiled module, synchronously; a bad module is an init error', () => {

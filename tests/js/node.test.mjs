@@ -620,12 +620,41 @@ test('console.log and JSON.stringify show a summary, not an empty object', async
 test("the .wasm files are exported, so init()'s advice (pass the .wasm URL) can be followed", async () => {
   const { existsSync } = await import('node:fs');
   const { fileURLToPath } = await import('node:url');
-  for (const spec of ['privlift/pkg/privlift_bg.wasm', 'privlift/pkg-continuous/privlift_continuous_bg.wasm', 'privlift/pkg-design/privlift_design_bg.wasm']) {
+  for (const spec of ['privlift/pkg/privlift_bg.wasm', 'privlift/pkg-open/privlift_open_bg.wasm',
+    'privlift/pkg-continuous/privlift_continuous_bg.wasm', 'privlift/pkg-design/privlift_design_bg.wasm']) {
     const url = import.meta.resolve(spec);
     assert.ok(existsSync(fileURLToPath(url)), `${spec} → ${url}`);
   }
   const bytes = await readFile(new URL(import.meta.resolve('privlift/pkg/privlift_bg.wasm')));
   assert.ok(WebAssembly.validate(bytes));
+});
+
+test('the open-domain module loads at the first open-domain document only, or from what initOpen is given', async () => {
+  const { execFileSync } = await import('node:child_process');
+  const run = (code) => JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' }));
+  const fruit = JSON.stringify(await readFile(new URL('../../examples/fruit-olh.json', import.meta.url), 'utf8'));
+  const discrete = JSON.stringify(JSON.stringify({ format: 'privlift-mechanism', version: 1, id: 'k', labels: ['a', 'b'],
+    prior: [0.5, 0.5], mechanism: { kind: 'krr', epsilon: 1 }, claims: { ldp_x: 1 } }));
+  const lazy = run(`
+    import { parseMechanism, isInitialized, isOpenInitialized } from 'privlift';
+    (await parseMechanism(${discrete})).verify({}).perturb('a');
+    const afterDiscrete = [isInitialized(), isOpenInitialized()];
+    const kind = (await parseMechanism(${fruit})).verify({}).kind;
+    console.log(JSON.stringify({ afterDiscrete, kind, afterOpen: isOpenInitialized() }));
+  `);
+  assert.deepEqual(lazy, { afterDiscrete: [true, false], kind: 'olh', afterOpen: true });
+  // A module from elsewhere: a bad one is an init error naming the open-domain module.
+  const given = run(`
+    import { initOpen, isOpenInitialized, parseMechanism } from 'privlift';
+    let bad = null;
+    await initOpen(new Uint8Array([0, 97, 115, 109, 9, 9, 9, 9])).catch((e) => { bad = [e.code, /open-domain/.test(e.message)]; });
+    const { readFileSync } = await import('node:fs');
+    await initOpen(readFileSync(new URL(import.meta.resolve('privlift/pkg-open/privlift_open_bg.wasm'))));
+    const ready = isOpenInitialized();
+    const kind = (await parseMechanism(${fruit})).kind;
+    console.log(JSON.stringify({ bad, ready, kind }));
+  `);
+  assert.deepEqual(given, { bad: ['init', true], ready: true, kind: 'olh' });
 });
 
 test('in Node, fetchMechanism reads a file: URL (with maxBytes) and refuses a relative path saying what works', async () => {

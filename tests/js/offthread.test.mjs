@@ -155,7 +155,8 @@ test('the workers\' scripts have no top-level await (Vite bundles workers as IIF
 });
 
 test('a worker whose call failed other than with a PrivliftError is not used again', { timeout: 60_000 }, async () => {
-  const { runOffThread, compiledModule } = await import('../../js/offthread.js');
+  const { runOffThread } = await import('../../js/offthread.js');
+  const { compiledModule } = await import('../../js/common.js');
   const module = await compiledModule(readFileSync(new URL('../../pkg-design/privlift_design_bg.wasm', import.meta.url)));
   await runOffThread('design', module, 'fitGmm', [Float64Array.of(1, 2, 3, 4, 5, 6, 7, 8), 1], {}, 'fitGmm()');
   const kept = threads(); // the idle worker of that module

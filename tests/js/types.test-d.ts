@@ -1,7 +1,7 @@
 // Type test of js/privlift.d.ts (npm run typecheck). Compiled, never run: the
 // `@ts-expect-error` lines fail the check if the types stop rejecting them.
 import {
-  init, parseMechanism, fetchMechanism, PrivliftError, errorCodes, sendReports, beaconOnPageHide,
+  init, initOpen, isOpenInitialized, parseMechanism, fetchMechanism, PrivliftError, errorCodes, sendReports, beaconOnPageHide,
   parseOpenMechanism, OpenReportBatch, type ReportEnvelope,
   type MechanismDocument, type Mechanism, type Policy, type Receipt, type ReceiptEntry,
   type Leakage, type Verification, type Check, type Claims, type ErrorCode, type MechanismKind,
@@ -11,6 +11,9 @@ import {
 export async function usage(): Promise<void> {
   await init();
   await init(new URL('https://example.invalid/privlift_bg.wasm'));
+  await initOpen(new URL('https://example.invalid/privlift_open_bg.wasm'));
+  const openReady: boolean = isOpenInitialized();
+  void openReady;
   const doc: MechanismDocument = await parseMechanism('{"format": "privlift-mechanism"}');
   const claims: Claims = doc.claims;
   const ldpX: number | undefined = claims.ldpX;

@@ -9,11 +9,13 @@
 //! Errors cross as real JS `Error` objects with `name = "PrivliftError"` and a stable
 //! `code` property (see [`privlift::Error::code`]).
 //!
-//! Three modules are built from it (scripts/build-wasm.sh), with additive features:
+//! Four modules are built from it (scripts/build-wasm.sh), with additive features:
 //! `pkg/` (feature `client`, the default: discrete documents, the ledger's accounting),
 //! `pkg-continuous/` (`--no-default-features --features continuous`: continuous documents
-//! only), and the curator module `pkg-design/` (`design`: both, plus design and
-//! estimation), so that neither client downloads the other's code.
+//! only), `pkg-open/` (`--no-default-features --features open`: open-domain documents only,
+//! which the discrete client's JS loads when it meets one), and the curator module
+//! `pkg-design/` (`design`: the discrete and continuous clients, plus design and
+//! estimation), so that no client downloads another's code.
 #![forbid(unsafe_code)]
 
 extern crate alloc;
@@ -29,6 +31,8 @@ use alloc::vec::Vec;
 use wasm_bindgen::prelude::*;
 
 use privlift::error::{Error, Quoted};
+#[cfg(any(feature = "client", feature = "open"))]
+use privlift::verify::Policy;
 use privlift::verify::PolicyValue;
 #[cfg(feature = "client")]
 use privlift::{
@@ -36,13 +40,14 @@ use privlift::{
     document::{Document, DocumentJson},
     mechanism::VerifiedMechanism,
     rng::{os_rng, DeterministicRngForTesting, OsPoolRng},
-    verify::{work_budget, Policy},
+    verify::work_budget,
 };
 
 /// The getters every document and mechanism class has, whatever its family: `id` (the
 /// document's) and `kind` (its mechanism's tag: `matrix`, `per_secret`, `unary`, `krr`,
 /// `rr_lip`, `merge`, `sparse`, `srr`; `gaussian`, `laplace`, `sampling`), for the class
 /// `$class` (JS name `$js`) whose document is `$doc` of `$this`.
+#[cfg(any(feature = "client", feature = "continuous"))]
 macro_rules! family_getters {
     ($class:ident as $js:ident, |$this:ident| $doc:expr) => {
         #[wasm_bindgen(js_class = $js)]
@@ -71,8 +76,8 @@ pub mod accounting;
 #[cfg(feature = "continuous")]
 pub mod continuous;
 
-/// Open-domain documents (`olh`, `hadamard`, `hcms`, `heavy_hitters`), in the client.
-#[cfg(feature = "client")]
+/// Open-domain documents (`olh`, `hadamard`, `hcms`, `heavy_hitters`): the module `pkg-open/`.
+#[cfg(feature = "open")]
 pub mod open;
 
 /// Curator-side bindings (design, estimation), in the `design` build only.
@@ -81,7 +86,7 @@ pub mod design;
 
 /// Core errors as JS `PrivliftError`s with their `code`.
 mod error;
-#[cfg(feature = "client")]
+#[cfg(feature = "open")]
 pub(crate) use error::coded_error;
 pub(crate) use error::js_error;
 
@@ -216,7 +221,7 @@ pub(crate) fn policy_value(v: &JsValue) -> PolicyValue {
     }
 }
 
-#[cfg(feature = "client")]
+#[cfg(any(feature = "client", feature = "open"))]
 /// The discrete policy of a JS value (no policy: no limits), read by the core's one
 /// reader of policies (also behind `privlift verify`).
 fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
@@ -226,6 +231,14 @@ fn policy_from_js(policy: JsValue) -> Result<Policy, JsValue> {
             Policy::from_entries(members.into_iter().map(|(k, v)| (k, policy_value(&v)))).map_err(js_error)
         }
     }
+}
+
+/// Whether the JSON document `bytes` is an open-domain one (its kind peeked, nothing
+/// built): the JS wrapper then parses it with the open-domain module `pkg-open/`.
+#[cfg(feature = "client")]
+#[wasm_bindgen(js_name = isOpenDocument)]
+pub fn is_open_document(bytes: &[u8]) -> bool {
+    privlift::open::is_open(bytes)
 }
 
 #[cfg(feature = "client")]

@@ -142,12 +142,6 @@ fn memory_view(ptr: *const u8, len: usize) -> Uint8Array {
     Uint8Array::new_with_byte_offset_and_length(&memory.buffer(), ptr as usize as u32, len as u32)
 }
 
-/// Whether the JSON document `bytes` is an open-domain one (its kind peeked, nothing built).
-#[wasm_bindgen(js_name = isOpenDocument)]
-pub fn is_open_document(bytes: &[u8]) -> bool {
-    privlift::open::is_open(bytes)
-}
-
 /// A parsed and validated (not yet verified) open-domain document.
 #[wasm_bindgen(js_name = OpenDocument)]
 #[derive(Debug)]

@@ -6,13 +6,13 @@
 //!    natively), compiled to wasm32: the seeded outputs, and the `serde_json` text of every
 //!    audit and receipt, must equal the file byte for byte;
 //! 2. through the bindings the npm package calls (`Document`, `Mechanism`,
-//!    `ContinuousDocument`, `ContinuousMechanism`): every value they hand to JavaScript
-//!    must equal the file's exact value bit for bit.
+//!    `ContinuousDocument`, `ContinuousMechanism`, `OpenDocument`, `OpenMechanism`): every
+//!    value they hand to JavaScript must equal the file's exact value bit for bit.
 //!
-//! Needs the `continuous` feature (the continuous bindings) besides the default `client`:
+//! Needs the `continuous` and `open` features (those bindings) besides the default `client`:
 //! without it this file compiles to no test, which scripts/test-wasm.sh refuses (every test
 //! file must run tests). `tests/vectors.rs` checks that this file embeds every vector.
-#![cfg(all(target_arch = "wasm32", feature = "client", feature = "continuous"))]
+#![cfg(all(target_arch = "wasm32", feature = "client", feature = "continuous", feature = "open"))]
 
 #[path = "../../tests/vectors/replay.rs"]
 mod replay;

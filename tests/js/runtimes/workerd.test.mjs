@@ -119,18 +119,22 @@ async function served(source, modules, requests, check) {
 }
 
 test('a Worker importing privlift verifies, perturbs and gives a receipt under workerd, first request included', async () => {
-  await served(WORKER, ['privlift_bg.wasm'], 3, (body, i) => {
+  await served(WORKER, ['privlift_bg.wasm', 'privlift_open_bg.wasm'], 3, (body, i) => {
     checkScenario(assert, { ...body, before: i === 0 ? body.before : false });
     if (i > 0) assert.equal(body.before, true, 'later requests reuse the loaded module');
   });
 });
 
-/** A Worker using the three entries: a continuous receipt, a design, and verifyAsync (on the calling thread there). */
+/**
+ * A Worker using the three entries: a continuous receipt, a design, verifyAsync (on the
+ * calling thread there), and an open-domain report (the open module 'privlift' imports).
+ */
 const EVERY_ENTRY = `
 import * as p from 'privlift';
 import * as c from 'privlift/continuous';
 import * as d from 'privlift/design';
 const SALARY = ${JSON.stringify(readFileSync(join(ROOT, 'examples/salary-gaussian-lip.json'), 'utf8'))};
+const FRUIT = ${JSON.stringify(readFileSync(join(ROOT, 'examples/fruit-olh.json'), 'utf8'))};
 export default {
   async fetch() {
     try {
@@ -142,8 +146,12 @@ export default {
       const m = await p.verifyAsync(json, { maxLdpX: 1.01 });
       const out = await m.perturbIndex(0);
       m.free();
+      const openBefore = p.isOpenInitialized();
+      const fruit = (await p.parseMechanism(FRUIT)).verify({});
+      const report = fruit.perturb('apple');
       return Response.json({ before, after: [c.isInitialized(), d.isInitialized()], userPoint: r.userPoint,
-        designed: JSON.parse(json).id, out, offThread: d.offThreadAvailable() });
+        designed: JSON.parse(json).id, out, offThread: d.offThreadAvailable(), openBefore, openKind: fruit.kind,
+        openFields: Object.keys(report).sort() });
     } catch (e) {
       return Response.json({ code: e.code, message: String(e.message) }, { status: 500 });
     }
@@ -152,8 +160,11 @@ export default {
 `;
 
 test('privlift/continuous and privlift/design load under workerd, first request included; verifyAsync runs there', async () => {
-  await served(EVERY_ENTRY, ['privlift_bg.wasm', 'privlift_continuous_bg.wasm', 'privlift_design_bg.wasm'], 2, (body, i) => {
+  await served(EVERY_ENTRY, ['privlift_bg.wasm', 'privlift_continuous_bg.wasm', 'privlift_design_bg.wasm', 'privlift_open_bg.wasm'], 2, (body, i) => {
     assert.deepEqual(body.before, i === 0 ? [false, false] : [true, true], 'nothing is instantiated at import');
+    assert.equal(body.openBefore, i > 0, 'the open-domain module loads at the first open document');
+    assert.equal(body.openKind, 'olh');
+    assert.deepEqual(body.openFields, ['seed', 'y']);
     assert.deepEqual(body.after, [true, true]);
     assert.equal(body.userPoint, 52000);
     assert.equal(body.designed, 'krr-eps1');
