@@ -220,10 +220,13 @@ impl Categorical {
         }
     }
 
-    /// One draw for input `x` (caller checks `x < inputs()`).
+    /// One draw for input `x` (caller checks `x < inputs()`). Always inlined, as
+    /// [`Self::sample_word`] and `VerifiedMechanism::perturb`, its caller: one draw is a few
+    /// nanoseconds, and LLVM leaves a generic function with several callers out of line.
     ///
     /// # Errors
     /// `rng` if the random source fails.
+    #[inline(always)]
     pub fn sample<R: Randomness + ?Sized>(&self, x: usize, rng: &mut R) -> Result<usize> {
         Ok(self.sample_word(x, rng.next_word()?))
     }
