@@ -427,6 +427,15 @@ let offThreadModule = null;
 export const offThread = () => (offThreadModule ??= import('./offthread.js'));
 
 /**
+ * Starts the package's Worker for `glue` and the module `compiled` compiles (a
+ * `compiledOnce`), js/offthread.js loaded first: on a `needs_async` refusal, so that the
+ * app's next call (verifyAsync) finds it ready. Never throws; nothing without workers.
+ */
+export function warmOffThreadLater(glue, compiled) {
+  offThread().then((o) => o.warmed(glue, compiled), () => {});
+}
+
+/**
  * The loader of one wasm module: `init` (async, once; later calls return the same promise
  * and ignore `input`), `initSync` (from bytes or a compiled module; a no-op once loaded) and
  * `isInitialized`, the same three functions in every entry. `what` names the module in

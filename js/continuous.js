@@ -11,7 +11,7 @@ import { reportId } from './reports.js';
 import {
   PrivliftError, CONTINUOUS_KINDS, guard, invalid, toSeed, documentBytes, wasmSource, typeOf, summarised, moduleLoader,
   refuseBlocking, unlimited, embeddedWasm,
-  HANDLE, Wrapper, parsed, fetchedAndVerified, compiledOnce, remoteMechanism, bindRemote, offThread,
+  HANDLE, Wrapper, parsed, fetchedAndVerified, compiledOnce, remoteMechanism, bindRemote, offThread, warmOffThreadLater,
 } from './common.js';
 
 /**
@@ -125,7 +125,7 @@ export class ContinuousDocument extends Wrapper {
    */
   verify(policy) {
     refuseBlocking(guard(() => this.#d.verifyWork(policy)), "verifyContinuousAsync(document, policy) from 'privlift/continuous'",
-      () => offThread().then((o) => o.warmed('continuous', continuousModule), () => {}));
+      () => warmOffThreadLater('continuous', continuousModule));
     return new ContinuousMechanism(guard(() => this.#d.verify(policy)), this.sha256);
   }
 }

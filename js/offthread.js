@@ -449,7 +449,7 @@ export function terminateIdleWorkers() {
 // ---------------------------------------------------------------------------------------
 // Verification off the calling thread: `verifyAsync` ('privlift') and
 // `verifyContinuousAsync` ('privlift/continuous') parse and verify a document in the
-// package's Worker (js/offthread.js), so that a document of up to the whole verification
+// package's Worker (above), so that a document of up to the whole verification
 // budget (about a second of a first verify) never holds the page's thread or Node's event
 // loop; the synchronous `verify()` refuses one above `SYNC_VERIFY_WORK` (js/common.js).
 //

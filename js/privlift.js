@@ -13,7 +13,7 @@ import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
   documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited, callingThread,
-  HANDLE, Wrapper, parsed, fetchedAndVerified, compiledOnce, remoteMechanism, bindRemote, offThread,
+  HANDLE, Wrapper, parsed, fetchedAndVerified, compiledOnce, remoteMechanism, bindRemote, offThread, warmOffThreadLater,
 } from './common.js';
 import { reportId, OpenReportBatch } from './reports.js';
 
@@ -167,7 +167,7 @@ async function parsedToVerifyHere(document, policy) {
 const VERIFY_ASYNC = "verifyAsync(document, policy) from 'privlift'";
 
 /** Starts the Worker of verifyAsync (on a `needs_async` refusal: the app's next call). */
-const warmClient = () => offThread().then((o) => o.warmed('privlift', clientModule), () => {});
+const warmClient = () => warmOffThreadLater('privlift', clientModule);
 
 
 /**
