@@ -106,20 +106,20 @@ step "build-wasm.sh on an unchanged tree: no wasm-opt, the same modules"
 bash scripts/test-build-wasm-cache.sh
 
 step "size budget"
-# 124 KiB, 70 KiB and 76 KiB gzip: regression guards, not goals. A change that needs more
+# 136 KiB, 82 KiB and 90 KiB gzip: regression guards, not goals. A change that needs more
 # raises them and says why in its commit; BENCHMARKS.md holds the current sizes.
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
-echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 126976)"
-[ "$gz" -le 126976 ] || { echo "size budget exceeded" >&2; exit 1; }
+echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 139264)"
+[ "$gz" -le 139264 ] || { echo "size budget exceeded" >&2; exit 1; }
 raw=$(stat -c %s pkg-open/privlift_open_bg.wasm)
 gz=$(gzip -9 -c pkg-open/privlift_open_bg.wasm | wc -c)
-echo "privlift_open_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 71680)"
-[ "$gz" -le 71680 ] || { echo "size budget exceeded (open-domain client)" >&2; exit 1; }
+echo "privlift_open_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 83968)"
+[ "$gz" -le 83968 ] || { echo "size budget exceeded (open-domain client)" >&2; exit 1; }
 raw=$(stat -c %s pkg-continuous/privlift_continuous_bg.wasm)
 gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
-echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 77824)"
-[ "$gz" -le 77824 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
+echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 92160)"
+[ "$gz" -le 92160 ] || { echo "size budget exceeded (continuous client)" >&2; exit 1; }
 
 step "end-to-end demo in headless Chromium and WebKitGTK"
 # The CLI the native tests built (profile `test`: optimised, with debug assertions): no

@@ -34,7 +34,7 @@ fn same(a: Option<Num>, b: Option<Num>) -> bool {
 
 #[track_caller]
 fn check(text: &str) {
-    let ours = parse(text.as_bytes());
+    let ours = parse(text);
     let theirs = reference(text);
     assert!(same(ours, theirs), "{text}: ours {ours:?}, serde_json {theirs:?}");
 }

@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
         let e = i16::from_le_bytes([exp_bytes[0], exp_bytes[1]]) % 1200;
         text.push_str(&format!("e{e}"));
     }
-    let ours = parse(text.as_bytes());
+    let ours = parse(&text);
     let theirs = serde_json::from_str::<serde_json::Number>(&text).ok().map(|n| match (n.as_u64(), n.as_i64()) {
         (Some(v), _) => Num::U64(v),
         (None, Some(v)) => Num::I64(v),

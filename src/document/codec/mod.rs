@@ -5,7 +5,7 @@
 //!
 //! * [`reader`]: the pull reader the wire types' readers (`document::wire`) and the
 //!   family peeks ([`reader::peek_kind`], [`reader::peek_family`]) run on;
-//! * [`decimal`]: a number's text to the f64 nearest to it, exactly, without tables;
+//! * [`decimal`]: a number's text to its kind and the f64 nearest to it (core's parser);
 //! * [`json`]: [`Json`], the untyped parts of a document (`mechanism`, `utility`), its
 //!   arrays of numbers held flat and refused past their alphabet as they are read;
 //! * `keys`: repeated keys refused in O(log² n) comparisons a key;

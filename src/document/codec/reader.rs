@@ -54,7 +54,14 @@ pub struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    /// A stretch of `bytes` checked as UTF-8 once, from `text_at` on: the numbers' text is
+    /// sliced from it ([`Reader::ascii`]).
+    text: &'a str,
+    text_at: usize,
 }
+
+/// The bytes [`Reader::ascii`] checks as UTF-8 at a time.
+const TEXT_BLOCK: usize = 1 << 16;
 
 /// The byte order mark, of which one leading is read as nothing by every entry point
 /// ([`Reader::new`], [`super::strict::from_str`]) and left out of a document's SHA-256: a
@@ -66,7 +73,7 @@ impl<'a> Reader<'a> {
     /// A reader at the start of `bytes`, after one [`BYTE_ORDER_MARK`] if there is one.
     pub fn new(bytes: &'a [u8]) -> Self {
         let pos = if bytes.starts_with(BYTE_ORDER_MARK.as_bytes()) { BYTE_ORDER_MARK.len() } else { 0 };
-        Reader { bytes, pos, depth: 0 }
+        Reader { bytes, pos, depth: 0, text: "", text_at: 0 }
     }
 
     /// A `json` error at the current position (serde_json's "… at line L column C").
@@ -175,9 +182,26 @@ impl<'a> Reader<'a> {
         }
         self.number_text()?;
         // The text is of the JSON grammar (checked above): `decimal` decides the kind and
-        // rounds exactly as serde_json's reader does (tests/decimal.rs), with neither its
-        // tables of powers nor core's, which every client would download.
-        super::decimal::parse(&self.bytes[start..self.pos]).ok_or_else(|| self.error("number out of range"))
+        // rounds exactly as serde_json's reader does (tests/decimal.rs).
+        let text = self.ascii(start, self.pos).ok_or_else(|| self.error("invalid number"))?;
+        super::decimal::parse(text).ok_or_else(|| self.error("number out of range"))
+    }
+
+    /// `bytes[start..end]`, ASCII the reader checked, as text: a slice of a block checked as
+    /// UTF-8 once ([`TEXT_BLOCK`] bytes), not a check per number (`from_utf8` on each of a
+    /// dense channel's 20-byte probabilities was a sixth of its parse).
+    fn ascii(&mut self, start: usize, end: usize) -> Option<&'a str> {
+        if let Some(s) = start.checked_sub(self.text_at).and_then(|a| self.text.get(a..end - self.text_at)) {
+            return Some(s);
+        }
+        let block = self.bytes.get(start..self.bytes.len().min(start + TEXT_BLOCK.max(end - start)))?;
+        // Up to the first byte that is not UTF-8 (past `end`: the text up to it is ASCII).
+        let valid = match core::str::from_utf8(block) {
+            Ok(text) => text,
+            Err(e) => core::str::from_utf8(&block[..e.valid_up_to()]).ok()?,
+        };
+        (self.text, self.text_at) = (valid, start);
+        valid.get(..end - start)
     }
 
     /// Reads past a number, checking its grammar only (what [`Reader::skip`] needs).
