@@ -6,6 +6,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
 
 import { parseMechanism, fetchMechanism, PrivliftError } from 'privlift';
 import { parseContinuousMechanism, fetchContinuousMechanism, CONTINUOUS_KINDS } from 'privlift/continuous';
@@ -249,6 +250,30 @@ describe('a document of the other family keeps its typed error', () => {
     // Duplicate keys: the last `mechanism` counts, as JSON.parse would read it.
     const twice = JSON.stringify(gaussianDocument()).replace('"mechanism":', '"mechanism":{"kind":"matrix"},"mechanism":');
     await rejectsWith(parseMechanism(twice), 'unsupported_mechanism', "'gaussian'");
+  });
+
+  test('open-domain or discrete, whatever the document puts in its first 64 KiB', async () => {
+    // The wrapper tells the families from a document's beginning when it names `labels`
+    // there, and from the whole document otherwise.
+    const fruit = JSON.parse(await readFile(new URL('../../examples/fruit-olh.json', import.meta.url), 'utf8'));
+    const padding = 'x'.repeat(1 << 17);
+    const openLate = { description: padding, ...fruit };
+    const discreteLate = { description: padding, ...krrDocument(3) };
+    const discreteEarly = { labels: ['v0', 'v1', 'v2'], description: padding, ...krrDocument(3) };
+    for (const [doc, kind] of [[openLate, 'olh'], [discreteLate, 'matrix'], [discreteEarly, 'matrix']]) {
+      const parsed = await parseMechanism(utf8(JSON.stringify(doc)));
+      assert.equal(parsed.kind, kind);
+      parsed.free();
+    }
+    // A `labels` member makes any document discrete, early or late: an open kind with
+    // labels is the discrete reader's to refuse, the same way.
+    const refusals = [];
+    for (const doc of [{ labels: ['a'], ...fruit, description: padding }, { description: padding, ...fruit, labels: ['a'] }]) {
+      const e = await parseMechanism(utf8(JSON.stringify(doc))).then(() => null, (err) => err);
+      assert.ok(e instanceof PrivliftError, String(e));
+      refusals.push([e.code, e.message]);
+    }
+    assert.deepEqual(refusals[0], refusals[1]);
   });
 
   test('without a string mechanism.kind, the core error stands', async () => {
