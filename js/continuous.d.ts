@@ -15,7 +15,10 @@ export const CONTINUOUS_KINDS: readonly ContinuousKind[];
 /** Parses and validates a continuous document (kind 'gaussian', 'laplace' or 'sampling'). */
 export function parseContinuousMechanism(document: DocumentInput): Promise<ContinuousDocument>;
 
-/** fetchMechanism for a continuous document. */
+/**
+ * fetchMechanism for a continuous document: `needs_async` for a document that costs more
+ * than the calling thread verifies; call verifyContinuousAsync with the error's `document`.
+ */
 export function fetchContinuousMechanism(
   url: FetchInput,
   policy?: ContinuousPolicy,

@@ -49,7 +49,8 @@ export async function parseContinuousMechanism(document) {
 /**
  * Downloads a continuous document, parses it and verifies it against `policy`
  * (`{lip?: {eps, delta}, ldp?: {eps, delta}}`, nats). Throws PrivliftError: `network`,
- * `http`, any parse code, `no_claims`, `claim_violated`, `policy_violated`.
+ * `http`, any parse code, `no_claims`, `claim_violated`, `policy_violated`, and
+ * `needs_async` (verify the error's `document`, the bytes downloaded, with verifyContinuousAsync).
  * @returns {Promise<ContinuousMechanism>}
  */
 export async function fetchContinuousMechanism(url, policy, fetchOptions) {

@@ -524,7 +524,9 @@ let encoder = null;
  * The document's UTF-8 bytes as buffers of its own, to transfer to the Worker (not to
  * copy: posting 23 MB of text costs this thread 40 ms, transferring nothing): text is
  * encoded and bytes are copied a slice per task, so that none of this thread's tasks
- * handles more than SLICE of it. An object is serialised first, at once.
+ * handles more than SLICE of it. Bytes are copied into one buffer, which the Worker
+ * reads as it is (joining a dense 1024² RR's six slices there took 19 ms). An object is
+ * serialised first, at once.
  */
 async function slices(document) {
   const chunks = [];
@@ -541,11 +543,12 @@ async function slices(document) {
     return chunks;
   }
   const bytes = documentBytes(document);
+  const copy = new Uint8Array(bytes.length);
   for (let i = 0; i < bytes.length; i += SLICE) {
     if (i > 0) await nextTask();
-    chunks.push(bytes.slice(i, i + SLICE));
+    copy.set(bytes.subarray(i, i + SLICE), i);
   }
-  return chunks;
+  return [copy];
 }
 
 async function verifyHere({ here, cls, what }, document, policy, { signal, onProgress }) {

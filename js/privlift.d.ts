@@ -77,6 +77,12 @@ export class PrivliftError extends Error {
   readonly status?: number;
   /** The error code a collector answered with, for `code === 'http'` from sendReports. */
   readonly serverCode?: string;
+  /**
+   * For `code === 'needs_async'` from fetchMechanism or fetchContinuousMechanism: the
+   * document's bytes as downloaded, to pass to verifyAsync / verifyContinuousAsync
+   * without downloading them again.
+   */
+  readonly document?: Uint8Array;
 }
 
 /**
@@ -562,7 +568,8 @@ export function beaconOnPageHide(
  * Downloads, parses and verifies a mechanism document on the calling thread. Throws
  * PrivliftError with `network`, `http`, a parse code, `no_claims`, `claim_violated`,
  * `policy_violated`, `too_costly`, or `needs_async` for a document that costs more than
- * the calling thread verifies (about 50 ms): fetch its bytes and call verifyAsync.
+ * the calling thread verifies (about 50 ms): call verifyAsync with the error's `document`,
+ * the bytes downloaded.
  */
 export function fetchMechanism(
   url: FetchInput,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer } from 'node:http';
 import { parseMechanism, fetchMechanism, verifyAsync, AsyncMechanism, PrivliftError } from '../../js/privlift.js';
-import { parseContinuousMechanism, verifyContinuousAsync, AsyncContinuousMechanism } from '../../js/continuous.js';
+import { parseContinuousMechanism, fetchContinuousMechanism, verifyContinuousAsync, AsyncContinuousMechanism } from '../../js/continuous.js';
 import { SYNC_VERIFY_WORK, unlimited } from '../../js/common.js';
 import { terminateIdleWorkers, workerCounts } from '../../js/offthread.js';
 import * as raw from '../../pkg/privlift.js';
@@ -264,11 +264,11 @@ test('a needs_async refusal starts the worker verifyAsync then takes, even befor
   terminateIdleWorkers();
 });
 
-test('fetchMechanism refuses a document above the calling thread\'s limit as it reads it (needs_async), above the budget as too_costly', { timeout: 60_000 }, async () => {
+test('fetchMechanism refuses a document above the calling thread\'s limit as it reads it (needs_async, with the bytes), above the budget as too_costly', { timeout: 60_000 }, async () => {
   const big = DOCUMENTS.matrix(1024);
   // Its last numbers cut off: a parse that read them all would say `json`.
   const cut = big.slice(0, big.length - 200);
-  const files = { '/big.json': big, '/cut.json': cut, '/small.json': DOCUMENTS.matrix(128) };
+  const files = { '/big.json': big, '/cut.json': cut, '/small.json': DOCUMENTS.matrix(128), '/gaussian.json': GAUSSIAN };
   const server = createServer((req, res) => {
     res.writeHead(files[req.url] ? 200 : 404, { 'content-type': 'application/json' });
     res.end(files[req.url] ?? '');
@@ -281,21 +281,70 @@ test('fetchMechanism refuses a document above the calling thread\'s limit as it 
       assert.ok(e instanceof PrivliftError, String(e));
       assert.equal(e.code, 'needs_async', path);
       assert.match(e.message, /verifyAsync\(document, policy\) from 'privlift'/);
+      // The bytes it downloaded, for verifyAsync: not fetched again.
+      assert.ok(e.document instanceof Uint8Array, path);
+      assert.deepEqual(e.document, new TextEncoder().encode(files[path]), path);
     }
     await assert.rejects(parseMechanism(cut), { code: 'json' }, 'the control: parsed whole, the cut document is malformed');
     // Above the policy's own budget it is the policy's refusal, naming that budget.
     const over = await rejection(fetchMechanism(`${base}/big.json`, { maxVerifyWork: 1e6 }));
     assert.equal(over?.code, 'too_costly');
     assert.match(over.message, /budget of 1(\.0+)?e6/);
+    assert.equal(over.document, undefined, 'only a needs_async refusal carries the bytes');
     // A budget below the thread's limit: the policy's refusal too, never needs_async.
     assert.equal((await rejection(fetchMechanism(`${base}/small.json`, { maxVerifyWork: 1000 })))?.code, 'too_costly');
     const m = await fetchMechanism(`${base}/small.json`, {});
     assert.equal(m.labels.length, 128);
     m.free();
-    const a = await verifyAsync(big);
+    const a = await verifyAsync((await rejection(fetchMechanism(`${base}/big.json`, {}))).document);
     assert.equal(a.labels.length, 1024);
     a.free();
+    // The continuous fetch refuses as verify() does, and hands over its bytes the same way.
+    const g = await rejection(fetchContinuousMechanism(`${base}/gaussian.json`, {}));
+    assert.equal(g?.code, 'needs_async');
+    assert.deepEqual(g.document, new TextEncoder().encode(GAUSSIAN));
+    const ga = await verifyContinuousAsync(g.document);
+    assert.ok(ga instanceof AsyncContinuousMechanism);
+    ga.free();
   } finally {
+    server.close();
+    terminateIdleWorkers();
+  }
+});
+
+test('fetchMechanism starts the Worker while a document its first bytes price above the thread\'s limit downloads', { timeout: 60_000 }, async () => {
+  terminateIdleWorkers();
+  const big = new TextEncoder().encode(DOCUMENTS.matrix(1024));
+  const small = new TextEncoder().encode(DOCUMENTS.matrix(128)); // 0.3 MB, verified here
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  const server = createServer(async (req, res) => {
+    const body = req.url === '/big.json' ? big : small;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+    // The first 100 kB, then the rest only once the test has looked.
+    res.write(body.subarray(0, 100_000));
+    await held;
+    res.end(body.subarray(100_000));
+  });
+  await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
+  const base = `http://127.0.0.1:${server.address().port}`;
+  try {
+    const refused = rejection(fetchMechanism(`${base}/big.json`, {}));
+    await until(() => workerCounts().warming + workerCounts().idle === 1, 'the first bytes start a worker');
+    release();
+    const e = await refused;
+    assert.equal(e?.code, 'needs_async');
+    const a = await verifyAsync(e.document);
+    assert.equal(a.labels.length, 1024);
+    a.free();
+    terminateIdleWorkers();
+    // A document its first bytes price within the limit starts none.
+    const m = await fetchMechanism(`${base}/small.json`, {});
+    assert.equal(m.labels.length, 128);
+    m.free();
+    assert.deepEqual(workerCounts(), { idle: 0, warming: 0 });
+  } finally {
+    release();
     server.close();
     terminateIdleWorkers();
   }
