@@ -12,7 +12,7 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited, callingThread,
+  documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited, callingThread, HEAD_BYTES,
   HANDLE, Wrapper, parsed, fetchedAndVerified, compiledOnce, remoteMechanism, bindRemote, offThread, warmOffThreadLater,
 } from './common.js';
 import { reportId, OpenReportBatch } from './reports.js';
@@ -149,15 +149,12 @@ async function parsedWithin(document, policy, threadLimit) {
 }
 
 /**
- * The most of a document's beginning read first to tell a discrete document (which names
- * its `labels` there) from an open-domain one: copying the whole of a dense 1024² RR's
- * 23 MB into wasm to ask took 17 ms of a cold page in Chromium.
+ * Whether `bytes` is an open-domain document: the core's peek, of its first HEAD_BYTES
+ * when a discrete document names its `labels` there (copying the whole of a dense 1024²
+ * RR's 23 MB into wasm to ask took 17 ms of a cold page in Chromium).
  */
-const PEEK_BYTES = 1 << 16;
-
-/** Whether `bytes` is an open-domain document (the core's peek, from its beginning if that settles it). */
 function isOpenDocument(bytes) {
-  if (bytes.length > PEEK_BYTES && raw.namesLabels(bytes.subarray(0, PEEK_BYTES))) return false;
+  if (bytes.length > HEAD_BYTES && raw.namesLabels(bytes.subarray(0, HEAD_BYTES))) return false;
   return raw.isOpenDocument(bytes);
 }
 
