@@ -315,22 +315,22 @@ test('fetchMechanism refuses a document above the calling thread\'s limit as it 
 test('fetchMechanism starts the Worker while a document its first bytes price above the thread\'s limit downloads', { timeout: 60_000 }, async () => {
   terminateIdleWorkers();
   const big = new TextEncoder().encode(DOCUMENTS.matrix(1024));
-  const small = new TextEncoder().encode(DOCUMENTS.matrix(128)); // 0.3 MB, verified here
+  const small = new TextEncoder().encode(DOCUMENTS.matrix(480)); // 5 MB, verified here
   let release;
   const held = new Promise((resolve) => { release = resolve; });
   const server = createServer(async (req, res) => {
     const body = req.url === '/big.json' ? big : small;
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-    // The first 100 kB, then the rest only once the test has looked.
-    res.write(body.subarray(0, 100_000));
+    // The first 5 MB, then the rest only once the test has looked.
+    res.write(body.subarray(0, 5_000_000));
     await held;
-    res.end(body.subarray(100_000));
+    res.end(body.subarray(5_000_000));
   });
   await new Promise((resolve) => { server.listen(0, '127.0.0.1', resolve); });
   const base = `http://127.0.0.1:${server.address().port}`;
   try {
     const refused = rejection(fetchMechanism(`${base}/big.json`, {}));
-    await until(() => workerCounts().warming + workerCounts().idle === 1, 'the first bytes start a worker');
+    await until(() => workerCounts().warming + workerCounts().idle === 1, 'the first 5 MB start a worker');
     release();
     const e = await refused;
     assert.equal(e?.code, 'needs_async');
@@ -338,9 +338,9 @@ test('fetchMechanism starts the Worker while a document its first bytes price ab
     assert.equal(a.labels.length, 1024);
     a.free();
     terminateIdleWorkers();
-    // A document its first bytes price within the limit starts none.
+    // A long document its first bytes price within the limit starts none.
     const m = await fetchMechanism(`${base}/small.json`, {});
-    assert.equal(m.labels.length, 128);
+    assert.equal(m.labels.length, 480);
     m.free();
     assert.deepEqual(workerCounts(), { idle: 0, warming: 0 });
   } finally {
