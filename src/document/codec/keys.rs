@@ -1,5 +1,5 @@
-//! A set of strings given by index, for refusing a repeat as the strings arrive: the labels
-//! of an alphabet, the keys of a JSON object as it is read.
+//! A set of strings given by index, for refusing a repeat as the strings arrive: the keys
+//! of a JSON object as it is read.
 //!
 //! # Why sorted runs, not a hash table
 //! The strings come from the curator's document, which may be hostile. A table with a

@@ -23,4 +23,3 @@ pub mod strict;
 pub(super) mod writer;
 
 pub use json::{Json, Object};
-pub(super) use keys::KeySet;
