@@ -174,9 +174,9 @@ async function parsedToVerifyHere(document, policy) {
 }
 
 /**
- * On the first bytes of a download (fetchMechanism): when they declare sizes that
- * parsedToVerifyHere will refuse as `needs_async`, the Worker of the verifyAsync that
- * follows starts now, while the rest downloads (starting it takes about 0.15 s in
+ * On the head of a long download (fetchMechanism; fetchBytes's `onHead`): when it declares
+ * sizes that parsedToVerifyHere will refuse as `needs_async`, the Worker of the verifyAsync
+ * that follows starts now, while the rest downloads (starting it takes about 0.15 s in
  * Chromium, longer than what is left of the refusal once the document has arrived).
  * The beginning is read by the same reader with the same limits; anything else it says
  * (the rest is missing) is the full read's to say.
