@@ -106,7 +106,7 @@ step "build-wasm.sh on an unchanged tree: no wasm-opt, the same modules"
 bash scripts/test-build-wasm-cache.sh
 
 step "size budget"
-# 136 KiB, 82 KiB and 90 KiB gzip: regression guards, not goals. A change that needs more
+# 136 KiB, 86 KiB and 90 KiB gzip: regression guards, not goals. A change that needs more
 # raises them and says why in its commit; BENCHMARKS.md holds the current sizes.
 raw=$(stat -c %s pkg/privlift_bg.wasm)
 gz=$(gzip -9 -c pkg/privlift_bg.wasm | wc -c)
@@ -114,8 +114,8 @@ echo "privlift_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 139264)"
 [ "$gz" -le 139264 ] || { echo "size budget exceeded" >&2; exit 1; }
 raw=$(stat -c %s pkg-open/privlift_open_bg.wasm)
 gz=$(gzip -9 -c pkg-open/privlift_open_bg.wasm | wc -c)
-echo "privlift_open_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 83968)"
-[ "$gz" -le 83968 ] || { echo "size budget exceeded (open-domain client)" >&2; exit 1; }
+echo "privlift_open_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 88064)"
+[ "$gz" -le 88064 ] || { echo "size budget exceeded (open-domain client)" >&2; exit 1; }
 raw=$(stat -c %s pkg-continuous/privlift_continuous_bg.wasm)
 gz=$(gzip -9 -c pkg-continuous/privlift_continuous_bg.wasm | wc -c)
 echo "privlift_continuous_bg.wasm: $raw bytes raw, $gz bytes gzip -9 (budget 92160)"

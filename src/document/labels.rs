@@ -12,6 +12,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use serde::{Deserialize, Serialize};
 
+use super::codec::first_repeat;
 use super::MAX_SYMBOLS;
 use crate::error::{Error, Result};
 
@@ -292,16 +293,10 @@ impl Alphabet {
     }
 }
 
-/// The first label that repeats an earlier one, in O(k log k) comparisons whatever the
-/// labels (a stable merge sort of their indices; a hostile alphabet cannot make it
-/// quadratic): of each run of equal labels, sorted by index, the second is a repeat, and
-/// the least of those is the first. The labels are all read by then, so one sort replaces
-/// the set that refuses an object's keys as they arrive (`codec::keys::KeySet`, whose
-/// O(k log² k) searches were three quarters of the parse of a 4096-label `krr` document).
+/// The first label that repeats an earlier one ([`first_repeat`]: O(k log k) comparisons
+/// whatever the labels).
 fn repeated(labels: &Labels) -> Option<&str> {
-    let mut order: Vec<usize> = (0..labels.len()).collect();
-    order.sort_by(|&a, &b| labels[a].cmp(&labels[b]));
-    order.windows(2).filter(|w| labels[w[0]] == labels[w[1]]).map(|w| w[1]).min().map(|i| &labels[i])
+    first_repeat(&labels.iter().collect::<Vec<_>>()).map(|i| &labels[i])
 }
 
 impl fmt::Debug for Alphabet {

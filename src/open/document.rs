@@ -16,6 +16,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::value::{self, MAX_VALUE_BYTES};
+use crate::document::codec::first_repeat;
 use crate::document::{MAX_SYMBOLS, SUM_TOLERANCE};
 use crate::error::{Error, Result};
 use crate::param::{Budget, Epsilon, Probability};
@@ -216,41 +217,10 @@ impl SparsePrior {
     }
 }
 
-/// The first value (in list order) equal to an earlier one, from the values' indices in
-/// sorted order (equal values by index, so each repeat follows its first occurrence).
+/// The first value (in list order) equal to an earlier one ([`first_repeat`]: O(n log n)
+/// comparisons whatever the values).
 fn repeated(values: &[String]) -> Option<&str> {
-    let order = sorted(values);
-    order.windows(2).filter(|w| values[w[0]] == values[w[1]]).map(|w| w[1]).min().map(|i| values[i].as_str())
-}
-
-/// The indices of `values` in the stable sorted order of the values: a bottom-up merge
-/// sort, O(n log n) comparisons of the strings themselves (the core holds no generic sort,
-/// whose code would weigh on the client's size; the discrete documents' key sets compare
-/// through a closure, several times slower on a 4,096-value prior).
-fn sorted(values: &[String]) -> Vec<usize> {
-    let n = values.len();
-    let mut a: Vec<usize> = (0..n).collect();
-    let mut b = alloc::vec![0; n];
-    let mut width = 1;
-    while width < n {
-        for start in (0..n).step_by(2 * width) {
-            let (mid, end) = ((start + width).min(n), (start + 2 * width).min(n));
-            let (mut i, mut j) = (start, mid);
-            for slot in &mut b[start..end] {
-                // The left run's first on ties: stable.
-                let left = j >= end || (i < mid && values[a[i]] <= values[a[j]]);
-                *slot = if left { a[i] } else { a[j] };
-                if left {
-                    i += 1;
-                } else {
-                    j += 1;
-                }
-            }
-        }
-        core::mem::swap(&mut a, &mut b);
-        width *= 2;
-    }
-    a
+    first_repeat(&values.iter().map(String::as_str).collect::<Vec<_>>()).map(|i| values[i].as_str())
 }
 
 /// What an open document claims, in nats.
@@ -344,25 +314,5 @@ impl OpenDocument {
     /// `invalid_argument` naming `value` (never echoing it).
     pub fn check_value<'a>(&self, value: &'a str) -> Result<&'a [u8]> {
         value::checked("value", value, self.max_bytes)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_merge_sort_orders_stably_and_finds_the_first_repeat() {
-        // Every length up to 40 and repeats anywhere, against the quadratic definition.
-        for n in 0..40usize {
-            for modulus in [1, 3, 7, 64] {
-                let values: Vec<String> =
-                    (0..n).map(|i| alloc::format!("v{}", (i * 37 + n) % modulus.max(1))).collect();
-                let order = sorted(&values);
-                assert!(order.windows(2).all(|w| (&values[w[0]], w[0]) < (&values[w[1]], w[1])), "{values:?}");
-                let want = (0..n).find(|&i| values[..i].contains(&values[i])).map(|i| values[i].as_str());
-                assert_eq!(repeated(&values), want, "{values:?}");
-            }
-        }
     }
 }

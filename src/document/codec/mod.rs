@@ -8,7 +8,8 @@
 //! * [`decimal`]: a number's text to its kind and the f64 nearest to it (core's parser);
 //! * [`json`]: [`Json`], the untyped parts of a document (`mechanism`, `utility`), its
 //!   arrays of numbers held flat and refused past their alphabet as they are read;
-//! * `keys`: repeated keys refused in O(log² n) comparisons a key;
+//! * `keys`: repeated strings refused: an object's keys in O(log² n) comparisons a key,
+//!   a list read whole in O(n log n) (`first_repeat`);
 //! * [`strict`]: whole texts read as a `serde_json::Value` without duplicate keys (policies);
 //! * `writer`: pretty JSON, byte for byte serde_json's.
 //!
@@ -23,3 +24,4 @@ pub mod strict;
 pub(super) mod writer;
 
 pub use json::{Json, Object};
+pub(crate) use keys::first_repeat;
