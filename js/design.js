@@ -91,12 +91,12 @@ export async function design(method, request, options) {
  * runs in the worker: with workers, a request of at most `INLINE_DESIGN_TEXT` characters
  * whose work the designer bounds before it starts (`designWithin`: |X|² + |S|·|X| cells
  * for `krr` and for `rr-lip` where eq 19 holds; an LP's non-zeros at 2⁷ cells each for
- * `rr-lip`, `linear-distance` and the `orr-*` designs, whose vertex searches count their
- * polytope's bases; no bound for the others) by at most
- * `INLINE_DESIGN_CELLS`, and whose LPs end within `INLINE_DESIGN_LP_MS` (`started`: one
- * that did not, given up here). The bounds keep the calling thread's wait well below
- * 50 ms (js/offthread.js says what was measured). The caller loads the module on this
- * thread first, only for a request that short.
+ * `rr-lip`, `linear-distance` and `orr-ldp`, whose enumeration counts its candidate
+ * systems; 2⁷ passes over the cells for `orr-lip` and `orr-alip`; no bound for the others)
+ * by at most `INLINE_DESIGN_CELLS`, and whose LPs and vertex searches end within
+ * `INLINE_DESIGN_LP_MS` (`started`: one that did not, given up here). The bounds keep the
+ * calling thread's wait well below 50 ms (js/offthread.js says what was measured). The
+ * caller loads the module on this thread first, only for a request that short.
  */
 function designedHere(method, text, { signal, onProgress }) {
   let doc;

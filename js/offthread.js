@@ -37,19 +37,22 @@ export const INLINE_DESIGN_TEXT = 2 ** 15;
  * thread, whose code V8 compiles as it runs, 10–28 ms of the thread's CPU (Intel Xeon,
  * 2 shared cores, load 4–5); tests/js/design-inline.test.mjs holds the event loop to 50 ms.
  * An LP counts 2⁷ cells a non-zero of its constraints (`rr-lip` where eq 19 fails, up to
- * |X| = 11; `linear-distance`, up to 5 × 16; LP (22) of `orr-lip`, `orr-alip`, `orr-ldp`,
- * whose vertex searches count their polytope's bases, up to 2 × 5 and 2 × 6) and its
- * pivots stop at `INLINE_DESIGN_LP_MS`. Above it, or with no bound (`srr`, `watchdog`,
+ * |X| = 11; `linear-distance`, up to 5 × 16; `orr-ldp`, whose enumeration counts its
+ * candidate systems, up to 2 × 6) and its pivots stop at `INLINE_DESIGN_LP_MS`; so do the
+ * bases of the vertex search of `orr-lip` and `orr-alip`, which count 2⁷ passes over their
+ * |X|² + |S|·|X| cells (up to 5 × 29). Above it, or with no bound (`srr`, `watchdog`,
  * `subset-merging`, the continuous designers), the design runs in the package's Worker,
  * whose round trip (about 0.1 ms, more under load) is small beside it.
  */
 export const INLINE_DESIGN_CELLS = 2 ** 17;
 
 /**
- * The longest a design's LPs may pivot on the calling thread: a design whose LP has not
- * ended 10 ms after the call is given up there (what it did is lost: at most this) and run
- * in the package's Worker. The LPs the cell bound lets start here end in 0.3–4 ms (wasm,
- * Node 20, Intel Xeon, 2 shared cores); no size bounds a simplex's pivots, this does.
+ * The longest a design's LPs may pivot, and its vertex search run, on the calling
+ * thread: a design whose LP or search has not ended 10 ms after the call is given up there
+ * (what it did is lost: at most this) and run in the package's Worker. The LPs the cell
+ * bound lets start here end in 0.3–4 ms (wasm, Node 20, Intel Xeon, 2 shared cores), the
+ * AORR benchmark's 5 × 17 design in 2–3 ms; no size bounds a simplex's pivots or a
+ * polytope's vertices, this does.
  */
 export const INLINE_DESIGN_LP_MS = 10;
 

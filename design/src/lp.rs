@@ -1,10 +1,7 @@
 //! A thin, checked layer over `microlp` (see the module docs of [`crate::design`]).
 
 use alloc::vec::Vec;
-use core::cell::Cell;
-use core::time::Duration;
 use microlp::{ComparisonOp, OptimizationDirection, Problem, Variable};
-use web_time::Instant;
 
 use privlift::document::Matrix;
 use privlift::error::{Error, Result};
@@ -12,39 +9,6 @@ use privlift::error::{Error, Result};
 /// Each constraint of a solved LP holds to this: the tightest feasibility tolerance microlp
 /// accepts, so that a solution's rounding is as small as the solver allows.
 pub(crate) const FEASIBILITY: f64 = 1e-10;
-
-std::thread_local! {
-    /// The instant by which every LP solved on this thread must end ([`by_deadline`]).
-    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
-    /// Whether an LP solved under [`DEADLINE`] reached it.
-    static OVERRAN: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Runs `f` with every LP it solves on this thread stopped `limit` from now: `None` when
-/// one reached that deadline (its design failed then, and that failure is not `f`'s
-/// answer), else `f`'s result. The simplex's pivots have no bound known before it runs;
-/// this bounds the time they take. A solve that ends in time is the solve without a
-/// deadline, pivot for pivot: microlp only reads the clock between pivots.
-pub(crate) fn by_deadline<T>(limit: Duration, f: impl FnOnce() -> T) -> Option<T> {
-    // A limit too far to add to now is no limit (as microlp reads one).
-    let previous = DEADLINE.replace(Instant::now().checked_add(limit));
-    let overran_before = OVERRAN.replace(false);
-    let out = f();
-    DEADLINE.set(previous);
-    let overran = OVERRAN.replace(overran_before);
-    (!overran).then_some(out)
-}
-
-/// Whether the deadline of [`by_deadline`] has passed, marking the run as having reached
-/// it if so: read between pivots by this crate's own simplex (`simplex.rs`), as microlp
-/// reads it between its own. Without a deadline, one thread-local read.
-pub(crate) fn past_deadline() -> bool {
-    let past = DEADLINE.get().is_some_and(|d| Instant::now() >= d);
-    if past {
-        OVERRAN.set(true);
-    }
-    past
-}
 
 /// A linear program over non-negative (and, with [`Lp::free_var`], free) variables.
 pub(crate) struct Lp {
@@ -77,13 +41,13 @@ impl Lp {
     pub fn solve(&self, what: &str) -> Result<(Vec<f64>, f64)> {
         let mut options = microlp::SolveOptions::default();
         options.tolerances.feasibility = FEASIBILITY;
-        options.time_limit = DEADLINE.get().map(|d| d.saturating_duration_since(Instant::now()));
+        options.time_limit = crate::deadline::remaining();
         let outcome = self.problem.solve_with(options).map_err(|e| match e {
             microlp::Error::Infeasible => Error::Infeasible { reason: alloc::format!("{what}: the LP is infeasible") },
             other => Error::DesignFailed { reason: alloc::format!("{what}: LP solver: {other}") },
         })?;
         let sol = outcome.into_solution().map_err(|_| {
-            OVERRAN.set(true);
+            crate::deadline::mark_reached();
             Error::DesignFailed { reason: alloc::format!("{what}: the LP reached its deadline") }
         })?;
         Ok((self.vars.iter().map(|&v| sol.var_value(v)).collect(), sol.objective()))

@@ -83,7 +83,7 @@ pub(crate) fn response_over_vertices(view: &JointView, subset: &[usize], vs: Vec
     }
     let (chosen, q) = match simplex::solve(&pool, &scaled(&target, &scale)) {
         Ok(sol) => sol.support.into_iter().unzip(),
-        Err(Error::DesignFailed { .. }) => full_lp(&vs, &target)?,
+        Err(Error::DesignFailed { .. }) if !crate::deadline::was_reached() => full_lp(&vs, &target)?,
         Err(e) => return Err(e),
     };
     let cols: Vec<Vec<f64>> = chosen.iter().map(|&i: &usize| vs[i].clone()).collect();
@@ -171,7 +171,7 @@ pub fn response_sparse(view: &JointView, subset: &[usize], poly: &LiftPolytope, 
     let column = |i: usize| if Some(i) == merged_at { merged.clone() } else { vs.dense(i) };
     let (chosen, q): (Vec<usize>, Vec<f64>) = match simplex::solve(&pool, &scaled(&target, &scale)) {
         Ok(sol) => sol.support.into_iter().unzip(),
-        Err(Error::DesignFailed { .. }) => {
+        Err(Error::DesignFailed { .. }) if !crate::deadline::was_reached() => {
             let dense: Vec<Vec<f64>> = (0..pool.len()).map(column).collect();
             full_lp(&dense, &target)?
         }

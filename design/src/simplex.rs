@@ -282,7 +282,7 @@ pub(crate) fn solve(pool: &Columns, target: &[f64]) -> Result<Solution> {
     let (mut pivots, mut since_refactor, mut stall) = (0usize, 0usize, 0usize);
     let mut candidates: Vec<usize> = Vec::new();
     loop {
-        if pivots % DEADLINE_EVERY == 0 && super::lp::past_deadline() {
+        if pivots % DEADLINE_EVERY == 0 && crate::deadline::past() {
             return Err(failed("the LP reached its deadline"));
         }
         s.duals(pool, phase, &mut y);

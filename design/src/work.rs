@@ -5,17 +5,18 @@
 //! each read or written by a fixed number of passes. A designer that solves an LP has a
 //! bound too where its passes around the LP are fixed: the LP's constraint matrix weighs
 //! [`LP_NONZERO_CELLS`] a non-zero, and its pivots, which nothing bounds before the
-//! simplex runs, are stopped at a deadline ([`within`]). So has one that searches a
-//! polytope's vertices, by the bases or candidate systems its polytope can have at most
-//! (one flop a cell).
+//! simplex runs, are stopped at a deadline ([`within`]). So are the bases of a vertex
+//! search: a polytope's vertices are not known until the search ends (the 5 × 17 joint of
+//! the AORR benchmark has at most 2.4 million bases and visits a few thousand), so the
+//! search reads the deadline as it goes, and what it finds in that time is all LP (22) is
+//! built from. A fixed enumeration counts its candidate systems (one flop a cell).
 
 use alloc::borrow::Cow;
 use core::time::Duration;
 
+use super::optimal_ldp;
 use super::request::DesignRequest;
 use super::rr::{eq19_is_lip, Objective};
-use super::vertex::{bases_bound, flops_per_basis, max_bases};
-use super::{optimal_ldp, vertex};
 use privlift::document::Matrix;
 use privlift::param::Epsilon;
 
@@ -60,16 +61,17 @@ pub const ORR_PASSES: u64 = 1 << 7;
 ///   Liu and Farokhi's Prop 2): the metric's check (|X|³), each secret's transport LP (at most
 ///   |X|²/2 non-zeros: |X⁻(s)| · |X⁺(s)| flows, each in two constraints, |X⁻| + |X⁺| ≤ |X|)
 ///   and [`LINEAR_DISTANCE_PASSES`] passes over the |S|·|X|² blocks;
-/// - `orr-lip`, `orr-alip` (not `exact`): the pivoting search over at most B = min(the
-///   search's cap, the polytope's bases) bases ([`max_bases`], [`bases_bound`]) at
-///   [`flops_per_basis`] each, the support enumeration it falls back to
-///   ([`vertex::candidates`] systems of |S|³), LP (22) over at most B vertex columns of
-///   |X| non-zeros, and [`ORR_PASSES`] passes;
+/// - `orr-lip`, `orr-alip` (not `exact`): [`ORR_PASSES`] passes. Their vertex search (the
+///   pivoting search, or the support enumeration it falls back to) stops at the deadline,
+///   as an LP's pivots do, and LP (22) has a column of |X| non-zeros a vertex it found,
+///   each found by at least [`flops_per_basis`](super::vertex::flops_per_basis) ≥ |X| flops: building it costs no more
+///   than the search did;
 /// - `orr-ldp`: the enumeration's [`optimal_ldp::candidates`] systems of (|S| + 1)³, its
 ///   de-duplication (at most candidates² comparisons of |X|) and post-check, LP (22) over
 ///   at most as many columns, and [`ORR_PASSES`] passes.
 ///
-/// An LP's pivots are not in the bound: run such a design [`within`] a deadline.
+/// An LP's pivots and a vertex search's bases are not in the bound: run such a design
+/// [`within`] a deadline.
 ///
 /// `None`: every other method, `rr-lip` with another objective, a distortion, a
 /// multi-attribute joint, and a request whose inputs cannot be read as the designer reads
@@ -107,12 +109,7 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
         "rr-lip" if eq19_is_lip(&p_x, Epsilon::positive("epsilon", req.epsilon?).ok()?) => closed_form,
         "rr-lip" => closed_form + RR_LIP_LP_PASSES as f64 * x * x + lp_nonzeros(6.0 * x * x + x),
         "linear-distance" => x * x * x + LINEAR_DISTANCE_PASSES as f64 * s * x * x + lp_nonzeros(s * x * x / 2.0),
-        "orr-lip" | "orr-alip" => {
-            let bases = bases_bound(ns, nx).min(max_bases(ns, nx) as f64);
-            let fallback = vertex::candidates(ns, nx) as f64 * s * s * s;
-            // LP (22): a column of |X| entries a vertex, each built once.
-            bases * flops_per_basis(ns, nx) as f64 + fallback + bases * x + lp_nonzeros(bases * x) + orr_passes
-        }
+        "orr-lip" | "orr-alip" => orr_passes,
         "orr-ldp" => {
             let candidates = optimal_ldp::candidates(ns, nx) as f64;
             let solves = candidates * (s + 1.0) * (s + 1.0) * (s + 1.0);
@@ -124,13 +121,13 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
     Some(cells as u64)
 }
 
-/// Runs `design` with every LP it solves stopped `lp_time` from now: `None` when one
-/// reached that deadline (the design is then to be run again where time does not matter),
-/// else the design's result. A design that ends in time is the same design as without a
-/// deadline, bit for bit. With [`design_cells`], the time a bounded design takes: its
-/// cells, and at most `lp_time` of pivots.
+/// Runs `design` with every LP it solves and every vertex search it makes stopped
+/// `lp_time` from now: `None` when one reached that deadline (the design is then to be run
+/// again where time does not matter), else the design's result. A design that ends in time
+/// is the same design as without a deadline, bit for bit. With [`design_cells`], the time a
+/// bounded design takes: its cells, and at most `lp_time` of pivots and bases.
 pub fn within<T>(lp_time: Duration, design: impl FnOnce() -> T) -> Option<T> {
-    super::lp::by_deadline(lp_time, design)
+    super::deadline::by_deadline(lp_time, design)
 }
 
 #[cfg(test)]
@@ -247,27 +244,32 @@ mod tests {
         assert!(closed > 20 && lp > 20, "{closed} closed forms, {lp} LPs");
     }
 
-    /// The optimal designs count their polytope's bases or candidate systems: a 2 × 5 joint
-    /// is small, the 17 × 5 of the AORR benchmark is not, and an `exact` design never is.
+    /// The optimal designs by vertex search count their passes, the search stopped at the
+    /// deadline; `orr-ldp` counts its candidate systems; an `exact` design is never bounded.
     #[test]
-    fn optimal_designs_count_their_vertex_search() {
+    fn optimal_designs_count_their_passes_or_their_enumeration() {
         let p_sx = "[[0.1, 0.05, 0.1, 0.15, 0.1], [0.1, 0.15, 0.05, 0.1, 0.1]]";
         let lip = alloc::format!(r#"{{"joint": {{"p_sx": {p_sx}}}, "epsilon": 1}}"#);
-        // B = C(7, 3)·2² = 140 bases of 3²·8 flops; 5 + 10·2·2 = 45 systems of 2³; LP (22)
-        // over 140 columns of 5 non-zeros; the passes over 25 + 10 cells.
-        let bases = 140 * 72 + 45 * 8 + 140 * 5 * (1 + LP_NONZERO_CELLS) + ORR_PASSES * 35;
-        assert_eq!(design_cells("orr-lip", &request(&lip)), Some(bases));
+        // The passes over 25 + 10 cells.
+        assert_eq!(design_cells("orr-lip", &request(&lip)), Some(ORR_PASSES * 35));
         let alip = alloc::format!(r#"{{"joint": {{"p_sx": {p_sx}}}, "eps_l": 1, "eps_u": 2}}"#);
-        assert_eq!(design_cells("orr-alip", &request(&alip)), Some(bases));
+        assert_eq!(design_cells("orr-alip", &request(&alip)), Some(ORR_PASSES * 35));
         // 5·2·2 + 10·1·4 = 60 systems of 3³, their comparisons and post-checks.
         let ldp = 60 * 27 + 60 * 60 * 5 + 60 * 2 * 5 + 60 * 5 * (1 + LP_NONZERO_CELLS) + ORR_PASSES * 35;
         assert_eq!(design_cells("orr-ldp", &request(&lip)), Some(ldp));
-        assert!(bases < 1 << 17 && ldp < 1 << 17);
-        let big: alloc::vec::Vec<alloc::vec::Vec<f64>> = (0..17).map(|_| alloc::vec![1.0 / 85.0; 5]).collect();
-        let aorr = alloc::format!(r#"{{"joint": {{"p_sx": {big:?}}}, "eps_l": 0.25, "eps_u": 0.25}}"#);
-        assert!(design_cells("orr-alip", &request(&aorr)).unwrap() > 1 << 27);
+        assert!(ldp < 1 << 17);
+        // The AORR benchmark's 5 × 17 joint: 2⁷ passes over 289 + 85 cells.
+        let aorr = alloc::format!(r#"{{"joint": {{"p_sx": {:?}}}, "eps_l": 0.25, "eps_u": 0.25}}"#, aorr_joint());
+        assert_eq!(design_cells("orr-alip", &request(&aorr)), Some(ORR_PASSES * (289 + 85)));
         let exact = alloc::format!(r#"{{"joint": {{"p_sx": {p_sx}}}, "epsilon": 1, "exact": true}}"#);
         assert_eq!(design_cells("orr-lip", &request(&exact)), None);
+    }
+
+    /// A 5 × 17 joint with no two entries alike (the AORR benchmark's size).
+    fn aorr_joint() -> alloc::vec::Vec<alloc::vec::Vec<f64>> {
+        let w = |s: usize, x: usize| (1 + (7 * s + 3 * x) % 11 + x % 3) as f64;
+        let total: f64 = (0..5).flat_map(|s| (0..17).map(move |x| w(s, x))).sum();
+        (0..5).map(|s| (0..17).map(|x| w(s, x) / total).collect()).collect()
     }
 
     /// A design within a deadline its LP cannot meet is `None`; within one it meets, the
@@ -292,6 +294,12 @@ mod tests {
             let timed = within(Duration::from_secs(60), || crate::request::design(method, request(p_sx)));
             assert_eq!(timed.unwrap().unwrap(), free, "{method}");
         }
+        // The vertex search reads it too: a 5 × 17 AORR's search of thousands of bases.
+        let aorr = alloc::format!(r#"{{"joint": {{"p_sx": {:?}}}, "eps_l": 0.5, "eps_u": 0.5}}"#, aorr_joint());
+        let free = crate::request::design("orr-alip", request(&aorr)).unwrap();
+        let timed = within(Duration::from_secs(60), || crate::request::design("orr-alip", request(&aorr)));
+        assert_eq!(timed.unwrap().unwrap(), free);
+        assert!(within(Duration::ZERO, || crate::request::design("orr-alip", request(&aorr))).is_none());
         let krr = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
         assert!(within(Duration::ZERO, || crate::request::design("krr", request(krr))).unwrap().is_ok());
         // The deadline is gone after the call: the same LP then solves.

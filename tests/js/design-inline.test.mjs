@@ -12,8 +12,8 @@ import { design, init, terminateIdleWorkers } from '../../js/design.js';
 import { INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT } from '../../js/offthread.js';
 import { probed, threads } from './stall-probe.mjs';
 import {
-  largestInlineDesigns, largestLpDesigns, largestPrior, largestLpPrior, largestDistanceSecrets, denseJoint, skewed,
-  sparseJoint, uniform,
+  largestInlineDesigns, largestLpDesigns, largestPrior, largestLpPrior, largestDistanceSecrets, largestSearchInputs,
+  denseJoint, skewed, sparseJoint, uniform,
 } from './inline-designs.mjs';
 
 /** `call()`'s value, and whether it was answered without a turn of the event loop (no worker's answer can be). */
@@ -64,9 +64,31 @@ test('the tests\' largest LP designs are the largest the designer starts here', 
   assert.ok(ns >= 4, `linear-distance over ${ns} × 16`);
   assert.ok(startsHere('linear-distance', { joint: denseJoint(ns, 16), alpha: 0.5 }));
   assert.ok(!startsHere('linear-distance', { joint: denseJoint(ns + 1, 16), alpha: 0.5 }));
-  for (const [method, nx] of [['orr-lip', 5], ['orr-ldp', 6]]) {
-    assert.ok(startsHere(method, { joint: denseJoint(2, nx), epsilon: 0.5 }), method);
-    assert.ok(!startsHere(method, { joint: denseJoint(2, nx + 1), epsilon: 0.5 }), method);
+  assert.ok(startsHere('orr-ldp', { joint: denseJoint(2, 6), epsilon: 0.5 }));
+  assert.ok(!startsHere('orr-ldp', { joint: denseJoint(2, 7), epsilon: 0.5 }));
+  for (const ns of [2, 5]) {
+    const nx = largestSearchInputs(INLINE_DESIGN_CELLS, ns);
+    assert.ok(nx >= 17, `a vertex search over ${ns} × ${nx}`);
+    const request = (nx) => ({ joint: denseJoint(ns, nx), eps_l: 0.5, eps_u: 0.5 });
+    assert.ok(startsHere('orr-alip', request(nx)), `orr-alip over ${ns} × ${nx}`);
+    assert.ok(!startsHere('orr-alip', request(nx + 1)), `orr-alip over ${ns} × ${nx + 1}`);
+    assert.ok(!startsHere('orr-lip', { joint: denseJoint(ns, nx + 1), epsilon: 0.5 }), `orr-lip over ${ns} × ${nx + 1}`);
+  }
+});
+
+test('a vertex search is given up at the deadline, and one that ends in time is the same document', () => {
+  // The AORR benchmark's size, 5 × 17: a search of thousands of bases in a few ms.
+  const text = JSON.stringify({ joint: denseJoint(5, 17), eps_l: 1, eps_u: 1 });
+  let starts = 0;
+  assert.equal(raw.designWithin('orr-alip', text, INLINE_DESIGN_CELLS, 0, () => { starts += 1; }), undefined);
+  assert.equal(starts, 1, 'started() once before the design');
+  const timed = raw.designWithin('orr-alip', text, INLINE_DESIGN_CELLS, 60_000, () => {});
+  const free = raw.design('orr-alip', text);
+  try {
+    assert.equal(timed.toJson(), free.toJson());
+  } finally {
+    timed.free();
+    free.free();
   }
 });
 
@@ -129,7 +151,7 @@ test('above either bound, or with no bound, a design runs in the worker', { time
     ['a request longer than INLINE_DESIGN_TEXT', 'krr', { prior: { p: [0.5, 0.5] }, epsilon: 1, id: 'x'.repeat(INLINE_DESIGN_TEXT) }],
     ['an LP above INLINE_DESIGN_CELLS', 'rr-lip', { prior: { p: skewed(largestLpPrior(INLINE_DESIGN_CELLS) + 1) }, epsilon: 0.3 }],
     ['a distortion (the full LP 10 may run)', 'linear-distance', { joint: denseJoint(2, 3), alpha: 0.5, distortion: { d: [[0, 1, 1], [1, 0, 1], [1, 1, 0]] } }],
-    ['a vertex search above INLINE_DESIGN_CELLS', 'orr-lip', { joint: denseJoint(2, 6), epsilon: 0.5 }],
+    ['a vertex search above INLINE_DESIGN_CELLS', 'orr-lip', { joint: denseJoint(2, largestSearchInputs(INLINE_DESIGN_CELLS, 2) + 1), epsilon: 0.5 }],
     ['a method with no bound', 'watchdog', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.5 }],
   ]) {
     const start = await idleThreads();

@@ -43,18 +43,33 @@ export function denseJoint(ns, nx) {
 }
 
 /**
+ * The largest |X| over `ns` secrets whose vertex search (`orr-lip`, `orr-alip`) may start
+ * on the calling thread under `cells`: 2⁷ passes over |X|² + |S|·|X| cells
+ * (design/src/work.rs; its search's bases stop at the deadline).
+ */
+export function largestSearchInputs(cells, ns) {
+  let nx = 1;
+  while (128 * ((nx + 1) ** 2 + ns * (nx + 1)) <= cells) nx += 1;
+  return nx;
+}
+
+/**
  * The largest LP designs allowed on the calling thread under `cells` (2¹⁷), each marked
- * `lp`: rr-lip's LP and linear-distance at their largest, and the optimal designs over the
- * largest joint of two secrets each may run here (2 × 5 and 2 × 6: design-inline.test.mjs).
+ * `lp`: rr-lip's LP and linear-distance at their largest, the vertex searches over the
+ * largest joints of two and five secrets that start here (2 × 31 and 5 × 29; the second
+ * reaches its deadline), and orr-ldp over the largest joint of two secrets it may run here
+ * (2 × 6: design-inline.test.mjs).
  */
 export function largestLpDesigns(cells) {
   const k = largestLpPrior(cells);
   const nx = 16;
   const ns = largestDistanceSecrets(cells, nx);
+  const [two, five] = [largestSearchInputs(cells, 2), largestSearchInputs(cells, 5)];
   return [
     { what: `rr-lip's LP over ${k} symbols`, method: 'rr-lip', request: { prior: { p: skewed(k) }, epsilon: 0.3 }, lp: true },
     { what: `linear-distance over ${ns} × ${nx}`, method: 'linear-distance', request: { joint: denseJoint(ns, nx), alpha: 0.5 }, lp: true },
-    { what: 'orr-lip over 2 × 5', method: 'orr-lip', request: { joint: denseJoint(2, 5), epsilon: 0.5 }, lp: true },
+    { what: `orr-lip over 2 × ${two}`, method: 'orr-lip', request: { joint: denseJoint(2, two), epsilon: 0.5 }, lp: true },
+    { what: `orr-alip over 5 × ${five}`, method: 'orr-alip', request: { joint: denseJoint(5, five), eps_l: 0.25, eps_u: 0.25 }, lp: true },
     { what: 'orr-ldp over 2 × 6', method: 'orr-ldp', request: { joint: denseJoint(2, 6), epsilon: 0.5 }, lp: true },
   ];
 }

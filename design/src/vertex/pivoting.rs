@@ -324,6 +324,9 @@ impl LiftPolytope {
         let mut expanded = 0usize;
         while !st_x.is_empty() {
             expanded += 1;
+            if expanded % crate::deadline::SEARCH_READS_EVERY == 0 {
+                crate::deadline::check("the vertex search")?;
+            }
             if expanded % crate::progress::EVERY == 0 {
                 crate::progress::report(seen.len(), out.len(), limits.max_bases, false);
             }
