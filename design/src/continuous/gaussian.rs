@@ -160,15 +160,29 @@ fn exp_neg_up(eps: f64) -> f64 {
     }
 }
 
-fn delta_parts(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> LipDelta {
-    let gamma = libm::exp(eps);
+/// γ = e^ε, the order of Thm 5's E-divergences, and e^{−ε} rounded up: computed once per
+/// ε, not per δ, since a calibration or a sup over a domain evaluates δ hundreds of times.
+#[derive(Debug, Clone, Copy)]
+struct Gamma {
+    gamma: f64,
+    inverse_up: f64,
+}
+
+impl Gamma {
+    fn of(eps: f64) -> Self {
+        Gamma { gamma: libm::exp(eps), inverse_up: exp_neg_up(eps) }
+    }
+}
+
+fn delta_parts(g: Gamma, sigma_n: f64, x: f64, prior: &Gaussian) -> LipDelta {
+    let gamma = g.gamma;
     let fyx = Normal { mean: x, sd: sigma_n };
     let sd_y = libm::sqrt(prior.sd() * prior.sd() + sigma_n * sigma_n);
     let fy = Normal { mean: prior.mean(), sd: sd_y };
     let slack = E_DIVERGENCE_SLACK * (1.0 + gamma);
     let e1 = widen_up(e_divergence_nearest(gamma, &fyx, &fy), 0.0, slack).min(1.0);
     let e2 = widen_up(e_divergence_nearest(gamma, &fy, &fyx), 0.0, slack).min(1.0);
-    let d1 = next_up(e1 * exp_neg_up(eps));
+    let d1 = next_up(e1 * g.inverse_up);
     LipDelta { delta: d1.max(e2).min(1.0), e_y_given_x_vs_y: e1, e_y_vs_y_given_x: e2, delta_cor9: e1.max(e2) }
 }
 
@@ -196,7 +210,7 @@ fn delta_parts(eps: f64, sigma_n: f64, x: f64, prior: &Gaussian) -> LipDelta {
 pub fn delta_at(epsilon: Epsilon, sigma_n: f64, x: f64, prior: &Gaussian) -> Result<LipDelta> {
     positive("sigma_n", sigma_n)?;
     finite("x", x)?;
-    Ok(delta_parts(epsilon.get(), sigma_n, x, prior))
+    Ok(delta_parts(Gamma::of(epsilon.get()), sigma_n, x, prior))
 }
 
 /// Upper bound on the δ at `x` under a mixture prior: the largest δ of [`delta_at`] over
@@ -207,7 +221,7 @@ pub fn delta_at(epsilon: Epsilon, sigma_n: f64, x: f64, prior: &Gaussian) -> Res
 pub fn delta_at_mixture(epsilon: Epsilon, sigma_n: f64, x: f64, prior: &GaussianMixture) -> Result<f64> {
     positive("sigma_n", sigma_n)?;
     finite("x", x)?;
-    Ok(mixture_delta(epsilon.get(), sigma_n, x, prior))
+    Ok(mixture_delta(Gamma::of(epsilon.get()), sigma_n, x, prior))
 }
 
 /// Lipschitz constant of `x ↦ δ(x)` (definition (3)) for noise σ_N: `1/(σ_N√(2π))`,
@@ -335,10 +349,10 @@ const DELTA_ABSOLUTE: f64 = 1e-15;
 /// # Errors
 /// As [`delta_at`]; `invalid_argument` for a domain with `lo > hi` or infinite ends.
 pub fn delta_on_domain(epsilon: Epsilon, sigma_n: f64, prior: &GaussianMixture, lo: f64, hi: f64) -> Result<f64> {
-    let eps = epsilon.get();
+    let gamma = Gamma::of(epsilon.get());
     positive("sigma_n", sigma_n)?;
     check_domain(lo, hi)?;
-    let f = |x: f64| mixture_delta(eps, sigma_n, x, prior);
+    let f = |x: f64| mixture_delta(gamma, sigma_n, x, prior);
     let lip = delta_lipschitz(sigma_n);
     let mut tol = DELTA_ABSOLUTE;
     let mut b = branch_and_bound(f, lip, lo, hi, None, tol, BUDGET);
@@ -349,11 +363,11 @@ pub fn delta_on_domain(epsilon: Epsilon, sigma_n: f64, prior: &GaussianMixture, 
     Ok(b.upper.min(1.0))
 }
 
-fn mixture_delta(eps: f64, sigma_n: f64, x: f64, prior: &GaussianMixture) -> f64 {
+fn mixture_delta(gamma: Gamma, sigma_n: f64, x: f64, prior: &GaussianMixture) -> f64 {
     prior
         .components()
         .filter(|(w, _)| *w > 0.0)
-        .map(|(_, g)| delta_parts(eps, sigma_n, x, &g).delta)
+        .map(|(_, g)| delta_parts(gamma, sigma_n, x, &g).delta)
         .fold(0.0, f64::max)
 }
 
@@ -391,10 +405,10 @@ pub struct Calibration {
 /// # Ok::<(), privlift::Error>(())
 /// ```
 pub fn calibrate_at(epsilon: Epsilon, delta: Delta, x: f64, prior: &GaussianMixture) -> Result<Calibration> {
-    let (eps, delta) = (epsilon.get(), calibration_target(delta)?);
+    let (gamma, delta) = (Gamma::of(epsilon.get()), calibration_target(delta)?);
     finite("x", x)?;
     let start = prior.components().map(|(_, g)| g.sd().max((x - g.mean()).abs())).fold(1e-3, f64::max);
-    let (sigma_n, below) = solve_smallest(|s| Ok(mixture_delta(eps, s, x, prior)), delta, start, SIGMA_WIDTH)?;
+    let (sigma_n, below) = solve_smallest(|s| Ok(mixture_delta(gamma, s, x, prior)), delta, start, SIGMA_WIDTH)?;
     Ok(Calibration { sigma_n, below })
 }
 
@@ -411,7 +425,7 @@ pub fn calibrate_on_domain(
     lo: f64,
     hi: f64,
 ) -> Result<Calibration> {
-    let (eps, delta) = (epsilon.get(), calibration_target(delta)?);
+    let (gamma, delta) = (Gamma::of(epsilon.get()), calibration_target(delta)?);
     check_domain(lo, hi)?;
     let start = prior
         .components()
@@ -419,7 +433,7 @@ pub fn calibrate_on_domain(
         .fold(1e-3, f64::max);
     let (sigma_n, below) = bisect_smallest(
         |s| {
-            let f = |x: f64| mixture_delta(eps, s, x, prior);
+            let f = |x: f64| mixture_delta(gamma, s, x, prior);
             let b = branch_and_bound(f, delta_lipschitz(s), lo, hi, Some(delta), 0.0, DECISION_BUDGET);
             crate::progress::step();
             Ok(b.upper <= delta)
@@ -478,9 +492,10 @@ mod tests {
             let h = sigma_n * 1e-3;
             let (lo, hi) = (mu - 8.0 * (sd + sigma_n), mu + 8.0 * (sd + sigma_n));
             let mut x = lo;
-            let mut prev = delta_parts(eps, sigma_n, x, &prior).delta;
+            let gamma = Gamma::of(eps);
+            let mut prev = delta_parts(gamma, sigma_n, x, &prior).delta;
             while x < hi {
-                let d = delta_parts(eps, sigma_n, x + h, &prior).delta;
+                let d = delta_parts(gamma, sigma_n, x + h, &prior).delta;
                 let slope = (d - prev).abs() / h;
                 // The evaluated δ's carry up to 2·1e-13·(1 + e^ε) of widening each.
                 assert!(slope <= l + 4e-13 * (1.0 + eps.exp()) / h, "ε = {eps}, σ = {sigma_n}, x = {x}: {slope} > {l}");
