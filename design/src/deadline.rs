@@ -52,10 +52,11 @@ pub(crate) fn remaining() -> Option<Duration> {
     DEADLINE.get().map(|d| d.saturating_duration_since(Instant::now()))
 }
 
-/// Marks the run as having reached its deadline: work that reads the deadline itself (microlp)
-/// stopped at it.
-pub(crate) fn mark_reached() {
+/// The failure of work the deadline stopped (`reason`: which work, and how), the run marked
+/// as having reached it: `design_failed`.
+pub(crate) fn stopped(reason: String) -> Error {
     REACHED.set(true);
+    Error::DesignFailed { reason }
 }
 
 /// Whether the run has reached its deadline: a failure is then the deadline's, and no
@@ -67,7 +68,7 @@ pub(crate) fn was_reached() -> bool {
 /// `Err(design_failed)` naming `what` once the deadline has passed ([`past`]).
 pub(crate) fn check(what: &str) -> Result<()> {
     match past() {
-        true => Err(Error::DesignFailed { reason: alloc::format!("{what} reached its deadline") }),
+        true => Err(stopped(alloc::format!("{what} reached its deadline"))),
         false => Ok(()),
     }
 }

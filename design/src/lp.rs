@@ -46,10 +46,9 @@ impl Lp {
             microlp::Error::Infeasible => Error::Infeasible { reason: alloc::format!("{what}: the LP is infeasible") },
             other => Error::DesignFailed { reason: alloc::format!("{what}: LP solver: {other}") },
         })?;
-        let sol = outcome.into_solution().map_err(|_| {
-            crate::deadline::mark_reached();
-            Error::DesignFailed { reason: alloc::format!("{what}: the LP reached its deadline") }
-        })?;
+        let sol = outcome
+            .into_solution()
+            .map_err(|_| crate::deadline::stopped(alloc::format!("{what}: the LP reached its deadline")))?;
         Ok((self.vars.iter().map(|&v| sol.var_value(v)).collect(), sol.objective()))
     }
 }

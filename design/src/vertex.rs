@@ -632,6 +632,7 @@ pub(crate) fn next_combination(c: &mut [usize], n: usize) -> bool {
 mod tests {
     use super::*;
     use privlift::document::Matrix;
+    use rand_chacha::ChaCha8Rng;
 
     trait TapSort {
         fn tap_sort(self) -> Self;
@@ -646,6 +647,18 @@ mod tests {
     fn view(p: &[&[f64]]) -> JointView {
         let (r, c) = (p.len(), p[0].len());
         JointView::new(&Matrix::from_flat(r, c, p.iter().flat_map(|row| row.iter().copied()).collect()))
+    }
+
+    /// The lift polytope, within `lo` ≤ lift ≤ `hi` (logs), of a joint of `ns` secrets
+    /// over `nx` inputs drawn from `rng`: each entry uniform in [`floor`, 1 + `floor`), then
+    /// normalised.
+    fn random_polytope(rng: &mut ChaCha8Rng, ns: usize, nx: usize, floor: f64, lo: f64, hi: f64) -> LiftPolytope {
+        use rand::Rng;
+        let cells: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>() + floor).collect();
+        let total: f64 = cells.iter().sum();
+        let v = JointView::new(&Matrix::from_flat(ns, nx, cells.iter().map(|c| c / total).collect()));
+        let all: Vec<usize> = (0..nx).collect();
+        LiftPolytope::new(&v, &all, lo, hi).unwrap()
     }
 
     #[test]
@@ -702,16 +715,12 @@ mod tests {
     /// without AVX2 both runs take the portable build.
     #[test]
     fn reverse_search_simd_build_gives_the_same_bits() {
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let limits = Limits { max_bases: 1_000_000, max_vertices: 1_000_000 };
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(16);
+        let mut rng = ChaCha8Rng::seed_from_u64(16);
         let mut searched = 0;
         for (ns, nx, lo, hi) in [(3, 9, -0.6, 0.4), (4, 13, -0.5, 0.5), (5, 17, -0.25, 0.25), (2, 31, -1.0, 0.7)] {
-            let cells: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>() + 0.01).collect();
-            let total: f64 = cells.iter().sum();
-            let v = JointView::new(&Matrix::from_flat(ns, nx, cells.iter().map(|c| c / total).collect()));
-            let all: Vec<usize> = (0..nx).collect();
-            let p = LiftPolytope::new(&v, &all, lo, hi).unwrap();
+            let p = random_polytope(&mut rng, ns, nx, 0.01, lo, hi);
             let simd = p.search(limits, pivoting::Search::Reverse).unwrap().expect("non-degenerate");
             let portable = p.search(limits, pivoting::Search::ReversePortable).unwrap().expect("non-degenerate");
             assert_eq!(simd.len(), portable.len());
@@ -730,15 +739,9 @@ mod tests {
     #[test]
     fn each_search_stops_at_its_deadline() {
         use core::time::Duration;
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let limits = Limits { max_bases: 1_000_000, max_vertices: 1_000_000 };
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(33);
-        let (ns, nx) = (5, 17);
-        let cells: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>() + 0.01).collect();
-        let total: f64 = cells.iter().sum();
-        let v = JointView::new(&Matrix::from_flat(ns, nx, cells.iter().map(|c| c / total).collect()));
-        let all: Vec<usize> = (0..nx).collect();
-        let p = LiftPolytope::new(&v, &all, -0.25, 0.25).unwrap();
+        let p = random_polytope(&mut ChaCha8Rng::seed_from_u64(33), 5, 17, 0.01, -0.25, 0.25);
         let stopped = |r: Result<Option<SparseVertices>>, what: &str| {
             assert!(matches!(&r, Err(Error::DesignFailed { reason }) if reason.contains(what)), "{:?}", r.map(|_| ()));
         };
@@ -763,27 +766,21 @@ mod tests {
     #[test]
     fn a_search_predicted_past_its_deadline_is_given_up_before_it() {
         use core::time::Duration;
-        use rand::{Rng, SeedableRng};
+        use rand::SeedableRng;
         let limits = Limits { max_bases: 10_000_000, max_vertices: 10_000_000 };
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0);
-        let (ns, nx) = (5, 29);
-        let cells: Vec<f64> = (0..ns * nx).map(|_| rng.random::<f64>()).collect();
-        let total: f64 = cells.iter().sum();
-        let v = JointView::new(&Matrix::from_flat(ns, nx, cells.iter().map(|c| c / total).collect()));
-        let all: Vec<usize> = (0..nx).collect();
-        let p = LiftPolytope::new(&v, &all, -0.25, 0.25).unwrap();
+        let p = random_polytope(&mut ChaCha8Rng::seed_from_u64(0), 5, 29, 0.0, -0.25, 0.25);
         let start = std::time::Instant::now();
         let free = p.search(limits, pivoting::Search::Reverse).unwrap().expect("non-degenerate");
         let time = start.elapsed();
         assert!(free.len() > 100_000, "{} vertices", free.len());
-        let reason = std::cell::RefCell::new(String::new());
+        let mut reason = String::new();
         let given_up = crate::deadline::by_deadline(time / 4, || {
             if let Err(Error::DesignFailed { reason: r }) = p.search(limits, pivoting::Search::Reverse) {
-                *reason.borrow_mut() = r;
+                reason = r;
             }
         });
         assert!(given_up.is_none(), "the deadline is marked reached");
-        assert!(reason.borrow().contains("would pass its deadline"), "{}", reason.borrow());
+        assert!(reason.contains("would pass its deadline"), "{reason}");
         let ended =
             crate::deadline::by_deadline(Duration::from_secs(600), || p.search(limits, pivoting::Search::Reverse));
         assert_eq!(ended.expect("in time").unwrap().expect("found").len(), free.len());

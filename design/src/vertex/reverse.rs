@@ -289,10 +289,7 @@ impl<'a> Worker<'a> {
         }
         crate::deadline::check("the vertex search").map_err(Stop::Error)?;
         if self.would_pass_deadline() {
-            crate::deadline::mark_reached();
-            return Err(Stop::Error(Error::DesignFailed {
-                reason: "the vertex search would pass its deadline".into(),
-            }));
+            return Err(Stop::Error(crate::deadline::stopped("the vertex search would pass its deadline".into())));
         }
         if total > self.shared.limits.max_bases {
             return Err(Stop::Error(self.poly.too_many_bases(self.shared.limits.max_bases)));
