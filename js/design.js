@@ -90,9 +90,10 @@ export async function design(method, request, options) {
  * `design(method, text)` run on the calling thread as `{json}`, or `{started}` where it
  * runs in the worker: with workers, a request of at most `INLINE_DESIGN_TEXT` characters
  * whose work the designer bounds before it starts (`designWithin`: |X|² + |S|·|X| cells
- * for `krr` and for `rr-lip` where eq 19 holds; an LP's non-zeros at 2⁷ cells each for
- * `rr-lip`, `linear-distance` and `orr-ldp`, whose enumeration counts its candidate
- * systems; 2⁷ passes over the cells for `orr-lip` and `orr-alip`; no bound for the others)
+ * for `krr` and for `rr-lip` where eq 19 holds; 2⁵ passes over the |S|·|X|² blocks of
+ * `linear-tv` and `linear-distance` with no `distortion`; an LP's non-zeros at 2⁷ cells
+ * each for `rr-lip` and `orr-ldp`, whose enumeration counts its candidate systems; 2⁷
+ * passes over the cells for `orr-lip` and `orr-alip`; no bound for the others)
  * by at most `INLINE_DESIGN_CELLS`, and whose LPs and vertex searches end within
  * `INLINE_DESIGN_LP_MS` (`started`: one that did not, given up here). The bounds keep the
  * calling thread's wait well below 50 ms (js/offthread.js says what was measured). The

@@ -36,11 +36,12 @@ export const INLINE_DESIGN_TEXT = 2 ** 15;
  * 3–12 ms (median) in Node 20 and 4–11 ms in headless Chromium 156, the first one of a
  * thread, whose code V8 compiles as it runs, 10–28 ms of the thread's CPU (Intel Xeon,
  * 2 shared cores, load 4–5); tests/js/design-inline.test.mjs holds the event loop to 50 ms.
- * An LP counts 2⁷ cells a non-zero of its constraints (`rr-lip` where eq 19 fails, up to
- * |X| = 11; `linear-distance`, up to 5 × 16; `orr-ldp`, whose enumeration counts its
- * candidate systems, up to 2 × 6) and its pivots stop at `INLINE_DESIGN_LP_MS`; so do the
- * bases of the vertex search of `orr-lip` and `orr-alip`, which count 2⁷ passes over their
- * |X|² + |S|·|X| cells (up to 5 × 29). Above it, or with no bound (`srr`, `watchdog`,
+ * A linear reduction (`linear-tv`, `linear-distance` on |x − y|) counts 2⁵ passes over
+ * its |S|·|X|² blocks (up to 15 × 16). An LP counts 2⁷ cells a non-zero of its
+ * constraints (`rr-lip` where eq 19 fails, up to |X| = 11; `orr-ldp`, whose enumeration
+ * counts its candidate systems, up to 2 × 6) and its pivots stop at
+ * `INLINE_DESIGN_LP_MS`; so do the bases of the vertex search of `orr-lip` and
+ * `orr-alip`, which count 2⁷ passes over their |X|² + |S|·|X| cells (up to 5 × 29). Above it, or with no bound (`srr`, `watchdog`,
  * `subset-merging`, the continuous designers), the design runs in the package's Worker,
  * whose round trip (about 0.1 ms, more under load) is small beside it.
  */

@@ -26,5 +26,8 @@ for (const [ns, nx] of [[2, 4], [4, 16], [8, 32], [16, 64]]) {
   const flat = dist(rand, ns * nx);
   const p_sx = Array.from({ length: ns }, (_, s) => flat.slice(s * nx, (s + 1) * nx));
   out[`linear_distance_lp12/S=${ns},X=${nx}`] = await time(() => design('linear-distance', { joint: { p_sx }, alpha: 0.5 }), 100, 3);
+  // min(|x − y|, |X| − |x − y|): a metric on no line, so each secret's LP (12) is solved.
+  const d = Array.from({ length: nx }, (_, x) => Array.from({ length: nx }, (_, y) => Math.min(Math.abs(x - y), nx - Math.abs(x - y))));
+  out[`linear_distance_lp12_circle/S=${ns},X=${nx}`] = await time(() => design('linear-distance', { joint: { p_sx }, alpha: 0.5, distortion: { d } }), 100, 3);
 }
 console.log(JSON.stringify(Object.fromEntries(Object.entries(out).map(([k, v]) => [k, `${v.toFixed(3)} ms`])), null, 1));

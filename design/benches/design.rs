@@ -1,7 +1,7 @@
 //! Curator-side design times (feature `design`): closed forms at k = 2, 21, 256 and the
 //! LPs at |X| = 4..64 (prior-aware RR for ε-LIP, BP-LIP) and |S| = 2..16 (linear
-//! reduction, expected distance). Each figure includes the audit `publish` runs before a
-//! document is returned. Run: `cargo bench -p privlift-design --bench design`.
+//! reduction, expected distance: on |x − y| its closed form, on a circle LP 12 for each
+//! secret). Each figure includes the audit `publish` runs before a document is returned. Run: `cargo bench -p privlift-design --bench design`.
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -76,6 +76,15 @@ fn lps(c: &mut Criterion) {
         let id = format!("S={ns},X={nx}");
         g.bench_with_input(BenchmarkId::new("linear_distance_lp12", &id), &src, |b, s| {
             b.iter(|| linear::distance(black_box(s), 0.5, None, "b").unwrap())
+        });
+        // min(|x − y|, |X| − |x − y|): a metric on no line, so each secret's LP (12) is solved.
+        let circle = Matrix::from_flat(
+            nx,
+            nx,
+            (0..nx * nx).map(|i| (i / nx).abs_diff(i % nx)).map(|a| a.min(nx - a) as f64).collect(),
+        );
+        g.bench_with_input(BenchmarkId::new("linear_distance_lp12_circle", &id), &src, |b, s| {
+            b.iter(|| linear::distance(black_box(s), 0.5, Some(&circle), "b").unwrap())
         });
         g.bench_with_input(BenchmarkId::new("linear_tv", &id), &src, |b, s| {
             b.iter(|| linear::tv(black_box(s), 0.5, "b").unwrap())

@@ -9,7 +9,8 @@
 //! * [`distance`]: the optimal non-Markov P(Y|S,X) for expected distance (Prop 2, LP 12).
 //!   Prop 2's reduction to (12) assumes the distortion is a metric (zero only on the
 //!   diagonal, symmetric, triangle inequality); for any other distortion the full LP (10)
-//!   is solved instead.
+//!   is solved instead. On a line (|x − y| on indices, the default) LP 12 needs no solver:
+//!   the north-west plan of [`tv`] is its optimum ([`distance_blocks`]).
 //!
 //! Each design claims the LDP and LIP w.r.t. S that the audit computes (the paper's
 //! reduction "(1 − α)·" is only a first-order approximation, eq 6).
@@ -240,7 +241,22 @@ pub fn tv(source: &Source, alpha: f64, id: &str) -> Result<Document> {
 }
 
 /// The per-secret blocks of Prop 2 (LP 12) for a metric `d`, or of the full LP (10).
+///
+/// Where `d` is a metric on a line in index order ([`is_line_metric`]: |x − y| on indices,
+/// the default, is one) LP (12) is not solved: the north-west plan of Prop 1
+/// ([`tv_blocks`]) is its optimum. On a line the cost of moving mass from x⁻ to x⁺ is
+/// |t(x⁻) − t(x⁺)|, and the north-west rule over supplies and demands in index order is
+/// the monotone coupling of the two, whose cost ∫|F⁻(t) − F⁺(t)| dt (the distribution
+/// functions of supply and demand) is a lower bound on every plan's: the mass that must
+/// cross any point t is at least |F⁻(t) − F⁺(t)|, and the monotone plan moves nothing
+/// across t besides it (Villani, *Topics in Optimal Transportation*, ch. 2, the real
+/// line). Both plans give the same P(y|s) (eq 3), so the same LDP and LIP w.r.t. S, and
+/// the same expected distortion; the closed form is exact where the LP's plan carries
+/// the solver's residue, and takes |X| steps a secret where the LP took its pivots.
 pub fn distance_blocks(p_sx: &Matrix, alpha: f64, d: &Matrix) -> Result<Vec<Matrix>> {
+    if is_line_metric(d) {
+        return tv_blocks(p_sx, alpha);
+    }
     let p_x = p_sx.col_sums();
     let k = p_x.len();
     let metric = is_metric(d);
@@ -252,6 +268,26 @@ pub fn distance_blocks(p_sx: &Matrix, alpha: f64, d: &Matrix) -> Result<Vec<Matr
             Ok(b)
         })
         .collect()
+}
+
+/// Whether `d` is a metric on a line in index order: d(x, y) = |t(y) − t(x)| for points
+/// t(0) < t(1) < ⋯ — zero on the diagonal, symmetric, each step d(x, x + 1) positive and
+/// every distance the sum of the steps between its ends, exactly (as floats; |x − y| on
+/// indices is). A distortion that is one only to rounding is solved by LP (12), as any
+/// other metric.
+pub fn is_line_metric(d: &Matrix) -> bool {
+    let k = d.rows();
+    if d.cols() != k {
+        return false;
+    }
+    (0..k).all(|x| {
+        d.get(x, x) == 0.0
+            && (x + 1..k).all(|y| {
+                let v = d.get(x, y);
+                let along = if y == x + 1 { v > 0.0 } else { v == d.get(x, y - 1) + d.get(y - 1, y) };
+                along && d.get(y, x) == v
+            })
+    })
 }
 
 /// LP (12): the cheapest transport plan from X⁻(s) to X⁺(s) under d.
@@ -343,4 +379,124 @@ pub fn distance(source: &Source, alpha: f64, d: Option<&Matrix>, id: &str) -> Re
     };
     let blocks = distance_blocks(&source.p_sx(), alpha, &d)?;
     per_secret_doc(source, blocks, Some(&d), id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::utility::absolute_distance;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// A joint of `ns` × `nx` with P(s, x) ∝ a uniform draw, some entries 0.
+    fn random_joint(rng: &mut ChaCha8Rng, ns: usize, nx: usize) -> Matrix {
+        let w: Vec<f64> = (0..ns * nx).map(|_| if rng.random_bool(0.15) { 0.0 } else { rng.random::<f64>() }).collect();
+        let total: f64 = w.iter().sum();
+        Matrix::from_flat(ns, nx, w.iter().map(|v| v / total).collect())
+    }
+
+    /// |t(x) − t(y)| for the points t(x) = Σ of `steps` before x.
+    fn line(steps: &[f64]) -> Matrix {
+        let t: Vec<f64> = core::iter::once(0.0)
+            .chain(steps.iter().scan(0.0, |a, s| {
+                *a += s;
+                Some(*a)
+            }))
+            .collect();
+        let k = t.len();
+        Matrix::from_flat(k, k, (0..k * k).map(|i| (t[i / k] - t[i % k]).abs()).collect())
+    }
+
+    /// The expected distortion Σ_x' P(x'|s) Σ_x P(x|s, x') d(x', x) of one secret's block.
+    fn cost(block: &Matrix, sp: &Split, d: &Matrix) -> f64 {
+        let k = d.rows();
+        (0..k).map(|xp| sp.cond[xp] * (0..k).map(|x| block.get(xp, x) * d.get(xp, x)).sum::<f64>()).sum()
+    }
+
+    #[test]
+    fn a_line_metric_is_one_of_steps_in_index_order() {
+        assert!(is_line_metric(&absolute_distance(1)));
+        assert!(is_line_metric(&absolute_distance(7)));
+        assert!(is_line_metric(&line(&[1.0, 3.0, 0.5, 2.0])));
+        // Metrics that are not on a line in index order: the points out of order, the
+        // discrete metric, a circle of four.
+        let out_of_order = Matrix::from_flat(3, 3, vec![0.0, 2.0, 1.0, 2.0, 0.0, 1.0, 1.0, 1.0, 0.0]);
+        let discrete = Matrix::from_flat(3, 3, vec![0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0]);
+        let circle =
+            Matrix::from_flat(4, 4, (0..16).map(|i| ((i / 4) as f64 - (i % 4) as f64).abs().min(2.0)).collect());
+        for (d, what) in [(&out_of_order, "out of order"), (&discrete, "discrete"), (&circle, "circle")] {
+            assert!(is_metric(d), "{what}");
+            assert!(!is_line_metric(d), "{what}");
+        }
+        // Not metrics: a zero step, asymmetry, a squared distance, a rectangle.
+        assert!(!is_line_metric(&line(&[1.0, 0.0, 1.0])));
+        let mut asym = absolute_distance(3).as_slice().to_vec();
+        asym[3] = 1.5;
+        assert!(!is_line_metric(&Matrix::from_flat(3, 3, asym)));
+        assert!(!is_line_metric(&Matrix::from_flat(
+            3,
+            3,
+            (0..9).map(|i| ((i / 3) as f64 - (i % 3) as f64).powi(2)).collect()
+        )));
+        assert!(!is_line_metric(&Matrix::from_flat(2, 3, vec![0.0; 6])));
+    }
+
+    /// The closed form of LP (12) on a line costs what the LP's optimum costs, secret by
+    /// secret: on |x − y|, on lines of uneven steps, with zeros in the joint.
+    #[test]
+    fn on_a_line_the_north_west_plan_is_the_optimum_of_lp_12() {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        for case in 0..60 {
+            let (ns, nx) = (rng.random_range(1..6), rng.random_range(2..14));
+            let p_sx = random_joint(&mut rng, ns, nx);
+            let d = if case % 2 == 0 {
+                absolute_distance(nx)
+            } else {
+                line(&(1..nx).map(|_| f64::from(rng.random_range(1..6u8))).collect::<Vec<_>>())
+            };
+            assert!(is_line_metric(&d));
+            let alpha = [0.1, 0.5, 0.9, 1.0][case % 4];
+            let blocks = distance_blocks(&p_sx, alpha, &d).unwrap();
+            let p_x = p_sx.col_sums();
+            for (s, block) in blocks.iter().enumerate() {
+                let Some(sp) = split(&p_sx, &p_x, s, alpha) else { continue };
+                let optimum = cost(&transport_lp(&sp, &d).unwrap(), &sp, &d);
+                let closed = cost(block, &sp, &d);
+                assert!(
+                    (closed - optimum).abs() <= 1e-9 * optimum.max(1.0),
+                    "case {case}, s = {s}: {closed} ≠ {optimum}"
+                );
+            }
+        }
+    }
+
+    /// Off a line LP (12) is solved, and on a metric it is as good as the full LP (10)
+    /// (Prop 2): the circle of six and the discrete metric.
+    #[test]
+    fn off_a_line_lp_12_is_solved_and_matches_lp_10_on_a_metric() {
+        let mut rng = ChaCha8Rng::seed_from_u64(10);
+        let circle = Matrix::from_flat(
+            6,
+            6,
+            (0..36)
+                .map(|i| ((i / 6) as f64 - (i % 6) as f64).abs().min(6.0 - ((i / 6) as f64 - (i % 6) as f64).abs()))
+                .collect(),
+        );
+        let discrete = Matrix::from_flat(6, 6, (0..36).map(|i| if i / 6 == i % 6 { 0.0 } else { 1.0 }).collect());
+        for d in [&circle, &discrete] {
+            assert!(is_metric(d) && !is_line_metric(d));
+            for case in 0..10 {
+                let p_sx = random_joint(&mut rng, 3, 6);
+                let alpha = [0.2, 0.6][case % 2];
+                let blocks = distance_blocks(&p_sx, alpha, d).unwrap();
+                let p_x = p_sx.col_sums();
+                for (s, block) in blocks.iter().enumerate() {
+                    let Some(sp) = split(&p_sx, &p_x, s, alpha) else { continue };
+                    let full = cost(&full_lp(&sp, &p_x, alpha, d).unwrap(), &sp, d);
+                    let reduced = cost(block, &sp, d);
+                    assert!((reduced - full).abs() <= 1e-9, "case {case}, s = {s}: LP 12 {reduced}, LP 10 {full}");
+                }
+            }
+        }
+    }
 }

@@ -22,7 +22,8 @@ use privlift::param::Epsilon;
 
 /// The methods [`design_cells`] may bound: for any other it is `None` whatever the request,
 /// so that a caller need not read the request to know.
-pub const BOUNDED_METHODS: [&str; 6] = ["krr", "rr-lip", "linear-distance", "orr-lip", "orr-alip", "orr-ldp"];
+pub const BOUNDED_METHODS: [&str; 7] =
+    ["krr", "rr-lip", "linear-tv", "linear-distance", "orr-lip", "orr-alip", "orr-ldp"];
 
 /// The cells one non-zero of an LP's constraint matrix counts for: the simplex's time a
 /// non-zero over its whole solve, against a closed form's time a cell. In wasm (Node 20,
@@ -35,11 +36,11 @@ pub const LP_NONZERO_CELLS: u64 = 1 << 7;
 /// built and audited: [`super::rr`]), the utility and the audit of the published matrix.
 pub const RR_LIP_LP_PASSES: u64 = 1 << 8;
 
-/// The passes over its |S| · |X|² per-secret blocks `linear-distance` makes besides its LPs
-/// (12): each secret's split, plan, block and check (10b), the induced channel, the utility
-/// and the audit of the per-secret document (six passes a cell, weighed 6 by
-/// `privlift::verify`'s cost model: 2⁵ in all).
-pub const LINEAR_DISTANCE_PASSES: u64 = 1 << 5;
+/// The passes over its |S| · |X|² per-secret blocks a linear reduction (`linear-tv`,
+/// `linear-distance` on |x − y|) makes: each secret's split, north-west plan, block and
+/// check (10b), the induced channel, the utility and the audit of the per-secret document
+/// (six passes a cell, weighed 6 by `privlift::verify`'s cost model: 2⁵ in all).
+pub const LINEAR_PASSES: u64 = 1 << 5;
 
 /// The passes over its |X|² + |S|·|X| cells an optimal design (`orr-*`) makes besides its
 /// vertex search and its LP (22): the masses' least squares, the channel's assembly, and
@@ -57,10 +58,10 @@ pub const ORR_PASSES: u64 = 1 << 7;
 ///   ([`eq19_is_lip`]): the same passes over the eq-19 channel and the `rr_lip` kind;
 ///   where it is not, its LP over the |X|² entries of the channel (6|X|² + |X| non-zeros:
 ///   the rows, P_Y and two lift bounds a cell) and [`RR_LIP_LP_PASSES`] passes over them;
-/// - `linear-distance` with |x − y| (no `distortion`, so LP 12 for every secret, Ding,
-///   Liu and Farokhi's Prop 2): the metric's check (|X|³), each secret's transport LP (at most
-///   |X|²/2 non-zeros: |X⁻(s)| · |X⁺(s)| flows, each in two constraints, |X⁻| + |X⁺| ≤ |X|)
-///   and [`LINEAR_DISTANCE_PASSES`] passes over the |S|·|X|² blocks;
+/// - `linear-tv`, and `linear-distance` with |x − y| (no `distortion`: on a line LP 12 is
+///   solved in closed form, [`super::linear::distance_blocks`]): Prop 1's north-west plan
+///   for every secret (Ding, Liu and Farokhi), |X|² + |S|·|X| cells for the distance and
+///   P_X, and [`LINEAR_PASSES`] passes over the |S|·|X|² blocks;
 /// - `orr-lip`, `orr-alip` (not `exact`): [`ORR_PASSES`] passes. Their vertex search (the
 ///   pivoting search, or the support enumeration it falls back to) stops at the deadline,
 ///   as an LP's pivots do, and LP (22) has a column of |X| non-zeros a vertex it found,
@@ -73,10 +74,10 @@ pub const ORR_PASSES: u64 = 1 << 7;
 /// An LP's pivots and a vertex search's bases are not in the bound: run such a design
 /// [`within`] a deadline.
 ///
-/// `None`: every other method, `rr-lip` with another objective, a distortion, a
-/// multi-attribute joint, and a request whose inputs cannot be read as the designer reads
-/// them (no prior nor joint, both, a ragged joint, no valid ε for `rr-lip`, a prior for
-/// `linear-distance`). A bounded request may still be refused by the designer (a prior that
+/// `None`: every other method, `rr-lip` with another objective, a distortion (its LP
+/// may run), a multi-attribute joint, and a request whose inputs cannot be read as the
+/// designer reads them (no prior nor joint, both, a ragged joint, no valid ε for `rr-lip`,
+/// a prior for a linear reduction). A bounded request may still be refused by the designer (a prior that
 /// is no distribution): its checks are the same passes.
 pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
     let hit = req.objective.as_deref().is_none_or(|o| matches!(Objective::parse(o), Ok(Objective::Hit)));
@@ -89,7 +90,7 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
     // Sizes and P_X as the designer reads them (a prior as given, a joint's column sums),
     // without its labels: a request the designer would refuse is refused as soon there.
     let (ns, nx, p_x) = match (&req.prior, &req.joint) {
-        (Some(prior), None) if method != "linear-distance" => {
+        (Some(prior), None) if !method.starts_with("linear-") => {
             (prior.p.len(), prior.p.len(), Cow::Borrowed(prior.p.as_slice()))
         }
         (None, Some(joint)) if joint.attributes.is_none() => {
@@ -108,7 +109,7 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
         "krr" => closed_form,
         "rr-lip" if eq19_is_lip(&p_x, Epsilon::positive("epsilon", req.epsilon?).ok()?) => closed_form,
         "rr-lip" => closed_form + RR_LIP_LP_PASSES as f64 * x * x + lp_nonzeros(6.0 * x * x + x),
-        "linear-distance" => x * x * x + LINEAR_DISTANCE_PASSES as f64 * s * x * x + lp_nonzeros(s * x * x / 2.0),
+        "linear-tv" | "linear-distance" => closed_form + LINEAR_PASSES as f64 * s * x * x,
         "orr-lip" | "orr-alip" => orr_passes,
         "orr-ldp" => {
             let candidates = optimal_ldp::candidates(ns, nx) as f64;
@@ -154,6 +155,12 @@ mod tests {
         assert_eq!(design_cells("rr-lip", &request(hit)), Some(18));
         let joint = r#"{"joint": {"p_sx": [[0.1, 0.2, 0.1, 0.1], [0.2, 0.1, 0.1, 0.1]]}, "epsilon": 1}"#;
         assert_eq!(design_cells("krr", &request(joint)), Some(16 + 8));
+        // A linear reduction's blocks, |S|·|X|² cells, each read by its passes: LP 12 on
+        // |x − y| is the north-west plan of linear-tv.
+        let joint = r#"{"joint": {"p_sx": [[0.1, 0.2, 0.1, 0.1], [0.2, 0.1, 0.1, 0.1]]}, "alpha": 0.5}"#;
+        for method in ["linear-tv", "linear-distance"] {
+            assert_eq!(design_cells(method, &request(joint)), Some(16 + 8 + LINEAR_PASSES * 2 * 4 * 4), "{method}");
+        }
     }
 
     #[test]
@@ -161,9 +168,6 @@ mod tests {
         // ε = 1: 0.2 < 1/(1 + e), so rr-lip solves its LP.
         let lp = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
         assert_eq!(design_cells("rr-lip", &request(lp)), Some(rr_lip_lp(3, 3)));
-        let joint = r#"{"joint": {"p_sx": [[0.1, 0.2, 0.1, 0.1], [0.2, 0.1, 0.1, 0.1]]}, "alpha": 0.5}"#;
-        let distance = 4 * 4 * 4 + (LINEAR_DISTANCE_PASSES + LP_NONZERO_CELLS / 2) * 2 * 4 * 4;
-        assert_eq!(design_cells("linear-distance", &request(joint)), Some(distance));
         // Each LP weighs far more than the closed form over the same cells.
         assert!(rr_lip_lp(3, 3) > 100 * 18);
     }
@@ -173,11 +177,13 @@ mod tests {
         let lp = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
         let mi = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 2, "objective": "mi"}"#;
         assert_eq!(design_cells("rr-lip", &request(mi)), None);
-        for method in ["srr", "watchdog", "linear-tv", "oue", "no-such-method"] {
+        for method in ["srr", "watchdog", "linear-markov", "oue", "no-such-method"] {
             assert_eq!(design_cells(method, &request(lp)), None, "{method}");
         }
-        // linear-distance reads a joint, and with a distortion may solve the full LP (10).
-        assert_eq!(design_cells("linear-distance", &request(r#"{"prior": {"p": [0.5, 0.5]}, "alpha": 0.5}"#)), None);
+        // A linear reduction reads a joint, and with a distortion may solve LP (12) or (10).
+        for method in ["linear-tv", "linear-distance"] {
+            assert_eq!(design_cells(method, &request(r#"{"prior": {"p": [0.5, 0.5]}, "alpha": 0.5}"#)), None);
+        }
         let d =
             r#"{"joint": {"p_sx": [[0.25, 0.25], [0.25, 0.25]]}, "alpha": 0.5, "distortion": {"d": [[0, 1], [1, 0]]}}"#;
         assert_eq!(design_cells("linear-distance", &request(d)), None);
@@ -281,10 +287,14 @@ mod tests {
         assert!(within(Duration::ZERO, || crate::request::design("rr-lip", request(lp))).is_none());
         let timed = within(Duration::from_secs(60), || crate::request::design("rr-lip", request(lp)));
         assert_eq!(timed.unwrap().unwrap(), rr_lip);
-        let joint = r#"{"joint": {"p_sx": [[0.1, 0.2, 0.1, 0.1], [0.2, 0.1, 0.1, 0.1]]}, "alpha": 0.5}"#;
-        assert!(within(Duration::ZERO, || crate::request::design("linear-distance", request(joint))).is_none());
-        let free = crate::request::design("linear-distance", request(joint)).unwrap();
-        let timed = within(Duration::from_secs(60), || crate::request::design("linear-distance", request(joint)));
+        // LP (12) under a metric not on a line (the discrete one): solved by microlp.
+        let discrete = r#""distortion": {"d": [[0, 1, 1, 1], [1, 0, 1, 1], [1, 1, 0, 1], [1, 1, 1, 0]]}"#;
+        let joint = alloc::format!(
+            r#"{{"joint": {{"p_sx": [[0.1, 0.2, 0.1, 0.1], [0.2, 0.1, 0.1, 0.1]]}}, "alpha": 0.5, {discrete}}}"#
+        );
+        assert!(within(Duration::ZERO, || crate::request::design("linear-distance", request(&joint))).is_none());
+        let free = crate::request::design("linear-distance", request(&joint)).unwrap();
+        let timed = within(Duration::from_secs(60), || crate::request::design("linear-distance", request(&joint)));
         assert_eq!(timed.unwrap().unwrap(), free);
         // LP (22) of the optimal designs: this crate's simplex reads the same deadline.
         let p_sx = r#"{"joint": {"p_sx": [[0.1, 0.05, 0.1, 0.15, 0.1], [0.1, 0.15, 0.05, 0.1, 0.1]]}, "epsilon": 1}"#;
@@ -302,6 +312,9 @@ mod tests {
         assert!(within(Duration::ZERO, || crate::request::design("orr-alip", request(&aorr))).is_none());
         let krr = r#"{"prior": {"p": [0.5, 0.3, 0.2]}, "epsilon": 1}"#;
         assert!(within(Duration::ZERO, || crate::request::design("krr", request(krr))).unwrap().is_ok());
+        // So is LP (12) on |x − y|: the north-west plan.
+        let line = r#"{"joint": {"p_sx": [[0.1, 0.2, 0.1, 0.1], [0.2, 0.1, 0.1, 0.1]]}, "alpha": 0.5}"#;
+        assert!(within(Duration::ZERO, || crate::request::design("linear-distance", request(line))).unwrap().is_ok());
         // The deadline is gone after the call: the same LP then solves.
         assert!(within(Duration::ZERO, || ()).is_some());
         assert_eq!(crate::request::design("rr-lip", request(lp)).unwrap(), rr_lip);

@@ -101,7 +101,8 @@ fn bp_lip_holds_under_the_mean_of_priors_that_disagree_on_their_support() {
 /// X, published as a claim of ∞ and refused). Its row is P_X now, and the claimed LDP
 /// w.r.t. X is that of the other rows. The transport LP (12) sent its residue (3e-17) to
 /// an output of no mass under one secret: unbounded LDP and LIP w.r.t. S, where α = 1
-/// gives P(y|s) = P_X(y) for every s, no leakage at all.
+/// gives P(y|s) = P_X(y) for every s, no leakage at all. (On |x − y| LP 12 is the
+/// north-west plan now; the discrete metric still has it solved.)
 #[test]
 fn linear_designs_with_inputs_of_no_mass_claim_finite_bounds() {
     let src = joint(2, 3, vec![0.3, 0.2, 0.0, 0.1, 0.4, 0.0]);
@@ -115,6 +116,7 @@ fn linear_designs_with_inputs_of_no_mass_claim_finite_bounds() {
     let src = joint(4, 10, LDP_INF.concat());
     for (doc, m) in [
         (linear::distance(&src, 1.0, None, "ld").unwrap(), "distance"),
+        (linear::distance(&src, 1.0, Some(&discrete_metric(10)), "ld").unwrap(), "distance, LP 12"),
         (linear::tv(&src, 1.0, "ltv").unwrap(), "tv"),
         (linear::markov(&src, 1.0, "lm").unwrap(), "markov"),
     ] {
@@ -137,9 +139,12 @@ fn linear_designs_with_inputs_of_no_mass_claim_finite_bounds() {
         let markov = linear::markov(&src, alpha, "lm").unwrap_or_else(|e| panic!("{}: {e}", what("markov")));
         let markov = claims_hold_exactly(&markov, &what("markov"));
         assert!(markov.claims().ldp_x.is_some(), "{}", what("markov"));
-        for (doc, m) in
-            [(linear::tv(&src, alpha, "ltv"), "tv"), (linear::distance(&src, alpha, None, "ld"), "distance")]
-        {
+        let d = discrete_metric(nx);
+        for (doc, m) in [
+            (linear::tv(&src, alpha, "ltv"), "tv"),
+            (linear::distance(&src, alpha, None, "ld"), "distance"),
+            (linear::distance(&src, alpha, Some(&d), "ld"), "distance, LP 12"),
+        ] {
             let doc = claims_hold_exactly(&doc.unwrap_or_else(|e| panic!("{}: {e}", what(m))), &what(m));
             let c = doc.claims();
             assert!(c.ldp.is_some() && c.lip.is_some(), "{}: {c:?}", what(m));
@@ -148,6 +153,12 @@ fn linear_designs_with_inputs_of_no_mass_claim_finite_bounds() {
             }
         }
     }
+}
+
+/// The discrete metric over `k` inputs (1 between any two): a metric on no line, so that
+/// `linear::distance` solves its LP (12).
+fn discrete_metric(k: usize) -> Matrix {
+    Matrix::from_flat(k, k, (0..k * k).map(|i| if i / k == i % k { 0.0 } else { 1.0 }).collect())
 }
 
 /// Test data: the joint of the unbounded-LDP report (4 secrets, 10 inputs, five of no
@@ -229,6 +240,8 @@ fn eq3_holds(doc: &Document, src: &Source, alpha: f64, what: &str) {
 #[test]
 fn linear_rows_are_distributions_at_vanishing_masses() {
     let src = joint(2, 3, vec![0.1, 1e-10, 0.4, 0.15, 1.2e-10, 0.35]);
+    let lp_12 = claims_hold_exactly(&linear::distance(&src, 0.5, Some(&discrete_metric(3)), "ld").unwrap(), "LP 12");
+    eq3_holds(&lp_12, &src, 0.5, "distance (LP 12), 1e-10");
     let doc = claims_hold_exactly(&linear::distance(&src, 0.5, None, "ld").unwrap(), "distance, 1e-10");
     eq3_holds(&doc, &src, 0.5, "distance, 1e-10");
     let MechanismKind::PerSecret { p_y_given_sx, .. } = doc.mechanism() else { unreachable!() };
@@ -267,6 +280,7 @@ fn linear_rows_are_distributions_at_vanishing_masses() {
         for (doc, m) in [
             (linear::tv(&src, alpha, "ltv"), "tv"),
             (linear::distance(&src, alpha, None, "ld"), "distance"),
+            (linear::distance(&src, alpha, Some(&discrete_metric(nx)), "ld"), "distance, LP 12"),
             (linear::markov(&src, alpha, "lm"), "markov"),
         ] {
             let doc = claims_hold_exactly(&doc.unwrap_or_else(|e| panic!("{}: {e}", what(m))), &what(m));

@@ -12,7 +12,7 @@ import { design, init, terminateIdleWorkers } from '../../js/design.js';
 import { INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT } from '../../js/offthread.js';
 import { probed, threads } from './stall-probe.mjs';
 import {
-  largestInlineDesigns, largestLpDesigns, largestPrior, largestLpPrior, largestDistanceSecrets, largestSearchInputs,
+  largestInlineDesigns, largestLpDesigns, largestPrior, largestLpPrior, largestLinearSecrets, largestSearchInputs,
   denseJoint, skewed, sparseJoint, uniform,
 } from './inline-designs.mjs';
 
@@ -55,15 +55,18 @@ function startsHere(method, request) {
   return started;
 }
 
-test('the tests\' largest LP designs are the largest the designer starts here', () => {
+test('the tests\' largest bounded designs are the largest the designer starts here', () => {
   const k = largestLpPrior(INLINE_DESIGN_CELLS);
   assert.ok(k >= 8, `an rr-lip LP over ${k} symbols`);
   assert.ok(startsHere('rr-lip', { prior: { p: skewed(k) }, epsilon: 0.3 }));
   assert.ok(!startsHere('rr-lip', { prior: { p: skewed(k + 1) }, epsilon: 0.3 }));
-  const ns = largestDistanceSecrets(INLINE_DESIGN_CELLS, 16);
-  assert.ok(ns >= 4, `linear-distance over ${ns} × 16`);
-  assert.ok(startsHere('linear-distance', { joint: denseJoint(ns, 16), alpha: 0.5 }));
-  assert.ok(!startsHere('linear-distance', { joint: denseJoint(ns + 1, 16), alpha: 0.5 }));
+  // A linear reduction's closed form (LP 12 on |x − y| is the north-west plan of linear-tv).
+  const ns = largestLinearSecrets(INLINE_DESIGN_CELLS, 16);
+  assert.ok(ns >= 8, `a linear reduction over ${ns} × 16`);
+  for (const method of ['linear-tv', 'linear-distance']) {
+    assert.ok(startsHere(method, { joint: denseJoint(ns, 16), alpha: 0.5 }), `${method} over ${ns} × 16`);
+    assert.ok(!startsHere(method, { joint: denseJoint(ns + 1, 16), alpha: 0.5 }), `${method} over ${ns + 1} × 16`);
+  }
   assert.ok(startsHere('orr-ldp', { joint: denseJoint(2, 6), epsilon: 0.5 }));
   assert.ok(!startsHere('orr-ldp', { joint: denseJoint(2, 7), epsilon: 0.5 }));
   for (const ns of [2, 5]) {
@@ -95,7 +98,6 @@ test('a vertex search is given up at the deadline, and one that ends in time is 
 test('an LP that reaches its deadline is given up here, after started(); one that ends in time is the same document', () => {
   for (const [method, request] of [
     ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.3 }],
-    ['linear-distance', { joint: denseJoint(2, 4), alpha: 0.5 }],
     ['orr-lip', { joint: denseJoint(2, 5), epsilon: 0.5 }],
     ['orr-ldp', { joint: denseJoint(2, 5), epsilon: 0.5 }],
   ]) {
@@ -124,7 +126,8 @@ test('a design bounded below INLINE_DESIGN_CELLS runs on the calling thread and 
     ['krr', { prior: { p: [0.5, 0.5] }, epsilon: 1 }],
     ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 2 }], // eq 19 holds: 0.2 ≥ 1/(1 + e²)
     ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.3 }], // an LP: eq 19 fails at ε 0.3
-    ['linear-distance', { joint: denseJoint(2, 4), alpha: 0.5 }], // an LP (12) for each secret
+    ['linear-distance', { joint: denseJoint(2, 4), alpha: 0.5 }], // LP (12) on a line: the north-west plan
+    ['linear-tv', { joint: denseJoint(2, 4), alpha: 0.5 }],
     ['orr-lip', { joint: denseJoint(2, 3), epsilon: 0.5 }], // a vertex search and LP (22)
     ['orr-ldp', { joint: denseJoint(2, 3), epsilon: 0.5 }],
     ['krr', { joint: sparseJoint(4, 16), epsilon: 1 }],
@@ -150,7 +153,7 @@ test('above either bound, or with no bound, a design runs in the worker', { time
     ['|X|² + |S|·|X| above INLINE_DESIGN_CELLS', 'krr', { prior: { p: uniform(K_HERE + 1) }, epsilon: 1 }],
     ['a request longer than INLINE_DESIGN_TEXT', 'krr', { prior: { p: [0.5, 0.5] }, epsilon: 1, id: 'x'.repeat(INLINE_DESIGN_TEXT) }],
     ['an LP above INLINE_DESIGN_CELLS', 'rr-lip', { prior: { p: skewed(largestLpPrior(INLINE_DESIGN_CELLS) + 1) }, epsilon: 0.3 }],
-    ['a distortion (the full LP 10 may run)', 'linear-distance', { joint: denseJoint(2, 3), alpha: 0.5, distortion: { d: [[0, 1, 1], [1, 0, 1], [1, 1, 0]] } }],
+    ['a distortion (LP 12 or the full LP 10 may run)', 'linear-distance', { joint: denseJoint(2, 3), alpha: 0.5, distortion: { d: [[0, 1, 1], [1, 0, 1], [1, 1, 0]] } }],
     ['a vertex search above INLINE_DESIGN_CELLS', 'orr-lip', { joint: denseJoint(2, largestSearchInputs(INLINE_DESIGN_CELLS, 2) + 1), epsilon: 0.5 }],
     ['a method with no bound', 'watchdog', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 0.5 }],
   ]) {

@@ -29,11 +29,11 @@ export function largestLpPrior(cells) {
 }
 
 /**
- * The most secrets a `linear-distance` over `nx` inputs may have on the calling thread
- * under `cells`: nx³ for the metric's check, and 2⁵ passes and the LPs' nx²/2 non-zeros at
- * 2⁷ cells each per secret (design/src/work.rs).
+ * The most secrets a linear reduction (`linear-tv`, `linear-distance` on |x − y|) over `nx`
+ * inputs may have on the calling thread under `cells`: nx² + ns·nx cells, and 2⁵ passes
+ * over each secret's nx² block (design/src/work.rs).
  */
-export const largestDistanceSecrets = (cells, nx) => Math.floor((cells - nx ** 3) / ((32 + 64) * nx * nx));
+export const largestLinearSecrets = (cells, nx) => Math.floor((cells - nx * nx) / (32 * nx * nx + nx));
 
 /** A joint of `ns` secrets over `nx` inputs with no zero, each row unlike the others. */
 export function denseJoint(ns, nx) {
@@ -55,19 +55,16 @@ export function largestSearchInputs(cells, ns) {
 
 /**
  * The largest LP designs allowed on the calling thread under `cells` (2¹⁷), each marked
- * `lp`: rr-lip's LP and linear-distance at their largest, the vertex searches over the
+ * `lp`: rr-lip's LP at its largest, the vertex searches over the
  * largest joints of two and five secrets that start here (2 × 31 and 5 × 29; the second
  * reaches its deadline), and orr-ldp over the largest joint of two secrets it may run here
  * (2 × 6: design-inline.test.mjs).
  */
 export function largestLpDesigns(cells) {
   const k = largestLpPrior(cells);
-  const nx = 16;
-  const ns = largestDistanceSecrets(cells, nx);
   const [two, five] = [largestSearchInputs(cells, 2), largestSearchInputs(cells, 5)];
   return [
     { what: `rr-lip's LP over ${k} symbols`, method: 'rr-lip', request: { prior: { p: skewed(k) }, epsilon: 0.3 }, lp: true },
-    { what: `linear-distance over ${ns} × ${nx}`, method: 'linear-distance', request: { joint: denseJoint(ns, nx), alpha: 0.5 }, lp: true },
     { what: `orr-lip over 2 × ${two}`, method: 'orr-lip', request: { joint: denseJoint(2, two), epsilon: 0.5 }, lp: true },
     { what: `orr-alip over 5 × ${five}`, method: 'orr-alip', request: { joint: denseJoint(5, five), eps_l: 0.25, eps_u: 0.25 }, lp: true },
     { what: 'orr-ldp over 2 × 6', method: 'orr-ldp', request: { joint: denseJoint(2, 6), epsilon: 0.5 }, lp: true },
@@ -77,8 +74,9 @@ export function largestLpDesigns(cells) {
 /**
  * The largest designs allowed on the calling thread under the bounds `cells` and `text`:
  * the k-RR and eq-19 RR (ε 10) of `largestPrior(cells)` symbols whose labels fill the
- * request to `text` characters, and of a joint of many zeros with as many cells as fit in
- * both bounds (a joint's text grows with |S|·|X|, its cells with |X|² too).
+ * request to `text` characters, of a joint of many zeros with as many cells as fit in
+ * both bounds (a joint's text grows with |S|·|X|, its cells with |X|² too), and the linear
+ * reductions over the most secrets of 16 inputs.
  * @returns {{what: string, method: string, request: object}[]}
  */
 export function largestInlineDesigns(cells, text) {
@@ -93,10 +91,13 @@ export function largestInlineDesigns(cells, text) {
   let ns = Math.min(nx, Math.floor((cells - nx * nx) / nx), Math.floor((text - length(1)) / row) + 1);
   while (ns > 1 && length(ns) > text) ns -= 1;
   const joint = { joint: sparseJoint(ns, nx), epsilon: 1 };
+  const linear = { joint: denseJoint(largestLinearSecrets(cells, 16), 16), alpha: 0.5 };
   return [
     { what: `krr over ${k} symbols`, method: 'krr', request: prior },
     { what: `rr-lip over ${k} symbols`, method: 'rr-lip', request: { ...prior, epsilon: 10 } },
     { what: `krr over ${ns} × ${nx}`, method: 'krr', request: joint },
     { what: `rr-lip over ${ns} × ${nx}`, method: 'rr-lip', request: { ...joint, epsilon: 10 } },
+    { what: `linear-tv over ${linear.joint.p_sx.length} × 16`, method: 'linear-tv', request: linear },
+    { what: `linear-distance over ${linear.joint.p_sx.length} × 16`, method: 'linear-distance', request: linear },
   ];
 }
