@@ -18,7 +18,7 @@
 
 import * as raw from '../pkg/privlift.js';
 import { init, PrivliftError } from './privlift.js';
-import { invalid } from './common.js';
+import { invalid, sha256Hex } from './common.js';
 
 const DB = 'privlift-ledger';
 const LS_PREFIX = 'privlift-ledger:';
@@ -131,12 +131,6 @@ function warnMemoryOnce() {
     + "this process ends; pass storage: 'memory' to say that is intended");
 }
 
-async function sha256Hex(text) {
-  const bytes = new TextEncoder().encode(text);
-  const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
 function checkBudget(budget) {
   if (budget === undefined || budget === null) return {};
   if (typeof budget !== 'object') throw invalid('budget', 'expected {ldp?, lip?} in nats');
@@ -238,9 +232,8 @@ export class Ledger {
     // The memo key identifies the mechanism (its S-audit numbers, as before the X-audit,
     // so outputs memoised by an earlier version are found again); it bounds nothing.
     const leak = mechanism.leakage();
-    const key = memoize
-      ? `${this.#origin}\u0000${await sha256Hex([attribute, mechanism.id, leak.ldpX, leak.lip, x].join('\u0000'))}`
-      : null;
+    const memo = [attribute, mechanism.id, leak.ldpX, leak.lip, x].join('\u0000');
+    const key = memoize ? `${this.#origin}\u0000${await sha256Hex(new TextEncoder().encode(memo))}` : null;
     if (key !== null) {
       const y = await this.#store.getMemo(key);
       if (y !== undefined) {
