@@ -1,7 +1,8 @@
 //! Curator-side design times (feature `design`): closed forms at k = 2, 21, 256 and the
 //! LPs at |X| = 4..64 (prior-aware RR for ε-LIP, BP-LIP) and |S| = 2..16 (linear
 //! reduction, expected distance: on |x − y| its closed form, on a circle LP 12 for each
-//! secret). Each figure includes the audit `publish` runs before a document is returned. Run: `cargo bench -p privlift-design --bench design`.
+//! secret). Each figure includes the audit `publish` runs before a document is returned.
+//! Run: `cargo bench -p privlift-design --bench design`.
 use std::hint::black_box;
 use std::time::Duration;
 

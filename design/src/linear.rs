@@ -407,6 +407,16 @@ mod tests {
         Matrix::from_flat(k, k, (0..k * k).map(|i| (t[i / k] - t[i % k]).abs()).collect())
     }
 
+    /// min(|x − y|, k − |x − y|): `k` points evenly on a circle, a metric on no line.
+    fn circle(k: usize) -> Matrix {
+        Matrix::from_flat(k, k, (0..k * k).map(|i| (i / k).abs_diff(i % k)).map(|a| a.min(k - a) as f64).collect())
+    }
+
+    /// The discrete metric over `k` points (1 between any two): on no line for k ≥ 3.
+    fn discrete(k: usize) -> Matrix {
+        Matrix::from_flat(k, k, (0..k * k).map(|i| if i / k == i % k { 0.0 } else { 1.0 }).collect())
+    }
+
     /// The expected distortion Σ_x' P(x'|s) Σ_x P(x|s, x') d(x', x) of one secret's block.
     fn cost(block: &Matrix, sp: &Split, d: &Matrix) -> f64 {
         let k = d.rows();
@@ -421,10 +431,7 @@ mod tests {
         // Metrics that are not on a line in index order: the points out of order, the
         // discrete metric, a circle of four.
         let out_of_order = Matrix::from_flat(3, 3, vec![0.0, 2.0, 1.0, 2.0, 0.0, 1.0, 1.0, 1.0, 0.0]);
-        let discrete = Matrix::from_flat(3, 3, vec![0.0, 1.0, 1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0]);
-        let circle =
-            Matrix::from_flat(4, 4, (0..16).map(|i| ((i / 4) as f64 - (i % 4) as f64).abs().min(2.0)).collect());
-        for (d, what) in [(&out_of_order, "out of order"), (&discrete, "discrete"), (&circle, "circle")] {
+        for (d, what) in [(&out_of_order, "out of order"), (&discrete(3), "discrete"), (&circle(4), "circle")] {
             assert!(is_metric(d), "{what}");
             assert!(!is_line_metric(d), "{what}");
         }
@@ -475,15 +482,7 @@ mod tests {
     #[test]
     fn off_a_line_lp_12_is_solved_and_matches_lp_10_on_a_metric() {
         let mut rng = ChaCha8Rng::seed_from_u64(10);
-        let circle = Matrix::from_flat(
-            6,
-            6,
-            (0..36)
-                .map(|i| ((i / 6) as f64 - (i % 6) as f64).abs().min(6.0 - ((i / 6) as f64 - (i % 6) as f64).abs()))
-                .collect(),
-        );
-        let discrete = Matrix::from_flat(6, 6, (0..36).map(|i| if i / 6 == i % 6 { 0.0 } else { 1.0 }).collect());
-        for d in [&circle, &discrete] {
+        for d in [&circle(6), &discrete(6)] {
             assert!(is_metric(d) && !is_line_metric(d));
             for case in 0..10 {
                 let p_sx = random_joint(&mut rng, 3, 6);

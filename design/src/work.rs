@@ -77,8 +77,8 @@ pub const ORR_PASSES: u64 = 1 << 7;
 /// `None`: every other method, `rr-lip` with another objective, a distortion (its LP
 /// may run), a multi-attribute joint, and a request whose inputs cannot be read as the
 /// designer reads them (no prior nor joint, both, a ragged joint, no valid ε for `rr-lip`,
-/// a prior for a linear reduction). A bounded request may still be refused by the designer (a prior that
-/// is no distribution): its checks are the same passes.
+/// a prior for a linear reduction). A bounded request may still be refused by the
+/// designer (a prior that is no distribution): its checks are the same passes.
 pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
     let hit = req.objective.as_deref().is_none_or(|o| matches!(Objective::parse(o), Ok(Objective::Hit)));
     if !BOUNDED_METHODS.contains(&method) || (method == "rr-lip" && !hit) {
