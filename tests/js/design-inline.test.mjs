@@ -10,20 +10,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import * as raw from '../../pkg-design/privlift_design.js';
 import { design, init, terminateIdleWorkers } from '../../js/design.js';
 import { INLINE_DESIGN_CELLS, INLINE_DESIGN_TEXT } from '../../js/offthread.js';
-import { probed, threads } from './stall-probe.mjs';
+import { answered, probed, threads } from './stall-probe.mjs';
 import {
   largestInlineDesigns, largestLpDesigns, largestPrior, largestLpPrior, largestLinearSecrets, largestSearchInputs,
   denseJoint, skewed, sparseJoint, uniform,
 } from './inline-designs.mjs';
-
-/** `call()`'s value, and whether it was answered without a turn of the event loop (no worker's answer can be). */
-async function answered(call) {
-  let turned = false;
-  const check = setImmediate(() => { turned = true; });
-  const value = await call();
-  clearImmediate(check);
-  return { value, here: !turned };
-}
 
 /** The threads of this process once idle workers have gone. */
 async function idleThreads() {

@@ -63,3 +63,12 @@ export function threads() {
     return null;
   }
 }
+
+/** `call()`'s value, and whether it was answered without a turn of the event loop (no worker's answer can be). */
+export async function answered(call) {
+  let turned = false;
+  const check = setImmediate(() => { turned = true; });
+  const value = await call();
+  clearImmediate(check);
+  return { value, here: !turned };
+}

@@ -40,10 +40,11 @@ pub fn design(method: &str, request: &str, progress: Option<js_sys::Function>) -
 /// `design(method, request)` when the designer bounds its work before it starts by at most
 /// `max_cells` ([`privlift_design::work::design_cells`]) and every LP it solves ends within
 /// `max_lp_ms` milliseconds of the call ([`privlift_design::work::within`]), calling
-/// `started()` just before the design; `undefined` when it does not (`started` not called
-/// when the bound is missing or too large), or the request does not parse: js/design.js
-/// then runs the design in the package's Worker, which refuses a bad request. A design with
-/// a small bound runs on the calling thread this way, an LP's pivots cut at the deadline.
+/// `started(cells)` with that bound just before the design (its time counts towards the
+/// deadline); `undefined` when it does not (`started` not called when the bound is missing
+/// or too large), or the request does not parse: js/design.js then runs the design in the
+/// package's Worker, which refuses a bad request. A design with a small bound runs on the
+/// calling thread this way, an LP's pivots cut at the deadline.
 #[wasm_bindgen(js_name = designWithin)]
 pub fn design_within(
     method: &str,
@@ -58,16 +59,19 @@ pub fn design_within(
     let Ok(req) = serde_json::from_str::<DesignRequest>(request) else {
         return Ok(None);
     };
-    match privlift_design::work::design_cells(method, &req) {
-        Some(cells) if cells as f64 <= max_cells => {}
+    let cells = match privlift_design::work::design_cells(method, &req) {
+        Some(cells) if cells as f64 <= max_cells => cells,
         _ => return Ok(None),
-    }
+    };
     // A limit that is no duration (NaN, negative) lets no LP run here.
     let lp_time = core::time::Duration::try_from_secs_f64(max_lp_ms / 1e3).unwrap_or_default();
-    started.call0(&JsValue::NULL)?;
-    match privlift_design::work::within(lp_time, || run(method, req)) {
+    let designed = privlift_design::work::within(lp_time, || {
+        started.call1(&JsValue::NULL, &JsValue::from_f64(cells as f64))?;
+        Ok::<_, JsValue>(run(method, req))
+    });
+    match designed {
         None => Ok(None),
-        Some(result) => result.map(|doc| Some(WasmDocument { doc })).map_err(js_error),
+        Some(result) => result?.map(|doc| Some(WasmDocument { doc })).map_err(js_error),
     }
 }
 
