@@ -13,11 +13,14 @@ export function seeded(seed) {
 }
 
 /**
- * The mean milliseconds of one `await fn()`, after a warm-up call (which also loads the
- * module), over at least `minMs` ms and `minRuns` calls.
+ * The mean milliseconds of one `await fn()` over at least `minMs` ms and `minRuns` calls,
+ * after a warm-up as long (at least one call, which also loads the module): V8 runs a
+ * module's code unoptimised at first and optimises what runs hot later, so a window right
+ * after the first call would time that tiering, not the code.
  */
 export async function time(fn, minMs, minRuns) {
-  await fn();
+  const warm = performance.now();
+  do await fn(); while (performance.now() - warm < minMs);
   let n = 0;
   const t0 = performance.now();
   while (performance.now() - t0 < minMs || n < minRuns) { await fn(); n += 1; }
