@@ -111,6 +111,13 @@ impl<'a, R: RngCore + ?Sized> Bits<'a, R> {
 
     /// `n ≤ 128` uniform bits.
     fn bits(&mut self, n: u32) -> u128 {
+        if n < self.left {
+            // The loop's one step when the buffer holds them (n < 64): its low n bits.
+            let v = self.word & ((1u64 << n) - 1);
+            self.word >>= n;
+            self.left -= n;
+            return v as u128;
+        }
         let mut v: u128 = 0;
         let mut need = n;
         while need > 0 {
@@ -187,6 +194,12 @@ fn bernoulli_ratio64<R: RngCore + ?Sized>(a: u64, b: u64, bits: &mut Bits<'_, R>
 
 /// `Bernoulli(num / (den·k))`, exactly, for `num ≤ den`, `k ≥ 1`.
 fn bernoulli_over_k<R: RngCore + ?Sized>(num: u128, den: u128, k: u128, bits: &mut Bits<'_, R>) -> bool {
+    // The same trial in 64-bit arithmetic where it fits, as a small scale's draws do.
+    if let (Ok(num), Ok(den), Ok(k)) = (u64::try_from(num), u64::try_from(den), u64::try_from(k)) {
+        if let Some(dk) = den.checked_mul(k) {
+            return num >= dk || bernoulli_ratio64(num, dk, bits);
+        }
+    }
     match den.checked_mul(k) {
         Some(dk) => bernoulli_ratio(num, dk, bits),
         // Bernoulli(1/k) and Bernoulli(num/den), independent: product of probabilities.
@@ -221,7 +234,17 @@ fn bernoulli_exp<R: RngCore + ?Sized>(num: u128, den: u128, rng: &mut Bits<'_, R
         // The common case (CKS Algorithm 2's inner draws), without a 128-bit division.
         return bernoulli_exp_le1(num, den, rng);
     }
-    bernoulli_exp_parts((0, num / den), num % den, den, rng)
+    let (q, r) = div_rem(num, den);
+    bernoulli_exp_parts((0, q), r, den, rng)
+}
+
+/// `(a / b, a % b)`, `b ≥ 1`, in 64-bit arithmetic when both fit: a 128-bit division is a
+/// library call, and the draws of a small scale divide small numbers.
+fn div_rem(a: u128, b: u128) -> (u128, u128) {
+    match (u64::try_from(a), u64::try_from(b)) {
+        (Ok(a), Ok(b)) => ((a / b) as u128, (a % b) as u128),
+        _ => (a / b, a % b),
+    }
 }
 
 /// `a · b` as a 256-bit `(hi, lo)`.
@@ -274,7 +297,7 @@ fn discrete_laplace<R: RngCore + ?Sized>(t: u64, s: u64, rng: &mut Bits<'_, R>) 
             v += 1;
         }
         let Some(x) = v.checked_mul(t).and_then(|tv| tv.checked_add(u)) else { continue };
-        let y = x / s;
+        let (y, _) = div_rem(x, s);
         let negative = rng.bit();
         if negative && y == 0 {
             continue;
@@ -558,6 +581,33 @@ mod tests {
         let mut b = Bits::new(&mut again);
         let rebuilt = (0..64).fold(0u64, |acc, i| acc | (u64::from(b.bit()) << i));
         assert_eq!(rebuilt, w);
+    }
+
+    #[test]
+    fn the_64_bit_shortcuts_draw_what_the_128_bit_arithmetic_draws() {
+        // a/b and a·2⁶⁴/(b·2⁶⁴) have the same binary expansion, so `bernoulli_ratio`'s
+        // 128-bit loop reads the same bits and answers the same as the 64-bit trial.
+        let max = u64::MAX as u128;
+        for seed in 0..200 {
+            for (num, den, k) in
+                [(1, 1, 1), (1, 1, 3), (57, 101, 1), (57, 101, 4), (0, 7, 2), (7, 7, 1), (max / 3, max / 2, 1)]
+            {
+                let (mut r64, mut r128) =
+                    (DeterministicRngForTesting::seed_from_u64(seed), DeterministicRngForTesting::seed_from_u64(seed));
+                let (mut b64, mut b128) = (Bits::new(&mut r64), Bits::new(&mut r128));
+                let short = bernoulli_over_k(num, den, k, &mut b64);
+                let wide = bernoulli_ratio(num << 64, (den * k) << 64, &mut b128);
+                assert_eq!(short, wide, "{num}/({den}·{k}), seed {seed}");
+                assert_eq!(
+                    (b64.word, b64.left),
+                    (b128.word, b128.left),
+                    "{num}/({den}·{k}), seed {seed}: the bits read"
+                );
+            }
+        }
+        for (a, b) in [(0, 1), (5, 3), (max, 7), (max + 1, 7), (max, max + 1), (1 << 100, 3), (1 << 100, 1 << 70)] {
+            assert_eq!(div_rem(a, b), (a / b, a % b), "{a} / {b}");
+        }
     }
 
     #[test]
