@@ -122,6 +122,7 @@ function designedHere(method, text, { signal, onProgress }) {
     }
     const json = doc.toJson();
     if (signal?.aborted) throw abortError(signal, 'design()');
+    if (cells === undefined) onProgress?.(0); // a closed form: designWithin calls no `started`
     onProgress?.(1);
     return { json };
   } finally {

@@ -20,7 +20,7 @@ use super::rr::{eq19_is_lip, Objective};
 use privlift::document::Matrix;
 use privlift::param::Epsilon;
 
-/// The methods [`design_cells`] may bound: for any other it is `None` whatever the request,
+/// The methods [`design_bound`] may bound: for any other it is `None` whatever the request,
 /// so that a caller need not read the request to know.
 pub const BOUNDED_METHODS: [&str; 7] =
     ["krr", "rr-lip", "linear-tv", "linear-distance", "orr-lip", "orr-alip", "orr-ldp"];
@@ -48,8 +48,21 @@ pub const LINEAR_PASSES: u64 = 1 << 5;
 /// mixtures), each a dozen passes: 2⁷.
 pub const ORR_PASSES: u64 = 1 << 7;
 
+/// What [`design_bound`] knows of a design before it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bound {
+    /// An upper bound on its work, in cells (its LP's pivots and its vertex search's bases
+    /// aside).
+    pub cells: u64,
+    /// Whether it solves an LP or searches a polytope's vertices, whose pivots and bases
+    /// stop at the deadline of [`within`]. A closed form (`false`) reads no deadline: it
+    /// ends in its cells.
+    pub timed: bool,
+}
+
 /// An upper bound on the work of [`design_inputs`](super::request::design_inputs) of
-/// `method` on `req`, in cells, or `None` where no bound is known before the design runs:
+/// `method` on `req`, in cells, and whether it is timed, or `None` where no bound is known
+/// before the design runs:
 ///
 /// - `krr`: the k-RR channel and its utility (|X|² cells), the document's audit and its
 ///   check w.r.t. S (the structured `krr` kind: |X| + |S|·|X|, `privlift::verify::Work`):
@@ -71,15 +84,15 @@ pub const ORR_PASSES: u64 = 1 << 7;
 ///   de-duplication (at most candidates² comparisons of |X|) and post-check, LP (22) over
 ///   at most as many columns, and [`ORR_PASSES`] passes.
 ///
-/// An LP's pivots and a vertex search's bases are not in the bound: run such a design
-/// [`within`] a deadline.
+/// An LP's pivots and a vertex search's bases are not in the bound: such a design is
+/// [`Bound::timed`], to be run [`within`] a deadline; the others are not.
 ///
 /// `None`: every other method, `rr-lip` with another objective, a distortion (its LP
 /// may run), a multi-attribute joint, and a request whose inputs cannot be read as the
 /// designer reads them (no prior nor joint, both, a ragged joint, no valid ε for `rr-lip`,
 /// a prior for a linear reduction). A bounded request may still be refused by the
 /// designer (a prior that is no distribution): its checks are the same passes.
-pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
+pub fn design_bound(method: &str, req: &DesignRequest) -> Option<Bound> {
     let hit = req.objective.as_deref().is_none_or(|o| matches!(Objective::parse(o), Ok(Objective::Hit)));
     if !BOUNDED_METHODS.contains(&method) || (method == "rr-lip" && !hit) {
         return None;
@@ -105,27 +118,27 @@ pub fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
     let closed_form = x * x + s * x;
     let lp_nonzeros = |nonzeros: f64| LP_NONZERO_CELLS as f64 * nonzeros;
     let orr_passes = ORR_PASSES as f64 * closed_form;
-    let cells = match method {
-        "krr" => closed_form,
-        "rr-lip" if eq19_is_lip(&p_x, Epsilon::positive("epsilon", req.epsilon?).ok()?) => closed_form,
-        "rr-lip" => closed_form + RR_LIP_LP_PASSES as f64 * x * x + lp_nonzeros(6.0 * x * x + x),
-        "linear-tv" | "linear-distance" => closed_form + LINEAR_PASSES as f64 * s * x * x,
-        "orr-lip" | "orr-alip" => orr_passes,
+    let (cells, timed) = match method {
+        "krr" => (closed_form, false),
+        "rr-lip" if eq19_is_lip(&p_x, Epsilon::positive("epsilon", req.epsilon?).ok()?) => (closed_form, false),
+        "rr-lip" => (closed_form + RR_LIP_LP_PASSES as f64 * x * x + lp_nonzeros(6.0 * x * x + x), true),
+        "linear-tv" | "linear-distance" => (closed_form + LINEAR_PASSES as f64 * s * x * x, false),
+        "orr-lip" | "orr-alip" => (orr_passes, true),
         "orr-ldp" => {
             let candidates = optimal_ldp::candidates(ns, nx) as f64;
             let solves = candidates * (s + 1.0) * (s + 1.0) * (s + 1.0);
             let checks = candidates * candidates * x + candidates * s * x;
-            solves + checks + candidates * x + lp_nonzeros(candidates * x) + orr_passes
+            (solves + checks + candidates * x + lp_nonzeros(candidates * x) + orr_passes, true)
         }
         _ => return None,
     };
-    Some(cells as u64)
+    Some(Bound { cells: cells as u64, timed })
 }
 
 /// Runs `design` with every LP it solves and every vertex search it makes stopped
 /// `lp_time` from now: `None` when one reached that deadline (the design is then to be run
 /// again where time does not matter), else the design's result. A design that ends in time
-/// is the same design as without a deadline, bit for bit. With [`design_cells`], the time a
+/// is the same design as without a deadline, bit for bit. With [`design_bound`], the time a
 /// bounded design takes: its cells, and at most `lp_time` of pivots and bases.
 pub fn within<T>(lp_time: Duration, design: impl FnOnce() -> T) -> Option<T> {
     super::deadline::by_deadline(lp_time, design)
@@ -137,6 +150,10 @@ mod tests {
 
     fn request(json: &str) -> DesignRequest {
         serde_json::from_str(json).unwrap()
+    }
+
+    fn design_cells(method: &str, req: &DesignRequest) -> Option<u64> {
+        design_bound(method, req).map(|b| b.cells)
     }
 
     /// rr-lip's bound over |X| = `nx`, |S| = `ns` where it solves its LP.
@@ -318,5 +335,29 @@ mod tests {
         // The deadline is gone after the call: the same LP then solves.
         assert!(within(Duration::ZERO, || ()).is_some());
         assert_eq!(crate::request::design("rr-lip", request(lp)).unwrap(), rr_lip);
+    }
+
+    /// A bound that is not timed is a design no deadline stops (a front end may run it
+    /// without one); the LPs and vertex searches are timed.
+    #[test]
+    fn untimed_bounds_are_designs_no_deadline_stops() {
+        let joint = r#"{"joint": {"p_sx": [[0.1, 0.05, 0.1, 0.15, 0.1], [0.1, 0.15, 0.05, 0.1, 0.1]]}"#;
+        let prior = r#"{"prior": {"p": [0.5, 0.3, 0.2]}"#;
+        for (method, json, timed) in [
+            ("krr", alloc::format!(r#"{prior}, "epsilon": 1}}"#), false),
+            ("krr", alloc::format!(r#"{joint}, "epsilon": 1}}"#), false),
+            ("rr-lip", alloc::format!(r#"{prior}, "epsilon": 2}}"#), false), // eq 19
+            ("rr-lip", alloc::format!(r#"{prior}, "epsilon": 1}}"#), true),
+            ("linear-tv", alloc::format!(r#"{joint}, "alpha": 0.5}}"#), false),
+            ("linear-distance", alloc::format!(r#"{joint}, "alpha": 0.5}}"#), false),
+            ("orr-lip", alloc::format!(r#"{joint}, "epsilon": 1}}"#), true),
+            ("orr-alip", alloc::format!(r#"{joint}, "eps_l": 1, "eps_u": 2}}"#), true),
+            ("orr-ldp", alloc::format!(r#"{joint}, "epsilon": 1}}"#), true),
+        ] {
+            let bound = design_bound(method, &request(&json)).expect("bounded");
+            assert_eq!(bound.timed, timed, "{method} {json}");
+            let stopped = within(Duration::ZERO, || crate::request::design(method, request(&json))).is_none();
+            assert_eq!(stopped, timed, "{method} {json}: stopped by a deadline already passed");
+        }
     }
 }

@@ -38,12 +38,15 @@ test('the largest designs allowed on the calling thread stall the event loop no 
   }
 });
 
-/** Whether `designWithin` starts `method` on `request` here (an LP deadline of 0 stops it at once). */
+/**
+ * Whether `designWithin` starts `method` on `request` here: an LP deadline of 0 stops a
+ * timed design at once, after `started()`; a closed form runs without it.
+ */
 function startsHere(method, request) {
   let started = false;
   const doc = raw.designWithin(method, JSON.stringify(request), INLINE_DESIGN_CELLS, 0, () => { started = true; });
   doc?.free();
-  return started;
+  return started || doc !== undefined;
 }
 
 test('the tests\' largest bounded designs are the largest the designer starts here', () => {
@@ -105,6 +108,27 @@ test('an LP that reaches its deadline is given up here, after started(); one tha
       assert.equal(timed.toJson(), free.toJson(), `${method}: the document without a deadline`);
     } finally {
       timed.free();
+      free.free();
+    }
+  }
+});
+
+test('a closed form runs here without started() or the clock: at an LP deadline of 0, the same document', () => {
+  for (const [method, request] of [
+    ['krr', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 1 }],
+    ['rr-lip', { prior: { p: [0.2, 0.3, 0.5] }, epsilon: 2 }], // eq 19
+    ['linear-tv', { joint: denseJoint(2, 4), alpha: 0.5 }],
+    ['linear-distance', { joint: denseJoint(2, 4), alpha: 0.5 }],
+  ]) {
+    const text = JSON.stringify(request);
+    let starts = 0;
+    const timed = raw.designWithin(method, text, INLINE_DESIGN_CELLS, 0, () => { starts += 1; });
+    const free = raw.design(method, text);
+    try {
+      assert.equal(starts, 0, `${method}: started()`);
+      assert.equal(timed?.toJson(), free.toJson(), method);
+    } finally {
+      timed?.free();
       free.free();
     }
   }

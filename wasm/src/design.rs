@@ -38,13 +38,15 @@ pub fn design(method: &str, request: &str, progress: Option<js_sys::Function>) -
 }
 
 /// `design(method, request)` when the designer bounds its work before it starts by at most
-/// `max_cells` ([`privlift_design::work::design_cells`]) and every LP it solves ends within
-/// `max_lp_ms` milliseconds of the call ([`privlift_design::work::within`]), calling
-/// `started(cells)` with that bound just before the design (its time counts towards the
-/// deadline); `undefined` when it does not (`started` not called when the bound is missing
-/// or too large), or the request does not parse: js/design.js then runs the design in the
-/// package's Worker, which refuses a bad request. A design with a small bound runs on the
-/// calling thread this way, an LP's pivots cut at the deadline.
+/// `max_cells` ([`privlift_design::work::design_bound`]) and every LP it solves ends within
+/// `max_lp_ms` milliseconds of the call ([`privlift_design::work::within`]); `undefined`
+/// when it does not, or the request does not parse: js/design.js then runs the design in
+/// the package's Worker, which refuses a bad request. A design with a small bound runs on
+/// the calling thread this way, an LP's pivots cut at the deadline.
+///
+/// A design that may be given up (a timed bound: an LP, a vertex search) calls
+/// `started(cells)` with its bound just before it runs (its time counts towards the
+/// deadline); a closed form, which no deadline stops, runs without the clock or `started`.
 #[wasm_bindgen(js_name = designWithin)]
 pub fn design_within(
     method: &str,
@@ -59,9 +61,11 @@ pub fn design_within(
     let Ok(req) = serde_json::from_str::<DesignRequest>(request) else {
         return Ok(None);
     };
-    let cells = match privlift_design::work::design_cells(method, &req) {
-        Some(cells) if cells as f64 <= max_cells => cells,
-        _ => return Ok(None),
+    let cells = match privlift_design::work::design_bound(method, &req) {
+        Some(bound) if bound.cells as f64 > max_cells => return Ok(None),
+        Some(bound) if !bound.timed => return run(method, req).map(|doc| Some(WasmDocument { doc })).map_err(js_error),
+        Some(bound) => bound.cells,
+        None => return Ok(None),
     };
     // A limit that is no duration (NaN, negative) lets no LP run here.
     let lp_time = core::time::Duration::try_from_secs_f64(max_lp_ms / 1e3).unwrap_or_default();
