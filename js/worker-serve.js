@@ -1,6 +1,6 @@
 // The message loop of the package's Workers (js/worker.js, js/verify-worker.js; started
 // by js/offthread.js, a module Worker in browsers, worker_threads in Node): each
-// instantiates the WebAssembly.Module it is sent, once per glue (and only that for the
+// instantiates the WebAssembly.Module it is sent (with its first message only), once per glue (and only that for the
 // operation `ready`), runs one call at a time and posts back `{type: 'progress',
 // fraction}`, then `{type: 'result', value, call}` or
 // `{type: 'error', error: {name, code, message}, call}` (`call`: the number of a later
@@ -21,6 +21,8 @@ export function serve(glues) {
       const fn = op === 'ready' && g !== undefined ? () => true : g?.ops[op];
       if (fn === undefined) throw new Error(`unknown operation ${glue}.${op}`);
       if (!instantiated.has(glue)) {
+        // The first message on a glue carries its module; later ones none (js/offthread.js).
+        if (module === undefined) throw new Error(`no module for ${glue}`);
         await g.init({ module_or_path: module });
         instantiated.set(glue, module);
       }
