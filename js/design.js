@@ -87,15 +87,6 @@ export async function design(method, request, options) {
 }
 
 /**
- * Per method, the least bound (`designWithin`'s cells) of a design given up on this thread
- * at `INLINE_DESIGN_LP_MS`: a design of that method whose bound is as large runs in the
- * worker from then on. A cold module (V8 compiles its code as it first runs, and a page's
- * first LPs run unoptimised) may pass the deadline a dozen times in a row at one size,
- * each time the calling thread's 10 ms lost; the worker's round trip is about 0.1 ms.
- */
-const givenUp = new Map();
-
-/**
  * `design(method, text)` run on the calling thread as `{json}`, or `{started}` where it
  * runs in the worker: with workers, a request of at most `INLINE_DESIGN_TEXT` characters
  * whose work the designer bounds before it starts (`designWithin`: |X|² + |S|·|X| cells
@@ -103,9 +94,8 @@ const givenUp = new Map();
  * `linear-tv` and `linear-distance` with no `distortion`; an LP's non-zeros at 2⁷ cells
  * each for `rr-lip` and `orr-ldp`, whose enumeration counts its candidate systems; 2⁷
  * passes over the cells for `orr-lip` and `orr-alip`; no bound for the others)
- * by at most `INLINE_DESIGN_CELLS`, below any bound of the method given up here
- * (`givenUp`), and whose LPs and vertex searches end within `INLINE_DESIGN_LP_MS` of the
- * call (`started`: one that did not, given up here). The bounds keep the calling thread's
+ * by at most `INLINE_DESIGN_CELLS`, and whose LPs and vertex searches end within
+ * `INLINE_DESIGN_LP_MS` of the call (`started`: one that did not, given up here). The bounds keep the calling thread's
  * wait well below 50 ms (js/offthread.js says what was measured). The caller loads the
  * module on this thread first, only for a request that short.
  */
@@ -113,13 +103,9 @@ function designedHere(method, text, { signal, onProgress }) {
   let doc;
   let cells;
   const start = (bound) => { cells = bound; onProgress?.(0); };
-  const maxCells = Math.min(INLINE_DESIGN_CELLS, (givenUp.get(method) ?? Infinity) - 1);
   try {
-    doc = guard(() => raw.designWithin(method, text, maxCells, INLINE_DESIGN_LP_MS, start));
-    if (doc === undefined) {
-      if (cells !== undefined) givenUp.set(method, Math.min(cells, givenUp.get(method) ?? Infinity));
-      return { started: cells !== undefined };
-    }
+    doc = guard(() => raw.designWithin(method, text, INLINE_DESIGN_CELLS, INLINE_DESIGN_LP_MS, start));
+    if (doc === undefined) return { started: cells !== undefined };
     const json = doc.toJson();
     if (signal?.aborted) throw abortError(signal, 'design()');
     if (cells === undefined) onProgress?.(0); // a closed form: designWithin calls no `started`

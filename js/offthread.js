@@ -50,8 +50,7 @@ export const INLINE_DESIGN_CELLS = 2 ** 17;
 /**
  * The longest a design's LPs may pivot, and its vertex search run, on the calling
  * thread: a design whose LP or search has not ended 10 ms after the call is given up there
- * (what it did is lost: at most this) and run in the package's Worker, as are the same
- * method's designs of as large a bound after it (js/design.js `givenUp`). The LPs the cell
+ * (what it did is lost: at most this) and run in the package's Worker. The LPs the cell
  * bound lets start here end in 0.3–4 ms (wasm, Node 20, Intel Xeon, 2 shared cores), the
  * AORR benchmark's 5 × 17 design in 2–3 ms; no size bounds a simplex's pivots or a
  * polytope's vertices, this does.
