@@ -95,20 +95,21 @@ export async function design(method, request, options) {
  * each for `rr-lip` and `orr-ldp`, whose enumeration counts its candidate systems; 2⁷
  * passes over the cells for `orr-lip` and `orr-alip`; no bound for the others)
  * by at most `INLINE_DESIGN_CELLS`, and whose LPs and vertex searches end within
- * `INLINE_DESIGN_LP_MS` of the call (`started`: one that did not, given up here). The bounds keep the calling thread's
- * wait well below 50 ms (js/offthread.js says what was measured). The caller loads the
- * module on this thread first, only for a request that short.
+ * `INLINE_DESIGN_LP_MS` of the call (`started`: one that did not, given up here). The
+ * bounds keep the calling thread's wait well below 50 ms (js/offthread.js says what was
+ * measured). The caller loads the module on this thread first, only for a request that
+ * short.
  */
 function designedHere(method, text, { signal, onProgress }) {
   let doc;
-  let cells;
-  const start = (bound) => { cells = bound; onProgress?.(0); };
+  let started = false;
+  const start = () => { started = true; onProgress?.(0); };
   try {
     doc = guard(() => raw.designWithin(method, text, INLINE_DESIGN_CELLS, INLINE_DESIGN_LP_MS, start));
-    if (doc === undefined) return { started: cells !== undefined };
+    if (doc === undefined) return { started };
     const json = doc.toJson();
     if (signal?.aborted) throw abortError(signal, 'design()');
-    if (cells === undefined) onProgress?.(0); // a closed form: designWithin calls no `started`
+    if (!started) onProgress?.(0); // a closed form: designWithin calls no `started`
     onProgress?.(1);
     return { json };
   } finally {

@@ -1,8 +1,8 @@
 // The message loop of the package's Workers (js/worker.js, js/verify-worker.js; started
 // by js/offthread.js, a module Worker in browsers, worker_threads in Node): each
-// instantiates the WebAssembly.Module it is sent (with its first message only), once per glue (and only that for the
-// operation `ready`), runs one call at a time and posts back `{type: 'progress',
-// fraction}`, then `{type: 'result', value, call}` or
+// instantiates the WebAssembly.Module it is sent (with its first message only), once per
+// glue (and only that for the operation `ready`), runs one call at a time and posts back
+// `{type: 'progress', fraction}`, then `{type: 'result', value, call}` or
 // `{type: 'error', error: {name, code, message}, call}` (`call`: the number of a later
 // call on what a first one made, see `Session` in js/offthread.js).
 

@@ -44,9 +44,9 @@ pub fn design(method: &str, request: &str, progress: Option<js_sys::Function>) -
 /// the package's Worker, which refuses a bad request. A design with a small bound runs on
 /// the calling thread this way, an LP's pivots cut at the deadline.
 ///
-/// A design that may be given up (a timed bound: an LP, a vertex search) calls
-/// `started(cells)` with its bound just before it runs (its time counts towards the
-/// deadline); a closed form, which no deadline stops, runs without the clock or `started`.
+/// A design that may be given up (a timed bound: an LP, a vertex search) calls `started()`
+/// just before it runs (its time counts towards the deadline); a closed form, which no
+/// deadline stops, runs without the clock or `started`.
 #[wasm_bindgen(js_name = designWithin)]
 pub fn design_within(
     method: &str,
@@ -61,18 +61,19 @@ pub fn design_within(
     let Ok(req) = serde_json::from_str::<DesignRequest>(request) else {
         return Ok(None);
     };
-    let cells = match privlift_design::work::design_bound(method, &req) {
-        Some(bound) if bound.cells as f64 > max_cells => return Ok(None),
-        Some(bound) if !bound.timed => return run(method, req).map(|doc| Some(WasmDocument { doc })).map_err(js_error),
-        Some(bound) => bound.cells,
-        None => return Ok(None),
+    let bound = match privlift_design::work::design_bound(method, &req) {
+        Some(bound) if bound.cells as f64 <= max_cells => bound,
+        _ => return Ok(None),
     };
     // A limit that is no duration (NaN, negative) lets no LP run here.
     let lp_time = core::time::Duration::try_from_secs_f64(max_lp_ms / 1e3).unwrap_or_default();
-    let designed = privlift_design::work::within(lp_time, || {
-        started.call1(&JsValue::NULL, &JsValue::from_f64(cells as f64))?;
-        Ok::<_, JsValue>(run(method, req))
-    });
+    let designed = match bound.timed {
+        true => privlift_design::work::within(lp_time, || {
+            started.call0(&JsValue::NULL)?;
+            Ok::<_, JsValue>(run(method, req))
+        }),
+        false => Some(Ok(run(method, req))),
+    };
     match designed {
         None => Ok(None),
         Some(result) => result?.map(|doc| Some(WasmDocument { doc })).map_err(js_error),
