@@ -41,6 +41,9 @@ impl Lp {
     pub fn solve(&self, what: &str) -> Result<(Vec<f64>, f64)> {
         let mut options = microlp::SolveOptions::default();
         options.tolerances.feasibility = FEASIBILITY;
+        // No presolve: on the designers' LPs its pass costs more than it saves the solve
+        // (criterion's `design_lp` and `optimal` groups, natively and in wasm).
+        options.presolve = false;
         options.time_limit = crate::deadline::remaining();
         let outcome = self.problem.solve_with(options).map_err(|e| match e {
             microlp::Error::Infeasible => Error::Infeasible { reason: alloc::format!("{what}: the LP is infeasible") },
