@@ -173,7 +173,12 @@ impl SparseSampler {
 }
 
 /// The exact sampler of a categorical channel P(Y|X), whatever its document kind.
+///
+/// `repr(u8)`: a tag byte of its own, which every draw matches, rather than a niche in a
+/// field of the nested samplers, which takes a few more instructions to decode per draw
+/// (a tenth of a seeded `perturb` of 170 instructions).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Categorical {
     /// A dense channel: one alias table per row, built at the first draw.
     Dense(DenseSampler),

@@ -21,7 +21,10 @@ use crate::sample::{
 const COPIED_CHANNEL_ENTRIES: usize = 1 << 18;
 
 /// The exact sampler of a document, and the channel it realises.
+///
+/// `repr(u8)`: a tag byte, as [`Categorical`]'s, since every draw matches it.
 #[derive(Debug, Clone)]
+#[repr(u8)]
 pub(crate) enum Runtime {
     /// Rows x: a categorical channel of any kind, or a per-secret mechanism that is Markov.
     Channel(Categorical),
