@@ -118,7 +118,8 @@ run() { # run SUITE TREE OUT: one run of a suite that is not criterion's
   exe=$(awk -v s="$s" '$1 == s { print $2 }' "$dir/$t.exes")
   case $s in
     ingest) (cd "$w/cli" && PRIVLIFT_BIN="$w/target/release/privlift" "$exe" --bench) >"$raw" ;;
-    wasm/*) (cd "$w" && node "benches/$s.mjs") >"$raw" ;;
+    # --no-liftoff: optimised wasm from the first call, as benches/wasm/inputs.mjs explains.
+    wasm/*) (cd "$w" && node --no-liftoff "benches/$s.mjs") >"$raw" ;;
     browser/bench) (cd "$w" && node benches/browser/bench.mjs --out "$raw.json") >"$raw" ;;
     # shellcheck disable=SC2086  # NAVIGATE_ARGS is a list of flags
     browser/navigate) (cd "$w" && node benches/browser/navigate.mjs $NAVIGATE_ARGS --out "$raw.json") >"$raw" 2>"$raw.log" ;;

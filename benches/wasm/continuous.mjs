@@ -2,7 +2,7 @@
 // privlift/continuous perturbMany and single perturb calls, and GMM fitting and σ
 // calibration of privlift/design, beside the naive float Laplace in JS (the leaky
 // baseline, Mironov 2012) measured in the same run. Prints one JSON object. Run after
-// scripts/build-wasm.sh:  node benches/wasm/continuous.mjs
+// scripts/build-wasm.sh:  node --no-liftoff benches/wasm/continuous.mjs
 //
 // The rates are those of the exact sampler on the calling thread. A document whose
 // verification costs more than a synchronous verify() runs on the calling thread

@@ -1,6 +1,6 @@
 // Design times of privlift/design in wasm (Node's V8, the engine of Chromium), the same
 // cases as design/benches/design.rs natively. Prints one JSON object. Run after
-// scripts/build-wasm.sh:  node benches/wasm/design.mjs
+// scripts/build-wasm.sh:  node --no-liftoff benches/wasm/design.mjs
 import { design } from '../../js/design.js';
 import { seeded, time } from './inputs.mjs';
 

@@ -13,10 +13,20 @@ export function seeded(seed) {
 }
 
 /**
+ * Whether V8 compiles wasm with its optimising compiler from the start (`node --no-liftoff`).
+ * Without it, a module's code runs baseline-compiled (Liftoff) at first, and each function
+ * is optimised once it has run enough: a case can then be timed before, across or after
+ * its own tier-up, at a point that moves with the module's code (a 100 ms window of the
+ * rr-lip LP over 4 symbols read 2.5 ms three times in a row, then 0.6 ms).
+ */
+export const optimisedFromTheStart = process.execArgv.includes('--no-liftoff');
+if (!optimisedFromTheStart) {
+  console.error('note: run with `node --no-liftoff` to time optimised wasm, not its tier-up');
+}
+
+/**
  * The mean milliseconds of one `await fn()` over at least `minMs` ms and `minRuns` calls,
- * after a warm-up as long (at least one call, which also loads the module): V8 runs a
- * module's code unoptimised at first and optimises what runs hot later, so a window right
- * after the first call would time that tiering, not the code.
+ * after a warm-up as long (at least one call, which also loads and compiles the module).
  */
 export async function time(fn, minMs, minRuns) {
   const warm = performance.now();

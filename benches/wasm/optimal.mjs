@@ -2,7 +2,7 @@
 // |S| = 5, εl = εu = 1 and 0.25, and ORR (ε-LIP) and optimal ε-LDP at |X| = 5, |S| = 2,
 // on joints with i.i.d. uniform entries (the papers' instances; not the same draws as
 // design/benches/optimal.rs, which uses ChaCha8). Prints one JSON object. Run after
-// scripts/build-wasm.sh:  node benches/wasm/optimal.mjs
+// scripts/build-wasm.sh:  node --no-liftoff benches/wasm/optimal.mjs
 import { design } from '../../js/design.js';
 import { seeded, time } from './inputs.mjs';
 
