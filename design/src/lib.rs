@@ -56,6 +56,7 @@
 extern crate alloc;
 
 pub mod continuous;
+mod cores;
 mod deadline;
 pub mod estimate;
 pub mod identified;

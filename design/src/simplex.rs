@@ -400,7 +400,7 @@ fn full_scan(len: usize, in_basis: &[bool], bland: bool, price: &(impl Fn(usize)
     return scan(0..len);
     #[cfg(not(target_arch = "wasm32"))]
     {
-        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(8).min(len / SCAN_PER_THREAD);
+        let threads = crate::cores::threads().min(len / SCAN_PER_THREAD);
         split_scan(len, threads.max(1), &scan, keep)
     }
 }

@@ -6,10 +6,11 @@ use alloc::vec::Vec;
 /// Below this many candidate × report steps one thread is faster than starting others.
 const MIN_PARALLEL_WORK: u64 = 1 << 22;
 
-/// `f(i)` for every candidate i in 0..n, on up to 8 scoped threads natively
-/// (one in wasm); `work` is the steps per candidate (to skip threads for small sweeps).
+/// `f(i)` for every candidate i in 0..n, on up to [`crate::cores::threads`] scoped
+/// threads natively (one in wasm); `work` is the steps per candidate (to skip threads for
+/// small sweeps).
 pub(crate) fn map<T: Send, F: Fn(usize) -> T + Sync>(n: usize, work: u64, f: F) -> Vec<T> {
-    let threads = threads().min(n.max(1));
+    let threads = crate::cores::threads().min(n.max(1));
     if threads <= 1 || (n as u64).saturating_mul(work) < MIN_PARALLEL_WORK {
         return (0..n).map(f).collect();
     }
@@ -29,18 +30,5 @@ pub(crate) fn map<T: Send, F: Fn(usize) -> T + Sync>(n: usize, work: u64, f: F) 
     {
         let _ = chunk;
         (0..n).map(f).collect()
-    }
-}
-
-/// The threads a sweep uses: the cores, at most 8 (more rarely help a memory-bound
-/// sweep); one in wasm.
-fn threads() -> usize {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
-    }
-    #[cfg(target_arch = "wasm32")]
-    {
-        1
     }
 }

@@ -709,7 +709,7 @@ impl LiftPolytope {
             // Within a deadline, on the calling thread alone: its share searched is the
             // search's (`Worker::would_pass_deadline`).
             Some(_) => 1,
-            None => std::thread::available_parallelism().map_or(1, |t| t.get()).min(8),
+            None => crate::cores::threads(),
         };
         #[cfg(target_arch = "wasm32")]
         let threads = 1;
