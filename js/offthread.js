@@ -292,6 +292,11 @@ async function startOffThread(glue, module, op, args, options, what, hold, trans
       reject(abortError(signal, what));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    // Aborted by the caller's own onProgress(0), above: no event is left to hear.
+    if (signal?.aborted) {
+      onAbort();
+      return;
+    }
     const settle = (keep) => {
       signal?.removeEventListener('abort', onAbort);
       handle.listen(null);

@@ -201,6 +201,13 @@ test('an AbortSignal rejects at once with an AbortError and ends the worker; an 
   const pre = await rejection(verifyAsync(DOCUMENTS.matrix(8), undefined, { signal: AbortSignal.abort(reason) }));
   assert.equal(pre?.name, 'AbortError');
   assert.equal(pre.cause, reason);
+  // Aborted from the progress callback as the work starts (fraction 0).
+  const atStart = new AbortController();
+  const fractions = [];
+  const onProgress = (f) => { fractions.push(f); if (f === 0) atStart.abort(); };
+  const started = await rejection(verifyAsync(DOCUMENTS.matrix(8), undefined, { signal: atStart.signal, onProgress }));
+  assert.equal(started?.name, 'AbortError', `${started}`);
+  assert.deepEqual(fractions, [0]);
 });
 
 test('free() releases it, its worker kept for the next; later calls reject with invalid_state; calls in order, arguments that cannot be sent refused', { timeout: 60_000 }, async () => {
