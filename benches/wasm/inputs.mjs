@@ -19,7 +19,7 @@ export function seeded(seed) {
  * its own tier-up, at a point that moves with the module's code (a 100 ms window of the
  * rr-lip LP over 4 symbols read 2.5 ms three times in a row, then 0.6 ms).
  */
-export const optimisedFromTheStart = process.execArgv.includes('--no-liftoff');
+const optimisedFromTheStart = process.execArgv.includes('--no-liftoff');
 if (!optimisedFromTheStart) {
   console.error('note: run with `node --no-liftoff` to time optimised wasm, not its tier-up');
 }

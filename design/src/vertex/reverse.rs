@@ -704,15 +704,12 @@ impl LiftPolytope {
         simd: bool,
     ) -> Result<Option<SparseVertices>> {
         let (m, sw) = (self.ns + 1, self.ns.div_ceil(64));
-        #[cfg(not(target_arch = "wasm32"))]
+        // One in wasm (`cores::threads`). Within a deadline, on the calling thread alone:
+        // its share searched is the search's (`Worker::would_pass_deadline`).
         let threads = match crate::deadline::remaining() {
-            // Within a deadline, on the calling thread alone: its share searched is the
-            // search's (`Worker::would_pass_deadline`).
             Some(_) => 1,
             None => crate::cores::threads(),
         };
-        #[cfg(target_arch = "wasm32")]
-        let threads = 1;
         let shared = Shared {
             limits,
             threads,
