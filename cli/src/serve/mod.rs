@@ -14,12 +14,13 @@
 //! are `immutable` for a year, other files `no-cache` (revalidated on each use), errors and
 //! redirects `no-store`.
 //!
-//! Compression: text, JSON, SVG and wasm bodies from 1 KiB to 16 MiB are sent with brotli
+//! Compression: text, JSON, SVG and wasm bodies of 1 KiB to 64 MiB are sent with brotli
 //! or gzip when `Accept-Encoding` allows it ([`encoding::negotiate`]), with their own ETag
 //! (suffix `-br`, `-gz`) and `Vary: Accept-Encoding`. Compressed bodies are kept in memory
 //! ([`encoding::Cache`], which any of them fits), so a file is compressed once per content
-//! and coding; one compression runs at a time, and a request that finds it busy gets the
-//! file as it is. Larger files are sent as they are.
+//! and coding, read a chunk at a time; one compression runs at a time, and a request that
+//! finds it busy gets the file as it is. A body whose compression would not shrink it or
+//! would pass half the cache is sent as it is, and so are larger files.
 
 mod encoding;
 mod naming;

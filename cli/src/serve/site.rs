@@ -16,7 +16,7 @@ use hyper::body::{Bytes, Frame, SizeHint};
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use super::encoding::{compress, compressible, Cache, Encoding, MAX_COMPRESS, MIN_COMPRESS};
+use super::encoding::{compress, compressible, Cache, Coded, Encoding, MIN_COMPRESS};
 use super::naming::{content_type, is_hashed_name};
 use super::status::{Status, FORBIDDEN, NOT_FOUND};
 
@@ -36,8 +36,9 @@ pub struct Site {
     root: PathBuf,
     cache: Mutex<Cache>,
     hashes: Mutex<HashMap<PathBuf, Known>>,
-    /// Held while a body is compressed: one at a time, so that compressing holds one file
-    /// (at most [`MAX_COMPRESS`]) in memory, however many clients ask at once.
+    /// Held while a body is compressed: one at a time, so that compressing holds one
+    /// compressed body (at most [`MAX_COMPRESSED`](super::encoding::MAX_COMPRESSED)) in
+    /// memory, however many clients ask at once.
     compressor: Mutex<()>,
 }
 
@@ -168,33 +169,21 @@ impl Site {
         if len > MAX_HASHED {
             return Ok(Prepared::File(reply(None, None, len, Source::File(file))));
         }
-        let coding = coding.filter(|_| vary && (MIN_COMPRESS..=MAX_COMPRESS).contains(&len));
+        let coding = coding.filter(|_| vary && len >= MIN_COMPRESS);
         let known = self.known_hash(&path, &meta);
         let tag =
             |hash: &str, enc: Option<Encoding>| Some(format!("\"{hash}{}\"", enc.map_or("", |e| e.etag_suffix())));
         if let Some(enc) = coding {
-            // A compressed body cached for the file as it is now: sent without reading it.
-            let hit = known.as_ref().and_then(|h| Some((h, self.cache().get(&path, h, enc)?)));
-            if let Some((hash, bytes)) = hit.filter(|(_, b)| (b.len() as u64) < len) {
-                return Ok(Prepared::File(reply(tag(hash, coding), coding, bytes.len() as u64, Source::Memory(bytes))));
-            }
-            if let Ok(_turn) = self.compressor.try_lock() {
-                // Read once: the hash and the compressed body are of the same content.
-                let mut body = Vec::with_capacity(len as usize); // at most MAX_COMPRESS
-                (&mut file).take(len).read_to_end(&mut body)?;
-                let hash = content_hash(&body);
-                self.record_hash(&path, &meta, &hash);
-                let cached = self.cache().get(&path, &hash, enc);
-                let encoded = cached.or_else(|| {
-                    let out = Bytes::from(compress(enc, &body).ok()?);
-                    self.cache().insert(&path, &hash, enc, out.clone());
-                    Some(out)
-                });
-                let (enc, bytes) = match encoded.filter(|b| b.len() < body.len()) {
-                    Some(b) => (coding, b),
-                    None => (None, Bytes::from(body)),
+            if let Some((hash, coded)) = self.coded(&path, &meta, &mut file, enc, known.as_deref())? {
+                return match coded {
+                    Coded::Compressed(body) => {
+                        Ok(Prepared::File(reply(tag(&hash, coding), coding, body.len() as u64, Source::Memory(body))))
+                    }
+                    Coded::AsIs => {
+                        file.rewind()?;
+                        Ok(Prepared::File(reply(tag(&hash, None), None, len, Source::File(file))))
+                    }
                 };
-                return Ok(Prepared::File(reply(tag(&hash, enc), enc, bytes.len() as u64, Source::Memory(bytes))));
             }
         }
         let hash = match known {
@@ -207,6 +196,44 @@ impl Site {
             }
         };
         Ok(Prepared::File(reply(tag(&hash, None), None, len, Source::File(file))))
+    }
+
+    /// The file (`meta`: its metadata; `known`: its trusted hash) in the coding `enc`, with
+    /// the content hash it is of: from the cache, else compressed now, read once into the
+    /// coder and the hash, so that the body and its ETag are of the same content whatever
+    /// writes the file meanwhile. `None` when the compressor is busy: the file is then sent
+    /// as it is. Leaves `file` anywhere.
+    fn coded(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        file: &mut File,
+        enc: Encoding,
+        known: Option<&str>,
+    ) -> io::Result<Option<(String, Coded)>> {
+        if let Some(coded) = known.and_then(|hash| self.cache().get(path, hash, enc)) {
+            return Ok(known.map(|hash| (hash.to_string(), coded)));
+        }
+        let Ok(_turn) = self.compressor.try_lock() else { return Ok(None) };
+        let len = meta.len();
+        if known.is_none() {
+            // A hash not yet trusted ([`Known`]): a body cached for this content is found
+            // rather than made again.
+            let hash = hash_file(file, len)?;
+            self.record_hash(path, meta, &hash);
+            if let Some(coded) = self.cache().get(path, &hash, enc) {
+                return Ok(Some((hash, coded)));
+            }
+            file.rewind()?;
+        }
+        let mut reader = Hashing { inner: file.take(len), sha: Sha256::new() };
+        let body = compress(enc, &mut reader, len)?;
+        io::copy(&mut reader, &mut io::sink())?; // the rest, when the coder stopped early
+        let hash = hex(&reader.sha.finalize());
+        self.record_hash(path, meta, &hash);
+        let coded = body.map_or(Coded::AsIs, |b| Coded::Compressed(Bytes::from(b)));
+        self.cache().insert(path, &hash, enc, coded.clone());
+        Ok(Some((hash, coded)))
     }
 
     /// The cache, also after a panic elsewhere (no code path leaves it inconsistent).
@@ -232,12 +259,29 @@ impl Site {
     }
 }
 
-/// The strong validator of a file: the first 128 bits of its SHA-256, in hex.
-pub fn content_hash(bytes: &[u8]) -> String {
+/// A reader that hashes what passes through it.
+struct Hashing<R> {
+    inner: R,
+    sha: Sha256,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.sha.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
+/// The strong validator of a file: the first 128 bits of its SHA-256, in hex (what
+/// [`hash_file`] and [`Hashing`] compute as they read).
+#[cfg(test)]
+fn content_hash(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-/// [`content_hash`] of the first `len` bytes of `file`, read a chunk at a time.
+/// The strong validator (the first 128 bits of its SHA-256, in hex) of the first `len` bytes of
+/// `file`, read a chunk at a time.
 fn hash_file(file: &mut File, len: u64) -> io::Result<String> {
     let (mut sha, mut chunk, mut reader) = (Sha256::new(), vec![0u8; CHUNK], file.take(len));
     loop {
@@ -312,6 +356,10 @@ mod tests {
         let hashed = hash_file(&mut File::open(&path).unwrap(), bytes.len() as u64).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(hashed, content_hash(&bytes));
+        let mut passing = Hashing { inner: &bytes[..], sha: Sha256::new() };
+        let mut small = [0u8; 1000]; // reads of any size add up to the same hash
+        while passing.read(&mut small).unwrap() > 0 {}
+        assert_eq!(hex(&passing.sha.finalize()), hashed);
     }
 
     #[test]
