@@ -200,9 +200,8 @@ export function checkUrl(url) {
 export const DEFAULT_MAX_DOCUMENT_BYTES = 64 * 1024 * 1024;
 
 /**
- * The beginning of a document read first for what it settles: the family (a discrete
- * document names its `labels` there) and the sizes a discrete one declares, which
- * `fetchBytes` gives `onHead` while the rest arrives.
+ * The beginning of a long download read first for what it settles: the sizes a discrete
+ * document declares, which `fetchBytes` gives `onHead` while the rest arrives.
  */
 export const HEAD_BYTES = 1 << 16;
 

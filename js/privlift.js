@@ -12,7 +12,7 @@
 import initWasm, * as raw from '../pkg/privlift.js';
 import {
   PrivliftError, CORE_ERROR_CODES, JS_ERROR_CODES, guard, describe, typeOf, invalid, toSeed,
-  documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited, callingThread, HEAD_BYTES,
+  documentBytes, wasmSource, summarised, embeddedWasm, moduleLoader, refuseBlocking, unlimited, callingThread,
   HANDLE, Wrapper, parsed, fetchedAndVerified, compiledOnce, remoteMechanism, bindRemote, offThread, warmOffThreadLater,
 } from './common.js';
 import { reportId, OpenReportBatch } from './reports.js';
@@ -136,26 +136,19 @@ export async function parseMechanism(document, policy) {
  * within the policy's budget is refused as it is read, with the core's `needs_async`.
  */
 async function parsedWithin(document, policy, threadLimit) {
-  // Parsed once, by the core: a continuous document is `unsupported_mechanism` there,
-  // naming parseContinuousMechanism / fetchContinuousMechanism from 'privlift/continuous'.
+  // Parsed once, by the core: a document of another family is `unsupported_mechanism`
+  // there, naming its entry point (the core's peek of its kind, made only on a failed
+  // parse). An open-domain one names parseMechanism: it is read by the open-domain module.
   const bytes = documentBytes(document);
   await init();
-  if (isOpenDocument(bytes)) {
-    return parsed(bytes, initOpen, (b) => rawOpen.OpenDocument.parseBytes(b, policy),
-      (handle, sha256) => new OpenMechanismDocument(handle, sha256));
+  try {
+    return await parsed(bytes, init, (b) => raw.Document.parseBytes(b, policy, threadLimit),
+      (handle, sha256) => new MechanismDocument(handle, sha256));
+  } catch (e) {
+    if (e?.code !== 'unsupported_mechanism' || !raw.isOpenDocument(bytes)) throw e;
   }
-  return parsed(bytes, init, (b) => raw.Document.parseBytes(b, policy, threadLimit),
-    (handle, sha256) => new MechanismDocument(handle, sha256));
-}
-
-/**
- * Whether `bytes` is an open-domain document: the core's peek, of its first HEAD_BYTES
- * when a discrete document names its `labels` there (copying the whole of a dense 1024²
- * RR's 23 MB into wasm to ask took 17 ms of a cold page in Chromium).
- */
-function isOpenDocument(bytes) {
-  if (bytes.length > HEAD_BYTES && raw.namesLabels(bytes.subarray(0, HEAD_BYTES))) return false;
-  return raw.isOpenDocument(bytes);
+  return parsed(bytes, initOpen, (b) => rawOpen.OpenDocument.parseBytes(b, policy),
+    (handle, sha256) => new OpenMechanismDocument(handle, sha256));
 }
 
 /**

@@ -47,12 +47,5 @@ pub fn is_open(bytes: &[u8]) -> bool {
         .is_some_and(|p| !p.labels && p.kind.is_some_and(|k| OPEN_KINDS.contains(&k.as_str())))
 }
 
-/// Whether `prefix`, the beginning of a JSON document, has a top-level `labels` member
-/// before anything it cannot read: then the whole document is not an open-domain one
-/// ([`is_open`] is false), whatever follows — the question settled from its first bytes.
-pub fn names_labels(prefix: &[u8]) -> bool {
-    crate::document::codec::reader::peek_family(prefix).is_some_and(|p| p.labels)
-}
-
 #[cfg(test)]
 mod tests;

@@ -342,21 +342,16 @@ fn a_repeated_prior_value_is_the_first_repeat_in_list_order() {
 }
 
 #[test]
-fn a_beginning_that_names_labels_settles_the_family() {
+fn the_family_is_read_from_the_top_level() {
     let discrete = r#"{"format":"privlift-mechanism","version":1,"labels":["a","b"],"prior":[0.5,0.5],"mechanism":{"kind":"krr","epsilon":1}}"#;
-    let open = olh(PRIOR, r#"{"ldp_x": 1.0}"#);
-    let named = discrete.find(r#""labels":"#).unwrap() + 9;
-    for cut in [named, named + 4, discrete.len()] {
-        assert!(super::names_labels(&discrete.as_bytes()[..cut]), "cut at {cut}");
-    }
     assert!(!super::is_open(discrete.as_bytes()));
-    // Before `labels` is read, or without one, the beginning settles nothing.
-    assert!(!super::names_labels(&discrete.as_bytes()[..discrete.find("labels").unwrap()]));
-    assert!(!super::names_labels(open.as_bytes()));
-    assert!(super::is_open(open.as_bytes()));
-    // Nested `labels` are not the document's; bytes that are not JSON settle nothing.
-    let nested = r#"{"mechanism":{"kind":"olh","labels":[]},"labels":"#;
-    assert!(super::names_labels(nested.as_bytes()));
-    assert!(!super::names_labels(br#"{"x":{"labels":[1]}"#));
-    assert!(!super::names_labels(b"[\"labels\"]"));
+    assert!(super::is_open(olh(PRIOR, r#"{"ldp_x": 1.0}"#).as_bytes()));
+    // A top-level `labels`, before or after the mechanism, makes a document discrete; a
+    // nested one is not the document's.
+    assert!(!super::is_open(br#"{"labels":["a"],"mechanism":{"kind":"olh"}}"#));
+    assert!(!super::is_open(br#"{"mechanism":{"kind":"olh"},"labels":["a"]}"#));
+    assert!(super::is_open(br#"{"mechanism":{"kind":"olh","labels":[]}}"#));
+    // Bytes that are not a JSON object settle nothing.
+    assert!(!super::is_open(b"[\"labels\"]"));
+    assert!(!super::is_open(br#"{"mechanism":{"kind":"olh"}} x"#));
 }

@@ -252,9 +252,10 @@ describe('a document of the other family keeps its typed error', () => {
     await rejectsWith(parseMechanism(twice), 'unsupported_mechanism', "'gaussian'");
   });
 
-  test('open-domain or discrete, whatever the document puts in its first 64 KiB', async () => {
-    // The wrapper tells the families from a document's beginning when it names `labels`
-    // there, and from the whole document otherwise.
+  test('open-domain or discrete, wherever the document puts its members', async () => {
+    // The discrete reader reads every document first; one it refuses as an open-domain
+    // document (`unsupported_mechanism`, from the core's peek of its kind) goes to the
+    // open-domain module.
     const fruit = JSON.parse(await readFile(new URL('../../examples/fruit-olh.json', import.meta.url), 'utf8'));
     const padding = 'x'.repeat(1 << 17);
     const openLate = { description: padding, ...fruit };
@@ -274,6 +275,9 @@ describe('a document of the other family keeps its typed error', () => {
       refusals.push([e.code, e.message]);
     }
     assert.deepEqual(refusals[0], refusals[1]);
+    // Given to the continuous entry point, an open-domain document names parseMechanism.
+    await rejectsWith(parseContinuousMechanism(utf8(JSON.stringify(fruit))), 'unsupported_mechanism',
+      "mechanism kind 'olh' is an open document: use parseMechanism from 'privlift'");
   });
 
   test('without a string mechanism.kind, the core error stands', async () => {

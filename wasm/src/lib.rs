@@ -241,14 +241,6 @@ pub fn is_open_document(bytes: &[u8]) -> bool {
     privlift::open::is_open(bytes)
 }
 
-/// Whether the beginning `prefix` of a JSON document names its `labels`: then it is not an
-/// open-domain document, and the wrapper need not copy the rest in to ask.
-#[cfg(feature = "client")]
-#[wasm_bindgen(js_name = namesLabels)]
-pub fn names_labels(prefix: &[u8]) -> bool {
-    privlift::open::names_labels(prefix)
-}
-
 #[cfg(feature = "client")]
 /// A parsed and validated (but not yet verified) mechanism document.
 #[wasm_bindgen(js_name = Document)]

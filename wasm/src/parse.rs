@@ -30,6 +30,15 @@ fn entry_point(family: Family) -> &'static str {
     }
 }
 
+/// The indefinite article before `word` in a message ("an open document").
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// Reads the JSON document `json` (UTF-8) of `family` with `read`: the core's serde-free
 /// reader of that family's wire type and its validation (`Document::from_json_within`,
 /// `ContinuousDocumentJson::read` and `from_wire`).
@@ -63,8 +72,12 @@ fn parse_error(json: &[u8], e: Error, family: Family) -> JsValue {
     }
     match peek_kind(json).filter(|k| !k.is_empty()).map(|k| (Family::of_kind(&k), k)) {
         Some((other, kind)) if other != family => {
-            let message =
-                alloc::format!("mechanism kind '{kind}' is a {} document: use {}", other.name(), entry_point(other));
+            let message = alloc::format!(
+                "mechanism kind '{kind}' is {} {} document: use {}",
+                article(other.name()),
+                other.name(),
+                entry_point(other)
+            );
             coded_error("unsupported_mechanism", &message)
         }
         _ => js_error(e),
