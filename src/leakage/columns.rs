@@ -6,6 +6,7 @@
 use alloc::vec;
 use alloc::vec::Vec;
 
+use super::rows::{over_row, Row};
 use super::JointSY;
 use crate::numeric::{greatest, least};
 
@@ -95,24 +96,26 @@ impl Extremes {
         &mut self,
         ps: f64,
         scale: f64,
-        row: &[f64],
+        row: Row<'_>,
         p_y: &[f64],
         support_y: &[bool],
         pmax: &mut [f64],
         pmin: &mut [f64],
     ) {
-        let cols = row.iter().zip(p_y).zip(support_y).zip(pmax.iter_mut().zip(pmin.iter_mut()));
-        for (((&w, &py), &possible), (hi, lo)) in cols {
-            let joint = scale * w;
-            let lift = if py <= 0.0 { 0.0 } else { joint / (ps * py) };
-            let cond = joint / ps;
-            if possible {
-                self.min_lift = least(self.min_lift, lift);
-                self.max_lift = greatest(self.max_lift, lift);
-                *hi = greatest(*hi, cond);
-                *lo = least(*lo, cond);
+        over_row!(row, |entries| {
+            let cols = entries.zip(p_y).zip(support_y).zip(pmax.iter_mut().zip(pmin.iter_mut()));
+            for (((w, &py), &possible), (hi, lo)) in cols {
+                let joint = scale * w;
+                let lift = if py <= 0.0 { 0.0 } else { joint / (ps * py) };
+                let cond = joint / ps;
+                if possible {
+                    self.min_lift = least(self.min_lift, lift);
+                    self.max_lift = greatest(self.max_lift, lift);
+                    *hi = greatest(*hi, cond);
+                    *lo = least(*lo, cond);
+                }
             }
-        }
+        })
     }
 }
 

@@ -5,7 +5,7 @@ use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use super::rows::ChannelRows;
+use super::rows::{over_row, ChannelRows, Row};
 use crate::document::Matrix;
 use crate::numeric::least;
 use crate::sample::QuantisedChannel;
@@ -68,12 +68,12 @@ impl JointSY {
     }
 
     /// Row s of P_SY as a factor and a row whose products with it are P(s,y), bit for bit:
-    /// (1, the stored row) or, for S = X, (P(s), the channel's row P(·|s), written into
-    /// `buf` when it is computed from weights); 1·v = v exactly.
-    pub(crate) fn row<'a>(&'a self, s: usize, buf: &'a mut Vec<f64>) -> (f64, &'a [f64]) {
+    /// (1, the stored row) or, for S = X, (P(s), the channel's row P(·|s): its entries, or
+    /// a sampler's weights, or written into `buf`); 1·v = v exactly.
+    pub(crate) fn row<'a>(&'a self, s: usize, buf: &'a mut Vec<f64>) -> (f64, Row<'a>) {
         match &self.p_sy {
-            Cells::Stored(v) => (1.0, &v[s * self.ny..(s + 1) * self.ny]),
-            Cells::Diagonal(m) => (self.p_s[s], m.row(s)),
+            Cells::Stored(v) => (1.0, Row::Entries(&v[s * self.ny..(s + 1) * self.ny])),
+            Cells::Diagonal(m) => (self.p_s[s], Row::Entries(m.row(s))),
             Cells::Quantised(q) => (self.p_s[s], q.row_in(s, buf)),
         }
     }
@@ -180,7 +180,7 @@ impl JointSY {
                     }
                     p_s[s] += psx;
                     let row = w_s.row(x);
-                    underflow |= psx * support_and_min(row, &mut support_y) < UNDERFLOW_THRESHOLD;
+                    underflow |= psx * support_and_min(row.iter().copied(), &mut support_y) < UNDERFLOW_THRESHOLD;
                     for (o, &v) in out.iter_mut().zip(row) {
                         *o += psx * v;
                     }
@@ -305,14 +305,18 @@ impl JointSY {
 /// The outputs a channel row makes possible (P(y|x) > 0) marked in `support_y`, and the row's
 /// smallest positive entry (∞ when none), in one pass: a product P(s,x)·w is monotone in w,
 /// so that entry decides whether any product of the row underflows.
-fn support_and_min(row: &[f64], support_y: &mut [bool]) -> f64 {
-    let mut m = f64::INFINITY;
-    for (sp, &w) in support_y.iter_mut().zip(row) {
-        let positive = w > 0.0;
-        *sp |= positive;
-        m = least(m, if positive { w } else { f64::INFINITY });
-    }
-    m
+#[inline(always)]
+fn support_and_min(row: impl Iterator<Item = f64>, support_y: &mut [bool]) -> f64 {
+    support_y.iter_mut().zip(row).fold(f64::INFINITY, |m, (sp, w)| support_step(sp, m, w))
+}
+
+/// One entry `w` of a channel row into [`support_and_min`]: its output marked possible
+/// when `w > 0`, and `w` into the smallest positive entry so far, `min_pos`.
+#[inline(always)]
+fn support_step(possible: &mut bool, min_pos: f64, w: f64) -> f64 {
+    let positive = w > 0.0;
+    *possible |= positive;
+    least(min_pos, if positive { w } else { f64::INFINITY })
 }
 
 // The per-row kernels below are functions of their own, never inlined: a wasm engine runs
@@ -327,13 +331,18 @@ fn support_and_min(row: &[f64], support_y: &mut [bool]) -> f64 {
 /// `finish` sums a stored joint (rows s = 0, 1, …; a skipped row adds only zeros); true when
 /// a product underflows.
 #[inline(never)]
-fn diagonal_row(psx: f64, row: &[f64], p_y: &mut [f64], support_y: &mut [bool]) -> bool {
-    // Monotone in w: the smallest positive entry decides the underflow (see `accumulate`).
-    let min_pos = support_and_min(row, support_y);
-    for (py, &w) in p_y.iter_mut().zip(row) {
-        *py += psx * w;
-    }
-    psx * min_pos < UNDERFLOW_THRESHOLD
+fn diagonal_row(psx: f64, row: Row<'_>, p_y: &mut [f64], support_y: &mut [bool]) -> bool {
+    over_row!(row, |entries| {
+        // Monotone in w: the smallest positive entry decides the underflow (see `accumulate`).
+        // [`support_and_min`] in the same pass, so that each entry is read (a weight's
+        // probability made) once.
+        let mut min_pos = f64::INFINITY;
+        for ((py, sp), w) in p_y.iter_mut().zip(support_y.iter_mut()).zip(entries) {
+            min_pos = support_step(sp, min_pos, w);
+            *py += psx * w;
+        }
+        psx * min_pos < UNDERFLOW_THRESHOLD
+    })
 }
 
 /// What [`add_inputs`] adds to: the rows of P_SY, P(s) and the possible outputs.
@@ -362,7 +371,7 @@ fn add_inputs(out: &mut Outputs<'_>, ny: usize, block: &[(usize, [f64; 4])], row
         if block.iter().all(|(_, p)| p[i] == 0.0) {
             continue;
         }
-        let m = support_and_min(row, out.support_y);
+        let m = support_and_min(row.iter().copied(), out.support_y);
         for &(s, p) in block.iter().filter(|(_, p)| p[i] != 0.0) {
             out.p_s[s] += p[i];
             underflow |= p[i] * m < UNDERFLOW_THRESHOLD;

@@ -10,6 +10,7 @@ pub(crate) mod simd;
 pub mod structured;
 pub mod unary;
 
+pub(crate) use alias::exact_of;
 pub use alias::{AliasTable, ChannelSampler, DenseSampler, QuantisedChannel};
 pub use keep_or_uniform::KeepOrUniform;
 pub use structured::{Categorical, MixSampler, SparseSampler};

@@ -118,6 +118,14 @@ impl QuantisedChannel {
         write_exact(&self.weights[x * self.ny..(x + 1) * self.ny], Weights::of(self.full[x]), out);
     }
 
+    /// Row `x`'s weights, each below 2⁶⁴, whose [`exact_of`] are its entries of
+    /// [`QuantisedChannel::exact_channel`]; `None` for a row holding all its mass in one
+    /// outcome (its weights all 0).
+    #[inline]
+    pub(crate) fn weights_row(&self, x: usize) -> Option<&[u64]> {
+        self.full[x].is_none().then(|| &self.weights[x * self.ny..(x + 1) * self.ny])
+    }
+
     /// Entry `(x, y)` of [`QuantisedChannel::exact_channel`], bit for bit.
     #[inline]
     pub fn exact_entry(&self, x: usize, y: usize) -> f64 {

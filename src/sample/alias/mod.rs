@@ -35,7 +35,7 @@ mod quantise;
 mod tests;
 
 pub use channel::{ChannelSampler, DenseSampler, QuantisedChannel};
-pub(crate) use quantise::{checked_sum, probability};
+pub(crate) use quantise::{checked_sum, exact_of, probability};
 
 use alloc::vec;
 use alloc::vec::Vec;

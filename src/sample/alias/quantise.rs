@@ -45,7 +45,7 @@ const INV_SCALE: f64 = 1.0 / SCALE;
 /// w/2⁶⁴ rounded once. Every reader of the exact channel (a written row, one entry, the
 /// per-output extremes) goes through it, so that they agree bit for bit.
 #[inline(always)]
-pub(super) fn exact_of(w: u64) -> f64 {
+pub(crate) fn exact_of(w: u64) -> f64 {
     w as f64 * INV_SCALE
 }
 
