@@ -266,7 +266,7 @@ impl VerifiedMechanism {
             });
         }
         match &self.runtime {
-            Runtime::PerSecret { sampler, nx } => sampler.sample(s * nx + x, rng),
+            Runtime::PerSecret { sampler, nx } => sampler.tables().sample(s * nx + x, rng),
             Runtime::Channel(c) => c.sample(x, rng),
             Runtime::Unary(_) => Err(Error::wrong_kind("unary encoding reports a bit vector: use perturb_bits")),
         }
@@ -393,9 +393,36 @@ mod tests {
 
     fn tables_built(m: &VerifiedMechanism) -> bool {
         match &m.runtime {
-            Runtime::Channel(Categorical::Dense(s)) => s.built(),
+            Runtime::Channel(Categorical::Dense(s)) | Runtime::PerSecret { sampler: s, .. } => s.built(),
             _ => panic!("not a dense channel"),
         }
+    }
+
+    /// A per-secret mechanism, as a dense channel: verification (a design's audit of its
+    /// own document) builds no tables; the curator's first draw does, and draws from
+    /// exactly the audited channel.
+    #[test]
+    fn a_per_secret_mechanism_builds_its_tables_at_the_first_draw() {
+        let doc = Document::from_json(
+            r#"{"format": "privlift-mechanism", "version": 1, "id": "ps", "labels": ["a", "b"],
+                "prior": [0.5, 0.5],
+                "secret": {"labels": ["s0", "s1"], "p_sx": [[0.25, 0.25], [0.25, 0.25]]},
+                "mechanism": {"kind": "per_secret", "p_y_given_sx": [[[0.9, 0.1], [0.8, 0.2]], [[0.1, 0.9], [0.0, 1.0]]]},
+                "claims": {"ldp": 3.0}}"#,
+        )
+        .unwrap();
+        let m = doc.verify(&Policy::default()).unwrap();
+        assert!(!tables_built(&m), "verification built the alias tables");
+        let eff = m.effective_channel().unwrap();
+        assert_eq!((eff.rows(), eff.cols()), (4, 2));
+        assert_eq!((eff.get(3, 0), eff.get(3, 1)), (0.0, 1.0));
+        let mut rng = DeterministicRngForTesting::seed_from_u64(5);
+        // Row s = 1, x = 1 holds all its mass on y = 1; row s = 0, x = 0 both outputs.
+        assert!((0..200).all(|_| m.perturb_with_secret(1, 1, &mut rng).unwrap() == 1));
+        assert!(tables_built(&m));
+        let ys: Vec<usize> = (0..400).map(|_| m.perturb_with_secret(0, 0, &mut rng).unwrap()).collect();
+        assert!(ys.contains(&0) && ys.contains(&1));
+        assert_eq!(m.effective_channel().unwrap(), eff, "the tables realise the audited channel");
     }
 
     #[test]

@@ -7,9 +7,7 @@ use alloc::vec::Vec;
 use crate::document::{Document, Matrix, MechanismKind};
 use crate::error::{Error, Result};
 use crate::leakage::{self, Exact, MixExact};
-use crate::sample::{
-    Categorical, ChannelSampler, DenseSampler, MixSampler, QuantisedChannel, SparseSampler, UnarySampler,
-};
+use crate::sample::{Categorical, DenseSampler, MixSampler, QuantisedChannel, SparseSampler, UnarySampler};
 
 /// The most entries of a dense channel whose exact probabilities verification copies into an
 /// f64 matrix (2 MiB). Up to there the copy stays in a core's cache, where the audit's passes
@@ -28,8 +26,10 @@ const COPIED_CHANNEL_ENTRIES: usize = 1 << 18;
 pub(crate) enum Runtime {
     /// Rows x: a categorical channel of any kind, or a per-secret mechanism that is Markov.
     Channel(Categorical),
-    /// Rows s·|X| + x: a per-secret (non-Markov) mechanism, run by the curator.
-    PerSecret { sampler: ChannelSampler, nx: usize },
+    /// Rows s·|X| + x: a per-secret (non-Markov) mechanism, run by the curator; its tables
+    /// built at the first draw, as a dense channel's (a design audits its document
+    /// without drawing from it).
+    PerSecret { sampler: DenseSampler, nx: usize },
     /// Unary encoding.
     Unary(UnarySampler),
 }
@@ -94,7 +94,8 @@ impl Runtime {
             MechanismKind::PerSecret { p_y_given_sx, .. } => {
                 let (nx, ny) = (p_y_given_sx[0].rows(), p_y_given_sx[0].cols());
                 let stacked: Vec<f64> = p_y_given_sx.iter().flat_map(|m| m.as_slice().iter().copied()).collect();
-                Runtime::PerSecret { sampler: ChannelSampler::new(stacked.len() / ny, ny, &stacked)?, nx }
+                let quantised = QuantisedChannel::new(stacked.len() / ny, ny, &stacked)?;
+                Runtime::PerSecret { sampler: DenseSampler::new(quantised), nx }
             }
             MechanismKind::Unary { q01, q10 } => Runtime::Unary(UnarySampler::new(nx, *q01, *q10)?),
             // `categorical` covers every other kind.
@@ -120,11 +121,13 @@ impl Runtime {
         Ok((runtime, channels))
     }
 
-    pub(crate) fn effective(sampler: &ChannelSampler) -> Matrix {
-        Matrix::from_flat(sampler.inputs(), sampler.outputs(), sampler.effective_channel())
+    /// The exact channel of a per-secret sampler's weights (what its tables draw from).
+    pub(crate) fn effective(sampler: &DenseSampler) -> Matrix {
+        let q = sampler.quantised();
+        Matrix::from_flat(q.inputs(), q.outputs(), q.exact_channel())
     }
 
-    fn per_secret_blocks(sampler: &ChannelSampler, nx: usize) -> Vec<Matrix> {
+    fn per_secret_blocks(sampler: &DenseSampler, nx: usize) -> Vec<Matrix> {
         let eff = Self::effective(sampler);
         let ny = eff.cols();
         (0..eff.rows() / nx)
