@@ -211,8 +211,10 @@ impl Site {
         enc: Encoding,
         known: Option<&str>,
     ) -> io::Result<Option<(String, Coded)>> {
-        if let Some(coded) = known.and_then(|hash| self.cache().get(path, hash, enc)) {
-            return Ok(known.map(|hash| (hash.to_string(), coded)));
+        if let Some(hash) = known {
+            if let Some(coded) = self.cache().get(path, hash, enc) {
+                return Ok(Some((hash.to_string(), coded)));
+            }
         }
         let Ok(_turn) = self.compressor.try_lock() else { return Ok(None) };
         let len = meta.len();
