@@ -228,10 +228,9 @@ impl Site {
             }
             file.rewind()?;
         }
-        let mut reader = Hashing { inner: file.take(len), sha: Sha256::new() };
+        let mut reader = Hashing::new(file.take(len));
         let body = compress(enc, &mut reader, len)?;
-        io::copy(&mut reader, &mut io::sink())?; // the rest, when the coder stopped early
-        let hash = hex(&reader.sha.finalize());
+        let hash = reader.finish()?; // with the rest, when the coder stopped early
         self.record_hash(path, meta, &hash);
         let coded = body.map_or(Coded::AsIs, |b| Coded::Compressed(Bytes::from(b)));
         self.cache().insert(path, &hash, enc, coded.clone());
@@ -267,6 +266,26 @@ struct Hashing<R> {
     sha: Sha256,
 }
 
+impl<R: Read> Hashing<R> {
+    fn new(inner: R) -> Self {
+        Hashing { inner, sha: Sha256::new() }
+    }
+
+    /// Reads the rest, [`CHUNK`] bytes at a time, and gives the strong validator (the first
+    /// 128 bits of the SHA-256, in hex) of everything read.
+    fn finish(mut self) -> io::Result<String> {
+        let mut chunk = vec![0u8; CHUNK];
+        loop {
+            match self.read(&mut chunk) {
+                Ok(0) => return Ok(hex(&self.sha.finalize())),
+                Ok(_) => {}
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
 impl<R: Read> Read for Hashing<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
@@ -282,18 +301,9 @@ fn content_hash(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-/// The strong validator (the first 128 bits of its SHA-256, in hex) of the first `len` bytes of
-/// `file`, read a chunk at a time.
+/// The strong validator of the first `len` bytes of `file` ([`Hashing::finish`]).
 fn hash_file(file: &mut File, len: u64) -> io::Result<String> {
-    let (mut sha, mut chunk, mut reader) = (Sha256::new(), vec![0u8; CHUNK], file.take(len));
-    loop {
-        match reader.read(&mut chunk) {
-            Ok(0) => return Ok(hex(&sha.finalize())),
-            Ok(n) => sha.update(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
+    Hashing::new(file.take(len)).finish()
 }
 
 fn hex(digest: &[u8]) -> String {
@@ -358,10 +368,10 @@ mod tests {
         let hashed = hash_file(&mut File::open(&path).unwrap(), bytes.len() as u64).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert_eq!(hashed, content_hash(&bytes));
-        let mut passing = Hashing { inner: &bytes[..], sha: Sha256::new() };
-        let mut small = [0u8; 1000]; // reads of any size add up to the same hash
-        while passing.read(&mut small).unwrap() > 0 {}
-        assert_eq!(hex(&passing.sha.finalize()), hashed);
+        let mut passing = Hashing::new(&bytes[..]);
+        let mut small = [0u8; 1000]; // reads of any size, then the rest, add up to the same hash
+        assert_eq!(passing.read(&mut small).unwrap(), 1000);
+        assert_eq!(passing.finish().unwrap(), hashed);
     }
 
     #[test]
