@@ -5,8 +5,8 @@
 #
 # Suites (default: all): the criterion benches `perturb` (crate privlift), `mle`,
 # `optimal`, `design`, `continuous`, `open` (privlift-design); `ingest` (privlift-cli, the
-# release collector); `wasm/continuous`, `wasm/design`, `wasm/optimal` (Node, each commit's
-# own wasm packages); `browser/bench`, `browser/navigate` (headless Chromium).
+# release collector); `wasm/continuous`, `wasm/design`, `wasm/optimal`, `wasm/cold` (Node, each
+# commit's own wasm packages); `browser/bench`, `browser/navigate` (headless Chromium).
 #
 # Each commit is checked out as a detached worktree under $COMPARE_DIR, with its own target/
 # (a copy of $SEED_TARGET, so that the registry crates are not rebuilt) and its own
@@ -33,7 +33,7 @@ after=$(git -C "$repo" rev-parse --short "$2^{commit}")
 shift 2
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(perturb mle optimal design continuous open ingest
-  wasm/continuous wasm/design wasm/optimal browser/bench browser/navigate)
+  wasm/continuous wasm/design wasm/optimal wasm/cold browser/bench browser/navigate)
 ROUNDS=${ROUNDS:-3}
 CRITERION_ARGS=${CRITERION_ARGS:---warm-up-time 1 --measurement-time 3 --noplot}
 NAVIGATE_ARGS=${NAVIGATE_ARGS:-}

@@ -1,0 +1,56 @@
+// A page's first parse and first verify of a small document, in a fresh V8 each time.
+//
+//   node benches/wasm/cold.mjs [--runs 15]        (after scripts/build-wasm.sh)
+//
+// V8 compiles a wasm function the first time it is called (lazy compilation, Liftoff, on
+// the calling thread), so the first parseMechanism and verify of a page pay for compiling
+// every function on their path: for a 21-symbol document that is nearly all of their time
+// (with `--no-wasm-lazy-compilation` both are about 0.2 ms). Chromium's cold loads
+// (benches/browser/navigate.mjs, "after ready") measure the same thing among the noise of
+// a browser start; here each run is a new Node process (the engine's default flags, not
+// the parent's `--no-liftoff`) that loads the module untimed, then times the public path
+// once: `parseMechanism(bytes)`, then `doc.verify({})`. Prints one JSON object of medians.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const EPS = 1;
+const labels = (k) => Array.from({ length: k }, (_, i) => `v${i}`);
+const uniform = (k) => Array(k).fill(1 / k);
+const krr = () => ({ kind: 'krr', epsilon: EPS });
+function matrix(k) {
+  const e = Math.exp(EPS), d = e / (e + k - 1), o = 1 / (e + k - 1);
+  return { kind: 'matrix', p_y_given_x: Array.from({ length: k }, (_, x) => Array.from({ length: k }, (_, y) => (x === y ? d : o))) };
+}
+const DOCS = { 'krr-21': [21, krr], 'matrix-21': [21, matrix], 'krr-1024': [1024, krr] };
+const documentOf = (name) => {
+  const [k, mechanism] = DOCS[name];
+  return JSON.stringify({ format: 'privlift-mechanism', version: 1, id: name, labels: labels(k), prior: uniform(k), mechanism: mechanism(k), claims: { ldp_x: EPS } });
+};
+
+const argv = process.argv.slice(2);
+if (argv[0] === '--child') {
+  const { init, parseMechanism } = await import('../../js/privlift.js');
+  await init();
+  const bytes = new TextEncoder().encode(documentOf(argv[1]));
+  let t = performance.now();
+  const doc = await parseMechanism(bytes);
+  const parse = performance.now() - t;
+  t = performance.now();
+  const mechanism = doc.verify({});
+  const verify = performance.now() - t;
+  mechanism.free();
+  doc.free();
+  console.log(JSON.stringify({ parse, verify }));
+} else {
+  const i = argv.indexOf('--runs');
+  const runs = i >= 0 ? Number(argv[i + 1]) : 15;
+  const median = (a) => { const b = [...a].sort((x, y) => x - y); return b[b.length >> 1]; };
+  const self = fileURLToPath(import.meta.url);
+  const out = {};
+  for (const name of Object.keys(DOCS)) {
+    const r = Array.from({ length: runs }, () => JSON.parse(execFileSync(process.execPath, [self, '--child', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })));
+    const ms = (f) => `${median(r.map(f)).toFixed(3)} ms`;
+    out[name] = { first_parse: ms((x) => x.parse), first_verify: ms((x) => x.verify), both: ms((x) => x.parse + x.verify) };
+  }
+  console.log(JSON.stringify(out, null, 1));
+}
