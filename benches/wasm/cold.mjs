@@ -13,25 +13,16 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const EPS = 1;
-const labels = (k) => Array.from({ length: k }, (_, i) => `v${i}`);
-const uniform = (k) => Array(k).fill(1 / k);
-const krr = () => ({ kind: 'krr', epsilon: EPS });
-function matrix(k) {
-  const e = Math.exp(EPS), d = e / (e + k - 1), o = 1 / (e + k - 1);
-  return { kind: 'matrix', p_y_given_x: Array.from({ length: k }, (_, x) => Array.from({ length: k }, (_, y) => (x === y ? d : o))) };
-}
-const DOCS = { 'krr-21': [21, krr], 'matrix-21': [21, matrix], 'krr-1024': [1024, krr] };
-const documentOf = (name) => {
-  const [k, mechanism] = DOCS[name];
-  return JSON.stringify({ format: 'privlift-mechanism', version: 1, id: name, labels: labels(k), prior: uniform(k), mechanism: mechanism(k), claims: { ldp_x: EPS } });
-};
+import { DOCUMENTS } from './cost-documents.mjs';
+
+/** The documents timed (the cost benchmark's builders: ε = 1, a uniform prior, labels v0…). */
+const DOCS = { 'krr-21': () => DOCUMENTS.krr(21), 'matrix-21': () => DOCUMENTS.matrix(21), 'krr-1024': () => DOCUMENTS.krr(1024) };
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--child') {
   const { init, parseMechanism } = await import('../../js/privlift.js');
   await init();
-  const bytes = new TextEncoder().encode(documentOf(argv[1]));
+  const bytes = new TextEncoder().encode(DOCS[argv[1]]());
   let t = performance.now();
   const doc = await parseMechanism(bytes);
   const parse = performance.now() - t;
