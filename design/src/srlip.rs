@@ -203,11 +203,13 @@ fn drop_negligible_outputs(q: &Matrix) -> Matrix {
     Matrix::from_flat(q.rows(), keep.len(), v)
 }
 
-/// The channel the exact sampler of a document with channel `w` runs
-/// ([`privlift::sample::ChannelSampler`]), which is what verification audits.
+/// The channel the exact sampler of a document with channel `w` runs, which is what
+/// verification audits: the exact channel of its quantised weights
+/// ([`privlift::sample::QuantisedChannel::exact_channel`], equal to the alias tables' own
+/// bit for bit), read without building the tables.
 fn as_sampled(w: &Matrix) -> Result<Matrix> {
-    let s = privlift::sample::ChannelSampler::new(w.rows(), w.cols(), w.as_slice())?;
-    Ok(Matrix::from_flat(w.rows(), w.cols(), s.effective_channel()))
+    let q = privlift::sample::QuantisedChannel::new(w.rows(), w.cols(), w.as_slice())?;
+    Ok(Matrix::from_flat(w.rows(), w.cols(), q.exact_channel()))
 }
 
 /// ε-SRLIP product mechanism for a multi-attribute joint (module docs).
