@@ -55,12 +55,23 @@ impl KeySet {
 /// strings read, this one sort is cheaper than the [`KeySet`]'s O(n log² n) searches (three
 /// quarters of the parse of a 4096-label `krr` document, when it refused its labels), and
 /// the standard library's sort, which finds the runs already in order, cheaper than a
-/// plain merge sort.
+/// plain merge sort (or a heap sort: twice the time of that parse).
+///
+/// A list of at most [`PAIRWISE_MAX`] strings is compared pair by pair instead (at most
+/// 496 comparisons, fewer than the sort's set-up): a page's first parse of a small
+/// document then does not compile the sort's nine functions (V8 compiles a wasm function
+/// at its first call; `benches/wasm/cold.mjs`).
 pub(crate) fn first_repeat(strings: &[&str]) -> Option<usize> {
+    if strings.len() <= PAIRWISE_MAX {
+        return (1..strings.len()).find(|&j| strings[..j].contains(&strings[j]));
+    }
     let mut order: Vec<usize> = (0..strings.len()).collect();
     order.sort_by_key(|&i| strings[i]);
     order.windows(2).filter(|w| strings[w[0]] == strings[w[1]]).map(|w| w[1]).min()
 }
+
+/// The longest list [`first_repeat`] compares pair by pair.
+const PAIRWISE_MAX: usize = 32;
 
 /// The sorted merge of two sorted runs of indices of distinct strings.
 fn merge<'a>(a: &[u32], b: &[u32], key_of: &dyn Fn(usize) -> &'a str) -> Vec<u32> {
@@ -157,8 +168,9 @@ mod tests {
 
     #[test]
     fn first_repeat_agrees_with_the_quadratic_definition() {
-        // Every length up to 40 and repeats anywhere.
-        for n in 0..40usize {
+        // Every length up to 80 (pair by pair up to PAIRWISE_MAX, sorted beyond) and
+        // repeats anywhere.
+        for n in 0..80usize {
             for modulus in [1, 3, 7, 64] {
                 let strings: Vec<String> = (0..n).map(|i| format!("v{}", (i * 37 + n) % modulus)).collect();
                 let strings: Vec<&str> = strings.iter().map(String::as_str).collect();
