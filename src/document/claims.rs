@@ -73,14 +73,58 @@ pub struct Srlip {
     pub attributes: Vec<usize>,
 }
 
-/// A claimed budget: finite and ≥ 0 nats, named `claims.NAME` in its error.
+/// A claimed budget: finite and ≥ 0 nats, `name` (`claims.…`) in its error. The names are
+/// written out, not formatted: a page's first parse then compiles no formatting code
+/// unless a claim is wrong.
 fn budget(name: &str, v: f64) -> Result<Budget> {
-    Budget::finite(&alloc::format!("claims.{name}"), v)
+    Budget::finite(name, v)
 }
 
-fn two_sided(name: &str, a: AlipJson) -> Result<TwoSided> {
-    let eps_l = budget(&alloc::format!("{name}.eps_l"), a.eps_l)?;
-    Ok(TwoSided { eps_l, eps_u: budget(&alloc::format!("{name}.eps_u"), a.eps_u)? })
+/// (ε_l, ε_u), named `[eps_l, eps_u]` in their errors.
+fn two_sided([eps_l, eps_u]: [&str; 2], a: AlipJson) -> Result<TwoSided> {
+    Ok(TwoSided { eps_l: budget(eps_l, a.eps_l)?, eps_u: budget(eps_u, a.eps_u)? })
+}
+
+/// The `bp_lip` claim: ε and its 1..=[`MAX_PRIORS`] priors over `nx` inputs. Out of line,
+/// as each rarer claim: a document without it does not compile it at its first parse.
+#[inline(never)]
+fn bp_lip(bp: BpLipJson, nx: usize) -> Result<BpLip> {
+    let eps = budget("claims.bp_lip.eps", bp.eps)?;
+    if bp.priors.is_empty() || bp.priors.len() > MAX_PRIORS {
+        return Err(Error::invalid(
+            "claims.bp_lip.priors",
+            alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", bp.priors.len()),
+        ));
+    }
+    for (i, p) in bp.priors.iter().enumerate() {
+        let f = alloc::format!("claims.bp_lip.priors[{i}]");
+        if p.len() != nx {
+            return Err(Error::field(f).dims(nx, p.len()));
+        }
+        check_distribution(&f, p)?;
+    }
+    Ok(BpLip { eps, priors: bp.priors })
+}
+
+/// The `alpha` claim: an order finite and > 1, and its two budgets.
+#[inline(never)]
+fn alpha_lift(a: AlphaLiftJson) -> Result<AlphaLift> {
+    if !a.order.is_finite() || a.order <= 1.0 {
+        return Err(Error::invalid(
+            "claims.alpha.order",
+            alloc::format!("the α-lift order must be finite and > 1, got {}", crate::numeric::Shown(a.order)),
+        ));
+    }
+    let eps_l = budget("claims.alpha.eps_l", a.eps_l)?;
+    Ok(AlphaLift { order: a.order, eps_l, eps_u: budget("claims.alpha.eps_u", a.eps_u)? })
+}
+
+/// The `srlip` claim: ε and the attribute sizes, whose product is `nx`.
+#[inline(never)]
+fn srlip(c: SrlipJson, nx: usize) -> Result<Srlip> {
+    let eps = budget("claims.srlip.eps", c.eps)?;
+    check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
+    Ok(Srlip { eps, attributes: c.attributes })
 }
 
 impl Claims {
@@ -92,55 +136,14 @@ impl Claims {
     /// and ≥ 0, an α-lift order not finite and > 1, 0 or more than [`MAX_PRIORS`] `bp_lip`
     /// priors; a prior's size and distribution errors; the errors of [`check_attributes`].
     pub(crate) fn from_wire(w: ClaimsJson, nx: usize) -> Result<Claims> {
-        let bp_lip = match w.bp_lip {
-            None => None,
-            Some(bp) => {
-                let eps = budget("bp_lip.eps", bp.eps)?;
-                if bp.priors.is_empty() || bp.priors.len() > MAX_PRIORS {
-                    return Err(Error::invalid(
-                        "claims.bp_lip.priors",
-                        alloc::format!("needs 1..={MAX_PRIORS} priors, got {}", bp.priors.len()),
-                    ));
-                }
-                for (i, p) in bp.priors.iter().enumerate() {
-                    let f = alloc::format!("claims.bp_lip.priors[{i}]");
-                    if p.len() != nx {
-                        return Err(Error::field(f).dims(nx, p.len()));
-                    }
-                    check_distribution(&f, p)?;
-                }
-                Some(BpLip { eps, priors: bp.priors })
-            }
-        };
+        let bp_lip = w.bp_lip.map(|bp| bp_lip(bp, nx)).transpose()?;
         let one = |name: &str, v: Option<f64>| v.map(|e| budget(name, e)).transpose();
-        let (ldp, ldp_x, lip) = (one("ldp", w.ldp)?, one("ldp_x", w.ldp_x)?, one("lip", w.lip)?);
-        let alip = w.alip.map(|a| two_sided("alip", a)).transpose()?;
-        let l1 = w.l1.map(|a| two_sided("l1", a)).transpose()?;
-        let chi2 = w.chi2.map(|a| two_sided("chi2", a)).transpose()?;
-        let alpha = match w.alpha {
-            None => None,
-            Some(a) => {
-                if !a.order.is_finite() || a.order <= 1.0 {
-                    return Err(Error::invalid(
-                        "claims.alpha.order",
-                        alloc::format!(
-                            "the α-lift order must be finite and > 1, got {}",
-                            crate::numeric::Shown(a.order)
-                        ),
-                    ));
-                }
-                let eps_l = budget("alpha.eps_l", a.eps_l)?;
-                Some(AlphaLift { order: a.order, eps_l, eps_u: budget("alpha.eps_u", a.eps_u)? })
-            }
-        };
-        let srlip = match w.srlip {
-            None => None,
-            Some(c) => {
-                let eps = budget("srlip.eps", c.eps)?;
-                check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
-                Some(Srlip { eps, attributes: c.attributes })
-            }
-        };
+        let (ldp, ldp_x, lip) = (one("claims.ldp", w.ldp)?, one("claims.ldp_x", w.ldp_x)?, one("claims.lip", w.lip)?);
+        let alip = w.alip.map(|a| two_sided(["claims.alip.eps_l", "claims.alip.eps_u"], a)).transpose()?;
+        let l1 = w.l1.map(|a| two_sided(["claims.l1.eps_l", "claims.l1.eps_u"], a)).transpose()?;
+        let chi2 = w.chi2.map(|a| two_sided(["claims.chi2.eps_l", "claims.chi2.eps_u"], a)).transpose()?;
+        let alpha = w.alpha.map(alpha_lift).transpose()?;
+        let srlip = w.srlip.map(|c| srlip(c, nx)).transpose()?;
         Ok(Claims { ldp, ldp_x, lip, alip, bp_lip, l1, chi2, alpha, srlip })
     }
 

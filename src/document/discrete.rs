@@ -105,28 +105,7 @@ impl Document {
         let (secret, joint, has_secret) = match w.secret {
             None => (input.clone(), None, false),
             Some(s) => {
-                let ns = s.p_sx.len();
-                if ns > MAX_SYMBOLS {
-                    return Err(Error::TooManySymbols { field: "secret.p_sx".into(), found: ns, max: MAX_SYMBOLS });
-                }
-                let alpha = match s.labels {
-                    Some(l) => labels("secret.labels", l)?,
-                    None => Alphabet::indices("secret.labels", ns)?,
-                };
-                if alpha.len() != ns {
-                    return Err(Error::field("secret.labels").dims(ns, alpha.len()));
-                }
-                let joint = Matrix::from_rows("secret.p_sx", &s.p_sx, nx)?;
-                joint.check_joint("secret.p_sx")?;
-                let marg = joint.col_sums();
-                for (i, (&p, &m)) in w.prior.iter().zip(&marg).enumerate() {
-                    // Where the joint's column is 0 no S-notion ever weighs that input, so
-                    // its prior must be exactly 0 (and the runtime refuses it): the 1e-9
-                    // tolerance must not let an unaudited input be perturbed.
-                    if m.is_nan() || (p - m).abs() > SUM_TOLERANCE || (m == 0.0 && p != 0.0) {
-                        return Err(Error::PriorMismatch { index: i, prior: p, marginal: m });
-                    }
-                }
+                let (alpha, joint) = secret(s, &w.prior, nx)?;
                 (alpha, Some(Arc::new(joint)), true)
             }
         };
@@ -315,6 +294,36 @@ impl Document {
 
 /// Whether the kind's outputs are values of X (k-RR and RR-LIP: keep the input, or release
 /// another value of X), so that its `output_labels` can only be `labels`.
+/// The declared secret S: its alphabet and its joint distribution with X, whose marginal
+/// must be the prior. Out of line, so that a document without a secret does not compile it
+/// at a page's first parse (see [`structured::parse`]).
+#[inline(never)]
+fn secret(s: wire::SecretJson, prior: &[f64], nx: usize) -> Result<(Alphabet, Matrix)> {
+    let ns = s.p_sx.len();
+    if ns > MAX_SYMBOLS {
+        return Err(Error::TooManySymbols { field: "secret.p_sx".into(), found: ns, max: MAX_SYMBOLS });
+    }
+    let alpha = match s.labels {
+        Some(l) => labels("secret.labels", l)?,
+        None => Alphabet::indices("secret.labels", ns)?,
+    };
+    if alpha.len() != ns {
+        return Err(Error::field("secret.labels").dims(ns, alpha.len()));
+    }
+    let joint = Matrix::from_rows("secret.p_sx", &s.p_sx, nx)?;
+    joint.check_joint("secret.p_sx")?;
+    let marg = joint.col_sums();
+    for (i, (&p, &m)) in prior.iter().zip(&marg).enumerate() {
+        // Where the joint's column is 0 no S-notion ever weighs that input, so
+        // its prior must be exactly 0 (and the runtime refuses it): the 1e-9
+        // tolerance must not let an unaudited input be perturbed.
+        if m.is_nan() || (p - m).abs() > SUM_TOLERANCE || (m == 0.0 && p != 0.0) {
+            return Err(Error::PriorMismatch { index: i, prior: p, marginal: m });
+        }
+    }
+    Ok((alpha, joint))
+}
+
 fn releases_input(m: &MechanismKind) -> bool {
     matches!(m, MechanismKind::Krr { .. } | MechanismKind::RrLip { .. })
 }
@@ -325,98 +334,101 @@ fn output_is_implied(m: &MechanismKind) -> bool {
     releases_input(m) || matches!(m, MechanismKind::Unary { .. })
 }
 
-fn parse_mechanism(kind: &str, mut v: Json, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
+fn parse_mechanism(kind: &str, v: Json, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
     if structured::KINDS.contains(&kind) {
         return structured::parse("mechanism", kind, v, nx);
     }
-    let field = "mechanism";
-    let too_many = |field: &str, found: usize| Error::TooManySymbols { field: field.into(), found, max: MAX_SYMBOLS };
     match kind {
-        "matrix" => parse_matrix(field, v, nx),
-        "per_secret" => {
-            fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
-            let markov_rows = fields::take(&mut v, "p_y_given_x");
-            let m = fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
-            fields::required(field, m, "p_y_given_sx")?;
-            // Moved out, so that each block's numbers move into its matrix.
-            let blocks = match fields::take(&mut v, "p_y_given_sx") {
-                Json::Array(a) => a,
-                other => fields::array("mechanism.p_y_given_sx", &other)?.to_vec(),
-            };
-            let Some(ns) = ns else {
-                return Err(Error::invalid(
-                    "mechanism.p_y_given_sx",
-                    "a per-secret mechanism needs the document's `secret`",
-                ));
-            };
-            if blocks.len() != ns {
-                return Err(Error::field("mechanism.p_y_given_sx").dims(ns, blocks.len()));
-            }
-            let ny = blocks.first().map_or(0, fields::first_row_len);
-            if ns.saturating_mul(nx).saturating_mul(ny) > MAX_PER_SECRET_ENTRIES {
-                return Err(too_many("mechanism.p_y_given_sx", ns * nx * ny));
-            }
-            let mut mats = Vec::with_capacity(ns);
-            for (s, b) in blocks.into_iter().enumerate() {
-                let f = alloc::format!("mechanism.p_y_given_sx[{s}]");
-                let mm = channel(&f, b, nx)?;
-                if mm.cols() != ny {
-                    return Err(Error::field(alloc::format!("{f}[0]")).dims(ny, mm.cols()));
-                }
-                mats.push(mm);
-            }
-            let markov = match markov_rows {
-                Json::Null => None,
-                rows => {
-                    let f = "mechanism.p_y_given_x";
-                    let mm = channel(f, rows, nx)?;
-                    if mm.cols() != ny {
-                        return Err(Error::field("mechanism.p_y_given_x[0]").dims(ny, mm.cols()));
-                    }
-                    for (s, ms) in mats.iter().enumerate() {
-                        let worst =
-                            ms.as_slice().iter().zip(mm.as_slice()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-                        if worst > SUM_TOLERANCE {
-                            return Err(Error::invalid(
-                                alloc::format!("mechanism.p_y_given_sx[{s}]"),
-                                alloc::format!(
-                                    "differs from `p_y_given_x` by {worst}; a Markov mechanism must not depend on s",
-                                    worst = crate::numeric::Shown(worst)
-                                ),
-                            ));
-                        }
-                    }
-                    Some(mm)
-                }
-            };
-            Ok(MechanismKind::PerSecret { p_y_given_sx: mats, markov })
-        }
-        "unary" => {
-            let m = fields::object(field, &v, &["kind", "q01", "q10"])?;
-            let mut q = [Probability::ONE; 2];
-            for (slot, (name, key)) in q.iter_mut().zip([("mechanism.q01", "q01"), ("mechanism.q10", "q10")]) {
-                let p = fields::number(name, fields::required(field, m, key)?)?;
-                if !p.is_finite() {
-                    return Err(Error::field(name).non_finite());
-                }
-                if p < 0.0 {
-                    return Err(Error::field(name).negative(p));
-                }
-                if p > 1.0 {
-                    return Err(Error::invalid(
-                        name,
-                        alloc::format!("{p} is not a probability", p = crate::numeric::Shown(p)),
-                    ));
-                }
-                if p > 0.0 && p < MIN_PROBABILITY {
-                    return Err(crate::param::tiny(name, p));
-                }
-                *slot = Probability::new(name, p)?;
-            }
-            Ok(MechanismKind::Unary { q01: q[0], q10: q[1] })
-        }
+        "matrix" => parse_matrix("mechanism", v, nx),
+        "per_secret" => per_secret(v, nx, ns),
+        "unary" => unary(v),
         _ => Err(Error::UnsupportedMechanism { kind: kind.into() }),
     }
+}
+
+/// The `per_secret` kind: one channel of X a secret, and optionally the Markov channel
+/// they all equal. Out of line, as each kind's reader (see [`structured::parse`]).
+#[inline(never)]
+fn per_secret(mut v: Json, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
+    let field = "mechanism";
+    let too_many = |field: &str, found: usize| Error::TooManySymbols { field: field.into(), found, max: MAX_SYMBOLS };
+    fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
+    let markov_rows = fields::take(&mut v, "p_y_given_x");
+    let m = fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
+    fields::required(field, m, "p_y_given_sx")?;
+    // Moved out, so that each block's numbers move into its matrix.
+    let blocks = match fields::take(&mut v, "p_y_given_sx") {
+        Json::Array(a) => a,
+        other => fields::array("mechanism.p_y_given_sx", &other)?.to_vec(),
+    };
+    let Some(ns) = ns else {
+        return Err(Error::invalid("mechanism.p_y_given_sx", "a per-secret mechanism needs the document's `secret`"));
+    };
+    if blocks.len() != ns {
+        return Err(Error::field("mechanism.p_y_given_sx").dims(ns, blocks.len()));
+    }
+    let ny = blocks.first().map_or(0, fields::first_row_len);
+    if ns.saturating_mul(nx).saturating_mul(ny) > MAX_PER_SECRET_ENTRIES {
+        return Err(too_many("mechanism.p_y_given_sx", ns * nx * ny));
+    }
+    let mut mats = Vec::with_capacity(ns);
+    for (s, b) in blocks.into_iter().enumerate() {
+        let f = alloc::format!("mechanism.p_y_given_sx[{s}]");
+        let mm = channel(&f, b, nx)?;
+        if mm.cols() != ny {
+            return Err(Error::field(alloc::format!("{f}[0]")).dims(ny, mm.cols()));
+        }
+        mats.push(mm);
+    }
+    let markov = match markov_rows {
+        Json::Null => None,
+        rows => {
+            let f = "mechanism.p_y_given_x";
+            let mm = channel(f, rows, nx)?;
+            if mm.cols() != ny {
+                return Err(Error::field("mechanism.p_y_given_x[0]").dims(ny, mm.cols()));
+            }
+            for (s, ms) in mats.iter().enumerate() {
+                let worst = ms.as_slice().iter().zip(mm.as_slice()).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                if worst > SUM_TOLERANCE {
+                    return Err(Error::invalid(
+                        alloc::format!("mechanism.p_y_given_sx[{s}]"),
+                        alloc::format!(
+                            "differs from `p_y_given_x` by {worst}; a Markov mechanism must not depend on s",
+                            worst = crate::numeric::Shown(worst)
+                        ),
+                    ));
+                }
+            }
+            Some(mm)
+        }
+    };
+    Ok(MechanismKind::PerSecret { p_y_given_sx: mats, markov })
+}
+
+/// The `unary` kind: two flip probabilities q01, q10. Out of line, as each kind's reader.
+#[inline(never)]
+fn unary(v: Json) -> Result<MechanismKind> {
+    let field = "mechanism";
+    let m = fields::object(field, &v, &["kind", "q01", "q10"])?;
+    let mut q = [Probability::ONE; 2];
+    for (slot, (name, key)) in q.iter_mut().zip([("mechanism.q01", "q01"), ("mechanism.q10", "q10")]) {
+        let p = fields::number(name, fields::required(field, m, key)?)?;
+        if !p.is_finite() {
+            return Err(Error::field(name).non_finite());
+        }
+        if p < 0.0 {
+            return Err(Error::field(name).negative(p));
+        }
+        if p > 1.0 {
+            return Err(Error::invalid(name, alloc::format!("{p} is not a probability", p = crate::numeric::Shown(p))));
+        }
+        if p > 0.0 && p < MIN_PROBABILITY {
+            return Err(crate::param::tiny(name, p));
+        }
+        *slot = Probability::new(name, p)?;
+    }
+    Ok(MechanismKind::Unary { q01: q[0], q10: q[1] })
 }
 
 /// Label first, then a decimal index.

@@ -74,7 +74,9 @@ impl MechanismKind {
 pub(super) const KINDS: [&str; 5] = ["krr", "rr_lip", "merge", "sparse", "srr"];
 
 /// Parses a structured kind (one of [`KINDS`]) over `nx` inputs; `field` names the
-/// mechanism object (`mechanism`, or `mechanism.inner`).
+/// mechanism object (`mechanism`, or `mechanism.inner`). Each kind's reader is kept out of
+/// line, so that a page's first parse compiles only the one it calls (V8 compiles a wasm
+/// function at its first call: `benches/wasm/cold.mjs`).
 pub(super) fn parse(field: &str, kind: &str, v: Json, nx: usize) -> Result<MechanismKind> {
     match kind {
         "krr" => krr(field, &v, nx),
@@ -86,6 +88,7 @@ pub(super) fn parse(field: &str, kind: &str, v: Json, nx: usize) -> Result<Mecha
     }
 }
 
+#[inline(never)]
 fn srr(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, &v, &["kind", "low_risk", "groups", "others"])?;
     let inputs = |f: &str, list: &Json| -> Result<Vec<u32>> {
@@ -145,6 +148,7 @@ fn srr(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
     Ok(MechanismKind::Sparse(sparse))
 }
 
+#[inline(never)]
 fn krr(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "epsilon", "keep"])?;
     match (optional_number(field, m, "epsilon")?, optional_number(field, m, "keep")?) {
@@ -165,6 +169,7 @@ fn keep(field: &str, k: f64) -> Result<Probability> {
     Ok(k)
 }
 
+#[inline(never)]
 fn rr_lip(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "keep", "mixing"])?;
     let k = keep(field, number(&alloc::format!("{field}.keep"), required(field, m, "keep")?)?)?;
@@ -177,6 +182,7 @@ fn rr_lip(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     Ok(MechanismKind::RrLip { keep: k, mixing })
 }
 
+#[inline(never)]
 fn merge(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, &v, &["kind", "blocks", "inner"])?;
     let f = alloc::format!("{field}.blocks");
@@ -226,6 +232,7 @@ fn merge(field: &str, mut v: Json, nx: usize) -> Result<MechanismKind> {
     Ok(MechanismKind::Merge { blocks: blocks.iter().map(|&b| b as u32).collect(), inner })
 }
 
+#[inline(never)]
 fn sparse(field: &str, v: &Json, nx: usize) -> Result<MechanismKind> {
     let m = object(field, v, &["kind", "outputs", "rows"])?;
     let outputs = index(&alloc::format!("{field}.outputs"), required(field, m, "outputs")?)?;
