@@ -40,7 +40,9 @@ impl KeySet {
         let mut run = vec![len as u32];
         while self.runs.last().is_some_and(|last| last.len() <= run.len()) {
             let last = self.runs.pop().unwrap_or_default();
-            run = merge(&last, &run, &string_of);
+            let mut merged = Vec::with_capacity(last.len() + run.len());
+            merge(&last, &run, &mut merged, &string_of);
+            run = merged;
         }
         self.runs.push(run);
         self.len += 1;
@@ -50,35 +52,59 @@ impl KeySet {
 
 /// The index of the first string (in list order) equal to an earlier one, in O(n log n)
 /// comparisons whatever the strings, so a hostile list cannot make it quadratic: the
-/// indices are sorted by their strings, stably; in each run of equal strings every index
-/// after the first is a repeat, and the least of those is the first repeat. With all the
-/// strings read, this one sort is cheaper than the [`KeySet`]'s O(n log² n) searches (three
-/// quarters of the parse of a 4096-label `krr` document, when it refused its labels), and
-/// the standard library's sort, which finds the runs already in order, cheaper than a
-/// plain merge sort (or a heap sort: twice the time of that parse).
-///
-/// A list of at most [`PAIRWISE_MAX`] strings is compared pair by pair instead (at most
-/// 496 comparisons, fewer than the sort's set-up): a page's first parse of a small
-/// document then does not compile the sort's nine functions (V8 compiles a wasm function
-/// at its first call; `benches/wasm/cold.mjs`).
+/// indices are sorted by their strings, stably ([`sorted_stably`]); in each run of equal
+/// strings every index after the first is a repeat, and the least of those is the first
+/// repeat. With all the strings read, this one sort is cheaper than the [`KeySet`]'s
+/// O(n log² n) searches (three quarters of the parse of a 4096-label `krr` document, when
+/// it refused its labels).
 pub(crate) fn first_repeat(strings: &[&str]) -> Option<usize> {
-    if strings.len() <= PAIRWISE_MAX {
-        return (1..strings.len()).find(|&j| strings[..j].contains(&strings[j]));
-    }
-    let mut order: Vec<usize> = (0..strings.len()).collect();
-    order.sort_by_key(|&i| strings[i]);
-    order.windows(2).filter(|w| strings[w[0]] == strings[w[1]]).map(|w| w[1]).min()
+    let order = sorted_stably(strings);
+    order.windows(2).filter(|w| strings[w[0] as usize] == strings[w[1] as usize]).map(|w| w[1] as usize).min()
 }
 
-/// The longest list [`first_repeat`] compares pair by pair.
-const PAIRWISE_MAX: usize = 32;
+/// The indices of `strings` sorted by their strings, stably: a natural merge sort. The
+/// runs already in order are found in one pass, then merged two by two until one is left:
+/// O(n log r) comparisons for r runs (r ≤ n), and O(n) for a list in order. Labels often
+/// come nearly in order (v0…v4095 is four runs in byte order), which a plain merge sort or
+/// a heap sort would not see (a heap sort doubled the parse of that document). It is the
+/// standard library's strategy in a few hundred bytes of wasm: its stable sort is about
+/// 7 KB, compiled at a page's first parse (V8 compiles a wasm function at its first call:
+/// `benches/wasm/cold.mjs`).
+fn sorted_stably(strings: &[&str]) -> Vec<u32> {
+    let n = strings.len();
+    let key_of = |i: usize| strings[i];
+    // bounds[k]..bounds[k + 1] is the k-th run.
+    let (mut bounds, mut from, mut to) = (Vec::new(), Vec::with_capacity(n), Vec::with_capacity(n));
+    for i in 0..n {
+        if i == 0 || strings[i - 1] > strings[i] {
+            bounds.push(i);
+        }
+        from.push(i as u32);
+    }
+    bounds.push(n);
+    while bounds.len() > 2 {
+        // Runs 2k and 2k + 1 become run k; an odd last run is copied as it is.
+        let runs = bounds.len() - 1;
+        let mut merged = Vec::with_capacity(runs / 2 + 2);
+        for k in (0..runs).step_by(2) {
+            let (lo, mid, hi) = (bounds[k], bounds[k + 1], bounds[(k + 2).min(runs)]);
+            merge(&from[lo..mid], &from[mid..hi], &mut to, &key_of);
+            merged.push(lo);
+        }
+        merged.push(n);
+        bounds = merged;
+        core::mem::swap(&mut from, &mut to);
+        to.clear();
+    }
+    from
+}
 
-/// The sorted merge of two sorted runs of indices of distinct strings.
-fn merge<'a>(a: &[u32], b: &[u32], key_of: &dyn Fn(usize) -> &'a str) -> Vec<u32> {
-    let mut out = Vec::with_capacity(a.len() + b.len());
+/// Appends to `out` the merge of two runs of indices sorted by their strings, stably (on
+/// equal strings `a`'s first).
+fn merge<'a>(a: &[u32], b: &[u32], out: &mut Vec<u32>, key_of: &dyn Fn(usize) -> &'a str) {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
-        if key_of(a[i] as usize).cmp(key_of(b[j] as usize)) == Ordering::Less {
+        if key_of(a[i] as usize).cmp(key_of(b[j] as usize)) != Ordering::Greater {
             out.push(a[i]);
             i += 1;
         } else {
@@ -88,7 +114,6 @@ fn merge<'a>(a: &[u32], b: &[u32], key_of: &dyn Fn(usize) -> &'a str) -> Vec<u32
     }
     out.extend_from_slice(&a[i..]);
     out.extend_from_slice(&b[j..]);
-    out
 }
 
 #[cfg(test)]
@@ -168,8 +193,7 @@ mod tests {
 
     #[test]
     fn first_repeat_agrees_with_the_quadratic_definition() {
-        // Every length up to 80 (pair by pair up to PAIRWISE_MAX, sorted beyond) and
-        // repeats anywhere.
+        // Every length up to 80 and repeats anywhere.
         for n in 0..80usize {
             for modulus in [1, 3, 7, 64] {
                 let strings: Vec<String> = (0..n).map(|i| format!("v{}", (i * 37 + n) % modulus)).collect();
@@ -179,5 +203,26 @@ mod tests {
             }
         }
         assert_eq!(first_repeat(&["x", "b", "a", "b", "x"]), Some(3));
+    }
+
+    /// The natural merge sort orders as the standard library's stable sort does: in order,
+    /// reversed, in runs, with ties, and scrambled, at every length up to 70.
+    #[test]
+    fn sorted_stably_is_the_standard_stable_sort() {
+        for n in 0..70usize {
+            let lists: [Vec<String>; 5] = [
+                (0..n).map(|i| format!("{i:03}")).collect(),
+                (0..n).rev().map(|i| format!("{i:03}")).collect(),
+                (0..n).map(|i| format!("v{i}")).collect(),
+                (0..n).map(|i| format!("{}", i % 3)).collect(),
+                (0..n).map(|i| format!("{:x}", (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) % 17)).collect(),
+            ];
+            for list in lists {
+                let strings: Vec<&str> = list.iter().map(String::as_str).collect();
+                let mut want: Vec<u32> = (0..n as u32).collect();
+                want.sort_by_key(|&i| strings[i as usize]);
+                assert_eq!(sorted_stably(&strings), want, "{strings:?}");
+            }
+        }
     }
 }
