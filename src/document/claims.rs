@@ -73,23 +73,16 @@ pub struct Srlip {
     pub attributes: Vec<usize>,
 }
 
-/// A claimed budget: finite and ≥ 0 nats, `name` (`claims.…`) in its error. The names are
-/// written out, not formatted: a page's first parse then compiles no formatting code
-/// unless a claim is wrong.
-fn budget(name: &str, v: f64) -> Result<Budget> {
-    Budget::finite(name, v)
-}
-
-/// (ε_l, ε_u), named `[eps_l, eps_u]` in their errors.
+/// (ε_l, ε_u), each a budget (finite and ≥ 0 nats), named `[eps_l, eps_u]` in their errors.
 fn two_sided([eps_l, eps_u]: [&str; 2], a: AlipJson) -> Result<TwoSided> {
-    Ok(TwoSided { eps_l: budget(eps_l, a.eps_l)?, eps_u: budget(eps_u, a.eps_u)? })
+    Ok(TwoSided { eps_l: Budget::finite(eps_l, a.eps_l)?, eps_u: Budget::finite(eps_u, a.eps_u)? })
 }
 
 /// The `bp_lip` claim: ε and its 1..=[`MAX_PRIORS`] priors over `nx` inputs. Out of line,
 /// as each rarer claim: a document without it does not compile it at its first parse.
 #[inline(never)]
 fn bp_lip(bp: BpLipJson, nx: usize) -> Result<BpLip> {
-    let eps = budget("claims.bp_lip.eps", bp.eps)?;
+    let eps = Budget::finite("claims.bp_lip.eps", bp.eps)?;
     if bp.priors.is_empty() || bp.priors.len() > MAX_PRIORS {
         return Err(Error::invalid(
             "claims.bp_lip.priors",
@@ -115,14 +108,14 @@ fn alpha_lift(a: AlphaLiftJson) -> Result<AlphaLift> {
             alloc::format!("the α-lift order must be finite and > 1, got {}", crate::numeric::Shown(a.order)),
         ));
     }
-    let eps_l = budget("claims.alpha.eps_l", a.eps_l)?;
-    Ok(AlphaLift { order: a.order, eps_l, eps_u: budget("claims.alpha.eps_u", a.eps_u)? })
+    let eps_l = Budget::finite("claims.alpha.eps_l", a.eps_l)?;
+    Ok(AlphaLift { order: a.order, eps_l, eps_u: Budget::finite("claims.alpha.eps_u", a.eps_u)? })
 }
 
 /// The `srlip` claim: ε and the attribute sizes, whose product is `nx`.
 #[inline(never)]
 fn srlip(c: SrlipJson, nx: usize) -> Result<Srlip> {
-    let eps = budget("claims.srlip.eps", c.eps)?;
+    let eps = Budget::finite("claims.srlip.eps", c.eps)?;
     check_attributes("claims.srlip.attributes", &c.attributes, nx)?;
     Ok(Srlip { eps, attributes: c.attributes })
 }
@@ -131,13 +124,16 @@ impl Claims {
     /// The claims of the wire record of a document over `nx` input values, checked in the
     /// order of the record's fields after `bp_lip`.
     ///
+    /// A claim is named by its full path (`claims.lip`), written out rather than formatted:
+    /// a page's first parse then compiles no formatting code unless a claim is wrong.
+    ///
     /// # Errors
     /// `non_finite` or `invalid_argument` naming the claim for a budget that is not finite
     /// and ≥ 0, an α-lift order not finite and > 1, 0 or more than [`MAX_PRIORS`] `bp_lip`
     /// priors; a prior's size and distribution errors; the errors of [`check_attributes`].
     pub(crate) fn from_wire(w: ClaimsJson, nx: usize) -> Result<Claims> {
         let bp_lip = w.bp_lip.map(|bp| bp_lip(bp, nx)).transpose()?;
-        let one = |name: &str, v: Option<f64>| v.map(|e| budget(name, e)).transpose();
+        let one = |name: &str, v: Option<f64>| v.map(|e| Budget::finite(name, e)).transpose();
         let (ldp, ldp_x, lip) = (one("claims.ldp", w.ldp)?, one("claims.ldp_x", w.ldp_x)?, one("claims.lip", w.lip)?);
         let alip = w.alip.map(|a| two_sided(["claims.alip.eps_l", "claims.alip.eps_u"], a)).transpose()?;
         let l1 = w.l1.map(|a| two_sided(["claims.l1.eps_l", "claims.l1.eps_u"], a)).transpose()?;

@@ -292,8 +292,6 @@ impl Document {
     }
 }
 
-/// Whether the kind's outputs are values of X (k-RR and RR-LIP: keep the input, or release
-/// another value of X), so that its `output_labels` can only be `labels`.
 /// The declared secret S: its alphabet and its joint distribution with X, whose marginal
 /// must be the prior. Out of line, so that a document without a secret does not compile it
 /// at a page's first parse (see [`structured::parse`]).
@@ -324,6 +322,8 @@ fn secret(s: wire::SecretJson, prior: &[f64], nx: usize) -> Result<(Alphabet, Ma
     Ok((alpha, joint))
 }
 
+/// Whether the kind's outputs are values of X (k-RR and RR-LIP: keep the input, or release
+/// another value of X), so that its `output_labels` can only be `labels`.
 fn releases_input(m: &MechanismKind) -> bool {
     matches!(m, MechanismKind::Krr { .. } | MechanismKind::RrLip { .. })
 }
