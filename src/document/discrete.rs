@@ -351,7 +351,6 @@ fn parse_mechanism(kind: &str, v: Json, nx: usize, ns: Option<usize>) -> Result<
 #[inline(never)]
 fn per_secret(mut v: Json, nx: usize, ns: Option<usize>) -> Result<MechanismKind> {
     let field = "mechanism";
-    let too_many = |field: &str, found: usize| Error::TooManySymbols { field: field.into(), found, max: MAX_SYMBOLS };
     fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
     let markov_rows = fields::take(&mut v, "p_y_given_x");
     let m = fields::object(field, &v, &["kind", "p_y_given_sx", "p_y_given_x"])?;
@@ -369,7 +368,11 @@ fn per_secret(mut v: Json, nx: usize, ns: Option<usize>) -> Result<MechanismKind
     }
     let ny = blocks.first().map_or(0, fields::first_row_len);
     if ns.saturating_mul(nx).saturating_mul(ny) > MAX_PER_SECRET_ENTRIES {
-        return Err(too_many("mechanism.p_y_given_sx", ns * nx * ny));
+        return Err(Error::TooManySymbols {
+            field: "mechanism.p_y_given_sx".into(),
+            found: ns * nx * ny,
+            max: MAX_SYMBOLS,
+        });
     }
     let mut mats = Vec::with_capacity(ns);
     for (s, b) in blocks.into_iter().enumerate() {
