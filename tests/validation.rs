@@ -159,6 +159,29 @@ fn too_many_symbols() {
     assert_eq!(err(&d).code(), "too_many_symbols");
 }
 
+/// A per-secret mechanism is priced by its |S|·|X|·|Y| entries before any block is read:
+/// 4096 secrets · 3 inputs · 1366 outputs is 16,785,408 > 2²⁴, refused naming that count
+/// and the entries' limit (not the alphabets' 4096).
+#[test]
+fn too_many_per_secret_entries() {
+    use privlift::document::MAX_PER_SECRET_ENTRIES;
+    let (ns, nx, ny) = (4096usize, 3usize, 1366usize);
+    assert!(ns * nx * ny > MAX_PER_SECRET_ENTRIES);
+    let mut d = base();
+    let cell = 1.0 / (ns * nx) as f64;
+    d["secret"] =
+        json!({"labels": (0..ns).map(|s| format!("s{s}")).collect::<Vec<_>>(), "p_sx": vec![vec![cell; nx]; ns]});
+    let mut blocks = vec![json!([]); ns];
+    blocks[0] = json!([vec![0.0; ny]]);
+    d["mechanism"] = json!({"kind": "per_secret", "p_y_given_sx": blocks});
+    let e = err(&d);
+    assert_eq!(e.code(), "too_many_symbols", "{e}");
+    let text = e.to_string();
+    assert!(text.contains("mechanism.p_y_given_sx"), "{text}");
+    assert!(text.contains(&(ns * nx * ny).to_string()), "{text}");
+    assert!(text.contains(&MAX_PER_SECRET_ENTRIES.to_string()), "{text}");
+}
+
 #[test]
 fn empty_alphabet() {
     let mut d = base();

@@ -367,11 +367,13 @@ fn per_secret(mut v: Json, nx: usize, ns: Option<usize>) -> Result<MechanismKind
         return Err(Error::field("mechanism.p_y_given_sx").dims(ns, blocks.len()));
     }
     let ny = blocks.first().map_or(0, fields::first_row_len);
-    if ns.saturating_mul(nx).saturating_mul(ny) > MAX_PER_SECRET_ENTRIES {
+    // Saturating: on wasm32, 4096 · 4096 · 256 entries would wrap a usize to 0.
+    let entries = ns.saturating_mul(nx).saturating_mul(ny);
+    if entries > MAX_PER_SECRET_ENTRIES {
         return Err(Error::TooManySymbols {
             field: "mechanism.p_y_given_sx".into(),
-            found: ns * nx * ny,
-            max: MAX_SYMBOLS,
+            found: entries,
+            max: MAX_PER_SECRET_ENTRIES,
         });
     }
     let mut mats = Vec::with_capacity(ns);
