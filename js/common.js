@@ -595,18 +595,28 @@ export class Wrapper {
 if (typeof Symbol.dispose === 'symbol') Wrapper.prototype[Symbol.dispose] = Wrapper.prototype.free;
 
 /**
+ * Documents of at most this many bytes (without a leading BOM) are hashed before they are
+ * parsed: SubtleCrypto answers while the calling thread waits idle, before the parse's
+ * work (and the engine's compiling of it) competes with it for the cores. A larger
+ * document is hashed only once parsed, so that one the core refuses is never copied into
+ * SubtleCrypto nor hashed for nothing.
+ */
+export const HASHED_FIRST = 1 << 20;
+
+/**
  * Parses the document `bytes` with `parse` (the wasm class's `parseBytes`, throwing the
- * core's errors) once `init` has loaded the module, then hashes the same bytes: a document
- * the core refuses is refused before it is hashed. `wrap(handle, sha256)` makes the JS
+ * core's errors) once `init` has loaded the module, and hashes the same bytes: while the
+ * module loads, up to HASHED_FIRST bytes; after the parse, beyond. `wrap(handle, sha256)` makes the JS
  * object; the handle is freed if that fails.
  */
 export async function parsed(bytes, init, parse, wrap) {
-  await init();
-  const handle = guard(() => parse(bytes));
   // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (the
   // collector never mixes the counts of two versions of a document).
+  const hashed = hashedBytes(bytes);
+  const [early] = await Promise.all([hashed.length <= HASHED_FIRST ? sha256Hex(hashed) : null, init()]);
+  const handle = guard(() => parse(bytes));
   try {
-    return wrap(handle, await sha256Hex(hashedBytes(bytes)));
+    return wrap(handle, early ?? await sha256Hex(hashed));
   } catch (e) {
     handle.free();
     throw e;

@@ -7,10 +7,12 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
 
 import { parseMechanism, fetchMechanism, PrivliftError } from 'privlift';
 import { parseContinuousMechanism, fetchContinuousMechanism, CONTINUOUS_KINDS } from 'privlift/continuous';
-import { callingThread } from '../../js/common.js';
+import * as rawDiscrete from '../../pkg/privlift.js';
+import { callingThread, HASHED_FIRST } from '../../js/common.js';
 
 // How documents are read is this file's matter; the thread their verification runs on is
 // offverify.test.mjs's: here a synchronous verify() takes what the budget allows.
@@ -400,5 +402,63 @@ describe('UTF-8 bytes', () => {
     const cyclic = {};
     cyclic.self = cyclic;
     await rejectsWith(parseMechanism(cyclic), 'invalid_argument', 'serialised');
+  });
+});
+
+describe("the document's hash", () => {
+  /**
+   * Runs `fn` logging each SHA-256 digest (its length) and each wasm parse, in order;
+   * `result` is what it resolved to or the error it rejected with.
+   */
+  async function spyOnHashing(fn) {
+    const { subtle } = globalThis.crypto;
+    const { digest } = subtle;
+    const { parseBytes } = rawDiscrete.Document;
+    const events = [];
+    subtle.digest = function (algorithm, data) {
+      events.push(`digest ${data.byteLength}`);
+      return digest.call(this, algorithm, data);
+    };
+    rawDiscrete.Document.parseBytes = function (...args) {
+      events.push('parse');
+      return parseBytes.apply(this, args);
+    };
+    try {
+      return { result: await fn().catch((e) => e), events };
+    } finally {
+      delete subtle.digest;
+      rawDiscrete.Document.parseBytes = parseBytes;
+    }
+  }
+  const sha256 = (text) => createHash('sha256').update(text).digest('hex');
+  const padded = (doc) => `${JSON.stringify(doc)}${' '.repeat(HASHED_FIRST)}`;
+  const unnormalised = () => ({ ...krrDocument(3), prior: [0.5, 0.5, 0.5] });
+
+  test(`up to ${HASHED_FIRST} bytes it is hashed before the parse, refused or not`, async () => {
+    await parseMechanism(krrDocument(2)); // load the modules outside the spied calls
+    const text = JSON.stringify(krrDocument(3));
+    const ok = await spyOnHashing(() => parseMechanism(utf8(text)));
+    assert.deepEqual(ok.events, [`digest ${utf8(text).length}`, 'parse']);
+    assert.equal(ok.result.sha256, sha256(text));
+    ok.result.free();
+    // A byte-order mark is not hashed: the hash names the document as the collector does.
+    const bom = await spyOnHashing(() => parseMechanism(`\ufeff${text}`));
+    assert.deepEqual(bom.events, [`digest ${utf8(text).length}`, 'parse']);
+    assert.equal(bom.result.sha256, sha256(text));
+    bom.result.free();
+    const refused = await spyOnHashing(() => parseMechanism(JSON.stringify(unnormalised())));
+    assert.equal(refused.result.code, 'not_normalized', refused.result.message);
+    assert.deepEqual(refused.events.map((e) => e.split(' ')[0]), ['digest', 'parse']);
+  });
+
+  test(`beyond ${HASHED_FIRST} bytes it is hashed once parsed, and a refused one never`, async () => {
+    const text = padded(krrDocument(3));
+    const ok = await spyOnHashing(() => parseMechanism(utf8(text)));
+    assert.deepEqual(ok.events, ['parse', `digest ${utf8(text).length}`]);
+    assert.equal(ok.result.sha256, sha256(text));
+    ok.result.free();
+    const refused = await spyOnHashing(() => parseMechanism(padded(unnormalised())));
+    assert.equal(refused.result.code, 'not_normalized', refused.result.message);
+    assert.deepEqual(refused.events, ['parse']);
   });
 });
