@@ -605,9 +605,9 @@ export const HASHED_FIRST = 1 << 20;
 
 /**
  * Parses the document `bytes` with `parse` (the wasm class's `parseBytes`, throwing the
- * core's errors) once `init` has loaded the module, and hashes the same bytes: while the
- * module loads, up to HASHED_FIRST bytes; after the parse, beyond. `wrap(handle, sha256)` makes the JS
- * object; the handle is freed if that fails.
+ * core's errors) once `init` has loaded the module, and hashes the same bytes: up to
+ * HASHED_FIRST bytes while the module loads, beyond it after the parse.
+ * `wrap(handle, sha256)` makes the JS object; the handle is freed if that fails.
  */
 export async function parsed(bytes, init, parse, wrap) {
   // The SHA-256 of exactly these bytes (without a leading BOM) goes into every report (the
